@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from labdeck.cli import main
+
+raise SystemExit(main())
