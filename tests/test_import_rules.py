@@ -47,9 +47,11 @@ def test_simulator_imports_neither_client_nor_ui() -> None:
 
 
 def test_headless_layers_load_without_textual() -> None:
+    # rich itself may load here: httpx imports its optional command-line module (click, rich,
+    # pygments) whenever those are installed. The AST test above covers our own imports.
     code = (
         "import sys, labdeck.api, labdeck.tail, labdeck.sim.server, labdeck.config;"
-        "bad=[m for m in sys.modules if m.split('.')[0] in ('textual','rich')];"
+        "bad=[m for m in sys.modules if m.split('.')[0] == 'textual'];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

@@ -1,8 +1,303 @@
-"""Command-line entry point (filled in by the cli work)."""
+"""Command line: ``labdeck`` (the console), ``login``, ``logout``, ``doctor``, ``serve``.
+
+Everything that may block or prompt (token chain, keyring, passphrase, the startup probe) happens
+here, before the TUI takes the terminal. No option takes a token value: argv is visible to every
+user of the machine (``ps``) and kept in shell history.
+"""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import dataclasses
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-def main(argv: list[str] | None = None) -> int:
-    """Run labdeck."""
-    return 0
+from labdeck import __version__, crash, logsafe
+from labdeck.secret import Secret
+from labdeck.session import Session
+
+if TYPE_CHECKING:
+    from labdeck.auth.probe import TlsSettings
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+
+def _common(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument("--profile", metavar="P", default=default,
+                        help="profile from the config file (default: default_profile)")
+    parser.add_argument("--log-file", metavar="FILE", default=default,
+                        help="write a debug log (tokens redacted) to FILE")
+
+
+def _tls_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    parser.add_argument("--ca-file", metavar="F", default=argparse.SUPPRESS if suppress else None,
+                        help="PEM bundle of CA certificates to trust for this instance")
+    parser.add_argument("--insecure", action="store_true",
+                        default=argparse.SUPPRESS if suppress else False,
+                        help="turn TLS certificate verification OFF (a red banner stays on screen)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (public for the tests and the docs)."""
+    parser = argparse.ArgumentParser(
+        prog="labdeck",
+        description="Keyboard-first console for GitLab-style instances. Without a command, opens the console.",
+        epilog="Token sources, first hit wins: --token-stdin, LABDECK_TOKEN/GITLAB_TOKEN, the OS keyring, "
+               "the encrypted file (--encrypted-store at login), the --insecure-storage file, a prompt.",
+    )
+    parser.add_argument("--version", action="version", version=f"labdeck {__version__}")
+    _common(parser, suppress=False)
+    _tls_options(parser, suppress=False)
+    parser.add_argument("--read-only", action="store_true", help="hide and refuse every change")
+    parser.add_argument("--demo", action="store_true", help="run against a built-in simulator")
+    parser.add_argument("--token-stdin", action="store_true", help="read the token from standard input")
+    parser.add_argument("--theme", metavar="T", help="colour theme")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    login = commands.add_parser("login", help="validate a token and store it; write the profile")
+    _common(login, suppress=True)
+    _tls_options(login, suppress=True)
+    login.add_argument("--url", help="instance root URL, e.g. https://gitlab.example.com")
+    login.add_argument("--token-stdin", action="store_true", default=argparse.SUPPRESS,
+                       help="read the token from standard input")
+    login.add_argument("--insecure-storage", action="store_true",
+                       help="store the token in a PLAINTEXT file (mode 0600) when no keyring is usable")
+    login.add_argument("--encrypted-store", action="store_true",
+                       help="store the token in an encrypted file (passphrase; needs 'cryptography')")
+    login.add_argument("--import-python-gitlab", action="store_true",
+                       help="import profiles (and their tokens, into the token store) from ~/.python-gitlab.cfg")
+
+    logout = commands.add_parser("logout", help="remove the profile's stored token")
+    _common(logout, suppress=True)
+
+    doctor = commands.add_parser("doctor", help="check config, keyring, token, TLS, proxy and the instance")
+    _common(doctor, suppress=True)
+    _tls_options(doctor, suppress=True)
+    doctor.add_argument("--token-stdin", action="store_true", default=argparse.SUPPRESS,
+                        help="check the token given on standard input")
+    doctor.add_argument("--read-only", action="store_true", default=argparse.SUPPRESS)
+
+    commands.add_parser("serve", help="run the simulator (see `labdeck serve --help`)", add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run labdeck; returns the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] == "serve":
+        from labdeck.sim.cli import serve_main
+
+        return int(serve_main(args_list[1:]) or 0)
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    logsafe.install()
+    log_file = getattr(args, "log_file", None) or os.environ.get("LABDECK_LOG_FILE")
+    if log_file:
+        logsafe.configure_file_logging(log_file)
+    try:
+        if args.command == "login":
+            return _login(args)
+        if args.command == "logout":
+            from labdeck.auth.login import Output, run_logout
+
+            return run_logout(getattr(args, "profile", None), Output(sys.stdout, sys.stderr))
+        if args.command == "doctor":
+            return _doctor(args)
+        return _console(args)
+    except KeyboardInterrupt:
+        sys.stderr.write("\nInterrupted.\n")
+        return 130
+
+
+def _login(args: argparse.Namespace) -> int:
+    from labdeck.auth.login import LoginRequest, Output, run_login
+
+    request = LoginRequest(
+        profile=getattr(args, "profile", None), url=args.url, token_stdin=args.token_stdin,
+        insecure_storage=args.insecure_storage, encrypted_store=args.encrypted_store,
+        import_python_gitlab=args.import_python_gitlab, ca_file=getattr(args, "ca_file", None),
+        insecure=bool(getattr(args, "insecure", False)),
+    )
+    if request.insecure_storage and request.encrypted_store:
+        sys.stderr.write("labdeck login: choose one of --insecure-storage and --encrypted-store\n")
+        return EXIT_USAGE
+    return run_login(request, Output(sys.stdout, sys.stderr), sys.stdin)
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from labdeck.auth.chain import TokenInputError, read_token_stream
+    from labdeck.doctor import DoctorOptions, run_doctor
+
+    token = None
+    if args.token_stdin:
+        try:
+            token = read_token_stream(sys.stdin)
+        except TokenInputError as error:
+            sys.stderr.write(f"labdeck doctor: {error}\n")
+            return EXIT_USAGE
+    options = DoctorOptions(profile=getattr(args, "profile", None), ca_file=getattr(args, "ca_file", None),
+                            insecure=bool(getattr(args, "insecure", False)), stdin_token=token,
+                            read_only=bool(getattr(args, "read_only", False)))
+    return run_doctor(options, sys.stdout)
+
+
+def _reattach_terminal() -> None:
+    # The token came through a pipe on fd 0; the console needs the keyboard back.
+    with contextlib.suppress(OSError):
+        fd = os.open("/dev/tty", os.O_RDWR)
+        os.dup2(fd, 0)
+        os.close(fd)
+        sys.stdin = open(0, closefd=False)  # fd 0 lives as long as the process
+
+
+def _console(args: argparse.Namespace) -> int:
+    if args.demo:
+        return _demo(args)
+    stdin_token = None
+    if args.token_stdin:
+        from labdeck.auth.chain import TokenInputError, read_token_stream
+
+        if sys.stdin.isatty():
+            sys.stderr.write("labdeck: --token-stdin expects the token on a pipe, e.g. "
+                             "`printenv MY_TOKEN | labdeck --token-stdin`\n")
+            return EXIT_USAGE
+        try:
+            stdin_token = read_token_stream(sys.stdin)
+        except TokenInputError as error:
+            sys.stderr.write(f"labdeck: {error}\n")
+            return EXIT_USAGE
+        _reattach_terminal()
+    options = SessionOptions(profile=args.profile, read_only=args.read_only, theme=args.theme,
+                             ca_file=args.ca_file, insecure=args.insecure)
+    try:
+        session = resolve_session(options, stdin_token=stdin_token, interactive=None)
+    except SessionError as error:
+        sys.stderr.write(f"labdeck: {error}\n")
+        return EXIT_FAILURE
+    return _run(session, options)
+
+
+def _run(session: Session, options: SessionOptions | None = None) -> int:
+    from labdeck.ui.app import run_console
+
+    crash.install_crash_handler()
+    if options is None:
+        return int(run_console(session))
+
+    def session_for_profile(name: str) -> Session:
+        # Called from a worker thread while the TUI owns the terminal: never prompt.
+        switched = dataclasses.replace(options, profile=name)
+        return resolve_session(switched, stdin_token=None, interactive=False)
+
+    return int(run_console(session, session_for_profile=session_for_profile))
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from labdeck.secret import Secret
+    from labdeck.sim.dataset import DEMO_TOKENS
+    from labdeck.sim.demo import start_demo
+
+    server = start_demo()
+    try:
+        token = Secret(DEMO_TOKENS["admin"])
+        logsafe.register_secret(token)
+        session = Session(base_url=server.base_url, token=token, token_source="demo", demo=True,
+                          profile="demo", read_only=args.read_only, theme=args.theme)
+        return _run(session)
+    finally:
+        server.stop()
+
+
+class SessionError(Exception):
+    """The console cannot start: ``str()`` says why and what to do."""
+
+
+@dataclasses.dataclass
+class SessionOptions:
+    """The console's command-line choices that shape a :class:`Session`."""
+
+    profile: str | None = None
+    read_only: bool = False
+    theme: str | None = None
+    ca_file: str | None = None
+    insecure: bool = False
+
+
+def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = None,
+                    interactive: bool | None = None) -> Session:
+    """Profile, token (chain), TLS and the startup check → a Session, or :class:`SessionError`.
+
+    ``interactive=False`` never prompts (used while the console runs); ``None`` prompts when a
+    terminal is attached.
+    """
+    from labdeck.auth import probe
+    from labdeck.auth.chain import TokenChain, resolve_url
+    from labdeck.config import ConfigError, load_config
+
+    try:
+        config = load_config()
+    except ConfigError as error:
+        raise SessionError(str(error)) from None
+    profile, url, _origin = resolve_url(config, options.profile)
+    if options.profile and profile is None:
+        known = ", ".join(sorted(config.profiles)) or "none"
+        raise SessionError(f"no profile named '{options.profile}' in {config.path} (profiles: {known})")
+    if not url:
+        raise SessionError("no instance configured. Run `labdeck login --url https://… --token-stdin`, "
+                           "set LABDECK_URL and LABDECK_TOKEN, or try `labdeck --demo`.")
+    name = profile.name if profile else config.selected_profile_name(options.profile)
+    chain = TokenChain(interactive=interactive)
+    resolution = chain.resolve(name, url, stdin_token=stdin_token, allow_prompt=interactive is not False)
+    if resolution.token is None:
+        reasons = "".join(f"\n  - {note}" for note in resolution.notes)
+        raise SessionError(f"no token for {url}.{reasons}\nRun `labdeck login --profile {name} --url {url} "
+                           "--token-stdin`, or set LABDECK_TOKEN. `labdeck doctor` explains more.")
+    ca_file = options.ca_file or (profile.ca_file if profile else None)
+    tls = probe.tls_settings(ca_file, options.insecure)
+    if tls.problem:
+        raise SessionError(tls.problem)
+    session = Session(
+        base_url=url, token=resolution.token, token_source=resolution.source, profile=name,
+        read_only=bool(options.read_only or (profile and profile.read_only)),
+        theme=options.theme or (profile.theme if profile else None) or config.ui.theme,
+        keymap=dict(config.keymap), ca_file=tls.ca_file, insecure=options.insecure,
+        insecure_storage=resolution.insecure_storage,
+    )
+    problem = startup_check(session, tls)
+    if problem is not None:
+        raise SessionError(problem)
+    return session
+
+
+def startup_check(session: Session, tls: TlsSettings) -> str | None:
+    """Check the token before the console starts; switch to read-only when writes are refused.
+
+    Returns an error message when the token is rejected (naming its source); an unreachable instance
+    is not fatal here (the console shows the connection state and retries).
+    """
+    from labdeck.auth import probe
+
+    if session.token is None:
+        return None
+    check = probe.check_user(session.base_url, session.token, tls)
+    if check.outcome == "rejected":
+        return (f"the token from {session.token_source} was rejected by {session.base_url} (401). "
+                f"Run `labdeck login --profile {session.profile}` with a new token.")
+    if check.outcome in ("tls", "redirect"):
+        return check.message
+    if check.outcome != "ok" or session.read_only:
+        return None
+    write = probe.check_write_access(session.base_url, session.token, tls)
+    if write.access == "read-only":
+        session.read_only = True
+        _set_if_field(session, "read_only_reason", write.reason)
+    return None
+
+
+def _set_if_field(session: Session, name: str, value: object) -> None:
+    if name in {f.name for f in dataclasses.fields(session)}:
+        setattr(session, name, value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -51,4 +52,10 @@ def iso(moment: datetime | None) -> str | None:
     """GitLab's timestamp form: ``2026-11-02T09:00:00.000Z``."""
     if moment is None:
         return None
+    return _iso(moment)
+
+
+@functools.lru_cache(maxsize=65536)
+def _iso(moment: datetime) -> str:
+    # Cached: list pages render the same creation and activity times on every request.
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

@@ -7,6 +7,7 @@ encodes arrays as ``name[]`` and hashes as ``name[key]``. Everything is folded i
 
 from __future__ import annotations
 
+import builtins
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -146,7 +147,7 @@ class Params:
     def raw(self, name: str, default: Any = None) -> Any:
         return self.values.get(name, default)
 
-    def str(self, name: str, *, required: bool = False, default: str | None = None) -> str | None:
+    def str(self, name: builtins.str, *, required: builtins.bool = False, default: builtins.str | None = None) -> builtins.str | None:
         """A string parameter; ``required`` raises Grape's ``name is missing``."""
         if name not in self.values or self.values[name] is None:
             if required:
@@ -161,7 +162,7 @@ class Params:
             return value.filename or ""
         return str(value)
 
-    def req(self, name: str) -> str:
+    def req(self, name: builtins.str) -> builtins.str:
         """A required string parameter (non-empty)."""
         value = self.str(name, required=True)
         assert value is not None
@@ -169,7 +170,7 @@ class Params:
             raise ApiError(400, {"error": f"{name} is empty"})
         return value
 
-    def int(self, name: str, *, required: bool = False, default: int | None = None) -> int | None:
+    def int(self, name: builtins.str, *, required: builtins.bool = False, default: builtins.int | None = None) -> builtins.int | None:
         text = self.str(name, required=required)
         if text is None or text == "":
             return default
@@ -178,7 +179,7 @@ class Params:
         except ValueError:
             raise ApiError(400, {"error": f"{name} is invalid"}) from None
 
-    def bool(self, name: str, default: bool | None = None) -> bool | None:
+    def bool(self, name: builtins.str, default: builtins.bool | None = None) -> builtins.bool | None:
         if name not in self.values or self.values[name] is None:
             return default
         value = self.values[name]
@@ -191,7 +192,7 @@ class Params:
             return False
         raise ApiError(400, {"error": f"{name} is invalid"})
 
-    def list(self, name: str) -> list[Any]:
+    def list(self, name: builtins.str) -> builtins.list[Any]:
         """An array parameter given as ``name[]``, a JSON array, or a comma-separated scalar."""
         value = self.values.get(name)
         if value is None:
@@ -202,15 +203,15 @@ class Params:
             return [item for item in value.split(",") if item != ""] if value else []
         return [value]
 
-    def hash(self, name: str) -> dict[str, Any]:
+    def hash(self, name: builtins.str) -> dict[builtins.str, Any]:
         value = self.values.get(name)
         return value if isinstance(value, dict) else {}
 
-    def file(self, name: str) -> UploadFile | None:
+    def file(self, name: builtins.str) -> UploadFile | None:
         value = self.values.get(name)
         return value if isinstance(value, UploadFile) else None
 
-    def choice(self, name: str, allowed: Iterable[str], default: str | None = None) -> str | None:
+    def choice(self, name: builtins.str, allowed: Iterable[builtins.str], default: builtins.str | None = None) -> builtins.str | None:
         value = self.str(name, default=default)
         if value is not None and value not in set(allowed):
             raise invalid(name)
@@ -233,8 +234,8 @@ async def parse_params(request: Request) -> Params:
                     raise ApiError(400, {"error": "body is not valid JSON"}) from None
         elif ctype.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
             form = await request.form(max_part_size=512 * 1024 * 1024)
-            for key, value in form.multi_items():
-                params.add(key, value)
+            for field_name, field_value in form.multi_items():
+                params.add(field_name, field_value)
     return params
 
 

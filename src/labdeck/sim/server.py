@@ -6,6 +6,7 @@ import asyncio
 import socket
 import threading
 import time
+from collections.abc import MutableMapping
 from typing import Any
 
 import uvicorn
@@ -15,6 +16,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from labdeck.sim import control, faults
 from labdeck.sim.context import weak_etag
 from labdeck.sim.routes import all_routes
 from labdeck.sim.state import SimState
@@ -55,14 +57,14 @@ class ETagMiddleware:
         chunks: list[bytes] = []
         streaming = False
 
-        async def capture(message: dict[str, Any]) -> None:
+        async def capture(message: MutableMapping[str, Any]) -> None:
             nonlocal streaming
             if message["type"] == "http.response.start":
                 start.update(message)
-                headers = dict((k.lower(), v) for k, v in message.get("headers", []))
+                sent = {k.lower(): v for k, v in message.get("headers", [])}
                 # Binary downloads (artifacts, exports) stream through untouched.
-                if message["status"] != 200 or b"content-disposition" in headers and \
-                        not headers.get(b"content-type", b"").startswith(b"text/plain"):
+                if message["status"] != 200 or b"content-disposition" in sent and \
+                        not sent.get(b"content-type", b"").startswith(b"text/plain"):
                     streaming = True
                     await send(message)
                 return
@@ -97,23 +99,12 @@ async def _unknown_route(request: Request) -> Response:
 
 def create_app(state: SimState) -> ASGIApp:
     """The ASGI app serving ``/api/v4`` (and the ``/-/sim`` control surface) from ``state``."""
-    api_routes = [*all_routes(), Route("/{path:path}", _unknown_route, methods=["GET", "POST", "PUT", "DELETE"])]
-    routes: list[Any] = [Mount("/api/v4", routes=api_routes)]
-    try:
-        from labdeck.sim import control
-
-        routes.insert(0, Mount("/-/sim", routes=control.routes()))
-    except ImportError:
-        pass
+    api_routes = [*all_routes(), Route("/{path:path}", _unknown_route, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])]
+    routes: list[Any] = [Mount("/-/sim", routes=control.routes()), Mount("/api/v4", routes=api_routes)]
     app = Starlette(routes=routes)
     app.state.sim = state
     wrapped: ASGIApp = ETagMiddleware(app)
-    try:
-        from labdeck.sim import faults
-
-        wrapped = faults.FaultMiddleware(wrapped, state)
-    except ImportError:
-        pass
+    wrapped = faults.FaultMiddleware(wrapped, state)
     return RawPathMiddleware(wrapped)
 
 

@@ -16,6 +16,10 @@ from labdeck.sim.clock import SimClock
 # Access levels (GitLab): guest 10, reporter 20, developer 30, maintainer/master 40, owner 50.
 GUEST, REPORTER, DEVELOPER, MAINTAINER, OWNER = 10, 20, 30, 40, 50
 
+# Users' personal namespaces share GitLab's single namespace id space with groups; the simulator
+# numbers them from this offset so that ``namespace_id`` is never ambiguous.
+USER_NAMESPACE_OFFSET = 100_000
+
 
 @dataclass
 class User:
@@ -94,6 +98,9 @@ class Project:
     statistics: dict[str, int] = field(default_factory=dict)
     commit_sha: str = ""
     deleted: bool = False
+    updated_at: datetime | None = None
+    ci_config_path: str | None = None
+    avatar_url: str | None = None
 
 
 class SimState:
@@ -196,6 +203,34 @@ class SimState:
     def project_full_path(self, project: Project) -> str:
         return f"{self.namespace_path(project)}/{project.path}"
 
+    def namespace_by_ref(self, ref: str) -> tuple[str, int] | None:
+        """A namespace given by id or full path: ``("group", group_id)`` or ``("user", user_id)``."""
+        ref = unquote(str(ref)).strip()
+        if ref.isdigit():
+            number = int(ref)
+            if number >= USER_NAMESPACE_OFFSET and number - USER_NAMESPACE_OFFSET in self.users:
+                return "user", number - USER_NAMESPACE_OFFSET
+            if number in self.groups:
+                return "group", number
+            return None
+        group = self.group_by_ref(ref)
+        if group is not None:
+            return "group", group.id
+        for user in self.users.values():
+            if user.username == ref:
+                return "user", user.id
+        return None
+
+    def namespace_entity(self, kind: str, namespace_id: int) -> dict[str, Any]:
+        """The ``namespace`` object of a project: id, name, path, kind, full_path, parent_id."""
+        if kind == "group":
+            group = self.groups[namespace_id]
+            return {"id": group.id, "name": group.name, "path": group.path, "kind": "group",
+                    "full_path": self.group_full_path(group), "parent_id": group.parent_id}
+        user = self.users[namespace_id]
+        return {"id": USER_NAMESPACE_OFFSET + user.id, "name": user.username, "path": user.username,
+                "kind": "user", "full_path": user.username, "parent_id": None}
+
     def group_by_ref(self, ref: str) -> Group | None:
         """A group by integer id or (URL-encoded) full path."""
         ref = unquote(ref)
@@ -213,8 +248,14 @@ class SimState:
         if ref.isdigit():
             project = self.projects.get(int(ref))
         else:
+            # Paths are matched case-insensitively, as GitLab does; the last segment is checked first
+            # so that a lookup among thousands of projects stays cheap.
+            wanted = ref.lower()
+            tail = wanted.rsplit("/", 1)[-1]
             for candidate in self.projects.values():
-                if not candidate.deleted and self.project_full_path(candidate) == ref:
+                if candidate.deleted or candidate.path.lower() != tail:
+                    continue
+                if self.project_full_path(candidate).lower() == wanted:
                     project = candidate
                     break
         if project is None or project.deleted:

@@ -1,0 +1,108 @@
+"""``ApiClient``: the one object the UI and the tail follower use to talk to the server.
+
+    async with ApiClient(base_url, Secret(token)) as client:
+        me = await client.users.current()
+        async for project in client.projects.list(membership=True):
+            ...
+
+It owns one ``httpx.AsyncClient`` for its lifetime (connection reuse for polling), attaches the
+token per request, retries only what is safe to retry, and raises :mod:`labdeck.api.errors`.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+import httpx
+
+from labdeck.api.auth import TokenAuth, install_redactor
+from labdeck.api.core import HttpEngine
+from labdeck.api.models import Version
+from labdeck.api.resources.badges import BadgesResource
+from labdeck.api.resources.exports import ExportsResource
+from labdeck.api.resources.hooks import HooksResource
+from labdeck.api.resources.integrations import IntegrationsResource
+from labdeck.api.resources.issues import IssuesResource
+from labdeck.api.resources.jobs import JobsResource
+from labdeck.api.resources.notifications import NotificationsResource
+from labdeck.api.resources.projects import ProjectsResource
+from labdeck.api.resources.protected_branches import ProtectedBranchesResource
+from labdeck.api.resources.runners import RunnersResource
+from labdeck.api.resources.users import UsersResource
+from labdeck.api.retry import RetryPolicy
+from labdeck.api.transport import build_http_client
+from labdeck.secret import Secret
+
+API_PREFIX = "/api/v4"
+
+
+def instance_root(base_url: str) -> str:
+    """``https://host[/prefix]`` without a trailing slash or ``/api/v4``."""
+    root = base_url.strip().rstrip("/")
+    if root.endswith(API_PREFIX):
+        root = root[: -len(API_PREFIX)]
+    return root
+
+
+class ApiClient(HttpEngine):
+    """Async client for every endpoint of the two spec documents.
+
+    Args:
+        base_url: the instance root (``https://gitlab.example.com``); a trailing ``/api/v4`` is accepted.
+        token: the personal token, sent as ``PRIVATE-TOKEN`` to this origin only; None for anonymous.
+        read_only: refuse every non-GET before sending (settable later).
+        verify: True (system/env/certifi trust), a CA bundle path, or False. False is the explicit
+            ``--insecure`` switch: nothing else turns verification off.
+        ca_file: a per-profile CA bundle, used when ``verify`` is True.
+        timeout: an ``httpx.Timeout``; default connect 5 s, read 30 s, pool 5 s.
+        retry: a :class:`RetryPolicy` (attempts, backoff, budget; injectable sleep/clock for tests).
+        transport: test seam only; a custom transport disables ``HTTPS_PROXY``/``NO_PROXY``.
+    """
+
+    def __init__(self, base_url: str, token: Secret | None = None, *, read_only: bool = False,
+                 verify: bool | str = True, timeout: httpx.Timeout | float | None = None,
+                 retry: RetryPolicy | None = None, transport: httpx.AsyncBaseTransport | None = None,
+                 ca_file: str | None = None, user_agent: str = "labdeck/0.1") -> None:
+        if token is not None and not isinstance(token, Secret):
+            raise TypeError("token must be a labdeck.secret.Secret")
+        self.base_url = instance_root(base_url)
+        self.api_url = self.base_url + API_PREFIX
+        self.insecure = verify is False
+        install_redactor(token)
+        auth = TokenAuth(token, self.base_url) if token else None
+        http = build_http_client(self.api_url + "/", auth=auth, verify=verify, ca_file=ca_file,
+                                 timeout=timeout, transport=transport, user_agent=user_agent)
+        super().__init__(http, read_only=read_only, retry=retry or RetryPolicy())
+        self.users = UsersResource(self)
+        self.projects = ProjectsResource(self)
+        self.hooks = HooksResource(self)
+        self.badges = BadgesResource(self)
+        self.protected_branches = ProtectedBranchesResource(self)
+        self.exports = ExportsResource(self)
+        self.runners = RunnersResource(self)
+        self.jobs = JobsResource(self)
+        self.issues = IssuesResource(self)
+        self.integrations = IntegrationsResource(self)
+        self.notifications = NotificationsResource(self)
+
+    def __repr__(self) -> str:
+        return f"ApiClient({self.base_url!r}, read_only={self.read_only})"
+
+    async def version(self) -> Version:
+        """``GET /version``."""
+        return await self.users.version()
+
+    @property
+    def closed(self) -> bool:
+        return self._http.is_closed
+
+    async def aclose(self) -> None:
+        """Close the connection pool (idempotent)."""
+        await self._http.aclose()
+
+    async def __aenter__(self) -> ApiClient:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.aclose()

@@ -1,0 +1,300 @@
+"""The request engine under :class:`labdeck.api.client.ApiClient`: retries, error mapping,
+read-only enforcement, rate-limit and health tracking, conditional GETs and streamed downloads."""
+
+from __future__ import annotations
+
+import asyncio
+import json as jsonlib
+import os
+import re
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+import pydantic
+
+from labdeck.api import errors
+from labdeck.api.cache import EtagCache
+from labdeck.api.results import ActionResult, ConnectionHealth
+from labdeck.api.retry import (
+    IDEMPOTENT_METHODS,
+    RateLimit,
+    RetryPolicy,
+    never_left,
+    retryable_exception,
+    server_wait,
+)
+
+T = TypeVar("T")
+Progress = Callable[[int, int | None], None]
+FilesFactory = Callable[[], Mapping[str, Any]]
+_OK_NO_RAISE = frozenset({304})
+
+
+@lru_cache(maxsize=256)
+def _adapter(model: Any) -> pydantic.TypeAdapter[Any]:
+    return pydantic.TypeAdapter(model)
+
+
+def _describe(exc: BaseException) -> str:
+    names: dict[type[BaseException], str] = {
+        httpx.ConnectTimeout: "connection timed out",
+        httpx.ReadTimeout: "no answer in time",
+        httpx.WriteTimeout: "sending timed out",
+        httpx.PoolTimeout: "no free connection in time",
+        httpx.ConnectError: "connection failed",
+        httpx.RemoteProtocolError: "connection dropped",
+        httpx.ReadError: "connection broken while reading",
+        httpx.WriteError: "connection broken while sending",
+    }
+    name = names.get(type(exc), type(exc).__name__)
+    detail = str(exc).strip()
+    return f"{name} ({detail})" if detail and detail != name else name
+
+
+def body_of(response: httpx.Response) -> Any:
+    """The parsed JSON body, the text when it is not JSON, or None when empty."""
+    content = response.content
+    if not content:
+        return None
+    try:
+        return jsonlib.loads(content)
+    except ValueError:
+        return response.text
+
+
+def _filename_from(disposition: str | None) -> str | None:
+    if not disposition:
+        return None
+    match = re.search(r"filename\*?=(?:UTF-8'')?\"?([^\";]+)\"?", disposition)
+    if not match:
+        return None
+    name = os.path.basename(match.group(1).strip().replace("\\", "/"))
+    return name if name not in ("", ".", "..") else None
+
+
+class HttpEngine:
+    """Owns one ``httpx.AsyncClient`` and turns HTTP exchanges into models or :mod:`errors`."""
+
+    def __init__(self, http: httpx.AsyncClient, *, read_only: bool, retry: RetryPolicy) -> None:
+        self._http = http
+        self.read_only = read_only
+        self.retry = retry
+        self.cache = EtagCache()
+        self.rate_limit: RateLimit | None = None
+        self._health = ConnectionHealth()
+
+    @property
+    def health(self) -> ConnectionHealth:
+        """Connection state: ``ok``, ``reconnecting`` (retrying) or ``error`` (gave up)."""
+        return self._health
+
+    @property
+    def http(self) -> httpx.AsyncClient:
+        return self._http
+
+    # --- sending -----------------------------------------------------------------------------------
+
+    def _build(self, method: str, path: str, params: Any, data: Any, opened: Mapping[str, Any] | None,
+               json: Any, headers: Mapping[str, str] | None) -> httpx.Request:
+        return self._http.build_request(method, path, params=params, data=data, files=opened,
+                                        json=json, headers=headers)
+
+    @staticmethod
+    def _close_files(opened: Mapping[str, Any] | None) -> None:
+        for value in (opened or {}).values():
+            handle = value[1] if isinstance(value, tuple) and len(value) > 1 else value
+            close = getattr(handle, "close", None)
+            if callable(close):
+                close()
+
+    def _mark(self, state: str, error: str | None = None) -> None:
+        if state == "ok":
+            self._health = ConnectionHealth("ok", None, datetime.now(UTC))
+        else:
+            self._health = ConnectionHealth(state, error, self._health.last_ok_at)  # type: ignore[arg-type]
+
+    async def send(self, method: str, path: str, *, params: Any = None, data: Any = None,
+                   files: FilesFactory | None = None, json: Any = None,
+                   headers: Mapping[str, str] | None = None, stream: bool = False) -> httpx.Response:
+        """Send with the retry rules of :mod:`labdeck.api.retry`; return the final response.
+
+        Error statuses are returned, not raised (see :meth:`check`). Raises ReadOnlyError,
+        TransportError, or OutcomeUnknown (a non-GET that may have reached the server).
+        """
+        method = method.upper()
+        idempotent = method in IDEMPOTENT_METHODS
+        policy = self.retry
+        started = policy.clock()
+        attempt = 0
+        while True:
+            if self.read_only and not idempotent:
+                url = str(self._http.build_request(method, path, params=params).url)
+                raise errors.ReadOnlyError(method, url)
+            opened = files() if files is not None else None
+            request = self._build(method, path, params, data, opened, json, headers)
+            url = str(request.url)
+            remaining = policy.budget - (policy.clock() - started)
+            try:
+                async with asyncio.timeout(max(remaining, 0.01)):
+                    response = await self._http.send(request, stream=stream)
+                    if stream and response.status_code >= 300:
+                        await response.aread()
+            except TimeoutError:
+                self._mark("error", "no answer within the time budget")
+                text = f"no answer within {policy.budget:g} s"
+                if idempotent:
+                    raise errors.TransportError(text, method=method, url=url) from None
+                raise errors.OutcomeUnknown(text, method=method, url=url) from None
+            except httpx.RequestError as exc:
+                text = _describe(exc)
+                if retryable_exception(exc, method) and attempt + 1 < policy.max_attempts:
+                    delay = policy.backoff(attempt)
+                    if policy.clock() - started + delay < policy.budget:
+                        self._mark("reconnecting", text)
+                        await policy.sleep(delay)
+                        attempt += 1
+                        continue
+                self._mark("error", text)
+                if idempotent or never_left(exc):
+                    raise errors.TransportError(text, method=method, url=url) from None
+                raise errors.OutcomeUnknown(text, method=method, url=url) from None
+            finally:
+                self._close_files(opened)
+            self._note(response)
+            if idempotent and response.status_code in policy.statuses:
+                wait = self._retry_wait(response, attempt)
+                if (wait is not None and attempt + 1 < policy.max_attempts
+                        and policy.clock() - started + wait <= policy.budget):
+                    await response.aclose()
+                    self._mark("reconnecting", f"HTTP {response.status_code}")
+                    await policy.sleep(wait)
+                    attempt += 1
+                    continue
+            return response
+
+    def _retry_wait(self, response: httpx.Response, attempt: int) -> float | None:
+        """The wait before retrying a retryable status; None when the server asks too long."""
+        asked = server_wait(response.headers, self.retry.wall())
+        if asked is None:
+            return self.retry.backoff(attempt)
+        return asked if asked <= self.retry.max_wait else None
+
+    def _note(self, response: httpx.Response) -> None:
+        limit = RateLimit.from_headers(response.headers)
+        if limit is not None:
+            self.rate_limit = limit
+        if response.status_code >= 500:
+            self._mark("error", f"HTTP {response.status_code}")
+        else:
+            self._mark("ok")
+
+    def check(self, response: httpx.Response) -> None:
+        """Raise the :mod:`errors` exception for an error status (304 is not an error)."""
+        status = response.status_code
+        if status < 300 or status in _OK_NO_RAISE:
+            return
+        method, url = response.request.method, str(response.request.url)
+        if 300 <= status < 400:
+            where = errors.redact_url(response.headers.get("location", "?"))
+            raise errors.HttpError(status, method, url, f"unexpected redirect to {where}")
+        retry_after = server_wait(response.headers, self.retry.wall()) if status == 429 else None
+        raise errors.error_for_status(status, method, url, body_of(response), retry_after=retry_after)
+
+    async def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """:meth:`send` then :meth:`check`."""
+        response = await self.send(method, path, **kwargs)
+        self.check(response)
+        return response
+
+    # --- parsing -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def parse(response: httpx.Response, model: Any) -> Any:
+        """Validate the body against ``model`` (a type such as ``Project`` or ``list[Job]``)."""
+        try:
+            return _adapter(model).validate_json(response.content or b"null")
+        except pydantic.ValidationError as exc:
+            raise errors.UnexpectedResponse(f"response did not match {getattr(model, '__name__', model)}: "
+                                     f"{exc.error_count()} problem(s)",
+                                     method=response.request.method, url=str(response.request.url)) from None
+
+    async def get(self, path: str, model: Any, params: Any = None) -> Any:
+        """GET and parse."""
+        return self.parse(await self.request("GET", path, params=params), model)
+
+    async def call(self, method: str, path: str, model: Any = None, **kwargs: Any) -> Any:
+        """Any method; parse the body with ``model`` unless it is None or the body is empty."""
+        response = await self.request(method, path, **kwargs)
+        if model is None or not response.content:
+            return None
+        return self.parse(response, model)
+
+    async def action(self, method: str, path: str, model: Any, **kwargs: Any) -> ActionResult[Any]:
+        """An action that may answer 304 ("nothing changed") instead of the new state."""
+        response = await self.request(method, path, **kwargs)
+        if response.status_code == 304:
+            return ActionResult(None, changed=False, status=304)
+        value = self.parse(response, model) if response.content else None
+        return ActionResult(value, changed=True, status=response.status_code)
+
+    async def poll(self, path: str, model: Any, params: Any = None) -> ActionResult[Any]:
+        """A conditional GET: sends the last ETag for this URL; a 304 returns the cached value
+        with ``changed=False``."""
+        url = str(self._http.build_request("GET", path, params=params).url)
+        cached = self.cache.get(url)
+        headers = {"If-None-Match": cached.etag} if cached else None
+        response = await self.request("GET", url, headers=headers)
+        if response.status_code == 304 and cached is not None:
+            return ActionResult(_adapter(model).validate_json(cached.content), changed=False, status=304)
+        self.cache.store(url, response)
+        return ActionResult(self.parse(response, model), changed=True, status=response.status_code)
+
+    async def get_cached(self, path: str, model: Any, params: Any = None) -> Any:
+        """:meth:`poll`, returning only the value."""
+        return (await self.poll(path, model, params)).value
+
+    # --- downloads ---------------------------------------------------------------------------------
+
+    async def download(self, path: str, dest: Path, *, params: Any = None, progress: Progress | None = None,
+                       chunk_size: int = 256 * 1024) -> Path:
+        """Stream a GET body to ``dest`` (a file, or a directory to use the server's file name).
+
+        The body goes to ``<dest>.part`` and is renamed when complete, so a broken transfer never
+        leaves a truncated file under the final name. ``progress(done, total)`` is called per
+        chunk (``total`` None when the size is unknown). Memory stays at about one chunk.
+        """
+        response = await self.send("GET", path, params=params, stream=True)
+        method, url = "GET", str(response.request.url)
+        part: Path | None = None
+        try:
+            self.check(response)
+            target = Path(dest)
+            if target.is_dir():  # noqa: ASYNC240 - a single stat, not worth a thread hop
+                name = _filename_from(response.headers.get("content-disposition")) or "download"
+                target = target / name
+            part = target.with_name(target.name + ".part")
+            length = response.headers.get("content-length")
+            total = int(length) if length and length.isdigit() else None
+            done = 0
+            if progress is not None:
+                progress(0, total)
+            with part.open("wb") as handle:
+                async for chunk in response.aiter_bytes(chunk_size):
+                    handle.write(chunk)
+                    done += len(chunk)
+                    if progress is not None:
+                        progress(done, total)
+            os.replace(part, target)
+            part = None
+            return target
+        except httpx.RequestError as exc:
+            self._mark("error", _describe(exc))
+            raise errors.TransportError(f"download interrupted: {_describe(exc)}", method=method, url=url) from None
+        finally:
+            await response.aclose()
+            if part is not None:
+                part.unlink(missing_ok=True)

@@ -1,0 +1,268 @@
+"""The client's exception tree: one class per failure a user can act on.
+
+Every error carries the HTTP method and the URL *without* credentials, and offers a one-line
+:meth:`ApiError.user_message` for the status bar. Tokens never reach these objects: the client
+sends the token in a header attached by :class:`labdeck.api.auth.TokenAuth`, and URLs are passed
+through :func:`redact_url` before they are stored.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+_SECRET_QUERY_KEYS = {"private_token", "access_token", "job_token", "token"}
+_TOKEN_PATTERN = re.compile(r"\bgl[a-z]{2,6}-[A-Za-z0-9_.=-]{20,}")
+
+
+def redact_url(url: str) -> str:
+    """``url`` with credential-bearing query parameters and userinfo replaced by ``***``."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable url>"
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = "***@" + netloc.rsplit("@", 1)[1]
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(key.lower() in _SECRET_QUERY_KEYS for key, _ in pairs):
+            pairs = [(k, "***" if k.lower() in _SECRET_QUERY_KEYS else v) for k, v in pairs]
+            query = urlencode(pairs, safe="[]*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def redact_text(text: str) -> str:
+    """Mask anything shaped like a GitLab token (``glpat-…`` and friends) in free text."""
+    return _TOKEN_PATTERN.sub("gl***", text)
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+class ApiError(Exception):
+    """Base of every error raised by :mod:`labdeck.api`."""
+
+    def __init__(self, message: str, *, method: str = "", url: str = "") -> None:
+        self.method = method
+        self.url = redact_url(url) if url else ""
+        self.message = redact_text(message)
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        where = f"{self.method} {self.url}: " if self.method else ""
+        return f"{where}{self.message}"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(method={self.method!r}, url={self.url!r}, message={self.message!r})"
+
+    def user_message(self) -> str:
+        """One line for the status bar: what happened, without secrets."""
+        return _one_line(self.message)
+
+
+class TransportError(ApiError):
+    """The server could not be reached or the connection broke (wraps the httpx exception)."""
+
+    def user_message(self) -> str:
+        return _one_line(f"Cannot reach the server: {self.message}")
+
+
+class TlsConfigError(ApiError):
+    """A CA bundle or certificate directory could not be loaded."""
+
+    def user_message(self) -> str:
+        return _one_line(f"TLS setup failed: {self.message}")
+
+
+class OutcomeUnknown(ApiError):
+    """A POST/PUT/DELETE may have reached the server but no answer came back.
+
+    It is never retried automatically; re-read the resource to learn what happened.
+    """
+
+    def user_message(self) -> str:
+        return _one_line(f"{self.method} may or may not have been applied ({self.message}); refresh to check")
+
+
+class ReadOnlyError(ApiError):
+    """A state-changing request was refused locally because the client is read-only."""
+
+    def __init__(self, method: str, url: str) -> None:
+        super().__init__("read-only mode: changes are disabled", method=method, url=url)
+
+    def user_message(self) -> str:
+        return "Read-only mode: this action is disabled"
+
+
+class UnexpectedResponse(ApiError):
+    """The server answered 2xx with a body that does not fit the expected shape."""
+
+    def user_message(self) -> str:
+        return _one_line(f"Unexpected answer from the server ({self.method} {self.url})")
+
+
+class HttpError(ApiError):
+    """The server answered with an error status."""
+
+    def __init__(self, status: int, method: str, url: str, message: str, body: Any = None) -> None:
+        self.status = status
+        self.body = body
+        super().__init__(message, method=method, url=url)
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.url}: HTTP {self.status}: {self.message}"
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(status={self.status}, method={self.method!r}, "
+                f"url={self.url!r}, message={self.message!r})")
+
+    def user_message(self) -> str:
+        return _one_line(f"Server error {self.status}: {self.message}")
+
+
+class Unauthorized(HttpError):
+    """401: the token is missing, wrong, expired or revoked."""
+
+    def user_message(self) -> str:
+        return _one_line(f"Not authorized (401): check or renew the token — {self.message}")
+
+
+class Forbidden(HttpError):
+    """403: authenticated, but not allowed."""
+
+    def user_message(self) -> str:
+        return _one_line(f"Forbidden (403): {self.message}")
+
+
+class NotFound(HttpError):
+    """404: missing, or invisible to this account (GitLab answers 404 for private resources)."""
+
+    def user_message(self) -> str:
+        return _one_line(f"Not found (404): {self.message}")
+
+
+class Conflict(HttpError):
+    """409: the change conflicts with the current state."""
+
+    def user_message(self) -> str:
+        return _one_line(f"Conflict (409): {self.message}")
+
+
+class ValidationError(HttpError):
+    """400/422: the server rejected parameters; ``fields`` maps a field to its messages."""
+
+    def __init__(self, status: int, method: str, url: str, message: str, body: Any = None,
+                 fields: dict[str, list[str]] | None = None) -> None:
+        self.fields: dict[str, list[str]] = fields or {}
+        super().__init__(status, method, url, message, body)
+
+    def user_message(self) -> str:
+        if self.fields:
+            parts = [f"{name} {'; '.join(msgs)}" for name, msgs in self.fields.items()]
+            return _one_line(f"Invalid request ({self.status}): " + ", ".join(parts))
+        return _one_line(f"Invalid request ({self.status}): {self.message}")
+
+
+class RateLimited(HttpError):
+    """429: too many requests; ``retry_after`` is the wait in seconds when the server said."""
+
+    def __init__(self, status: int, method: str, url: str, message: str, body: Any = None,
+                 retry_after: float | None = None) -> None:
+        self.retry_after = retry_after
+        super().__init__(status, method, url, message, body)
+
+    def user_message(self) -> str:
+        wait = f"; retry in {max(0, round(self.retry_after))} s" if self.retry_after is not None else ""
+        return _one_line(f"Rate limited (429){wait}")
+
+
+class ServerError(HttpError):
+    """5xx: the server failed."""
+
+    def user_message(self) -> str:
+        return _one_line(f"Server failure ({self.status}): {self.message}")
+
+
+def server_message(body: Any, fallback: str) -> str:
+    """The human message of a GitLab error body (``message`` or ``error`` shape)."""
+    if isinstance(body, dict):
+        if "message" in body:
+            message = body["message"]
+            if isinstance(message, str):
+                return message
+            if isinstance(message, dict):
+                if set(message) == {"error"} and isinstance(message["error"], str):
+                    return message["error"]
+                flat = _flatten_fields(message)
+                return ", ".join(f"{k} {'; '.join(v)}" for k, v in flat.items()) or fallback
+            if isinstance(message, list):
+                return "; ".join(str(item) for item in message) or fallback
+            return str(message)
+        if "error" in body:
+            text = str(body["error"])
+            if body.get("error_description"):
+                text = f"{text}: {body['error_description']}"
+            return text
+    if isinstance(body, str) and body.strip():
+        return body.strip()
+    return fallback
+
+
+def _flatten_fields(data: dict[str, Any], prefix: str = "") -> dict[str, list[str]]:
+    fields: dict[str, list[str]] = {}
+    for key, value in data.items():
+        name = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, dict):
+            fields.update(_flatten_fields(value, name))
+        elif isinstance(value, list):
+            fields[name] = [str(item) for item in value]
+        else:
+            fields[name] = [str(value)]
+    return fields
+
+
+_MISSING = re.compile(r"^(?P<names>[\w\[\], ]+?) (?P<what>is missing|are missing|is invalid|is empty|does not have a valid value)")
+
+
+def validation_fields(body: Any) -> dict[str, list[str]]:
+    """Field errors of a 400/422 body: the ``message`` hash, or Grape's ``"x is missing"``."""
+    if isinstance(body, dict):
+        message = body.get("message")
+        if isinstance(message, dict):
+            return _flatten_fields(message)
+        if isinstance(message, list):
+            return {"base": [str(item) for item in message]}
+        error = body.get("error")
+        if isinstance(error, str):
+            match = _MISSING.match(error)
+            if match:
+                what = match.group("what").replace("are ", "is ")
+                names = [n.strip() for n in match.group("names").split(",") if n.strip()]
+                return {name: [what] for name in names}
+    return {}
+
+
+def error_for_status(status: int, method: str, url: str, body: Any, *,
+                     retry_after: float | None = None) -> HttpError:
+    """Build the exception matching ``status`` from a parsed response body."""
+    message = server_message(body, f"HTTP {status}")
+    if status == 401:
+        return Unauthorized(status, method, url, message, body)
+    if status == 403:
+        return Forbidden(status, method, url, message, body)
+    if status == 404:
+        return NotFound(status, method, url, message, body)
+    if status == 409:
+        return Conflict(status, method, url, message, body)
+    if status in (400, 422):
+        return ValidationError(status, method, url, message, body, fields=validation_fields(body))
+    if status == 429:
+        return RateLimited(status, method, url, message, body, retry_after=retry_after)
+    if status >= 500:
+        return ServerError(status, method, url, message, body)
+    return HttpError(status, method, url, message, body)

@@ -1,0 +1,127 @@
+"""Jobs and runners."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from labdeck.api.models.base import Model, Status, Timestamp
+from labdeck.api.models.common import Commit, PipelineRef, ProjectIdentity, User
+
+
+class JobStatus:
+    """Known job statuses; the ``status`` field stays a plain ``str`` so new values survive."""
+
+    CREATED = "created"
+    WAITING_FOR_RESOURCE = "waiting_for_resource"
+    PREPARING = "preparing"
+    PENDING = "pending"
+    RUNNING = "running"
+    SUCCESS = "success"
+    FAILED = "failed"
+    CANCELING = "canceling"
+    CANCELED = "canceled"
+    SKIPPED = "skipped"
+    MANUAL = "manual"
+    SCHEDULED = "scheduled"
+    SCOPES = (CREATED, PENDING, RUNNING, FAILED, SUCCESS, CANCELED, SKIPPED, MANUAL)
+    """Values the spec accepts as ``scope`` filters."""
+    ACTIVE = frozenset({PENDING, RUNNING, PREPARING, WAITING_FOR_RESOURCE, CANCELING})
+    FINISHED = frozenset({SUCCESS, FAILED, CANCELED, SKIPPED})
+    KNOWN = frozenset({CREATED, WAITING_FOR_RESOURCE, PREPARING, PENDING, RUNNING, SUCCESS, FAILED,
+                       CANCELING, CANCELED, SKIPPED, MANUAL, SCHEDULED})
+
+    @staticmethod
+    def is_finished(status: str | None) -> bool:
+        return status in JobStatus.FINISHED
+
+
+class RunnerStatus:
+    """Known runner statuses (``not_connected`` comes from later servers)."""
+
+    ONLINE = "online"
+    OFFLINE = "offline"
+    PAUSED = "paused"
+    NOT_CONNECTED = "not_connected"
+    KNOWN = frozenset({ONLINE, OFFLINE, PAUSED, NOT_CONNECTED})
+
+
+class ArtifactsFile(Model):
+    filename: str | None = None
+    size: int | None = None
+
+
+class Artifact(Model):
+    file_type: str | None = None
+    size: int | None = None
+    filename: str | None = None
+    file_format: str | None = None
+
+
+class Runner(Model):
+    """A runner, summary view."""
+
+    id: int
+    description: str | None = None
+    name: str | None = None
+    active: bool | None = None
+    is_shared: bool | None = None
+    online: bool | None = None
+    status: str | None = None
+    ip_address: str | None = None
+
+
+class RunnerDetail(Runner):
+    """A runner, detail view (``GET``/``PUT /runners/:id``)."""
+
+    architecture: str | None = None
+    platform: str | None = None
+    revision: str | None = None
+    version: str | None = None
+    contacted_at: Timestamp = None
+    projects: list[ProjectIdentity] = Field(default_factory=list)
+    token: str | None = Field(default=None, repr=False)
+    tag_list: list[str] = Field(default_factory=list)
+    access_level: str | None = None
+    maximum_timeout: int | None = None
+    run_untagged: bool | None = None
+    locked: bool | None = None
+
+
+class Job(Model):
+    """A job record. ``pipeline`` is absent from action responses (cancel, retry, play…)."""
+
+    id: int
+    name: str | None = None
+    stage: str | None = None
+    ref: str | None = None
+    tag: bool | None = None
+    status: Status = ""
+    coverage: float | None = None
+    allow_failure: bool | None = None
+    created_at: Timestamp = None
+    started_at: Timestamp = None
+    finished_at: Timestamp = None
+    erased_at: Timestamp = None
+    duration: float | None = None
+    queued_duration: float | None = None
+    commit: Commit | None = None
+    pipeline: PipelineRef | None = None
+    artifacts_file: ArtifactsFile | None = None
+    artifacts: list[Artifact] = Field(default_factory=list)
+    artifacts_expire_at: Timestamp = None
+    download_url: str | None = None
+    runner: Runner | None = None
+    user: User | None = None
+    web_url: str | None = None
+    tag_list: list[str] = Field(default_factory=list)
+
+    @property
+    def finished(self) -> bool:
+        """True for a status that will not change on its own."""
+        return JobStatus.is_finished(self.status)
+
+
+class RunnerJob(Job):
+    """An item of ``GET /runners/:id/jobs`` (adds the project)."""
+
+    project: ProjectIdentity | None = None

@@ -1,0 +1,67 @@
+"""Runners (spec 000 §Runners)."""
+
+from __future__ import annotations
+
+import builtins
+
+from labdeck.api.models import Runner, RunnerDetail, RunnerJob
+from labdeck.api.models.params import RunnerAccessLevel, RunnerAllScope, RunnerJobStatus, RunnerScope
+from labdeck.api.pagination import Paginator
+from labdeck.api.resources.base import ProjectRef, Resource, encode, ref
+
+
+class RunnersResource(Resource):
+    """``/runners`` and ``/projects/:id/runners``."""
+
+    def list(self, *, scope: RunnerScope | None = None, per_page: int = 100,
+             conditional: bool = False) -> Paginator[Runner]:
+        """Specific runners available to the caller. ``GET /runners``."""
+        return Paginator(self._engine, "runners", Runner, encode({"scope": scope}), per_page=per_page,
+                         conditional=conditional)
+
+    def list_all(self, *, scope: RunnerAllScope | None = None, per_page: int = 100,
+                 conditional: bool = False) -> Paginator[Runner]:
+        """Every runner, shared included (admin). ``GET /runners/all``."""
+        return Paginator(self._engine, "runners/all", Runner, encode({"scope": scope}), per_page=per_page,
+                         conditional=conditional)
+
+    async def get(self, runner_id: int) -> RunnerDetail:
+        """``GET /runners/:id``."""
+        runner: RunnerDetail = await self._engine.get(f"runners/{int(runner_id)}", RunnerDetail)
+        return runner
+
+    async def update(self, runner_id: int, *, description: str | None = None, active: bool | None = None,
+                     tag_list: builtins.list[str] | None = None, run_untagged: bool | None = None,
+                     locked: bool | None = None, access_level: RunnerAccessLevel | None = None,
+                     maximum_timeout: int | None = None) -> RunnerDetail:
+        """Change settings; ``tag_list`` is the full list to end up with. ``PUT /runners/:id``."""
+        data = encode({"description": description, "active": active, "tag_list": tag_list,
+                       "run_untagged": run_untagged, "locked": locked, "access_level": access_level,
+                       "maximum_timeout": maximum_timeout})
+        runner: RunnerDetail = await self._engine.call("PUT", f"runners/{int(runner_id)}", RunnerDetail, data=data)
+        return runner
+
+    async def delete(self, runner_id: int) -> None:
+        """Remove a runner. ``DELETE /runners/:id``."""
+        await self._engine.call("DELETE", f"runners/{int(runner_id)}")
+
+    def jobs(self, runner_id: int, *, status: RunnerJobStatus | None = None,
+             per_page: int = 100) -> Paginator[RunnerJob]:
+        """Jobs processed by a runner. ``GET /runners/:id/jobs``."""
+        return Paginator(self._engine, f"runners/{int(runner_id)}/jobs", RunnerJob, encode({"status": status}),
+                         per_page=per_page)
+
+    def project_runners(self, pid: ProjectRef, *, per_page: int = 100) -> Paginator[Runner]:
+        """Specific and shared runners of a project. ``GET /projects/:id/runners``."""
+        return Paginator(self._engine, f"projects/{ref(pid)}/runners", Runner, per_page=per_page)
+
+    async def enable(self, pid: ProjectRef, runner_id: int) -> Runner:
+        """Enable a specific runner in a project. ``POST /projects/:id/runners``."""
+        runner: Runner = await self._engine.call("POST", f"projects/{ref(pid)}/runners", Runner,
+                                                 data=encode({"runner_id": runner_id}))
+        return runner
+
+    async def disable(self, pid: ProjectRef, runner_id: int) -> None:
+        """Disable a runner in a project; refused (403) for the runner's only project.
+        ``DELETE /projects/:id/runners/:runner_id``."""
+        await self._engine.call("DELETE", f"projects/{ref(pid)}/runners/{int(runner_id)}")

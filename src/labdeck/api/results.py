@@ -1,0 +1,57 @@
+"""Small result types returned by the client."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Generic, Literal, TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ActionResult(Generic[T]):
+    """The outcome of an action or a polled read.
+
+    ``changed`` is False when the server answered 304 (already starred, already subscribed, or
+    a conditional GET whose resource did not change); ``value`` is then the cached value for a
+    poll, or None for an action whose 304 carries no body.
+    """
+
+    value: T | None
+    changed: bool = True
+    status: int = 200
+
+
+@dataclass(frozen=True)
+class ConnectionHealth:
+    """Connection state for the status bar."""
+
+    state: Literal["ok", "reconnecting", "error"] = "ok"
+    last_error: str | None = None
+    last_ok_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class TraceRead:
+    """One read of a job trace (see :meth:`labdeck.api.resources.jobs.JobsResource.trace`).
+
+    - ``status``: 200 (full body received), 206 (server honoured ``Range``), 304 (unchanged
+      since ``etag``), 416 (nothing at/after ``offset``).
+    - ``data``: always the bytes from ``offset`` on (sliced client-side on a 200); empty on
+      304 and 416.
+    - ``total_length``: the whole trace's length when known (200: body length; 206/416: from
+      ``Content-Range``); ``total_length < offset`` means the trace was truncated or erased.
+    - ``etag``: the validator to send next time (None when the server sent none).
+    - ``range_honoured``: True only on a 206.
+    """
+
+    status: int
+    data: bytes
+    etag: str | None
+    range_honoured: bool
+    total_length: int | None = None
+
+    def truncated_below(self, offset: int) -> bool:
+        """True when the trace is now shorter than ``offset`` (erased or rewritten)."""
+        return self.total_length is not None and self.total_length < offset

@@ -1,0 +1,137 @@
+"""Retry maths: which failures are retried, how long to wait, and the per-call time budget.
+
+Rules (reliability.md §3.2–3.3):
+- GET/HEAD retry on connect errors, timeouts, dropped connections, 429, 502, 503 and 504.
+- POST/PUT/DELETE retry only when the request never left (connect failure or pool timeout).
+- Waits use full-jitter exponential backoff ``U(0, min(cap, base * 2**n))``; a server-given
+  ``Retry-After`` (seconds or HTTP date) or ``RateLimit-Reset`` (epoch seconds) replaces it and
+  is never shortened. A wait longer than ``max_wait`` or the remaining budget is not attempted:
+  the error goes to the caller with the wait, so the UI can show a countdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+
+import httpx
+
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+
+Sleep = Callable[[float], Awaitable[None]]
+Clock = Callable[[], float]
+
+
+@dataclass
+class RetryPolicy:
+    """How hard a call tries. ``sleep``, ``clock`` and ``rng`` are injectable for tests.
+
+    ``clock`` is monotonic seconds (budget), ``wall`` is Unix seconds (HTTP dates, RateLimit-Reset).
+    """
+
+    max_attempts: int = 4
+    base: float = 0.5
+    cap: float = 8.0
+    max_wait: float = 60.0
+    budget: float = 30.0
+    statuses: frozenset[int] = RETRY_STATUSES
+    sleep: Sleep = field(default=asyncio.sleep, repr=False)
+    clock: Clock = field(default=time.monotonic, repr=False)
+    wall: Clock = field(default=time.time, repr=False)
+    rng: random.Random = field(default_factory=random.Random, repr=False)
+
+    def backoff(self, attempt: int) -> float:
+        """Full-jitter wait before retry number ``attempt`` (0 for the first retry)."""
+        return self.rng.uniform(0.0, min(self.cap, self.base * (2**attempt)))
+
+
+def never_left(exc: BaseException) -> bool:
+    """True when the request certainly did not reach the server (safe to resend any method)."""
+    return isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+
+
+def retryable_exception(exc: BaseException, method: str) -> bool:
+    """Whether a transport failure may be retried for ``method``."""
+    if never_left(exc):
+        return True
+    if method.upper() not in IDEMPOTENT_METHODS:
+        return False
+    return isinstance(exc, httpx.TimeoutException | httpx.NetworkError | httpx.RemoteProtocolError)
+
+
+def parse_retry_after(value: str | None, now: float) -> float | None:
+    """Seconds to wait from a ``Retry-After`` value (delay-seconds or HTTP-date); None if malformed."""
+    if value is None:
+        return None
+    text = value.strip()
+    if not text:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when is None:
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        return max(0.0, when.timestamp() - now)
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        return None
+    return max(0.0, seconds)
+
+
+def server_wait(headers: httpx.Headers, now: float) -> float | None:
+    """The wait the server asked for: ``Retry-After``, else ``RateLimit-Reset`` minus now."""
+    wait = parse_retry_after(headers.get("retry-after"), now)
+    if wait is not None:
+        return wait
+    reset = headers.get("ratelimit-reset")
+    if reset:
+        try:
+            epoch = float(reset)
+        except ValueError:
+            return None
+        if epoch > 1e9:
+            return max(0.0, epoch - now)
+        return max(0.0, epoch)  # a small number is a delta (some proxies send one)
+    return None
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """The server's rate-limit state from ``RateLimit-*`` headers (for the status bar)."""
+
+    limit: int | None
+    remaining: int | None
+    reset_at: datetime | None
+    observed: int | None = None
+
+    @classmethod
+    def from_headers(cls, headers: httpx.Headers) -> RateLimit | None:
+        """Parse the headers; None when the response carried none."""
+        def number(name: str) -> int | None:
+            raw = headers.get(name)
+            if raw is None:
+                return None
+            try:
+                return int(float(raw))
+            except ValueError:
+                return None
+
+        limit, remaining, observed = number("ratelimit-limit"), number("ratelimit-remaining"), number("ratelimit-observed")
+        reset = number("ratelimit-reset")
+        if limit is None and remaining is None and reset is None:
+            return None
+        if remaining is None and limit is not None and observed is not None:
+            remaining = max(0, limit - observed)
+        reset_at = datetime.fromtimestamp(reset, UTC) if reset is not None and reset > 1e9 else None
+        return cls(limit=limit, remaining=remaining, reset_at=reset_at, observed=observed)

@@ -1,0 +1,164 @@
+"""Checks against the instance before the console starts: TLS settings, who the token belongs to,
+and whether the token may write (a request the server refuses before acting on it)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import ssl
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from labdeck.api import ApiClient, RetryPolicy, errors
+from labdeck.secret import Secret
+
+PROBE_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
+
+
+@dataclass
+class TlsSettings:
+    """How server certificates are verified."""
+
+    verify: ssl.SSLContext | bool
+    description: str
+    ca_file: str | None = None
+    problem: str | None = None
+    """Why the CA setting cannot work (missing or unreadable file), with the fix."""
+
+
+def tls_settings(ca_file: str | None = None, insecure: bool = False, origin: str = "--ca-file") -> TlsSettings:
+    """Resolve certificate verification: ``--insecure`` > CA file > SSL_CERT_FILE > REQUESTS_CA_BUNDLE
+    > the default trust store. Only ``--insecure`` turns verification off."""
+    if insecure:
+        return TlsSettings(False, "verification OFF (--insecure): anyone on the path can read the token")
+    chosen, source = ca_file, origin
+    if not chosen:
+        for name in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"):
+            if os.environ.get(name):
+                chosen, source = os.environ[name], name
+                break
+    if not chosen:
+        return TlsSettings(True, "default trust store (certifi)")
+    path = Path(chosen).expanduser()
+    if not path.is_file():
+        return TlsSettings(True, f"CA file {path} ({source})", str(path),
+                           f"CA file {path} ({source}) does not exist: fix the path or remove the setting")
+    try:
+        context = ssl.create_default_context(cafile=str(path))
+    except (ssl.SSLError, OSError, ValueError) as error:
+        reason = getattr(error, "reason", None) or type(error).__name__
+        return TlsSettings(True, f"CA file {path} ({source})", str(path),
+                           f"CA file {path} ({source}) is not a PEM certificate bundle ({reason})")
+    return TlsSettings(context, f"CA file {path} ({source})", str(path))
+
+
+@dataclass
+class UserCheck:
+    """Outcome of ``GET /user``."""
+
+    outcome: str
+    """``ok``, ``rejected`` (401), ``unreachable``, ``tls``, ``redirect``, ``error``."""
+    message: str
+    user: dict[str, Any] | None = None
+    latency_ms: float | None = None
+
+    @property
+    def username(self) -> str:
+        return str((self.user or {}).get("username") or "?")
+
+    @property
+    def is_admin(self) -> bool:
+        return bool((self.user or {}).get("is_admin", False))
+
+
+@dataclass
+class WriteCheck:
+    """Whether the token may write: ``read-write``, ``read-only`` or ``unknown``."""
+
+    access: str
+    reason: str
+
+
+def _client(base_url: str, token: Secret | None, tls: TlsSettings) -> ApiClient:
+    # The console's own client (same auth header, TLS and proxy handling), without retries: a
+    # check should answer quickly and report the first failure as it is.
+    return ApiClient(base_url, token, verify=tls.verify is not False, ca_file=tls.ca_file,
+                     timeout=PROBE_TIMEOUT, retry=RetryPolicy(max_attempts=1))
+
+
+def _transport_outcome(message: str, base_url: str) -> tuple[str, str]:
+    lowered = message.lower()
+    if "certificate" in lowered or "ssl" in lowered or "tls" in lowered:
+        return "tls", f"TLS certificate of {base_url} not trusted ({message[:160]})"
+    return "unreachable", f"cannot connect to {base_url} ({message[:160]})"
+
+
+def check_user(base_url: str, token: Secret, tls: TlsSettings) -> UserCheck:
+    """``GET /user`` through :class:`ApiClient`: reachability, latency, token accepted, who it is."""
+    return asyncio.run(_check_user(base_url, token, tls))
+
+
+async def _check_user(base_url: str, token: Secret, tls: TlsSettings) -> UserCheck:
+    async with _client(base_url, token, tls) as client:
+        started = time.perf_counter()
+        try:
+            user = await client.users.current()
+        except errors.TransportError as error:
+            return UserCheck(*_transport_outcome(error.message, base_url))
+        except errors.Unauthorized as error:
+            return UserCheck("rejected", f"the token was rejected (401: {error.message})",
+                             latency_ms=_since(started))
+        except errors.HttpError as error:
+            if 300 <= error.status < 400:
+                return UserCheck("redirect", f"the API answered {error.status} (a redirect): use the "
+                                 "instance root URL, e.g. https://gitlab.example.com", latency_ms=_since(started))
+            return UserCheck("error", f"GET /user answered {error.status} ({error.message})",
+                             latency_ms=_since(started))
+        except errors.ApiError:
+            return UserCheck("error", "GET /user did not return a user: is this a GitLab API URL?",
+                             latency_ms=_since(started))
+        latency = _since(started)
+    details = {"username": user.username, "name": user.name, "is_admin": bool(user.is_admin)}
+    return UserCheck("ok", "token accepted", details, latency)
+
+
+def _since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def check_write_access(base_url: str, token: Secret, tls: TlsSettings) -> WriteCheck:
+    """Probe write access without changing anything: ``POST /projects`` with no parameters.
+
+    The server rejects it before acting: 403 ``insufficient_scope`` for a token without the ``api``
+    scope (read-only), 400 "name, path are missing" for a token that may write.
+    """
+    return asyncio.run(_check_write_access(base_url, token, tls))
+
+
+async def _check_write_access(base_url: str, token: Secret, tls: TlsSettings) -> WriteCheck:
+    async with _client(base_url, token, tls) as client:
+        try:
+            # Straight on the client's connection: the request must be sent exactly as is, once.
+            response = await client.http.post("projects", json={})
+        except httpx.HTTPError as error:
+            return WriteCheck("unknown", _transport_outcome(str(error) or type(error).__name__, base_url)[1])
+    status = response.status_code
+    body: Any
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    error_code = body.get("error") if isinstance(body, dict) else None
+    if status == 403 and error_code == "insufficient_scope":
+        return WriteCheck("read-only", "the token lacks the 'api' scope, so writes are refused")
+    if status in (400, 422):
+        return WriteCheck("read-write", "the token may write")
+    if status == 401:
+        return WriteCheck("unknown", "the token was rejected (401)")
+    if status == 403:
+        return WriteCheck("unknown", "the write probe was refused (403); some writes may still work")
+    return WriteCheck("unknown", f"the write probe answered {status}")

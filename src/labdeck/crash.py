@@ -1,0 +1,186 @@
+"""labdeck's own crash handling and clean exit on a dropped SSH connection.
+
+Textual's crash screen prints a traceback with local variables (tokens, headers). labdeck replaces
+it: :func:`write_crash_report` writes ``crash-<time>.txt`` (mode 0600, no locals, redacted) in the
+state directory; :func:`install_crash_handler` routes ``sys.excepthook`` and
+``threading.excepthook`` there, restoring the terminal first. :func:`install_signal_handlers` saves
+state and drafts on SIGHUP/SIGTERM (Textual handles neither) before exiting.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import signal
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType, TracebackType
+from typing import Any
+
+from labdeck import __version__, logsafe, paths
+from labdeck.statefile import write_private
+
+# Leave the alternate screen, show the cursor, stop mouse and bracketed-paste reporting, reset SGR.
+_TERMINAL_RESET = (
+    "\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?2004l\x1b[0m"
+)
+_saved_tty: list[Any] | None = None
+
+
+def remember_terminal() -> None:
+    """Record the terminal's mode before the TUI changes it, for :func:`restore_terminal`."""
+    global _saved_tty
+    with contextlib.suppress(Exception):
+        import termios
+
+        if sys.stdin.isatty():
+            _saved_tty = termios.tcgetattr(sys.stdin.fileno())
+
+
+def restore_terminal() -> None:
+    """Put the terminal back to a usable state (cooked mode, main screen, cursor visible)."""
+    with contextlib.suppress(Exception):
+        if sys.__stdout__ is not None and sys.__stdout__.isatty():
+            sys.__stdout__.write(_TERMINAL_RESET)
+            sys.__stdout__.flush()
+    if _saved_tty is not None:
+        with contextlib.suppress(Exception):
+            import termios
+
+            termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, _saved_tty)
+
+
+def format_crash(exc: BaseException) -> str:
+    """The crash report text: versions and the traceback without local variables, redacted."""
+    lines = [
+        f"labdeck {__version__} crash report",
+        f"time: {time.strftime('%Y-%m-%dT%H:%M:%S%z')}",
+        f"python: {platform.python_version()} ({sys.executable})",
+        f"platform: {platform.platform()}",
+        "",
+        "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+    ]
+    return logsafe.redact("\n".join(lines))
+
+
+def write_crash_report(exc: BaseException, directory: Path | None = None) -> Path:
+    """Write ``crash-<time>.txt`` (mode 0600) for ``exc`` and return its path.
+
+    The UI calls this from ``App._handle_exception``; the process-wide hooks call it too.
+    """
+    folder = directory or paths.crash_dir()
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = folder / f"crash-{stamp}-{os.getpid()}.txt"
+    counter = 1
+    while path.exists():
+        counter += 1
+        path = folder / f"crash-{stamp}-{os.getpid()}-{counter}.txt"
+    write_private(path, format_crash(exc).encode("utf-8"))
+    return path
+
+
+def crash_message(exc: BaseException, report: Path | None) -> str:
+    """The short message printed after a crash (no traceback, no locals)."""
+    summary = logsafe.redact(f"{type(exc).__name__}: {exc}")
+    where = f"Details: {report}" if report is not None else "The crash report could not be written."
+    return f"labdeck stopped after an internal error ({summary}).\n{where}\n"
+
+
+def report_crash(exc: BaseException) -> Path | None:
+    """Restore the terminal, write the report, print the short message to stderr."""
+    restore_terminal()
+    report: Path | None
+    try:
+        report = write_crash_report(exc)
+    except OSError:
+        report = None
+    with contextlib.suppress(Exception):
+        stream = sys.__stderr__ or sys.stderr
+        stream.write(crash_message(exc, report))
+        stream.flush()
+    return report
+
+
+def _excepthook(
+    exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None
+) -> None:
+    if issubclass(exc_type, KeyboardInterrupt):
+        restore_terminal()
+        return
+    if exc.__traceback__ is None and tb is not None:
+        exc = exc.with_traceback(tb)
+    report_crash(exc)
+
+
+def _thread_excepthook(args: threading.ExceptHookArgs) -> None:
+    # A background thread died while the console may still own the screen: record it quietly
+    # rather than writing over the TUI.
+    if args.exc_value is not None and not isinstance(args.exc_value, SystemExit):
+        with contextlib.suppress(OSError):
+            write_crash_report(args.exc_value)
+
+
+def install_crash_handler() -> None:
+    """Route uncaught exceptions (main and worker threads) to the redacted crash report."""
+    logsafe.install()
+    remember_terminal()
+    sys.excepthook = _excepthook
+    threading.excepthook = _thread_excepthook
+
+
+def install_signal_handlers(
+    save: Callable[[], None],
+    *,
+    on_exit: Callable[[int], None] | None = None,
+    loop: Any = None,
+) -> Callable[[], None]:
+    """On SIGHUP or SIGTERM run ``save`` once, then exit; returns a function that uninstalls.
+
+    ``on_exit(signum)`` ends the program (the console passes ``app.exit``); without it the process
+    restores the terminal and raises ``SystemExit(128 + signum)``. With an asyncio ``loop`` the
+    handlers are installed with ``loop.add_signal_handler`` so they run on the event loop.
+    """
+    done = threading.Event()
+
+    def handle(signum: int) -> None:
+        if not done.is_set():
+            done.set()
+            try:
+                save()
+            except Exception as error:  # saving must never stop the exit
+                with contextlib.suppress(Exception):
+                    report_crash(error)
+        if on_exit is not None:
+            on_exit(signum)
+            return
+        restore_terminal()
+        raise SystemExit(128 + signum)
+
+    signals = [signal.SIGTERM]
+    if hasattr(signal, "SIGHUP"):
+        signals.append(signal.SIGHUP)
+    previous: dict[int, Any] = {}
+    if loop is not None:
+        for signum in signals:
+            loop.add_signal_handler(signum, handle, int(signum))
+    else:
+
+        def sync_handler(signum: int, frame: FrameType | None) -> None:
+            handle(signum)
+
+        for signum in signals:
+            previous[signum] = signal.signal(signum, sync_handler)
+
+    def uninstall() -> None:
+        for signum in signals:
+            if loop is not None:
+                loop.remove_signal_handler(signum)
+            else:
+                signal.signal(signum, previous[signum])
+
+    return uninstall

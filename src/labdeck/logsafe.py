@@ -1,0 +1,123 @@
+"""Keep tokens out of log records: a redacting ``logging.Filter`` and a record factory.
+
+Filters attached to a logger are not consulted for records of its child loggers
+(``httpcore.http11`` does not pass through a filter on ``httpcore``), so :func:`install` also wraps
+the log-record factory: every record is redacted when it is created, whoever handles it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from labdeck.secret import Secret
+
+MASK = "********"
+
+_known: set[str] = set()
+_known_lock = threading.Lock()
+
+# GitLab token formats (glpat-, gldt-, glcbt-, glft-, glrt-, …); exact values are masked too.
+_TOKEN_PATTERN = re.compile(r"\bgl[a-z]{2,6}-[A-Za-z0-9_.=-]{20,}")
+# Header or parameter carrying a credential, in the shapes httpx/httpcore/urllib print them.
+_HEADER_PATTERN = re.compile(
+    r"(?i)((?:private[-_]token|job[-_]token|authorization|proxy-authorization)['\"]?\s*[:=,]\s*\(?b?['\"]?"
+    r"(?:bearer\s+|basic\s+)?)([^'\"\s,)&]+)"
+)
+_QUERY_PATTERN = re.compile(r"(?i)([?&](?:private_token|access_token|job_token)=)([^&\s'\"]+)")
+
+
+def register_secret(value: str | Secret | None) -> None:
+    """Mask this exact value wherever it appears in a log record, crash file or message."""
+    if value is None:
+        return
+    raw = value.reveal() if isinstance(value, Secret) else value
+    if len(raw) >= 4:
+        with _known_lock:
+            _known.add(raw)
+
+
+def redact(text: str) -> str:
+    """``text`` with every registered secret, token-shaped string and credential header masked."""
+    with _known_lock:
+        known = sorted(_known, key=len, reverse=True)
+    for value in known:
+        if value in text:
+            text = text.replace(value, MASK)
+    text = _TOKEN_PATTERN.sub(MASK, text)
+    text = _HEADER_PATTERN.sub(lambda match: match.group(1) + MASK, text)
+    return _QUERY_PATTERN.sub(lambda match: match.group(1) + MASK, text)
+
+
+class RedactingFilter(logging.Filter):
+    """Rewrites a record's message, arguments and exception text with :func:`redact`."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        redact_record(record)
+        return True
+
+
+def redact_record(record: logging.LogRecord) -> logging.LogRecord:
+    """Format the record's message now, masked; pre-render its traceback masked (no locals)."""
+    if getattr(record, "_labdeck_redacted", False):
+        return record
+    try:
+        message = record.getMessage()
+    except Exception:  # a broken format string must not stop logging
+        message = f"{record.msg!r} {record.args!r}"
+    record.msg = redact(message)
+    record.args = None
+    if record.exc_info and record.exc_info[0] is not None and not record.exc_text:
+        record.exc_text = redact("".join(traceback.format_exception(*record.exc_info)).rstrip("\n"))
+    elif record.exc_text:
+        record.exc_text = redact(record.exc_text)
+    if record.stack_info:
+        record.stack_info = redact(record.stack_info)
+    record._labdeck_redacted = True
+    return record
+
+
+_installed = False
+_FILTERED_LOGGERS = ("", "httpx", "httpcore", "labdeck", "keyring", "urllib3", "gitlab")
+
+
+def install() -> None:
+    """Redact every log record of this process (idempotent)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    previous: Callable[..., logging.LogRecord] = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        return redact_record(previous(*args, **kwargs))
+
+    logging.setLogRecordFactory(factory)
+    shared = RedactingFilter()
+    for name in _FILTERED_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.addFilter(shared)
+        for handler in logger.handlers:
+            handler.addFilter(shared)
+
+
+def configure_file_logging(path: str, level: int = logging.DEBUG) -> logging.Handler:
+    """Log to ``path`` (mode 0600) at ``level``, including httpx/httpcore, with redaction."""
+    import os
+
+    install()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.close(fd)
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactingFilter())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(level)
+    for name in ("httpx", "httpcore"):
+        logging.getLogger(name).setLevel(level)
+    return handler

@@ -1,0 +1,377 @@
+"""Realistic runner output for simulated jobs, generated lazily and deterministically.
+
+A job's log is a *script*: chunks of bytes stamped with the second (since the job started) at
+which the runner writes them. The trace at any moment is the prefix of chunks already written, so
+a running job's log grows in proportion to elapsed simulated time and a finished one is whole.
+The format follows gitlab-runner 10.8 (wire-facts §3.3): the ``Running with gitlab-runner`` header,
+``section_start:<unix>:<name>\\r\\x1b[0K`` / ``section_end`` markers, green ``$ cmd`` echoes,
+``\\r``-driven progress lines, SGR colours, and ``Job succeeded`` or the red ``ERROR: Job failed``.
+
+Bulk traces (benchmarks: a 20 MB log growing at 10 KB/s, a finished 1,000,000-line log) are made of
+cheap templated lines and materialised on demand.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+RUNNER_VERSION = "10.8.0"
+RUNNER_REVISION = "079aad9e"
+GREEN = "\x1b[32;1m"
+RED = "\x1b[31;1m"
+YELLOW = "\x1b[0;33m"
+CYAN = "\x1b[36;1m"
+RESET = "\x1b[0;m"
+CLEAR = "\x1b[0K"
+
+
+@dataclass
+class Script:
+    """Chunks of a log with the second at which each is written."""
+
+    blob: bytes
+    times: list[float]
+    ends: list[int]
+
+    def prefix(self, elapsed: float) -> bytes:
+        """The log as it stands ``elapsed`` seconds after the job started."""
+        count = bisect_right(self.times, elapsed)
+        if count == 0:
+            return b""
+        if count == len(self.ends):
+            return self.blob
+        return self.blob[: self.ends[count - 1]]
+
+    @property
+    def size(self) -> int:
+        return len(self.blob)
+
+
+@dataclass
+class ScriptSpec:
+    """What a job's log depends on."""
+
+    seed: int
+    job_id: int
+    name: str
+    stage: str
+    commands: list[str]
+    duration: float
+    failed: bool
+    failure_message: str
+    started_unix: int
+    runner_description: str
+    runner_token: str
+    project_path: str
+    sha: str
+    ref: str
+    artifacts: bool
+    depends_on: list[tuple[str, int]] = field(default_factory=list)
+
+
+class _Writer:
+    def __init__(self, started_unix: int) -> None:
+        self.parts: list[bytes] = []
+        self.times: list[float] = []
+        self.ends: list[int] = []
+        self.size = 0
+        self.started_unix = started_unix
+        self.now = 0.0
+
+    def emit(self, at: float, text: str) -> None:
+        self.now = max(self.now, at)
+        data = text.encode("utf-8")
+        self.parts.append(data)
+        self.size += len(data)
+        self.times.append(self.now)
+        self.ends.append(self.size)
+
+    def section_start(self, at: float, name: str, first_line: str) -> None:
+        self.emit(at, f"section_start:{self.started_unix + int(max(at, self.now))}:{name}\r{CLEAR}{first_line}")
+
+    def section_end(self, at: float, name: str) -> None:
+        self.emit(at, f"section_end:{self.started_unix + int(max(at, self.now))}:{name}\r{CLEAR}")
+
+    def spread(self, start: float, end: float, lines: list[str]) -> None:
+        """Emit ``lines`` evenly between ``start`` and ``end`` seconds."""
+        if not lines:
+            return
+        step = max(end - start, 0.0) / len(lines)
+        for index, line in enumerate(lines):
+            self.emit(start + step * index, line)
+
+    def script(self) -> Script:
+        return Script(b"".join(self.parts), self.times, self.ends)
+
+
+_IMAGES = ("python:3.11-slim", "node:20-alpine", "golang:1.22", "ruby:3.3", "alpine:3.19", "docker:24-dind")
+_PACKAGES = ("requests", "urllib3", "certifi", "idna", "charset-normalizer", "pyyaml", "jinja2", "markupsafe",
+             "click", "attrs", "packaging", "pluggy", "iniconfig", "pytest", "coverage", "numpy", "pydantic")
+_MODULES = ("auth", "billing", "cache", "cli", "config", "db", "events", "export", "http", "importer", "jobs",
+            "mailer", "models", "notify", "parser", "queue", "render", "search", "storage", "sync", "users")
+
+
+def build_script(spec: ScriptSpec) -> Script:
+    """The complete log of a job, each chunk stamped with when the runner writes it."""
+    rng = random.Random(spec.seed * 1_000_003 + spec.job_id)
+    duration = max(spec.duration, 5.0)
+    out = _Writer(spec.started_unix)
+    image = rng.choice(_IMAGES)
+    out.emit(0.0, f"Running with gitlab-runner {RUNNER_VERSION} ({RUNNER_REVISION})\n")
+    out.emit(0.0, f"  on {spec.runner_description} {spec.runner_token[:8]}\n")
+    t_sources = duration * 0.05
+    out.section_start(0.2, "prepare_executor", f"Using Docker executor with image {image} ...\n")
+    out.spread(0.3, t_sources * 0.6, [
+        f"Pulling docker image {image} ...\n",
+        f"Using docker image sha256:{rng.getrandbits(128):032x}{rng.getrandbits(128):032x} for {image} ...\n",
+    ])
+    out.section_end(t_sources * 0.6, "prepare_executor")
+    host = f"runner-{spec.runner_token[:8]}-project-{spec.project_path.count('/') + spec.job_id % 97}-concurrent-0"
+    out.section_start(t_sources * 0.65, "prepare_script", f"Running on {host} via gitlab-runner-host...\n")
+    out.section_end(t_sources * 0.7, "prepare_script")
+    _get_sources(out, rng, spec, t_sources * 0.7, duration * 0.12)
+    t_script = duration * 0.14
+    if spec.depends_on:
+        out.section_start(duration * 0.12, "download_artifacts", "")
+        for dep_name, dep_id in spec.depends_on:
+            out.emit(duration * 0.125, f"Downloading artifacts for {dep_name} ({dep_id})...\n")
+            out.emit(duration * 0.13, f"Downloading artifacts from coordinator... ok        id={dep_id} "
+                                      f"responseStatus=200 OK token={rng.getrandbits(32):08x}\n")
+        out.section_end(t_script, "download_artifacts")
+    t_upload = duration * 0.93
+    out.section_start(t_script, "build_script", "")
+    _step_script(out, rng, spec, t_script, t_upload)
+    if spec.failed:
+        out.section_end(t_upload, "build_script")
+        if spec.artifacts:
+            _upload(out, rng, spec, t_upload, duration * 0.99, "upload_artifacts_on_failure")
+        out.emit(duration, f"{RED}ERROR: Job failed: {spec.failure_message}{RESET}\n")
+    else:
+        out.section_end(t_upload, "build_script")
+        out.section_start(t_upload, "archive_cache", "Creating cache default...\n")
+        out.emit(t_upload + 0.3, f"{YELLOW}WARNING: .cache/: no matching files{RESET}\n")
+        out.emit(t_upload + 0.6, "Created cache\n")
+        out.section_end(t_upload + 0.9, "archive_cache")
+        if spec.artifacts:
+            _upload(out, rng, spec, t_upload + 1.0, duration * 0.99, "upload_artifacts_on_success")
+        out.emit(duration, f"{GREEN}Job succeeded\n{RESET}")
+    return out.script()
+
+
+def _get_sources(out: _Writer, rng: random.Random, spec: ScriptSpec, start: float, end: float) -> None:
+    out.section_start(start, "get_sources", f"{GREEN}Fetching changes...{RESET}\n")
+    total = rng.randint(80, 4000)
+    step = (end - start) / 12
+    out.emit(start + step, f"Initialized empty Git repository in /builds/{spec.project_path}/.git/\n")
+    out.emit(start + step * 2, "Created fresh repository.\n")
+    for index, percent in enumerate((7, 23, 41, 66, 88, 100)):
+        done = total * percent // 100
+        ending = ", done.\n" if percent == 100 else "\r"
+        out.emit(start + step * (3 + index),
+                 f"Receiving objects: {percent:3d}% ({done}/{total}), {done * 3 // 2} KiB{ending}")
+    out.emit(start + step * 10, f"Checking out {spec.sha[:8]} as {spec.ref}...\n")
+    out.emit(start + step * 11, "Skipping Git submodules setup\n")
+    out.section_end(end, "get_sources")
+
+
+def _upload(out: _Writer, rng: random.Random, spec: ScriptSpec, start: float, end: float, section: str) -> None:
+    out.section_start(start, section, f"{GREEN}Uploading artifacts...{RESET}\n")
+    out.emit(start + (end - start) * 0.3, f"dist/: found {rng.randint(3, 40)} matching files               \n")
+    out.emit(start + (end - start) * 0.5, "reports/: found 2 matching files                  \n")
+    out.emit(end, f"Uploading artifacts to coordinator... ok        id={spec.job_id} responseStatus=201 Created "
+                  f"token={rng.getrandbits(32):08x}\n")
+    out.section_end(end, section)
+
+
+def _step_script(out: _Writer, rng: random.Random, spec: ScriptSpec, start: float, end: float) -> None:
+    """The commands and their output, sized to about one to three lines per simulated second."""
+    commands = spec.commands or ["make"]
+    budget = max(int((end - start) * rng.uniform(1.0, 3.0)), 12 * len(commands))
+    window = (end - start) / len(commands)
+    for index, command in enumerate(commands):
+        c_start = start + window * index
+        c_end = c_start + window
+        out.emit(c_start, f"{GREEN}$ {command}{RESET}\n")
+        last = index == len(commands) - 1
+        lines = _command_output(rng, command, budget // len(commands), spec.failed and last)
+        out.spread(c_start + window * 0.02, c_end, lines)
+
+
+def _command_output(rng: random.Random, command: str, count: int, fail: bool) -> list[str]:
+    if "pip" in command or "npm" in command or "bundle" in command or "go mod" in command:
+        return _install_output(rng, count)
+    if "lint" in command or "ruff" in command or "eslint" in command:
+        return _lint_output(rng, count, fail)
+    if "test" in command or "pytest" in command:
+        return _test_output(rng, count, fail)
+    if "docker" in command:
+        return _docker_output(rng, count)
+    if "deploy" in command or "kubectl" in command or "helm" in command:
+        return _deploy_output(rng, count, fail)
+    return _build_output(rng, count, fail)
+
+
+def _install_output(rng: random.Random, count: int) -> list[str]:
+    lines: list[str] = []
+    while len(lines) < count:
+        package = rng.choice(_PACKAGES)
+        version = f"{rng.randint(0, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}"
+        size = rng.uniform(0.05, 18.0)
+        lines.append(f"Collecting {package}=={version}\n")
+        wheel = f"  Downloading {package}-{version}-py3-none-any.whl ({size:.1f} MB)"
+        # Each redraw is its own write, so a follower sees the bar move.
+        for step in range(1, 4):
+            filled = step * 8
+            lines.append(f"{wheel}  |{'█' * filled}{' ' * (32 - filled)}| {size * step / 4:.1f} MB\r")
+        lines.append(f"{wheel}  |{'█' * 32}| {size:.1f} MB\n")
+    lines.append(f"Successfully installed {' '.join(rng.sample(_PACKAGES, 5))}\n")
+    return lines
+
+
+def _test_output(rng: random.Random, count: int, fail: bool) -> list[str]:
+    lines = ["============================= test session starts ==============================\n",
+             "platform linux -- Python 3.11.9, pytest-8.2.0, pluggy-1.5.0\n",
+             f"collected {count * 12} items\n", "\n"]
+    passed = failed = 0
+    for index in range(max(count - 8, 1)):
+        module = _MODULES[index % len(_MODULES)]
+        marks = "".join(rng.choice("......s") for _ in range(rng.randint(4, 30)))
+        if fail and index == count // 2:
+            marks = marks[:-1] + "F"
+            failed += 1
+        passed += marks.count(".")
+        lines.append(f"tests/test_{module}.py {marks}{' ' * max(40 - len(marks), 1)}[{(index + 1) * 100 // max(count - 8, 1):3d}%]\n")
+    if fail:
+        module = _MODULES[count // 2 % len(_MODULES)]
+        lines += [
+            "\n=================================== FAILURES ===================================\n",
+            f"\x1b[31m\x1b[1m____________________________ test_{module}_roundtrip ____________________________\x1b[0m\n",
+            f"    def test_{module}_roundtrip():\n",
+            ">       assert decode(encode(sample)) == sample\n\x1b[1m\x1b[31mE       AssertionError: assert {'id': 3} == {'id': 4}\x1b[0m\n",
+            f"\x1b[31m=========== {failed} failed, {passed} passed in {rng.uniform(3, 90):.2f}s ===========\x1b[0m\n",
+        ]
+    else:
+        lines.append(f"\x1b[32m================= {passed} passed in {rng.uniform(3, 90):.2f}s =================\x1b[0m\n")
+    return lines
+
+
+def _docker_output(rng: random.Random, count: int) -> list[str]:
+    """docker's own progress display: cursor-up and erase-line sequences, a window title, a link.
+
+    Real logs carry these; a client must strip everything but SGR before rendering."""
+    services = ("db", "cache", "queue", "web")
+    lines = ["\x1b]0;docker compose up\x07"]
+    for service in services:
+        lines.append(f"[+] Running 0/{len(services)}\n ⠿ Container ci-{service}-1  Creating\n")
+    for step in range(max(count // 3, 2)):
+        service = services[step % len(services)]
+        lines.append(f"\x1b[2A\x1b[2K[+] Running {step % len(services) + 1}/{len(services)}\n\x1b[2K ⠿ Container ci-{service}-1  "
+                     f"{'Started' if step % 3 == 2 else 'Starting'}\n")
+    lines.append("See \x1b]8;;https://docs.docker.com/compose/\x1b\\the compose docs\x1b]8;;\x1b\\ for details\n")
+    lines.append(f"{GREEN}All {len(services)} services are healthy{RESET}\n")
+    return lines
+
+
+def _lint_output(rng: random.Random, count: int, fail: bool) -> list[str]:
+    lines = [f"Checking {rng.randint(40, 400)} files\n"]
+    if fail:
+        for index in range(max(count // 4, 2)):
+            module = _MODULES[index % len(_MODULES)]
+            lines.append(f"\x1b[1msrc/{module}.py\x1b[0m:{rng.randint(1, 400)}:{rng.randint(1, 80)}: "
+                         f"\x1b[1;31mF401\x1b[0m `os` imported but unused\n")
+        lines.append(f"Found {max(count // 4, 2)} errors.\n")
+    else:
+        lines.append("\x1b[32mAll checks passed!\x1b[0m\n")
+    return lines
+
+
+def _build_output(rng: random.Random, count: int, fail: bool) -> list[str]:
+    lines = []
+    for index in range(max(count - 3, 1)):
+        module = _MODULES[index % len(_MODULES)]
+        if index % 17 == 5:
+            lines.append(f"{YELLOW}src/{module}.c:{rng.randint(10, 900)}:{rng.randint(1, 80)}: warning: unused variable 'tmp' [-Wunused-variable]{RESET}\n")
+        else:
+            lines.append(f"  CC       src/{module}/{module}_{index % 9}.o\n")
+    if fail:
+        lines.append(f"\x1b[1msrc/{rng.choice(_MODULES)}.c:42:7: \x1b[31merror:\x1b[0m\x1b[1m expected ';' before '}}' token\x1b[0m\n")
+        lines.append("make: *** [Makefile:31: all] Error 1\n")
+    else:
+        lines.append("  LD       build/app\n")
+        lines.append(f"Build finished: build/app ({rng.randint(200, 9000)} KiB)\n")
+    return lines
+
+
+def _deploy_output(rng: random.Random, count: int, fail: bool) -> list[str]:
+    lines = [f"Deploying revision {rng.getrandbits(32):08x} to {rng.choice(('staging', 'production', 'review'))}\n"]
+    for index in range(max(count - 3, 1)):
+        lines.append(f"deployment.apps/web-{index % 4} rolling update: {index % 4 + 1} of 4 updated replicas are available...\n")
+    if fail:
+        lines.append(f"{RED}error: deployment \"web-0\" exceeded its progress deadline{RESET}\n")
+    else:
+        lines.append(f"{CYAN}deployment \"web\" successfully rolled out{RESET}\n")
+    return lines
+
+
+# --- bulk traces (benchmarks) ----------------------------------------------------------------------
+
+
+@dataclass
+class BulkTrace:
+    """A cheap templated log: ``initial_bytes`` at start growing ``rate`` bytes/s, or ``lines`` in all."""
+
+    started_unix: int
+    initial_bytes: int = 0
+    rate: float = 0.0
+    lines: int | None = None
+    buffer: bytearray = field(default_factory=bytearray)
+    next_line: int = 0
+    finished: bool = False
+    whole: bytes | None = None
+
+    def read(self, elapsed: float) -> bytes:
+        """The log ``elapsed`` seconds after start (whole when it has a fixed line count)."""
+        if self.lines is not None:
+            if self.whole is None:
+                self._fill_lines(self.lines)
+                self.whole = bytes(self.buffer)
+                self.buffer = bytearray()
+            return self.whole
+        target = int(self.initial_bytes + self.rate * max(elapsed, 0.0))
+        while len(self.buffer) < target:
+            self._append(max(2000, (target - len(self.buffer)) // 50))
+        return bytes(memoryview(self.buffer)[:target])
+
+    def _fill_lines(self, total: int) -> None:
+        self.buffer += f"Running with gitlab-runner {RUNNER_VERSION} ({RUNNER_REVISION})\n".encode()
+        self.next_line = 1
+        while self.next_line < total - 1:
+            self._append(min(20000, total - 1 - self.next_line))
+        self.buffer += f"{GREEN}Job succeeded\n{RESET}".encode()
+        self.finished = True
+
+    def _append(self, count: int) -> None:
+        start = self.next_line
+        if start == 0:
+            self.buffer += f"Running with gitlab-runner {RUNNER_VERSION} ({RUNNER_REVISION})\n".encode()
+            start = self.next_line = 1
+            count -= 1
+        parts = []
+        unix = self.started_unix
+        for index in range(start, start + count):
+            kind = index % 40
+            if index % 50000 == 1:
+                shard = index // 50000
+                marker = f"section_end:{unix + index // 1000}:shard_{shard - 1}\r{CLEAR}" if shard else ""
+                parts.append(f"{marker}section_start:{unix + index // 1000}:shard_{shard}\r{CLEAR}"
+                             f"{GREEN}$ pytest tests/shard_{shard}{RESET}\n")
+            elif kind == 7:
+                parts.append(f"progress  25%\rprogress  50%\rprogress  75%\rprogress 100% ({index})\n")
+            elif kind == 19:
+                parts.append(f"{YELLOW}WARNING: test {index} was slow{RESET}\n")
+            else:
+                parts.append(f"tests/test_{_MODULES[index % 21]}.py::test_{index:07d} \x1b[32mPASSED\x1b[0m\n")
+        self.buffer += "".join(parts).encode()
+        self.next_line = start + count

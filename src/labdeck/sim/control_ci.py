@@ -1,0 +1,182 @@
+"""CI part of the control surface (mounted under ``/-/sim`` by ``labdeck.sim.control``).
+
+- ``POST /-/sim/projects/{id}/pipelines`` with a JSON body::
+
+      {"ref": "master", "stages": [{"name": "build", "jobs": [{"name": "compile", "tags": ["docker"],
+        "when": "manual" | "on_success", "script_lines": ["make"], "fail": false, "duration": 90}]}]}
+
+  creates a pipeline and answers 201 ``{"id", "project_id", "ref", "sha", "status", "jobs": [Job…]}``.
+  Extra job keys: ``allow_failure``; ``artifacts`` (true, or ``"big"`` with ``artifact_bytes``);
+  ``generate_trace: false`` (the log holds only appended bytes); ``trace_bytes`` + ``trace_rate``
+  (a bulk log of that size growing that many bytes/s) or ``trace_lines`` (a bulk log of that many
+  lines); ``duration: null`` runs until canceled.
+- ``POST /-/sim/projects/{id}/jobs/{job_id}/trace``: appends the raw request body to the job's log;
+  answers 201 ``{"id", "size"}``.
+- ``PUT /-/sim/runners/{runner_id}`` JSON ``{"connected": bool}``: a runner stops or resumes polling.
+
+Every route refuses non-loopback clients (404) and callers without an admin ``api`` token (403).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from labdeck.sim.ci_engine import JobSpec, StageSpec, store
+from labdeck.sim.ci_views import job_entity
+from labdeck.sim.context import token_from
+from labdeck.sim.state import SimState, User
+
+_WHEN = ("on_success", "manual", "always", "on_failure")
+
+
+class _Refused(Exception):
+    def __init__(self, status: int, body: dict[str, Any]) -> None:
+        super().__init__(status)
+        self.response = JSONResponse(body, status_code=status)
+
+
+def _admin(request: Request) -> tuple[SimState, User]:
+    """Loopback client with an admin ``api`` token, as for the rest of the control surface."""
+    client = request.client
+    host = client.host if client else ""
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if not loopback:
+        raise _Refused(404, {"error": "404 Not Found"})
+    state: SimState = request.app.state.sim
+    user, token = state.user_by_token(token_from(request))
+    if user is None or token is None or not user.is_admin or token.read_only:
+        raise _Refused(403, {"message": "403 Forbidden"})
+    return state, user
+
+
+def _job_spec(raw: Any) -> JobSpec:
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"]:
+        raise _Refused(400, {"error": "every job needs a name"})
+    when = raw.get("when", "on_success")
+    if when not in _WHEN:
+        raise _Refused(400, {"error": "when does not have a valid value"})
+    tags = raw.get("tags") or []
+    lines = raw.get("script_lines") or raw.get("script") or []
+    if not isinstance(tags, list) or not isinstance(lines, list):
+        raise _Refused(400, {"error": "tags and script_lines must be arrays"})
+    duration = raw.get("duration", 60)
+    spec = JobSpec(name=raw["name"], tags=[str(t) for t in tags], when=when, script=[str(x) for x in lines],
+                   fail=bool(raw.get("fail", False)), duration=None if duration is None else float(duration),
+                   allow_failure=raw.get("allow_failure"))
+    artifacts = raw.get("artifacts")
+    if artifacts == "big" or raw.get("artifact_bytes"):
+        spec.artifacts, spec.artifact_bytes = "big", int(raw.get("artifact_bytes") or 1024 * 1024)
+    elif artifacts:
+        spec.artifacts = "small"
+    if raw.get("generate_trace") is False:
+        spec.trace_kind = "none"
+    if raw.get("trace_bytes") is not None or raw.get("trace_rate") is not None:
+        spec.trace_kind = "bulk"
+        spec.bulk_initial_bytes = int(raw.get("trace_bytes") or 0)
+        spec.bulk_rate = float(raw.get("trace_rate") or 0)
+    if raw.get("trace_lines"):
+        spec.trace_kind, spec.bulk_lines = "bulk", int(raw["trace_lines"])
+    return spec
+
+
+async def create_pipeline(request: Request) -> Response:
+    """POST /-/sim/projects/{id}/pipelines (see the module docstring)."""
+    try:
+        state, user = _admin(request)
+        try:
+            body = json.loads(await request.body() or b"{}")
+        except ValueError:
+            raise _Refused(400, {"error": "body is not valid JSON"}) from None
+        if not isinstance(body, dict) or not isinstance(body.get("stages"), list) or not body["stages"]:
+            raise _Refused(400, {"error": "stages is missing"})
+        stages = []
+        for raw_stage in body["stages"]:
+            if not isinstance(raw_stage, dict) or not raw_stage.get("name"):
+                raise _Refused(400, {"error": "every stage needs a name"})
+            jobs = [_job_spec(raw) for raw in raw_stage.get("jobs") or []]
+            stages.append(StageSpec(str(raw_stage["name"]), jobs))
+        state.tick()
+        with state.lock:
+            project = state.project_by_ref(str(request.path_params["id"]))
+            if project is None:
+                raise _Refused(404, {"message": "404 Project Not Found"})
+            ci = store(state)
+            now = state.now()
+            pipeline = ci.create_pipeline(project, str(body.get("ref") or project.default_branch), stages, user, now,
+                                          title=str(body.get("title") or "Pipeline from the control surface"))
+            base = f"{request.url.scheme}://{request.url.netloc}"
+            created = sorted(ci.pipeline_jobs(pipeline), key=lambda j: j.id)
+            answer = {**pipeline.brief(), "project_id": project.id,
+                      "jobs": [job_entity(ci, job, base, now) for job in created]}
+        return JSONResponse(answer, status_code=201)
+    except _Refused as refused:
+        return refused.response
+
+
+async def append_trace(request: Request) -> Response:
+    """POST /-/sim/projects/{id}/jobs/{job_id}/trace: append the raw body to the log."""
+    try:
+        state, _ = _admin(request)
+        data = await request.body()
+        state.tick()
+        with state.lock:
+            project = state.project_by_ref(str(request.path_params["id"]))
+            if project is None:
+                raise _Refused(404, {"message": "404 Project Not Found"})
+            ci = store(state)
+            try:
+                job = ci.jobs.get(int(request.path_params["job_id"]))
+            except ValueError:
+                job = None
+            if job is None or job.project_id != project.id:
+                raise _Refused(404, {"message": "404 Not found"})
+            size = ci.append_trace(job, data, state.now())
+        return JSONResponse({"id": job.id, "size": size}, status_code=201)
+    except _Refused as refused:
+        return refused.response
+
+
+async def set_runner(request: Request) -> Response:
+    """PUT /-/sim/runners/{runner_id}: ``{"connected": bool}``."""
+    try:
+        state, _ = _admin(request)
+        try:
+            body = json.loads(await request.body() or b"{}")
+        except ValueError:
+            raise _Refused(400, {"error": "body is not valid JSON"}) from None
+        state.tick()
+        with state.lock:
+            try:
+                runner = state.runners.get(int(request.path_params["runner_id"]))
+            except ValueError:
+                runner = None
+            if runner is None:
+                raise _Refused(404, {"message": "404 Not found"})
+            if isinstance(body, dict) and "connected" in body:
+                runner.connected = bool(body["connected"])
+                if runner.connected:
+                    runner.contacted_at = state.now()
+                elif runner.contacted_at is not None:
+                    runner.contacted_at = min(runner.contacted_at, state.now())
+            return JSONResponse({"id": runner.id, "connected": runner.connected,
+                                 "status": runner.status(state.now())})
+    except _Refused as refused:
+        return refused.response
+
+
+def routes() -> list[BaseRoute]:
+    """Routes added to the control surface."""
+    return [
+        Route("/projects/{id}/pipelines", create_pipeline, methods=["POST"]),
+        Route("/projects/{id}/jobs/{job_id}/trace", append_trace, methods=["POST"]),
+        Route("/runners/{runner_id}", set_runner, methods=["PUT"]),
+    ]

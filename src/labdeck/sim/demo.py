@@ -1,0 +1,13 @@
+"""Demo mode: a simulator with the seed-42 data on an ephemeral loopback port, real clock."""
+
+from __future__ import annotations
+
+from labdeck.sim.clock import SimClock
+from labdeck.sim.dataset import build_state
+from labdeck.sim.server import SimServer
+
+
+def start_demo(seed: int = 42, speed: float = 1.0) -> SimServer:
+    """Start (in a background thread) and return a running demo simulator; call ``.stop()`` when done."""
+    state = build_state(seed=seed, clock=SimClock(mode="real", speed=speed))
+    return SimServer(state, host="127.0.0.1", port=0).start()

@@ -1,0 +1,262 @@
+"""Runner endpoints (lib/api/runners.rb, 10.x): lists, details, updates, removal, job lists, and
+enabling/disabling specific runners in a project."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.routing import BaseRoute, Route
+
+from labdeck.sim.ci_engine import CiStore, store
+from labdeck.sim.ci_model import RUNNER_JOB_STATUSES, Runner, runner_detail
+from labdeck.sim.ci_views import runner_job_entity
+from labdeck.sim.context import Ctx, endpoint
+from labdeck.sim.http import (
+    ApiError,
+    bad_request,
+    conflict,
+    forbidden,
+    invalid,
+    not_found,
+    paginate,
+    record_not_found,
+)
+from labdeck.sim.state import MAINTAINER, Project, User
+
+_USER_SCOPES = ("active", "paused", "online")
+_ALL_SCOPES = ("specific", "shared", "active", "paused", "online")
+_ACCESS_LEVELS = ("not_protected", "ref_protected")
+
+
+def _owned_runner_ids(ctx: Ctx, user: User) -> set[int]:
+    """``current_user.ci_authorized_runners``: specific runners of projects the user maintains."""
+    state = ctx.state
+    maintained = {p.id for p in state.projects.values()
+                  if not p.deleted and state.access_level(user, p) >= MAINTAINER}
+    return {r.id for r in state.runners.values() if not r.is_shared and maintained & set(r.project_ids)}
+
+
+def _filter(ctx: Ctx, runners: list[Runner], allowed: tuple[str, ...]) -> list[Runner]:
+    scope = ctx.params.str("scope")
+    if scope is None:
+        return runners
+    if scope not in allowed:
+        raise bad_request("Scope contains invalid value")
+    now = ctx.state.now()
+    checks = {
+        "specific": lambda r: not r.is_shared,
+        "shared": lambda r: r.is_shared,
+        "active": lambda r: r.active,
+        "paused": lambda r: not r.active,
+        "online": lambda r: r.online(now),
+    }
+    return [r for r in runners if checks[scope](r)]
+
+
+def _get_runner(ctx: Ctx, name: str = "runner_id") -> Runner:
+    runner_id = ctx.path_int(name)
+    runner = ctx.state.runners.get(runner_id)
+    if runner is None:
+        raise record_not_found()
+    return runner
+
+
+def _check_access(ctx: Ctx, user: User, runner: Runner) -> None:
+    if runner.id not in _owned_runner_ids(ctx, user):
+        raise forbidden("No access granted")
+
+
+def _summaries(ctx: Ctx, runners: list[Runner]) -> Any:
+    now = ctx.state.now()
+    items, headers = paginate(ctx.request, ctx.params, sorted(runners, key=lambda r: r.id))
+    return [r.summary(now) for r in items], 200, headers
+
+
+@endpoint(auth=True)
+async def list_runners(ctx: Ctx) -> Any:
+    """GET /runners: specific runners of projects the caller maintains (scope active|paused|online)."""
+    user = ctx.require_user()
+    owned = _owned_runner_ids(ctx, user)
+    runners = [ctx.state.runners[rid] for rid in owned]
+    return _summaries(ctx, _filter(ctx, runners, _USER_SCOPES))
+
+
+@endpoint(auth=True)
+async def list_all_runners(ctx: Ctx) -> Any:
+    """GET /runners/all (admin): every runner (scope specific|shared|active|paused|online)."""
+    ctx.require_admin()
+    return _summaries(ctx, _filter(ctx, list(ctx.state.runners.values()), _ALL_SCOPES))
+
+
+@endpoint(auth=True)
+async def get_runner(ctx: Ctx) -> Any:
+    """GET /runners/:id: the detail view; shared runners are visible to everyone."""
+    user = ctx.require_user()
+    runner = _get_runner(ctx)
+    if not (runner.is_shared or user.is_admin):
+        _check_access(ctx, user, runner)
+    return runner_detail(ctx.state, runner, user, ctx.state.now())
+
+
+@endpoint(auth=True)
+async def update_runner(ctx: Ctx) -> Any:
+    """PUT /runners/:id: change settings; ``tag_list`` replaces the tags."""
+    user = ctx.require_user()
+    runner = _get_runner(ctx)
+    if not user.is_admin:
+        if runner.is_shared:
+            raise forbidden("Runner is shared")
+        _check_access(ctx, user, runner)
+    params = ctx.params
+    access_level = params.str("access_level")
+    if access_level is not None and access_level not in _ACCESS_LEVELS:
+        raise invalid("access_level")
+    updates: dict[str, Any] = {}
+    if params.has("description"):
+        updates["description"] = params.str("description") or ""
+    if params.has("active"):
+        updates["active"] = params.bool("active")
+    if params.has("tag_list"):
+        updates["tags"] = _tag_list(params.list("tag_list"))
+    if params.has("run_untagged"):
+        updates["run_untagged"] = params.bool("run_untagged")
+    if params.has("locked"):
+        updates["locked"] = params.bool("locked")
+    if access_level is not None:
+        updates["access_level"] = access_level
+    if params.has("maximum_timeout"):
+        timeout = params.int("maximum_timeout")
+        if timeout is not None and timeout < 600:
+            raise bad_request({"maximum_timeout": ["needs to be at least 10 minutes"]})
+        updates["maximum_timeout"] = timeout
+    if not updates:
+        raise ApiError(400, {"error": "description, active, tag_list, run_untagged, locked, access_level, "
+                                      "maximum_timeout are missing, at least one parameter must be provided"})
+    tags = updates.get("tags", runner.tags)
+    untagged = updates.get("run_untagged", runner.run_untagged)
+    if not tags and not untagged:
+        raise bad_request({"tags_list": ["can not be empty when runner is not allowed to pick untagged jobs"]})
+    for key, value in updates.items():
+        setattr(runner, key, value)
+    return runner_detail(ctx.state, runner, user, ctx.state.now())
+
+
+def _tag_list(values: list[Any]) -> list[str]:
+    tags: list[str] = []
+    for value in values:
+        for part in str(value).split(","):
+            part = part.strip()
+            if part and part not in tags:
+                tags.append(part)
+    return tags
+
+
+@endpoint(auth=True)
+async def delete_runner(ctx: Ctx) -> Any:
+    """DELETE /runners/:id → 204."""
+    user = ctx.require_user()
+    runner = _get_runner(ctx)
+    if not user.is_admin:
+        if runner.is_shared:
+            raise forbidden("Runner is shared")
+        if len(runner.project_ids) > 1:
+            raise forbidden("Runner associated with more than one project")
+        _check_access(ctx, user, runner)
+    ci = store(ctx.state)
+    del ctx.state.runners[runner.id]
+    for job in ci.jobs.values():
+        if job.runner_id == runner.id and job.status == "running":
+            ci.cancel(job, ctx.state.now())
+    return None, 204
+
+
+@endpoint(auth=True)
+async def runner_jobs(ctx: Ctx) -> Any:
+    """GET /runners/:id/jobs (status running|success|failed|canceled), newest first."""
+    user = ctx.require_user()
+    runner = _get_runner(ctx)
+    if not user.is_admin:
+        if runner.is_shared:
+            raise forbidden("Runner is shared")
+        _check_access(ctx, user, runner)
+    status = ctx.params.choice("status", RUNNER_JOB_STATUSES)
+    ci = store(ctx.state)
+    jobs = [j for j in ci.jobs.values() if j.runner_id == runner.id and (status is None or j.status == status)]
+    jobs.sort(key=lambda j: j.id, reverse=True)
+    items, headers = paginate(ctx.request, ctx.params, jobs)
+    now = ctx.state.now()
+    return [runner_job_entity(ci, job, ctx.base_url, now) for job in items], 200, headers
+
+
+# --- project runners --------------------------------------------------------------------------------
+
+
+def _maintained_project(ctx: Ctx) -> Project:
+    project = ctx.project()
+    if not ctx.state.can_maintain(ctx.user, project):
+        raise forbidden()
+    return project
+
+
+def _project_runners(ci: CiStore, project: Project) -> list[Runner]:
+    runners = [r for r in ci.runners.values() if not r.is_shared and project.id in r.project_ids]
+    if project.settings.get("shared_runners_enabled", True):
+        runners += [r for r in ci.runners.values() if r.is_shared]
+    return runners
+
+
+@endpoint(auth=True)
+async def list_project_runners(ctx: Ctx) -> Any:
+    """GET /projects/:id/runners: specific runners, plus shared ones when enabled."""
+    project = _maintained_project(ctx)
+    runners = _project_runners(store(ctx.state), project)
+    return _summaries(ctx, _filter(ctx, runners, _ALL_SCOPES))
+
+
+@endpoint(auth=True)
+async def enable_project_runner(ctx: Ctx) -> Any:
+    """POST /projects/:id/runners: enable a specific runner here (201 summary)."""
+    project = _maintained_project(ctx)
+    user = ctx.require_user()
+    runner_id = ctx.params.int("runner_id", required=True)
+    runner = ctx.state.runners.get(runner_id) if runner_id is not None else None
+    if runner is None:
+        raise record_not_found()
+    if runner.is_shared:
+        raise forbidden("Runner is shared")
+    if project.id in runner.project_ids:
+        raise conflict("Runner was already enabled for this project")
+    if runner.locked:
+        raise forbidden("Runner is locked")
+    if not user.is_admin:
+        _check_access(ctx, user, runner)
+    runner.project_ids.append(project.id)
+    return runner.summary(ctx.state.now()), 201
+
+
+@endpoint(auth=True)
+async def disable_project_runner(ctx: Ctx) -> Any:
+    """DELETE /projects/:id/runners/:runner_id → 204, unless it is the runner's only project."""
+    project = _maintained_project(ctx)
+    runner = ctx.state.runners.get(ctx.path_int("runner_id"))
+    if runner is None or project.id not in runner.project_ids:
+        raise not_found("Runner")
+    if len(runner.project_ids) == 1:
+        raise forbidden("Only one project associated with the runner. Please remove the runner instead")
+    runner.project_ids.remove(project.id)
+    return None, 204
+
+
+def routes() -> list[BaseRoute]:
+    """The runner routes (more specific paths first)."""
+    return [
+        Route("/runners", list_runners, methods=["GET"]),
+        Route("/runners/all", list_all_runners, methods=["GET"]),
+        Route("/runners/{runner_id}/jobs", runner_jobs, methods=["GET"]),
+        Route("/runners/{runner_id}", get_runner, methods=["GET"]),
+        Route("/runners/{runner_id}", update_runner, methods=["PUT"]),
+        Route("/runners/{runner_id}", delete_runner, methods=["DELETE"]),
+        Route("/projects/{id}/runners", list_project_runners, methods=["GET"]),
+        Route("/projects/{id}/runners", enable_project_runner, methods=["POST"]),
+        Route("/projects/{id}/runners/{runner_id}", disable_project_runner, methods=["DELETE"]),
+    ]

@@ -1,0 +1,491 @@
+"""The console application: wires sections, themes, keys, the command line, errors and state.
+
+Screens own their data loading (``ui/screens``); this module only connects them.
+
+Shared services screens may use (all on ``self.app``):
+
+- ``client`` — the :class:`labdeck.api.ApiClient` (replaced after a new sign-in: read it each time);
+- ``clock()`` — the current time (injectable; use it for "x ago" so snapshots are deterministic);
+- ``read_only`` — True in read-only mode; :meth:`LabdeckApp.set_read_only` toggles it;
+- ``commands`` — the ``:`` command registry (:class:`labdeck.ui.commands.CommandRegistry`);
+- ``open_jobs(project_id, project_path)`` — switch to the jobs section for a project;
+- ``handle_worker_state(worker, state)`` — the single error handler (``SectionScreen`` forwards).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.worker import Worker, WorkerState
+
+from labdeck.api import ApiClient
+from labdeck.secret import Secret
+from labdeck.session import Session
+from labdeck.ui.builtin_commands import register_builtin_commands
+from labdeck.ui.commands import CommandError, CommandRegistry, ProjectJumpProvider, ScreenActionsProvider
+from labdeck.ui.errors import react_to
+from labdeck.ui.formatting import Clock, system_clock
+from labdeck.ui.screens.command_line import CommandLineScreen
+from labdeck.ui.screens.keys import KeysScreen
+from labdeck.ui.screens.login import LoginScreen
+from labdeck.ui.screens.message import MessageScreen
+from labdeck.ui.screens.projects import ProjectsScreen
+from labdeck.ui.themes import DEFAULT_THEME, app_variable_defaults, load_theme_dirs
+from labdeck.ui.ui_state import UiState
+from labdeck.ui.widgets.status_line import StatusInfo
+
+SessionForProfile = Callable[[str], Session]
+"""Builds the session of another profile (resolving its token); raises with a message on failure."""
+
+
+class LabdeckApp(App[int]):
+    """The labdeck console."""
+
+    TITLE = "labdeck"
+    CSS_PATH = "app.tcss"
+    COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {ProjectJumpProvider, ScreenActionsProvider}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "switch_section('projects')", "Projects", id="app.section.projects"),
+        Binding("2", "switch_section('jobs')", "Jobs", id="app.section.jobs"),
+        Binding("colon", "command_line", "Command", id="app.command-line"),
+        Binding("question_mark", "keys", "Keys", id="app.keys"),
+        Binding("ctrl+p", "command_palette", "Palette", show=False, id="app.palette"),
+        Binding("escape", "back", "Back", show=False, id="app.back"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit"),
+    ]
+    SECTIONS: ClassVar[tuple[str, ...]] = ("projects", "jobs")
+
+    def __init__(
+        self,
+        session: Session,
+        client: ApiClient | None = None,
+        clock: Clock | None = None,
+        *,
+        session_for_profile: SessionForProfile | None = None,
+        ui_state: UiState | None = None,
+        install_signals: bool = False,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self._own_client = client is None
+        self._client = client if client is not None else self._build_client(session)
+        self.clock: Clock = clock or system_clock
+        self.read_only = bool(session.read_only)
+        self._client.read_only = self.read_only
+        self.commands = CommandRegistry()
+        register_builtin_commands(self.commands)
+        self.known_projects: dict[int, str] = {}
+        """Project id → path of every project the console has listed (palette, completion)."""
+        self.current_user: str | None = None
+        self.project_filters: dict[str, Any] | None = None
+        """The projects section's server filters (saved with the state)."""
+        self.ui_state = ui_state or UiState()
+        self._session_for_profile = session_for_profile
+        self._install_signals = install_signals
+        self._uninstall_signals: Callable[[], None] | None = None
+        self._login_open = False
+        self._previous_modes: list[str] = []
+        self._jobs_project: tuple[int, str] | None = None
+
+    # --- client -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _build_client(session: Session, token: Secret | None = None) -> ApiClient:
+        verify: bool | str = session.ca_file or not session.insecure
+        return ApiClient(session.base_url, token if token is not None else session.token,
+                         read_only=session.read_only, verify=verify)
+
+    @property
+    def client(self) -> ApiClient:
+        """The API client (may be replaced after a sign-in; do not keep a reference)."""
+        return self._client
+
+    @property
+    def instance_label(self) -> str:
+        """``profile @ host`` for dialogs."""
+        return f"{self.session.profile} @ {self.session.base_url}"
+
+    # --- start and stop -----------------------------------------------------------------------
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """labdeck's variables (``ld-*``, ``job-*``), derived from the active theme's colours."""
+        return app_variable_defaults(self.current_theme)
+
+    def _register_themes(self) -> None:
+        result = load_theme_dirs()
+        for theme in result.loaded.values():
+            self.register_theme(theme)
+        if result.failed:
+            self.notify(result.failure_message(), title="Some theme files were skipped",
+                        severity="warning", timeout=12, markup=False)
+        wanted = self.session.theme or DEFAULT_THEME
+        if wanted in self.available_themes:
+            self.theme = wanted
+        else:
+            fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+            self.theme = fallback
+            if self.session.theme:
+                self.notify(f"Unknown theme {self.session.theme!r}; using {fallback}.",
+                            severity="warning", markup=False)
+
+    async def on_mount(self) -> None:
+        self._register_themes()
+        if self.session.keymap:
+            self.set_keymap(self.session.keymap)
+        saved = self.ui_state.load()
+        for line in saved.history:
+            self.commands.remember(line)
+        filters = saved.project_filters
+        self.add_mode("projects", lambda: ProjectsScreen(filters=filters))
+        await self.switch_mode("projects")
+        self.run_worker(self._who_am_i(), name="whoami", group="app-whoami", exclusive=True, exit_on_error=False)
+        if self.session.start_command:
+            self.call_after_refresh(self.run_command_line, self.session.start_command)
+        if self._install_signals:
+            self._install_signal_handlers()
+
+    async def on_unmount(self) -> None:
+        self.save_state()
+        if self._uninstall_signals is not None:
+            with contextlib.suppress(Exception):
+                self._uninstall_signals()
+        if self._own_client:
+            with contextlib.suppress(Exception):
+                await self._client.aclose()
+
+    def _install_signal_handlers(self) -> None:
+        try:
+            from labdeck.crash import install_signal_handlers
+        except ImportError:
+            return
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            self._uninstall_signals = install_signal_handlers(
+                self.save_state, on_exit=lambda signum: self.exit(128 + signum, return_code=128 + signum),
+                loop=asyncio.get_running_loop(),
+            )
+
+    def save_state(self) -> None:
+        """Persist the command history and the projects filters (never raises)."""
+        with contextlib.suppress(Exception):
+            self.ui_state.save(self.commands.history, self.project_filters)
+
+    def _all_screens(self) -> Iterable[Any]:
+        for stack in self._screen_stacks.values():
+            yield from stack
+
+    async def _who_am_i(self) -> None:
+        user = await self.client.users.current()
+        self.current_user = user.username
+
+    # --- crash handling -----------------------------------------------------------------------
+
+    def _handle_exception(self, error: Exception) -> None:
+        # Textual's own handler prints a traceback with local variables (tokens, headers).
+        self._return_code = 1
+        if self._exception is None:
+            self._exception = error
+            self._exception_event.set()
+        message = f"labdeck stopped after an internal error ({type(error).__name__}).\n"
+        try:
+            from labdeck.crash import crash_message, write_crash_report
+
+            try:
+                report = write_crash_report(error)
+            except OSError:
+                report = None
+            message = crash_message(error, report)
+        except ImportError:
+            pass
+        self._exit_renderables.append(Text(message))
+        self._close_messages_no_wait()
+
+    # --- status line --------------------------------------------------------------------------
+
+    def status_info(self) -> StatusInfo:
+        """The connection facts shown on the status line."""
+        client = self.client
+        rate = getattr(client, "rate_limit", None)
+        rate_text = None
+        if rate is not None and getattr(rate, "limit", None):
+            rate_text = f"{rate.remaining}/{rate.limit}"
+        health = getattr(client, "health", None)
+        return StatusInfo(
+            profile=self.session.profile,
+            instance=self.session.base_url,
+            user=self.current_user,
+            read_only=self.read_only,
+            rate_limit=rate_text,
+            health=getattr(health, "state", "ok"),
+            last_error=getattr(health, "last_error", None),
+            insecure_storage=self.session.insecure_storage,
+            demo=self.session.demo,
+            now=self.clock(),
+        )
+
+    # --- errors -------------------------------------------------------------------------------
+
+    @on(Worker.StateChanged)
+    def _app_worker_state(self, event: Worker.StateChanged) -> None:
+        self.handle_worker_state(event.worker, event.state)
+
+    def handle_worker_state(self, worker: Worker[Any], state: WorkerState) -> None:
+        """The one place where worker errors become toasts, the sign-in dialog or a modal."""
+        if state != WorkerState.ERROR or worker.error is None:
+            return
+        reaction = react_to(worker.error)
+        if reaction.kind == "login":
+            self.show_login(reaction.message)
+        elif reaction.kind == "modal":
+            self.push_screen(MessageScreen(reaction.title, reaction.message))
+        elif reaction.kind == "read-only":
+            self.set_read_only(True)
+            self.notify(reaction.message, title=reaction.title, severity=reaction.severity, markup=False)
+        else:
+            self.notify(reaction.message, title=reaction.title, severity=reaction.severity, markup=False,
+                        timeout=8)
+
+    def show_login(self, reason: str) -> None:
+        """Open the sign-in dialog (once); a validated token replaces the client's."""
+        if self._login_open:
+            return
+        self._login_open = True
+
+        async def validate(token: Secret) -> str:
+            probe = self._build_client(self.session, token)
+            try:
+                user = await probe.users.current()
+            finally:
+                await probe.aclose()
+            return str(user.username)
+
+        def done(token: Secret | None) -> None:
+            self._login_open = False
+            if token is None:
+                self.notify("Not signed in: lists may be empty. `:login` opens the dialog again.",
+                            severity="warning", timeout=8)
+                return
+            self.run_worker(self._replace_token(token), group="app-login", exit_on_error=False)
+
+        self.push_screen(LoginScreen(self.session.base_url, reason, validate), done)
+
+    async def _replace_token(self, token: Secret) -> None:
+        old, self._client = self._client, self._build_client(self.session, token)
+        self._client.read_only = self.read_only
+        self.session.token = token
+        self.session.token_source = "prompt"
+        if self._own_client:
+            with contextlib.suppress(Exception):
+                await old.aclose()
+        self._own_client = True
+        await self._who_am_i()
+        reload = getattr(self.screen, "reload", None)
+        if reload is not None:
+            reload()
+
+    # --- read-only and profiles ---------------------------------------------------------------
+
+    def set_read_only(self, value: bool) -> None:
+        """Switch read-only mode (the HTTP layer refuses non-GET while it is on)."""
+        if not value and self.session.read_only:
+            self.notify("This profile is read-only (flag or config); restart without --read-only to write.",
+                        severity="warning", markup=False)
+            return
+        self.read_only = value
+        self.client.read_only = value
+        for screen in self._all_screens():
+            with contextlib.suppress(Exception):
+                screen.refresh_bindings()
+        self.notify("Read-only mode ON: changes are disabled." if value else
+                    "Write mode: changes are enabled (each one asks for confirmation).",
+                    severity="information" if value else "warning", timeout=4)
+
+    def profile_names(self) -> list[str]:
+        """Profiles of the config file (for completion)."""
+        try:
+            from labdeck.config import load_config
+
+            return sorted(load_config().profiles)
+        except Exception:  # a broken config file must not break completion
+            return []
+
+    def switch_profile(self, name: str | None) -> None:
+        """``:profile <name>``: connect to another configured profile."""
+        if not name:
+            names = ", ".join(self.profile_names()) or "none configured"
+            self.notify(f"Current profile: {self.session.profile}. Profiles: {names}", markup=False)
+            return
+        if self._session_for_profile is None:
+            self.notify(f"Restart with `labdeck --profile {name}` to switch profiles.", markup=False,
+                        severity="warning")
+            return
+        resolver = self._session_for_profile
+
+        async def switch() -> None:
+            session = await asyncio.to_thread(resolver, name)
+            old = self._client
+            self.session = session
+            self._client = self._build_client(session)
+            self.read_only = bool(session.read_only)
+            self._client.read_only = self.read_only
+            if self._own_client:
+                with contextlib.suppress(Exception):
+                    await old.aclose()
+            self._own_client = True
+            self.current_user = None
+            if session.theme and session.theme in self.available_themes:
+                self.theme = session.theme
+            self.known_projects.clear()
+            await self._reset_sections()
+            await self._who_am_i()
+
+        self.run_worker(switch(), group="app-profile", exclusive=True, exit_on_error=False)
+
+    async def _reset_sections(self) -> None:
+        if self.current_mode != "projects":
+            await self.switch_mode("projects")
+        if "jobs" in self._modes:
+            await self.remove_mode("jobs")
+        self._jobs_project = None
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        reload = getattr(self.screen, "reload", None)
+        if reload is not None:
+            reload()
+
+    # --- sections -----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The key of the section already shown does nothing."""
+        if action == "switch_section" and parameters and parameters[0] == self.current_mode:
+            return None
+        return True
+
+    async def action_switch_section(self, name: str) -> None:
+        """Show a section (1 projects, 2 jobs of the last project opened)."""
+        if name == "jobs" and "jobs" not in self._modes:
+            self.notify("Pick a project first: enter on a project, or :jobs <path>.", timeout=4)
+            return
+        if name not in self._modes or name == self.current_mode:
+            return
+        self._previous_modes.append(self.current_mode)
+        await self.switch_mode(name)
+
+    async def action_back(self) -> None:
+        """Close the top screen, or return to the previous section."""
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+            return
+        while self._previous_modes:
+            mode = self._previous_modes.pop()
+            if mode in self._modes and mode != self.current_mode:
+                await self.switch_mode(mode)
+                return
+
+    async def show_projects(self, filters: dict[str, Any] | None = None) -> None:
+        """Switch to the projects section; with ``filters``, reload it with those server filters."""
+        if self.current_mode != "projects":
+            self._previous_modes.append(self.current_mode)
+            await self.switch_mode("projects")
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        screen = self.screen_stack[0]
+        if filters is not None and isinstance(screen, ProjectsScreen):
+            screen.set_filters(filters)
+
+    def open_jobs(self, project_id: int, project_path: str) -> None:
+        """Switch to the jobs section for one project."""
+        try:
+            from labdeck.ui.screens.jobs import JobsScreen
+        except ImportError:
+            self.notify("The jobs section is not available in this build.", severity="warning")
+            return
+        self.run_worker(self._open_jobs(JobsScreen, project_id, project_path), group="app-sections",
+                        exclusive=True, exit_on_error=False)
+
+    async def _open_jobs(self, screen_type: Any, project_id: int, project_path: str) -> None:
+        if self.current_mode == "jobs":
+            if self._jobs_project == (project_id, project_path):
+                return
+            await self.switch_mode(self._previous_modes.pop() if self._previous_modes else "projects")
+        if "jobs" in self._modes:
+            await self.remove_mode("jobs")
+        self._jobs_project = (project_id, project_path)
+        self.add_mode("jobs", lambda: screen_type(project_id=project_id, project_path=project_path))
+        self._previous_modes.append(self.current_mode)
+        await self.switch_mode("jobs")
+
+    async def open_jobs_by_reference(self, reference: str) -> None:
+        """``:jobs <path or id>``: look the project up, then open its jobs."""
+        project = await self.client.projects.get(int(reference) if reference.isdigit() else reference)
+        self.remember_projects([project])
+        self.open_jobs(project.id, project.path_with_namespace or reference)
+
+    def remember_projects(self, projects: Iterable[Any]) -> None:
+        """Note project paths for the palette and completion."""
+        for project in projects:
+            path = getattr(project, "path_with_namespace", None)
+            if path:
+                self.known_projects[project.id] = path
+
+    def jump_to_project(self, project_id: int) -> None:
+        """Palette: show a project in the projects table (clearing the local filter)."""
+
+        async def jump() -> None:
+            await self.show_projects()
+            screen = self.screen
+            if isinstance(screen, ProjectsScreen):
+                screen.clear_filter()
+                if not screen.table.move_cursor_to_key(project_id):
+                    self.notify("That project is not in the current list (check the server filters).",
+                                severity="warning")
+
+        self.run_worker(jump(), group="app-sections", exclusive=True, exit_on_error=False)
+
+    # --- command line, keys -------------------------------------------------------------------
+
+    def action_command_line(self, value: str = "") -> None:
+        """Open the ``:`` command line."""
+
+        def done(line: str | None) -> None:
+            if line:
+                self.run_command_line(line)
+
+        self.push_screen(CommandLineScreen(self.commands.history, self.commands.completions(self), value), done)
+
+    def run_command_line(self, line: str) -> None:
+        """Run one command line in a worker; mistakes become toasts."""
+
+        async def run() -> None:
+            try:
+                await self.commands.execute(self, line)
+            except CommandError as error:
+                self.notify(str(error), title=f":{line}", severity="error", markup=False)
+
+        self.run_worker(run(), group="app-command", exit_on_error=False)
+
+    def action_keys(self) -> None:
+        """Show the keys of the current screen."""
+        screen = self.screen
+        if isinstance(screen, KeysScreen):
+            return
+        title = getattr(screen, "SECTION_TITLE", type(screen).__name__)
+        self.push_screen(KeysScreen(title, screen.active_bindings))
+
+
+def run_console(session: Session, *, session_for_profile: SessionForProfile | None = None) -> int:
+    """Run the console until the user quits; returns the exit code."""
+    app = LabdeckApp(session, session_for_profile=session_for_profile, install_signals=True)
+    result = app.run()
+    if app.return_code:
+        return int(app.return_code)
+    return int(result or 0)
+
+
+__all__ = ["LabdeckApp", "run_console"]

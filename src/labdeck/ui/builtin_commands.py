@@ -1,0 +1,90 @@
+"""The console's own ``:`` commands (other screens add theirs with ``app.commands.add``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from labdeck.ui.commands import Command, CommandError, CommandRegistry
+from labdeck.ui.screens.projects import PROJECT_FILTERS, parse_project_filters
+
+if TYPE_CHECKING:
+    from labdeck.ui.app import LabdeckApp
+
+
+def _app(app: Any) -> LabdeckApp:
+    return app  # type: ignore[no-any-return]
+
+
+async def _projects(app: Any, args: list[str]) -> None:
+    await _app(app).show_projects(parse_project_filters(args))
+
+
+async def _jobs(app: Any, args: list[str]) -> None:
+    if len(args) != 1:
+        raise CommandError("usage: :jobs <project path or id>")
+    await _app(app).open_jobs_by_reference(args[0])
+
+
+def _quit(app: Any, args: list[str]) -> None:
+    app.exit(0)
+
+
+def _theme(app: Any, args: list[str]) -> None:
+    if not args:
+        app.action_change_theme()
+        return
+    name = args[0]
+    if name not in app.available_themes:
+        raise CommandError(f"unknown theme {name!r}; known: {', '.join(sorted(app.available_themes))}")
+    app.theme = name
+
+
+def _readonly(app: Any, args: list[str]) -> None:
+    target = not app.read_only
+    if args:
+        word = args[0].lower()
+        if word not in ("on", "off", "true", "false"):
+            raise CommandError("usage: :readonly [on|off]")
+        target = word in ("on", "true")
+    _app(app).set_read_only(target)
+
+
+def _profile(app: Any, args: list[str]) -> None:
+    _app(app).switch_profile(args[0] if args else None)
+
+
+def _help(app: Any, args: list[str]) -> None:
+    lines = [f":{c.usage or c.name:<28} {c.help}" for c in app.commands.all()]
+    from labdeck.ui.screens.message import MessageScreen
+
+    app.push_screen(MessageScreen("Commands", "\n".join(lines), error=False))
+
+
+def _login(app: Any, args: list[str]) -> None:
+    _app(app).show_login("Enter a token for this instance.")
+
+
+def _refresh(app: Any, args: list[str]) -> None:
+    action = getattr(app.screen, "action_reload", None)
+    if action is None:
+        raise CommandError("nothing to refresh on this screen")
+    action()
+
+
+def register_builtin_commands(registry: CommandRegistry) -> None:
+    """Add the console's commands to ``registry``."""
+    registry.add(Command("projects", "Projects, with server-side filters", _projects,
+                         usage="projects [search=… starred=true …]", aliases=("p", "project"),
+                         complete=lambda app: [f"{key}=" for key in PROJECT_FILTERS]))
+    registry.add(Command("jobs", "Jobs of a project", _jobs, usage="jobs <project>", aliases=("j",),
+                         complete=lambda app: sorted(getattr(app, "known_projects", {}).values())[:500]))
+    registry.add(Command("theme", "Switch theme (no argument: pick from a list)", _theme, usage="theme [name]",
+                         complete=lambda app: sorted(app.available_themes)))
+    registry.add(Command("readonly", "Toggle read-only mode", _readonly, usage="readonly [on|off]",
+                         aliases=("ro",)))
+    registry.add(Command("profile", "Switch to another configured profile", _profile, usage="profile <name>",
+                         complete=lambda app: _app(app).profile_names()))
+    registry.add(Command("login", "Sign in with another token (kept in memory)", _login))
+    registry.add(Command("refresh", "Reload the current screen", _refresh, aliases=("r",)))
+    registry.add(Command("help", "List the commands", _help, aliases=("h",)))
+    registry.add(Command("quit", "Leave labdeck", _quit, aliases=("q", "q!", "exit")))

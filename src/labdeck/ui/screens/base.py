@@ -1,0 +1,227 @@
+"""``SectionScreen``: the base of every section (projects, jobs, runners …).
+
+It gives a screen, for free:
+
+- a title row (section name, filter, row counts, "loading…"), the status line and the footer;
+- ``/`` filter (substring, ``!`` inverts) applied to every :class:`ResourceTable` of the screen;
+  ``escape`` clears the filter first, then goes back;
+- ``ctrl+r`` refresh → :meth:`reload` (override it);
+- ``y`` copies :meth:`copy_target` (override it) to the clipboard (OSC 52, works over SSH);
+- read-only mode: actions listed in ``MUTATING_ACTIONS`` are hidden (``check_action`` → False)
+  while ``app.read_only`` is set;
+- worker errors are forwarded to the app's single error handler (``Worker.StateChanged`` does not
+  bubble, so start API workers from the screen with :meth:`run_api`);
+- ``data_loaded_at``: call :meth:`mark_loaded` when fresh data arrived; the status line shows its age.
+
+Subclasses implement :meth:`compose_content` (the body) and usually :meth:`reload`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Label
+from textual.worker import Worker
+
+from labdeck.ui.widgets.resource_table import ResourceTable
+from labdeck.ui.widgets.status_line import StatusLine
+
+
+class FilterInput(Input):
+    """The ``/`` filter field (hidden until ``/`` is pressed)."""
+
+    DEFAULT_CSS = """
+    FilterInput { dock: top; height: 1; border: none; padding: 0 1; background: $panel; display: none; }
+    FilterInput.-active { display: block; }
+    FilterInput:focus { border: none; background: $boost; }
+    """
+
+
+class SectionScreen(Screen[None]):
+    """Base class for section screens; see the module docstring."""
+
+    SECTION_TITLE: ClassVar[str] = "Section"
+    MUTATING_ACTIONS: ClassVar[frozenset[str]] = frozenset()
+    """Action names hidden (and refused) in read-only mode."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "start_filter", "Filter", id="section.filter"),
+        Binding("ctrl+r", "reload", "Refresh", id="section.refresh"),
+        Binding("y", "copy", "Copy", id="section.copy"),
+        Binding("escape", "back", "Back", show=False, id="section.back"),
+    ]
+    DEFAULT_CSS = """
+    SectionScreen > #title-row { dock: top; height: 1; width: 100%; background: $panel; }
+    SectionScreen > #bottom-bars { dock: bottom; height: auto; width: 100%; }
+    SectionScreen > #bottom-bars > Footer { dock: none; }
+    SectionScreen #title-section { text-style: bold; padding: 0 1; background: $ld-env-accent; color: $ld-env-accent-text; }
+    SectionScreen #title-context { width: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    SectionScreen #title-filter { color: $text-accent; padding: 0 1 0 0; }
+    SectionScreen #title-counts { color: $text-muted; padding: 0 1 0 0; }
+    """
+
+    def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.data_loaded_at: datetime | None = None
+        """When the data on screen was last fetched (app clock); None before the first load."""
+        self.context_text = ""
+        """Shown after the section name in the title row (e.g. the filters of the server query)."""
+        self.loading_text = ""
+
+    # --- layout -------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="title-row"):
+            yield Label(self.SECTION_TITLE, id="title-section", markup=False)
+            yield Label("", id="title-context", markup=False)
+            yield Label("", id="title-filter", markup=False)
+            yield Label("", id="title-counts", markup=False)
+        yield FilterInput(placeholder="filter (substring; !text inverts; enter keeps, esc clears)", id="filter")
+        yield from self.compose_content()
+        with Vertical(id="bottom-bars"):
+            yield StatusLine()
+            yield Footer()
+
+    def compose_content(self) -> ComposeResult:
+        """The body of the section (override)."""
+        yield from ()
+
+    def update_title(self) -> None:
+        """Refresh the title row (counts, filter, context, loading state)."""
+        tables = list(self.query(ResourceTable))
+        counts = ""
+        if tables:
+            table = tables[0]
+            counts = (f"{table.visible_count}/{table.row_count}" if table.filter_text
+                      else f"{table.row_count} rows")
+        if self.loading_text:
+            counts = f"{counts} · {self.loading_text}" if counts else self.loading_text
+        self.query_one("#title-context", Label).update(Text(self.context_text))
+        filter_text = tables[0].filter_text if tables else ""
+        self.query_one("#title-filter", Label).update(Text(f"/{filter_text}" if filter_text else ""))
+        self.query_one("#title-counts", Label).update(Text(counts))
+
+    # --- data age -----------------------------------------------------------------------------
+
+    def mark_loaded(self) -> None:
+        """Record that fresh data is on screen now (the status line shows its age)."""
+        clock = getattr(self.app, "clock", None)
+        self.data_loaded_at = clock() if clock is not None else None
+        for status in self.query(StatusLine):
+            status.update_status()
+
+    # --- workers ------------------------------------------------------------------------------
+
+    def run_api(self, work: Callable[[], Awaitable[Any]], name: str, *, exclusive: bool = True) -> Worker[Any]:
+        """Run ``work()`` in a worker of group ``<screen id or class>-<name>``: exclusive (a new one
+        cancels the previous), cancelled when this screen closes, errors sent to the app's handler."""
+        group = f"{self.id or type(self).__name__}-{name}"
+        return self.run_worker(work(), name=name, group=group, exclusive=exclusive, exit_on_error=False)
+
+    @on(Worker.StateChanged)
+    def _forward_worker_state(self, event: Worker.StateChanged) -> None:
+        handler = getattr(self.app, "handle_worker_state", None)
+        if handler is not None:
+            handler(event.worker, event.state)
+
+    # --- read-only ----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide mutating actions in read-only mode."""
+        if action in self.MUTATING_ACTIONS and getattr(self.app, "read_only", False):
+            return False
+        return True
+
+    def refuse_if_read_only(self) -> bool:
+        """For mutating actions reached by other paths (palette, command line): True (and a toast)
+        when read-only mode forbids them."""
+        if getattr(self.app, "read_only", False):
+            self.notify("Read-only mode: this action is disabled (:readonly toggles it).",
+                        severity="warning", title="Read-only")
+            return True
+        return False
+
+    # --- filter -------------------------------------------------------------------------------
+
+    def action_start_filter(self) -> None:
+        """Open the filter field."""
+        field = self.query_one("#filter", FilterInput)
+        field.add_class("-active")
+        field.focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.apply_filter(event.value)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        field = self.query_one("#filter", FilterInput)
+        if not event.value:
+            field.remove_class("-active")
+        self._focus_body()
+
+    def apply_filter(self, text: str) -> None:
+        """Filter every table of the screen (override to filter something else too)."""
+        for table in self.query(ResourceTable):
+            table.set_filter(text)
+        self.update_title()
+
+    def clear_filter(self) -> bool:
+        """Clear the filter; True if one was active."""
+        field = self.query_one("#filter", FilterInput)
+        if not field.value and not field.has_class("-active"):
+            return False
+        field.value = ""
+        field.remove_class("-active")
+        self.apply_filter("")
+        self._focus_body()
+        return True
+
+    def _focus_body(self) -> None:
+        tables = list(self.query(ResourceTable))
+        if tables:
+            tables[0].focus()
+        else:
+            self.focus_next()
+
+    # --- common actions -----------------------------------------------------------------------
+
+    async def action_back(self) -> None:
+        """Clear the filter, or go back (pop a pushed screen, or return to the previous section)."""
+        if self.clear_filter():
+            return
+        back = getattr(self.app, "action_back", None)
+        if back is not None:
+            result = back()
+            if inspect.isawaitable(result):
+                await result
+
+    def action_reload(self) -> None:
+        """Fetch the data again (subclasses implement :meth:`reload`)."""
+        self.reload()
+
+    def reload(self) -> None:
+        """Start loading this section's data (override)."""
+        self.notify("Nothing to refresh here.", timeout=2)
+
+    def copy_target(self) -> str | None:
+        """What ``y`` copies: the URL or id of the highlighted object (override)."""
+        return None
+
+    def action_copy(self) -> None:
+        """Copy the highlighted object's URL/id to the clipboard (OSC 52)."""
+        text = self.copy_target()
+        if not text:
+            self.notify("Nothing to copy here.", severity="warning", timeout=3)
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(Text(text).plain, title="Copied", timeout=3, markup=False)

@@ -1,0 +1,138 @@
+"""The one confirmation dialog every mutating action goes through.
+
+Usage (from any screen)::
+
+    def after(confirmed: bool | None) -> None:
+        if confirmed:
+            self.cancel_job(job)        # start the worker that sends the request
+
+    self.app.push_screen(
+        ConfirmScreen("Cancel job", f"Cancel job #{job.id} ({job.name})?", action_label="Cancel job",
+                      target=f"{project_path} · job #{job.id}"),
+        after,
+    )
+
+Irreversible actions pass ``typed=...``: the Confirm button stays disabled until the user types that
+exact text (e.g. the job id or the project path).
+
+Safety rules (reliability.md §5): focus starts on Cancel; confirming is ignored during the first
+:attr:`ConfirmScreen.GUARD_SECONDS` after the dialog opens (key auto-repeat guard); ``escape``
+cancels; the dialog shows the instance and the target.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask before a mutating action; dismisses with True only on an explicit confirmation."""
+
+    GUARD_SECONDS: ClassVar[float] = 0.5
+    """Confirm presses within this time after opening are ignored."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="confirm.cancel"),
+        Binding("left,h", "app.focus_previous", "Previous", show=False, id="confirm.previous"),
+        Binding("right,l", "app.focus_next", "Next", show=False, id="confirm.next"),
+    ]
+    DEFAULT_CSS = """
+    ConfirmScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+    ConfirmScreen > #dialog {
+        width: 64;
+        max-width: 96%;
+        height: auto;
+        max-height: 96%;
+        border: thick $primary;
+        background: $surface;
+        padding: 1 2;
+    }
+    ConfirmScreen #title { text-style: bold; color: $text; width: 100%; }
+    ConfirmScreen #message { margin: 1 0 0 0; width: 100%; }
+    ConfirmScreen #target { color: $text-muted; width: 100%; }
+    ConfirmScreen #typed-hint { margin: 1 0 0 0; color: $text-warning; }
+    ConfirmScreen #buttons { height: auto; margin: 1 0 0 0; align-horizontal: right; }
+    ConfirmScreen Button { margin: 0 0 0 2; min-width: 12; }
+    """
+
+    def __init__(
+        self,
+        title: str,
+        message: str,
+        *,
+        action_label: str = "Confirm",
+        target: str | None = None,
+        typed: str | None = None,
+        danger: bool = True,
+    ) -> None:
+        """``title``/``message`` are shown verbatim (no markup). ``target`` names the object acted on;
+        ``typed`` is the text the user must type for irreversible actions."""
+        super().__init__()
+        self._title = title
+        self._message = message
+        self._action_label = action_label
+        self._target = target
+        self._typed = typed
+        self._danger = danger
+        self._opened_at = time.monotonic()
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(Text(self._title), id="title")
+            instance = getattr(self.app, "instance_label", "")
+            target = " · ".join(part for part in (instance, self._target or "") if part)
+            if target:
+                yield Label(Text(target), id="target")
+            yield Static(Text(self._message), id="message")
+            if self._typed is not None:
+                yield Label(Text(f"This cannot be undone. Type {self._typed} to confirm:"), id="typed-hint")
+                yield Input(placeholder=self._typed, id="typed")
+            with Horizontal(id="buttons"):
+                yield Button("Cancel", id="cancel", variant="default")
+                yield Button(
+                    Text(self._action_label), id="confirm", variant="error" if self._danger else "primary",
+                    disabled=self._typed is not None,
+                )
+
+    def on_mount(self) -> None:
+        self._opened_at = time.monotonic()
+        self.query_one("#cancel", Button).focus()
+
+    @property
+    def guarded(self) -> bool:
+        """True while confirm presses are still ignored."""
+        return time.monotonic() - self._opened_at < self.GUARD_SECONDS
+
+    @on(Input.Changed, "#typed")
+    def _typed_changed(self, event: Input.Changed) -> None:
+        self.query_one("#confirm", Button).disabled = event.value != self._typed
+
+    @on(Input.Submitted, "#typed")
+    def _typed_submitted(self, event: Input.Submitted) -> None:
+        if event.value == self._typed:
+            self.query_one("#confirm", Button).focus()
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        """Close without acting."""
+        self.dismiss(False)
+
+    @on(Button.Pressed, "#confirm")
+    def _confirm(self) -> None:
+        if self.guarded:
+            return
+        if self._typed is not None and self.query_one("#typed", Input).value != self._typed:
+            return
+        self.dismiss(True)

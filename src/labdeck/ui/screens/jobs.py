@@ -1,0 +1,274 @@
+"""The jobs section of a project (or of one pipeline): a live table with filters, grouping and
+the job actions. ``enter`` opens the trace viewer."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.timer import Timer
+from textual.widgets import Label
+
+from labdeck.api import errors
+from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.widgets.job_actions import MUTATING_ACTIONS, JobActionsMixin
+from labdeck.ui.widgets.job_dialogs import StatusFilterDialog
+from labdeck.ui.widgets.job_header import JobsHeader
+from labdeck.ui.widgets.job_table import (
+    ACTIVE_STATUSES,
+    GROUP_MODES,
+    JobFilter,
+    JobTable,
+    field,
+)
+
+ACTIVE_INTERVAL = 2.0
+"""Seconds between refreshes while some job can still change by itself."""
+IDLE_INTERVAL = 10.0
+"""Seconds between refreshes when every listed job is finished or waiting for a person."""
+HIGHLIGHT_SECONDS = 6.0
+"""How long a row stays highlighted after its status changed."""
+
+
+class JobsScreen(JobActionsMixin, SectionScreen):
+    """Jobs of one project, optionally restricted to one pipeline."""
+
+    SECTION_TITLE = "Jobs"
+    MUTATING_ACTIONS = MUTATING_ACTIONS
+    BINDING_GROUP_TITLE = "Jobs"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_trace", "Log", id="jobs.trace", tooltip="Open the job's log"),
+        Binding("c", "cancel_job", "Cancel", id="jobs.cancel", tooltip="Cancel the job"),
+        Binding("r", "retry_job", "Retry", id="jobs.retry", tooltip="Retry the job (a new job)"),
+        Binding("p", "play_job", "Play", id="jobs.play", tooltip="Start a manual job"),
+        Binding("E", "erase_job", "Erase", id="jobs.erase", tooltip="Erase log and artifacts"),
+        Binding("K", "keep_artifacts", "Keep", id="jobs.keep", tooltip="Keep the artifacts"),
+        Binding("d", "download_artifacts", "Download", id="jobs.download",
+                tooltip="Download the artifacts archive or one file of it"),
+        Binding("s", "filter_status", "Status", id="jobs.status", tooltip="Filter by statuses"),
+        Binding("g", "cycle_group", "Group", id="jobs.group",
+                tooltip="Group by pipeline, then by pipeline and stage"),
+    ]
+    HELP = """
+## Jobs
+The list refreshes by itself (every 2 s while jobs run, every 10 s otherwise, paused while
+another screen is on top). Rows whose status just changed are highlighted.
+
+- **enter** opens the live log · **c** cancel · **r** retry · **p** play a manual job
+- **E** erase (type the job id) · **K** keep artifacts · **d** download artifacts · **y** copy URL
+- **s** status filter (several at once) · **/** filter by name or `stage:NAME` · **g** grouping
+"""
+
+    active_interval = ACTIVE_INTERVAL
+    idle_interval = IDLE_INTERVAL
+
+    def __init__(self, project_id: int, project_path: str, *, pipeline_id: int | None = None,
+                 client: Any = None) -> None:
+        super().__init__()
+        self.project_id = project_id
+        self.project_path = project_path
+        self.pipeline_id = pipeline_id
+        self._client = client
+        self.jobs: list[Any] = []
+        """The jobs of the last refresh (after the server-side status filter)."""
+        self.job_filter = JobFilter()
+        self.group_mode = "none"
+        self.refresh_count = 0
+        """Completed refreshes (tests wait on it)."""
+        self._statuses: dict[int, str] = {}
+        self._changed_at: dict[int, float] = {}
+        self._timer: Timer | None = None
+        self._suspended = False
+        self._refresh_state = "loading…"
+        self._select_after_refresh: int | None = None
+        self._last_scope: list[str] | None = None
+
+    @property
+    def client(self) -> Any:
+        """The API client (read from the app each time: it is replaced after a sign-in)."""
+        return self._client if self._client is not None else getattr(self.app, "client", None)
+
+    def compose_content(self) -> ComposeResult:
+        yield JobsHeader(id="jobs-header")
+        yield JobTable(id="jobs")
+
+    def on_mount(self) -> None:
+        """Load at once; the refresh reschedules itself."""
+        self._update_header()
+        self.query_one(JobTable).focus()
+        self.refresh_jobs()
+
+    # Refresh loop -------------------------------------------------------------------------------
+
+    def on_screen_suspend(self) -> None:
+        """Stop polling while another screen is on top."""
+        self._suspended = True
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def on_screen_resume(self) -> None:
+        """Poll again, starting with a refresh now (the list may be stale)."""
+        if self._suspended:
+            self._suspended = False
+            self.refresh_jobs()
+
+    def _schedule_next(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self._suspended or not self.is_attached:
+            return
+        interval = self.active_interval if self._has_active_jobs() else self.idle_interval
+        self._timer = self.set_timer(interval, self.refresh_jobs)
+
+    def _has_active_jobs(self) -> bool:
+        return any(str(field(job, "status")) in ACTIVE_STATUSES for job in self.jobs)
+
+    def reload(self) -> None:
+        """``ctrl+r``: refresh without waiting for the timer."""
+        self.refresh_jobs()
+
+    @work(exclusive=True, group="jobs-refresh", exit_on_error=False, description="Refresh jobs")
+    async def refresh_jobs(self) -> None:
+        """Fetch the jobs and redraw (a failed refresh keeps the last rows and tries again)."""
+        try:
+            jobs = await self._fetch_jobs()
+        except errors.ApiError as exc:
+            self._refresh_state = f"refresh failed: {exc.user_message()}"
+            self._update_header()
+            if isinstance(exc, errors.Unauthorized | errors.Forbidden | errors.NotFound):
+                raise  # the app's handler asks for a token or explains
+        else:
+            if jobs is not None:
+                self._apply_jobs(jobs)
+            self.refresh_count += 1
+            self.mark_loaded()
+        finally:
+            self._schedule_next()
+
+    async def _fetch_jobs(self) -> list[Any] | None:
+        """The job list, or None when the server said nothing changed (conditional request)."""
+        scope = sorted(self.job_filter.statuses) or None
+        paginator = self.client.jobs.list(self.project_id, scope=scope, pipeline_id=self.pipeline_id,
+                                          conditional=True)
+        jobs: list[Any] = await paginator.all()
+        if paginator.changed is False and scope == self._last_scope and not self._changed_at:
+            return None
+        self._last_scope = scope
+        return jobs
+
+    def _apply_jobs(self, jobs: Sequence[Any]) -> None:
+        now = time.monotonic()
+        first_load = self.refresh_count == 0 and not self._statuses
+        for job in jobs:
+            job_id = int(field(job, "id", 0))
+            status = str(field(job, "status") or "")
+            previous = self._statuses.get(job_id)
+            if not first_load and previous != status:
+                self._changed_at[job_id] = now
+            self._statuses[job_id] = status
+        self._changed_at = {
+            job_id: at for job_id, at in self._changed_at.items() if now - at < HIGHLIGHT_SECONDS
+        }
+        self.jobs = list(jobs)
+        interval = self.active_interval if self._has_active_jobs() else self.idle_interval
+        self._refresh_state = f"live · every {interval:g}s"
+        self._redraw()
+
+    def _redraw(self) -> None:
+        visible = [job for job in self.jobs if self.job_filter.matches(job)]
+        table = self.query_one(JobTable)
+        table.show_jobs(visible, changed=set(self._changed_at), group_mode=self.group_mode)
+        if self._select_after_refresh is not None and table.select_job(self._select_after_refresh):
+            self._select_after_refresh = None
+        self._update_header()
+
+    def _update_header(self) -> None:
+        pipeline = f" · pipeline #{self.pipeline_id}" if self.pipeline_id is not None else ""
+        self.context_text = f"{self.project_path}{pipeline} · {self._refresh_state}"
+        visible = [job for job in self.jobs if self.job_filter.matches(job)]
+        self.query_one(JobsHeader).show(jobs=visible, job_filter=self.job_filter, group_mode=self.group_mode)
+        self.update_title()
+
+    def update_title(self) -> None:
+        """The title row: project, refresh state, filters and counts."""
+        super().update_title()
+        shown = sum(1 for job in self.jobs if self.job_filter.matches(job))
+        counts = f"{shown}/{len(self.jobs)} jobs" if shown != len(self.jobs) else f"{len(self.jobs)} jobs"
+        self.query_one("#title-counts", Label).update(Text(counts))
+        self.query_one("#title-filter", Label).update(
+            Text(f"/{self.job_filter.text()}" if self.job_filter.text() else ""))
+
+    def jobs_by_id(self) -> dict[int, Any]:
+        """The listed jobs by id."""
+        return {int(field(job, "id", 0)): job for job in self.jobs}
+
+    def changed_job_ids(self) -> set[int]:
+        """Jobs currently highlighted as changed."""
+        return set(self._changed_at)
+
+    def after_job_action(self, action: str, job: Any) -> None:
+        """Show the outcome at once: refresh, and select the new job after a retry."""
+        if action == "retry":
+            self._select_after_refresh = int(field(job, "id", 0))
+        self.refresh_jobs()
+
+    # Navigation and filters ---------------------------------------------------------------------
+
+    def selected_job(self) -> Any | None:
+        """The job under the cursor."""
+        return self.query_one(JobTable).selected_job()
+
+    def copy_target(self) -> str | None:
+        """``y`` copies the job's web address."""
+        job = self.selected_job()
+        return self.job_url(job) if job is not None else None
+
+    @on(JobTable.RowSelected)
+    def _row_selected(self, event: JobTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_trace()
+
+    def action_open_trace(self) -> None:
+        """Open the log of the selected job."""
+        job = self.selected_job()
+        if job is None:
+            return
+        from labdeck.ui.screens.trace import TraceScreen
+
+        self.app.push_screen(TraceScreen(self.project_id, self.project_path, job, client=self._client))
+
+    def action_cycle_group(self) -> None:
+        """none → pipeline → pipeline and stage → none."""
+        self.group_mode = GROUP_MODES[(GROUP_MODES.index(self.group_mode) + 1) % len(GROUP_MODES)]
+        self._redraw()
+
+    def action_filter_status(self) -> None:
+        """Choose the statuses to list (sent to the server as ``scope[]``)."""
+
+        def chosen(statuses: frozenset[str] | None) -> None:
+            if statuses is not None:
+                self.set_status_filter(statuses)
+
+        self.app.push_screen(StatusFilterDialog(self.job_filter.statuses), chosen)
+
+    def set_status_filter(self, statuses: frozenset[str]) -> None:
+        """List only jobs with these statuses (none = all); asks the server again."""
+        self.job_filter = JobFilter(frozenset(statuses), self.job_filter.stage, self.job_filter.name)
+        self._update_header()
+        self.refresh_jobs()
+
+    def apply_filter(self, text: str) -> None:
+        """The ``/`` field: words in the name, ``stage:NAME`` (client side, no request)."""
+        self.job_filter = JobFilter.parse(text, self.job_filter.statuses)
+        if self.is_mounted:
+            self._redraw()
+
+    def _focus_body(self) -> None:
+        self.query_one(JobTable).focus()

@@ -1,0 +1,54 @@
+"""A modal that shows an error (or any message) with the server's text, verbatim."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+
+class MessageScreen(ModalScreen[None]):
+    """Title + message + OK. Texts are shown as plain text (server strings are never markup)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,enter", "close", "Close", id="message.close"),
+    ]
+    DEFAULT_CSS = """
+    MessageScreen { align: center middle; background: $background 60%; }
+    MessageScreen > #dialog {
+        width: 72; max-width: 96%; height: auto; max-height: 90%;
+        border: thick $error; background: $surface; padding: 1 2;
+    }
+    MessageScreen.-info > #dialog { border: thick $primary; }
+    MessageScreen #title { text-style: bold; width: 100%; }
+    MessageScreen #body { height: auto; max-height: 16; margin: 1 0; }
+    MessageScreen #buttons { height: auto; align-horizontal: right; }
+    """
+
+    def __init__(self, title: str, message: str, *, error: bool = True) -> None:
+        super().__init__(classes="" if error else "-info")
+        self._title = title
+        self._message = message
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(Text(self._title), id="title")
+            with VerticalScroll(id="body"):
+                yield Static(Text(self._message))
+            with Vertical(id="buttons"):
+                yield Button("OK", id="ok", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#ok", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        """Close the dialog."""
+        self.dismiss(None)

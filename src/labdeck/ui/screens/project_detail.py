@@ -1,0 +1,126 @@
+"""One project's fields, statistics, links and permissions (``d`` on the projects table)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+
+from labdeck.ui.formatting import relative_time, size
+from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+
+ACCESS_LEVELS = {0: "none", 5: "minimal", 10: "guest", 20: "reporter", 30: "developer", 40: "maintainer",
+                 50: "owner", 60: "admin"}
+_SKIPPED = {"statistics", "links", "permissions", "runners_token"}
+_STATISTICS_BYTES = {"storage_size", "repository_size", "lfs_objects_size", "job_artifacts_size"}
+
+
+def _value_text(value: Any, now: datetime) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, datetime):
+        return f"{value.isoformat(timespec='seconds')} ({relative_time(value, now)})"
+    if isinstance(value, list):
+        return ", ".join(_value_text(item, now) for item in value) or "—"
+    if hasattr(value, "model_dump"):
+        data = value.model_dump(exclude_none=True)
+        return ", ".join(f"{k}={v}" for k, v in data.items()) or "—"
+    return str(value)
+
+
+def project_rows(project: Any, now: datetime) -> list[TableRow]:
+    """Rows of (section, field, value) for every field of a project record."""
+    rows: list[TableRow] = []
+    data = project.model_dump(by_alias=False) if hasattr(project, "model_dump") else dict(project)
+    for name in type(project).model_fields if hasattr(type(project), "model_fields") else data:
+        if name in _SKIPPED:
+            continue
+        rows.append(TableRow(key=("field", name), cells=("field", name, _value_text(getattr(project, name, None), now))))
+    statistics = getattr(project, "statistics", None)
+    if statistics is not None:
+        for name, value in statistics.model_dump().items():
+            shown = size(value) if name in _STATISTICS_BYTES else _value_text(value, now)
+            rows.append(TableRow(key=("statistics", name), cells=("statistics", name, shown)))
+    links = getattr(project, "links", None) or {}
+    for name, url in links.items():
+        rows.append(TableRow(key=("links", name), cells=("_links", name, url or "—"), data=url))
+    permissions = getattr(project, "permissions", None)
+    if permissions is not None:
+        for scope in ("project_access", "group_access"):
+            entry = getattr(permissions, scope, None)
+            if entry is None:
+                shown = "—"
+            else:
+                level = entry.access_level
+                shown = f"{ACCESS_LEVELS.get(level, str(level))} ({level}), notification level {entry.notification_level}"
+            rows.append(TableRow(key=("permissions", scope), cells=("permissions", scope, shown)))
+    return rows
+
+
+class ProjectDetailScreen(SectionScreen):
+    """Every field of one project, as a filterable table; ``y`` copies the highlighted value."""
+
+    SECTION_TITLE = "Project"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_jobs", "Jobs", id="project-detail.jobs"),
+    ]
+
+    def __init__(self, project_id: int, project_path: str) -> None:
+        super().__init__()
+        self.project_id = project_id
+        self.project_path = project_path
+        self.context_text = project_path
+        self.project: Any = None
+
+    def compose_content(self) -> ComposeResult:
+        yield ResourceTable(
+            [Column("section", "Section", max_width=12), Column("field", "Field", max_width=48),
+             Column("value", "Value", max_width=200, flex=True, min_width=20)],
+            id="project-fields",
+        )
+
+    def on_mount(self) -> None:
+        self.query_one(ResourceTable).focus()
+        self.reload()
+
+    def reload(self) -> None:
+        """Fetch the project with its statistics."""
+        self.loading_text = "loading…"
+        self.update_title()
+        self.run_api(self._load, "load")
+
+    async def _load(self) -> None:
+        client = self.app.client  # type: ignore[attr-defined]
+        try:
+            project = await client.projects.get(self.project_id, statistics=True)
+            self.project = project
+            table = self.query_one(ResourceTable)
+            table.clear()
+            table.append_rows(project_rows(project, self.app.clock()))  # type: ignore[attr-defined]
+            self.mark_loaded()
+        finally:
+            self.loading_text = ""
+            self.update_title()
+
+    def copy_target(self) -> str | None:
+        row_key = self.query_one(ResourceTable).cursor_key
+        if row_key is None:
+            return getattr(self.project, "web_url", None)
+        for row in self.query_one(ResourceTable).rows():
+            if row.key == row_key:
+                value = row.cells[2]
+                return value if isinstance(value, str) else value.plain
+        return None
+
+    def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
+        event.stop()
+        self.action_open_jobs()
+
+    def action_open_jobs(self) -> None:
+        """Open this project's jobs."""
+        self.app.open_jobs(self.project_id, self.project_path)  # type: ignore[attr-defined]

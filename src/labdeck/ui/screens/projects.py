@@ -1,0 +1,306 @@
+"""Projects section: the table of projects, filled page by page, with server-side filters,
+star/unstar, archive/unarchive (confirmed), details, and the jump to a project's jobs."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Input
+
+from labdeck.ui.commands import CommandError, parse_options
+from labdeck.ui.formatting import count, relative_time
+from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+
+PROJECT_FILTERS = ("search", "owned", "membership", "starred", "archived", "visibility", "order_by", "sort")
+"""Server-side filters accepted by ``:projects`` and the filter bar."""
+_BOOLEAN_FILTERS = {"owned", "membership", "starred", "archived"}
+_CHOICES = {
+    "visibility": {"public", "internal", "private"},
+    "order_by": {"id", "name", "path", "created_at", "updated_at", "last_activity_at"},
+    "sort": {"asc", "desc"},
+}
+
+COLUMNS = (
+    Column("marks", "", min_width=2, max_width=2),
+    Column("path", "Path", min_width=16, max_width=56, flex=True),
+    Column("visibility", "Visibility", max_width=10),
+    Column("stars", "Stars", align="right", max_width=6),
+    Column("forks", "Forks", align="right", max_width=6),
+    Column("issues", "Issues", align="right", max_width=6),
+    Column("activity", "Activity", max_width=10),
+)
+
+
+def parse_project_filters(args: list[str]) -> dict[str, Any]:
+    """``["search=api", "starred=true"]`` → keyword arguments for ``client.projects.list``."""
+    raw = parse_options(args, PROJECT_FILTERS)
+    filters: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in _BOOLEAN_FILTERS:
+            lowered = value.lower()
+            if lowered not in ("true", "false", "yes", "no", "1", "0"):
+                raise CommandError(f"{key} must be true or false, not {value!r}")
+            filters[key] = lowered in ("true", "yes", "1")
+        elif key in _CHOICES:
+            if value not in _CHOICES[key]:
+                raise CommandError(f"{key} must be one of {', '.join(sorted(_CHOICES[key]))}")
+            filters[key] = value
+        elif value:
+            filters[key] = value
+    return filters
+
+
+def describe_filters(filters: dict[str, Any]) -> str:
+    """The filters as the user would type them (``search=api starred=true``)."""
+    parts = []
+    for key in PROJECT_FILTERS:
+        if key in filters:
+            value = filters[key]
+            parts.append(f"{key}={str(value).lower() if isinstance(value, bool) else value}")
+    return " ".join(parts)
+
+
+class ServerFilterInput(Input):
+    """``f``: the server-side filter bar (same syntax as ``:projects``)."""
+
+    DEFAULT_CSS = """
+    ServerFilterInput { dock: top; height: 1; border: none; padding: 0 1; background: $panel; display: none; }
+    ServerFilterInput.-active { display: block; }
+    ServerFilterInput:focus { border: none; background: $boost; }
+    """
+
+
+class ProjectsScreen(SectionScreen):
+    """The projects table (section 1)."""
+
+    SECTION_TITLE = "Projects"
+    MUTATING_ACTIONS = frozenset({"toggle_star", "toggle_archive"})
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_jobs", "Jobs", id="projects.jobs"),
+        Binding("d", "details", "Details", id="projects.details"),
+        Binding("f", "server_filter", "Server filter", id="projects.server-filter"),
+        Binding("s", "toggle_star", "Star", id="projects.star"),
+        Binding("A", "toggle_archive", "Archive", id="projects.archive"),
+    ]
+    HELP = "Projects visible to the signed-in account. `f` filters on the server; `/` filters what is loaded."
+
+    def __init__(self, filters: dict[str, Any] | None = None) -> None:
+        super().__init__(id="projects")
+        self.filters: dict[str, Any] = dict(filters or {})
+        self.starred_ids: set[int] = set()
+
+    def compose_content(self) -> ComposeResult:
+        yield ServerFilterInput(placeholder="server filters: search=… owned= membership= starred= archived= "
+                                "visibility= order_by= sort=", id="server-filter")
+        yield ResourceTable(COLUMNS, id="projects-table")
+
+    @property
+    def table(self) -> ResourceTable:
+        """The projects table."""
+        return self.query_one("#projects-table", ResourceTable)
+
+    def on_mount(self) -> None:
+        self.table.focus()
+        self.reload()
+
+    # --- loading ------------------------------------------------------------------------------
+
+    def set_filters(self, filters: dict[str, Any]) -> None:
+        """Replace the server-side filters and reload."""
+        self.filters = dict(filters)
+        self.reload()
+
+    def reload(self) -> None:
+        """Fetch the projects (page by page) and the caller's starred set."""
+        self.context_text = describe_filters(self.filters)
+        if hasattr(self.app, "project_filters"):
+            self.app.project_filters = dict(self.filters)
+        self.loading_text = "loading…"
+        self.update_title()
+        self.run_api(self._load_projects, "load")
+        self.run_api(self._load_starred, "starred")
+
+    async def _load_projects(self) -> None:
+        client = self.app.client  # type: ignore[attr-defined]
+        table = self.table
+        keep = table.cursor_key
+        first = True
+        try:
+            async for page in client.projects.list(**self.filters, per_page=100).pages():
+                if first:
+                    table.clear()
+                    first = False
+                table.append_rows(self._row(project) for project in page)
+                remember = getattr(self.app, "remember_projects", None)
+                if remember is not None:
+                    remember(page)
+                if keep is not None and table.cursor_key != keep:
+                    table.move_cursor_to_key(keep)
+                self.update_title()
+                self.mark_loaded()
+            if first:
+                table.clear()
+            self.mark_loaded()
+        finally:
+            self.loading_text = ""
+            self.update_title()
+
+    async def _load_starred(self) -> None:
+        client = self.app.client  # type: ignore[attr-defined]
+        starred = {project.id for project in await client.projects.list(starred=True, simple=True,
+                                                                          per_page=100).all()}
+        changed = starred ^ self.starred_ids
+        self.starred_ids = starred
+        self._refresh_rows(changed)
+
+    def _refresh_rows(self, project_ids: set[int]) -> None:
+        table = self.table
+        for project_id in project_ids:
+            project = table.get_data(project_id)
+            if project is not None:
+                table.update_row(self._row(project))
+
+    def _row(self, project: Any) -> TableRow:
+        now = self.app.clock()  # type: ignore[attr-defined]
+        marks = Text()
+        marks.append("★" if project.id in self.starred_ids else " ", style="bold")
+        marks.append("A" if project.archived else " ", style="bold")
+        path = project.path_with_namespace or project.path or str(project.id)
+        return TableRow(
+            key=project.id,
+            cells=(
+                marks,
+                path,
+                project.visibility or "—",
+                count(project.star_count),
+                count(project.forks_count),
+                count(project.open_issues_count),
+                relative_time(project.last_activity_at, now),
+            ),
+            data=project,
+            search_text=" ".join((path, project.name or "", project.visibility or "",
+                                  "archived" if project.archived else "",
+                                  "starred" if project.id in self.starred_ids else "")).lower(),
+        )
+
+    # --- server filter bar --------------------------------------------------------------------
+
+    def action_server_filter(self) -> None:
+        """Edit the server-side filters."""
+        field = self.query_one("#server-filter", ServerFilterInput)
+        field.value = describe_filters(self.filters)
+        field.add_class("-active")
+        field.focus()
+
+    @on(Input.Submitted, "#server-filter")
+    def _server_filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        field = self.query_one("#server-filter", ServerFilterInput)
+        try:
+            filters = parse_project_filters(event.value.split())
+        except CommandError as error:
+            self.notify(str(error), severity="error", title="Filter", markup=False)
+            return
+        field.remove_class("-active")
+        self.table.focus()
+        self.set_filters(filters)
+
+    async def action_back(self) -> None:
+        field = self.query_one("#server-filter", ServerFilterInput)
+        if field.has_class("-active"):
+            field.remove_class("-active")
+            self.table.focus()
+            return
+        await super().action_back()
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def _current(self) -> Any:
+        project = self.table.cursor_data
+        if project is None:
+            self.notify("No project selected.", severity="warning", timeout=3)
+        return project
+
+    def copy_target(self) -> str | None:
+        project = self.table.cursor_data
+        if project is None:
+            return None
+        return project.web_url or project.path_with_namespace or str(project.id)
+
+    @on(ResourceTable.Selected, "#projects-table")
+    def _row_selected(self, event: ResourceTable.Selected) -> None:
+        event.stop()
+        self.action_open_jobs()
+
+    def action_open_jobs(self) -> None:
+        """Open the jobs section for the highlighted project."""
+        project = self._current()
+        if project is not None:
+            self.app.open_jobs(project.id, project.path_with_namespace or str(project.id))  # type: ignore[attr-defined]
+
+    def action_details(self) -> None:
+        """Show every field of the highlighted project."""
+        project = self._current()
+        if project is None:
+            return
+        from labdeck.ui.screens.project_detail import ProjectDetailScreen
+
+        self.app.push_screen(ProjectDetailScreen(project.id, project.path_with_namespace or str(project.id)))
+
+    def action_toggle_star(self) -> None:
+        """Star the project, or unstar it when already starred."""
+        project = self._current()
+        if project is None or self.refuse_if_read_only():
+            return
+        unstar = project.id in self.starred_ids
+        self.run_api(lambda: self._star(project.id, unstar), "star")
+
+    async def _star(self, project_id: int, unstar: bool) -> None:
+        client = self.app.client  # type: ignore[attr-defined]
+        result = await (client.projects.unstar(project_id) if unstar else client.projects.star(project_id))
+        if unstar:
+            self.starred_ids.discard(project_id)
+        else:
+            self.starred_ids.add(project_id)
+        path = self.table.get_data(project_id)
+        label = getattr(path, "path_with_namespace", None) or str(project_id)
+        if result.value is not None:
+            self.table.update_row(self._row(result.value))
+        else:
+            self._refresh_rows({project_id})
+        if not result.changed:
+            self.notify(f"{label}: already {'not starred' if unstar else 'starred'}", timeout=3, markup=False)
+        else:
+            self.notify(f"{label}: {'unstarred' if unstar else 'starred'}", timeout=3, markup=False)
+
+    def action_toggle_archive(self) -> None:
+        """Archive the project (or unarchive an archived one), after confirmation."""
+        project = self._current()
+        if project is None or self.refuse_if_read_only():
+            return
+        unarchive = bool(project.archived)
+        path = project.path_with_namespace or str(project.id)
+        verb = "Unarchive" if unarchive else "Archive"
+        message = (f"{verb} {path}?\n"
+                   + ("The repository becomes writable again." if unarchive else
+                      "The project becomes read-only for everyone until it is unarchived."))
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                self.run_api(lambda: self._archive(project.id, unarchive), "archive")
+
+        self.app.push_screen(ConfirmScreen(f"{verb} project", message, action_label=verb, target=path), confirmed)
+
+    async def _archive(self, project_id: int, unarchive: bool) -> None:
+        client = self.app.client  # type: ignore[attr-defined]
+        project = await (client.projects.unarchive(project_id) if unarchive else client.projects.archive(project_id))
+        self.table.update_row(self._row(project))
+        path = project.path_with_namespace or str(project_id)
+        self.notify(f"{path} {'unarchived' if unarchive else 'archived'}"
+                    + ("" if unarchive else " — press A again to unarchive"), timeout=8, markup=False)

@@ -1,0 +1,324 @@
+"""The trace viewer of one job: follows a running job live, folds sections, searches, jumps to
+the first error, and offers the job actions."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Input
+
+from labdeck.api import errors
+from labdeck.tail.follower import TraceFollower
+from labdeck.ui.widgets.job_actions import JobActionsMixin
+from labdeck.ui.widgets.job_dialogs import PathDialog, default_download_dir
+from labdeck.ui.widgets.job_header import TraceHeader
+from labdeck.ui.widgets.job_trace_document import TraceDocument
+from labdeck.ui.widgets.job_table import FINISHED_STATUSES, field
+from labdeck.ui.widgets.trace_view import TraceView
+
+INGEST_CHUNK = 512 * 1024
+"""Big reads are indexed in pieces of this size in a thread, so the screen stays responsive."""
+
+
+class TraceScreen(JobActionsMixin, Screen[None]):
+    """One job's log. Leaving the screen stops following."""
+
+    BINDING_GROUP_TITLE = "Job log"
+    DEFAULT_CSS = """
+    TraceScreen #search { dock: bottom; display: none; height: 3; }
+    TraceScreen #search.visible { display: block; }
+    """
+    BINDINGS = [
+        Binding("slash", "search", "Search", id="trace.search", tooltip="Search the log"),
+        Binding("n", "next_match", "Next", id="trace.next", tooltip="Next match"),
+        Binding("N", "previous_match", "Prev", id="trace.previous", tooltip="Previous match"),
+        Binding("e", "first_error", "Error", id="trace.error", tooltip="Jump to the first error"),
+        Binding("w", "toggle_wrap", "Wrap", id="trace.wrap", tooltip="Wrap long lines"),
+        Binding("v", "toggle_raw", "Raw", id="trace.raw",
+                tooltip="Show the raw text with control sequences made visible"),
+        Binding("S", "save_log", "Save", id="trace.save", tooltip="Save the log to a file"),
+        Binding("c", "cancel_job", "Cancel", id="trace.cancel", tooltip="Cancel the job"),
+        Binding("r", "retry_job", "Retry", id="trace.retry", tooltip="Retry the job"),
+        Binding("y", "copy_url", "Copy URL", id="trace.copy_url", show=False),
+        Binding("escape,q", "back", "Back", id="trace.back"),
+    ]
+    HELP = """
+## Job log
+Follows a running job live. Scrolling up pauses following; **end**/**G** resumes.
+
+- **/** search · **n**/**N** next/previous match · **e** first error
+- **enter**/**t** fold the section · **z**/**Z** fold/unfold all
+- **w** wrap · **v** raw view (what was stripped, made visible) · **S** save the log
+- **c** cancel · **r** retry · **y** copy the job URL
+"""
+
+    follow_min_interval = 1.0
+    follow_max_interval = 10.0
+
+    def __init__(self, project_id: int, project_path: str, job: Any, *, client: Any = None) -> None:
+        super().__init__()
+        self.project_id = project_id
+        self.project_path = project_path
+        self.job = job
+        self._client = client
+        self.live = False
+        self.note = ""
+        self.finished_reading = False
+        self.document = TraceDocument()
+        """The log's lines (spooled files, released when the screen closes)."""
+
+    @property
+    def client(self) -> Any:
+        """The console's API client."""
+        if self._client is not None:
+            return self._client
+        return getattr(self.app, "client", None) or self.app.api  # type: ignore[attr-defined]
+
+    @property
+    def view(self) -> TraceView:
+        """The log widget."""
+        return self.query_one(TraceView)
+
+    def compose(self) -> ComposeResult:
+        yield TraceHeader(id="trace-header")
+        yield TraceView(self.document, id="trace")
+        yield Input(placeholder="search (enter: find, esc: close)", id="search")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Start reading the trace."""
+        self.view.document.job_failed = field(self.job, "status") == "failed"
+        self.view.focus()
+        self._update_header()
+        self.follow_trace()
+
+    def on_unmount(self) -> None:
+        """Release the spooled files."""
+        self.document.close()
+
+    def selected_job(self) -> Any | None:
+        """The actions apply to this screen's job."""
+        return self.job
+
+    def after_job_action(self, action: str, job: Any) -> None:
+        """After a retry, show the new job's log; otherwise show the new state."""
+        if action == "retry" and field(job, "id") != field(self.job, "id"):
+            self.app.switch_screen(TraceScreen(self.project_id, self.project_path, job, client=self._client))
+            return
+        self._set_job(job)
+
+    def _set_job(self, job: Any) -> None:
+        if field(job, "pipeline") is None and field(self.job, "pipeline") is not None:
+            # Action responses omit the pipeline; keep the one we know.
+            job = job.model_copy(update={"pipeline": self.job.pipeline}) if hasattr(job, "model_copy") else job
+        self.job = job
+        self.view.document.job_failed = field(job, "status") == "failed"
+        self._update_header()
+
+    def _update_header(self) -> None:
+        view = self.view
+        notes = [self.note] if self.note else []
+        if view.search_term:
+            if view.match_total is None:
+                notes.append(f"/{view.search_term}: searching…")
+            elif view.match_total == 0:
+                notes.append(f"/{view.search_term}: no match")
+            else:
+                ordinal = view.match_ordinal if view.match_ordinal is not None else "?"
+                notes.append(f"/{view.search_term}: {ordinal}/{view.match_total}")
+        self.query_one(TraceHeader).show(
+            job=self.job, live=self.live, following=view.following, pending_lines=view.pending_lines,
+            wrap=view.wrap, raw=view.raw, note=" · ".join(notes),
+        )
+
+    @on(TraceView.Changed)
+    def _view_changed(self) -> None:
+        self._update_header()
+
+    # -- following ----------------------------------------------------------------------------
+
+    @work(exclusive=True, group="trace-tail", exit_on_error=False, description="Follow the job log")
+    async def follow_trace(self) -> None:
+        """Read the trace (and keep reading while the job runs)."""
+        job_id = int(field(self.job, "id"))
+        follower = TraceFollower(self.client, self.project_id, job_id,
+                                 min_interval=self.follow_min_interval,
+                                 max_interval=self.follow_max_interval)
+        self.live = str(field(self.job, "status")) not in FINISHED_STATUSES
+        self._update_header()
+        try:
+            async for event in follower:
+                await self._handle(event)
+        except errors.ApiError as exc:
+            self.note = f"log unavailable: {exc.user_message()}"
+        finally:
+            self.live = False
+            self.finished_reading = True
+            self.view.finish()
+            self._update_header()
+
+    async def _handle(self, event: Any) -> None:
+        kind = event.kind
+        if kind == "data":
+            self.note = ""
+            await self._ingest(event.data)
+        elif kind == "reset":
+            self.view.reset(f"— {event.message} —")
+        elif kind == "status":
+            self.live = event.status not in FINISHED_STATUSES
+            await self._refresh_job()
+        elif kind == "error":
+            self.note = f"disconnected: {event.message} – retrying"
+        elif kind == "end":
+            self.live = False
+            await self._refresh_job()
+            if self.view.document.job_failed:
+                self._mark_failed_section()
+        self._update_header()
+
+    async def _ingest(self, data: str) -> None:
+        view = self.view
+        if len(data) <= INGEST_CHUNK:
+            view.append(data)
+            return
+        # Index big reads in a thread, piece by piece, so the first screen shows at once and
+        # keys keep working while a huge log is being indexed.
+        for start in range(0, len(data), INGEST_CHUNK):
+            before = view.line_count
+            await asyncio.to_thread(view.document.feed, data[start:start + INGEST_CHUNK])
+            view.after_growth(before)
+
+    async def _refresh_job(self) -> None:
+        try:
+            job = await self.client.jobs.get(self.project_id, int(field(self.job, "id")))
+        except errors.ApiError:
+            return
+        self._set_job(job)
+
+    # -- search and error ---------------------------------------------------------------------
+
+    def action_search(self) -> None:
+        """Open the search box."""
+        box = self.query_one("#search", Input)
+        box.add_class("visible")
+        box.value = self.view.search_term
+        box.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one("#search", Input).remove_class("visible")
+        self.view.focus()
+        self.search(event.value)
+
+    def search(self, term: str) -> None:
+        """Highlight ``term``, jump to its next occurrence and count the matches."""
+        self.view.set_search(term)
+        if term:
+            self._find(term, self.view.cursor_line, backwards=False)
+        self._update_header()
+
+    def action_next_match(self) -> None:
+        """Next match after the cursor."""
+        if self.view.search_term:
+            self._find(self.view.search_term, self.view.cursor_line + 1, backwards=False)
+
+    def action_previous_match(self) -> None:
+        """Previous match before the cursor."""
+        if self.view.search_term:
+            self._find(self.view.search_term, self.view.cursor_line - 1, backwards=True)
+
+    @work(exclusive=True, group="trace-search", exit_on_error=False, description="Search the log")
+    async def _find(self, term: str, start: int, *, backwards: bool) -> None:
+        view = self.view
+        document = view.document
+        if start < 0:
+            start = len(document) - 1
+        found = await asyncio.to_thread(document.search, term, start, backwards=backwards)
+        if found is None:
+            # Wrap around, as less and vim do.
+            found = await asyncio.to_thread(document.search, term, 0 if not backwards else len(document) - 1,
+                                            backwards=backwards)
+        if term != view.search_term:
+            return
+        if found is None:
+            view.match_total = 0
+            self._update_header()
+            return
+        view.match_line = found
+        if view.following:
+            view.following = False
+        view.move_cursor_to(found, center=True)
+        total, ordinal = await asyncio.to_thread(document.count_matches, term, found)
+        if term == view.search_term:
+            view.match_total, view.match_ordinal = total, ordinal
+        self._update_header()
+
+    @work(group="trace-errors", exit_on_error=False, description="Find the failed section")
+    async def _mark_failed_section(self) -> None:
+        """Scan for the first error so the section holding it is marked failed."""
+        await asyncio.to_thread(self.view.document.find_first_error)
+        self.view.refresh_sections()
+
+    @work(exclusive=True, group="trace-search", exit_on_error=False, description="Find the first error")
+    async def action_first_error(self) -> None:
+        """Jump to the first line that looks like an error."""
+        view = self.view
+        found = await asyncio.to_thread(view.document.find_first_error)
+        if found is None:
+            self.notify("No error line in this log.", severity="information")
+            return
+        view.following = False
+        view.error_line = found
+        view.move_cursor_to(found, center=True)
+        view.refresh()
+        self._update_header()
+
+    # -- display options ----------------------------------------------------------------------
+
+    def action_toggle_wrap(self) -> None:
+        """Wrap long lines on/off."""
+        self.view.set_wrap(not self.view.wrap)
+
+    def action_toggle_raw(self) -> None:
+        """Raw view on/off."""
+        self.view.set_raw(not self.view.raw)
+
+    def action_save_log(self) -> None:
+        """Ask for a path, then save the log as plain text."""
+        default = default_download_dir() / f"job-{field(self.job, 'id')}.log"
+
+        def chosen(answer: tuple[str, Path] | None) -> None:
+            if answer is None:
+                return
+            if answer[1].exists():
+                self.notify(f"{answer[1]} already exists; choose another path.", severity="warning",
+                            markup=False)
+                return
+            self._save(answer[1])
+
+        self.app.push_screen(PathDialog(f"Save the log of job #{field(self.job, 'id')}", default), chosen)
+
+    @work(group="trace-save", exit_on_error=False, description="Save the log")
+    async def _save(self, path: Path) -> None:
+        try:
+            count = await asyncio.to_thread(self.view.document.save, path, raw=self.view.raw)
+        except OSError as exc:
+            self.notify(f"Could not save {path}: {exc.strerror}", severity="error", markup=False)
+            return
+        self.notify(f"Saved {count:,} lines to {path}.", markup=False)
+
+    def action_back(self) -> None:
+        """Close the search box, else leave the log."""
+        box = self.query_one("#search", Input)
+        if box.has_class("visible"):
+            box.remove_class("visible")
+            self.view.focus()
+            return
+        self.app.pop_screen()

@@ -1,0 +1,245 @@
+"""Job actions shared by the jobs list and the trace viewer: cancel, retry, play, erase, keep
+artifacts, download artifacts, copy URL.
+
+Every mutating action is confirmed first, is hidden in read-only mode, is sent once (never
+replayed), and after an ambiguous failure (:class:`errors.OutcomeUnknown`) the job is re-read so
+the user sees its real state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual.screen import Screen
+
+from labdeck.api import errors
+from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.widgets.job_dialogs import DownloadProgressDialog, PathDialog, default_download_dir
+from labdeck.ui.widgets.job_table import field
+
+
+@dataclass(frozen=True)
+class JobAction:
+    """How one mutating action is asked for and reported."""
+
+    method: str
+    """Name of the ``client.jobs`` method."""
+    verb: str
+    question: str
+    done: str
+    typed: bool = False
+    danger: bool = False
+
+
+ACTIONS = {
+    "cancel": JobAction("cancel", "Cancel job", "Cancel this job?", "canceled", danger=True),
+    "retry": JobAction("retry", "Retry job", "Retry this job? A new job is created.", "retried"),
+    "play": JobAction("play", "Play job", "Start this manual job?", "started"),
+    "erase": JobAction("erase", "Erase job",
+                       "Erase this job's log and artifacts? This cannot be undone.", "erased",
+                       typed=True, danger=True),
+    "keep": JobAction("keep_artifacts", "Keep artifacts",
+                      "Keep this job's artifacts (they will no longer expire)?", "artifacts kept"),
+}
+
+MUTATING_ACTIONS = frozenset(
+    {"cancel_job", "retry_job", "play_job", "erase_job", "keep_artifacts"}
+)
+"""Screen actions hidden in read-only mode."""
+
+
+class JobActionsMixin:
+    """Mixed into a Screen that has ``client``, ``project_id``, ``project_path`` and
+    ``selected_job()``. Override :meth:`after_job_action` to react to the result."""
+
+    project_id: int
+    project_path: str
+
+    # Provided by the screen.
+    client: Any
+
+    def selected_job(self) -> Any | None:  # pragma: no cover - overridden
+        """The job the actions apply to."""
+        raise AssertionError("the screen provides selected_job()")
+
+    def after_job_action(self, action: str, job: Any) -> None:
+        """Called with the job record returned (or re-read) after an action."""
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    @property
+    def _screen(self) -> Screen[Any]:
+        assert isinstance(self, Screen)
+        return self
+
+    def _read_only(self) -> bool:
+        if getattr(self._screen.app, "read_only", False):
+            return True
+        client = self.client
+        return bool(getattr(client, "read_only", False)) if client is not None else True
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide mutating bindings in read-only mode."""
+        if action in MUTATING_ACTIONS and self._read_only():
+            return False
+        return True
+
+    def _instance(self) -> str:
+        client = self.client
+        base = getattr(client, "base_url", None) or getattr(getattr(self._screen.app, "session", None),
+                                                             "base_url", "")
+        return str(base).rstrip("/")
+
+    def job_url(self, job: Any) -> str:
+        """The job's web address (the server's ``web_url`` when it gives one)."""
+        web_url = field(job, "web_url")
+        if web_url:
+            return str(web_url)
+        return f"{self._instance()}/{self.project_path}/-/jobs/{field(job, 'id')}"
+
+    def _describe(self, job: Any) -> str:
+        return (
+            f"Job #{field(job, 'id')}  {field(job, 'name') or ''}\n"
+            f"Stage {field(job, 'stage') or '—'} · ref {field(job, 'ref') or '—'} · "
+            f"status {field(job, 'status') or '—'}\n"
+            f"Project {self.project_path} on {self._instance() or 'this instance'}"
+        )
+
+    def _notify(self, message: str, severity: str = "information") -> None:
+        self._screen.app.notify(message, severity=severity, markup=False)  # type: ignore[arg-type]
+
+    # -- mutating actions ---------------------------------------------------------------------
+
+    def request_job_action(self, name: str) -> None:
+        """Ask for confirmation, then run ``ACTIONS[name]`` on the selected job."""
+        if self._read_only():
+            self._notify("Read-only mode: job actions are disabled.", "warning")
+            return
+        job = self.selected_job()
+        if job is None:
+            self._notify("Select a job first.", "warning")
+            return
+        action = ACTIONS[name]
+        job_id = str(field(job, "id"))
+        dialog = ConfirmScreen(
+            f"{action.verb} #{job_id}", f"{action.question}\n\n{self._describe(job)}",
+            action_label=action.verb, target=f"{self.project_path} · job #{job_id}",
+            typed=job_id if action.typed else None, danger=action.danger,
+        )
+
+        def decided(confirmed: bool | None) -> None:
+            if confirmed:
+                self._screen.run_worker(self._perform(name, job), group="job-action",
+                                        exit_on_error=False, description=action.verb)
+
+        self._screen.app.push_screen(dialog, decided)
+
+    async def _perform(self, name: str, job: Any) -> None:
+        action = ACTIONS[name]
+        job_id = int(field(job, "id"))
+        method = getattr(self.client.jobs, action.method)
+        try:
+            result = await method(self.project_id, job_id)
+        except errors.OutcomeUnknown:
+            self._notify(f"No answer from the server for {action.verb.lower()} #{job_id}; "
+                         "re-reading the job…", "warning")
+            try:
+                result = await self.client.jobs.get(self.project_id, job_id)
+            except errors.ApiError as exc:
+                self._notify(f"Job #{job_id}: state unknown ({exc.user_message()}). Refresh later.",
+                             "error")
+                return
+            self._notify(f"Job #{job_id} is now {field(result, 'status')}.", "warning")
+            self.after_job_action(name, result)
+            return
+        except errors.ApiError as exc:
+            self._notify(f"{action.verb} #{job_id} failed: {exc.user_message()}", "error")
+            return
+        if name == "retry" and field(result, "id") != job_id:
+            self._notify(f"Job #{job_id} retried as job #{field(result, 'id')} "
+                         f"({field(result, 'status')}).")
+        else:
+            self._notify(f"Job #{job_id} {action.done} (now {field(result, 'status')}).")
+        self.after_job_action(name, result)
+
+    def action_cancel_job(self) -> None:
+        """Cancel the selected job (confirmed)."""
+        self.request_job_action("cancel")
+
+    def action_retry_job(self) -> None:
+        """Retry the selected job (confirmed); the new job is selected."""
+        self.request_job_action("retry")
+
+    def action_play_job(self) -> None:
+        """Start the selected manual job (confirmed)."""
+        self.request_job_action("play")
+
+    def action_erase_job(self) -> None:
+        """Erase the selected job's log and artifacts (type the job id)."""
+        self.request_job_action("erase")
+
+    def action_keep_artifacts(self) -> None:
+        """Keep the selected job's artifacts (confirmed)."""
+        self.request_job_action("keep")
+
+    # -- read-only actions --------------------------------------------------------------------
+
+    def action_copy_url(self) -> None:
+        """Copy the job's URL to the clipboard (OSC 52 through the terminal)."""
+        job = self.selected_job()
+        if job is None:
+            return
+        url = self.job_url(job)
+        self._screen.app.copy_to_clipboard(url)
+        self._notify(f"Copied {url}")
+
+    def action_download_artifacts(self) -> None:
+        """Ask where to save the archive (or one file of it), then download with progress."""
+        job = self.selected_job()
+        if job is None:
+            return
+        archive = field(job, "artifacts_file")
+        if not archive:
+            self._notify(f"Job #{field(job, 'id')} has no artifacts.", "warning")
+            return
+        filename = str(field(archive, "filename") or "artifacts.zip")
+        default = default_download_dir() / f"job-{field(job, 'id')}-{Path(filename).name}"
+
+        def chosen(answer: tuple[str, Path] | None) -> None:
+            if answer is not None:
+                inner, dest = answer
+                if dest.exists():
+                    self._notify(f"{dest} already exists; choose another path.", "warning")
+                    return
+                if not dest.parent.is_dir():
+                    self._notify(f"Folder {dest.parent} does not exist.", "error")
+                    return
+                self._screen.run_worker(self._download(job, inner, dest), group="job-download",
+                                        exit_on_error=False, description="Download artifacts")
+
+        self._screen.app.push_screen(
+            PathDialog(f"Download artifacts of job #{field(job, 'id')}", default, ask_inner_path=True),
+            chosen,
+        )
+
+    async def _download(self, job: Any, inner: str, dest: Path) -> None:
+        job_id = int(field(job, "id"))
+        progress = DownloadProgressDialog(f"Downloading {inner or 'artifacts'} of job #{job_id}")
+        await self._screen.app.push_screen(progress)
+        try:
+            if inner:
+                await self.client.jobs.artifact_file(self.project_id, job_id, inner, dest,
+                                                     progress.update_progress)
+            else:
+                await self.client.jobs.download_artifacts(self.project_id, job_id, dest,
+                                                          progress.update_progress)
+        except errors.ApiError as exc:
+            self._notify(f"Download failed: {exc.user_message()}", "error")
+        except OSError as exc:
+            self._notify(f"Could not write {dest}: {exc.strerror}", "error")
+        else:
+            self._notify(f"Saved {dest}.")
+        finally:
+            progress.dismiss()

@@ -1,0 +1,100 @@
+"""One-line headers of the jobs list and of the trace viewer. Server strings go in as
+``rich.text.Text`` (never markup)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+from textual.widgets import Static
+
+from labdeck.ui.widgets.job_table import (
+    ACTIVE_STATUSES,
+    JobFilter,
+    field,
+    format_duration,
+    runner_label,
+    theme_color,
+)
+
+
+def _muted(widget: Static) -> str:
+    return theme_color(widget.app, "foreground-muted", "foreground") or "grey50"
+
+
+class JobsHeader(Static):
+    """``3 running · 1 failed · 12 success │ status=failed,running │ grouped by pipeline``."""
+
+    DEFAULT_CSS = """
+    JobsHeader { height: 1; padding: 0 1; }
+    """
+
+    def show(self, *, jobs: Sequence[Any], job_filter: JobFilter, group_mode: str) -> None:
+        """Redraw from the jobs shown and the filters."""
+        text = Text(no_wrap=True, overflow="ellipsis")
+        counts = Counter(str(field(job, "status") or "") for job in jobs)
+        order = ["running", "pending", "created", "manual", "failed", "success", "canceled", "skipped"]
+        ranked = sorted(counts.items(), key=lambda item: (order.index(item[0]) if item[0] in order else 99, item[0]))
+        for index, (status, count) in enumerate(ranked):
+            if index:
+                text.append(" · ")
+            color = theme_color(self.app, f"job-{status}") if status else None
+            text.append(f"{count} {status}", style=Style(color=color, bold=status in ACTIVE_STATUSES))
+        if not ranked:
+            text.append("no jobs", style=Style(color=_muted(self)))
+        muted = Style(color=_muted(self))
+        if job_filter.statuses:
+            text.append(" │ status=" + ",".join(sorted(job_filter.statuses)), style=muted)
+        if group_mode != "none":
+            text.append(" │ grouped by " + ("pipeline" if group_mode == "pipeline" else "pipeline and stage"),
+                        style=muted)
+        self.update(text)
+
+
+class TraceHeader(Static):
+    """``job #N name · status · 3m05s · runner · LIVE/following │ search``."""
+
+    DEFAULT_CSS = """
+    TraceHeader { height: 1; background: $panel; padding: 0 1; }
+    """
+
+    def show(self, *, job: Any, live: bool, following: bool, pending_lines: int,
+             wrap: bool, raw: bool, note: str = "") -> None:
+        """Redraw from the job record and the viewer's state."""
+        app = self.app
+        status = str(field(job, "status") or "?")
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(f"job #{field(job, 'id', '?')} ", style="bold")
+        text.append(str(field(job, "name") or ""), style="bold")
+        color = {
+            "success": theme_color(app, "success"),
+            "failed": theme_color(app, "error"),
+            "running": theme_color(app, "primary"),
+            "canceled": _muted(self),
+        }.get(status) or theme_color(app, "warning")
+        text.append(" · ")
+        text.append(status, style=Style(color=color, bold=True))
+        text.append(f" · {format_duration(field(job, 'duration'))}")
+        text.append(f" · runner {runner_label(job)}")
+        if live:
+            text.append(" · ")
+            if following:
+                text.append("● LIVE following", style=Style(color=theme_color(app, "success"), bold=True))
+            else:
+                text.append("❚❚ LIVE paused", style=Style(color=theme_color(app, "warning"), bold=True))
+        elif status in ACTIVE_STATUSES:
+            text.append(" · connecting")
+        else:
+            text.append(" · ended", style=Style(color=_muted(self)))
+        if pending_lines:
+            text.append(f" · +{pending_lines} new lines (end/G)",
+                        style=Style(color=theme_color(app, "accent"), bold=True))
+        flags = [name for name, on in (("wrap", wrap), ("raw", raw)) if on]
+        if flags:
+            text.append(" │ " + " ".join(flags), style=Style(color=_muted(self)))
+        if note:
+            text.append(f" │ {note}", style=Style(color=_muted(self)))
+        self.update(text)

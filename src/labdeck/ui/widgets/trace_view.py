@@ -1,0 +1,599 @@
+"""A virtualised viewer for job traces (Line API).
+
+Only the rows on screen are rendered: lines live in a :class:`TraceDocument` (an offset index over
+a spooled file, see :mod:`labdeck.tail`), each visible line is turned into a ``Strip`` from
+*sanitized* text (SGR only) with ``Text.from_ansi``, and rendered strips are kept in an LRU cache
+whose key includes everything that changes their look (search term, fold state, cursor, width).
+
+Folding: a collapsed section shows its header line only; the display rows are mapped to line
+numbers through a sorted list of hidden ranges (bisect, so a million lines cost nothing).
+Following: new output scrolls into view while ``following`` is on; any upward scroll turns it off
+and the count of lines that arrived since is kept in ``pending_lines``; ``end``/``G`` resumes.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from labdeck.tail.sections import Section, format_duration
+from labdeck.ui.widgets.job_trace_document import TraceDocument
+
+MAX_LINE_CHARS = 5_000
+"""Longer lines are cut before rendering (the saved log keeps them whole)."""
+LONG_SECTION_SECONDS = 120
+"""Sections at least this long stand out."""
+
+
+@dataclass(frozen=True)
+class _Row:
+    line: int
+    part: int
+
+
+class TraceView(ScrollView, can_focus=True):
+    """Shows a :class:`TraceDocument`; see the module docstring."""
+
+    BINDING_GROUP_TITLE = "Trace"
+    COMPONENT_CLASSES = {
+        "trace-view--gutter", "trace-view--cursor", "trace-view--fold", "trace-view--duration",
+        "trace-view--match", "trace-view--current-match", "trace-view--failed", "trace-view--long",
+        "trace-view--error-line",
+    }
+    DEFAULT_CSS = """
+    TraceView {
+        background: $surface;
+        color: $foreground;
+        overflow-y: scroll;
+        overflow-x: auto;
+        height: 1fr;
+        &:focus { background-tint: $foreground 3%; }
+        & > .trace-view--gutter { color: $text-muted; }
+        & > .trace-view--cursor { background: $boost; }
+        & > .trace-view--fold { color: $accent; text-style: bold; }
+        & > .trace-view--duration { color: $text-muted; }
+        & > .trace-view--match { background: $warning 60%; color: $text; }
+        & > .trace-view--current-match { background: $accent; color: $text; text-style: bold; }
+        & > .trace-view--failed { color: $text-error; text-style: bold; }
+        & > .trace-view--long { color: $text-warning; text-style: bold; }
+        & > .trace-view--error-line { background: $error 30%; }
+    }
+    """
+    BINDINGS = [
+        Binding("up,k", "cursor_up", "Up", show=False),
+        Binding("down,j", "cursor_down", "Down", show=False),
+        Binding("pageup,ctrl+b", "page_up", "Page up", show=False),
+        Binding("pagedown,ctrl+f,space", "page_down", "Page down", show=False),
+        Binding("home,g", "scroll_home", "Top", show=False),
+        Binding("end,G", "follow", "End/follow", id="trace.follow",
+                tooltip="Go to the end and follow new output"),
+        Binding("enter,t", "toggle_fold", "Fold", id="trace.fold",
+                tooltip="Fold or unfold the section at the cursor"),
+        Binding("z", "fold_all", "Fold all", id="trace.fold_all"),
+        Binding("Z", "unfold_all", "Unfold all", id="trace.unfold_all"),
+    ]
+
+    class Changed(Message):
+        """Following, pending lines, search results or folds changed (coalesced)."""
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, TraceView.Changed)
+
+    def __init__(self, document: TraceDocument | None = None, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.document = document if document is not None else TraceDocument()
+        self.following = True
+        """New output scrolls into view."""
+        self.pending_lines = 0
+        """Lines that arrived while not following."""
+        self.wrap = False
+        self.raw = False
+        self.cursor_line = 0
+        self.search_term = ""
+        self.match_line: int | None = None
+        """Line of the current search match."""
+        self.match_total: int | None = None
+        """Lines matching the search (None while counting)."""
+        self.match_ordinal: int | None = None
+        self.error_line: int | None = None
+        """A line to mark as the first error (set after a jump)."""
+        self._strips: LRUCache[tuple[object, ...], list[Strip]] = LRUCache(2048)
+        self._collapsed: set[int] = set()
+        self._seen_sections = 0
+        self._hidden_starts: list[int] = []
+        self._hidden_ends: list[int] = []
+        self._display_starts: list[int] = []
+        self._hidden_before: list[int] = []
+        self._hidden_total = 0
+        self._fold_version = 0
+        self._stable_lines = 0
+        self._generation = 0
+        self._width = 0
+        self._adjusting = False
+        self._search_re: re.Pattern[str] | None = None
+
+    # -- data ---------------------------------------------------------------------------------
+
+    @property
+    def line_count(self) -> int:
+        """Lines in the document."""
+        return len(self.document)
+
+    @property
+    def display_count(self) -> int:
+        """Rows when nothing wraps (lines minus folded ones)."""
+        return max(0, self.line_count - self._hidden_total)
+
+    def append(self, text: str) -> int:
+        """Add raw trace text (any chunking); return the number of new lines."""
+        before = self.line_count
+        self.document.feed(text)
+        return self.after_growth(before)
+
+    def finish(self) -> None:
+        """The trace is complete: flush any partial last line."""
+        before = self.line_count
+        self.document.finish()
+        self.after_growth(before)
+
+    def reset(self, note: str = "") -> None:
+        """Forget everything (the server's trace was truncated or erased)."""
+        self.document.clear()
+        if note:
+            self.document.feed(note + "\n")
+        self._strips.clear()
+        self._collapsed.clear()
+        self._seen_sections = 0
+        self._stable_lines = 0
+        self.pending_lines = 0
+        self.cursor_line = 0
+        self.match_line = None
+        self._rebuild_folds()
+        self._update_virtual_size()
+        self.refresh()
+        self._changed()
+
+    def after_growth(self, before: int) -> int:
+        """Update scrolling, folds and counters after the document grew from ``before`` lines."""
+        after = self.line_count
+        # The old last line may have been completed or overwritten by \r.
+        self._stable_lines = max(0, before - 1)
+        self._generation += 1
+        sections = self.document.sections
+        if len(sections) != self._seen_sections or self._open_fold_exists():
+            for index in range(self._seen_sections, len(sections)):
+                if sections[index].collapsed:
+                    self._collapsed.add(index)
+            self._seen_sections = len(sections)
+            self._rebuild_folds()
+        added = after - before
+        self._update_virtual_size()
+        if self.following:
+            self.cursor_line = max(0, after - 1)
+            self._scroll_to_end()
+        elif added > 0:
+            self.pending_lines += added
+        self.refresh()
+        if added or not self.following:
+            self._changed()
+        return added
+
+    def _open_fold_exists(self) -> bool:
+        sections = self.document.sections
+        return any(sections[index].end_line is None for index in self._collapsed)
+
+    def _update_virtual_size(self) -> None:
+        self.virtual_size = Size(self._width + 8, self.display_count)
+
+    def _changed(self) -> None:
+        self.post_message(self.Changed())
+
+    # -- folding ------------------------------------------------------------------------------
+
+    def _rebuild_folds(self) -> None:
+        sections = self.document.sections
+        last = self.line_count - 1
+        ranges: list[tuple[int, int]] = []
+        for index in self._collapsed:
+            section = sections[index]
+            end = section.end_line if section.end_line is not None else last
+            if end > section.start_line:
+                ranges.append((section.start_line + 1, end))
+        ranges.sort()
+        merged: list[tuple[int, int]] = []
+        for start, end in ranges:
+            if merged and start <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((start, end))
+        self._hidden_starts = [start for start, _ in merged]
+        self._hidden_ends = [end for _, end in merged]
+        self._hidden_before = []
+        self._display_starts = []
+        total = 0
+        for start, end in merged:
+            self._hidden_before.append(total)
+            self._display_starts.append(start - total)
+            total += end - start + 1
+        self._hidden_total = total
+        self._fold_version += 1
+
+    def display_to_line(self, row: int) -> int:
+        """Line number shown at display row ``row`` (no wrapping)."""
+        index = bisect_right(self._display_starts, row) - 1
+        if index < 0:
+            return row
+        return row + self._hidden_before[index] + (self._hidden_ends[index] - self._hidden_starts[index] + 1)
+
+    def line_to_display(self, line: int) -> int:
+        """Display row of ``line`` (a folded line maps to its section's header)."""
+        index = bisect_right(self._hidden_starts, line) - 1
+        if index < 0:
+            return line
+        if line <= self._hidden_ends[index]:
+            return self._hidden_starts[index] - 1 - self._hidden_before[index]
+        return line - self._hidden_before[index] - (self._hidden_ends[index] - self._hidden_starts[index] + 1)
+
+    def is_hidden(self, line: int) -> bool:
+        """True when ``line`` is inside a folded section."""
+        index = bisect_right(self._hidden_starts, line) - 1
+        return index >= 0 and line <= self._hidden_ends[index]
+
+    def section_for(self, line: int) -> int | None:
+        """Index of the innermost section whose header is ``line`` or which contains it."""
+        found: int | None = None
+        for index, section in enumerate(self.document.sections):
+            if section.start_line > line:
+                break
+            if section.contains(line) and (found is None or section.depth >= self.document.sections[found].depth):
+                found = index
+        return found
+
+    def set_collapsed(self, index: int, collapsed: bool) -> None:
+        """Fold or unfold one section."""
+        if collapsed:
+            self._collapsed.add(index)
+        else:
+            self._collapsed.discard(index)
+        self._refold()
+
+    def _refold(self) -> None:
+        self._adjusting = True
+        try:
+            self._rebuild_folds()
+            self._update_virtual_size()
+            if self.is_hidden(self.cursor_line):
+                self.cursor_line = self.display_to_line(self.line_to_display(self.cursor_line))
+            if self.following:
+                self._scroll_to_end()
+            else:
+                self._scroll_cursor_into_view()
+        finally:
+            self._adjusting = False
+        self.refresh()
+        self._changed()
+
+    def action_toggle_fold(self) -> None:
+        """Fold/unfold the section at the cursor."""
+        index = self.section_for(self.cursor_line)
+        if index is None:
+            return
+        section = self.document.sections[index]
+        if index not in self._collapsed:
+            self.cursor_line = section.start_line
+        self.set_collapsed(index, index not in self._collapsed)
+
+    def action_fold_all(self) -> None:
+        """Fold every section."""
+        self._collapsed = set(range(len(self.document.sections)))
+        self._refold()
+
+    def action_unfold_all(self) -> None:
+        """Unfold every section."""
+        self._collapsed.clear()
+        self._refold()
+
+    def refresh_sections(self) -> None:
+        """Section headers changed look (e.g. the failed one is now known)."""
+        self._fold_version += 1
+        self.refresh()
+
+    def collapsed_sections(self) -> list[Section]:
+        """The folded sections (for tests and the header)."""
+        return [self.document.sections[index] for index in sorted(self._collapsed)]
+
+    # -- following and cursor ---------------------------------------------------------------
+
+    def _scroll_to_end(self) -> None:
+        self._adjusting = True
+        try:
+            self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
+        finally:
+            self._adjusting = False
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Scrolling up (wheel, scrollbar, keys) pauses following."""
+        super().watch_scroll_y(old_value, new_value)
+        if self._adjusting:
+            return
+        if new_value < old_value and self.following:
+            self.following = False
+            self._changed()
+
+    def set_following(self, following: bool) -> None:
+        """Resume (True) or pause (False) following new output."""
+        self.following = following
+        if following:
+            self.pending_lines = 0
+            self.cursor_line = max(0, self.line_count - 1)
+            self._scroll_to_end()
+            self.refresh()
+        self._changed()
+
+    def action_follow(self) -> None:
+        """Jump to the end and follow new output."""
+        self.set_following(True)
+
+    def _pause(self) -> None:
+        if self.following:
+            self.following = False
+            self._changed()
+
+    def move_cursor_to(self, line: int, *, center: bool = False) -> None:
+        """Put the cursor on ``line``, unfolding sections that hide it."""
+        line = max(0, min(line, self.line_count - 1))
+        if self.is_hidden(line):
+            sections = self.document.sections
+            self._collapsed = {index for index in self._collapsed if not sections[index].contains(line)
+                               or sections[index].start_line == line}
+            self._rebuild_folds()
+            self._update_virtual_size()
+        self.cursor_line = line
+        self._scroll_cursor_into_view(center=center)
+        self.refresh()
+
+    def _scroll_cursor_into_view(self, center: bool = False) -> None:
+        row = self.line_to_display(self.cursor_line)
+        height = max(1, self.scrollable_content_region.height)
+        top = int(self.scroll_y)
+        if center:
+            target = max(0, row - height // 2)
+        elif row < top:
+            target = row
+        elif row >= top + height:
+            target = row - height + 1
+        else:
+            return
+        self._adjusting = target >= top
+        try:
+            self.scroll_to(y=target, animate=False, immediate=True, force=True)
+        finally:
+            self._adjusting = False
+
+    def action_cursor_up(self) -> None:
+        """Move the cursor one line up (pauses following)."""
+        self._pause()
+        self.move_cursor_to(self.display_to_line(max(0, self.line_to_display(self.cursor_line) - 1)))
+
+    def action_cursor_down(self) -> None:
+        """Move the cursor one line down."""
+        row = self.line_to_display(self.cursor_line) + 1
+        if row < self.display_count:
+            self.move_cursor_to(self.display_to_line(row))
+
+    def action_page_up(self) -> None:
+        """One screen up (pauses following)."""
+        self._pause()
+        height = max(1, self.scrollable_content_region.height)
+        self.move_cursor_to(self.display_to_line(max(0, self.line_to_display(self.cursor_line) - height)))
+
+    def action_page_down(self) -> None:
+        """One screen down."""
+        height = max(1, self.scrollable_content_region.height)
+        row = min(self.display_count - 1, self.line_to_display(self.cursor_line) + height)
+        self.move_cursor_to(self.display_to_line(max(0, row)))
+
+    def action_scroll_home(self) -> None:
+        """Go to the first line (pauses following)."""
+        self._pause()
+        self.move_cursor_to(0)
+
+    def on_click(self, event: events.Click) -> None:
+        """A click moves the cursor; a click on a section header folds it."""
+        rows = self._layout()
+        if not 0 <= event.y < len(rows):
+            return
+        line = rows[event.y].line
+        self._pause()
+        self.cursor_line = line
+        index = self.section_for(line)
+        if index is not None and self.document.sections[index].start_line == line:
+            self.set_collapsed(index, index not in self._collapsed)
+        self.refresh()
+
+    # -- display options -----------------------------------------------------------------------
+
+    def set_wrap(self, wrap: bool) -> None:
+        """Wrap long lines (True) or scroll horizontally (False)."""
+        self.wrap = wrap
+        self.refresh()
+        self._changed()
+
+    def set_raw(self, raw: bool) -> None:
+        """Show the raw text with every control character made visible."""
+        self.raw = raw
+        self.refresh()
+        self._changed()
+
+    def set_search(self, term: str) -> None:
+        """Highlight ``term`` (case-insensitive, literal)."""
+        self.search_term = term
+        self._search_re = re.compile(re.escape(term), re.IGNORECASE) if term else None
+        self.match_line = None
+        self.match_total = None
+        self.match_ordinal = None
+        self.refresh()
+        self._changed()
+
+    # -- rendering ----------------------------------------------------------------------------
+
+    def notify_style_update(self) -> None:
+        """Theme changed: rendered strips are stale."""
+        super().notify_style_update()
+        self._strips.clear()
+
+    def _layout(self) -> list[_Row]:
+        height = self.scrollable_content_region.height
+        count = self.display_count
+        top = int(self.scroll_y)
+        if not self.wrap:
+            return [_Row(self.display_to_line(row), 0) for row in range(top, min(count, top + height))]
+        width = max(1, self.scrollable_content_region.width)
+        rows: list[_Row] = []
+        if top >= max(0, count - height):
+            # At the end: anchor the last line at the bottom.
+            row = count - 1
+            while row >= 0 and len(rows) < height:
+                line = self.display_to_line(row)
+                parts = len(self._strips_for(line, width))
+                rows[:0] = [_Row(line, part) for part in range(parts)]
+                row -= 1
+            return rows[-height:] if len(rows) > height else rows
+        row = top
+        while row < count and len(rows) < height:
+            line = self.display_to_line(row)
+            parts = len(self._strips_for(line, width))
+            rows.extend(_Row(line, part) for part in range(parts))
+            row += 1
+        return rows[:height]
+
+    def render_line(self, y: int) -> Strip:
+        """Render row ``y`` of the widget."""
+        width = self.scrollable_content_region.width
+        rich_style = self.rich_style
+        rows = self._frame_rows()
+        if y >= len(rows):
+            return Strip.blank(width, rich_style)
+        row = rows[y]
+        strips = self._strips_for(row.line, width if self.wrap else None)
+        strip = strips[row.part] if row.part < len(strips) else Strip.blank(width, rich_style)
+        if self.wrap:
+            return strip.crop_extend(0, width, rich_style)
+        scroll_x = int(self.scroll_x)
+        return strip.crop_extend(scroll_x, scroll_x + width, rich_style)
+
+    def _frame_rows(self) -> list[_Row]:
+        key = (int(self.scroll_y), self.scrollable_content_region.size, self.wrap, self._fold_version,
+               self.line_count, self._generation, self.raw)
+        if getattr(self, "_frame_key", None) != key:
+            self._frame_key = key
+            self._frame = self._layout()
+        return self._frame
+
+    def _strips_for(self, line: int, width: int | None) -> list[Strip]:
+        section_index = self._header_section(line)
+        key = (
+            line,
+            self._generation if line >= self._stable_lines else 0,
+            width,
+            self.raw,
+            self.search_term,
+            line == self.match_line,
+            line == self.cursor_line and self.has_focus,
+            line == self.error_line,
+            section_index is not None and section_index in self._collapsed,
+            self._fold_version if section_index is not None else 0,
+        )
+        cached = self._strips.get(key)
+        if cached is not None:
+            return cached
+        text = self._line_text(line, section_index)
+        console = self.app.console
+        if width is None:
+            strips = [Strip(list(text.render(console)), text.cell_len)]
+            self._width = max(self._width, text.cell_len)
+            if self._width + 8 > self.virtual_size.width:
+                self.call_later(self._update_virtual_size)
+        else:
+            strips = [
+                Strip(list(part.render(console)), part.cell_len)
+                for part in text.wrap(console, width, no_wrap=False, overflow="fold")
+            ] or [Strip.blank(width)]
+        self._strips[key] = strips
+        return strips
+
+    def _header_section(self, line: int) -> int | None:
+        for index, section in enumerate(self.document.sections):
+            if section.start_line == line:
+                return index
+            if section.start_line > line:
+                break
+        return None
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"trace-view--{name}", partial=True)
+
+    def _line_text(self, line: int, section_index: int | None) -> Text:
+        document = self.document
+        gutter_width = max(4, len(str(self.line_count)))
+        text = Text(no_wrap=not self.wrap, end="")
+        text.append(f"{line + 1:>{gutter_width}} ", style=self._style("gutter"))
+        section = document.sections[section_index] if section_index is not None else None
+        if section is not None:
+            text.append("▸ " if section_index in self._collapsed else "▾ ",
+                        style=self._style("fold"))
+        elif document.sections and self.section_for(line) is not None:
+            text.append("  ")
+        body_start = len(text)
+        if self.raw:
+            body = Text(document.raw_line(line)[:MAX_LINE_CHARS])
+        else:
+            body = Text.from_ansi(document.line(line)[:MAX_LINE_CHARS])
+            body.expand_tabs(8)
+        text.append_text(body)
+        if section is not None:
+            self._decorate_header(text, section, section_index)
+        if self._search_re is not None:
+            match_style = self._style("current-match" if line == self.match_line else "match")
+            plain = text.plain
+            for match in self._search_re.finditer(plain, body_start):
+                text.stylize(match_style, match.start(), match.end())
+        if line == self.error_line:
+            text.stylize(self._style("error-line"), body_start)
+        if line == self.cursor_line and self.has_focus:
+            text.stylize(self._style("cursor"), 0)
+            text.stylize(Style(reverse=True), 0, gutter_width)
+        return text
+
+    def _decorate_header(self, text: Text, section: Section, index: int | None) -> None:
+        failed = self.document.section_failed(section)
+        long = (section.duration or 0) >= LONG_SECTION_SECONDS
+        if not text.plain.strip():
+            text.append(section.title)
+        if not section.hide_duration:
+            duration = format_duration(section.duration) if section.duration is not None else "running…"
+            text.append(f"  {duration}", style=self._style("duration"))
+        hidden = (section.end_line - section.start_line) if section.end_line is not None else 0
+        if index is not None and index in self._collapsed and hidden:
+            text.append(f"  [{hidden} line{'' if hidden == 1 else 's'}]", style=self._style("duration"))
+        if failed:
+            text.append("  ✗ failed", style=self._style("failed"))
+            text.stylize(self._style("failed"), 0)
+        elif long:
+            text.append("  ⚠ long", style=self._style("long"))
+
+    def strip_text(self, y: int) -> str:
+        """Plain text of widget row ``y`` (tests)."""
+        return "".join(segment.text for segment in self.render_line(y) if isinstance(segment, Segment))

@@ -1,0 +1,236 @@
+"""Retry rules with an injected sleep and clock: what is retried, how long each wait is."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+from email.utils import format_datetime
+
+import httpx
+import pytest
+
+from labdeck.api import RetryPolicy, errors
+from labdeck.api.retry import RateLimit, parse_retry_after, server_wait
+from tests.api.helpers import FakeTime, mock_client, policy
+
+
+def test_full_jitter_backoff_stays_within_the_exponential_cap() -> None:
+    retry = RetryPolicy(rng=random.Random(1), base=0.5, cap=8.0)
+    for attempt in range(10):
+        bound = min(8.0, 0.5 * 2**attempt)
+        waits = [retry.backoff(attempt) for _ in range(200)]
+        assert all(0 <= w <= bound for w in waits)
+        assert max(waits) > bound * 0.8  # jitter spreads over the whole range
+
+
+def test_retry_after_accepts_seconds_and_http_dates() -> None:
+    now = 1_700_000_000.0
+    assert parse_retry_after("7", now) == 7
+    date = format_datetime(datetime.fromtimestamp(now + 30, UTC), usegmt=True)
+    assert parse_retry_after(date, now) == pytest.approx(30, abs=1)
+    assert parse_retry_after("soon", now) is None
+    assert parse_retry_after("-5", now) == 0
+    assert server_wait(httpx.Headers({"RateLimit-Reset": str(int(now) + 20)}), now) == 20
+
+
+def test_rate_limit_headers_are_parsed() -> None:
+    limit = RateLimit.from_headers(httpx.Headers({"RateLimit-Limit": "600", "RateLimit-Observed": "590",
+                                                  "RateLimit-Reset": "1700000060"}))
+    assert limit is not None and limit.limit == 600 and limit.remaining == 10
+    assert limit.reset_at == datetime.fromtimestamp(1_700_000_060, UTC)
+    assert RateLimit.from_headers(httpx.Headers({})) is None
+
+
+@pytest.mark.parametrize("status", [429, 502, 503, 504])
+async def test_get_retries_retryable_statuses_and_waits_at_least_retry_after(status: int) -> None:
+    fake = FakeTime()
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        if calls < 3:
+            return httpx.Response(status, headers={"Retry-After": "4"}, text="Retry later")
+        return httpx.Response(200, json={"id": 1, "status": "success"}, headers={"RateLimit-Remaining": "5"})
+
+    async with mock_client(handler, fake=fake) as client:
+        job = await client.jobs.get(1, 1)
+    assert job.status == "success" and calls == 3
+    assert fake.sleeps == [4, 4]
+    assert client.rate_limit is not None and client.rate_limit.remaining == 5
+    assert client.health.state == "ok"
+
+
+async def test_http_date_retry_after_is_honoured() -> None:
+    fake = FakeTime()
+    when = format_datetime(datetime.fromtimestamp(fake.wall() + 9, UTC), usegmt=True)
+    responses = [httpx.Response(503, headers={"Retry-After": when}), httpx.Response(200, json={"id": 2})]
+    async with mock_client(lambda r: responses.pop(0), fake=fake) as client:
+        await client.projects.get(2)
+    assert len(fake.sleeps) == 1 and fake.sleeps[0] >= 8
+
+
+async def test_ratelimit_reset_is_used_when_retry_after_is_missing() -> None:
+    fake = FakeTime()
+    reset = str(int(fake.wall() + 6))
+    responses = [httpx.Response(429, headers={"RateLimit-Reset": reset}), httpx.Response(200, json={"id": 2})]
+    async with mock_client(lambda r: responses.pop(0), fake=fake) as client:
+        await client.projects.get(2)
+    assert fake.sleeps == [pytest.approx(6, abs=1)]
+
+
+async def test_too_long_retry_after_is_not_waited_but_reported() -> None:
+    fake = FakeTime()
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return httpx.Response(429, headers={"Retry-After": "3600"})
+
+    async with mock_client(handler, fake=fake) as client:
+        with pytest.raises(errors.RateLimited) as caught:
+            await client.projects.get(2)
+    assert calls == 1 and fake.sleeps == [] and caught.value.retry_after == 3600
+
+
+async def test_malformed_retry_after_falls_back_to_backoff() -> None:
+    fake = FakeTime()
+    responses = [httpx.Response(503, headers={"Retry-After": "tomorrow-ish"}), httpx.Response(200, json={"id": 2})]
+    async with mock_client(lambda r: responses.pop(0), fake=fake) as client:
+        await client.projects.get(2)
+    assert len(fake.sleeps) == 1 and 0 <= fake.sleeps[0] <= 0.5
+
+
+async def test_get_gives_up_after_max_attempts_and_reports_server_error() -> None:
+    fake = FakeTime()
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return httpx.Response(503, json={"message": "503 Service Unavailable"})
+
+    async with mock_client(handler, fake=fake) as client:
+        with pytest.raises(errors.ServerError) as caught:
+            await client.projects.get(1)
+    assert calls == 4 and len(fake.sleeps) == 3
+    assert caught.value.status == 503
+    assert client.health.state == "error"
+
+
+async def test_budget_stops_retrying() -> None:
+    fake = FakeTime()
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return httpx.Response(503, headers={"Retry-After": "20"})
+
+    async with mock_client(handler, fake=fake, retry=policy(fake, budget=30.0)) as client:
+        with pytest.raises(errors.ServerError):
+            await client.projects.get(1)
+    assert calls == 2 and fake.sleeps == [20] and fake.now <= 30
+
+
+async def test_500_is_not_retried() -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return httpx.Response(500, json={"message": "500 Internal Server Error"})
+
+    async with mock_client(handler) as client:
+        with pytest.raises(errors.ServerError):
+            await client.projects.get(1)
+    assert calls == 1
+
+
+@pytest.mark.parametrize("exc", [httpx.ConnectError("refused"), httpx.ReadTimeout("slow"),
+                                 httpx.RemoteProtocolError("dropped"), httpx.ReadError("reset")])
+async def test_get_retries_transport_failures(exc: Exception) -> None:
+    fake = FakeTime()
+    calls = 0
+    states: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise exc
+        states.append(client.health.state)
+        return httpx.Response(200, json={"id": 1})
+
+    client = mock_client(handler, fake=fake)
+    await client.projects.get(1)
+    await client.aclose()
+    assert calls == 2 and len(fake.sleeps) == 1
+    assert states == ["reconnecting"] and client.health.state == "ok" and client.health.last_ok_at is not None
+
+
+async def test_get_transport_failure_becomes_transport_error() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("[Errno 111] Connection refused")
+
+    async with mock_client(handler) as client:
+        with pytest.raises(errors.TransportError) as caught:
+            await client.projects.get(1)
+    assert client.health.state == "error" and client.health.last_error
+    assert "Cannot reach the server" in caught.value.user_message()
+
+
+async def test_post_is_retried_only_when_it_never_left() -> None:
+    fake = FakeTime()
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise httpx.ConnectError("refused")
+        return httpx.Response(201, json={"id": 77, "status": "pending"})
+
+    async with mock_client(handler, fake=fake) as client:
+        job = await client.jobs.retry(1, 5)
+    assert job.id == 77 and calls == 2
+
+
+@pytest.mark.parametrize("exc", [httpx.ReadTimeout("slow"), httpx.RemoteProtocolError("dropped"),
+                                 httpx.ReadError("reset"), httpx.WriteError("broken")])
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE"])
+async def test_ambiguous_failures_of_writes_are_outcome_unknown(exc: Exception, method: str) -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        raise exc
+
+    async with mock_client(handler) as client:
+        with pytest.raises(errors.OutcomeUnknown) as caught:
+            if method == "POST":
+                await client.jobs.cancel(1, 2)
+            elif method == "PUT":
+                await client.runners.update(4, active=False)
+            else:
+                await client.runners.delete(4)
+    assert calls == 1
+    assert caught.value.method == method
+    assert "refresh" in caught.value.user_message()
+
+
+@pytest.mark.parametrize("status", [502, 503, 504])
+async def test_writes_are_not_retried_on_gateway_errors(status: int) -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return httpx.Response(status, headers={"Retry-After": "1"})
+
+    async with mock_client(handler) as client:
+        with pytest.raises(errors.ServerError):
+            await client.jobs.play(1, 2)
+    assert calls == 1

@@ -1,0 +1,185 @@
+"""The command line: the console start path (token chain → Session → run_console), --demo, serve,
+--version, and the promise that no option takes a token value."""
+
+from __future__ import annotations
+
+import io
+import sys
+import types
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from labdeck import cli
+from labdeck.secret import Secret
+from labdeck.session import Session
+from labdeck.sim.server import SimServer
+
+
+@pytest.fixture
+def console(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Session]]:
+    """Replace the TUI with a recorder of the Session it would have been given."""
+    started: list[Session] = []
+    module = types.ModuleType("labdeck.ui.app")
+
+    def run_console(session: Session, **kwargs: Any) -> int:
+        started.append(session)
+        module.kwargs = kwargs  # type: ignore[attr-defined]
+        return 0
+
+    module.run_console = run_console  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "labdeck.ui.app", module)
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    import threading
+
+    monkeypatch.setattr(threading, "excepthook", threading.excepthook)
+    yield started
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--version"])
+    assert exited.value.code == 0 and capsys.readouterr().out.strip() == "labdeck 0.1.0"
+
+
+def test_no_option_takes_a_token_value() -> None:
+    parser = cli.build_parser()
+    parsers = [parser, *parser._subparsers._group_actions[0].choices.values()]  # type: ignore[union-attr]
+    for each in parsers:
+        for action in each._actions:
+            if any("token" in flag for flag in action.option_strings):
+                assert action.nargs == 0, action.option_strings  # --token-stdin is a switch
+
+
+def test_console_gets_a_session_from_the_environment(console: list[Session], sim: SimServer,
+                                                     tokens: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LABDECK_URL", sim.base_url)
+    monkeypatch.setenv("LABDECK_TOKEN", tokens["admin"])
+    assert cli.main(["--theme", "ops-light"]) == 0
+    session = console[0]
+    assert (session.base_url, session.token, session.token_source) == (sim.base_url, Secret(tokens["admin"]),
+                                                                       "env:LABDECK_TOKEN")
+    assert session.theme == "ops-light" and not session.read_only and not session.insecure_storage
+
+
+def test_a_read_only_token_starts_the_console_read_only(console: list[Session], sim: SimServer,
+                                                        tokens: dict[str, str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITLAB_URL", sim.base_url)
+    monkeypatch.setenv("GITLAB_TOKEN", tokens["readonly"])
+    assert cli.main([]) == 0
+    assert console[0].read_only and console[0].token_source == "env:GITLAB_TOKEN"
+
+
+def test_read_only_by_choice(console: list[Session], sim: SimServer, tokens: dict[str, str],
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LABDECK_URL", sim.base_url)
+    monkeypatch.setenv("LABDECK_TOKEN", tokens["admin"])
+    assert cli.main(["--read-only"]) == 0
+    assert console[0].read_only
+
+
+def test_token_stdin_is_read_before_the_console(console: list[Session], sim: SimServer, tokens: dict[str, str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LABDECK_URL", sim.base_url)
+    monkeypatch.setenv("LABDECK_TOKEN", tokens["readonly"])  # stdin wins over the environment
+    monkeypatch.setattr(sys, "stdin", io.StringIO(tokens["admin"] + "\n"))
+    monkeypatch.setattr(cli, "_reattach_terminal", lambda: None)
+    assert cli.main(["--token-stdin"]) == 0
+    assert console[0].token == Secret(tokens["admin"]) and console[0].token_source == "stdin"
+
+
+def test_a_rejected_token_stops_before_the_console_and_names_its_source(
+        console: list[Session], sim: SimServer, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("LABDECK_URL", sim.base_url)
+    monkeypatch.setenv("LABDECK_TOKEN", "glpat-expiredexpiredexpired00")
+    assert cli.main([]) == 1
+    err = capsys.readouterr().err
+    assert "token from env:LABDECK_TOKEN was rejected" in err and "glpat-" not in err
+    assert console == []
+
+
+def test_the_insecure_file_token_marks_the_session(console: list[Session], sim: SimServer, tokens: dict[str, str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from labdeck.auth.file_stores import PlaintextStore
+    from labdeck.auth.keyring_store import account
+    from labdeck.config import Config, Profile, save_config
+    from labdeck.paths import config_file
+
+    save_config(Config(path=config_file(), default_profile="lab",
+                       profiles={"lab": Profile("lab", sim.base_url, token_store="insecure-file")}))
+    PlaintextStore().set(account("lab", sim.base_url), tokens["user"])
+    assert cli.main([]) == 0
+    assert console[0].insecure_storage and console[0].token_source == "file (insecure)"
+    assert console[0].profile == "lab"
+
+
+def test_switching_profile_inside_the_console_never_prompts(console: list[Session], sim: SimServer,
+                                                           tokens: dict[str, str], isolated_machine: Any,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from labdeck.auth.keyring_store import account
+    from labdeck.config import Config, Profile, save_config
+    from labdeck.paths import config_file
+
+    save_config(Config(path=config_file(), default_profile="a",
+                       profiles={"a": Profile("a", sim.base_url), "b": Profile("b", sim.base_url),
+                                 "c": Profile("c", sim.base_url)}))
+    isolated_machine.set_password("labdeck", account("a", sim.base_url), tokens["admin"])
+    isolated_machine.set_password("labdeck", account("b", sim.base_url), tokens["readonly"])
+    monkeypatch.setattr("getpass.getpass", lambda *a: pytest.fail("prompted while the TUI runs"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert cli.main([]) == 0
+    switch = sys.modules["labdeck.ui.app"].kwargs["session_for_profile"]
+    other = switch("b")
+    assert other.profile == "b" and other.read_only and other.token_source == "keyring"
+    with pytest.raises(cli.SessionError, match="no token"):
+        switch("c")
+
+
+def test_no_instance_explains_how_to_start(console: list[Session], capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main([]) == 1
+    assert "labdeck login --url" in capsys.readouterr().err and console == []
+
+
+def test_demo_runs_the_console_against_a_simulator_then_stops_it(console: list[Session],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from labdeck.sim import demo
+    from labdeck.sim.dataset import DEMO_TOKENS
+
+    servers: list[SimServer] = []
+    real_start = demo.start_demo
+
+    def start() -> SimServer:
+        servers.append(real_start())
+        return servers[-1]
+
+    monkeypatch.setattr(demo, "start_demo", start)
+    assert cli.main(["--demo"]) == 0
+    session = console[0]
+    assert session.demo and session.token_source == "demo" and session.token == Secret(DEMO_TOKENS["admin"])
+    assert session.base_url == servers[0].base_url
+    assert servers[0]._thread is not None and not servers[0]._thread.is_alive()
+
+
+def test_serve_hands_the_rest_of_the_arguments_to_the_simulator(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[list[str]] = []
+    module = types.ModuleType("labdeck.sim.cli")
+
+    def serve_main(argv: list[str]) -> int:
+        seen.append(argv)
+        return 0
+
+    module.serve_main = serve_main  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "labdeck.sim.cli", module)
+    assert cli.main(["serve", "--port", "8929", "--seed", "7"]) == 0
+    assert seen == [["--port", "8929", "--seed", "7"]]
+
+
+def test_global_and_command_options_combine() -> None:
+    parser = cli.build_parser()
+    args = parser.parse_args(["--token-stdin", "--profile", "p", "login", "--url", "https://h.example"])
+    assert (args.command, args.token_stdin, args.profile, args.url) == ("login", True, "p", "https://h.example")
+    args = parser.parse_args(["doctor", "--profile", "q", "--token-stdin"])
+    assert (args.profile, args.token_stdin) == ("q", True)

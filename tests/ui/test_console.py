@@ -1,0 +1,230 @@
+"""The console shell against the shared simulator: start, navigate, filter, command line, palette,
+keys, copy, keymap, state."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from labdeck.sim.server import SimServer
+from labdeck.ui.screens.command_line import CommandLineScreen
+from labdeck.ui.screens.keys import KeysScreen
+from labdeck.ui.screens.project_detail import ProjectDetailScreen
+from labdeck.ui.screens.projects import ProjectsScreen
+from labdeck.ui.widgets.resource_table import ResourceTable
+from labdeck.ui.widgets.status_line import StatusLine
+from tests.ui.conftest import MakeApp
+from tests.ui.helpers import settle
+
+
+def _label(app: object, selector: str) -> str:
+    return str(app.screen.query_one(selector).render())  # type: ignore[attr-defined]
+
+
+async def test_start_shows_projects_and_status(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ProjectsScreen)
+        visible = {p.id for p in sim.state.projects.values() if not p.deleted}
+        assert screen.table.row_count == len(visible)
+        assert app.current_user == "root"
+        screen.query_one(StatusLine).update_status()
+        assert "WRITE" in _label(app, "#status-mode")
+        assert "@root" in _label(app, "#status-user")
+        assert sim.base_url in _label(app, "#status-instance")
+        assert _label(app, "#status-age") == "data 0s"
+        assert f"{screen.table.row_count} rows" in _label(app, "#title-counts")
+
+
+async def test_navigate_details_and_back(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one(ResourceTable)
+        first = table.cursor_key
+        await pilot.press("down", "down")
+        assert table.cursor_row == 2 and table.cursor_key != first
+        chosen = table.cursor_data
+        await pilot.press("d")
+        await settle(app, pilot)
+        detail = app.screen
+        assert isinstance(detail, ProjectDetailScreen)
+        fields = {row.cells[1]: row.cells[2] for row in detail.query_one(ResourceTable).rows()}
+        assert fields["path_with_namespace"] == chosen.path_with_namespace
+        assert "repository_size" in fields and "project_access" in fields
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ProjectsScreen)
+        assert app.screen.table.cursor_key == chosen.id
+
+
+async def test_filter_substring_and_inverted(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one(ResourceTable)
+        total = table.row_count
+        await pilot.press("slash", *"infra")
+        await pilot.pause()
+        matching = [row.cells[1] for row in table.visible_rows()]
+        assert matching and all("infra" in path for path in matching)
+        assert len(matching) < total
+        assert "/infra" in _label(app, "#title-filter")
+        await pilot.press("enter")
+        assert table.has_focus
+        await pilot.press("slash", "home", "exclamation_mark")
+        await pilot.pause()
+        assert table.visible_count == total - len(matching)
+        assert all("infra" not in row.cells[1] for row in table.visible_rows())
+        await pilot.press("escape")  # leaves the field, keeps the filter
+        await pilot.press("escape")  # clears it
+        await pilot.pause()
+        assert table.visible_count == total
+        assert isinstance(app.screen, ProjectsScreen)
+
+
+async def test_command_line_server_filter_history_and_completion(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("colon")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandLineScreen)
+        await pilot.press(*"proj", "tab")  # completes to "projects"
+        await pilot.press(*" search=terraform archived=false", "enter")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ProjectsScreen)
+        assert screen.filters == {"search": "terraform", "archived": False}
+        paths = [row.cells[1] for row in screen.table.rows()]
+        assert paths and all("terraform" in path for path in paths)
+        assert len(paths) < len(sim.state.projects)
+        assert "search=terraform archived=false" in _label(app, "#title-context")
+        # history: ↑ brings the last line back
+        await pilot.press("colon", "up")
+        await pilot.pause()
+        assert app.screen.query_one("#command").value == "projects search=terraform archived=false"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+u", *"projects", "enter")
+        await settle(app, pilot)
+        assert app.screen.filters == {}  # type: ignore[attr-defined]
+        # a mistake is a toast, the console stays
+        await pilot.press("colon", *"projects colour=red", "enter")
+        await settle(app, pilot)
+        assert any("unknown option 'colour'" in str(n.message) for n in app._notifications)
+        await pilot.press("colon", *"nonsense", "enter")
+        await settle(app, pilot)
+        assert any("unknown command :nonsense" in str(n.message) for n in app._notifications)
+        assert app.is_running
+
+
+async def test_theme_and_readonly_commands(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "labdeck-dark"
+        await pilot.press("colon", *"theme labdeck-production", "enter")
+        await settle(app, pilot)
+        assert app.theme == "labdeck-production"
+        await pilot.press("colon", *"theme textual-light", "enter")  # Textual's own themes work too
+        await settle(app, pilot)
+        assert app.theme == "textual-light"
+        await pilot.press("colon", *"readonly", "enter")
+        await settle(app, pilot)
+        assert app.read_only and app.client.read_only
+
+
+async def test_palette_jumps_to_project_and_runs_screen_actions(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        target = next(p for p in sim.state.projects.values() if p.path == "terraform-modules")
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"project: terraform-mod")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ProjectsScreen)
+        assert app.screen.table.cursor_key == target.id
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"projects: Details")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ProjectDetailScreen)
+        assert app.screen.project_id == target.id
+
+
+async def test_keys_screen_lists_ids_and_descriptions(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, KeysScreen)
+        ids = {row.cells[2] for row in app.screen.query_one(ResourceTable).rows()}
+        assert {"projects.star", "projects.archive", "section.filter", "app.command-line"} <= ids
+        await pilot.press("escape")
+        assert isinstance(app.screen, ProjectsScreen)
+
+
+async def test_keymap_from_config_remaps_binding(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim, keymap={"projects.details": "i"})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, ProjectsScreen)
+        await pilot.press("i")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ProjectDetailScreen)
+
+
+async def test_copy_puts_project_url_on_clipboard(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        project = app.screen.query_one(ResourceTable).cursor_data
+        await pilot.press("y")
+        assert app.clipboard == project.web_url
+        assert project.web_url.startswith(sim.base_url)
+
+
+async def test_enter_opens_jobs_section_and_number_keys_switch(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("2")  # no project chosen yet: stays, explains
+        await pilot.pause()
+        assert app.current_mode == "projects"
+        assert any("Pick a project first" in str(n.message) for n in app._notifications)
+        project = app.screen.query_one(ResourceTable).cursor_data
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.current_mode == "jobs"
+        assert getattr(app.screen, "project_id", None) == project.id
+        await pilot.press("1")
+        await pilot.pause()
+        assert app.current_mode == "projects"
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.current_mode == "jobs"
+
+
+async def test_history_and_filters_survive_restart(sim: SimServer, make_app: MakeApp, state_path: Path) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("colon", *"projects search=data", "enter")
+        await settle(app, pilot)
+    saved = json.loads(state_path.read_text())
+    assert saved["history"][-1] == "projects search=data"
+    assert saved["ui"]["project_filters"] == {"search": "data"}
+    again = make_app(sim)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await settle(again, pilot)
+        assert again.screen.filters == {"search": "data"}  # type: ignore[attr-defined]
+        assert again.commands.history[-1] == "projects search=data"

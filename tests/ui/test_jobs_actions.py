@@ -1,0 +1,277 @@
+"""Job actions through the shared confirmation dialog, against a private simulator: cancel, retry
+(the new job is selected), play, erase (the job id must be typed), keep artifacts, download the
+archive or one file of it, copy the URL; read-only mode hides them; after an ambiguous failure
+the job is re-read."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from textual.widgets import Button, Input
+
+from labdeck.api import ApiClient
+from labdeck.secret import Secret
+from labdeck.session import Session
+from labdeck.sim.server import SimServer
+from labdeck.ui.app import LabdeckApp
+from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.widgets.job_dialogs import PathDialog
+from labdeck.ui.widgets.job_table import JobTable
+from tests.ui.conftest import MakeApp
+from tests.ui.test_jobs_support import (
+    advance,
+    create_pipeline,
+    open_jobs,
+    record_notifications,
+    row_status,
+    server_job,
+    wait_until,
+)
+
+pytestmark = pytest.mark.usefixtures("no_confirm_guard")
+
+LONG_JOB = [{"name": "build", "jobs": [{"name": "long-build", "duration": 600}]}]
+
+
+async def _select(screen: Any, pilot: Any, job_id: int) -> None:
+    await wait_until(pilot, lambda: screen.query_one(JobTable).select_job(job_id), what=f"row of job {job_id}")
+    assert screen.selected_job().id == job_id
+
+
+async def _confirm(app: LabdeckApp, pilot: Any) -> ConfirmScreen:
+    await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation dialog")
+    dialog = app.screen
+    assert isinstance(dialog, ConfirmScreen)
+    return dialog
+
+
+async def test_cancel_asks_first_and_cancel_button_has_focus(
+        sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    server = sim_factory()
+    pipeline = await create_pipeline(server, LONG_JOB)
+    job_id = pipeline["jobs"][0]["id"]
+    await advance(server, 5)
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        await _select(screen, pilot, job_id)
+        assert row_status(screen, job_id) == "running"
+
+        await pilot.press("c")
+        dialog = await _confirm(app, pilot)
+        assert app.focused is dialog.query_one("#cancel", Button)
+        await pilot.press("enter")  # Enter on the focused Cancel button: nothing happens
+        await wait_until(pilot, lambda: app.screen is screen, what="the dialog to close")
+        await pilot.pause(0.3)
+        assert server_job(server, job_id).status == "running"
+
+        await pilot.press("c")
+        await _confirm(app, pilot)
+        await pilot.click("#confirm")
+        await wait_until(pilot, lambda: server_job(server, job_id).status == "canceled", what="the cancel")
+        await wait_until(pilot, lambda: row_status(screen, job_id) == "canceled", what="the row update")
+
+
+async def test_retry_shows_the_new_job(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    server = sim_factory()
+    pipeline = await create_pipeline(server, [{"name": "test", "jobs": [{"name": "flaky", "duration": 10,
+                                                                          "fail": True}]}])
+    job_id = pipeline["jobs"][0]["id"]
+    await advance(server, 30)
+    app = make_app(server)
+    notes = record_notifications(app)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        assert row_status(screen, job_id) == "failed"
+        await _select(screen, pilot, job_id)
+        await pilot.press("r")
+        await _confirm(app, pilot)
+        await pilot.click("#confirm")
+        await wait_until(pilot, lambda: screen.selected_job() is not None and screen.selected_job().id != job_id,
+                         what="the new job to be selected")
+        new_job = screen.selected_job()
+        assert new_job.name == "flaky" and new_job.id > job_id
+        assert server_job(server, new_job.id).status in ("pending", "running")
+        assert any(f"retried as job #{new_job.id}" in note for note in notes)
+
+
+async def test_play_a_manual_job(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    server = sim_factory()
+    pipeline = await create_pipeline(server, [{"name": "deploy", "jobs": [{"name": "ship", "when": "manual"}]}])
+    job_id = pipeline["jobs"][0]["id"]
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        assert row_status(screen, job_id) == "manual"
+        await _select(screen, pilot, job_id)
+        await pilot.press("p")
+        await _confirm(app, pilot)
+        await pilot.click("#confirm")
+        await wait_until(pilot, lambda: server_job(server, job_id).status in ("pending", "running"),
+                         what="the job to start")
+        await wait_until(pilot, lambda: row_status(screen, job_id) in ("pending", "running"), what="the row")
+
+
+async def test_erase_needs_the_job_id_typed(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    server = sim_factory()
+    pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "pack", "duration": 10,
+                                                                           "artifacts": True}]}])
+    job_id = pipeline["jobs"][0]["id"]
+    await advance(server, 30)
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        await _select(screen, pilot, job_id)
+        await pilot.press("E")
+        dialog = await _confirm(app, pilot)
+        confirm = dialog.query_one("#confirm", Button)
+        assert confirm.disabled
+        dialog.query_one("#typed", Input).focus()
+        await pilot.press(*str(job_id)[:-1])  # a partial id cannot confirm
+        await pilot.pause()
+        assert confirm.disabled
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert app.screen is dialog and server_job(server, job_id).erased_at is None
+        await pilot.press(str(job_id)[-1])
+        await pilot.pause()
+        assert not confirm.disabled
+        await pilot.click("#confirm")
+        await wait_until(pilot, lambda: server_job(server, job_id).erased_at is not None, what="the erase")
+        await wait_until(pilot, lambda: screen.jobs_by_id()[job_id].artifacts_file is None,
+                         what="the artifacts to disappear from the row")
+
+
+async def test_keep_artifacts(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    server = sim_factory()
+    pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "pack", "duration": 10,
+                                                                           "artifacts": True}]}])
+    job_id = pipeline["jobs"][0]["id"]
+    await advance(server, 30)
+    assert server_job(server, job_id).artifacts_expire_at is not None
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        await _select(screen, pilot, job_id)
+        await pilot.press("K")
+        await _confirm(app, pilot)
+        await pilot.click("#confirm")
+        await wait_until(pilot, lambda: server_job(server, job_id).artifacts_expire_at is None,
+                         what="the artifacts to be kept")
+
+
+async def test_download_archive_and_one_file(sim_factory: Callable[..., SimServer], make_app: MakeApp,
+                                             tmp_path: Path, tokens: dict[str, str]) -> None:
+    server = sim_factory()
+    pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "pack", "duration": 10,
+                                                                           "artifacts": True}]}])
+    job_id = pipeline["jobs"][0]["id"]
+    await advance(server, 30)
+    async with httpx.AsyncClient(base_url=server.api_url, headers={"PRIVATE-TOKEN": tokens["admin"]}) as http:
+        expected = (await http.get(f"/projects/7/jobs/{job_id}/artifacts")).content
+    inner = zipfile.ZipFile(io.BytesIO(expected)).namelist()[0]
+
+    app = make_app(server)
+    notes = record_notifications(app)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        await _select(screen, pilot, job_id)
+
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, PathDialog), what="the path dialog")
+        dest = app.screen.query_one("#dest", Input)
+        assert dest.value.endswith(f"job-{job_id}-artifacts.zip") or f"job-{job_id}-" in dest.value
+        dest.value = str(tmp_path / "archive.zip")
+        await pilot.click("#save")
+        await wait_until(pilot, lambda: (tmp_path / "archive.zip").exists() and any("Saved" in n for n in notes),
+                         what="the archive")
+        assert (tmp_path / "archive.zip").read_bytes() == expected
+
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, PathDialog), what="the path dialog")
+        app.screen.query_one("#inner", Input).value = inner
+        app.screen.query_one("#dest", Input).value = str(tmp_path / "one-file")
+        await pilot.click("#save")
+        await wait_until(pilot, lambda: (tmp_path / "one-file").exists(), what="the single file")
+        with zipfile.ZipFile(io.BytesIO(expected)) as archive:
+            assert (tmp_path / "one-file").read_bytes() == archive.read(inner)
+
+
+async def test_copy_url(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    server = sim_factory()
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_jobs(app, pilot)
+        job = screen.selected_job()
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.clipboard == job.web_url
+        assert app.clipboard.endswith(f"/platform/audit-log/-/jobs/{job.id}")
+
+
+async def test_read_only_hides_and_refuses_actions(sim_factory: Callable[..., SimServer],
+                                                   make_app: MakeApp) -> None:
+    server = sim_factory()
+    pipeline = await create_pipeline(server, LONG_JOB)
+    job_id = pipeline["jobs"][0]["id"]
+    await advance(server, 5)
+    app = make_app(server, read_only=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        await _select(screen, pilot, job_id)
+        shown = {binding.action for (_, binding, enabled, _) in screen.active_bindings.values()}
+        assert "download_artifacts" in shown
+        for action in ("cancel_job", "retry_job", "play_job", "erase_job", "keep_artifacts"):
+            assert action not in shown
+            assert screen.check_action(action, ()) is False
+        await pilot.press("c", "r", "E")
+        await pilot.pause(0.3)
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert server_job(server, job_id).status == "running"
+
+
+class _LoseAnswers(httpx.AsyncBaseTransport):
+    """Delivers every request, but for the chosen POSTs the answer is lost on the way back."""
+
+    def __init__(self, suffix: str) -> None:
+        self._inner = httpx.AsyncHTTPTransport()
+        self._suffix = suffix
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self._inner.handle_async_request(request)
+        if request.method == "POST" and request.url.path.endswith(self._suffix):
+            await response.aread()
+            raise httpx.ReadError("connection reset by peer", request=request)
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+async def test_ambiguous_failure_rereads_the_job(sim_factory: Callable[..., SimServer],
+                                                 tokens: dict[str, str]) -> None:
+    server = sim_factory()
+    pipeline = await create_pipeline(server, LONG_JOB)
+    job_id = pipeline["jobs"][0]["id"]
+    await advance(server, 5)
+    session = Session(server.base_url, Secret(tokens["admin"]), profile="test")
+    async with ApiClient(server.base_url, Secret(tokens["admin"]), transport=_LoseAnswers("/cancel")) as client:
+        app = LabdeckApp(session, client=client, clock=server.state.clock.now)
+        notes = record_notifications(app)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+            await _select(screen, pilot, job_id)
+            await pilot.press("c")
+            await _confirm(app, pilot)
+            await pilot.click("#confirm")
+            await wait_until(pilot, lambda: any("is now canceled" in note for note in notes),
+                             what="the re-read state")
+            assert server_job(server, job_id).status == "canceled"
+            assert any("No answer from the server" in note for note in notes)
+            await wait_until(pilot, lambda: row_status(screen, job_id) == "canceled", what="the row")

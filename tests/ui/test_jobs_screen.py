@@ -1,0 +1,150 @@
+"""The jobs section against a private simulator: it refreshes by itself as simulated time passes,
+highlights rows that changed, filters by several statuses, by stage and name, groups by pipeline
+and stage, and pauses while hidden."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.widgets import SelectionList
+
+from labdeck.sim.server import SimServer
+from labdeck.ui.screens.jobs import JobsScreen
+from labdeck.ui.screens.trace import TraceScreen
+from labdeck.ui.widgets.job_dialogs import StatusFilterDialog
+from labdeck.ui.widgets.job_table import JobTable
+from tests.ui.conftest import MakeApp
+from tests.ui.test_jobs_support import (
+    advance,
+    create_pipeline,
+    listed_ids,
+    open_jobs,
+    row_status,
+    wait_until,
+)
+
+TWO_STAGES = [
+    {"name": "build", "jobs": [{"name": "compile", "duration": 30}]},
+    {"name": "test", "jobs": [{"name": "unit", "duration": 30}, {"name": "lint", "duration": 30}]},
+]
+
+
+async def test_list_updates_by_itself_and_highlights_changes(
+        sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    server = sim_factory()
+    pipeline = await create_pipeline(server, TWO_STAGES)
+    compile_id, unit_id, lint_id = (job["id"] for job in pipeline["jobs"])
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        assert sorted(listed_ids(screen)) == [compile_id, unit_id, lint_id]
+        assert row_status(screen, compile_id) in ("pending", "running")
+        assert row_status(screen, unit_id) == "created"
+        assert screen.changed_job_ids() == set()
+
+        # No key pressed: only simulated time moves.
+        await advance(server, 45)
+        await wait_until(pilot, lambda: row_status(screen, compile_id) == "success", what="compile success")
+        assert compile_id in screen.changed_job_ids()
+        await wait_until(pilot, lambda: row_status(screen, unit_id) in ("pending", "running"),
+                         what="the test stage to start")
+        assert unit_id in screen.changed_job_ids()
+
+        await advance(server, 120)
+        await wait_until(pilot, lambda: row_status(screen, lint_id) == "success", what="lint success")
+        await wait_until(pilot, lambda: "every" in screen.context_text, what="the refresh state")
+
+
+async def test_refresh_pauses_while_hidden(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    server = sim_factory()
+    pipeline = await create_pipeline(server, TWO_STAGES)
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        await wait_until(pilot, lambda: screen.refresh_count >= 3, what="a few refreshes")
+        await app.push_screen(StatusFilterDialog(frozenset()))
+        await pilot.pause(0.2)
+        paused_at = screen.refresh_count
+        await pilot.pause(0.6)
+        assert screen.refresh_count == paused_at  # nothing while covered
+        app.pop_screen()
+        await wait_until(pilot, lambda: screen.refresh_count > paused_at, what="a refresh after resume")
+
+
+async def test_filters_statuses_stage_and_name(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    server = sim_factory()
+    app = make_app(server)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_jobs(app, pilot)
+        all_statuses = {row_status(screen, job_id) for job_id in listed_ids(screen)}
+        assert {"success", "manual"} <= all_statuses and len(all_statuses) >= 3
+
+        # Several statuses at once, through the dialog (sent to the server as scope[]).
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, StatusFilterDialog), what="the status dialog")
+        dialog = app.screen
+        assert isinstance(dialog, StatusFilterDialog)
+        choices = dialog.query_one(SelectionList)
+        choices.select("manual")
+        choices.select("created")
+        await pilot.click("#apply")
+        await wait_until(pilot, lambda: screen.job_filter.statuses == {"manual", "created"}, what="the filter")
+        await wait_until(pilot, lambda: {row_status(screen, i) for i in listed_ids(screen)} == {"manual", "created"},
+                         what="only manual and created jobs")
+
+        # Stage and name, client side.
+        screen.set_status_filter(frozenset())
+        await wait_until(pilot, lambda: len({row_status(screen, i) for i in listed_ids(screen)}) >= 3,
+                         what="all statuses again")
+        await pilot.press("slash")
+        await pilot.press(*"stage:deploy")
+        await pilot.press("enter")
+        rows = [screen.jobs_by_id()[job_id] for job_id in listed_ids(screen)]
+        assert rows and all(job.stage == "deploy" for job in rows)
+        assert "/stage:deploy" in str(screen.query_one("#title-filter").render())
+        await pilot.press("slash", *" production", "enter")
+        rows = [screen.jobs_by_id()[job_id] for job_id in listed_ids(screen)]
+        assert rows and all(job.stage == "deploy" and "production" in job.name for job in rows)
+        await pilot.press("escape")
+        assert len(listed_ids(screen)) == len(screen.jobs)
+
+
+async def test_group_by_pipeline_then_stage(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    server = sim_factory()
+    app = make_app(server)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_jobs(app, pilot)
+        table = screen.query_one(JobTable)
+        assert not any(key.value.startswith("group:") for key in table.rows)
+        await pilot.press("g")
+        groups = [str(table.get_row(key)[1]) for key in table.rows if key.value.startswith("group:")]
+        pipelines = {job.pipeline.id for job in screen.jobs}
+        assert len(groups) == len(pipelines)
+        assert all(title.startswith("▾ pipeline #") for title in groups)
+        # Rows under a group header belong to that pipeline.
+        current = None
+        for key in table.rows:
+            if key.value.startswith("group:"):
+                current = int(str(table.get_row(key)[1]).split("#")[1].split()[0])
+            else:
+                assert screen.jobs_by_id()[int(key.value)].pipeline.id == current
+        await pilot.press("g")
+        titles = [str(table.get_row(key)[1]) for key in table.rows if key.value.startswith("group:")]
+        assert len(titles) > len(groups) and all("›" in title for title in titles)
+        await pilot.press("g")
+        assert not any(key.value.startswith("group:") for key in table.rows)
+
+
+async def test_enter_opens_the_log_and_escape_returns(sim_factory: Callable[..., SimServer],
+                                                      make_app: MakeApp) -> None:
+    server = sim_factory()
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_jobs(app, pilot)
+        chosen = screen.selected_job()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, TraceScreen), what="the log")
+        assert app.screen.job.id == chosen.id  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen, what="the jobs list")
+        assert isinstance(app.screen, JobsScreen)

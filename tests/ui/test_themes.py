@@ -1,0 +1,109 @@
+"""Theme files: the shipped ones, good, bad and partial files, user folders, and the app's use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from labdeck.sim.server import SimServer
+from labdeck.ui.themes import APP_VARIABLES, ThemeFileError, load_theme_dirs, load_theme_file, theme_dirs
+from tests.ui.conftest import MakeApp
+from tests.ui.helpers import settle
+
+REPO_THEMES = Path(__file__).resolve().parents[2] / "themes"
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_shipped_themes_load() -> None:
+    result = load_theme_dirs([REPO_THEMES])
+    assert result.failed == []
+    assert {"labdeck-dark", "labdeck-light", "labdeck-high-contrast", "labdeck-production"} <= set(result.loaded)
+    assert not result.loaded["labdeck-light"].dark
+    assert result.loaded["labdeck-production"].variables["ld-env-accent"].lower().startswith("#d8")
+
+
+def test_partial_theme_gets_defaults(tmp_path: Path) -> None:
+    path = _write(tmp_path, "mini.toml", 'name = "mini"\nprimary = "#336699"\n')
+    theme = load_theme_file(path)
+    assert theme.name == "mini" and theme.primary == "#336699" and theme.variables == {}
+
+
+def test_bad_theme_reports_every_problem_at_once(tmp_path: Path) -> None:
+    path = _write(tmp_path, "bad.toml", """
+name = "bad"
+primary = "not-a-colour"
+backgrond = "#000000"
+dark = "yes"
+[variables]
+ld-star = "#zzzzzz"
+made-up-variable = "#ffffff"
+""")
+    with pytest.raises(ThemeFileError) as caught:
+        load_theme_file(path)
+    problems = caught.value.problems
+    assert len(problems) == 5
+    message = str(caught.value)
+    for fragment in ("'not-a-colour' is not a colour", "unknown key 'backgrond'", "dark must be a bool",
+                     "variables.ld-star", "unknown variable 'made-up-variable'"):
+        assert fragment in message
+
+
+def test_missing_required_and_broken_toml(tmp_path: Path) -> None:
+    with pytest.raises(ThemeFileError, match="'name' is required.*'primary' is required"):
+        load_theme_file(_write(tmp_path, "empty.toml", "dark = true\n"))
+    with pytest.raises(ThemeFileError, match="not valid TOML"):
+        load_theme_file(_write(tmp_path, "broken.toml", "name = \n"))
+
+
+def test_later_folders_override_and_failures_are_collected(tmp_path: Path) -> None:
+    first = tmp_path / "a"
+    second = tmp_path / "b"
+    _write(first, "x.toml", 'name = "x"\nprimary = "#111111"\n')
+    _write(second, "x.toml", 'name = "x"\nprimary = "#222222"\n')
+    _write(second, "y.toml", 'name = "y"\nprimary = "nope"\n')
+    result = load_theme_dirs([first, second, tmp_path / "missing"])
+    assert result.loaded["x"].primary == "#222222"
+    assert [error.path.name for error in result.failed] == ["y.toml"]
+    assert "y.toml" in result.failure_message()
+
+
+def test_user_theme_folder_is_searched() -> None:
+    folders = theme_dirs()
+    assert folders[-1].parts[-2:] == ("labdeck", "themes")
+    assert any(folder.name == "_themes" for folder in folders)
+
+
+async def test_app_uses_profile_theme_user_themes_and_reports_bad_files(sim: SimServer, make_app: MakeApp) -> None:
+    user_dir = theme_dirs()[-1]
+    _write(user_dir, "ocean.toml", 'name = "ocean"\nprimary = "#0077be"\n[variables]\nld-star = "#ffcc00"\n')
+    _write(user_dir, "typo.toml", 'name = "typo"\nprimray = "#0077be"\n')
+    app = make_app(sim, theme="ocean")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "ocean"
+        assert app.theme_variables["ld-star"] == "#ffcc00"
+        assert all(name in app.theme_variables for name in APP_VARIABLES)
+        assert any("typo.toml" in str(n.message) and "primray" in str(n.message) for n in app._notifications)
+
+
+async def test_unknown_profile_theme_falls_back(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim, theme="no-such-theme")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "labdeck-dark"
+        assert any("no-such-theme" in str(n.message) for n in app._notifications)
+
+
+async def test_builtin_textual_theme_has_app_variables(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim, theme="textual-light")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "textual-light"
+        assert all(name in app.theme_variables for name in APP_VARIABLES)
