@@ -17,15 +17,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-import gitlab  # noqa: E402
-import httpx  # noqa: E402
+import gitlab
+import httpx
 
-from labdeck.api import ApiClient  # noqa: E402
-from labdeck.secret import Secret  # noqa: E402
-from labdeck.sim.dataset import DEMO_TOKENS  # noqa: E402
+from labdeck.api import ApiClient
+from labdeck.secret import Secret
+from labdeck.sim.dataset import DEMO_TOKENS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _sim_process import SimProcess  # noqa: E402
+from _sim_process import SimProcess
 
 
 async def labdeck_list(base_url: str, token: str) -> tuple[int, float]:

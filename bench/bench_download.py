@@ -24,12 +24,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import gitlab  # noqa: E402
-from _sim_process import SimProcess  # noqa: E402
+import gitlab
+from _sim_process import SimProcess
 
-from labdeck.api import ApiClient  # noqa: E402
-from labdeck.secret import Secret  # noqa: E402
-from labdeck.sim.dataset import DEMO_TOKENS  # noqa: E402
+from labdeck.api import ApiClient
+from labdeck.secret import Secret
+from labdeck.sim.dataset import DEMO_TOKENS
 
 MB = 1024 * 1024
 _PAGE = os.sysconf("SC_PAGE_SIZE")

@@ -19,23 +19,19 @@ Run standalone: ``.venv/bin/python bench/bench_trace_follow.py``.
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-
-from labdeck.api import ApiClient  # noqa: E402
-from labdeck.secret import Secret  # noqa: E402
-from labdeck.sim.ci_data import add_benchmark_jobs  # noqa: E402
-from labdeck.sim.clock import SimClock  # noqa: E402
-from labdeck.sim.dataset import DEMO_TOKENS, build_state  # noqa: E402
-from labdeck.sim.server import SimServer  # noqa: E402
-from labdeck.tail.follower import TraceFollower  # noqa: E402
+from labdeck.api import ApiClient
+from labdeck.secret import Secret
+from labdeck.sim.ci_data import add_benchmark_jobs
+from labdeck.sim.clock import SimClock
+from labdeck.sim.dataset import DEMO_TOKENS, build_state
+from labdeck.sim.server import SimServer
+from labdeck.tail.follower import TraceFollower
 
 DURATION = 60.0
 STEP = 0.5
@@ -87,6 +83,12 @@ class VirtualTime:
         self.sim_clock = clock
         self._waiters: list[tuple[float, asyncio.Future[None]]] = []
         self.participants = 0
+        self._changed = asyncio.Event()
+
+    def leave(self, _task: object = None) -> None:
+        """A follower stopped (ended or failed): stop waiting for it to fall asleep."""
+        self.participants -= 1
+        self._changed.set()
 
     def clock(self) -> float:
         return self.now
@@ -94,6 +96,7 @@ class VirtualTime:
     async def sleep(self, seconds: float) -> None:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append((self.now + max(seconds, 0.0), future))
+        self._changed.set()
         await future
 
     def asleep(self) -> int:
@@ -113,7 +116,8 @@ class VirtualTime:
 
     async def _settle(self) -> None:
         while self.asleep() < self.participants:
-            await asyncio.sleep(0.001)
+            self._changed.clear()
+            await self._changed.wait()
 
 
 async def labdeck_follow(url: str, tally: Tally, project_id: int, job_id: int, time: VirtualTime) -> int:
@@ -147,6 +151,7 @@ async def scenario(name: str, *, trace_range: bool, initial: int, rate: float) -
     if rate:
         job = add_benchmark_jobs(state, ci_huge_trace_bytes=initial, ci_huge_trace_rate=rate)["huge_trace"]
     else:
+        # A rate of 0 means "the default rate" to the simulator: a tiny one keeps the log still.
         job = add_benchmark_jobs(state, ci_huge_trace_bytes=initial, ci_huge_trace_rate=0.001)["huge_trace"]
     server = SimServer(state).start()
     time = VirtualTime(clock)
@@ -155,6 +160,8 @@ async def scenario(name: str, *, trace_range: bool, initial: int, rate: float) -
     time.participants = len(followers)
     tasks = [asyncio.create_task(follow(server.base_url, tallies[key], job["project_id"], job["job_id"], time))
              for key, follow in zip(tallies, followers, strict=True)]
+    for task in tasks:
+        task.add_done_callback(time.leave)
     try:
         await time.run_until(DURATION)
     finally:

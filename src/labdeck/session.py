@@ -21,6 +21,8 @@ class Session:
     read_only: bool = False
     """Forced read-only (``--read-only`` or the profile); the console also switches to read-only
     by itself when the token's writes are refused."""
+    read_only_reason: str | None = None
+    """Why the console is read-only (``--read-only``, the profile, or the token's scope)."""
     theme: str | None = None
     keymap: dict[str, str] = field(default_factory=dict)
     """Binding id → keys (comma-separated), from the config file's ``[keymap]``."""

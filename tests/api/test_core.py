@@ -17,7 +17,7 @@ def _json(status: int, body: object = None, **headers: str) -> httpx.Response:
     return httpx.Response(status, json=body, headers=headers) if body is not None else httpx.Response(status, headers=headers)
 
 
-async def test_token_goes_in_private_token_header_only_to_own_origin() -> None:
+async def test_token_goes_in_private_token_header_and_pagination_stays_on_our_origin() -> None:
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -31,9 +31,20 @@ async def test_token_goes_in_private_token_header_only_to_own_origin() -> None:
         await client.projects.list().all()
     assert seen[0].headers["PRIVATE-TOKEN"] == TOKEN
     assert str(seen[0].url).startswith(f"{BASE}/api/v4/projects")
-    assert seen[1].url.host == "evil.example"
-    assert "PRIVATE-TOKEN" not in seen[1].headers
+    assert str(seen[1].url) == f"{BASE}/api/v4/projects?page=2&per_page=100"
     assert all("private_token" not in str(r.url) for r in seen)
+
+
+async def test_token_auth_skips_other_origins() -> None:
+    import httpx as _httpx
+
+    from labdeck.api.auth import TokenAuth
+
+    auth = TokenAuth(Secret(TOKEN), BASE)
+    other = next(auth.auth_flow(_httpx.Request("GET", "http://evil.example/api/v4/user")))
+    same = next(auth.auth_flow(_httpx.Request("GET", f"{BASE}:80/api/v4/user")))
+    assert "PRIVATE-TOKEN" not in other.headers and same.headers["PRIVATE-TOKEN"] == TOKEN
+    assert TOKEN not in repr(auth)
 
 
 async def test_anonymous_client_sends_no_token() -> None:

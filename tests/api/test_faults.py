@@ -55,7 +55,7 @@ async def test_get_survives_reset_before_and_after_sending(proxy: FaultProxy, up
 async def test_post_after_ambiguous_failure_is_outcome_unknown_and_sent_once(
         mode: str, proxy: FaultProxy, upstream: StubUpstream) -> None:
     proxy.default = mode
-    async with _client(proxy.url, budget=1.0) as client:
+    async with _client(proxy.url, budget=0.3) as client:
         async with asyncio.timeout(10):
             with pytest.raises(errors.OutcomeUnknown) as caught:
                 await client.jobs.cancel(1, 5)
@@ -68,7 +68,7 @@ async def test_post_after_ambiguous_failure_is_outcome_unknown_and_sent_once(
 async def test_no_post_is_ever_sent_twice(mode: str, proxy: FaultProxy, upstream: StubUpstream) -> None:
     proxy.default = mode
     proxy.latency = 0.05
-    async with _client(proxy.url, budget=1.0) as client:
+    async with _client(proxy.url, budget=0.3) as client:
         for _ in range(3):
             before = _posts(upstream)
             try:
@@ -85,6 +85,7 @@ async def test_latency_and_slow_drip_deliver_intact_answers(proxy: FaultProxy, u
     upstream.responses["/api/v4/projects"] = (200, big, {"X-Next-Page": ""})
     proxy.modes.extend(["latency", "drip"])
     proxy.latency = 0.05
+    proxy.drip_size = 1024
     async with _client(proxy.url) as client:
         assert (await client.jobs.get(1, 5)).id == 5
         projects = await client.projects.list().all()

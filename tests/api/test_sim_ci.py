@@ -166,3 +166,15 @@ async def test_read_only_token_cannot_act(sim: Any, tokens: dict[str, str]) -> N
         job = (await client.jobs.list(PROJECT).first_page())[0]
         with pytest.raises(errors.Forbidden):
             await client.jobs.cancel(PROJECT, job.id)
+
+
+async def test_conditional_polling_against_the_simulator(admin: ApiClient) -> None:
+    job = await _job(admin, "success")
+    first = await admin.jobs.poll(PROJECT, job.id)
+    second = await admin.jobs.poll(PROJECT, job.id)
+    assert first.changed and first.value is not None and first.value.id == job.id
+    assert second.changed is False and second.status == 304 and second.value == first.value
+    listing = admin.runners.list_all(conditional=True, per_page=4)
+    again = admin.runners.list_all(conditional=True, per_page=4)
+    assert [r.id for r in await listing.all()] == [r.id for r in await again.all()]
+    assert listing.changed is True and again.changed is False

@@ -109,3 +109,27 @@ def test_invalid_enum_value_is_grape_400(api) -> None:
     response = api("user").get("projects", params={"order_by": "stars"})
     assert response.status_code == 400
     assert response.json() == {"error": "order_by does not have a valid value"}
+
+
+def test_wrong_verb_on_known_path_is_405(api) -> None:
+    response = api("user").patch("projects/1")
+    assert response.status_code == 405
+    assert response.json() == {"error": "405 Not Allowed"}
+
+
+def test_sudo_lets_an_admin_act_as_another_user(api) -> None:
+    assert api("admin").get("user", params={"sudo": "alice"}).json()["username"] == "alice"
+    assert api("admin").get("user", headers={"Sudo": "3"}).json()["username"] == "bob"
+    refused = api("user").get("user", params={"sudo": "bob"})
+    assert refused.status_code == 403 and refused.json() == {"message": "403 Forbidden - Must be admin to use sudo"}
+    unknown = api("admin").get("user", params={"sudo": "ghost"})
+    assert unknown.json() == {"message": "404 User with ID or username 'ghost' Not Found"}
+
+
+def test_links_carry_defaulted_params_but_never_the_token(api, sim, tokens) -> None:
+    import httpx
+
+    response = httpx.get(sim.api_url + "/projects", params={"per_page": 5, "private_token": tokens["user"]})
+    link = response.headers["Link"]
+    assert "order_by=created_at" in link and "sort=desc" in link
+    assert tokens["user"] not in link

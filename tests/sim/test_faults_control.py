@@ -73,3 +73,12 @@ def test_clock_advance_moves_simulated_time(sim_factory) -> None:
     assert (server.state.now() - before).total_seconds() == pytest.approx(90)
     assert _control(server, "/clock/advance", "POST", params={"seconds": "x"}).status_code == 400
     assert _control(server, "/clock").json()["mode"] == "manual"
+
+
+def test_family_control_routes_are_mounted_behind_the_guard(sim) -> None:
+    path = "/projects/1/pipelines"
+    refused = httpx.post(f"{sim.base_url}/-/sim{path}", json={},
+                         headers={"PRIVATE-TOKEN": DEMO_TOKENS["user"]})
+    assert refused.status_code == 403
+    reached = _control(sim, path, "POST", json={})
+    assert reached.status_code != 404 and reached.status_code < 500

@@ -50,7 +50,7 @@ def test_group_badges_render_from_first_project(api, sim) -> None:
     assert rendered["link_url"] == "https://x.test/%{project_id}"
 
 
-def test_badge_placeholders_unchanged_without_projects(sim_factory, api) -> None:
+def test_badge_variables_unchanged_without_projects(sim_factory, api) -> None:
     server = sim_factory()
     admin = api("admin", server=server)
     for project in list(server.state.projects.values()):

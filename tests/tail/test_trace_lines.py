@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 from tests.tail.hostile_corpus import HOSTILE, HOSTILE_BYTES
 
 from labdeck.tail.lines import LineIndex, expand_tabs, resolve_carriage_returns
+from labdeck.tail.sanitize import sanitize
 from labdeck.tail.search import LineMatcher
+from labdeck.tail.sgr_state import SgrState
 
 CANONICAL_SGR = re.compile(r"\x1b\[[0-9]+(?:;[0-9]+)*m")
 FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -215,3 +217,43 @@ def test_reset_forgets_everything() -> None:
 def test_without_raw_storage_the_raw_view_escapes_the_display_line() -> None:
     index = build("\x1b[31mred\x1b[0m\n", keep_raw=False)
     assert index.raw_line(0) == "␛[31mred␛[0m"
+
+
+def test_colours_carry_over_to_the_next_lines_until_reset() -> None:
+    index = build("\x1b[31mTraceback:\n  File x\n\x1b[1m  boom\x1b[0m\nplain\n\x1b[38;5;208;44mpartial")
+    assert display(index) == [
+        "\x1b[31mTraceback:",
+        "\x1b[31m  File x",
+        "\x1b[31m\x1b[1m  boom\x1b[0m",
+        "plain",
+        "\x1b[38;5;208;44mpartial",
+    ]
+    assert index.plain_line(1) == "  File x"
+    follow_on = LineIndex()
+    follow_on.append("\x1b[1;32mgreen\nstill")
+    assert follow_on.line(1) == "\x1b[1;32mstill"
+
+
+def test_style_state_follows_resets_and_partial_resets() -> None:
+    state = SgrState()
+    state.apply("1;31;44")
+    assert state.prefix() == "\x1b[1;31;44m"
+    state.apply("22;39")
+    assert state.prefix() == "\x1b[44m"
+    state.apply("38;2;1;2;3;49")
+    assert state.prefix() == "\x1b[38;2;1;2;3m"
+    state.apply("0")
+    assert state.prefix() == "" and not state
+
+
+@given(st.lists(st.sampled_from(["0", "1", "22", "31", "39", "44", "49", "38;5;9", "48;2;1;2;3", "38", "4", "24"]),
+                max_size=8))
+def test_the_carried_prefix_is_itself_a_safe_canonical_sgr(sequence: list[str]) -> None:
+    state = SgrState()
+    for params in sequence:
+        state.apply(params)
+    prefix = state.prefix()
+    assert sanitize(prefix) == prefix
+    again = SgrState()
+    again.feed(prefix)
+    assert again.prefix() == prefix

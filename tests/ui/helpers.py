@@ -16,3 +16,12 @@ async def settle(app: LabdeckApp, pilot: Any) -> None:
         with contextlib.suppress(WorkerFailed):
             await app.workers.wait_for_complete()
         await pilot.pause()
+
+
+async def run_command(app: LabdeckApp, pilot: Any, line: str) -> None:
+    """Open the ``:`` line, put ``line`` in it (typing every key is slow) and run it."""
+    await pilot.press("colon")
+    await pilot.pause()
+    app.screen.query_one("#command").value = line  # type: ignore[attr-defined]
+    await pilot.press("enter")
+    await settle(app, pilot)

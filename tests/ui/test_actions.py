@@ -14,7 +14,7 @@ from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.projects import ProjectsScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from tests.ui.conftest import MakeApp
-from tests.ui.helpers import settle
+from tests.ui.helpers import run_command, settle
 
 ServerFactory = Callable[..., SimServer]
 
@@ -167,8 +167,7 @@ async def test_read_only_hides_and_refuses(sim_factory: ServerFactory, make_app:
         with pytest.raises(errors.ReadOnlyError):
             await app.client.projects.star(project.id)
         # a read-only profile cannot be switched to write from inside
-        await pilot.press("colon", *"readonly off", "enter")
-        await settle(app, pilot)
+        await run_command(app, pilot, "readonly off")
         assert app.read_only and app.client.read_only
 
 
@@ -178,12 +177,10 @@ async def test_toggling_read_only_at_run_time(sim: SimServer, make_app: MakeApp)
         await settle(app, pilot)
         screen = app.screen
         assert "toggle_star" in {a.binding.action for a in screen.active_bindings.values()}
-        await pilot.press("colon", *"readonly on", "enter")
-        await settle(app, pilot)
+        await run_command(app, pilot, "readonly on")
         assert app.client.read_only
         assert "toggle_star" not in {a.binding.action for a in screen.active_bindings.values()}
-        await pilot.press("colon", *"readonly off", "enter")
-        await settle(app, pilot)
+        await run_command(app, pilot, "readonly off")
         assert not app.client.read_only
         assert "toggle_star" in {a.binding.action for a in screen.active_bindings.values()}
 

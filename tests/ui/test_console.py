@@ -3,8 +3,12 @@ keys, copy, keymap, state."""
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from labdeck.sim.server import SimServer
 from labdeck.ui.screens.command_line import CommandLineScreen
@@ -14,7 +18,11 @@ from labdeck.ui.screens.projects import ProjectsScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.ui.conftest import MakeApp
-from tests.ui.helpers import settle
+from tests.ui.helpers import run_command, settle
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    return dict(json.loads(path.read_text(encoding="utf-8")))
 
 
 def _label(app: object, selector: str) -> str:
@@ -93,7 +101,10 @@ async def test_command_line_server_filter_history_and_completion(sim: SimServer,
         await pilot.pause()
         assert isinstance(app.screen, CommandLineScreen)
         await pilot.press(*"proj", "tab")  # completes to "projects"
-        await pilot.press(*" search=terraform archived=false", "enter")
+        command = app.screen.query_one("#command")
+        assert command.value == "projects"  # type: ignore[attr-defined]
+        command.insert_text_at_cursor(" search=terraform archived=false")  # type: ignore[attr-defined]
+        await pilot.press("enter")
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)
@@ -106,15 +117,15 @@ async def test_command_line_server_filter_history_and_completion(sim: SimServer,
         await pilot.press("colon", "up")
         await pilot.pause()
         assert app.screen.query_one("#command").value == "projects search=terraform archived=false"  # type: ignore[attr-defined]
-        await pilot.press("ctrl+u", *"projects", "enter")
+        await pilot.press("down")  # back to an empty line
+        assert app.screen.query_one("#command").value == ""  # type: ignore[attr-defined]
+        await pilot.press(*"projects", "enter")
         await settle(app, pilot)
         assert app.screen.filters == {}  # type: ignore[attr-defined]
         # a mistake is a toast, the console stays
-        await pilot.press("colon", *"projects colour=red", "enter")
-        await settle(app, pilot)
+        await run_command(app, pilot, "projects colour=red")
         assert any("unknown option 'colour'" in str(n.message) for n in app._notifications)
-        await pilot.press("colon", *"nonsense", "enter")
-        await settle(app, pilot)
+        await run_command(app, pilot, "nonsense")
         assert any("unknown command :nonsense" in str(n.message) for n in app._notifications)
         assert app.is_running
 
@@ -124,14 +135,11 @@ async def test_theme_and_readonly_commands(sim: SimServer, make_app: MakeApp) ->
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)
         assert app.theme == "labdeck-dark"
-        await pilot.press("colon", *"theme labdeck-production", "enter")
-        await settle(app, pilot)
+        await run_command(app, pilot, "theme labdeck-production")
         assert app.theme == "labdeck-production"
-        await pilot.press("colon", *"theme textual-light", "enter")  # Textual's own themes work too
-        await settle(app, pilot)
+        await run_command(app, pilot, "theme textual-light")  # Textual's own themes work too
         assert app.theme == "textual-light"
-        await pilot.press("colon", *"readonly", "enter")
-        await settle(app, pilot)
+        await run_command(app, pilot, "readonly")
         assert app.read_only and app.client.read_only
 
 
@@ -142,7 +150,7 @@ async def test_palette_jumps_to_project_and_runs_screen_actions(sim: SimServer, 
         target = next(p for p in sim.state.projects.values() if p.path == "terraform-modules")
         await pilot.press("ctrl+p")
         await pilot.pause()
-        await pilot.press(*"project: terraform-mod")
+        app.screen.query_one("CommandInput").value = "project: terraform-mod"  # type: ignore[attr-defined]
         await pilot.pause(0.3)
         await pilot.press("enter")
         await settle(app, pilot)
@@ -150,7 +158,7 @@ async def test_palette_jumps_to_project_and_runs_screen_actions(sim: SimServer, 
         assert app.screen.table.cursor_key == target.id
         await pilot.press("ctrl+p")
         await pilot.pause()
-        await pilot.press(*"projects: Details")
+        app.screen.query_one("CommandInput").value = "projects: Details"  # type: ignore[attr-defined]
         await pilot.pause(0.3)
         await pilot.press("enter")
         await settle(app, pilot)
@@ -218,9 +226,8 @@ async def test_history_and_filters_survive_restart(sim: SimServer, make_app: Mak
     app = make_app(sim)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)
-        await pilot.press("colon", *"projects search=data", "enter")
-        await settle(app, pilot)
-    saved = json.loads(state_path.read_text())
+        await run_command(app, pilot, "projects search=data")
+    saved = _read_json(state_path)
     assert saved["history"][-1] == "projects search=data"
     assert saved["ui"]["project_filters"] == {"search": "data"}
     again = make_app(sim)
@@ -228,3 +235,28 @@ async def test_history_and_filters_survive_restart(sim: SimServer, make_app: Mak
         await settle(again, pilot)
         assert again.screen.filters == {"search": "data"}  # type: ignore[attr-defined]
         assert again.commands.history[-1] == "projects search=data"
+
+
+async def test_section_keys_open_installed_sections(sim: SimServer, make_app: MakeApp) -> None:
+    integrations = pytest.importorskip("labdeck.ui.screens.integrations")
+    app = make_app(sim)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        project = app.screen.query_one(ResourceTable).cursor_data
+        await pilot.press("5")
+        await settle(app, pilot)
+        assert isinstance(app.screen, integrations.IntegrationsScreen)
+        assert getattr(app.screen, "project_id", None) == project.id
+        await pilot.press("1")  # back to the projects table, whatever was pushed on it
+        await settle(app, pilot)
+        assert isinstance(app.screen, ProjectsScreen)
+        for key, module, name in (("3", "runners", "RunnersScreen"), ("4", "issues", "IssuesScreen")):
+            try:
+                screen_type = getattr(importlib.import_module(f"labdeck.ui.screens.{module}"), name)
+            except ImportError:
+                continue
+            await pilot.press(key)
+            await settle(app, pilot)
+            assert isinstance(app.screen, screen_type)
+            await pilot.press("1")
+            await settle(app, pilot)

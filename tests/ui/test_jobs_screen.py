@@ -117,20 +117,29 @@ async def test_group_by_pipeline_then_stage(sim_factory: Callable[..., SimServer
         table = screen.query_one(JobTable)
         assert not any(key.value.startswith("group:") for key in table.rows)
         await pilot.press("g")
-        groups = [str(table.get_row(key)[1]) for key in table.rows if key.value.startswith("group:")]
+        groups = [table.groups[key.value] for key in table.rows if key.value.startswith("group:")]
         pipelines = {job.pipeline.id for job in screen.jobs}
-        assert len(groups) == len(pipelines)
-        assert all(title.startswith("▾ pipeline #") for title in groups)
+        assert sorted(group.pipeline_id for group in groups) == sorted(pipelines)
+        assert all(str(table.get_row(f"group:{index}")[0]) == f"▾ #{group.pipeline_id}"
+                   for index, group in enumerate(groups))
         # Rows under a group header belong to that pipeline.
         current = None
         for key in table.rows:
             if key.value.startswith("group:"):
-                current = int(str(table.get_row(key)[1]).split("#")[1].split()[0])
+                current = table.groups[key.value].pipeline_id
             else:
                 assert screen.jobs_by_id()[int(key.value)].pipeline.id == current
         await pilot.press("g")
-        titles = [str(table.get_row(key)[1]) for key in table.rows if key.value.startswith("group:")]
-        assert len(titles) > len(groups) and all("›" in title for title in titles)
+        by_stage = [table.groups[key.value] for key in table.rows if key.value.startswith("group:")]
+        assert len(by_stage) > len(groups) and all(group.stage for group in by_stage)
+        current_group = None
+        for key in table.rows:
+            if key.value.startswith("group:"):
+                current_group = table.groups[key.value]
+            else:
+                job = screen.jobs_by_id()[int(key.value)]
+                assert current_group is not None
+                assert (job.pipeline.id, job.stage) == (current_group.pipeline_id, current_group.stage)
         await pilot.press("g")
         assert not any(key.value.startswith("group:") for key in table.rows)
 

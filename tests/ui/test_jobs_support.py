@@ -19,11 +19,11 @@ PROJECT_ID = 7
 PROJECT_PATH = "platform/audit-log"
 
 
-async def wait_until(pilot: Any, predicate: Callable[[], object], *, timeout: float = 20.0,
+async def wait_until(pilot: Any, predicate: Callable[[], object], *, limit: float = 20.0,
                      what: str = "condition") -> None:
-    """Let the app run until ``predicate()`` is true (fails after ``timeout`` seconds)."""
+    """Let the app run until ``predicate()`` is true (fails after ``limit`` seconds)."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline = loop.time() + limit
     while not predicate():
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for {what}")

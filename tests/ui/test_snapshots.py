@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from labdeck.api import ApiClient
@@ -20,7 +21,22 @@ from labdeck.ui.ui_state import UiState
 from tests.ui.helpers import settle
 
 SIZES = [(80, 24), (120, 40)]
-SHOWN_URL = "https://gitlab.example.test"
+SHOWN_HOST = "gitlab.example.test"
+SHOWN_URL = f"http://{SHOWN_HOST}"
+
+
+class FixedHost(httpx.AsyncBaseTransport):
+    """Sends ``Host: gitlab.example.test`` so URLs in responses do not contain the random port."""
+
+    def __init__(self) -> None:
+        self._inner = httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        request.headers["host"] = SHOWN_HOST
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +46,6 @@ def snap_server() -> Any:
     from labdeck.sim.dataset import build_state
 
     server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"))).start()
-    server.state.base_url = SHOWN_URL  # web URLs in the data do not depend on the random port
     yield server
     server.stop()
 
@@ -40,7 +55,7 @@ def build(snap_server: SimServer, tokens: dict[str, str], tmp_path: Path) -> Cal
     def make(**fields: Any) -> LabdeckApp:
         token = Secret(tokens[fields.pop("role", "admin")])
         session = Session(base_url=SHOWN_URL, token=token, profile=fields.pop("profile", "prod"), **fields)
-        client = ApiClient(snap_server.base_url, token, read_only=session.read_only)
+        client = ApiClient(snap_server.base_url, token, read_only=session.read_only, transport=FixedHost())
         return LabdeckApp(session, client=client, clock=snap_server.state.clock.now,
                           ui_state=UiState(StateStore(tmp_path / "state.json")))
 

@@ -181,7 +181,8 @@ async def test_search_highlights_counts_and_moves(sim_factory: Callable[..., Sim
         await pilot.press("home")
         await pilot.press("slash")
         await pilot.press(*"NEEDLE", "enter")
-        await wait_until(pilot, lambda: view.match_total == 10, what="the match count")
+        await wait_until(pilot, lambda: view.match_total == 10,
+                         what=f"the match count {view.match_total} {view.search_term!r} {view.match_line}")
         assert view.cursor_line == 3 and view.match_line == 3
         assert "/NEEDLE: 1/10" in header_text(screen)
         await pilot.press("n")

@@ -75,7 +75,9 @@ class RedactingFilter(logging.Filter):
 
 
 REDACTOR = RedactingFilter()
-_LOGGERS = ("httpx", "httpcore", "labdeck")
+# Logger filters do not apply to records propagated from child loggers, so name each one.
+_LOGGERS = ("httpx", "httpcore", "httpcore.connection", "httpcore.http11", "httpcore.http2", "httpcore.proxy",
+            "labdeck", "labdeck.api")
 
 
 def install_redactor(token: Secret | None) -> None:

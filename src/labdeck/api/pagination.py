@@ -119,6 +119,15 @@ class Paginator(Generic[T]):
         engine.cache.store(full, response)
         return RawPage(response.content, response.headers, True)
 
+    def _rebase(self, link: str) -> str:
+        """Keep pagination on our origin: servers behind a proxy often advertise an internal host
+        or scheme in ``Link``; its path and query are reused on the configured origin."""
+        url = httpx.URL(link)
+        base = self._engine.http.base_url
+        if (url.scheme, url.host, url.port) == (base.scheme, base.host, base.port):
+            return link
+        return str(base.copy_with(raw_path=url.raw_path))
+
     def _note(self, raw: RawPage) -> None:
         self.changed = bool(self.changed) or raw.changed
 
@@ -181,6 +190,7 @@ class Paginator(Generic[T]):
             link = next_link(last.headers)
             page = _int_header(last.headers, "x-next-page")
             if link:
+                link = self._rebase(link)
                 if link in seen:
                     return
                 seen.add(link)

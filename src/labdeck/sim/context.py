@@ -113,6 +113,25 @@ def token_from(request: Request) -> str | None:
     return token or None
 
 
+def sudo(state: SimState, request: Request, user: User | None, token: Token | None) -> User | None:
+    """Apply ``sudo`` (query) or ``Sudo`` (header): an admin with a ``sudo``-scoped token acts as
+    another user, given by id or username (wire-facts §7)."""
+    target = request.headers.get("sudo") or request.query_params.get("sudo")
+    if not target or user is None or token is None:
+        return user
+    if not user.is_admin:
+        raise forbidden("Must be admin to use sudo")
+    if "sudo" not in token.scopes:
+        raise ApiError(403, {"error": "insufficient_scope",
+                             "error_description": "The request requires higher privileges than provided by the "
+                                                  "access token.",
+                             "scope": "sudo"})
+    other = state.user_by_ref(target)
+    if other is None:
+        raise not_found(f"User with ID or username '{target}'")
+    return other
+
+
 def endpoint(
     *, auth: bool = False, status: int | None = None
 ) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
@@ -137,6 +156,7 @@ def endpoint(
                     raise unauthorized()
                 if token is not None and token.read_only and request.method not in ("GET", "HEAD"):
                     raise insufficient_scope()
+                user = sudo(state, request, user, token)
                 params = await parse_params(request)
                 state.tick()
                 ctx = Ctx(request, params, state, user, token)

@@ -6,7 +6,7 @@ accounts and their tokens (``DEMO_TOKENS``) are fixed and documented:
 =========  ==========  ==================================  =================
 role       username    token                               scopes
 =========  ==========  ==================================  =================
-admin      ``root``    ``labdeck-demo-admin-token``        api
+admin      ``root``    ``labdeck-demo-admin-token``        api, sudo
 user       ``alice``   ``labdeck-demo-user-token``         api
 read-only  ``viewer``  ``labdeck-demo-readonly-token``     read_api
 =========  ==========  ==================================  =================
@@ -179,7 +179,7 @@ def _build_users(state: SimState, rng: random.Random, start: Any) -> dict[str, U
         state.users[user.id] = user
         users[username] = user
     for role, username in DEMO_USERS.items():
-        scopes = ("read_api",) if role == "readonly" else ("api",)
+        scopes = {"readonly": ("read_api",), "admin": ("api", "sudo")}.get(role, ("api",))
         state.tokens[DEMO_TOKENS[role]] = Token(DEMO_TOKENS[role], users[username].id, scopes, f"demo-{role}")
     return users
 

@@ -255,12 +255,15 @@ def paginate(
     *,
     default_per_page: int = 20,
     with_counts: bool = True,
+    link_defaults: dict[str, str] | None = None,
 ) -> tuple[list[Any], dict[str, str]]:
     """Slice ``items`` for ``page``/``per_page`` and build GitLab's pagination headers.
 
     Returns the page's items and the headers (``X-Page``, ``X-Per-Page``, ``X-Next-Page`` and
     ``X-Prev-Page`` empty when absent, ``X-Total``, ``X-Total-Pages`` >= 1, ``Link``).
-    Past the end the page is empty with a 200, as Kaminari does.
+    Past the end the page is empty with a 200, as Kaminari does. ``link_defaults`` are the
+    endpoint's defaulted parameters (``order_by``, ``sort`` …): Grape merges them into the params
+    the links are built from, so they appear in every link unless the request set them.
     """
     page = params.int("page", default=1) or 1
     per_page = params.int("per_page", default=default_per_page) or default_per_page
@@ -279,7 +282,10 @@ def paginate(
         "X-Prev-Page": str(prev_page) if prev_page else "",
     }
     base = str(request.url.replace(query=""))
-    query = [(k, v) for k, v in request.query_params.multi_items() if k not in ("page", "per_page")]
+    # The token never travels back in a Link, even when the client sent it as ``private_token``.
+    query = [(k, v) for k, v in request.query_params.multi_items() if k not in ("page", "per_page", "private_token")]
+    given = {k for k, _ in query}
+    query += [(k, v) for k, v in (link_defaults or {}).items() if k not in given]
 
     def link(target: int) -> str:
         pairs = sorted([*query, ("page", str(target)), ("per_page", str(per_page))])

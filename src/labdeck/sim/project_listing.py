@@ -15,7 +15,8 @@ def project_list(ctx: Ctx, projects: Iterable[Project]) -> tuple[list[Any], int,
     """Filter, order and paginate ``projects``; anonymous and ``simple`` callers get the basic shape."""
     check_order_params(ctx.params)
     selected = filter_projects(ctx.state, ctx.user, ctx.params, projects)
-    page, headers = paginate(ctx.request, ctx.params, selected)
+    page, headers = paginate(ctx.request, ctx.params, selected,
+                             link_defaults={"order_by": "created_at", "sort": "desc"})
     presenter = ProjectPresenter(ctx.state, ctx.user, ctx.base_url)
     if ctx.user is None or ctx.params.bool("simple"):
         return [presenter.basic(project) for project in page], 200, headers

@@ -53,11 +53,11 @@ class Badge:
     image_url: str
 
 
-PLACEHOLDERS = ("project_path", "project_id", "default_branch", "commit_sha")
+BADGE_VARIABLES = ("project_path", "project_id", "default_branch", "commit_sha")
 
 
 def badge_source_project(state: SimState, group_id: int) -> Project | None:
-    """The group's first live project by creation date (the badge placeholder source)."""
+    """The group's first live project by creation date (where ``%{…}`` badge variables take their values)."""
     candidates = [
         p for p in state.projects.values()
         if not p.deleted and p.namespace_kind == "group" and p.namespace_id == group_id
@@ -77,7 +77,7 @@ def render_badge_url(state: SimState, url: str, project: Project | None) -> str:
         "default_branch": project.default_branch,
         "commit_sha": project.commit_sha,
     }
-    for name in PLACEHOLDERS:
+    for name in BADGE_VARIABLES:
         url = url.replace("%{" + name + "}", values[name])
     return url
 

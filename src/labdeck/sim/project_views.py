@@ -259,10 +259,32 @@ def visible_projects(state: SimState, user: User | None) -> list[Project]:
         return [p for p in projects if not p.deleted and p.visibility == "public"]
     if user.is_admin:
         return [p for p in projects if not p.deleted]
-    return [
-        p for p in projects
-        if not p.deleted and (p.visibility != "private" or state.access_level(user, p) >= GUEST)
-    ]
+    member_of = {g.id for g in state.groups.values() if user.id in g.members}
+    # Membership of a group grants access to the projects of its subgroups too.
+    inherited = {g.id for g in state.groups.values() if _in_any(state, g.id, member_of)}
+    uid = user.id
+
+    def readable(p: Project) -> bool:
+        if p.visibility != "private" or uid in p.members:
+            return True
+        if p.namespace_kind == "group":
+            if p.namespace_id in inherited:
+                return True
+        elif p.namespace_id == uid:
+            return True
+        return any(gid in member_of for gid in p.shared_with_groups)
+
+    return [p for p in projects if not p.deleted and readable(p)]
+
+
+def _in_any(state: SimState, group_id: int, wanted: set[int]) -> bool:
+    current: int | None = group_id
+    while current is not None:
+        if current in wanted:
+            return True
+        group = state.groups.get(current)
+        current = group.parent_id if group is not None else None
+    return False
 
 
 _ORDER_CACHE = "project_order"

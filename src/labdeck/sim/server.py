@@ -6,14 +6,14 @@ import asyncio
 import socket
 import threading
 import time
-from collections.abc import MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from labdeck.sim import control, faults
@@ -93,13 +93,24 @@ class ETagMiddleware:
         await self.app(scope, receive, capture)
 
 
-async def _unknown_route(request: Request) -> Response:
-    return JSONResponse({"error": "404 Not Found"}, status_code=404)
+def _fallback(routes: list[BaseRoute]) -> Callable[[Request], Awaitable[Response]]:
+    """Grape's answers for an unrouted request: 405 when the path exists with another verb, else 404."""
+
+    async def unknown_route(request: Request) -> Response:
+        for route in routes:
+            match, _ = route.matches(request.scope)
+            if match == Match.PARTIAL:
+                return JSONResponse({"error": "405 Not Allowed"}, status_code=405)
+        return JSONResponse({"error": "404 Not Found"}, status_code=404)
+
+    return unknown_route
 
 
 def create_app(state: SimState) -> ASGIApp:
     """The ASGI app serving ``/api/v4`` (and the ``/-/sim`` control surface) from ``state``."""
-    api_routes = [*all_routes(), Route("/{path:path}", _unknown_route, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])]
+    family_routes = all_routes()
+    api_routes = [*family_routes, Route("/{path:path}", _fallback(family_routes),
+                                        methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"])]
     routes: list[Any] = [Mount("/-/sim", routes=control.routes()), Mount("/api/v4", routes=api_routes)]
     app = Starlette(routes=routes)
     app.state.sim = state

@@ -4,8 +4,10 @@
 sanitized*) and keeps, per line:
 
 - the **display** text: sanitized (only canonical SGR ``ESC[…m`` remains, see
-  :mod:`labdeck.tail.sanitize`), section markers removed, ``\\r`` resolved, tabs expanded. Render
-  it with ``rich.text.Text.from_ansi(line)``; it never contains ``\\r``, ``\\n`` or ``\\t``;
+  :mod:`labdeck.tail.sanitize`), section markers removed, ``\\r`` resolved, tabs expanded, and
+  prefixed with the colours still in effect from earlier lines (a terminal keeps SGR state across
+  newlines; see :mod:`labdeck.tail.sgr_state`). Render it on its own with
+  ``rich.text.Text.from_ansi(line)``; it never contains ``\\r``, ``\\n`` or ``\\t``;
 - optionally the **raw** text, returned by :meth:`LineIndex.raw_line` already passed through
   :func:`~labdeck.tail.sanitize.escape_raw` (visible ``␛[31m`` forms; render as plain text).
 
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from labdeck.tail.sanitize import TraceSanitizer, escape_raw
 from labdeck.tail.search import LineMatcher, visible
 from labdeck.tail.sections import Section, SectionTracker, strip_markers
+from labdeck.tail.sgr_state import SgrState
 from labdeck.tail.store import LineStore
 
 ERROR_PATTERN = r"ERROR:|error:|FAILED|Traceback|exit code"
@@ -116,9 +119,13 @@ class LineIndex:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._sanitizer = TraceSanitizer()
         self.tracker = SectionTracker()
+        self._style = SgrState()
         self._partial = _Partial()
         self._partial_display: str | None = None
         self.chars_received = 0
+        self.widest = 0
+        """Length of the longest complete display line, SGR included: an upper bound on its width
+        in cells for narrow characters (use it for the horizontal scroll extent)."""
 
     # -- building -------------------------------------------------------------------------------
 
@@ -156,7 +163,10 @@ class LineIndex:
             # Most lines need nothing but storing; the checks are cheap substring scans.
             if "\r" in line or "\t" in line or "section_" in line or len(line) > limit:
                 line = self._render(self.tracker.feed(base + offset, line), 0)
+            if self._style or "\x1b" in line:
+                line = self._carry_style(line)
             shown.append(line)
+        self.widest = max(self.widest, max(map(len, shown)))
         self._display.extend(shown)
         if self._raw is not None and raw_lines is not None:
             raw_limit = [line if len(line) <= limit else
@@ -236,11 +246,19 @@ class LineIndex:
             text += f"\x1b[0m … [{dropped} more characters]"
         return text
 
+    def _carry_style(self, line: str) -> str:
+        """Start ``line`` with the colours left by the lines before it, then note its own."""
+        prefix = self._style.prefix()
+        self._style.feed(line)
+        return prefix + line
+
     def _finish_line(self) -> None:
         partial = self._partial
         line_number = len(self._display)
         text = self.tracker.feed(line_number, partial.text)
-        self._display.append(self._render(text, partial.dropped))
+        line = self._carry_style(self._render(text, partial.dropped))
+        self.widest = max(self.widest, len(line))
+        self._display.append(line)
         if self._raw is not None:
             raw = partial.raw
             if partial.raw_dropped:
@@ -271,7 +289,8 @@ class LineIndex:
                 return self._display.get(index)
             if self._partial_display is None:
                 partial = self._partial
-                self._partial_display = self._render(strip_markers(partial.text), partial.dropped)
+                self._partial_display = self._style.prefix() + self._render(strip_markers(partial.text),
+                                                                            partial.dropped)
             return self._partial_display
 
     def plain_line(self, index: int) -> str:

@@ -23,6 +23,7 @@ from rich.text import Text
 from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from labdeck.api import ApiClient
@@ -32,6 +33,7 @@ from labdeck.ui.builtin_commands import register_builtin_commands
 from labdeck.ui.commands import CommandError, CommandRegistry, ProjectJumpProvider, ScreenActionsProvider
 from labdeck.ui.errors import react_to
 from labdeck.ui.formatting import Clock, system_clock
+from labdeck.ui.navigation import SectionNavigation
 from labdeck.ui.screens.command_line import CommandLineScreen
 from labdeck.ui.screens.keys import KeysScreen
 from labdeck.ui.screens.login import LoginScreen
@@ -39,13 +41,13 @@ from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.projects import ProjectsScreen
 from labdeck.ui.themes import DEFAULT_THEME, app_variable_defaults, load_theme_dirs
 from labdeck.ui.ui_state import UiState
-from labdeck.ui.widgets.status_line import StatusInfo
+from labdeck.ui.widgets.status_line import StatusInfo, StatusLine
 
 SessionForProfile = Callable[[str], Session]
 """Builds the session of another profile (resolving its token); raises with a message on failure."""
 
 
-class LabdeckApp(App[int]):
+class LabdeckApp(SectionNavigation):
     """The labdeck console."""
 
     TITLE = "labdeck"
@@ -54,7 +56,10 @@ class LabdeckApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("1", "switch_section('projects')", "Projects", id="app.section.projects"),
         Binding("2", "switch_section('jobs')", "Jobs", id="app.section.jobs"),
-        Binding("colon", "command_line", "Command", id="app.command-line"),
+        Binding("3", "open_section('runners')", "Runners", id="app.section.runners"),
+        Binding("4", "open_section('issues')", "Issues", id="app.section.issues"),
+        Binding("5", "open_section('integrations')", "Integrations", id="app.section.integrations"),
+        Binding("colon", "command_line", "Command", priority=True, id="app.command-line"),
         Binding("question_mark", "keys", "Keys", id="app.keys"),
         Binding("ctrl+p", "command_palette", "Palette", show=False, id="app.palette"),
         Binding("escape", "back", "Back", show=False, id="app.back"),
@@ -81,6 +86,7 @@ class LabdeckApp(App[int]):
         self._client.read_only = self.read_only
         self.commands = CommandRegistry()
         register_builtin_commands(self.commands)
+        self._sections: Any = self._load_sections()
         self.known_projects: dict[int, str] = {}
         """Project id → path of every project the console has listed (palette, completion)."""
         self.current_user: str | None = None
@@ -93,6 +99,19 @@ class LabdeckApp(App[int]):
         self._login_open = False
         self._previous_modes: list[str] = []
         self._jobs_project: tuple[int, str] | None = None
+
+    def _load_sections(self) -> Any:
+        """The runners/issues/integrations/settings screens' registry (their ``:`` commands and
+        openers), when that part of the console is installed."""
+        try:
+            from labdeck.ui.screens import sections_registry
+        except ImportError:
+            return None
+        try:
+            sections_registry.register(self)
+        except Exception:  # a broken optional section must not stop the console
+            return None
+        return sections_registry
 
     # --- client -------------------------------------------------------------------------------
 
@@ -183,6 +202,12 @@ class LabdeckApp(App[int]):
     async def _who_am_i(self) -> None:
         user = await self.client.users.current()
         self.current_user = user.username
+        self.refresh_status()
+
+    def refresh_status(self) -> None:
+        """Update the status line now (it also refreshes itself every second)."""
+        for status in self.screen.query(StatusLine):
+            status.update_status()
 
     # --- crash handling -----------------------------------------------------------------------
 
@@ -302,6 +327,7 @@ class LabdeckApp(App[int]):
         for screen in self._all_screens():
             with contextlib.suppress(Exception):
                 screen.refresh_bindings()
+        self.refresh_status()
         self.notify("Read-only mode ON: changes are disabled." if value else
                     "Write mode: changes are enabled (each one asks for confirmation).",
                     severity="information" if value else "warning", timeout=4)
@@ -359,99 +385,20 @@ class LabdeckApp(App[int]):
         if reload is not None:
             reload()
 
-    # --- sections -----------------------------------------------------------------------------
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The key of the section already shown does nothing."""
-        if action == "switch_section" and parameters and parameters[0] == self.current_mode:
-            return None
-        return True
-
-    async def action_switch_section(self, name: str) -> None:
-        """Show a section (1 projects, 2 jobs of the last project opened)."""
-        if name == "jobs" and "jobs" not in self._modes:
-            self.notify("Pick a project first: enter on a project, or :jobs <path>.", timeout=4)
-            return
-        if name not in self._modes or name == self.current_mode:
-            return
-        self._previous_modes.append(self.current_mode)
-        await self.switch_mode(name)
-
-    async def action_back(self) -> None:
-        """Close the top screen, or return to the previous section."""
-        if len(self.screen_stack) > 1:
-            self.pop_screen()
-            return
-        while self._previous_modes:
-            mode = self._previous_modes.pop()
-            if mode in self._modes and mode != self.current_mode:
-                await self.switch_mode(mode)
-                return
-
-    async def show_projects(self, filters: dict[str, Any] | None = None) -> None:
-        """Switch to the projects section; with ``filters``, reload it with those server filters."""
-        if self.current_mode != "projects":
-            self._previous_modes.append(self.current_mode)
-            await self.switch_mode("projects")
-        while len(self.screen_stack) > 1:
-            self.pop_screen()
-        screen = self.screen_stack[0]
-        if filters is not None and isinstance(screen, ProjectsScreen):
-            screen.set_filters(filters)
-
-    def open_jobs(self, project_id: int, project_path: str) -> None:
-        """Switch to the jobs section for one project."""
-        try:
-            from labdeck.ui.screens.jobs import JobsScreen
-        except ImportError:
-            self.notify("The jobs section is not available in this build.", severity="warning")
-            return
-        self.run_worker(self._open_jobs(JobsScreen, project_id, project_path), group="app-sections",
-                        exclusive=True, exit_on_error=False)
-
-    async def _open_jobs(self, screen_type: Any, project_id: int, project_path: str) -> None:
-        if self.current_mode == "jobs":
-            if self._jobs_project == (project_id, project_path):
-                return
-            await self.switch_mode(self._previous_modes.pop() if self._previous_modes else "projects")
-        if "jobs" in self._modes:
-            await self.remove_mode("jobs")
-        self._jobs_project = (project_id, project_path)
-        self.add_mode("jobs", lambda: screen_type(project_id=project_id, project_path=project_path))
-        self._previous_modes.append(self.current_mode)
-        await self.switch_mode("jobs")
-
     async def open_jobs_by_reference(self, reference: str) -> None:
         """``:jobs <path or id>``: look the project up, then open its jobs."""
         project = await self.client.projects.get(int(reference) if reference.isdigit() else reference)
         self.remember_projects([project])
         self.open_jobs(project.id, project.path_with_namespace or reference)
 
-    def remember_projects(self, projects: Iterable[Any]) -> None:
-        """Note project paths for the palette and completion."""
-        for project in projects:
-            path = getattr(project, "path_with_namespace", None)
-            if path:
-                self.known_projects[project.id] = path
-
-    def jump_to_project(self, project_id: int) -> None:
-        """Palette: show a project in the projects table (clearing the local filter)."""
-
-        async def jump() -> None:
-            await self.show_projects()
-            screen = self.screen
-            if isinstance(screen, ProjectsScreen):
-                screen.clear_filter()
-                if not screen.table.move_cursor_to_key(project_id):
-                    self.notify("That project is not in the current list (check the server filters).",
-                                severity="warning")
-
-        self.run_worker(jump(), group="app-sections", exclusive=True, exit_on_error=False)
-
     # --- command line, keys -------------------------------------------------------------------
 
     def action_command_line(self, value: str = "") -> None:
-        """Open the ``:`` command line."""
+        """Open the ``:`` command line (in a text field, ":" is just typed)."""
+        focused = self.focused
+        if isinstance(focused, Input):
+            focused.insert_text_at_cursor(":")
+            return
 
         def done(line: str | None) -> None:
             if line:
@@ -475,7 +422,7 @@ class LabdeckApp(App[int]):
         screen = self.screen
         if isinstance(screen, KeysScreen):
             return
-        title = getattr(screen, "SECTION_TITLE", type(screen).__name__)
+        title = getattr(screen, "section_title", type(screen).__name__)
         self.push_screen(KeysScreen(title, screen.active_bindings))
 
 

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 
 def _app(app: Any) -> LabdeckApp:
-    return app  # type: ignore[no-any-return]
+    return app
 
 
 async def _projects(app: Any, args: list[str]) -> None:

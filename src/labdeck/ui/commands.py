@@ -87,9 +87,10 @@ class CommandRegistry:
         return sorted(self._commands.values(), key=lambda command: command.name)
 
     def completions(self, app: App[Any]) -> list[str]:
-        """Every completable line: each command, then ``command argument`` for known arguments."""
+        """Every completable line, in registration order (the first match is offered): each command,
+        then ``command argument`` for its known arguments."""
         lines: list[str] = []
-        for command in self.all():
+        for command in self._commands.values():
             lines.append(command.name)
             if command.complete is not None:
                 lines.extend(f"{command.name} {value}" for value in command.complete(app))

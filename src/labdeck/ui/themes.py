@@ -19,6 +19,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from platformdirs import user_config_dir
@@ -70,6 +71,7 @@ def app_variable_defaults(theme: Theme) -> dict[str, str]:
     }
 
 
+@lru_cache(maxsize=1)
 def _textual_variable_names() -> frozenset[str]:
     return frozenset(ColorSystem(primary="#000000").generate())
 

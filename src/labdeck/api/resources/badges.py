@@ -20,7 +20,7 @@ class BadgesResource(Resource):
         return badge
 
     async def create(self, group: ProjectRef, link_url: str, image_url: str) -> Badge:
-        """``POST /groups/:id/badges`` (URLs may contain ``%{project_path}``-style placeholders)."""
+        """``POST /groups/:id/badges`` (URLs may contain ``%{project_path}``-style variables)."""
         badge: Badge = await self._engine.call("POST", f"groups/{ref(group)}/badges", Badge,
                                                data=encode({"link_url": link_url, "image_url": image_url}))
         return badge
@@ -37,7 +37,7 @@ class BadgesResource(Resource):
         await self._engine.call("DELETE", f"groups/{ref(group)}/badges/{int(badge_id)}")
 
     async def render(self, group: ProjectRef, link_url: str, image_url: str) -> BadgePreview:
-        """Preview placeholder substitution. ``GET /groups/:id/badges/render``."""
+        """Preview the URLs with ``%{…}`` variables substituted. ``GET /groups/:id/badges/render``."""
         preview: BadgePreview = await self._engine.get(
             f"groups/{ref(group)}/badges/render", BadgePreview,
             encode({"link_url": link_url, "image_url": image_url}))

@@ -1,6 +1,6 @@
-"""Group badges: CRUD and the placeholder preview (``render``).
+"""Group badges: CRUD and the preview of ``%{…}`` variable substitution (``render``).
 
-Placeholders come from the group's first project by creation date; a group without projects
+Variables take their values from the group's first project by creation date; a group without projects
 returns its URLs unchanged. Reading needs a visible group, writing needs a group owner or an admin.
 """
 

@@ -40,7 +40,7 @@ class FilterInput(Input):
     """The ``/`` filter field (hidden until ``/`` is pressed)."""
 
     DEFAULT_CSS = """
-    FilterInput { dock: top; height: 1; border: none; padding: 0 1; background: $panel; display: none; }
+    FilterInput { height: 1; border: none; padding: 0 1; background: $panel; display: none; }
     FilterInput.-active { display: block; }
     FilterInput:focus { border: none; background: $boost; }
     """
@@ -54,13 +54,16 @@ class SectionScreen(Screen[None]):
     """Action names hidden (and refused) in read-only mode."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "start_filter", "Filter", id="section.filter"),
+        # priority: the filter must take the keys typed right after "/" (a terminal delivers "/web"
+        # at once, before a normal binding would have moved the focus)
+        Binding("slash", "start_filter", "Filter", priority=True, id="section.filter"),
         Binding("ctrl+r", "reload", "Refresh", id="section.refresh"),
         Binding("y", "copy", "Copy", id="section.copy"),
         Binding("escape", "back", "Back", show=False, id="section.back"),
     ]
     DEFAULT_CSS = """
-    SectionScreen > #title-row { dock: top; height: 1; width: 100%; background: $panel; }
+    SectionScreen > #top-bars { dock: top; height: auto; width: 100%; }
+    SectionScreen #title-row { height: 1; width: 100%; background: $panel; }
     SectionScreen > #bottom-bars { dock: bottom; height: auto; width: 100%; }
     SectionScreen > #bottom-bars > Footer { dock: none; }
     SectionScreen #title-section { text-style: bold; padding: 0 1; background: $ld-env-accent; color: $ld-env-accent-text; }
@@ -71,6 +74,8 @@ class SectionScreen(Screen[None]):
 
     def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
+        self.section_title = self.SECTION_TITLE
+        """Shown at the left of the title row (defaults to the class's ``SECTION_TITLE``)."""
         self.data_loaded_at: datetime | None = None
         """When the data on screen was last fetched (app clock); None before the first load."""
         self.context_text = ""
@@ -80,12 +85,14 @@ class SectionScreen(Screen[None]):
     # --- layout -------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="title-row"):
-            yield Label(self.SECTION_TITLE, id="title-section", markup=False)
-            yield Label("", id="title-context", markup=False)
-            yield Label("", id="title-filter", markup=False)
-            yield Label("", id="title-counts", markup=False)
-        yield FilterInput(placeholder="filter (substring; !text inverts; enter keeps, esc clears)", id="filter")
+        with Vertical(id="top-bars"):
+            with Horizontal(id="title-row"):
+                yield Label(self.section_title, id="title-section", markup=False)
+                yield Label("", id="title-context", markup=False)
+                yield Label("", id="title-filter", markup=False)
+                yield Label("", id="title-counts", markup=False)
+            yield FilterInput(placeholder="filter (substring; !text inverts; enter keeps, esc clears)", id="filter")
+            yield from self.compose_top_bars()
         yield from self.compose_content()
         with Vertical(id="bottom-bars"):
             yield StatusLine()
@@ -93,6 +100,10 @@ class SectionScreen(Screen[None]):
 
     def compose_content(self) -> ComposeResult:
         """The body of the section (override)."""
+        yield from ()
+
+    def compose_top_bars(self) -> ComposeResult:
+        """Extra one-line bars under the title row, e.g. a server-side filter field (override)."""
         yield from ()
 
     def update_title(self) -> None:
@@ -153,10 +164,15 @@ class SectionScreen(Screen[None]):
     # --- filter -------------------------------------------------------------------------------
 
     def action_start_filter(self) -> None:
-        """Open the filter field."""
+        """Open the filter field (in a text field, "/" is just typed)."""
+        focused = self.focused
+        if isinstance(focused, Input):
+            focused.insert_text_at_cursor("/")
+            return
         field = self.query_one("#filter", FilterInput)
         field.add_class("-active")
-        field.focus()
+        # set_focus is immediate: keys typed right after "/" must land in the field
+        self.set_focus(field)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
@@ -79,6 +79,16 @@ class CommandLineScreen(ModalScreen[str | None]):
         command = self.query_one(CommandInput)
         command.focus()
         command.cursor_position = len(command.value)
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed right after ":" can arrive before the field has focus: type them into it."""
+        command = self.query_one(CommandInput)
+        if command.has_focus or not event.is_printable or event.character is None:
+            return
+        event.stop()
+        event.prevent_default()
+        command.insert_text_at_cursor(event.character)
+        command.focus()
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

@@ -8,29 +8,15 @@ from typing import Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
-from labdeck.ui.formatting import relative_time, size
+from labdeck.ui.formatting import size
 from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.screens.record_detail import value_text
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 ACCESS_LEVELS = {0: "none", 5: "minimal", 10: "guest", 20: "reporter", 30: "developer", 40: "maintainer",
                  50: "owner", 60: "admin"}
 _SKIPPED = {"statistics", "links", "permissions", "runners_token"}
 _STATISTICS_BYTES = {"storage_size", "repository_size", "lfs_objects_size", "job_artifacts_size"}
-
-
-def _value_text(value: Any, now: datetime) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, datetime):
-        return f"{value.isoformat(timespec='seconds')} ({relative_time(value, now)})"
-    if isinstance(value, list):
-        return ", ".join(_value_text(item, now) for item in value) or "—"
-    if hasattr(value, "model_dump"):
-        data = value.model_dump(exclude_none=True)
-        return ", ".join(f"{k}={v}" for k, v in data.items()) or "—"
-    return str(value)
 
 
 def project_rows(project: Any, now: datetime) -> list[TableRow]:
@@ -40,11 +26,11 @@ def project_rows(project: Any, now: datetime) -> list[TableRow]:
     for name in type(project).model_fields if hasattr(type(project), "model_fields") else data:
         if name in _SKIPPED:
             continue
-        rows.append(TableRow(key=("field", name), cells=("field", name, _value_text(getattr(project, name, None), now))))
+        rows.append(TableRow(key=("field", name), cells=("field", name, value_text(getattr(project, name, None), now))))
     statistics = getattr(project, "statistics", None)
     if statistics is not None:
         for name, value in statistics.model_dump().items():
-            shown = size(value) if name in _STATISTICS_BYTES else _value_text(value, now)
+            shown = size(value) if name in _STATISTICS_BYTES else value_text(value, now)
             rows.append(TableRow(key=("statistics", name), cells=("statistics", name, shown)))
     links = getattr(project, "links", None) or {}
     for name, url in links.items():
@@ -79,7 +65,7 @@ class ProjectDetailScreen(SectionScreen):
 
     def compose_content(self) -> ComposeResult:
         yield ResourceTable(
-            [Column("section", "Section", max_width=12), Column("field", "Field", max_width=48),
+            [Column("section", "Section", max_width=12), Column("field", "Field", max_width=48, flex=True, min_width=22),
              Column("value", "Value", max_width=200, flex=True, min_width=20)],
             id="project-fields",
         )

@@ -3,9 +3,10 @@ star/unstar, archive/unarchive (confirmed), details, and the jump to a project's
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -66,11 +67,36 @@ def describe_filters(filters: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
+@dataclass(slots=True, frozen=True)
+class ProjectSummary:
+    """The part of a project record the table needs (10,000 full records cost ~50 MB more)."""
+
+    id: int
+    name: str | None
+    path_with_namespace: str | None
+    visibility: str | None
+    archived: bool | None
+    web_url: str | None
+    star_count: int | None
+    forks_count: int | None
+    open_issues_count: int | None
+    last_activity_at: datetime | None
+
+    @classmethod
+    def of(cls, project: Any) -> ProjectSummary:
+        """Summarise an API project record (or return a summary unchanged)."""
+        if isinstance(project, ProjectSummary):
+            return project
+        return cls(project.id, project.name, project.path_with_namespace or project.path, project.visibility,
+                   project.archived, project.web_url, project.star_count, project.forks_count,
+                   project.open_issues_count, project.last_activity_at)
+
+
 class ServerFilterInput(Input):
     """``f``: the server-side filter bar (same syntax as ``:projects``)."""
 
     DEFAULT_CSS = """
-    ServerFilterInput { dock: top; height: 1; border: none; padding: 0 1; background: $panel; display: none; }
+    ServerFilterInput { height: 1; border: none; padding: 0 1; background: $panel; display: none; }
     ServerFilterInput.-active { display: block; }
     ServerFilterInput:focus { border: none; background: $boost; }
     """
@@ -87,6 +113,9 @@ class ProjectsScreen(SectionScreen):
         Binding("f", "server_filter", "Server filter", id="projects.server-filter"),
         Binding("s", "toggle_star", "Star", id="projects.star"),
         Binding("A", "toggle_archive", "Archive", id="projects.archive"),
+        Binding("I", "project_section('issues')", "Issues", id="projects.issues"),
+        Binding("N", "project_section('integrations')", "Integrations", show=False, id="projects.integrations"),
+        Binding("o", "project_section('settings')", "Settings", show=False, id="projects.settings"),
     ]
     HELP = "Projects visible to the signed-in account. `f` filters on the server; `/` filters what is loaded."
 
@@ -95,9 +124,11 @@ class ProjectsScreen(SectionScreen):
         self.filters: dict[str, Any] = dict(filters or {})
         self.starred_ids: set[int] = set()
 
-    def compose_content(self) -> ComposeResult:
+    def compose_top_bars(self) -> ComposeResult:
         yield ServerFilterInput(placeholder="server filters: search=… owned= membership= starred= archived= "
                                 "visibility= order_by= sort=", id="server-filter")
+
+    def compose_content(self) -> ComposeResult:
         yield ResourceTable(COLUMNS, id="projects-table")
 
     @property
@@ -124,7 +155,6 @@ class ProjectsScreen(SectionScreen):
         self.loading_text = "loading…"
         self.update_title()
         self.run_api(self._load_projects, "load")
-        self.run_api(self._load_starred, "starred")
 
     async def _load_projects(self) -> None:
         client = self.app.client  # type: ignore[attr-defined]
@@ -136,6 +166,8 @@ class ProjectsScreen(SectionScreen):
                 if first:
                     table.clear()
                     first = False
+                    # after the first page, so that it does not queue behind this on the server
+                    self.run_api(self._load_starred, "starred")
                 table.append_rows(self._row(project) for project in page)
                 remember = getattr(self.app, "remember_projects", None)
                 if remember is not None:
@@ -166,12 +198,11 @@ class ProjectsScreen(SectionScreen):
             if project is not None:
                 table.update_row(self._row(project))
 
-    def _row(self, project: Any) -> TableRow:
+    def _row(self, record: Any) -> TableRow:
+        project = ProjectSummary.of(record)
         now = self.app.clock()  # type: ignore[attr-defined]
-        marks = Text()
-        marks.append("★" if project.id in self.starred_ids else " ", style="bold")
-        marks.append("A" if project.archived else " ", style="bold")
-        path = project.path_with_namespace or project.path or str(project.id)
+        marks = ("★" if project.id in self.starred_ids else " ") + ("A" if project.archived else " ")
+        path = project.path_with_namespace or str(project.id)
         return TableRow(
             key=project.id,
             cells=(
@@ -196,7 +227,7 @@ class ProjectsScreen(SectionScreen):
         field = self.query_one("#server-filter", ServerFilterInput)
         field.value = describe_filters(self.filters)
         field.add_class("-active")
-        field.focus()
+        self.set_focus(field)
 
     @on(Input.Submitted, "#server-filter")
     def _server_filter_submitted(self, event: Input.Submitted) -> None:
@@ -243,6 +274,19 @@ class ProjectsScreen(SectionScreen):
         project = self._current()
         if project is not None:
             self.app.open_jobs(project.id, project.path_with_namespace or str(project.id))  # type: ignore[attr-defined]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Project sections need the sections part of the console."""
+        if action == "project_section" and not getattr(self.app, "has_sections", False):
+            return False
+        return super().check_action(action, parameters)
+
+    def action_project_section(self, kind: str) -> None:
+        """Open the highlighted project's issues, integrations or settings."""
+        project = self._current()
+        if project is not None:
+            self.app.open_project_section(  # type: ignore[attr-defined]
+                kind, project.id, project.path_with_namespace or str(project.id))
 
     def action_details(self) -> None:
         """Show every field of the highlighted project."""

@@ -188,31 +188,51 @@ class JobFilter:
         return all(word.lower() in name for word in self.name.split())
 
 
-def group_jobs(jobs: Sequence[Any], mode: str) -> list[tuple[str | None, list[Any]]]:
-    """Order jobs for display. Returns ``(group title or None, jobs)`` pairs; stages keep the
-    order in which their first job was created, as in a pipeline graph."""
+@dataclass(frozen=True)
+class JobGroup:
+    """A header row: one pipeline (and one stage of it, when grouping by stage)."""
+
+    pipeline_id: int | None
+    pipeline_status: str
+    ref: str
+    stage: str | None
+
+    def cells(self, count: int) -> list[str]:
+        """Cell texts laid over the table's first columns."""
+        head = f"▾ #{self.pipeline_id}" if self.pipeline_id is not None else "▾ —"
+        jobs = f"{count} job" + ("" if count == 1 else "s")
+        return [head, self.pipeline_status, self.stage or "", f"[{jobs}]", self.ref]
+
+    def title(self) -> str:
+        """One-line description (tests, help)."""
+        parts = [f"pipeline #{self.pipeline_id}", self.ref, self.pipeline_status]
+        if self.stage:
+            parts.append(f"stage {self.stage}")
+        return " · ".join(part for part in parts if part)
+
+
+def group_jobs(jobs: Sequence[Any], mode: str) -> list[tuple[JobGroup | None, list[Any]]]:
+    """Order jobs for display. Returns ``(group or None, jobs)`` pairs; stages keep the order in
+    which their first job was created, as in a pipeline graph."""
     if mode == "none":
         return [(None, sorted(jobs, key=lambda job: -int(field(job, "id", 0))))]
     by_pipeline: dict[int | None, list[Any]] = {}
     for job in jobs:
         by_pipeline.setdefault(pipeline_id(job), []).append(job)
-    groups: list[tuple[str | None, list[Any]]] = []
+    groups: list[tuple[JobGroup | None, list[Any]]] = []
     for pid in sorted(by_pipeline, key=lambda value: -(value or 0)):
         members = sorted(by_pipeline[pid], key=lambda job: int(field(job, "id", 0)))
         pipeline = field(members[0], "pipeline")
-        head = f"pipeline #{pid}" if pid is not None else "no pipeline"
-        ref = field(pipeline, "ref")
-        status = field(pipeline, "status")
-        details = " · ".join(str(part) for part in (ref, status) if part)
-        title = f"{head}  {details}" if details else head
+        ref = str(field(pipeline, "ref") or field(members[0], "ref") or "")
+        status = str(field(pipeline, "status") or "")
         if mode == "pipeline":
-            groups.append((title, members))
+            groups.append((JobGroup(pid, status, ref, None), members))
             continue
         stages: dict[str, list[Any]] = {}
         for job in members:
             stages.setdefault(str(field(job, "stage") or "—"), []).append(job)
         for stage, stage_jobs in stages.items():
-            groups.append((f"{title}  ›  {stage}", stage_jobs))
+            groups.append((JobGroup(pid, status, ref, stage), stage_jobs))
     return groups
 
 
@@ -226,6 +246,8 @@ class JobTable(DataTable[Any]):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False)
         self.jobs_by_key: dict[str, Any] = {}
+        self.groups: dict[str, JobGroup] = {}
+        """Header rows by row key."""
 
     def on_mount(self) -> None:
         """Create the columns once."""
@@ -264,15 +286,24 @@ class JobTable(DataTable[Any]):
                 cell.stylize(Style(bgcolor=highlight, bold=True))
         return values
 
+    def _group_cells(self, group: JobGroup, count: int) -> list[Text]:
+        accent = theme_color(self.app, "accent")
+        style = Style(bold=True, color=accent)
+        cells = [Text(value, style=style) for value in group.cells(count)]
+        cells[1] = self.status_text(group.pipeline_status)
+        cells[1].stylize(Style(bold=True))
+        return cells + [Text("")] * (len(COLUMNS) - len(cells))
+
     def show_jobs(self, jobs: Sequence[Any], *, changed: set[int], group_mode: str) -> None:
         """Replace the rows, keeping the cursor on the same job when it is still listed."""
         current = self.selected_key()
         self.clear(columns=False)
         self.jobs_by_key.clear()
-        for index, (title, members) in enumerate(group_jobs(jobs, group_mode)):
-            if title is not None:
-                label = Text(f"▾ {title}  ({len(members)})", style="bold")
-                self.add_row(Text(""), label, *([Text("")] * (len(COLUMNS) - 2)), key=f"group:{index}")
+        self.groups.clear()
+        for index, (group, members) in enumerate(group_jobs(jobs, group_mode)):
+            if group is not None:
+                self.add_row(*self._group_cells(group, len(members)), key=f"group:{index}")
+                self.groups[f"group:{index}"] = group
             for job in members:
                 key = str(field(job, "id"))
                 self.jobs_by_key[key] = job

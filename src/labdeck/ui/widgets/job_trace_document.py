@@ -6,11 +6,12 @@ and saving the log."""
 from __future__ import annotations
 
 import os
-import re
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
-from labdeck.tail.lines import LineIndex, visible
+from labdeck.tail.lines import LineIndex
+from labdeck.tail.search import visible
 from labdeck.tail.sections import Section
 
 
@@ -66,27 +67,78 @@ class TraceDocument:
         return self.index.raw_line(line)
 
     def section_failed(self, section: Section) -> bool:
-        """A section of a failed job that holds the first error line (or never ended)."""
+        """Whether ``section`` is where a failed job failed: it holds the first error line; or,
+        when that line comes after every section (``ERROR: Job failed: exit code 1``), it is the
+        last script section (``step_script``, ``build_script``…) before it; or it never ended."""
         if not self.job_failed:
             return False
-        if self.first_error is not None:
-            return section.contains(self.first_error)
-        return section.is_open
+        if section.is_open:
+            return True
+        error = self.first_error
+        if error is None:
+            return False
+        if section.contains(error):
+            return True
+        if any(other.contains(error) for other in self.sections):
+            return False
+        before = [other for other in self.sections if other.depth == 0 and other.start_line < error]
+        scripts = [other for other in before if "script" in other.name]
+        chosen = scripts[-1] if scripts else (before[-1] if before else None)
+        return chosen is section
 
     def search(self, term: str, start: int, *, backwards: bool = False) -> int | None:
         """Next line (from ``start``) whose visible text contains ``term`` (any case)."""
         return self.index.search(term, start, backwards=backwards)
 
     def count_matches(self, term: str, upto: int | None = None) -> tuple[int, int | None]:
-        """``(lines matching term, ordinal of line upto among them)``."""
-        pattern = re.compile(re.escape(term), re.IGNORECASE)
+        """``(lines whose visible text contains term (any case), ordinal of line upto among them)``.
+
+        One pass over the log in blocks of a few MiB, like the search itself.
+        """
+        needle = term.lower()
+        if not needle:
+            return 0, None
         total = 0
         ordinal: int | None = None
-        for line in self.index.iter_matches(pattern):
-            total += 1
-            if line == upto:
-                ordinal = total
+        for first, block in self._blocks():
+            hay = visible(block).lower()
+            position = 0
+            line = first
+            counted_to = 0
+            while True:
+                hit = hay.find(needle, position)
+                if hit == -1:
+                    break
+                line_start = hay.rfind("\n", 0, hit) + 1
+                line += hay.count("\n", counted_to, line_start)
+                counted_to = line_start
+                total += 1
+                if line == upto:
+                    ordinal = total
+                line_end = hay.find("\n", hit)
+                if line_end == -1:
+                    break
+                position = line_end + 1
         return total, ordinal
+
+    def _blocks(self, budget: int = 4 * 1024 * 1024) -> Iterator[tuple[int, str]]:
+        """``(first line, text of lines first.. each ending in \\n)`` over the whole log."""
+        store = getattr(self.index, "_display", None)
+        complete = self.index.complete_lines
+        first = 0
+        if store is not None and hasattr(store, "block") and hasattr(store, "line_after_bytes"):
+            while first < complete:
+                last = store.line_after_bytes(first, budget)
+                yield first, store.block(first, last)
+                first = last
+        else:
+            step = 20_000
+            while first < complete:
+                last = min(complete, first + step)
+                yield first, "".join(line + "\n" for line in self.index.lines(first, last))
+                first = last
+        if len(self.index) > complete:
+            yield complete, self.index.line(complete) + "\n"
 
     def find_first_error(self) -> int | None:
         """Scan for the first line that looks like an error; remembered in :attr:`first_error`."""
@@ -100,9 +152,12 @@ class TraceDocument:
         count = len(self.index)
         try:
             with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                for line in range(count):
-                    text = self.index.raw_line(line) if raw else visible(self.index.line(line))
-                    handle.write(text + "\n")
+                if raw:
+                    for line in range(count):
+                        handle.write(self.index.raw_line(line) + "\n")
+                else:
+                    for _, block in self._blocks():
+                        handle.write(visible(block))
                 handle.flush()
                 os.fsync(handle.fileno())
             os.chmod(temp_name, 0o600)

@@ -77,7 +77,7 @@ class StatusLine(Horizontal):
         if getter is None:
             return
         info: StatusInfo = getter()
-        self.query_one("#status-profile", Label).update(Text(info.profile + (" (demo)" if info.demo else "")))
+        self.query_one("#status-profile", Label).update(Text(info.profile + (" (demo)" if info.demo and info.profile != "demo" else "")))
         self.query_one("#status-instance", Label).update(Text(info.instance))
         self.query_one("#status-user", Label).update(Text(f"@{info.user}" if info.user else "signed out"))
         mode = self.query_one("#status-mode", Label)

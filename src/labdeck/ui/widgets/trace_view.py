@@ -33,6 +33,9 @@ from labdeck.ui.widgets.job_trace_document import TraceDocument
 
 MAX_LINE_CHARS = 5_000
 """Longer lines are cut before rendering (the saved log keeps them whole)."""
+STRIP_CACHE_SIZE = 320
+"""Rendered lines kept (a few screens). Each strip is a dozen objects the garbage collector
+walks, so a bigger cache makes full collections (pauses) longer, not scrolling faster."""
 LONG_SECTION_SECONDS = 120
 """Sections at least this long stand out."""
 
@@ -109,7 +112,7 @@ class TraceView(ScrollView, can_focus=True):
         self.match_ordinal: int | None = None
         self.error_line: int | None = None
         """A line to mark as the first error (set after a jump)."""
-        self._strips: LRUCache[tuple[object, ...], list[Strip]] = LRUCache(2048)
+        self._strips: LRUCache[tuple[object, ...], list[Strip]] = LRUCache(STRIP_CACHE_SIZE)
         self._collapsed: set[int] = set()
         self._seen_sections = 0
         self._hidden_starts: list[int] = []
@@ -186,8 +189,8 @@ class TraceView(ScrollView, can_focus=True):
         elif added > 0:
             self.pending_lines += added
         self.refresh()
-        if added or not self.following:
-            self._changed()
+        if added and not self.following:
+            self._changed()  # the "+N new lines" count moved; while following nothing shown changes
         return added
 
     def _open_fold_exists(self) -> bool:

@@ -1,0 +1,267 @@
+"""The trace viewer of the real console (headless) against a simulator in another process.
+
+1. Open the finished trace of a 1,000,000-line job: time to the first screen of text, time until
+   the whole log is indexed, peak memory (RSS) of the console process, then a search for a word
+   that is only on the last line (from the top).
+   Targets: first screen < 2 s, RSS < 300 MB, search < 2 s.
+2. Follow a running job that writes 20,000 lines per second for a while: lines shown vs lines
+   written (the viewer keeps up), and how fast keys are answered meanwhile (event-loop lag and
+   key-to-action latency). Target: a key answered within 100 ms.
+
+Peer: Textual's ``RichLog`` fed ``Text.from_ansi`` lines (what most Textual log viewers do), timed
+on a slice of the same log and extrapolated.
+
+Run standalone: ``.venv/bin/python bench/bench_trace_view.py [follow_seconds] [--freeze] [-v]``
+(``--freeze``: ``gc.freeze()`` after start-up, see the printed note; ``-v``: list slow moments).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import multiprocessing
+import statistics
+import sys
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+import httpx
+
+LINES = 1_000_000
+FOLLOW_RATE_LINES = 20_000
+BYTES_PER_LINE = 50.5  # average line of the simulator's bulk logs
+ADMIN = "labdeck-demo-admin-token"
+
+
+def _serve(conn: Connection) -> None:
+    from labdeck.sim.ci_data import add_benchmark_jobs
+    from labdeck.sim.clock import SimClock
+    from labdeck.sim.dataset import build_state
+    from labdeck.sim.server import SimServer
+
+    state = build_state(seed=42, clock=SimClock(mode="real"))
+    made = add_benchmark_jobs(state, ci_million_line_trace=LINES)["million_lines"]
+    server = SimServer(state).start()
+    conn.send({"base_url": server.base_url, **made})
+    conn.recv()
+    server.stop()
+
+
+def rss_mb(field: str = "VmRSS") -> float:
+    """Resident memory of this process (``VmHWM`` = peak) in MB."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def wait_for(predicate: Any, limit: float = 120.0) -> float:
+    """Seconds until ``predicate()`` holds (polling the event loop)."""
+    started = time.perf_counter()
+    while not predicate():
+        if time.perf_counter() - started > limit:
+            raise TimeoutError("benchmark step did not finish")
+        await asyncio.sleep(0.005)
+    return time.perf_counter() - started
+
+
+async def open_huge_trace(app: Any, pilot: Any, info: dict[str, Any]) -> dict[str, float]:
+    from labdeck.ui.screens.trace import TraceScreen
+
+    figures: dict[str, float] = {"rss_start": rss_mb()}
+    job = await app.client.jobs.get(info["project_id"], info["job_id"])
+    # The simulator generates the log on its first read; a real server has it stored already.
+    warm = time.perf_counter()
+    async with httpx.AsyncClient(base_url=app.client.base_url, headers={"PRIVATE-TOKEN": ADMIN}) as http:
+        await http.get(f"/api/v4/projects/{info['project_id']}/jobs/{info['job_id']}/trace", timeout=120)
+    figures["sim_generation"] = time.perf_counter() - warm
+    started = time.perf_counter()
+    screen = TraceScreen(info["project_id"], "bench/project", job)
+    await app.push_screen(screen)
+    view = screen.view
+    height = view.scrollable_content_region.height or 30
+    await wait_for(lambda: view.line_count >= height)
+    await pilot.pause()  # one repaint with those lines
+    figures["first_screen"] = time.perf_counter() - started
+    await wait_for(lambda: screen.finished_reading, limit=300)
+    figures["indexed"] = time.perf_counter() - started
+    figures["lines"] = view.line_count
+    await pilot.pause()
+    figures["rss_after"] = rss_mb()
+    figures["rss_peak"] = rss_mb("VmHWM")
+
+    await pilot.press("home")
+    await pilot.press("slash", *"succeeded")
+    started = time.perf_counter()
+    await pilot.press("enter")
+    await wait_for(lambda: view.match_line is not None)
+    figures["search_last_line"] = time.perf_counter() - started
+    figures["search_found_line"] = view.match_line or -1
+    await wait_for(lambda: view.match_total is not None, limit=60)
+    figures["match_count_done"] = time.perf_counter() - started
+    app.pop_screen()
+    await pilot.pause()
+    return figures
+
+
+async def follow_fast_job(app: Any, pilot: Any, base_url: str, project_id: int, seconds: float) -> dict[str, float]:
+    from textual import events
+
+    from labdeck.ui.screens.trace import TraceScreen
+
+    rate = int(FOLLOW_RATE_LINES * BYTES_PER_LINE)
+    async with httpx.AsyncClient(base_url=base_url, headers={"PRIVATE-TOKEN": ADMIN}) as http:
+        answer = await http.post(f"/-/sim/projects/{project_id}/pipelines", json={"ref": "main", "stages": [
+            {"name": "build", "jobs": [{"name": "firehose", "duration": None, "trace_bytes": 0,
+                                        "trace_rate": rate}]}]})
+        answer.raise_for_status()
+        job_id = answer.json()["jobs"][0]["id"]
+        for _ in range(100):
+            state = (await http.get(f"/api/v4/projects/{project_id}/jobs/{job_id}")).json()["status"]
+            if state == "running":
+                break
+            await asyncio.sleep(0.05)
+        running_since = time.perf_counter()
+        job = await app.client.jobs.get(project_id, job_id)
+        screen = TraceScreen(project_id, "bench/project", job)
+        await app.push_screen(screen)
+        view = screen.view
+
+        lags: list[float] = []
+        keys: list[float] = []
+        behind: list[float] = []
+        stop = time.perf_counter() + seconds
+
+        begun = time.perf_counter()
+        slow: list[tuple[float, float]] = []
+
+        async def sample_lag() -> None:
+            while time.perf_counter() < stop:
+                before = time.perf_counter()
+                await asyncio.sleep(0.02)
+                lags.append(time.perf_counter() - before - 0.02)
+                if lags[-1] > 0.05:
+                    slow.append((before - begun, lags[-1]))
+
+        sampler = asyncio.create_task(sample_lag())
+        while time.perf_counter() < stop:
+            await asyncio.sleep(0.25)
+            raw_before = view.raw
+            pressed = time.perf_counter()
+            app.post_message(events.Key("v", "v"))
+            await wait_for(lambda raw=raw_before: view.raw != raw, limit=10)  # type: ignore[misc]
+            keys.append(time.perf_counter() - pressed)
+            written = (time.perf_counter() - running_since) * FOLLOW_RATE_LINES
+            behind.append(max(0.0, written - view.line_count) / FOLLOW_RATE_LINES)
+        await sampler
+        if "-v" in sys.argv:
+            print("slow moments (s since start, lag s):", [(round(a, 2), round(b, 3)) for a, b in slow])
+        if view.raw:
+            view.set_raw(False)
+        shown = view.line_count
+        (await http.post(f"/api/v4/projects/{project_id}/jobs/{job_id}/cancel")).raise_for_status()
+    lags.sort()
+    keys.sort()
+    return {
+        "lines_shown": shown,
+        "lines_per_second": shown / seconds,
+        "behind_median_s": statistics.median(behind) if behind else float("nan"),
+        "behind_max_s": max(behind) if behind else float("nan"),
+        "lag_p99_ms": lags[int(len(lags) * 0.99) - 1] * 1000 if lags else float("nan"),
+        "lag_max_ms": lags[-1] * 1000 if lags else float("nan"),
+        "key_median_ms": statistics.median(keys) * 1000 if keys else float("nan"),
+        "key_max_ms": keys[-1] * 1000 if keys else float("nan"),
+        "keys": len(keys),
+    }
+
+
+async def richlog_peer(sample_lines: int) -> dict[str, float]:
+    """RichLog.write(Text.from_ansi(line)) for a slice of the same log."""
+    from rich.text import Text
+    from textual.app import App, ComposeResult
+    from textual.widgets import RichLog
+
+    from labdeck.sim.ci_traces import BulkTrace
+    from labdeck.tail.sanitize import sanitize
+
+    lines = sanitize(BulkTrace(started_unix=1_700_000_000, lines=sample_lines).read(0.0).decode()).splitlines()
+
+    class Peer(App[None]):
+        def compose(self) -> ComposeResult:
+            yield RichLog(max_lines=None)
+
+    app = Peer()
+    before = rss_mb()
+    async with app.run_test(size=(120, 40)) as pilot:
+        log = app.query_one(RichLog)
+        started = time.perf_counter()
+        for line in lines:
+            log.write(Text.from_ansi(line))
+        await pilot.pause()
+        elapsed = time.perf_counter() - started
+        after = rss_mb()
+    return {"lines": len(lines), "seconds": elapsed, "rss_growth_mb": after - before}
+
+
+async def main(follow_seconds: float) -> None:
+    from labdeck.secret import Secret
+    from labdeck.session import Session
+    from labdeck.ui.app import LabdeckApp
+
+    context = multiprocessing.get_context("spawn")
+    conn, child = context.Pipe()
+    process = context.Process(target=_serve, args=(child,), daemon=True)
+    process.start()
+    info: dict[str, Any] = conn.recv()
+    try:
+        session = Session(info["base_url"], Secret(ADMIN), profile="bench")
+        app = LabdeckApp(session)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause(0.5)
+            if "--freeze" in sys.argv:
+                # What the console's start-up could do: move the long-lived start-up objects out
+                # of the collector's way, so full collections (pauses) only walk new objects.
+                gc.collect()
+                gc.freeze()
+            huge = await open_huge_trace(app, pilot, info)
+            follow = await follow_fast_job(app, pilot, info["base_url"], info["project_id"], follow_seconds)
+    finally:
+        conn.send("stop")
+        process.join(timeout=10)
+    peer = await richlog_peer(100_000)
+
+    def verdict(ok: bool) -> str:
+        return "ok" if ok else "MISSED"
+
+    print(f"1. finished trace of {int(huge['lines']):,} lines ({LINES * BYTES_PER_LINE / 1e6:.0f} MB)")
+    print(f"   (the simulator generated it in {huge['sim_generation']:.2f} s before timing)")
+    print(f"   first screen of text:        {huge['first_screen']:.2f} s   (target < 2 s: "
+          f"{verdict(huge['first_screen'] < 2)})")
+    print(f"   whole log indexed:           {huge['indexed']:.2f} s   (the view is usable meanwhile)")
+    print(f"   console RSS: start {huge['rss_start']:.0f} MB, after {huge['rss_after']:.0f} MB, "
+          f"peak {huge['rss_peak']:.0f} MB   (target < 300 MB: {verdict(huge['rss_peak'] < 300)})")
+    print(f"   search 'succeeded' from the top → line {int(huge['search_found_line']) + 1:,}: "
+          f"{huge['search_last_line']:.2f} s   (target < 2 s: {verdict(huge['search_last_line'] < 2)}); "
+          f"match count ready after {huge['match_count_done']:.2f} s")
+    print(f"2. following a job writing {FOLLOW_RATE_LINES:,} lines/s for {follow_seconds:.0f} s")
+    print(f"   lines shown: {int(follow['lines_shown']):,} ({follow['lines_per_second']:,.0f}/s); behind the "
+          f"server: median {follow['behind_median_s']:.1f} s, max {follow['behind_max_s']:.1f} s "
+          f"(polling every 1 s)")
+    print(f"   key → action ({int(follow['keys'])} keys): median {follow['key_median_ms']:.0f} ms, "
+          f"max {follow['key_max_ms']:.0f} ms   (target < 100 ms: {verdict(follow['key_max_ms'] < 100)})")
+    print(f"   event-loop lag: p99 {follow['lag_p99_ms']:.0f} ms, max {follow['lag_max_ms']:.0f} ms")
+    per_line_peer = peer["seconds"] / peer["lines"]
+    extrapolated = per_line_peer * LINES
+    print(f"peer RichLog + Text.from_ansi on {int(peer['lines']):,} lines: {peer['seconds']:.2f} s, "
+          f"+{peer['rss_growth_mb']:.0f} MB RSS → 1,000,000 lines ≈ {extrapolated:.0f} s and "
+          f"≈ {peer['rss_growth_mb'] * LINES / peer['lines']:.0f} MB")
+    print(f"   ratio (labdeck / peer): time to whole log {huge['indexed'] / extrapolated:.2f}x, "
+          f"first screen {huge['first_screen'] / extrapolated:.3f}x, memory growth "
+          f"{(huge['rss_after'] - huge['rss_start']) / (peer['rss_growth_mb'] * LINES / peer['lines']):.2f}x")
+
+
+if __name__ == "__main__":
+    numbers = [arg for arg in sys.argv[1:] if not arg.startswith("-")]
+    asyncio.run(main(float(numbers[0]) if numbers else 10.0))

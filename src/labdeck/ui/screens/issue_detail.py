@@ -1,0 +1,241 @@
+"""One issue: its fields, description (plain text, never markup), time stats, the merge requests
+that close it, participants and, for administrators, the user agent detail; with every action."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from labdeck.api import errors
+from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.screens.issue_form import IssueActions
+from labdeck.ui.widgets.form import field_row, fields_table, shown
+from labdeck.ui.widgets.resource_table import ResourceTable, TableRow
+
+
+def _user(user: Any) -> str:
+    if user is None:
+        return "—"
+    return f"{user.username or user.id}" + (f" ({user.name})" if user.name else "")
+
+
+def _human(text: str | None, seconds: int) -> str | None:
+    if text:
+        return text
+    return f"{seconds} s" if seconds else None
+
+
+def issue_rows(issue: Any, now: Any) -> list[TableRow]:
+    """The (field, value) rows of an issue."""
+    stats = issue.time_stats
+    rows = [
+        field_row("title", issue.title),
+        field_row("state", issue.state),
+        field_row("author", _user(issue.author)),
+        field_row("assignees", ", ".join(_user(a) for a in issue.assignees) or None),
+        field_row("labels", issue.labels or None),
+        field_row("milestone", issue.milestone.title if issue.milestone else None),
+        field_row("due_date", issue.due_date),
+        field_row("confidential", issue.confidential),
+        field_row("discussion_locked", issue.discussion_locked),
+        field_row("subscribed", issue.subscribed),
+        field_row("time estimate", _human(stats.human_time_estimate, stats.time_estimate) if stats else None),
+        field_row("time spent", _human(stats.human_total_time_spent, stats.total_time_spent) if stats else None),
+        field_row("comments", issue.user_notes_count),
+        field_row("upvotes/downvotes", f"{issue.upvotes or 0}/{issue.downvotes or 0}"),
+        field_row("created_at", issue.created_at, now),
+        field_row("updated_at", issue.updated_at, now),
+        field_row("closed_at", issue.closed_at, now),
+        field_row("closed_by", _user(issue.closed_by) if issue.closed_by else None),
+        field_row("moved_to_id", issue.moved_to_id),
+        field_row("web_url", issue.web_url),
+    ]
+    return rows
+
+
+class IssueDetailScreen(IssueActions, SectionScreen):
+    """Every field of one issue, its description below, and the issue actions."""
+
+    SECTION_TITLE = "Issue"
+    MUTATING_ACTIONS = frozenset({"edit", "close_reopen", "lock", "subscribe", "todo", "time", "move", "delete"})
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "edit", "Edit", id="issue.edit"),
+        Binding("x", "close_reopen", "Close/Reopen", id="issue.close"),
+        Binding("L", "lock", "Lock", id="issue.lock"),
+        Binding("S", "subscribe", "Subscribe", id="issue.subscribe"),
+        Binding("T", "todo", "Todo", id="issue.todo"),
+        Binding("t", "time", "Time", id="issue.time"),
+        Binding("M", "move", "Move", id="issue.move"),
+        Binding("D", "delete", "Delete", id="issue.delete"),
+    ]
+    DEFAULT_CSS = """
+    IssueDetailScreen #issue-fields { height: 1fr; }
+    IssueDetailScreen #issue-description { height: 1fr; max-height: 45%; border-top: solid $panel; padding: 0 1; }
+    """
+
+    def __init__(self, project_id: int, iid: int, *, project_path: str | None = None) -> None:
+        super().__init__()
+        self.project_id = project_id
+        self.iid = iid
+        self.project_path = project_path or f"project {project_id}"
+        self.issue: Any = None
+        self.context_text = f"{self.project_path}#{iid}"
+        self.load_count = 0
+
+    def compose_content(self) -> ComposeResult:
+        yield fields_table("issue-fields")
+        with VerticalScroll(id="issue-description"):
+            yield Static("", id="description", markup=False)
+
+    @property
+    def table(self) -> ResourceTable:
+        """The fields table."""
+        return self.query_one("#issue-fields", ResourceTable)
+
+    def on_mount(self) -> None:
+        self.table.focus()
+        self.reload()
+
+    def reload(self) -> None:
+        """Fetch the issue and what hangs off it."""
+        self.loading_text = "loading…"
+        self.update_title()
+        self.run_api(self._load, "load")
+
+    async def _load(self) -> None:
+        client = self.app.client  # type: ignore[attr-defined]
+        pid, iid = self.project_id, self.iid
+        try:
+            issue = await client.issues.get(pid, iid)
+            extras: list[Any] = list(await asyncio.gather(
+                client.issues.closed_by(pid, iid).all(), client.issues.participants(pid, iid).all(),
+                client.issues.user_agent_detail(pid, iid), return_exceptions=True))
+            closed_by, participants, agent = extras
+            for extra in (closed_by, participants):
+                if isinstance(extra, BaseException) and not isinstance(extra, errors.ApiError):
+                    raise extra
+            self.show(issue, closed_by=None if isinstance(closed_by, BaseException) else closed_by,
+                      participants=None if isinstance(participants, BaseException) else participants,
+                      agent=None if isinstance(agent, BaseException) else agent)
+            self.load_count += 1
+        finally:
+            self.loading_text = ""
+            self.update_title()
+
+    def show(self, issue: Any, *, closed_by: list[Any] | None = None, participants: list[Any] | None = None,
+             agent: Any = None) -> None:
+        """Display an issue (and the optional extras)."""
+        self.issue = issue
+        now = self.app.clock()  # type: ignore[attr-defined]
+        rows = issue_rows(issue, now)
+        if participants is not None:
+            rows.append(field_row("participants", ", ".join(_user(p) for p in participants) or None))
+        if closed_by is not None:
+            if not closed_by:
+                rows.append(field_row("closed by MRs", None))
+            for mr in closed_by:
+                rows.append(TableRow(key=("mr", mr.id), cells=(
+                    "closed by MR", f"!{mr.iid} {shown(mr.title)} [{mr.state}] {mr.web_url or ''}".strip()),
+                    data=mr))
+        if agent is not None:
+            rows.append(field_row("user_agent", agent.user_agent))
+            rows.append(field_row("ip_address", agent.ip_address))
+            rows.append(field_row("spam check submitted", agent.spamcheck_submitted
+                                  if agent.spamcheck_submitted is not None else agent.akismet_submitted))
+        table = self.table
+        keep = table.cursor_key
+        table.clear()
+        table.append_rows(rows)
+        if keep is not None:
+            table.move_cursor_to_key(keep)
+        description = issue.description or "(no description)"
+        self.query_one("#description", Static).update(Text(description))
+        self.context_text = f"{self.project_path}#{issue.iid} · {issue.state}"
+        self.mark_loaded()
+        self.update_title()
+
+    def _refresh(self, issue: Any) -> None:
+        """After an action: show the returned issue at once, then re-read the extras."""
+        if issue is not None and getattr(issue, "project_id", self.project_id) != self.project_id:
+            return  # moved elsewhere: the move handler navigates
+        self.reload()
+
+    def copy_target(self) -> str | None:
+        key = self.table.cursor_key
+        for row in self.table.rows():
+            if row.key == key and key not in ("title", "state"):
+                value = row.cells[1]
+                return value if isinstance(value, str) else value.plain
+        return getattr(self.issue, "web_url", None)
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def _ready(self) -> bool:
+        if self.issue is None:
+            self.notify("The issue is still loading.", severity="warning", timeout=3)
+            return False
+        return not self.refuse_if_read_only()
+
+    def action_edit(self) -> None:
+        """Edit every field of the issue."""
+        if self._ready():
+            self.issue_edit(self, self.issue, self._refresh)
+
+    def action_close_reopen(self) -> None:
+        """Close (confirmed) or reopen."""
+        if self._ready():
+            self.issue_close_reopen(self, self.issue, self._refresh)
+
+    def action_lock(self) -> None:
+        """Lock or unlock the discussion."""
+        if self._ready():
+            self.issue_lock(self, self.issue, self._refresh)
+
+    def action_subscribe(self) -> None:
+        """Subscribe or unsubscribe."""
+        if self._ready():
+            self.issue_subscribe(self, self.issue, self._refresh)
+
+    def action_todo(self) -> None:
+        """Add to your todo list."""
+        if self._ready():
+            self.issue_todo(self, self.issue)
+
+    def action_time(self) -> None:
+        """Estimate, spend, reset."""
+        if self._ready():
+            self.issue_time(self, self.issue, self._refresh)
+
+    def action_move(self) -> None:
+        """Move to another project; then show it there."""
+        if self._ready():
+            self.issue_move(self, self.issue, self._moved)
+
+    def _moved(self, issue: Any) -> None:
+        self.project_id = issue.project_id
+        self.iid = issue.iid
+        self.project_path = f"project {issue.project_id}"
+        with contextlib.suppress(Exception):
+            from labdeck.ui.screens.issues import issue_project_path
+
+            self.project_path = issue_project_path(self.app, issue)
+        self.reload()
+
+    def action_delete(self) -> None:
+        """Delete (type the iid), then go back."""
+        if self._ready():
+            self.issue_delete(self, self.issue, lambda _: self._deleted())
+
+    def _deleted(self) -> None:
+        if self.app.screen is self:
+            self.app.pop_screen()
+        reload = getattr(self.app.screen, "reload", None)
+        if reload is not None:
+            reload()

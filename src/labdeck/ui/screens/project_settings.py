@@ -1,0 +1,465 @@
+"""Settings of one project: a menu of everything the spec lets a maintainer do with it (hooks,
+protected branches, group badges, notifications, export/import, share, fork, forks, uploads,
+users, edit, create, delete), plus the project-level forms and lists themselves."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+
+from labdeck.ui.formatting import relative_time
+from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.screens.message import MessageScreen
+from labdeck.ui.widgets.form import FormField, FormScreen, shown
+from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+
+GROUP_ACCESS = (("guest (10)", 10), ("reporter (20)", 20), ("developer (30)", 30), ("maintainer (40)", 40))
+VISIBILITY = (("private", "private"), ("internal", "internal"), ("public", "public"))
+MERGE_METHODS = (("merge", "merge"), ("rebase_merge", "rebase_merge"), ("ff (fast-forward only)", "ff"))
+PROJECT_BOOLEANS = ("issues_enabled", "merge_requests_enabled", "jobs_enabled", "wiki_enabled", "snippets_enabled",
+                    "resolve_outdated_diff_discussions", "container_registry_enabled", "shared_runners_enabled",
+                    "public_jobs", "only_allow_merge_if_pipeline_succeeds",
+                    "only_allow_merge_if_all_discussions_are_resolved", "lfs_enabled", "request_access_enabled")
+"""The boolean write parameters of the spec's set W."""
+
+
+def local_path(value: Any) -> Path:
+    """A path typed by the user (``~`` expanded)."""
+    return Path(str(value).strip()).expanduser()
+
+
+class ListSection(SectionScreen):
+    """A section made of one table filled by :meth:`fetch` (override ``COLUMNS`` and ``fetch``)."""
+
+    COLUMNS: ClassVar[tuple[Column, ...]] = ()
+
+    def __init__(self, context: str = "") -> None:
+        super().__init__()
+        self.context_text = context
+        self.load_count = 0
+
+    def compose_content(self) -> ComposeResult:
+        yield ResourceTable(self.COLUMNS, id="list-table")
+
+    @property
+    def table(self) -> ResourceTable:
+        """The table."""
+        return self.query_one("#list-table", ResourceTable)
+
+    @property
+    def client(self) -> Any:
+        """The console's API client."""
+        return self.app.client  # type: ignore[attr-defined]
+
+    def on_mount(self) -> None:
+        self.table.focus()
+        self.reload()
+
+    def reload(self) -> None:
+        """Fetch the rows."""
+        self.loading_text = "loading…"
+        self.update_title()
+        self.run_api(self._load, "load")
+
+    async def fetch(self) -> list[TableRow]:
+        """The rows to show (override)."""
+        return []
+
+    async def _load(self) -> None:
+        try:
+            rows = await self.fetch()
+            table = self.table
+            keep = table.cursor_key
+            table.clear()
+            table.append_rows(rows)
+            if keep is not None:
+                table.move_cursor_to_key(keep)
+            self.mark_loaded()
+            self.load_count += 1
+        finally:
+            self.loading_text = ""
+            self.update_title()
+
+    def current(self) -> Any:
+        """The highlighted row's data (a toast when none)."""
+        data = self.table.cursor_data
+        if data is None:
+            self.notify("Nothing selected.", severity="warning", timeout=3)
+        return data
+
+    def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
+        event.stop()
+        self.open(self.table.get_data(event.key))
+
+    def open(self, data: Any) -> None:
+        """``enter`` on a row (override)."""
+
+
+def project_edit_fields(project: Any) -> list[FormField]:
+    """``PUT /projects/:id``: name, path, default branch, description, visibility, merge method, booleans."""
+    fields = [
+        FormField("name", "Name", required=True, value=project.name or ""),
+        FormField("path", "Path", value=project.path or ""),
+        FormField("default_branch", "Default branch", value=project.default_branch or ""),
+        FormField("description", "Description", kind="multiline", value=project.description or ""),
+        FormField("visibility", "Visibility", kind="select", required=True, value=project.visibility or "private",
+                  options=VISIBILITY),
+        FormField("merge_method", "Merge method", kind="select", required=True, value=project.merge_method or "merge",
+                  options=MERGE_METHODS),
+        FormField("ci_config_path", "CI config path", value=project.ci_config_path or ""),
+        FormField("tag_list", "Tags", value=", ".join(project.tag_list), help="comma-separated"),
+    ]
+    fields += [FormField(name, name, kind="bool", value=bool(getattr(project, name, False)))
+               for name in PROJECT_BOOLEANS]
+    return fields
+
+
+def project_create_fields() -> list[FormField]:
+    """``POST /projects``: name or path, namespace, and the main settings."""
+    return [
+        FormField("name", "Name", help="name or path is required"),
+        FormField("path", "Path"),
+        FormField("namespace_id", "Namespace id", kind="int", help="empty = your own namespace"),
+        FormField("description", "Description", kind="multiline"),
+        FormField("visibility", "Visibility", kind="select", required=True, value="private", options=VISIBILITY),
+        FormField("merge_method", "Merge method", kind="select", value="merge", options=MERGE_METHODS),
+        FormField("issues_enabled", "issues_enabled", kind="bool", value=True),
+        FormField("merge_requests_enabled", "merge_requests_enabled", kind="bool", value=True),
+        FormField("jobs_enabled", "jobs_enabled", kind="bool", value=True),
+        FormField("wiki_enabled", "wiki_enabled", kind="bool", value=True),
+        FormField("printing_merge_request_link_enabled", "printing_merge_request_link_enabled", kind="bool",
+                  value=True),
+    ]
+
+
+def _settings_arguments(values: dict[str, Any]) -> dict[str, Any]:
+    arguments = {key: value for key, value in values.items() if value is not None}
+    if "tag_list" in arguments:
+        arguments["tag_list"] = [t.strip() for t in str(arguments["tag_list"]).split(",") if t.strip()]
+    for key in ("path", "default_branch", "ci_config_path"):
+        if arguments.get(key) == "":
+            arguments.pop(key)
+    return arguments
+
+
+# (label, what it opens) of the settings menu
+_MENU: tuple[tuple[str, str, str], ...] = (
+    ("hooks", "Hooks", "web hooks: list, add, edit, delete"),
+    ("branches", "Protected branches", "protect with push/merge access levels, unprotect"),
+    ("badges", "Group badges", "badges of the project's group: list, add, edit, delete, preview"),
+    ("notifications", "Notification settings", "global, group and project levels and custom events"),
+    ("export", "Export / import", "start an export, watch it, download it; import an archive"),
+    ("issues", "Issues", "the project's issues"),
+    ("integrations", "Integrations", "every integration with its state"),
+    ("runners", "Runners", "runners of the project: enable, disable"),
+    ("users", "Users", "users of the project"),
+    ("forks", "Forks", "forks of the project"),
+    ("edit", "Edit settings", "name, description, visibility, merge method, features"),
+    ("share", "Share with a group", "give a group access"),
+    ("unshare", "Stop sharing", "remove a group's access"),
+    ("fork", "Fork", "fork into a namespace"),
+    ("upload", "Upload a file", "for use in descriptions and comments"),
+    ("create", "Create a project", "a new project"),
+    ("delete", "Delete project", "remove the project and everything in it"),
+)
+_MUTATING_ITEMS = {"edit", "share", "unshare", "fork", "upload", "create", "delete"}
+
+
+class ProjectSettingsScreen(ListSection):
+    """The settings menu of one project (``:settings <project>``)."""
+
+    SECTION_TITLE = "Settings"
+    COLUMNS = (Column("item", "Setting", max_width=24), Column("about", "What", max_width=80, flex=True))
+    MUTATING_ACTIONS = frozenset({"edit", "share", "unshare", "fork", "upload", "create", "delete"})
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_item", "Open", id="settings.open"),
+        Binding("e", "edit", "Edit", id="settings.edit"),
+        Binding("D", "delete", "Delete project", id="settings.delete"),
+    ]
+
+    def __init__(self, project_id: int, project_path: str) -> None:
+        super().__init__(project_path)
+        self.project_id = project_id
+        self.project_path = project_path
+        self.project: Any = None
+
+    async def fetch(self) -> list[TableRow]:
+        self.project = await self.client.projects.get(self.project_id)
+        self.project_path = self.project.path_with_namespace or self.project_path
+        self.context_text = f"{self.project_path} · {self.project.visibility or ''}"
+        read_only = getattr(self.app, "read_only", False)
+        return [TableRow(key=key, cells=(label, about), data=key) for key, label, about in _MENU
+                if not (read_only and key in _MUTATING_ITEMS)]
+
+    @property
+    def group_path(self) -> str | None:
+        """The project's group (None for a personal project)."""
+        namespace = getattr(self.project, "namespace", None)
+        if namespace is None or namespace.kind not in ("group", None):
+            return None
+        return namespace.full_path or namespace.path
+
+    def action_open_item(self) -> None:
+        """Open the highlighted item."""
+        key = self.table.cursor_key
+        if key is not None:
+            self.open(key)
+
+    def open(self, data: Any) -> None:
+        key = str(data)
+        opener: dict[str, Callable[[], object]] = {
+            "hooks": lambda: self._push("project_hooks", "ProjectHooksScreen"),
+            "branches": lambda: self._push("project_hooks", "ProtectedBranchesScreen"),
+            "badges": self._open_badges,
+            "notifications": self._open_notifications,
+            "export": lambda: self._push("project_export", "ProjectExportScreen"),
+            "issues": self._open_issues,
+            "integrations": self._open_integrations,
+            "runners": self._open_runners,
+            "users": lambda: self.app.push_screen(ProjectUsersScreen(self.project_id, self.project_path)),
+            "forks": lambda: self.app.push_screen(ProjectForksScreen(self.project_id, self.project_path)),
+            "edit": self.action_edit,
+            "share": self.action_share,
+            "unshare": self.action_unshare,
+            "fork": self.action_fork,
+            "upload": self.action_upload,
+            "create": self.action_create,
+            "delete": self.action_delete,
+        }
+        if key in opener:
+            opener[key]()
+
+    def _push(self, module: str, name: str) -> None:
+        import importlib
+
+        screen_type = getattr(importlib.import_module(f"labdeck.ui.screens.{module}"), name)
+        self.app.push_screen(screen_type(self.project_id, self.project_path))
+
+    def _open_badges(self) -> None:
+        group = self.group_path
+        if group is None:
+            self.notify("This project is not in a group: group badges do not apply.", severity="warning")
+            return
+        from labdeck.ui.screens.project_badges import GroupBadgesScreen
+
+        self.app.push_screen(GroupBadgesScreen(group))
+
+    def _open_notifications(self) -> None:
+        from labdeck.ui.screens.project_badges import NotificationSettingsScreen
+
+        self.app.push_screen(NotificationSettingsScreen(self.project_id, self.project_path, self.group_path))
+
+    def _open_issues(self) -> None:
+        from labdeck.ui.screens.issues import IssuesScreen
+
+        self.app.push_screen(IssuesScreen(project_id=self.project_id, project_path=self.project_path))
+
+    def _open_integrations(self) -> None:
+        from labdeck.ui.screens.integrations import IntegrationsScreen
+
+        self.app.push_screen(IntegrationsScreen(self.project_id, self.project_path))
+
+    def _open_runners(self) -> None:
+        from labdeck.ui.screens.runners import ProjectRunnersScreen
+
+        self.app.push_screen(ProjectRunnersScreen(self.project_id, self.project_path))
+
+    def copy_target(self) -> str | None:
+        return getattr(self.project, "web_url", None) or self.project_path
+
+    # --- project changes ----------------------------------------------------------------------
+
+    def _form(self, title: str, fields: list[FormField], submit: Any, done: Callable[[Any], None], *,
+              only_changed: bool = False, label: str = "Save") -> None:
+        if self.refuse_if_read_only():
+            return
+        self.app.push_screen(FormScreen(title, fields, submit, target=self.project_path, only_changed=only_changed,
+                                        submit_label=label), lambda result: done(result) if result is not None
+                             else None)
+
+    def action_edit(self) -> None:
+        """Edit the project's settings (only the changed ones are sent; ``name`` always is)."""
+        if self.project is None:
+            return
+
+        async def save(values: dict[str, Any]) -> Any:
+            arguments = _settings_arguments(values)
+            name = arguments.pop("name", None) or self.project.name
+            return await self.client.projects.update(self.project_id, name=name, **arguments)
+
+        def done(project: Any) -> None:
+            self.notify(f"{self.project_path}: settings saved.", timeout=4, markup=False)
+            self.reload()
+
+        self._form("Edit project settings", project_edit_fields(self.project), save, done, only_changed=True)
+
+    def action_share(self) -> None:
+        """Share the project with a group at an access level."""
+        fields = [FormField("group_id", "Group id", kind="int", required=True),
+                  FormField("group_access", "Access level", kind="select", required=True, value=30,
+                            options=GROUP_ACCESS),
+                  FormField("expires_at", "Expires at", help="YYYY-MM-DD; empty = never")]
+
+        async def save(values: dict[str, Any]) -> Any:
+            return await self.client.projects.share(self.project_id, values["group_id"], values["group_access"],
+                                                    expires_at=values.get("expires_at") or None) or True
+
+        def done(link: Any) -> None:
+            self.notify(f"{self.project_path} shared.", timeout=4, markup=False)
+            self.reload()
+
+        self._form("Share with a group", fields, save, done, label="Share")
+
+    def action_unshare(self) -> None:
+        """Stop sharing with one of the groups (confirmed)."""
+        if self.project is None or self.refuse_if_read_only():
+            return
+        groups = self.project.shared_with_groups
+        if not groups:
+            self.notify("The project is not shared with any group.", timeout=4)
+            return
+        options = [(f"{g.group_name or g.group_id} (#{g.group_id})", g.group_id) for g in groups]
+
+        def picked(values: Any) -> None:
+            if not values:
+                return
+            group_id = int(values["group_id"])
+
+            def confirmed(answer: bool | None) -> None:
+                if answer:
+                    async def send() -> None:
+                        await self.client.projects.unshare(self.project_id, group_id)
+                        self.notify(f"No longer shared with group #{group_id}.", timeout=4)
+                        self.reload()
+
+                    self.run_api(send, "unshare")
+
+            self.app.push_screen(ConfirmScreen("Stop sharing", f"Remove group #{group_id}'s access to "
+                                               f"{self.project_path}?", action_label="Unshare",
+                                               target=self.project_path), confirmed)
+
+        self.app.push_screen(FormScreen("Stop sharing with a group", [
+            FormField("group_id", "Group", kind="select", required=True, options=options)],
+            target=self.project_path, submit_label="Next"), picked)
+
+    def action_fork(self) -> None:
+        """Fork into a namespace (asynchronous on the server)."""
+        fields = [FormField("namespace", "Namespace", required=True, help="id or path of the target namespace")]
+
+        async def save(values: dict[str, Any]) -> Any:
+            namespace = str(values["namespace"])
+            return await self.client.projects.fork(self.project_id, int(namespace) if namespace.isdigit()
+                                                   else namespace)
+
+        def done(fork: Any) -> None:
+            status = f" (import {fork.import_status})" if getattr(fork, "import_status", None) else ""
+            self.notify(f"Fork created: {fork.path_with_namespace or fork.id}{status}.", timeout=6, markup=False)
+
+        self._form("Fork project", fields, save, done, label="Fork")
+
+    def action_upload(self) -> None:
+        """Upload a file; shows the markdown to paste and copies it."""
+        fields = [FormField("file", "File", required=True, help="path of a local file",
+                            validate=lambda v: None if local_path(v).is_file() else "no such file")]
+
+        async def save(values: dict[str, Any]) -> Any:
+            return await self.client.projects.upload(self.project_id, local_path(values["file"]))
+
+        def done(result: Any) -> None:
+            markdown = result.markdown or result.url or ""
+            if markdown:
+                self.app.copy_to_clipboard(markdown)
+            self.app.push_screen(MessageScreen("File uploaded", f"{markdown}\n\n(copied to the clipboard)",
+                                               error=False))
+
+        self._form("Upload a file", fields, save, done, label="Upload")
+
+    def action_create(self) -> None:
+        """Create a new project."""
+
+        async def save(values: dict[str, Any]) -> Any:
+            arguments = {k: v for k, v in values.items() if v not in (None, "")}
+            if not arguments.get("name") and not arguments.get("path"):
+                raise ValueError("Give a name or a path.")
+            return await self.client.projects.create(**arguments)
+
+        def done(project: Any) -> None:
+            remember = getattr(self.app, "remember_projects", None)
+            if remember is not None:
+                remember([project])
+            self.notify(f"Project {project.path_with_namespace or project.id} created.", timeout=6, markup=False)
+
+        self._form("Create a project", project_create_fields(), save, done, label="Create")
+
+    def action_delete(self) -> None:
+        """Delete the project after typing its full path."""
+        if self.refuse_if_read_only():
+            return
+        path = self.project_path
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                async def send() -> None:
+                    await self.client.projects.delete(self.project_id)
+                    self.notify(f"{path} is being deleted.", timeout=8, markup=False)
+                    if self.app.screen is self:
+                        self.app.pop_screen()
+                    reload = getattr(self.app.screen, "reload", None)
+                    if reload is not None:
+                        reload()
+
+                self.run_api(send, "delete")
+
+        self.app.push_screen(ConfirmScreen("Delete project", f"Delete {path} with its repository, issues, jobs "
+                                           "and everything else in it?", action_label="Delete project",
+                                           target=path, typed=path), confirmed)
+
+
+class ProjectUsersScreen(ListSection):
+    """``GET /projects/:id/users`` (``/`` filters them)."""
+
+    SECTION_TITLE = "Project users"
+    COLUMNS = (Column("id", "ID", align="right", max_width=7), Column("username", "Username", max_width=24),
+               Column("name", "Name", max_width=40, flex=True), Column("state", "State", max_width=10))
+
+    def __init__(self, project_id: int, project_path: str) -> None:
+        super().__init__(project_path)
+        self.project_id = project_id
+
+    async def fetch(self) -> list[TableRow]:
+        users = await self.client.projects.users(self.project_id).all()
+        return [TableRow(key=u.id, cells=(str(u.id), shown(u.username), shown(u.name), shown(u.state)), data=u)
+                for u in users]
+
+    def copy_target(self) -> str | None:
+        user = self.table.cursor_data
+        return None if user is None else (user.username or str(user.id))
+
+
+class ProjectForksScreen(ListSection):
+    """``GET /projects/:id/forks``."""
+
+    SECTION_TITLE = "Forks"
+    COLUMNS = (Column("id", "ID", align="right", max_width=7), Column("path", "Path", max_width=56, flex=True),
+               Column("visibility", "Visibility", max_width=10), Column("import", "Import", max_width=10),
+               Column("created", "Created", max_width=9))
+
+    def __init__(self, project_id: int, project_path: str) -> None:
+        super().__init__(project_path)
+        self.project_id = project_id
+
+    async def fetch(self) -> list[TableRow]:
+        now = self.app.clock()  # type: ignore[attr-defined]
+        forks = await self.client.projects.forks(self.project_id).all()
+        return [TableRow(key=p.id, cells=(str(p.id), shown(p.path_with_namespace), shown(p.visibility),
+                                          shown(p.import_status), relative_time(p.created_at, now)), data=p)
+                for p in forks]
+
+    def copy_target(self) -> str | None:
+        project = self.table.cursor_data
+        return None if project is None else (project.web_url or project.path_with_namespace)

@@ -1,0 +1,98 @@
+"""A generic "every field of one record" screen (runners, issues …), filterable with ``/``.
+
+    self.app.push_screen(RecordDetailScreen("Runner", f"#{runner.id}", lambda: client.runners.get(runner.id)))
+
+Nested records are shown as ``key=value`` lists; fields named in ``hidden`` (secrets such as
+``token``) are never shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from datetime import date, datetime
+from typing import Any
+
+from textual.app import ComposeResult
+
+from labdeck.ui.formatting import relative_time
+from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+
+SECRET_FIELDS = frozenset({"token", "runners_token", "password", "secret"})
+
+
+def value_text(value: Any, now: datetime) -> str:
+    """One field's value as table text (times get their age, booleans yes/no)."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, datetime):
+        return f"{value.isoformat(timespec='seconds')} ({relative_time(value, now)})"
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, list):
+        return ", ".join(value_text(item, now) for item in value) or "—"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={value_text(v, now)}" for k, v in value.items()) or "—"
+    if hasattr(value, "model_dump"):
+        data = value.model_dump(exclude_none=True)
+        return ", ".join(f"{k}={v}" for k, v in data.items()) or "—"
+    return str(value)
+
+
+def record_rows(record: Any, now: datetime, hidden: Iterable[str] = SECRET_FIELDS) -> list[TableRow]:
+    """(field, value) rows for every field of a pydantic record, secrets left out."""
+    skip = set(hidden)
+    names = list(type(record).model_fields) if hasattr(type(record), "model_fields") else list(vars(record))
+    return [TableRow(key=name, cells=(name, value_text(getattr(record, name, None), now)))
+            for name in names if name not in skip]
+
+
+class RecordDetailScreen(SectionScreen):
+    """Fields of one record fetched by ``load()``; ``y`` copies the highlighted value."""
+
+    SECTION_TITLE = "Detail"
+
+    def __init__(self, title: str, context: str, load: Callable[[], Awaitable[Any]]) -> None:
+        super().__init__()
+        self.section_title = title
+        self.context_text = context
+        self._load_record = load
+        self.record: Any = None
+
+    def compose_content(self) -> ComposeResult:
+        yield ResourceTable([Column("field", "Field", max_width=32, flex=True, min_width=16),
+                             Column("value", "Value", max_width=200, flex=True, min_width=20)],
+                            id="record-fields")
+
+    def on_mount(self) -> None:
+        self.query_one(ResourceTable).focus()
+        self.reload()
+
+    def reload(self) -> None:
+        """Fetch the record again."""
+        self.loading_text = "loading…"
+        self.update_title()
+        self.run_api(self._load, "load")
+
+    async def _load(self) -> None:
+        try:
+            record = await self._load_record()
+            self.record = record
+            table = self.query_one(ResourceTable)
+            table.clear()
+            table.append_rows(record_rows(record, self.app.clock()))  # type: ignore[attr-defined]
+            self.mark_loaded()
+        finally:
+            self.loading_text = ""
+            self.update_title()
+
+    def copy_target(self) -> str | None:
+        table = self.query_one(ResourceTable)
+        key = table.cursor_key
+        for row in table.rows():
+            if row.key == key:
+                value = row.cells[1]
+                return value if isinstance(value, str) else value.plain
+        return None

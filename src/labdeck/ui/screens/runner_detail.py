@@ -1,0 +1,276 @@
+"""One runner (``GET /runners/:id``: tags, projects, version, platform, last contact; the runner
+token is never shown) and the jobs it processed (``GET /runners/:id/jobs``)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+
+from labdeck.ui.formatting import relative_time
+from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.screens.runners import RunnerActions, runner_status, status_text
+from labdeck.ui.widgets.form import coloured, field_row, fields_table, shown
+from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+
+JOB_STATUSES: tuple[str, ...] = ("", "running", "success", "failed", "canceled")
+"""The ``status`` filter of ``GET /runners/:id/jobs`` ("" = all)."""
+_JOB_COLOURS: dict[str, tuple[str, ...]] = {
+    "success": ("job-success", "success"), "failed": ("job-failed", "error"),
+    "running": ("job-running", "primary"), "pending": ("job-pending", "warning"),
+    "canceled": ("job-canceled", "text-muted"), "skipped": ("job-skipped", "text-muted"),
+    "manual": ("job-manual", "accent"),
+}
+
+
+def runner_rows(runner: Any, now: Any) -> list[TableRow]:
+    """The (field, value) rows of a runner detail; the token is masked, projects get a row each."""
+    rows = [
+        field_row("id", runner.id),
+        field_row("description", runner.description),
+        field_row("status", runner_status(runner)),
+        field_row("active", runner.active),
+        field_row("online", runner.online),
+        field_row("type", "shared" if runner.is_shared else "specific"),
+        field_row("name", runner.name),
+        field_row("ip_address", runner.ip_address),
+        field_row("tags", runner.tag_list or None),
+        field_row("run_untagged", runner.run_untagged),
+        field_row("locked", runner.locked),
+        field_row("access_level", runner.access_level),
+        field_row("maximum_timeout", f"{runner.maximum_timeout} s" if runner.maximum_timeout else None),
+        field_row("version", runner.version),
+        field_row("revision", runner.revision),
+        field_row("platform", runner.platform),
+        field_row("architecture", runner.architecture),
+        field_row("contacted_at", runner.contacted_at, now),
+        field_row("token", runner.token, secret=True),
+    ]
+    for project in runner.projects:
+        path = project.path_with_namespace or project.name_with_namespace or str(project.id)
+        rows.append(TableRow(key=("project", project.id), cells=("project", f"{path} (#{project.id})"),
+                             data=project))
+    return rows
+
+
+class RunnerDetailScreen(RunnerActions, SectionScreen):
+    """Every field of one runner; ``enter`` on a project row opens that project's runners."""
+
+    SECTION_TITLE = "Runner"
+    MUTATING_ACTIONS = frozenset({"edit", "toggle_active", "delete"})
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("J", "jobs", "Jobs", id="runner.jobs"),
+        Binding("e", "edit", "Edit", id="runner.edit"),
+        Binding("p", "toggle_active", "Pause/Resume", id="runner.pause"),
+        Binding("D", "delete", "Delete", id="runner.delete"),
+    ]
+
+    def __init__(self, runner_id: int) -> None:
+        super().__init__()
+        self.runner_id = runner_id
+        self.runner: Any = None
+        self.context_text = f"#{runner_id}"
+
+    def compose_content(self) -> ComposeResult:
+        yield fields_table("runner-fields")
+
+    @property
+    def table(self) -> ResourceTable:
+        """The fields table."""
+        return self.query_one("#runner-fields", ResourceTable)
+
+    def on_mount(self) -> None:
+        self.table.focus()
+        self.reload()
+
+    def reload(self) -> None:
+        """Fetch the runner."""
+        self.loading_text = "loading…"
+        self.update_title()
+        self.run_api(self._load, "load")
+
+    async def _load(self) -> None:
+        try:
+            self.show(await self.app.client.runners.get(self.runner_id))  # type: ignore[attr-defined]
+        finally:
+            self.loading_text = ""
+            self.update_title()
+
+    def show(self, runner: Any) -> None:
+        """Display a runner detail record."""
+        if runner is None:
+            return
+        self.runner = runner
+        self.context_text = f"#{runner.id} {runner.description or ''}".strip()
+        table = self.table
+        keep = table.cursor_key
+        table.clear()
+        rows = runner_rows(runner, self.app.clock())  # type: ignore[attr-defined]
+        rows[2] = TableRow(key="status", cells=("status", status_text(self.app, runner)))
+        table.append_rows(rows)
+        if keep is not None:
+            table.move_cursor_to_key(keep)
+        self.mark_loaded()
+        self.update_title()
+
+    def copy_target(self) -> str | None:
+        key = self.table.cursor_key
+        if key == "token":
+            return None  # the runner token is never copied from the console
+        for row in self.table.rows():
+            if row.key == key:
+                value = row.cells[1]
+                return value if isinstance(value, str) else value.plain
+        return None
+
+    def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
+        event.stop()
+        key = event.key
+        if isinstance(key, tuple) and key[0] == "project":
+            project = self.table.get_data(key)
+            from labdeck.ui.screens.runners import ProjectRunnersScreen
+
+            self.app.push_screen(ProjectRunnersScreen(project.id, project.path_with_namespace or str(project.id)))
+
+    def action_jobs(self) -> None:
+        """The jobs of this runner."""
+        description = getattr(self.runner, "description", "") or ""
+        self.app.push_screen(RunnerJobsScreen(self.runner_id, description))
+
+    def action_edit(self) -> None:
+        """Edit this runner."""
+        if not self.refuse_if_read_only():
+            self.runner_edit(self, self.runner_id, self.show)
+
+    def action_toggle_active(self) -> None:
+        """Pause or resume this runner."""
+        if self.runner is not None and not self.refuse_if_read_only():
+            self.runner_toggle_active(self, self.runner, self.show)
+
+    def action_delete(self) -> None:
+        """Delete this runner (type its id), then go back."""
+        if self.runner is not None and not self.refuse_if_read_only():
+            self.runner_delete(self, self.runner, lambda _: self._deleted())
+
+    def _deleted(self) -> None:
+        self.dismiss_after_delete()
+
+    def dismiss_after_delete(self) -> None:
+        """Leave the screen of a runner that no longer exists; refresh the list below."""
+        if self.app.screen is self:
+            self.app.pop_screen()
+        reload = getattr(self.app.screen, "reload", None)
+        if reload is not None:
+            reload()
+
+
+RUNNER_JOB_COLUMNS = (
+    Column("id", "Job", align="right", max_width=9),
+    Column("status", "Status", max_width=9),
+    Column("project", "Project", min_width=10, max_width=36, flex=True),
+    Column("ref", "Ref", max_width=20),
+    Column("stage", "Stage", max_width=10),
+    Column("name", "Name", max_width=24),
+    Column("duration", "Duration", align="right", max_width=8),
+    Column("created", "Created", max_width=9),
+)
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    total = int(seconds)
+    minutes, secs = divmod(total, 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+class RunnerJobsScreen(SectionScreen):
+    """Jobs processed by one runner, with the status filter; ``enter`` opens the job's log."""
+
+    SECTION_TITLE = "Runner jobs"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_trace", "Log", id="runner-jobs.trace"),
+        Binding("s", "next_status", "Status filter", id="runner-jobs.status"),
+    ]
+
+    def __init__(self, runner_id: int, description: str = "", *, status: str = "") -> None:
+        super().__init__()
+        self.runner_id = runner_id
+        self.description = description
+        self.status = status
+        self.load_count = 0
+
+    def compose_content(self) -> ComposeResult:
+        yield ResourceTable(RUNNER_JOB_COLUMNS, id="runner-jobs-table")
+
+    @property
+    def table(self) -> ResourceTable:
+        """The jobs table."""
+        return self.query_one("#runner-jobs-table", ResourceTable)
+
+    def on_mount(self) -> None:
+        self.table.focus()
+        self.reload()
+
+    def reload(self) -> None:
+        """Fetch the runner's jobs with the current status filter."""
+        self.context_text = (f"runner #{self.runner_id} {self.description} · status {self.status or 'any'}"
+                             " · s: status")
+        self.loading_text = "loading…"
+        self.update_title()
+        self.run_api(self._load, "load")
+
+    async def _load(self) -> None:
+        client = self.app.client  # type: ignore[attr-defined]
+        status: Any = self.status or None
+        try:
+            jobs = await client.runners.jobs(self.runner_id, status=status).all()
+            now = self.app.clock()  # type: ignore[attr-defined]
+            self.table.clear()
+            self.table.append_rows(self._row(job, now) for job in jobs)
+            self.mark_loaded()
+            self.load_count += 1
+        finally:
+            self.loading_text = ""
+            self.update_title()
+
+    def _row(self, job: Any, now: Any) -> TableRow:
+        project = job.project
+        path = (project.path_with_namespace or str(project.id)) if project is not None else "—"
+        status = job.status or "—"
+        return TableRow(
+            key=job.id,
+            cells=(str(job.id), coloured(self.app, status, *_JOB_COLOURS.get(status, ())), path,
+                   shown(job.ref), shown(job.stage), shown(job.name), _duration(job.duration),
+                   relative_time(job.created_at, now)),
+            data=job,
+        )
+
+    def action_next_status(self) -> None:
+        """Cycle the server-side status filter."""
+        position = JOB_STATUSES.index(self.status) if self.status in JOB_STATUSES else 0
+        self.status = JOB_STATUSES[(position + 1) % len(JOB_STATUSES)]
+        self.reload()
+
+    def copy_target(self) -> str | None:
+        job = self.table.cursor_data
+        return None if job is None else (job.web_url or str(job.id))
+
+    def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
+        event.stop()
+        self.action_open_trace()
+
+    def action_open_trace(self) -> None:
+        """Open the highlighted job's log in the trace viewer."""
+        job = self.table.cursor_data
+        if job is None:
+            return
+        if job.project is None:
+            self.notify("The server did not say which project this job belongs to.", severity="warning")
+            return
+        from labdeck.ui.screens.trace import TraceScreen
+
+        path = job.project.path_with_namespace or str(job.project.id)
+        self.app.push_screen(TraceScreen(job.project.id, path, job))

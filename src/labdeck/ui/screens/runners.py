@@ -1,0 +1,411 @@
+"""Runners section: the caller's runners (``GET /runners``) or every runner for administrators
+(``GET /runners/all``), with a scope filter, pause/resume, edit and delete; and a project's runners
+(enable/disable a specific runner in the project)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+
+from labdeck.api import errors
+from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.screens.message import MessageScreen
+from labdeck.ui.widgets.form import FormField, FormScreen, coloured
+from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+
+MINE_SCOPES: tuple[str, ...] = ("", "active", "paused", "online")
+ALL_SCOPES: tuple[str, ...] = ("", "specific", "shared", "active", "paused", "online")
+STATUS_COLOURS: dict[str, tuple[str, ...]] = {
+    "online": ("job-success", "success"),
+    "paused": ("job-pending", "warning"),
+    "offline": ("job-failed", "error"),
+    "not_connected": ("text-muted",),
+}
+
+COLUMNS = (
+    Column("id", "ID", align="right", max_width=8),
+    Column("status", "Status", max_width=13),
+    Column("description", "Description", min_width=12, max_width=40, flex=True),
+    Column("type", "Type", max_width=8),
+    Column("active", "Active", max_width=6),
+    Column("ip", "IP address", max_width=16),
+    Column("name", "Name", max_width=20),
+)
+
+
+def runner_status(runner: Any) -> str:
+    """The runner's status word (``paused`` when inactive, even if the server says online)."""
+    status = str(getattr(runner, "status", "") or "")
+    if getattr(runner, "active", None) is False and status in ("", "online"):
+        return "paused"
+    return status or ("online" if getattr(runner, "online", False) else "offline")
+
+
+def status_text(app: App[Any], runner: Any) -> Text:
+    """The status cell, coloured through the theme."""
+    status = runner_status(runner)
+    return coloured(app, status, *STATUS_COLOURS.get(status, ()), bold=status in ("offline", "paused"))
+
+
+def runner_row(app: App[Any], runner: Any) -> TableRow:
+    """A row of the runners tables."""
+    kind = "shared" if runner.is_shared else "specific"
+    return TableRow(
+        key=runner.id,
+        cells=(str(runner.id), status_text(app, runner), runner.description or "—", kind,
+               "yes" if runner.active else "no", runner.ip_address or "—", runner.name or "—"),
+        data=runner,
+    )
+
+
+def runner_edit_fields(runner: Any) -> list[FormField]:
+    """The editable settings of ``PUT /runners/:id``, filled from the runner detail."""
+    return [
+        FormField("description", "Description", value=runner.description or ""),
+        FormField("active", "Active (off = paused)", kind="bool", value=bool(runner.active)),
+        FormField("tag_list", "Tags", value=", ".join(getattr(runner, "tag_list", []) or []),
+                  help="comma-separated; the full list the runner ends up with"),
+        FormField("run_untagged", "Run untagged jobs", kind="bool", value=bool(getattr(runner, "run_untagged", False))),
+        FormField("locked", "Locked to its projects", kind="bool", value=bool(getattr(runner, "locked", False))),
+        FormField("access_level", "Access level", kind="select", required=True,
+                  value=getattr(runner, "access_level", None) or "not_protected",
+                  options=(("not_protected", "not_protected"), ("ref_protected (protected refs only)", "ref_protected"))),
+        FormField("maximum_timeout", "Maximum timeout (s)", kind="int", value=getattr(runner, "maximum_timeout", None),
+                  help="seconds; empty = no limit"),
+    ]
+
+
+def runner_update_arguments(values: dict[str, Any]) -> dict[str, Any]:
+    """Form values → keyword arguments of ``client.runners.update``."""
+    arguments = dict(values)
+    if "tag_list" in arguments:
+        arguments["tag_list"] = [tag.strip() for tag in str(arguments["tag_list"]).split(",") if tag.strip()]
+    return arguments
+
+
+class RunnerActions:
+    """Edit, pause/resume and delete, shared by the runner list and the runner detail."""
+
+    def runner_edit(self, screen: SectionScreen, runner_id: int, after: Any) -> None:
+        """Load the detail, then open the edit form; ``after(detail)`` on success."""
+
+        async def load_and_edit() -> None:
+            detail = await screen.app.client.runners.get(runner_id)  # type: ignore[attr-defined]
+
+            async def save(values: dict[str, Any]) -> Any:
+                return await screen.app.client.runners.update(runner_id, **runner_update_arguments(values))  # type: ignore[attr-defined]
+
+            def done(result: Any) -> None:
+                if result is not None:
+                    screen.notify(f"Runner #{runner_id} saved.", timeout=3)
+                    after(result)
+
+            screen.app.push_screen(FormScreen(f"Edit runner #{runner_id}", runner_edit_fields(detail), save,
+                                              only_changed=True, target=detail.description or None), done)
+
+        screen.run_api(load_and_edit, "edit")
+
+    def runner_toggle_active(self, screen: SectionScreen, runner: Any, after: Any) -> None:
+        """Pause an active runner or resume a paused one (confirmed)."""
+        pause = bool(runner.active)
+        verb = "Pause" if pause else "Resume"
+        label = f"runner #{runner.id} ({runner.description or 'no description'})"
+        message = (f"{verb} {label}?\n"
+                   + ("It stops picking up new jobs; running jobs finish." if pause else
+                      "It starts picking up jobs again."))
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                async def send() -> None:
+                    detail = await screen.app.client.runners.update(runner.id, active=not pause)  # type: ignore[attr-defined]
+                    screen.notify(f"Runner #{runner.id} {'paused' if pause else 'resumed'}.", timeout=4)
+                    after(detail)
+
+                screen.run_api(send, "active")
+
+        screen.app.push_screen(ConfirmScreen(f"{verb} runner", message, action_label=verb, target=label,
+                                             danger=pause), confirmed)
+
+    def runner_delete(self, screen: SectionScreen, runner: Any, after: Any) -> None:
+        """Delete a runner after typing its id."""
+        label = f"runner #{runner.id} ({runner.description or 'no description'})"
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                async def send() -> None:
+                    await screen.app.client.runners.delete(runner.id)  # type: ignore[attr-defined]
+                    screen.notify(f"Runner #{runner.id} deleted.", timeout=5)
+                    after(None)
+
+                screen.run_api(send, "delete")
+
+        screen.app.push_screen(ConfirmScreen(
+            "Delete runner", f"Delete {label}? It must be registered again to come back.",
+            action_label="Delete", target=label, typed=str(runner.id)), confirmed)
+
+
+class RunnersScreen(RunnerActions, SectionScreen):
+    """The runners table (section 3)."""
+
+    SECTION_TITLE = "Runners"
+    MUTATING_ACTIONS = frozenset({"edit", "toggle_active", "delete"})
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "details", "Details", id="runners.details"),
+        Binding("a", "toggle_all", "Mine/All", id="runners.all"),
+        Binding("s", "next_scope", "Scope", id="runners.scope"),
+        Binding("J", "jobs", "Jobs", id="runners.jobs"),
+        Binding("e", "edit", "Edit", id="runners.edit"),
+        Binding("p", "toggle_active", "Pause/Resume", id="runners.pause"),
+        Binding("D", "delete", "Delete", id="runners.delete"),
+    ]
+
+    def __init__(self, *, all_runners: bool | None = None, scope: str = "") -> None:
+        """``all_runners`` None: every runner for administrators, the caller's runners otherwise."""
+        super().__init__()
+        self._auto_view = all_runners is None
+        self.all_runners = bool(all_runners)
+        self.scope = scope
+        self.load_count = 0
+        """Completed loads (tests wait on it)."""
+
+    def compose_content(self) -> ComposeResult:
+        yield ResourceTable(COLUMNS, id="runners-table")
+
+    @property
+    def table(self) -> ResourceTable:
+        """The runners table."""
+        return self.query_one("#runners-table", ResourceTable)
+
+    def on_mount(self) -> None:
+        self.table.focus()
+        self.reload()
+
+    def reload(self) -> None:
+        """Fetch the runners of the current view and scope."""
+        self.context_text = self._view_text()
+        self.loading_text = "loading…"
+        self.update_title()
+        self.run_api(self._load, "load")
+
+    def _view_text(self) -> str:
+        view = "all runners (admin)" if self.all_runners else "my runners"
+        return f"{view} · scope {self.scope or 'any'} · a: mine/all · s: scope"
+
+    async def _load(self) -> None:
+        client = self.app.client  # type: ignore[attr-defined]
+        if self._auto_view:
+            self._auto_view = False
+            self.all_runners = bool((await client.users.current()).is_admin)
+            self.context_text = self._view_text()
+        scope: Any = self.scope or None
+        pager = client.runners.list_all(scope=scope) if self.all_runners else client.runners.list(scope=scope)
+        table = self.table
+        keep = table.cursor_key
+        try:
+            runners = await pager.all()
+            table.clear()
+            table.append_rows(runner_row(self.app, runner) for runner in runners)
+            if keep is not None:
+                table.move_cursor_to_key(keep)
+            self.mark_loaded()
+            self.load_count += 1
+        finally:
+            self.loading_text = ""
+            self.update_title()
+
+    # --- view ---------------------------------------------------------------------------------
+
+    def action_toggle_all(self) -> None:
+        """Switch between my runners and every runner (administrators)."""
+        self._auto_view = False
+        self.all_runners = not self.all_runners
+        if self.scope not in (ALL_SCOPES if self.all_runners else MINE_SCOPES):
+            self.scope = ""
+        self.reload()
+
+    def action_next_scope(self) -> None:
+        """Cycle the server-side scope filter."""
+        scopes = ALL_SCOPES if self.all_runners else MINE_SCOPES
+        position = scopes.index(self.scope) if self.scope in scopes else 0
+        self.scope = scopes[(position + 1) % len(scopes)]
+        self.reload()
+
+    def _current(self) -> Any:
+        runner = self.table.cursor_data
+        if runner is None:
+            self.notify("No runner selected.", severity="warning", timeout=3)
+        return runner
+
+    def copy_target(self) -> str | None:
+        runner = self.table.cursor_data
+        return None if runner is None else str(runner.id)
+
+    def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
+        event.stop()
+        self.action_details()
+
+    def action_details(self) -> None:
+        """Open the highlighted runner."""
+        runner = self._current()
+        if runner is not None:
+            from labdeck.ui.screens.runner_detail import RunnerDetailScreen
+
+            self.app.push_screen(RunnerDetailScreen(runner.id))
+
+    def action_jobs(self) -> None:
+        """Jobs the highlighted runner processed."""
+        runner = self._current()
+        if runner is not None:
+            from labdeck.ui.screens.runner_detail import RunnerJobsScreen
+
+            self.app.push_screen(RunnerJobsScreen(runner.id, runner.description or ""))
+
+    # --- changes ------------------------------------------------------------------------------
+
+    def _replace(self, detail: Any) -> None:
+        if detail is not None:
+            self.table.update_row(runner_row(self.app, detail))
+
+    def action_edit(self) -> None:
+        """Edit the highlighted runner's settings."""
+        runner = self._current()
+        if runner is not None and not self.refuse_if_read_only():
+            self.runner_edit(self, runner.id, self._replace)
+
+    def action_toggle_active(self) -> None:
+        """Pause or resume the highlighted runner."""
+        runner = self._current()
+        if runner is not None and not self.refuse_if_read_only():
+            self.runner_toggle_active(self, runner, self._replace)
+
+    def action_delete(self) -> None:
+        """Delete the highlighted runner (type its id)."""
+        runner = self._current()
+        if runner is not None and not self.refuse_if_read_only():
+            self.runner_delete(self, runner, lambda _: self.reload())
+
+
+class ProjectRunnersScreen(SectionScreen):
+    """``GET /projects/:id/runners``, with enable (``POST``) and disable (``DELETE``)."""
+
+    SECTION_TITLE = "Project runners"
+    MUTATING_ACTIONS = frozenset({"enable", "disable"})
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "details", "Details", id="project-runners.details"),
+        Binding("E", "enable", "Enable runner", id="project-runners.enable"),
+        Binding("X", "disable", "Disable runner", id="project-runners.disable"),
+    ]
+
+    def __init__(self, project_id: int, project_path: str) -> None:
+        super().__init__()
+        self.project_id = project_id
+        self.project_path = project_path
+        self.context_text = project_path
+        self.load_count = 0
+
+    def compose_content(self) -> ComposeResult:
+        yield ResourceTable(COLUMNS, id="project-runners-table")
+
+    @property
+    def table(self) -> ResourceTable:
+        """The project's runners."""
+        return self.query_one("#project-runners-table", ResourceTable)
+
+    def on_mount(self) -> None:
+        self.table.focus()
+        self.reload()
+
+    def reload(self) -> None:
+        """Fetch the project's runners."""
+        self.loading_text = "loading…"
+        self.update_title()
+        self.run_api(self._load, "load")
+
+    async def _load(self) -> None:
+        client = self.app.client  # type: ignore[attr-defined]
+        try:
+            runners = await client.runners.project_runners(self.project_id).all()
+            self.table.clear()
+            self.table.append_rows(runner_row(self.app, runner) for runner in runners)
+            self.mark_loaded()
+            self.load_count += 1
+        finally:
+            self.loading_text = ""
+            self.update_title()
+
+    def copy_target(self) -> str | None:
+        runner = self.table.cursor_data
+        return None if runner is None else str(runner.id)
+
+    def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
+        event.stop()
+        self.action_details()
+
+    def action_details(self) -> None:
+        """Open the highlighted runner."""
+        runner = self.table.cursor_data
+        if runner is not None:
+            from labdeck.ui.screens.runner_detail import RunnerDetailScreen
+
+            self.app.push_screen(RunnerDetailScreen(runner.id))
+
+    def action_enable(self) -> None:
+        """Enable one of the caller's specific runners in this project."""
+        if self.refuse_if_read_only():
+            return
+
+        async def pick() -> None:
+            client = self.app.client  # type: ignore[attr-defined]
+            present = {row.key for row in self.table.rows()}
+            mine = [r for r in await client.runners.list().all() if r.id not in present and not r.is_shared]
+            options = [(f"#{r.id} {r.description or ''}".strip(), r.id) for r in mine]
+            field = (FormField("runner_id", "Runner", kind="select", required=True, options=options)
+                     if options else FormField("runner_id", "Runner id", kind="int", required=True,
+                                               help="none of your specific runners is missing here"))
+
+            async def save(values: dict[str, Any]) -> Any:
+                return await client.runners.enable(self.project_id, int(values["runner_id"]))
+
+            def done(result: Any) -> None:
+                if result is not None:
+                    self.notify(f"Runner #{result.id} enabled in {self.project_path}.", timeout=4, markup=False)
+                    self.reload()
+
+            self.app.push_screen(FormScreen("Enable a runner in the project", [field], save,
+                                            target=self.project_path, submit_label="Enable"), done)
+
+        self.run_api(pick, "enable")
+
+    def action_disable(self) -> None:
+        """Disable the highlighted runner in this project (confirmed)."""
+        runner = self.table.cursor_data
+        if runner is None or self.refuse_if_read_only():
+            return
+        label = f"runner #{runner.id} ({runner.description or 'no description'})"
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                self.run_api(lambda: self._disable(runner.id), "disable")
+
+        self.app.push_screen(ConfirmScreen("Disable runner in project",
+                                           f"Stop {label} from taking jobs of {self.project_path}?",
+                                           action_label="Disable", target=self.project_path), confirmed)
+
+    async def _disable(self, runner_id: int) -> None:
+        client = self.app.client  # type: ignore[attr-defined]
+        try:
+            await client.runners.disable(self.project_id, runner_id)
+        except (errors.Forbidden, errors.ValidationError, errors.Conflict) as error:
+            if "only" not in error.message.lower():
+                raise
+            self.app.push_screen(MessageScreen(
+                "Cannot disable the runner here",
+                f"{self.project_path} is the only project of runner #{runner_id}, so it cannot be disabled "
+                f"in it. Delete the runner instead (runners section, D).\n\nServer: {error.user_message()}"))
+            return
+        self.notify(f"Runner #{runner_id} disabled in {self.project_path}.", timeout=4, markup=False)
+        self.reload()

@@ -1,0 +1,351 @@
+"""A small reusable form dialog, and helpers shared by the detail screens (field tables, masks,
+theme colours).
+
+Usage::
+
+    fields = [FormField("title", "Title", required=True, value=issue.title),
+              FormField("confidential", "Confidential", kind="bool", value=issue.confidential)]
+
+    async def save(values: dict[str, Any]) -> Any:
+        return await client.issues.update(pid, iid, **values)
+
+    self.app.push_screen(FormScreen("Edit issue", fields, save, only_changed=True), after)
+
+``submit`` runs inside the dialog: a server refusal (400/422, 403, …) is shown inline under the
+field it names (and as one line at the bottom) and the dialog stays open with everything the user
+typed. Without ``submit`` the dialog just returns the values. ``after`` receives the result of
+``submit`` (or the values), or None when the user cancelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, ClassVar, Literal
+
+from rich.style import Style
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.color import Color, ColorParseError
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static, Switch, TextArea
+
+from labdeck.api import errors
+from labdeck.ui.formatting import relative_time
+from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+
+FieldKind = Literal["text", "secret", "int", "bool", "select", "multiline"]
+MASK = "•••••••• (hidden)"
+"""What a secret looks like on screen."""
+
+
+@dataclass(frozen=True)
+class FormField:
+    """One field of a :class:`FormScreen`.
+
+    ``kind``: ``text`` (one line), ``secret`` (masked input), ``int`` (whole number, empty = None),
+    ``bool`` (switch), ``select`` (``options`` of ``(label, value)``), ``multiline`` (text area).
+    ``validate`` returns an error message for a bad value (after the built-in checks)."""
+
+    name: str
+    label: str
+    kind: FieldKind = "text"
+    value: Any = None
+    required: bool = False
+    options: Sequence[tuple[str, Any]] = ()
+    help: str = ""
+    validate: Callable[[Any], str | None] | None = None
+
+
+Submit = Callable[[dict[str, Any]], Awaitable[Any]]
+
+
+def _initial(field: FormField) -> Any:
+    if field.kind == "bool":
+        return bool(field.value)
+    if field.kind in ("text", "secret", "multiline"):
+        return "" if field.value is None else str(field.value)
+    return field.value
+
+
+class FormScreen(ModalScreen[Any]):
+    """A dialog of labelled fields; see the module docstring."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="form.cancel"),
+        Binding("ctrl+s", "submit", "Save", id="form.save"),
+    ]
+    DEFAULT_CSS = """
+    FormScreen { align: center middle; background: $background 60%; }
+    FormScreen > #dialog {
+        width: 88; max-width: 98%; height: auto; max-height: 98%;
+        border: thick $ld-env-accent; background: $surface; padding: 0 1;
+    }
+    FormScreen #form-title { text-style: bold; width: 100%; }
+    FormScreen #form-target { color: $text-muted; width: 100%; }
+    FormScreen #fields { height: auto; max-height: 80vh; }
+    FormScreen .form-row { height: auto; width: 100%; }
+    FormScreen .form-label { width: 28; padding: 1 1 0 0; text-wrap: nowrap; text-overflow: ellipsis; }
+    FormScreen .form-label.-required { text-style: bold; }
+    FormScreen .form-widget { width: 1fr; }
+    FormScreen TextArea.form-widget { height: 6; }
+    FormScreen .form-help { color: $text-muted; padding: 0 0 0 28; width: 100%; }
+    FormScreen .form-error { color: $text-error; padding: 0 0 0 28; width: 100%; display: none; }
+    FormScreen .form-error.-shown { display: block; }
+    FormScreen #form-message { color: $text-error; width: 100%; display: none; }
+    FormScreen #form-message.-shown { display: block; }
+    FormScreen #form-buttons { height: auto; align-horizontal: right; }
+    FormScreen #form-buttons Button { margin: 0 0 0 2; min-width: 10; }
+    """
+
+    def __init__(self, title: str, fields: Sequence[FormField], submit: Submit | None = None, *,
+                 only_changed: bool = False, target: str | None = None, submit_label: str = "Save") -> None:
+        """``only_changed``: pass only fields whose value differs from the initial one (edits)."""
+        super().__init__()
+        self._title = title
+        self.fields = list(fields)
+        self._submit = submit
+        self._only_changed = only_changed
+        self._target = target
+        self._submit_label = submit_label
+        self.busy = False
+        self.last_error: str = ""
+        """The last message shown at the bottom (tests read it)."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(Text(self._title), id="form-title")
+            if self._target:
+                yield Label(Text(self._target), id="form-target")
+            with VerticalScroll(id="fields"):
+                for field in self.fields:
+                    with Horizontal(classes="form-row"):
+                        label = Text(field.label + (" *" if field.required else ""))
+                        yield Label(label, classes="form-label" + (" -required" if field.required else ""))
+                        yield self._widget(field)
+                    if field.help:
+                        yield Static(Text(field.help), classes="form-help")
+                    yield Static("", id=f"err-{field.name}", classes="form-error", markup=False)
+            yield Static("", id="form-message", markup=False)
+            with Horizontal(id="form-buttons"):
+                yield Button("Cancel", id="form-cancel")
+                yield Button(Text(self._submit_label), id="form-submit", variant="primary")
+
+    def _widget(self, field: FormField) -> Any:
+        wid = f"f-{field.name}"
+        if field.kind == "bool":
+            return Switch(value=bool(field.value), id=wid, classes="form-widget")
+        if field.kind == "select":
+            value = field.value if any(v == field.value for _, v in field.options) else Select.NULL
+            return Select([(Text(label), v) for label, v in field.options], value=value,
+                          allow_blank=not field.required, id=wid, classes="form-widget")
+        if field.kind == "multiline":
+            return TextArea(_initial(field), id=wid, classes="form-widget", soft_wrap=True)
+        initial = _initial(field)
+        return Input(value="" if initial is None else str(initial), password=field.kind == "secret", id=wid, classes="form-widget",
+                     type="integer" if field.kind == "int" else "text",
+                     placeholder="(secret)" if field.kind == "secret" else "")
+
+    def on_mount(self) -> None:
+        if self.fields:
+            self.query_one(f"#f-{self.fields[0].name}").focus()
+
+    # --- values -------------------------------------------------------------------------------
+
+    def raw_value(self, field: FormField) -> Any:
+        """The widget's current value (text for text-like fields)."""
+        widget = self.query_one(f"#f-{field.name}")
+        if isinstance(widget, Switch):
+            return widget.value
+        if isinstance(widget, Select):
+            return None if widget.value is Select.NULL else widget.value
+        if isinstance(widget, TextArea):
+            return widget.text
+        if isinstance(widget, Input):
+            return widget.value
+        return None
+
+    def set_value(self, name: str, value: Any) -> None:
+        """Set a field's widget (tests and programmatic fills)."""
+        widget = self.query_one(f"#f-{name}")
+        if isinstance(widget, Switch):
+            widget.value = bool(value)
+        elif isinstance(widget, Select):
+            widget.value = value
+        elif isinstance(widget, TextArea):
+            widget.text = str(value)
+        elif isinstance(widget, Input):
+            widget.value = str(value)
+
+    def collect(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """(values, problems): typed values of every field, and the local validation messages."""
+        values: dict[str, Any] = {}
+        problems: dict[str, str] = {}
+        for field in self.fields:
+            raw = self.raw_value(field)
+            value: Any = raw
+            if field.kind in ("text", "secret", "multiline"):
+                value = raw if field.kind == "multiline" else str(raw).strip()
+                if field.required and not str(value).strip():
+                    problems[field.name] = "required"
+                    continue
+            elif field.kind == "int":
+                text = str(raw).strip()
+                if not text:
+                    value = None
+                else:
+                    try:
+                        value = int(text)
+                    except ValueError:
+                        problems[field.name] = "must be a whole number"
+                        continue
+                if field.required and value is None:
+                    problems[field.name] = "required"
+                    continue
+            elif field.kind == "select" and field.required and value is None:
+                problems[field.name] = "required"
+                continue
+            if field.validate is not None:
+                message = field.validate(value)
+                if message:
+                    problems[field.name] = message
+                    continue
+            values[field.name] = value
+        if self._only_changed:
+            values = {name: value for name, value in values.items()
+                      if value != _initial(next(f for f in self.fields if f.name == name))}
+        return values, problems
+
+    # --- messages -----------------------------------------------------------------------------
+
+    def show_errors(self, problems: dict[str, str], message: str = "") -> None:
+        """Show messages under the named fields (others go to the bottom line)."""
+        names = {field.name for field in self.fields}
+        extra = [f"{name}: {text}" for name, text in problems.items() if name not in names]
+        for field in self.fields:
+            error = self.query_one(f"#err-{field.name}", Static)
+            text = problems.get(field.name, "")
+            error.update(Text(text))
+            error.set_class(bool(text), "-shown")
+        bottom = message or "; ".join(extra)
+        self.last_error = bottom
+        widget = self.query_one("#form-message", Static)
+        widget.update(Text(bottom))
+        widget.set_class(bool(bottom), "-shown")
+
+    # --- actions ------------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#form-cancel")
+    def action_cancel(self) -> None:
+        """Close without saving."""
+        if not self.busy:
+            self.dismiss(None)
+
+    @on(Button.Pressed, "#form-submit")
+    def _submit_pressed(self) -> None:
+        self.action_submit()
+
+    @on(Input.Submitted)
+    def _input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_submit()
+
+    def action_submit(self) -> None:
+        """Check the fields locally, then send (or return) the values."""
+        if self.busy:
+            return
+        values, problems = self.collect()
+        if problems:
+            self.show_errors(problems, "Please correct the marked fields.")
+            return
+        if self._only_changed and not values:
+            self.show_errors({}, "Nothing changed.")
+            return
+        if self._submit is None:
+            self.dismiss(values)
+            return
+        self.show_errors({}, "")
+        self.busy = True
+        self.query_one("#form-submit", Button).disabled = True
+        self.run_worker(self._send(values), group="form-submit", exclusive=True, exit_on_error=False)
+
+    async def _send(self, values: dict[str, Any]) -> None:
+        assert self._submit is not None
+        try:
+            result = await self._submit(values)
+        except errors.ValidationError as error:
+            problems = {name: "; ".join(messages) for name, messages in error.fields.items()}
+            self.show_errors(problems, error.user_message())
+            return
+        except errors.ApiError as error:
+            self.show_errors({}, error.user_message())
+            return
+        except ValueError as error:
+            self.show_errors({}, str(error))
+            return
+        finally:
+            self.busy = False
+            if self.is_attached:
+                self.query_one("#form-submit", Button).disabled = False
+        self.dismiss(result if result is not None else values)
+
+
+# --- helpers for detail screens -----------------------------------------------------------------
+
+
+def theme_colour(app: App[Any], *names: str) -> str | None:
+    """The first theme variable of ``names`` holding a plain colour (``#rrggbb``)."""
+    variables = app.theme_variables
+    for name in names:
+        value = variables.get(name)
+        if not value:
+            continue
+        try:
+            return Color.parse(value).hex6
+        except ColorParseError:
+            continue
+    return None
+
+
+def coloured(app: App[Any], text: str, *variables: str, bold: bool = False) -> Text:
+    """``text`` coloured with the first usable theme variable; ``text-muted`` (a CSS expression,
+    not a colour) becomes dim text so it follows the theme's foreground."""
+    colour = theme_colour(app, *variables)
+    if colour is None:
+        return Text(text, style=Style(dim="text-muted" in variables, bold=bold))
+    return Text(text, style=Style(color=colour, bold=bold))
+
+
+def shown(value: Any, now: datetime | None = None) -> str:
+    """A field value as one line of text (``—`` for absent, yes/no for booleans)."""
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, datetime):
+        stamp = value.isoformat(timespec="seconds")
+        return f"{stamp} ({relative_time(value, now)})" if now is not None else stamp
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, list | tuple):
+        return ", ".join(shown(item, now) for item in value) or "—"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={shown(v, now)}" for k, v in value.items()) or "—"
+    return " ".join(str(value).split())
+
+
+def fields_table(id: str) -> ResourceTable:
+    """A two-column (field, value) table for detail screens."""
+    return ResourceTable([Column("field", "Field", max_width=32), Column("value", "Value", max_width=400,
+                                                                           flex=True, min_width=20)], id=id)
+
+
+def field_row(name: str, value: Any, now: datetime | None = None, *, key: Any = None, data: Any = None,
+              secret: bool = False) -> TableRow:
+    """One (field, value) row; ``secret`` masks the value."""
+    text = (MASK if value else "—") if secret else shown(value, now)
+    return TableRow(key=key if key is not None else name, cells=(name, text), data=data)

@@ -1,0 +1,138 @@
+"""Integrations of a project against the simulator: every slug listed with its state, the
+deprecated cluster integration explained, secrets masked, the generated form, disable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from labdeck.api.resources.integrations import INTEGRATIONS
+from labdeck.sim.server import SimServer
+from labdeck.ui.app import LabdeckApp
+from labdeck.ui.screens.integrations import (
+    IntegrationDetailScreen,
+    IntegrationsScreen,
+    integration_fields,
+    is_secret,
+)
+from labdeck.ui.widgets.form import MASK, FormScreen
+from tests.ui.conftest import MakeApp
+from tests.ui.helpers import settle
+
+
+def toasts(app: LabdeckApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]  # type: ignore[attr-defined]
+
+
+def plain(cell: Any) -> str:
+    return cell.plain if isinstance(cell, Text) else str(cell)
+
+
+def active_integration(server: SimServer) -> tuple[int, str]:
+    return next((pid, slug) for (pid, slug), record in server.state.integrations.items()
+                if record.active and slug != "cluster-platform")
+
+
+async def push(app: LabdeckApp, pilot: Any, screen: Any) -> Any:
+    await settle(app, pilot)
+    app.push_screen(screen)
+    await settle(app, pilot)
+    return screen
+
+
+def test_form_is_typed_from_the_spec() -> None:
+    fields = {field.name: field for field in integration_fields("irc-gateway", {"server_port": 6697})}
+    assert fields["recipients"].required
+    assert fields["server_port"].kind == "int" and fields["server_port"].value == 6697
+    assert fields["colorize_messages"].kind == "bool"
+    assert is_secret("token") and is_secret("api_key") and not is_secret("project_key")
+    chat = {field.name: field for field in integration_fields("chat-d", None)}
+    assert chat["webhook"].kind == "secret" and chat["push_events"].kind == "bool"
+
+
+async def test_list_has_every_slug_with_state(sim: SimServer, make_app: MakeApp) -> None:
+    pid, slug = active_integration(sim)
+    app = make_app(sim)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await push(app, pilot, IntegrationsScreen(pid, "some/project"))
+        rows = {row.key: row for row in screen.table.rows()}
+        assert set(rows) == set(INTEGRATIONS)
+        assert plain(rows[slug].cells[1]) == "active"
+        if (pid, "cluster-platform") not in sim.state.integrations:
+            assert plain(rows["cluster-platform"].cells[1]) == "deprecated"
+            assert "400" in plain(rows["cluster-platform"].cells[2])
+            screen.table.move_cursor_to_key("cluster-platform")
+            await pilot.press("enter")
+            await settle(app, pilot)
+            assert app.screen is screen
+            assert any("deprecated" in message for message in toasts(app))
+
+
+async def test_detail_masks_secrets(sim: SimServer, make_app: MakeApp) -> None:
+    pid, slug = active_integration(sim)
+    record = sim.state.integrations[(pid, slug)]
+    app = make_app(sim)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await push(app, pilot, IntegrationDetailScreen(pid, "some/project", slug))
+        values = {str(row.cells[0]).rstrip(" *"): plain(row.cells[1]) for row in screen.table.rows()}
+        for name, value in record.properties.items():
+            if is_secret(name) and value:
+                assert values[name] == MASK
+                assert all(str(value) not in shown for shown in values.values())
+
+
+async def test_configure_then_disable(sim_factory: Any, make_app: MakeApp, no_confirm_guard: None) -> None:
+    server = sim_factory()
+    pid = next(p.id for p in server.state.projects.values()
+               if (p.id, "irc-gateway") not in server.state.integrations)
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await push(app, pilot, IntegrationsScreen(pid, "some/project"))
+        screen.table.move_cursor_to_key("irc-gateway")
+        await pilot.press("e")
+        await settle(app, pilot)
+        form = app.screen
+        assert isinstance(form, FormScreen)
+        form.action_submit()  # recipients is required
+        await settle(app, pilot)
+        assert app.screen is form and form.last_error
+        form.set_value("recipients", "#ops #alerts")
+        form.set_value("server_port", "6697")
+        form.set_value("colorize_messages", True)
+        form.action_submit()
+        await settle(app, pilot)
+        assert app.screen is screen
+        record = server.state.integrations[(pid, "irc-gateway")]
+        assert record.active and record.properties["server_port"] == 6697
+        assert record.properties["colorize_messages"] is True
+        row = next(row for row in screen.table.rows() if row.key == "irc-gateway")
+        assert plain(row.cells[1]) == "active"
+        assert screen.integrations["irc-gateway"].active
+        await pilot.press("X")
+        await settle(app, pilot)
+        await pilot.click("#confirm")
+        await settle(app, pilot)
+        record = server.state.integrations.get((pid, "irc-gateway"))
+        assert record is None or not record.active
+        assert not screen.integrations["irc-gateway"].active
+
+
+async def test_cluster_platform_save_is_explained(sim_factory: Any, make_app: MakeApp) -> None:
+    server = sim_factory()
+    pid = next(p.id for p in server.state.projects.values()
+               if (p.id, "cluster-platform") not in server.state.integrations)
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await push(app, pilot, IntegrationsScreen(pid, "some/project"))
+        screen.table.move_cursor_to_key("cluster-platform")
+        await pilot.press("e")
+        await settle(app, pilot)
+        form = app.screen
+        assert isinstance(form, FormScreen)
+        for name in ("namespace", "api_url", "token"):
+            form.set_value(name, "x")
+        form.action_submit()
+        await settle(app, pilot)
+        assert app.screen is form
+        assert "deprecated" in form.last_error

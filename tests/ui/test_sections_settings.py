@@ -1,0 +1,272 @@
+"""Project settings against the simulator: the menu, hooks, protected branches, group badges,
+notification settings, export/import, share/unshare, fork, upload, create, edit, delete; and the
+`:` commands that open these screens."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from labdeck.sim.server import SimServer
+from labdeck.ui.app import LabdeckApp
+from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.screens.integrations import IntegrationsScreen
+from labdeck.ui.screens.issues import IssuesScreen
+from labdeck.ui.screens.message import MessageScreen
+from labdeck.ui.screens.project_badges import GroupBadgesScreen, NotificationSettingsScreen
+from labdeck.ui.screens.project_export import ProjectExportScreen
+from labdeck.ui.screens.project_hooks import ProjectHooksScreen, ProtectedBranchesScreen
+from labdeck.ui.screens.project_settings import ProjectForksScreen, ProjectSettingsScreen, ProjectUsersScreen
+from labdeck.ui.screens.runners import RunnersScreen
+from labdeck.ui.screens.sections_registry import register
+from labdeck.ui.widgets.form import FormScreen
+from tests.ui.conftest import MakeApp
+from tests.ui.helpers import settle
+
+PROJECT = 1
+PATH = "platform/api-gateway"
+
+
+def toasts(app: LabdeckApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]  # type: ignore[attr-defined]
+
+
+async def push(app: LabdeckApp, pilot: Any, screen: Any) -> Any:
+    await settle(app, pilot)
+    app.push_screen(screen)
+    await settle(app, pilot)
+    return screen
+
+
+async def submit(app: LabdeckApp, pilot: Any, values: dict[str, Any]) -> Any:
+    form = app.screen
+    assert isinstance(form, FormScreen), form
+    for name, value in values.items():
+        form.set_value(name, value)
+    form.action_submit()
+    await settle(app, pilot)
+    return form
+
+
+async def confirm(app: LabdeckApp, pilot: Any, typed: str | None = None) -> None:
+    assert isinstance(app.screen, ConfirmScreen)
+    if typed is not None:
+        await pilot.click("#typed")
+        await pilot.press(*typed)
+    await pilot.click("#confirm")
+    await settle(app, pilot)
+
+
+async def test_menu_opens_every_area(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(120, 40)) as pilot:
+        menu = await push(app, pilot, ProjectSettingsScreen(PROJECT, PATH))
+        keys = [row.key for row in menu.table.rows()]
+        assert {"hooks", "branches", "badges", "notifications", "export", "delete", "create"} <= set(keys)
+        expected = {"hooks": ProjectHooksScreen, "branches": ProtectedBranchesScreen, "badges": GroupBadgesScreen,
+                    "notifications": NotificationSettingsScreen, "export": ProjectExportScreen,
+                    "issues": IssuesScreen, "integrations": IntegrationsScreen, "users": ProjectUsersScreen,
+                    "forks": ProjectForksScreen}
+        for key, screen_type in expected.items():
+            menu.table.move_cursor_to_key(key)
+            await pilot.press("enter")
+            await settle(app, pilot)
+            assert isinstance(app.screen, screen_type), key
+            app.pop_screen()
+            await settle(app, pilot)
+
+
+async def test_read_only_menu_has_no_changes(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim, read_only=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        menu = await push(app, pilot, ProjectSettingsScreen(PROJECT, PATH))
+        keys = {row.key for row in menu.table.rows()}
+        assert "delete" not in keys and "edit" not in keys and "hooks" in keys
+        assert menu.check_action("delete", ()) is False
+
+
+async def test_hooks_add_edit_delete(sim_factory: Any, make_app: MakeApp, no_confirm_guard: None) -> None:
+    app = make_app(sim_factory())
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await push(app, pilot, ProjectHooksScreen(PROJECT, PATH))
+        before = screen.table.row_count
+        await pilot.press("n")
+        await settle(app, pilot)
+        await submit(app, pilot, {"url": "https://hooks.example.test/ci", "job_events": True, "token": "s3cret"})
+        assert screen.table.row_count == before + 1
+        hook = next(row.data for row in screen.table.rows() if row.data.url == "https://hooks.example.test/ci")
+        assert hook.job_events
+        screen.table.move_cursor_to_key(hook.id)
+        await pilot.press("e")
+        await settle(app, pilot)
+        await submit(app, pilot, {"url": "https://hooks.example.test/v2"})
+        assert screen.table.get_data(hook.id).url == "https://hooks.example.test/v2"
+        await pilot.press("D")
+        await settle(app, pilot)
+        await confirm(app, pilot)
+        assert hook.id not in {row.key for row in screen.table.rows()}
+
+
+async def test_protect_and_unprotect_branch(sim_factory: Any, make_app: MakeApp, no_confirm_guard: None) -> None:
+    app = make_app(sim_factory())
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await push(app, pilot, ProtectedBranchesScreen(PROJECT, PATH))
+        await pilot.press("n")
+        await settle(app, pilot)
+        await submit(app, pilot, {"name": "release/*", "push_access_level": 0, "merge_access_level": 30})
+        branch = screen.table.get_data("release/*")
+        assert branch is not None
+        assert [level.access_level for level in branch.push_access_levels] == [0]
+        assert [level.access_level for level in branch.merge_access_levels] == [30]
+        screen.table.move_cursor_to_key("release/*")
+        await pilot.press("D")
+        await settle(app, pilot)
+        await confirm(app, pilot)
+        assert screen.table.get_data("release/*") is None
+
+
+async def test_badges_add_preview_edit_delete(sim_factory: Any, make_app: MakeApp, no_confirm_guard: None) -> None:
+    app = make_app(sim_factory())
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await push(app, pilot, GroupBadgesScreen("platform"))
+        await pilot.press("n")
+        await settle(app, pilot)
+        await submit(app, pilot, {"link_url": "https://ci.example.test/%{project_path}",
+                                  "image_url": "https://ci.example.test/%{project_id}.svg"})
+        badge = next(row.data for row in screen.table.rows() if row.data.link_url.endswith("%{project_path}"))
+        assert "%{" not in (badge.rendered_link_url or "%{")
+        screen.table.move_cursor_to_key(badge.id)
+        await pilot.press("v")
+        await settle(app, pilot)
+        await submit(app, pilot, {})
+        assert isinstance(app.screen, MessageScreen)
+        app.pop_screen()
+        await settle(app, pilot)
+        await pilot.press("e")
+        await settle(app, pilot)
+        await submit(app, pilot, {"image_url": "https://ci.example.test/new.svg"})
+        assert screen.table.get_data(badge.id).image_url == "https://ci.example.test/new.svg"
+        await pilot.press("D")
+        await settle(app, pilot)
+        await confirm(app, pilot)
+        assert screen.table.get_data(badge.id) is None
+
+
+async def test_notification_levels_and_custom_events(sim_factory: Any, make_app: MakeApp) -> None:
+    app = make_app(sim_factory())
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await push(app, pilot, NotificationSettingsScreen(PROJECT, PATH, "platform"))
+        assert [row.key for row in screen.table.rows()] == ["global", "group", "project"]
+        screen.table.move_cursor_to_key("project")
+        await pilot.press("e")
+        await settle(app, pilot)
+        await submit(app, pilot, {"level": "custom", "failed_pipeline": True, "new_issue": True})
+        settings = await app.client.notifications.project_settings(PROJECT)
+        assert settings.level == "custom"
+        assert settings.events and settings.events["failed_pipeline"] and settings.events["new_issue"]
+        row = next(row for row in screen.table.rows() if row.key == "project")
+        assert "failed_pipeline" in str(row.cells[2])
+
+
+async def test_export_watch_download_and_import(sim_factory: Any, make_app: MakeApp, tmp_path: Path) -> None:
+    server = sim_factory()
+    app = make_app(server)
+
+    async def tick(seconds: float) -> None:
+        server.state.clock.advance(seconds)  # the export/import move on simulated time
+        await asyncio.sleep(0)
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = ProjectExportScreen(PROJECT, PATH)
+        screen.sleep = tick
+        await push(app, pilot, screen)
+        await pilot.press("d")  # not exported yet
+        await settle(app, pilot)
+        assert any("start it (x)" in message for message in toasts(app))
+        await pilot.press("x")
+        await settle(app, pilot)
+        form = app.screen
+        assert isinstance(form, FormScreen)
+        form.action_submit()
+        await settle(app, pilot)
+        assert screen.export_status == "finished"
+        await pilot.press("d")
+        await settle(app, pilot)
+        await submit(app, pilot, {"dest": str(tmp_path)})
+        assert screen.downloaded is not None and screen.downloaded.exists()
+        assert screen.downloaded.name.endswith("export.tar.gz")
+        await pilot.press("i")
+        await settle(app, pilot)
+        await submit(app, pilot, {"file": str(screen.downloaded), "path": "restored-gateway"})
+        assert screen.imported is not None
+        assert screen.imported.import_status == "finished"
+        rows = {str(row.cells[0]): str(row.cells[1]) for row in screen.table.rows()}
+        assert rows["import_status"] == "finished"
+
+
+async def test_share_unshare_fork_create_edit_delete(sim_factory: Any, make_app: MakeApp,
+                                                     no_confirm_guard: None, tmp_path: Path) -> None:
+    server = sim_factory()
+    app = make_app(server)
+    group = next(g for g in server.state.groups.values() if g.full_path == "data")
+    async with app.run_test(size=(120, 40)) as pilot:
+        menu = await push(app, pilot, ProjectSettingsScreen(PROJECT, PATH))
+        await pilot.press("e")
+        await settle(app, pilot)
+        await submit(app, pilot, {"description": "edited from the console", "merge_method": "ff"})
+        project = await app.client.projects.get(PROJECT)
+        assert project.description == "edited from the console" and project.merge_method == "ff"
+        menu.open("share")
+        await settle(app, pilot)
+        await submit(app, pilot, {"group_id": str(group.id), "group_access": 20})
+        assert group.id in {g.group_id for g in (await app.client.projects.get(PROJECT)).shared_with_groups}
+        menu.open("unshare")
+        await settle(app, pilot)
+        await submit(app, pilot, {"group_id": group.id})
+        await confirm(app, pilot)
+        assert group.id not in {g.group_id for g in (await app.client.projects.get(PROJECT)).shared_with_groups}
+        menu.open("fork")
+        await settle(app, pilot)
+        await submit(app, pilot, {"namespace": "data"})
+        assert any("Fork created" in message for message in toasts(app))
+        upload = tmp_path / "notes.txt"
+        upload.write_text("hello")
+        menu.open("upload")
+        await settle(app, pilot)
+        await submit(app, pilot, {"file": str(upload)})
+        assert isinstance(app.screen, MessageScreen)
+        app.pop_screen()
+        await settle(app, pilot)
+        menu.open("create")
+        await settle(app, pilot)
+        await submit(app, pilot, {"name": "Console Made"})
+        created = next(p for p in server.state.projects.values() if p.name == "Console Made")
+        menu.open("delete")
+        await settle(app, pilot)
+        await confirm(app, pilot, typed=PATH)
+        assert server.state.projects[PROJECT].deleted or PROJECT not in server.state.projects
+        assert created.id in server.state.projects
+
+
+async def test_commands_open_screens(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(120, 40)) as pilot:
+        register(app)
+        await settle(app, pilot)
+        checks: list[tuple[str, type]] = [
+            ("runners all scope=shared", RunnersScreen), (f"issues {PATH} state=closed", IssuesScreen),
+            ("issues group:platform", IssuesScreen), (f"integrations {PATH}", IntegrationsScreen),
+            (f"settings {PROJECT}", ProjectSettingsScreen), (f"hooks {PATH}", ProjectHooksScreen),
+            (f"branches {PATH}", ProtectedBranchesScreen), ("badges platform", GroupBadgesScreen),
+            (f"notifications {PATH}", NotificationSettingsScreen), (f"export {PATH}", ProjectExportScreen),
+        ]
+        for line, screen_type in checks:
+            await app.commands.execute(app, line)
+            await settle(app, pilot)
+            assert isinstance(app.screen, screen_type), line
+            app.pop_screen()
+            await settle(app, pilot)
+        app.run_command_line("runners sideways")
+        await settle(app, pilot)
+        assert any("usage: :runners" in message for message in toasts(app))
