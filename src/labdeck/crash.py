@@ -10,6 +10,7 @@ state and drafts on SIGHUP/SIGTERM (Textual handles neither) before exiting.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import platform
 import signal
@@ -120,9 +121,15 @@ def _excepthook(
 def _thread_excepthook(args: threading.ExceptHookArgs) -> None:
     # A background thread died while the console may still own the screen: record it quietly
     # rather than writing over the TUI.
-    if args.exc_value is not None and not isinstance(args.exc_value, SystemExit):
-        with contextlib.suppress(OSError):
-            write_crash_report(args.exc_value)
+    exc = args.exc_value
+    if exc is None or isinstance(exc, SystemExit):
+        return
+    # The terminal went away (SSH dropped, tmux pane killed): the screen writer thread gets EIO or
+    # a broken pipe. That is a hang-up, not a bug; SIGHUP handling saves the state.
+    if isinstance(exc, OSError) and exc.errno in (errno.EIO, errno.EPIPE, errno.EBADF):
+        return
+    with contextlib.suppress(OSError):
+        write_crash_report(exc)
 
 
 def install_crash_handler() -> None:

@@ -61,10 +61,19 @@ def test_group_issue_list(server: SimServer, tokens: dict[str, str]) -> None:
     assert issues and all(server.state.projects[i.project_id].namespace_id == group.id for i in issues)
 
 
+def project_issue_subscribed(server: SimServer, project_id: int, iid: int, token: str) -> bool:
+    """Whether the admin is already subscribed (data sets differ by seed; pick a clean issue)."""
+    gl = _gl(server, token)
+    return bool(gl.projects.get(project_id, lazy=True).issues.get(iid).subscribed)
+
+
 def test_issue_actions(server: SimServer, tokens: dict[str, str]) -> None:
     gl = _gl(server, tokens["admin"])
     state = server.state
-    source = next(i for i in sorted(state.issues.values(), key=lambda i: i.id) if i.state == "opened")
+    source = next(
+        i for i in sorted(state.issues.values(), key=lambda i: i.id)
+        if i.state == "opened" and not project_issue_subscribed(server, i.project_id, i.iid, tokens["admin"])
+    )
     project = gl.projects.get(source.project_id, lazy=True)
     issue = project.issues.get(source.iid)
     issue.subscribe()

@@ -260,3 +260,15 @@ async def test_section_keys_open_installed_sections(sim: SimServer, make_app: Ma
             assert isinstance(app.screen, screen_type)
             await pilot.press("1")
             await settle(app, pilot)
+
+
+async def test_no_color_is_respected(sim: SimServer, make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert app.no_color
+        await pilot.press("down", "A")  # a table and a dialog render through the monochrome filter
+        await settle(app, pilot)
+        assert "Archive" in app.export_screenshot()
+        assert app.is_running and app.return_code in (None, 0)

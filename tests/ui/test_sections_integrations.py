@@ -9,7 +9,6 @@ from rich.text import Text
 
 from labdeck.api.resources.integrations import INTEGRATIONS
 from labdeck.sim.server import SimServer
-from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.integrations import (
     IntegrationDetailScreen,
     IntegrationsScreen,
@@ -18,11 +17,7 @@ from labdeck.ui.screens.integrations import (
 )
 from labdeck.ui.widgets.form import MASK, FormScreen
 from tests.ui.conftest import MakeApp
-from tests.ui.helpers import settle
-
-
-def toasts(app: LabdeckApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]  # type: ignore[attr-defined]
+from tests.ui.sections_helpers import push, settle, toasts
 
 
 def plain(cell: Any) -> str:
@@ -33,12 +28,6 @@ def active_integration(server: SimServer) -> tuple[int, str]:
     return next((pid, slug) for (pid, slug), record in server.state.integrations.items()
                 if record.active and slug != "cluster-platform")
 
-
-async def push(app: LabdeckApp, pilot: Any, screen: Any) -> Any:
-    await settle(app, pilot)
-    app.push_screen(screen)
-    await settle(app, pilot)
-    return screen
 
 
 def test_form_is_typed_from_the_spec() -> None:

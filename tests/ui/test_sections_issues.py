@@ -17,11 +17,7 @@ from labdeck.ui.screens.issues import IssuesScreen, parse_issue_filters
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.widgets.form import FormScreen
 from tests.ui.conftest import MakeApp
-from tests.ui.helpers import settle
-
-
-def toasts(app: LabdeckApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]  # type: ignore[attr-defined]
+from tests.ui.sections_helpers import push, settle, toasts
 
 
 def fields(screen: IssueDetailScreen) -> dict[str, str]:
@@ -37,12 +33,6 @@ def sim_issue(server: SimServer, project_id: int, iid: int) -> Any:
 def open_issue(server: SimServer) -> Any:
     return next(i for i in server.state.issues.values() if i.state == "opened" and not i.deleted)
 
-
-async def push(app: LabdeckApp, pilot: Any, screen: Any) -> Any:
-    await settle(app, pilot)
-    app.push_screen(screen)
-    await settle(app, pilot)
-    return screen
 
 
 async def submit(app: LabdeckApp, pilot: Any, values: dict[str, Any]) -> FormScreen:

@@ -8,18 +8,13 @@ from typing import Any
 from rich.text import Text
 
 from labdeck.sim.server import SimServer
-from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.runner_detail import RunnerDetailScreen, RunnerJobsScreen
 from labdeck.ui.screens.runners import ProjectRunnersScreen, RunnersScreen
 from labdeck.ui.widgets.form import MASK, FormScreen
 from tests.ui.conftest import MakeApp
-from tests.ui.helpers import settle
-
-
-def toasts(app: LabdeckApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]  # type: ignore[attr-defined]
+from tests.ui.sections_helpers import push, settle, toasts
 
 
 def cells(screen: Any) -> dict[str, str]:
@@ -27,17 +22,11 @@ def cells(screen: Any) -> dict[str, str]:
             for row in screen.table.rows()}
 
 
-async def open_screen(app: LabdeckApp, pilot: Any, screen: Any) -> Any:
-    await settle(app, pilot)
-    app.push_screen(screen)
-    await settle(app, pilot)
-    return screen
-
 
 async def test_admin_sees_every_runner_with_coloured_status_and_scopes(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_screen(app, pilot, RunnersScreen())
+        screen = await push(app, pilot, RunnersScreen())
         assert screen.all_runners  # administrators start on every runner
         rows = screen.table.rows()
         assert len(rows) == len(sim.state.runners)
@@ -56,7 +45,7 @@ async def test_admin_sees_every_runner_with_coloured_status_and_scopes(sim: SimS
 async def test_user_sees_own_runners(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim, role="user")
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_screen(app, pilot, RunnersScreen())
+        screen = await push(app, pilot, RunnersScreen())
         assert not screen.all_runners
         kinds = {row.cells[3] for row in screen.table.rows()}
         assert kinds <= {"specific"}
@@ -66,7 +55,7 @@ async def test_detail_masks_token_and_opens_project_runners(sim: SimServer, make
     app = make_app(sim)
     runner = next(r for r in sim.state.runners.values() if r.project_ids)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_screen(app, pilot, RunnerDetailScreen(runner.id))
+        screen = await push(app, pilot, RunnerDetailScreen(runner.id))
         fields = cells(screen)
         assert fields["token"] == MASK
         assert all(runner.token not in value for value in fields.values())  # type: ignore[attr-defined]
@@ -86,7 +75,7 @@ async def test_edit_form_saves_and_keeps_input_on_server_error(sim_factory: Any,
     app = make_app(server)
     runner = next(r for r in server.state.runners.values() if not r.is_shared)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_screen(app, pilot, RunnerDetailScreen(runner.id))
+        screen = await push(app, pilot, RunnerDetailScreen(runner.id))
         await pilot.press("e")
         await settle(app, pilot)
         form = app.screen
@@ -115,7 +104,7 @@ async def test_pause_resume_and_delete_are_confirmed(sim_factory: Any, make_app:
     app = make_app(server)
     runner = next(r for r in server.state.runners.values() if r.active and not r.is_shared)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_screen(app, pilot, RunnersScreen(all_runners=True))
+        screen = await push(app, pilot, RunnersScreen(all_runners=True))
         screen.table.move_cursor_to_key(runner.id)
         await pilot.press("p")
         await settle(app, pilot)
@@ -142,7 +131,7 @@ async def test_pause_resume_and_delete_are_confirmed(sim_factory: Any, make_app:
 async def test_read_only_hides_runner_changes(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim, read_only=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_screen(app, pilot, RunnersScreen(all_runners=True))
+        screen = await push(app, pilot, RunnersScreen(all_runners=True))
         assert screen.check_action("edit", ()) is False
         assert screen.check_action("delete", ()) is False
         await pilot.press("e", "D", "p")
@@ -154,7 +143,7 @@ async def test_runner_jobs_filter_and_open_trace(sim: SimServer, make_app: MakeA
     app = make_app(sim)
     runner_id = next(job.runner_id for job in sim.state.jobs.values() if getattr(job, "runner_id", None))
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_screen(app, pilot, RunnerJobsScreen(runner_id))
+        screen = await push(app, pilot, RunnerJobsScreen(runner_id))
         assert screen.table.row_count > 0
         await pilot.press("s", "s", "s")  # running → success → failed
         await settle(app, pilot)
@@ -178,7 +167,7 @@ async def test_disable_only_project_explains(sim_factory: Any, make_app: MakeApp
     runner = next(r for r in server.state.runners.values() if len(r.project_ids) == 1)
     project_id = runner.project_ids[0]
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_screen(app, pilot, ProjectRunnersScreen(project_id, "some/project"))
+        screen = await push(app, pilot, ProjectRunnersScreen(project_id, "some/project"))
         screen.table.move_cursor_to_key(runner.id)
         await pilot.press("X")
         await settle(app, pilot)
@@ -195,7 +184,7 @@ async def test_enable_and_disable_runner_in_project(sim_factory: Any, make_app: 
     runner = next(r for r in server.state.runners.values() if len(r.project_ids) >= 2 and not r.locked)
     target = next(p.id for p in server.state.projects.values() if p.id not in runner.project_ids)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_screen(app, pilot, ProjectRunnersScreen(target, "target/project"))
+        screen = await push(app, pilot, ProjectRunnersScreen(target, "target/project"))
         await pilot.press("E")
         await settle(app, pilot)
         form = app.screen

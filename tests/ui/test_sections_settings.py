@@ -12,31 +12,31 @@ from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.integrations import IntegrationsScreen
+from labdeck.ui.screens.issue_detail import IssueDetailScreen
 from labdeck.ui.screens.issues import IssuesScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.project_badges import GroupBadgesScreen, NotificationSettingsScreen
 from labdeck.ui.screens.project_export import ProjectExportScreen
 from labdeck.ui.screens.project_hooks import ProjectHooksScreen, ProtectedBranchesScreen
-from labdeck.ui.screens.project_settings import ProjectForksScreen, ProjectSettingsScreen, ProjectUsersScreen
+from labdeck.ui.screens.project_settings import (
+    ProjectForksScreen,
+    ProjectSettingsScreen,
+    ProjectUsersScreen,
+    UserProjectsScreen,
+)
+from labdeck.ui.screens.record_detail import RecordDetailScreen
+from labdeck.ui.screens.runner_detail import RunnerDetailScreen
 from labdeck.ui.screens.runners import RunnersScreen
 from labdeck.ui.screens.sections_registry import register
 from labdeck.ui.widgets.form import FormScreen
+from labdeck.ui.widgets.resource_table import ResourceTable
 from tests.ui.conftest import MakeApp
-from tests.ui.helpers import settle
+from tests.ui.sections_helpers import push, settle, toasts
 
 PROJECT = 1
 PATH = "platform/api-gateway"
 
 
-def toasts(app: LabdeckApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]  # type: ignore[attr-defined]
-
-
-async def push(app: LabdeckApp, pilot: Any, screen: Any) -> Any:
-    await settle(app, pilot)
-    app.push_screen(screen)
-    await settle(app, pilot)
-    return screen
 
 
 async def submit(app: LabdeckApp, pilot: Any, values: dict[str, Any]) -> Any:
@@ -74,7 +74,7 @@ async def test_menu_opens_every_area(sim: SimServer, make_app: MakeApp) -> None:
             await settle(app, pilot)
             assert isinstance(app.screen, screen_type), key
             app.pop_screen()
-            await settle(app, pilot)
+            await pilot.pause()
 
 
 async def test_read_only_menu_has_no_changes(sim: SimServer, make_app: MakeApp) -> None:
@@ -98,6 +98,13 @@ async def test_hooks_add_edit_delete(sim_factory: Any, make_app: MakeApp, no_con
         hook = next(row.data for row in screen.table.rows() if row.data.url == "https://hooks.example.test/ci")
         assert hook.job_events
         screen.table.move_cursor_to_key(hook.id)
+        await pilot.press("enter")  # GET …/hooks/:hook_id; the secret token is never shown
+        await settle(app, pilot)
+        assert isinstance(app.screen, RecordDetailScreen)
+        shown = " ".join(str(row.cells[1]) for row in app.screen.query_one(ResourceTable).rows())
+        assert "https://hooks.example.test/ci" in shown and "s3cret" not in shown
+        app.pop_screen()
+        await settle(app, pilot)
         await pilot.press("e")
         await settle(app, pilot)
         await submit(app, pilot, {"url": "https://hooks.example.test/v2"})
@@ -242,6 +249,12 @@ async def test_share_unshare_fork_create_edit_delete(sim_factory: Any, make_app:
         await settle(app, pilot)
         await submit(app, pilot, {"name": "Console Made"})
         created = next(p for p in server.state.projects.values() if p.name == "Console Made")
+        alice = next(u for u in server.state.users.values() if u.username == "alice")
+        menu.open("create")
+        await settle(app, pilot)
+        await submit(app, pilot, {"name": "Made For Alice", "owner_user_id": str(alice.id)})
+        for_alice = next(p for p in server.state.projects.values() if p.name == "Made For Alice")
+        assert for_alice.namespace_kind == "user" and for_alice.namespace_id == alice.id
         menu.open("delete")
         await settle(app, pilot)
         await confirm(app, pilot, typed=PATH)
@@ -260,13 +273,15 @@ async def test_commands_open_screens(sim: SimServer, make_app: MakeApp) -> None:
             (f"settings {PROJECT}", ProjectSettingsScreen), (f"hooks {PATH}", ProjectHooksScreen),
             (f"branches {PATH}", ProtectedBranchesScreen), ("badges platform", GroupBadgesScreen),
             (f"notifications {PATH}", NotificationSettingsScreen), (f"export {PATH}", ProjectExportScreen),
+            ("user-projects alice", UserProjectsScreen), ("runner 4", RunnerDetailScreen),
+            (f"issue {PATH} 1", IssueDetailScreen),
         ]
         for line, screen_type in checks:
             await app.commands.execute(app, line)
             await settle(app, pilot)
             assert isinstance(app.screen, screen_type), line
             app.pop_screen()
-            await settle(app, pilot)
+            await pilot.pause()
         app.run_command_line("runners sideways")
         await settle(app, pilot)
         assert any("usage: :runners" in message for message in toasts(app))

@@ -58,7 +58,7 @@ async def test_follows_a_running_job(sim_factory: Callable[..., SimServer], make
         screen = await open_trace(app, pilot, job_id)
         view = screen.view
         await wait_until(pilot, lambda: screen.live, what="live mode")
-        assert "LIVE following" in header_text(screen)
+        assert "● live" in header_text(screen)
 
         await append_trace(server, job_id, b"$ make\ncompiling 1/2\n")
         await wait_until(pilot, lambda: any("compiling 1/2" in row for row in shown_text(view)), what="first output")
@@ -93,12 +93,12 @@ async def test_scrolling_up_pauses_and_counts_new_lines(sim_factory: Callable[..
         await append_trace(server, job_id, b"new one\nnew two\nnew three\n")
         await wait_until(pilot, lambda: view.pending_lines == 3, what="3 pending lines")
         assert view.scroll_y == top  # the view did not move
-        assert "+3 new lines" in header_text(screen) and "LIVE paused" in header_text(screen)
+        assert "+3 new (G)" in header_text(screen) and "❚❚ paused" in header_text(screen)
         await pilot.press("G")
         assert view.following and view.pending_lines == 0
         await pilot.pause()
         assert any("new three" in row for row in shown_text(view))
-        assert "+3 new lines" not in header_text(screen)
+        assert "+3 new" not in header_text(screen) and "● live" in header_text(screen)
 
 
 async def _failed_job(server: SimServer) -> int:
@@ -184,7 +184,7 @@ async def test_search_highlights_counts_and_moves(sim_factory: Callable[..., Sim
         await wait_until(pilot, lambda: view.match_total == 10,
                          what=f"the match count {view.match_total} {view.search_term!r} {view.match_line}")
         assert view.cursor_line == 3 and view.match_line == 3
-        assert "/NEEDLE: 1/10" in header_text(screen)
+        assert "/NEEDLE 1/10" in header_text(screen)
         await pilot.press("n")
         await wait_until(pilot, lambda: view.match_line == 13, what="the next match")
         assert "2/10" in header_text(screen)

@@ -218,6 +218,8 @@ def _make_project(
         kind, namespace_id, creator = "user", users[namespace].id, users[namespace]
     name = path.replace("-", " ").title() if rng.random() < 0.5 else path
     activity = created + timedelta(days=rng.randint(0, 300), minutes=rng.randint(0, 1440))
+    # Never in the future (no random draw here: the rest of the data set keeps its values).
+    activity = min(activity, state.now() - timedelta(minutes=(pid * 37) % 600 + 5))
     settings = default_settings()
     settings["merge_method"] = rng.choice(["merge", "merge", "rebase_merge", "ff"])
     settings["only_allow_merge_if_pipeline_succeeds"] = rng.random() < 0.3

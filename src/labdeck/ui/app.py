@@ -162,7 +162,8 @@ class LabdeckApp(SectionNavigation):
         for line in saved.history:
             self.commands.remember(line)
         filters = saved.project_filters
-        self.add_mode("projects", lambda: ProjectsScreen(filters=filters))
+        if "projects" not in self._modes:
+            self.add_mode("projects", lambda: ProjectsScreen(filters=filters))
         await self.switch_mode("projects")
         self.run_worker(self._who_am_i(), name="whoami", group="app-whoami", exclusive=True, exit_on_error=False)
         if self.session.start_command:
@@ -184,7 +185,7 @@ class LabdeckApp(SectionNavigation):
             from labdeck.crash import install_signal_handlers
         except ImportError:
             return
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        with contextlib.suppress(RuntimeError, ValueError):  # no signal support on this platform
             self._uninstall_signals = install_signal_handlers(
                 self.save_state, on_exit=lambda signum: self.exit(128 + signum, return_code=128 + signum),
                 loop=asyncio.get_running_loop(),

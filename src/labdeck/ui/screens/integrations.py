@@ -28,7 +28,7 @@ _NOT_SECRET = {"project_key", "build_key_name"}
 
 COLUMNS = (
     Column("slug", "Integration", max_width=24),
-    Column("state", "State", max_width=10),
+    Column("state", "State", max_width=11),
     Column("kind", "Kind", min_width=10, max_width=32, flex=True),
     Column("updated", "Updated", max_width=9),
 )

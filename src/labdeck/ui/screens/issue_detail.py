@@ -77,7 +77,7 @@ class IssueDetailScreen(IssueActions, SectionScreen):
     ]
     DEFAULT_CSS = """
     IssueDetailScreen #issue-fields { height: 1fr; }
-    IssueDetailScreen #issue-description { height: 1fr; max-height: 45%; border-top: solid $panel; padding: 0 1; }
+    IssueDetailScreen #issue-description { height: auto; max-height: 40%; border-top: solid $panel; padding: 0 1; }
     """
 
     def __init__(self, project_id: int, iid: int, *, project_path: str | None = None) -> None:
@@ -116,8 +116,11 @@ class IssueDetailScreen(IssueActions, SectionScreen):
             issue = await client.issues.get(pid, iid)
             extras: list[Any] = list(await asyncio.gather(
                 client.issues.closed_by(pid, iid).all(), client.issues.participants(pid, iid).all(),
-                client.issues.user_agent_detail(pid, iid), return_exceptions=True))
-            closed_by, participants, agent = extras
+                client.issues.user_agent_detail(pid, iid), client.issues.time_stats(pid, iid),
+                return_exceptions=True))
+            closed_by, participants, agent, stats = extras
+            if not isinstance(stats, BaseException):
+                issue = issue.model_copy(update={"time_stats": stats})  # the dedicated, fresher read
             for extra in (closed_by, participants):
                 if isinstance(extra, BaseException) and not isinstance(extra, errors.ApiError):
                     raise extra

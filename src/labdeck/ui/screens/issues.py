@@ -37,11 +37,11 @@ PAGE_SIZE = 50
 COLUMNS = (
     Column("ref", "Issue", max_width=40),
     Column("state", "State", max_width=6),
-    Column("title", "Title", min_width=16, max_width=80, flex=True),
-    Column("labels", "Labels", max_width=24),
-    Column("assignees", "Assignees", max_width=18),
-    Column("milestone", "Milestone", max_width=12),
-    Column("updated", "Updated", max_width=9),
+    Column("title", "Title", min_width=28, max_width=80, flex=True),
+    Column("labels", "Labels", min_width=6, max_width=24, flex=True),
+    Column("assignees", "Assignees", min_width=9, max_width=18, flex=True),
+    Column("milestone", "Milestone", min_width=9, max_width=12, flex=True),
+    Column("updated", "Updated", max_width=8),
 )
 
 

@@ -11,6 +11,7 @@ from labdeck.api.models import NOTIFICATION_EVENTS
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.project_settings import ListSection
+from labdeck.ui.screens.record_detail import RecordDetailScreen
 from labdeck.ui.widgets.form import FormField, FormScreen, shown
 from labdeck.ui.widgets.resource_table import Column, TableRow
 
@@ -54,12 +55,10 @@ class GroupBadgesScreen(ListSection):
         return None if badge is None else (badge.rendered_link_url or badge.link_url)
 
     def open(self, data: Any) -> None:
+        """``enter``: the badge as the server has it now (``GET …/badges/:badge_id``)."""
         if data is not None:
-            self.app.push_screen(MessageScreen(f"Badge #{data.id}", "\n".join((
-                f"link_url: {shown(data.link_url)}", f"image_url: {shown(data.image_url)}",
-                f"rendered_link_url: {shown(data.rendered_link_url)}",
-                f"rendered_image_url: {shown(data.rendered_image_url)}", f"kind: {shown(data.kind)}")),
-                error=False))
+            self.app.push_screen(RecordDetailScreen("Badge", f"group {self.group} · badge #{data.id}",
+                                                    lambda: self.client.badges.get(self.group, data.id)))
 
     def _saved(self, badge: Any) -> None:
         if badge is not None:

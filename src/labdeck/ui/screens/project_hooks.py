@@ -10,6 +10,7 @@ from textual.binding import Binding, BindingType
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.project_settings import ListSection
+from labdeck.ui.screens.record_detail import RecordDetailScreen
 from labdeck.ui.widgets.form import FormField, FormScreen
 from labdeck.ui.widgets.resource_table import Column, TableRow
 
@@ -70,7 +71,10 @@ class ProjectHooksScreen(ListSection):
         return None if hook is None else hook.url
 
     def open(self, data: Any) -> None:
-        self.action_edit()
+        """``enter``: the hook as the server has it now (``GET …/hooks/:hook_id``)."""
+        if data is not None:
+            self.app.push_screen(RecordDetailScreen("Hook", f"{self.project_path} · hook #{data.id}",
+                                                    lambda: self.client.hooks.get(self.project_id, data.id)))
 
     def action_add(self) -> None:
         """Add a hook."""
@@ -151,6 +155,13 @@ class ProtectedBranchesScreen(ListSection):
     def copy_target(self) -> str | None:
         branch = self.table.cursor_data
         return None if branch is None else branch.name
+
+    def open(self, data: Any) -> None:
+        """``enter``: the protection as the server has it now (``GET …/protected_branches/:name``)."""
+        if data is not None:
+            self.app.push_screen(RecordDetailScreen(
+                "Protected branch", f"{self.project_path} · {data.name}",
+                lambda: self.client.protected_branches.get(self.project_id, data.name)))
 
     def action_protect(self) -> None:
         """Protect a branch or wildcard with push and merge access levels."""

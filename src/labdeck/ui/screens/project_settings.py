@@ -125,6 +125,9 @@ def project_create_fields() -> list[FormField]:
         FormField("name", "Name", help="name or path is required"),
         FormField("path", "Path"),
         FormField("namespace_id", "Namespace id", kind="int", help="empty = your own namespace"),
+        FormField("owner_user_id", "Owner user id", kind="int",
+                  help="admin only: create the project for this user (needs a name)"),
+        FormField("default_branch", "Default branch", help="with an owner user id; default master"),
         FormField("description", "Description", kind="multiline"),
         FormField("visibility", "Visibility", kind="select", required=True, value="private", options=VISIBILITY),
         FormField("merge_method", "Merge method", kind="select", value="merge", options=MERGE_METHODS),
@@ -384,6 +387,12 @@ class ProjectSettingsScreen(ListSection):
 
         async def save(values: dict[str, Any]) -> Any:
             arguments = {k: v for k, v in values.items() if v not in (None, "")}
+            owner = arguments.pop("owner_user_id", None)
+            if owner is not None:
+                if not arguments.get("name"):
+                    raise ValueError("A project created for a user needs a name.")
+                return await self.client.projects.create_for_user(owner, **arguments)
+            arguments.pop("default_branch", None)
             if not arguments.get("name") and not arguments.get("path"):
                 raise ValueError("Give a name or a path.")
             return await self.client.projects.create(**arguments)
@@ -459,6 +468,36 @@ class ProjectForksScreen(ListSection):
         return [TableRow(key=p.id, cells=(str(p.id), shown(p.path_with_namespace), shown(p.visibility),
                                           shown(p.import_status), relative_time(p.created_at, now)), data=p)
                 for p in forks]
+
+    def copy_target(self) -> str | None:
+        project = self.table.cursor_data
+        return None if project is None else (project.web_url or project.path_with_namespace)
+
+
+class UserProjectsScreen(ListSection):
+    """``GET /users/:user_id/projects`` (id or username)."""
+
+    SECTION_TITLE = "User projects"
+    COLUMNS = ProjectForksScreen.COLUMNS
+
+    def __init__(self, user: str) -> None:
+        super().__init__(f"user {user}")
+        self.user = user
+
+    async def fetch(self) -> list[TableRow]:
+        now = self.app.clock()  # type: ignore[attr-defined]
+        user: int | str = int(self.user) if self.user.isdigit() else self.user
+        projects = await self.client.projects.user_projects(user).all()
+        remember = getattr(self.app, "remember_projects", None)
+        if remember is not None:
+            remember(projects)
+        return [TableRow(key=p.id, cells=(str(p.id), shown(p.path_with_namespace), shown(p.visibility),
+                                          shown(p.import_status), relative_time(p.created_at, now)), data=p)
+                for p in projects]
+
+    def open(self, data: Any) -> None:
+        if data is not None:
+            self.app.push_screen(ProjectSettingsScreen(data.id, data.path_with_namespace or str(data.id)))
 
     def copy_target(self) -> str | None:
         project = self.table.cursor_data

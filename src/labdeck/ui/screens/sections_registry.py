@@ -62,6 +62,25 @@ def open_settings(app: Any, project_id: int, project_path: str) -> None:
     app.push_screen(ProjectSettingsScreen(project_id, project_path))
 
 
+def open_section(app: Any, kind: str, project_id: int | None = None, project_path: str | None = None) -> bool:
+    """Open ``runners``, ``issues``, ``integrations`` or ``settings`` (the last two need a project;
+    issues without one are every issue of the caller). False (and a toast) when it cannot."""
+    path = project_path or (str(project_id) if project_id is not None else None)
+    if kind == "runners":
+        open_runners(app)
+    elif kind == "issues":
+        open_issues(app, project_id, path)
+    elif kind in ("integrations", "settings") and project_id is not None and path is not None:
+        (open_integrations if kind == "integrations" else open_settings)(app, project_id, path)
+    elif kind in ("integrations", "settings"):
+        app.notify(f"Pick a project first: highlight one in the projects table, or :{kind} <project>.",
+                   timeout=4)
+        return False
+    else:
+        raise ValueError(f"unknown section {kind!r}")
+    return True
+
+
 # --- commands -----------------------------------------------------------------------------------
 
 
@@ -131,6 +150,13 @@ def _project_screen(module: str, name: str, usage: str) -> Any:
     return run
 
 
+def _user_projects(app: Any, args: list[str]) -> None:
+    user = _one_project(args, "user-projects <user id or username>")
+    from labdeck.ui.screens.project_settings import UserProjectsScreen
+
+    app.push_screen(UserProjectsScreen(user))
+
+
 def _badges(app: Any, args: list[str]) -> None:
     group = _one_project(args, "badges <group>")
     from labdeck.ui.screens.project_badges import GroupBadgesScreen
@@ -187,6 +213,7 @@ def register(app: Any) -> None:
     add(Command("forks", "Forks of a project",
                 _project_screen("project_settings", "ProjectForksScreen", "forks <project>"),
                 usage="forks <project>", complete=_known_paths))
+    add(Command("user-projects", "Projects owned by a user", _user_projects, usage="user-projects <user id or name>"))
     add(Command("badges", "Badges of a group", _badges, usage="badges <group>"))
     add(Command("notifications", "Notification settings (global, and of a project/group)", _notifications,
                 usage="notifications [<project>] [group=<path>]", complete=_known_paths))

@@ -92,6 +92,7 @@ class FormScreen(ModalScreen[Any]):
     FormScreen .form-label { width: 28; padding: 1 1 0 0; text-wrap: nowrap; text-overflow: ellipsis; }
     FormScreen .form-label.-required { text-style: bold; }
     FormScreen .form-widget { width: 1fr; }
+    FormScreen Switch.form-widget { width: auto; }
     FormScreen TextArea.form-widget { height: 6; }
     FormScreen .form-help { color: $text-muted; padding: 0 0 0 28; width: 100%; }
     FormScreen .form-error { color: $text-error; padding: 0 0 0 28; width: 100%; display: none; }

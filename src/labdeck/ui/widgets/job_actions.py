@@ -31,10 +31,13 @@ class JobAction:
     done: str
     typed: bool = False
     danger: bool = False
+    confirm: str = ""
+    """Label of the confirm button (default: the verb)."""
 
 
 ACTIONS = {
-    "cancel": JobAction("cancel", "Cancel job", "Cancel this job?", "canceled", danger=True),
+    "cancel": JobAction("cancel", "Cancel job", "Cancel this job?", "canceled", danger=True,
+                        confirm="Yes, cancel it"),
     "retry": JobAction("retry", "Retry job", "Retry this job? A new job is created.", "retried"),
     "play": JobAction("play", "Play job", "Start this manual job?", "started"),
     "erase": JobAction("erase", "Erase job",
@@ -103,8 +106,7 @@ class JobActionsMixin:
         return (
             f"Job #{field(job, 'id')}  {field(job, 'name') or ''}\n"
             f"Stage {field(job, 'stage') or '—'} · ref {field(job, 'ref') or '—'} · "
-            f"status {field(job, 'status') or '—'}\n"
-            f"Project {self.project_path} on {self._instance() or 'this instance'}"
+            f"status {field(job, 'status') or '—'}"
         )
 
     def _notify(self, message: str, severity: str = "information") -> None:
@@ -125,7 +127,7 @@ class JobActionsMixin:
         job_id = str(field(job, "id"))
         dialog = ConfirmScreen(
             f"{action.verb} #{job_id}", f"{action.question}\n\n{self._describe(job)}",
-            action_label=action.verb, target=f"{self.project_path} · job #{job_id}",
+            action_label=action.confirm or action.verb, target=f"{self.project_path} · job #{job_id}",
             typed=job_id if action.typed else None, danger=action.danger,
         )
 
@@ -160,8 +162,10 @@ class JobActionsMixin:
         if name == "retry" and field(result, "id") != job_id:
             self._notify(f"Job #{job_id} retried as job #{field(result, 'id')} "
                          f"({field(result, 'status')}).")
+        elif field(result, "status") == action.done:
+            self._notify(f"Job #{job_id} {action.done}.")
         else:
-            self._notify(f"Job #{job_id} {action.done} (now {field(result, 'status')}).")
+            self._notify(f"Job #{job_id} {action.done}; status: {field(result, 'status')}.")
         self.after_job_action(name, result)
 
     def action_cancel_job(self) -> None:

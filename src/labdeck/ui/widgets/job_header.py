@@ -55,18 +55,34 @@ class JobsHeader(Static):
 
 
 class TraceHeader(Static):
-    """``job #N name · status · 3m05s · runner · LIVE/following │ search``."""
+    """``● live · +12 new (G) │ /word 3/40 │ job #N name · status · 3m05s · runner │ wrap raw``:
+    what changes while reading comes first, so a narrow terminal cuts the least useful part."""
 
     DEFAULT_CSS = """
     TraceHeader { height: 1; background: $panel; padding: 0 1; }
     """
 
     def show(self, *, job: Any, live: bool, following: bool, pending_lines: int,
-             wrap: bool, raw: bool, note: str = "") -> None:
-        """Redraw from the job record and the viewer's state."""
+             wrap: bool, raw: bool, note: str = "", search: str = "", duration: float | None = None) -> None:
+        """Redraw from the job record and the viewer's state (``duration`` overrides the job's)."""
         app = self.app
+        muted = Style(color=_muted(self))
         status = str(field(job, "status") or "?")
         text = Text(no_wrap=True, overflow="ellipsis")
+        if live:
+            if following:
+                text.append("● live", style=Style(color=theme_color(app, "success"), bold=True))
+            else:
+                text.append("❚❚ paused", style=Style(color=theme_color(app, "warning"), bold=True))
+        elif status in ACTIVE_STATUSES:
+            text.append("… waiting", style=muted)
+        else:
+            text.append("■ ended", style=muted)
+        if pending_lines:
+            text.append(f" · +{pending_lines:,} new (G)", style=Style(color=theme_color(app, "accent"), bold=True))
+        if search:
+            text.append(f" │ {search}", style=Style(color=theme_color(app, "accent")))
+        text.append(" │ ")
         text.append(f"job #{field(job, 'id', '?')} ", style="bold")
         text.append(str(field(job, "name") or ""), style="bold")
         color = {
@@ -77,24 +93,11 @@ class TraceHeader(Static):
         }.get(status) or theme_color(app, "warning")
         text.append(" · ")
         text.append(status, style=Style(color=color, bold=True))
-        text.append(f" · {format_duration(field(job, 'duration'))}")
-        text.append(f" · runner {runner_label(job)}")
-        if live:
-            text.append(" · ")
-            if following:
-                text.append("● LIVE following", style=Style(color=theme_color(app, "success"), bold=True))
-            else:
-                text.append("❚❚ LIVE paused", style=Style(color=theme_color(app, "warning"), bold=True))
-        elif status in ACTIVE_STATUSES:
-            text.append(" · connecting")
-        else:
-            text.append(" · ended", style=Style(color=_muted(self)))
-        if pending_lines:
-            text.append(f" · +{pending_lines} new lines (end/G)",
-                        style=Style(color=theme_color(app, "accent"), bold=True))
+        shown = duration if duration is not None else field(job, "duration")
+        text.append(f" · {format_duration(shown)} · {runner_label(job)}")
         flags = [name for name, on in (("wrap", wrap), ("raw", raw)) if on]
         if flags:
-            text.append(" │ " + " ".join(flags), style=Style(color=_muted(self)))
+            text.append(" │ " + " ".join(flags), style=muted)
         if note:
-            text.append(f" │ {note}", style=Style(color=_muted(self)))
+            text.append(f" │ {note}", style=muted)
         self.update(text)

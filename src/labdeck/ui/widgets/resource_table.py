@@ -404,7 +404,8 @@ class ResourceTable(ScrollView, can_focus=True):
         if cached is not None:
             return cached
         text = self._line_text(cells, style)
-        segments = [Segment(s.text, s.style) for s in text.render(self.app.console) if s.text != "\n"]
+        # every segment carries a style: Textual's NO_COLOR (monochrome) filter needs one
+        segments = [Segment(s.text, s.style or style) for s in text.render(self.app.console) if s.text != "\n"]
         strip = Strip(segments, text.cell_len)
         self._cache[key] = strip
         return strip
