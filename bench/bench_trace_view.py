@@ -12,7 +12,8 @@ Peer: Textual's ``RichLog`` fed ``Text.from_ansi`` lines (what most Textual log 
 on a slice of the same log and extrapolated.
 
 Run standalone: ``.venv/bin/python bench/bench_trace_view.py [follow_seconds] [--freeze] [-v]``
-(``--freeze``: ``gc.freeze()`` after start-up, see the printed note; ``-v``: list slow moments).
+(``--freeze``: ``gc.freeze()`` right after start-up instead of when the first log opens, which the
+console does by itself; ``-v``: list moments the event loop stalled).
 """
 
 from __future__ import annotations

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from textual.widgets import SelectionList
+from textual.widgets import Input, SelectionList
 
 from labdeck.sim.server import SimServer
-from labdeck.ui.screens.jobs import JobsScreen
 from labdeck.ui.screens.trace import TraceScreen
 from labdeck.ui.widgets.job_dialogs import StatusFilterDialog
+from labdeck.ui.widgets.job_header import TraceHeader
 from labdeck.ui.widgets.job_table import JobTable
 from tests.ui.conftest import MakeApp
 from tests.ui.test_jobs_support import (
@@ -97,12 +97,14 @@ async def test_filters_statuses_stage_and_name(sim_factory: Callable[..., SimSer
         await wait_until(pilot, lambda: len({row_status(screen, i) for i in listed_ids(screen)}) >= 3,
                          what="all statuses again")
         await pilot.press("slash")
-        await pilot.press(*"stage:deploy")
+        screen.query_one("#filter", Input).value = "stage:deploy"  # as if typed (one redraw, not 12)
         await pilot.press("enter")
         rows = [screen.jobs_by_id()[job_id] for job_id in listed_ids(screen)]
         assert rows and all(job.stage == "deploy" for job in rows)
         assert "/stage:deploy" in str(screen.query_one("#title-filter").render())
-        await pilot.press("slash", *" production", "enter")
+        await pilot.press("slash")
+        screen.query_one("#filter", Input).value = "stage:deploy production"
+        await pilot.press("enter")
         rows = [screen.jobs_by_id()[job_id] for job_id in listed_ids(screen)]
         assert rows and all(job.stage == "deploy" and "production" in job.name for job in rows)
         await pilot.press("escape")
@@ -144,16 +146,20 @@ async def test_group_by_pipeline_then_stage(sim_factory: Callable[..., SimServer
         assert not any(key.value.startswith("group:") for key in table.rows)
 
 
-async def test_enter_opens_the_log_and_escape_returns(sim_factory: Callable[..., SimServer],
-                                                      make_app: MakeApp) -> None:
+async def test_enter_opens_the_log_and_server_strings_are_not_markup(
+        sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
     server = sim_factory()
+    hostile = "[bold red]x[/] [@click=app.quit]quit[/]"
+    pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": hostile, "duration": 30}]}])
+    job_id = pipeline["jobs"][0]["id"]
     app = make_app(server)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_jobs(app, pilot)
-        chosen = screen.selected_job()
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        assert str(screen.query_one(JobTable).get_row(str(job_id))[3]) == hostile  # shown as typed
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, TraceScreen), what="the log")
-        assert app.screen.job.id == chosen.id  # type: ignore[attr-defined]
+        assert app.screen.job.id == job_id  # type: ignore[attr-defined]
+        assert hostile in str(app.screen.query_one(TraceHeader).render())
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is screen, what="the jobs list")
-        assert isinstance(app.screen, JobsScreen)
+        assert app.is_running  # the [@click=app.quit] in the name did nothing

@@ -25,8 +25,10 @@ def plain(cell: Any) -> str:
 
 
 def active_integration(server: SimServer) -> tuple[int, str]:
+    """An active integration whose settings hold a secret."""
     return next((pid, slug) for (pid, slug), record in server.state.integrations.items()
-                if record.active and slug != "cluster-platform")
+                if record.active and slug != "cluster-platform"
+                and any(is_secret(name) and value for name, value in record.properties.items()))
 
 
 
@@ -40,7 +42,7 @@ def test_form_is_typed_from_the_spec() -> None:
     assert chat["webhook"].kind == "secret" and chat["push_events"].kind == "bool"
 
 
-async def test_list_has_every_slug_with_state(sim: SimServer, make_app: MakeApp) -> None:
+async def test_list_every_slug_state_and_detail_masks_secrets(sim: SimServer, make_app: MakeApp) -> None:
     pid, slug = active_integration(sim)
     app = make_app(sim)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -48,6 +50,20 @@ async def test_list_has_every_slug_with_state(sim: SimServer, make_app: MakeApp)
         rows = {row.key: row for row in screen.table.rows()}
         assert set(rows) == set(INTEGRATIONS)
         assert plain(rows[slug].cells[1]) == "active"
+        screen.table.move_cursor_to_key(slug)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        detail = app.screen
+        assert isinstance(detail, IntegrationDetailScreen)
+        values = {str(row.cells[0]).rstrip(" *"): plain(row.cells[1]) for row in detail.table.rows()}
+        record = sim.state.integrations[(pid, slug)]
+        secrets = [(name, value) for name, value in record.properties.items() if is_secret(name) and value]
+        assert secrets
+        for name, value in secrets:
+            assert values[name] == MASK
+            assert all(str(value) not in shown for shown in values.values())
+        app.pop_screen()
+        await settle(app, pilot)
         if (pid, "cluster-platform") not in sim.state.integrations:
             assert plain(rows["cluster-platform"].cells[1]) == "deprecated"
             assert "400" in plain(rows["cluster-platform"].cells[2])
@@ -57,18 +73,6 @@ async def test_list_has_every_slug_with_state(sim: SimServer, make_app: MakeApp)
             assert app.screen is screen
             assert any("deprecated" in message for message in toasts(app))
 
-
-async def test_detail_masks_secrets(sim: SimServer, make_app: MakeApp) -> None:
-    pid, slug = active_integration(sim)
-    record = sim.state.integrations[(pid, slug)]
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await push(app, pilot, IntegrationDetailScreen(pid, "some/project", slug))
-        values = {str(row.cells[0]).rstrip(" *"): plain(row.cells[1]) for row in screen.table.rows()}
-        for name, value in record.properties.items():
-            if is_secret(name) and value:
-                assert values[name] == MASK
-                assert all(str(value) not in shown for shown in values.values())
 
 
 async def test_configure_then_disable(sim_factory: Any, make_app: MakeApp, no_confirm_guard: None) -> None:

@@ -80,7 +80,7 @@ async def test_project_group_and_global_lists(sim: SimServer, make_app: MakeApp)
         assert all("bug" in row.data.labels for row in everything.table.rows())
 
 
-async def test_detail_shows_description_verbatim_and_admin_extras(sim_factory: Any, make_app: MakeApp) -> None:
+async def test_detail_description_verbatim_inert_and_admin_extras(sim_factory: Any, make_app: MakeApp) -> None:
     server = sim_factory()
     issue = next(i for i in server.state.issues.values() if i.user_agent and not i.deleted)
     issue.description = "[bold red]not markup[/] and [link=x]y[/link]"
@@ -88,21 +88,21 @@ async def test_detail_shows_description_verbatim_and_admin_extras(sim_factory: A
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
         description = screen.query_one("#description", Static)
-        assert str(description.render()) == issue.description
+        assert str(description.render()) == issue.description  # brackets stay literal text
         shown = fields(screen)
         assert shown["title"] == issue.title
         assert "participants" in shown and "user_agent" in shown
+        app.pop_screen()
+        issue.title = "title \x1b]0;pwned\x07 end"  # hostile server text stays inert
+        issue.description = "line\x1b[2J\x1b[31mred\x9b"
+        listing = await push(app, pilot, IssuesScreen(project_id=issue.project_id, project_path="p"))
+        title = next(row.cells[2] for row in listing.table.rows() if row.data.iid == issue.iid)
+        assert "\x1b" not in str(title) and "␛" in str(title)
+        detail = await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
+        rendered = str(detail.query_one("#description", Static).render())
+        assert "\x1b" not in rendered and "\x9b" not in rendered and "red" in rendered
+        assert "\x1b" not in fields(detail)["title"]
 
-
-async def test_user_does_not_get_user_agent_detail(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim, role="user")
-    async with app.run_test(size=(120, 40)) as pilot:
-        listing = await push(app, pilot, IssuesScreen(filters={"scope": "all", "state": "opened"}))
-        await pilot.press("enter")
-        await settle(app, pilot)
-        assert isinstance(app.screen, IssueDetailScreen)
-        assert "user_agent" not in fields(app.screen)
-        assert listing.table.row_count > 0
 
 
 async def test_create_keeps_input_on_error_then_creates(sim_factory: Any, make_app: MakeApp) -> None:
@@ -230,15 +230,3 @@ async def test_move_to_same_project_explains_then_move_and_delete(sim_factory: A
         await settle(app, pilot)
         assert moved.deleted
         assert app.screen is not screen
-
-
-async def test_read_only_hides_issue_actions(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim, read_only=True)
-    issue = open_issue(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
-        for action in ("edit", "close_reopen", "subscribe", "todo", "time", "move", "delete", "lock"):
-            assert screen.check_action(action, ()) is False
-        await pilot.press("e", "x", "D")
-        await settle(app, pilot)
-        assert app.screen is screen

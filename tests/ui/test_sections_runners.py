@@ -42,14 +42,6 @@ async def test_admin_sees_every_runner_with_coloured_status_and_scopes(sim: SimS
         assert not screen.all_runners and screen.scope == ""
 
 
-async def test_user_sees_own_runners(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim, role="user")
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await push(app, pilot, RunnersScreen())
-        assert not screen.all_runners
-        kinds = {row.cells[3] for row in screen.table.rows()}
-        assert kinds <= {"specific"}
-
 
 async def test_detail_masks_token_and_opens_project_runners(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
@@ -128,16 +120,6 @@ async def test_pause_resume_and_delete_are_confirmed(sim_factory: Any, make_app:
         assert runner.id not in {row.key for row in screen.table.rows()}
 
 
-async def test_read_only_hides_runner_changes(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim, read_only=True)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await push(app, pilot, RunnersScreen(all_runners=True))
-        assert screen.check_action("edit", ()) is False
-        assert screen.check_action("delete", ()) is False
-        await pilot.press("e", "D", "p")
-        await settle(app, pilot)
-        assert app.screen is screen
-
 
 async def test_runner_jobs_filter_and_open_trace(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
@@ -161,28 +143,15 @@ async def test_runner_jobs_filter_and_open_trace(sim: SimServer, make_app: MakeA
         assert app.screen.job.id == job.id
 
 
-async def test_disable_only_project_explains(sim_factory: Any, make_app: MakeApp, no_confirm_guard: None) -> None:
-    server = sim_factory()
-    app = make_app(server)
-    runner = next(r for r in server.state.runners.values() if len(r.project_ids) == 1)
-    project_id = runner.project_ids[0]
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await push(app, pilot, ProjectRunnersScreen(project_id, "some/project"))
-        screen.table.move_cursor_to_key(runner.id)
-        await pilot.press("X")
-        await settle(app, pilot)
-        await pilot.click("#confirm")
-        await settle(app, pilot)
-        assert isinstance(app.screen, MessageScreen)
-        assert runner.project_ids == [project_id]
 
 
-async def test_enable_and_disable_runner_in_project(sim_factory: Any, make_app: MakeApp,
-                                                   no_confirm_guard: None) -> None:
+async def test_project_runners_enable_disable_and_only_project_error(sim_factory: Any, make_app: MakeApp,
+                                                                    no_confirm_guard: None) -> None:
     server = sim_factory()
     app = make_app(server)
     runner = next(r for r in server.state.runners.values() if len(r.project_ids) >= 2 and not r.locked)
     target = next(p.id for p in server.state.projects.values() if p.id not in runner.project_ids)
+    lonely = next(r for r in server.state.runners.values() if len(r.project_ids) == 1)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await push(app, pilot, ProjectRunnersScreen(target, "target/project"))
         await pilot.press("E")
@@ -200,3 +169,12 @@ async def test_enable_and_disable_runner_in_project(sim_factory: Any, make_app: 
         await pilot.click("#confirm")
         await settle(app, pilot)
         assert target not in runner.project_ids
+        app.pop_screen()
+        only = await push(app, pilot, ProjectRunnersScreen(lonely.project_ids[0], "some/project"))
+        only.table.move_cursor_to_key(lonely.id)
+        await pilot.press("X")
+        await settle(app, pilot)
+        await pilot.click("#confirm")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MessageScreen)  # "only project: delete the runner instead"
+        assert lonely.project_ids != []

@@ -26,7 +26,7 @@ from labdeck.ui.screens.project_settings import (
 )
 from labdeck.ui.screens.record_detail import RecordDetailScreen
 from labdeck.ui.screens.runner_detail import RunnerDetailScreen
-from labdeck.ui.screens.runners import RunnersScreen
+from labdeck.ui.screens.runners import ProjectRunnersScreen, RunnersScreen
 from labdeck.ui.screens.sections_registry import register
 from labdeck.ui.widgets.form import FormScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
@@ -64,10 +64,10 @@ async def test_menu_opens_every_area(sim: SimServer, make_app: MakeApp) -> None:
         menu = await push(app, pilot, ProjectSettingsScreen(PROJECT, PATH))
         keys = [row.key for row in menu.table.rows()]
         assert {"hooks", "branches", "badges", "notifications", "export", "delete", "create"} <= set(keys)
-        expected = {"hooks": ProjectHooksScreen, "branches": ProtectedBranchesScreen, "badges": GroupBadgesScreen,
-                    "notifications": NotificationSettingsScreen, "export": ProjectExportScreen,
-                    "issues": IssuesScreen, "integrations": IntegrationsScreen, "users": ProjectUsersScreen,
-                    "forks": ProjectForksScreen}
+        # (the :commands test opens the other screens)
+        expected = {"hooks": ProjectHooksScreen, "badges": GroupBadgesScreen, "notifications": NotificationSettingsScreen,
+                    "issues": IssuesScreen, "users": ProjectUsersScreen, "forks": ProjectForksScreen,
+                    "runners": ProjectRunnersScreen}
         for key, screen_type in expected.items():
             menu.table.move_cursor_to_key(key)
             await pilot.press("enter")
@@ -77,13 +77,40 @@ async def test_menu_opens_every_area(sim: SimServer, make_app: MakeApp) -> None:
             await pilot.pause()
 
 
-async def test_read_only_menu_has_no_changes(sim: SimServer, make_app: MakeApp) -> None:
+
+async def test_read_only_hides_every_change(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim, read_only=True)
+    issue = next(i for i in sim.state.issues.values() if i.state == "opened" and not i.deleted)
     async with app.run_test(size=(120, 40)) as pilot:
         menu = await push(app, pilot, ProjectSettingsScreen(PROJECT, PATH))
         keys = {row.key for row in menu.table.rows()}
         assert "delete" not in keys and "edit" not in keys and "hooks" in keys
         assert menu.check_action("delete", ()) is False
+        runners = await push(app, pilot, RunnersScreen(all_runners=True))
+        assert runners.check_action("edit", ()) is False and runners.check_action("delete", ()) is False
+        await pilot.press("e", "D", "p")
+        await settle(app, pilot)
+        assert app.screen is runners
+        detail = await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
+        for action in ("edit", "close_reopen", "subscribe", "todo", "time", "move", "delete", "lock"):
+            assert detail.check_action(action, ()) is False
+        await pilot.press("e", "x", "D")
+        await settle(app, pilot)
+        assert app.screen is detail
+
+
+async def test_user_role_sees_own_runners_and_no_admin_detail(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim, role="user")
+    async with app.run_test(size=(120, 40)) as pilot:
+        runners = await push(app, pilot, RunnersScreen())
+        assert not runners.all_runners
+        assert {row.cells[3] for row in runners.table.rows()} <= {"specific"}
+        listing = await push(app, pilot, IssuesScreen(filters={"scope": "all", "state": "opened"}))
+        assert listing.table.row_count > 0
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, IssueDetailScreen)
+        assert "user_agent" not in {str(row.cells[0]) for row in app.screen.table.rows()}
 
 
 async def test_hooks_add_edit_delete(sim_factory: Any, make_app: MakeApp, no_confirm_guard: None) -> None:

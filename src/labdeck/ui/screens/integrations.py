@@ -15,7 +15,7 @@ from labdeck.api.resources.integrations import INTEGRATIONS
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.widgets.form import FormField, FormScreen, coloured, field_row, fields_table
+from labdeck.ui.widgets.form import FormField, FormScreen, clean, coloured, field_row, fields_table
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 DEPRECATED = {"cluster-platform"}
@@ -152,8 +152,8 @@ class IntegrationsScreen(IntegrationActions, SectionScreen):
     def __init__(self, project_id: int, project_path: str) -> None:
         super().__init__()
         self.project_id = project_id
-        self.project_path = project_path
-        self.context_text = project_path
+        self.project_path = clean(project_path)
+        self.context_text = self.project_path
         self.integrations: dict[str, Any] = {}
         self.problems: dict[str, str] = {}
         """Why a slug could not be read (deprecated cluster integration, development-only slug …)."""
@@ -182,7 +182,7 @@ class IntegrationsScreen(IntegrationActions, SectionScreen):
         try:
             return await self.app.client.integrations.get(self.project_id, slug)  # type: ignore[attr-defined]
         except (errors.ValidationError, errors.NotFound) as error:
-            self.problems[slug] = DEPRECATED_MESSAGE if slug in DEPRECATED else error.user_message()
+            self.problems[slug] = DEPRECATED_MESSAGE if slug in DEPRECATED else clean(error.user_message())
             return None
 
     async def _load(self) -> None:
@@ -261,10 +261,10 @@ class IntegrationDetailScreen(IntegrationActions, SectionScreen):
     def __init__(self, project_id: int, project_path: str, slug: str) -> None:
         super().__init__()
         self.project_id = project_id
-        self.project_path = project_path
+        self.project_path = clean(project_path)
         self.slug = slug
         self.integration: Any = None
-        self.context_text = f"{project_path} · {slug}"
+        self.context_text = f"{self.project_path} · {slug}"
         self.load_count = 0
 
     def compose_content(self) -> ComposeResult:

@@ -16,7 +16,7 @@ from textual.widgets import Static
 from labdeck.api import errors
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.issue_form import IssueActions
-from labdeck.ui.widgets.form import field_row, fields_table, shown
+from labdeck.ui.widgets.form import clean, field_row, fields_table, shown
 from labdeck.ui.widgets.resource_table import ResourceTable, TableRow
 
 
@@ -84,7 +84,7 @@ class IssueDetailScreen(IssueActions, SectionScreen):
         super().__init__()
         self.project_id = project_id
         self.iid = iid
-        self.project_path = project_path or f"project {project_id}"
+        self.project_path = clean(project_path or f"project {project_id}")
         self.issue: Any = None
         self.context_text = f"{self.project_path}#{iid}"
         self.load_count = 0
@@ -159,7 +159,7 @@ class IssueDetailScreen(IssueActions, SectionScreen):
         if keep is not None:
             table.move_cursor_to_key(keep)
         description = issue.description or "(no description)"
-        self.query_one("#description", Static).update(Text(description))
+        self.query_one("#description", Static).update(Text(clean(description)))
         self.context_text = f"{self.project_path}#{issue.iid} · {issue.state}"
         self.mark_loaded()
         self.update_title()

@@ -12,7 +12,7 @@ from labdeck.api import errors
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
-from labdeck.ui.widgets.form import FormField, FormScreen
+from labdeck.ui.widgets.form import FormField, FormScreen, clean
 
 _DURATION = re.compile(r"^-?(\d+(mo|[wdhms]))+$")
 
@@ -190,7 +190,7 @@ class IssueActions:
             if answer:
                 screen.run_api(send, "state")
 
-        screen.app.push_screen(ConfirmScreen("Close issue", f"Close issue #{issue.iid}?\n{issue.title}",
+        screen.app.push_screen(ConfirmScreen("Close issue", f"Close issue #{issue.iid}?\n{clean(issue.title)}",
                                              action_label="Close issue", target=f"issue #{issue.iid}",
                                              danger=False), confirmed)
 
@@ -281,13 +281,13 @@ class IssueActions:
         def picked(project: Any) -> None:
             if project is None:
                 return
-            path = project.path_with_namespace or str(project.id)
+            path = clean(project.path_with_namespace or str(project.id))
 
             async def send() -> None:
                 try:
                     moved = await client.issues.move(issue.project_id, issue.iid, project.id)
                 except errors.ValidationError as error:
-                    screen.app.push_screen(MessageScreen("Issue not moved", error.message))
+                    screen.app.push_screen(MessageScreen("Issue not moved", clean(error.message)))
                     return
                 screen.notify(f"Moved to {path} as #{moved.iid}.", timeout=6, markup=False)
                 after(moved)
@@ -317,6 +317,6 @@ class IssueActions:
 
                 screen.run_api(send, "delete")
 
-        screen.app.push_screen(ConfirmScreen("Delete issue", f"Delete issue #{issue.iid}?\n{issue.title}",
+        screen.app.push_screen(ConfirmScreen("Delete issue", f"Delete issue #{issue.iid}?\n{clean(issue.title)}",
                                              action_label="Delete", target=f"issue #{issue.iid}",
                                              typed=str(issue.iid)), confirmed)

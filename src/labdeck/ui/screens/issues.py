@@ -16,7 +16,7 @@ from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.issue_form import IssueActions
 from labdeck.ui.screens.projects import ServerFilterInput
-from labdeck.ui.widgets.form import coloured
+from labdeck.ui.widgets.form import clean, coloured, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 ISSUE_FILTERS = ("state", "scope", "labels", "milestone", "search", "author_id", "assignee_id",
@@ -70,16 +70,16 @@ def issue_project_path(app: App[Any], issue: Any) -> str:
     """The issue's project path: from the projects the console knows, else from its web URL."""
     known: dict[int, str] = getattr(app, "known_projects", {})
     if issue.project_id in known:
-        return known[issue.project_id]
+        return clean(known[issue.project_id])
     url = issue.web_url or ""
     for marker in ("/-/issues/", "/issues/"):
         if marker in url:
             head = url.split(marker)[0]
             base = getattr(getattr(app, "session", None), "base_url", "") or ""
             if base and head.startswith(base.rstrip("/")):
-                return head[len(base.rstrip("/")):].strip("/")
+                return clean(head[len(base.rstrip("/")):].strip("/"))
             parts = head.split("/")
-            return "/".join(parts[3:]) if len(parts) > 3 else head
+            return clean("/".join(parts[3:]) if len(parts) > 3 else head)
     return f"project {issue.project_id}"
 
 
@@ -102,8 +102,10 @@ class IssuesScreen(IssueActions, SectionScreen):
                  project_path: str | None = None, filters: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.project_id = project_id
-        self.group = group
-        self.project_path = project_path
+        self.group = clean(group) if group is not None else None
+        self.group_ref = group
+        """The group as given (for the API); :attr:`group` is the displayed form."""
+        self.project_path = clean(project_path) if project_path is not None else None
         self.filters: dict[str, Any] = dict(filters) if filters is not None else {"state": "opened"}
         if project_id is None and group is None:
             self.filters.setdefault("scope", "created-by-me")
@@ -158,7 +160,7 @@ class IssuesScreen(IssueActions, SectionScreen):
         if self.project_id is not None:
             pager = client.issues.project_issues(self.project_id, per_page=PAGE_SIZE, **query)
         elif self.group is not None:
-            pager = client.issues.group_issues(self.group, per_page=PAGE_SIZE, **query)
+            pager = client.issues.group_issues(self.group_ref, per_page=PAGE_SIZE, **query)
         else:
             pager = client.issues.list(per_page=PAGE_SIZE, **query)
         table = self.table
@@ -186,14 +188,14 @@ class IssuesScreen(IssueActions, SectionScreen):
         reference = (f"#{issue.iid}" if self.project_id is not None
                      else f"{issue_project_path(self.app, issue)}#{issue.iid}")
         state = coloured(self.app, issue.state or "—", "success" if issue.state == "opened" else "text-muted")
-        title = Text(issue.title or "")
+        title = Text(clean(issue.title))
         if issue.confidential:
             title = Text.assemble(coloured(self.app, "[confidential] ", "warning"), title)
         return TableRow(
             key=(issue.project_id, issue.iid),
-            cells=(reference, state, title, ", ".join(issue.labels) or "—",
-                   ", ".join(a.username or str(a.id) for a in issue.assignees) or "—",
-                   (issue.milestone.title or "—") if issue.milestone else "—",
+            cells=(reference, state, title, shown(issue.labels),
+                   shown([a.username or str(a.id) for a in issue.assignees]),
+                   shown(issue.milestone.title if issue.milestone else None),
                    relative_time(issue.updated_at, now)),
             data=issue,
         )

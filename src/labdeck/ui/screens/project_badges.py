@@ -12,7 +12,7 @@ from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.project_settings import ListSection
 from labdeck.ui.screens.record_detail import RecordDetailScreen
-from labdeck.ui.widgets.form import FormField, FormScreen, shown
+from labdeck.ui.widgets.form import FormField, FormScreen, clean, shown
 from labdeck.ui.widgets.resource_table import Column, TableRow
 
 PLACEHOLDERS = "%{project_path} %{project_id} %{default_branch} %{commit_sha}"
@@ -43,10 +43,11 @@ class GroupBadgesScreen(ListSection):
 
     def __init__(self, group: str) -> None:
         super().__init__(f"group {group}")
-        self.group = group
+        self.group_ref = group
+        self.group = clean(group)
 
     async def fetch(self) -> list[TableRow]:
-        badges = await self.client.badges.list(self.group).all()
+        badges = await self.client.badges.list(self.group_ref).all()
         return [TableRow(key=b.id, cells=(str(b.id), shown(b.link_url), shown(b.image_url),
                                           shown(b.rendered_link_url)), data=b) for b in badges]
 
@@ -58,7 +59,7 @@ class GroupBadgesScreen(ListSection):
         """``enter``: the badge as the server has it now (``GET …/badges/:badge_id``)."""
         if data is not None:
             self.app.push_screen(RecordDetailScreen("Badge", f"group {self.group} · badge #{data.id}",
-                                                    lambda: self.client.badges.get(self.group, data.id)))
+                                                    lambda: self.client.badges.get(self.group_ref, data.id)))
 
     def _saved(self, badge: Any) -> None:
         if badge is not None:
@@ -71,7 +72,7 @@ class GroupBadgesScreen(ListSection):
             return
 
         async def save(values: dict[str, Any]) -> Any:
-            return await self.client.badges.create(self.group, values["link_url"], values["image_url"])
+            return await self.client.badges.create(self.group_ref, values["link_url"], values["image_url"])
 
         self.app.push_screen(FormScreen("Add group badge", badge_fields(), save, target=f"group {self.group}",
                                         submit_label="Add"), self._saved)
@@ -83,7 +84,7 @@ class GroupBadgesScreen(ListSection):
             return
 
         async def save(values: dict[str, Any]) -> Any:
-            return await self.client.badges.update(self.group, badge.id, **values)
+            return await self.client.badges.update(self.group_ref, badge.id, **values)
 
         self.app.push_screen(FormScreen(f"Edit badge #{badge.id}", badge_fields(badge), save, only_changed=True,
                                         target=f"group {self.group}"), self._saved)
@@ -97,7 +98,7 @@ class GroupBadgesScreen(ListSection):
         def confirmed(answer: bool | None) -> None:
             if answer:
                 async def send() -> None:
-                    await self.client.badges.delete(self.group, badge.id)
+                    await self.client.badges.delete(self.group_ref, badge.id)
                     self.notify(f"Badge #{badge.id} deleted.", timeout=4)
                     self.reload()
 
@@ -111,7 +112,7 @@ class GroupBadgesScreen(ListSection):
         badge = self.table.cursor_data
 
         async def render(values: dict[str, Any]) -> Any:
-            return await self.client.badges.render(self.group, values["link_url"], values["image_url"])
+            return await self.client.badges.render(self.group_ref, values["link_url"], values["image_url"])
 
         def done(preview: Any) -> None:
             if preview is not None:
@@ -149,7 +150,7 @@ class NotificationSettingsScreen(ListSection):
                  group: str | None = None) -> None:
         super().__init__(project_path or "global")
         self.project_id = project_id
-        self.project_path = project_path
+        self.project_path = clean(project_path) if project_path is not None else None
         self.group = group
         self.settings: dict[str, Any] = {}
 
@@ -157,7 +158,7 @@ class NotificationSettingsScreen(ListSection):
         notifications = self.client.notifications
         scopes: list[tuple[str, str, Any]] = [("global", "global", await notifications.global_settings())]
         if self.group is not None:
-            scopes.append(("group", f"group {self.group}", await notifications.group_settings(self.group)))
+            scopes.append(("group", f"group {clean(self.group)}", await notifications.group_settings(self.group)))
         if self.project_id is not None:
             scopes.append(("project", f"project {self.project_path or self.project_id}",
                            await notifications.project_settings(self.project_id)))
@@ -166,7 +167,7 @@ class NotificationSettingsScreen(ListSection):
         for key, label, settings in scopes:
             events = settings.events or {}
             on = ", ".join(name for name in NOTIFICATION_EVENTS if events.get(name)) or "—"
-            email = f" · {settings.notification_email}" if settings.notification_email else ""
+            email = f" · {clean(settings.notification_email)}" if settings.notification_email else ""
             rows.append(TableRow(key=key, cells=(label + email, settings.level or "—", on), data=key))
         return rows
 

@@ -14,7 +14,7 @@ from textual.widgets import ProgressBar
 
 from labdeck.ui.formatting import size
 from labdeck.ui.screens.project_settings import ListSection, local_path
-from labdeck.ui.widgets.form import FormField, FormScreen, field_row
+from labdeck.ui.widgets.form import FormField, FormScreen, clean, field_row
 from labdeck.ui.widgets.job_dialogs import default_download_dir
 from labdeck.ui.widgets.resource_table import Column, TableRow
 
@@ -46,7 +46,7 @@ class ProjectExportScreen(ListSection):
     def __init__(self, project_id: int, project_path: str) -> None:
         super().__init__(project_path)
         self.project_id = project_id
-        self.project_path = project_path
+        self.project_path = clean(project_path)
         self.export_status = ""
         self.imported: Any = None
         """The import status record of the last import started here."""
@@ -176,7 +176,7 @@ class ProjectExportScreen(ListSection):
         def done(status: Any) -> None:
             if status is not None:
                 self.imported = status
-                self.notify(f"Import of {status.path_with_namespace or status.path} {status.import_status}.",
+                self.notify(f"Import of {clean(status.path_with_namespace or status.path)} {status.import_status}.",
                             timeout=5, markup=False)
                 self.action_watch()
 

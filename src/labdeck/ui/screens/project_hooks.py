@@ -11,7 +11,7 @@ from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.project_settings import ListSection
 from labdeck.ui.screens.record_detail import RecordDetailScreen
-from labdeck.ui.widgets.form import FormField, FormScreen
+from labdeck.ui.widgets.form import FormField, FormScreen, clean, shown
 from labdeck.ui.widgets.resource_table import Column, TableRow
 
 HOOK_EVENTS = ("push_events", "issues_events", "confidential_issues_events", "merge_requests_events",
@@ -57,12 +57,12 @@ class ProjectHooksScreen(ListSection):
     def __init__(self, project_id: int, project_path: str) -> None:
         super().__init__(project_path)
         self.project_id = project_id
-        self.project_path = project_path
+        self.project_path = clean(project_path)
 
     async def fetch(self) -> list[TableRow]:
         now = self.app.clock()  # type: ignore[attr-defined]
         hooks = await self.client.hooks.list(self.project_id).all()
-        return [TableRow(key=h.id, cells=(str(h.id), h.url or "—", _events_text(h),
+        return [TableRow(key=h.id, cells=(str(h.id), shown(h.url), _events_text(h),
                                           "yes" if h.enable_ssl_verification else "no",
                                           relative_time(h.created_at, now)), data=h) for h in hooks]
 
@@ -121,13 +121,13 @@ class ProjectHooksScreen(ListSection):
 
                 self.run_api(send, "delete")
 
-        self.app.push_screen(ConfirmScreen("Delete hook", f"Delete hook #{hook.id} → {hook.url}?",
+        self.app.push_screen(ConfirmScreen("Delete hook", f"Delete hook #{hook.id} → {clean(hook.url)}?",
                                            action_label="Delete", target=self.project_path), confirmed)
 
 
 def _levels(levels: list[Any]) -> str:
-    return ", ".join(level.access_level_description or _ACCESS_NAMES.get(level.access_level or 0, "?")
-                     for level in levels) or "—"
+    return shown([level.access_level_description or _ACCESS_NAMES.get(level.access_level or 0, "?")
+                  for level in levels])
 
 
 class ProtectedBranchesScreen(ListSection):
@@ -145,11 +145,11 @@ class ProtectedBranchesScreen(ListSection):
     def __init__(self, project_id: int, project_path: str) -> None:
         super().__init__(project_path)
         self.project_id = project_id
-        self.project_path = project_path
+        self.project_path = clean(project_path)
 
     async def fetch(self) -> list[TableRow]:
         branches = await self.client.protected_branches.list(self.project_id).all()
-        return [TableRow(key=b.name, cells=(b.name, _levels(b.push_access_levels), _levels(b.merge_access_levels)),
+        return [TableRow(key=b.name, cells=(shown(b.name), _levels(b.push_access_levels), _levels(b.merge_access_levels)),
                          data=b) for b in branches]
 
     def copy_target(self) -> str | None:
@@ -180,7 +180,7 @@ class ProtectedBranchesScreen(ListSection):
 
         def done(branch: Any) -> None:
             if branch is not None:
-                self.notify(f"{branch.name} protected.", timeout=4, markup=False)
+                self.notify(f"{clean(branch.name)} protected.", timeout=4, markup=False)
                 self.reload()
 
         self.app.push_screen(FormScreen("Protect a branch", fields, save, target=self.project_path,
@@ -196,12 +196,12 @@ class ProtectedBranchesScreen(ListSection):
             if answer:
                 async def send() -> None:
                     await self.client.protected_branches.unprotect(self.project_id, branch.name)
-                    self.notify(f"{branch.name} is no longer protected.", timeout=4, markup=False)
+                    self.notify(f"{clean(branch.name)} is no longer protected.", timeout=4, markup=False)
                     self.reload()
 
                 self.run_api(send, "unprotect")
 
         self.app.push_screen(ConfirmScreen("Unprotect branch",
-                                           f"Remove the protection of {branch.name}? Anyone with developer access "
+                                           f"Remove the protection of {clean(branch.name)}? Anyone with developer access "
                                            "can then push, force-push or delete it.", action_label="Unprotect",
-                                           target=f"{self.project_path} · {branch.name}"), confirmed)
+                                           target=f"{self.project_path} · {clean(branch.name)}"), confirmed)

@@ -15,7 +15,7 @@ from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
-from labdeck.ui.widgets.form import FormField, FormScreen, shown
+from labdeck.ui.widgets.form import FormField, FormScreen, clean, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 GROUP_ACCESS = (("guest (10)", 10), ("reporter (20)", 20), ("developer (30)", 30), ("maintainer (40)", 40))
@@ -40,7 +40,7 @@ class ListSection(SectionScreen):
 
     def __init__(self, context: str = "") -> None:
         super().__init__()
-        self.context_text = context
+        self.context_text = clean(context)
         self.load_count = 0
 
     def compose_content(self) -> ComposeResult:
@@ -188,12 +188,12 @@ class ProjectSettingsScreen(ListSection):
     def __init__(self, project_id: int, project_path: str) -> None:
         super().__init__(project_path)
         self.project_id = project_id
-        self.project_path = project_path
+        self.project_path = clean(project_path)
         self.project: Any = None
 
     async def fetch(self) -> list[TableRow]:
         self.project = await self.client.projects.get(self.project_id)
-        self.project_path = self.project.path_with_namespace or self.project_path
+        self.project_path = clean(self.project.path_with_namespace or self.project_path)
         self.context_text = f"{self.project_path} · {self.project.visibility or ''}"
         read_only = getattr(self.app, "read_only", False)
         return [TableRow(key=key, cells=(label, about), data=key) for key, label, about in _MENU
@@ -361,7 +361,7 @@ class ProjectSettingsScreen(ListSection):
 
         def done(fork: Any) -> None:
             status = f" (import {fork.import_status})" if getattr(fork, "import_status", None) else ""
-            self.notify(f"Fork created: {fork.path_with_namespace or fork.id}{status}.", timeout=6, markup=False)
+            self.notify(f"Fork created: {clean(fork.path_with_namespace or fork.id)}{status}.", timeout=6, markup=False)
 
         self._form("Fork project", fields, save, done, label="Fork")
 
@@ -377,7 +377,7 @@ class ProjectSettingsScreen(ListSection):
             markdown = result.markdown or result.url or ""
             if markdown:
                 self.app.copy_to_clipboard(markdown)
-            self.app.push_screen(MessageScreen("File uploaded", f"{markdown}\n\n(copied to the clipboard)",
+            self.app.push_screen(MessageScreen("File uploaded", f"{clean(markdown)}\n\n(copied to the clipboard)",
                                                error=False))
 
         self._form("Upload a file", fields, save, done, label="Upload")
@@ -401,7 +401,7 @@ class ProjectSettingsScreen(ListSection):
             remember = getattr(self.app, "remember_projects", None)
             if remember is not None:
                 remember([project])
-            self.notify(f"Project {project.path_with_namespace or project.id} created.", timeout=6, markup=False)
+            self.notify(f"Project {clean(project.path_with_namespace or project.id)} created.", timeout=6, markup=False)
 
         self._form("Create a project", project_create_fields(), save, done, label="Create")
 

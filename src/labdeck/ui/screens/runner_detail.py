@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.runners import RunnerActions, runner_status, status_text
-from labdeck.ui.widgets.form import coloured, field_row, fields_table, shown
+from labdeck.ui.widgets.form import clean, coloured, field_row, fields_table, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 JOB_STATUSES: tuple[str, ...] = ("", "running", "success", "failed", "canceled")
@@ -49,7 +49,7 @@ def runner_rows(runner: Any, now: Any) -> list[TableRow]:
     ]
     for project in runner.projects:
         path = project.path_with_namespace or project.name_with_namespace or str(project.id)
-        rows.append(TableRow(key=("project", project.id), cells=("project", f"{path} (#{project.id})"),
+        rows.append(TableRow(key=("project", project.id), cells=("project", shown(f"{path} (#{project.id})")),
                              data=project))
     return rows
 
@@ -102,7 +102,7 @@ class RunnerDetailScreen(RunnerActions, SectionScreen):
         if runner is None:
             return
         self.runner = runner
-        self.context_text = f"#{runner.id} {runner.description or ''}".strip()
+        self.context_text = clean(f"#{runner.id} {runner.description or ''}".strip())
         table = self.table
         keep = table.cursor_key
         table.clear()
@@ -198,7 +198,7 @@ class RunnerJobsScreen(SectionScreen):
     def __init__(self, runner_id: int, description: str = "", *, status: str = "") -> None:
         super().__init__()
         self.runner_id = runner_id
-        self.description = description
+        self.description = clean(description)
         self.status = status
         self.load_count = 0
 
@@ -238,7 +238,7 @@ class RunnerJobsScreen(SectionScreen):
 
     def _row(self, job: Any, now: Any) -> TableRow:
         project = job.project
-        path = (project.path_with_namespace or str(project.id)) if project is not None else "—"
+        path = shown(project.path_with_namespace or str(project.id)) if project is not None else "—"
         status = job.status or "—"
         return TableRow(
             key=job.id,

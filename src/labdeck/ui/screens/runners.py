@@ -14,7 +14,7 @@ from labdeck.api import errors
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
-from labdeck.ui.widgets.form import FormField, FormScreen, coloured
+from labdeck.ui.widgets.form import FormField, FormScreen, clean, coloured, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 MINE_SCOPES: tuple[str, ...] = ("", "active", "paused", "online")
@@ -56,8 +56,8 @@ def runner_row(app: App[Any], runner: Any) -> TableRow:
     kind = "shared" if runner.is_shared else "specific"
     return TableRow(
         key=runner.id,
-        cells=(str(runner.id), status_text(app, runner), runner.description or "—", kind,
-               "yes" if runner.active else "no", runner.ip_address or "—", runner.name or "—"),
+        cells=(str(runner.id), status_text(app, runner), shown(runner.description), kind,
+               "yes" if runner.active else "no", shown(runner.ip_address), shown(runner.name)),
         data=runner,
     )
 
@@ -113,7 +113,7 @@ class RunnerActions:
         """Pause an active runner or resume a paused one (confirmed)."""
         pause = bool(runner.active)
         verb = "Pause" if pause else "Resume"
-        label = f"runner #{runner.id} ({runner.description or 'no description'})"
+        label = clean(f"runner #{runner.id} ({runner.description or 'no description'})")
         message = (f"{verb} {label}?\n"
                    + ("It stops picking up new jobs; running jobs finish." if pause else
                       "It starts picking up jobs again."))
@@ -132,7 +132,7 @@ class RunnerActions:
 
     def runner_delete(self, screen: SectionScreen, runner: Any, after: Any) -> None:
         """Delete a runner after typing its id."""
-        label = f"runner #{runner.id} ({runner.description or 'no description'})"
+        label = clean(f"runner #{runner.id} ({runner.description or 'no description'})")
 
         def confirmed(answer: bool | None) -> None:
             if answer:
@@ -303,8 +303,8 @@ class ProjectRunnersScreen(SectionScreen):
     def __init__(self, project_id: int, project_path: str) -> None:
         super().__init__()
         self.project_id = project_id
-        self.project_path = project_path
-        self.context_text = project_path
+        self.project_path = clean(project_path)
+        self.context_text = self.project_path
         self.load_count = 0
 
     def compose_content(self) -> ComposeResult:
@@ -385,15 +385,15 @@ class ProjectRunnersScreen(SectionScreen):
         runner = self.table.cursor_data
         if runner is None or self.refuse_if_read_only():
             return
-        label = f"runner #{runner.id} ({runner.description or 'no description'})"
+        label = clean(f"runner #{runner.id} ({runner.description or 'no description'})")
 
         def confirmed(answer: bool | None) -> None:
             if answer:
                 self.run_api(lambda: self._disable(runner.id), "disable")
 
         self.app.push_screen(ConfirmScreen("Disable runner in project",
-                                           f"Stop {label} from taking jobs of {self.project_path}?",
-                                           action_label="Disable", target=self.project_path), confirmed)
+                                           f"Stop {label} from taking jobs of {clean(self.project_path)}?",
+                                           action_label="Disable", target=clean(self.project_path)), confirmed)
 
     async def _disable(self, runner_id: int) -> None:
         client = self.app.client  # type: ignore[attr-defined]
@@ -404,8 +404,9 @@ class ProjectRunnersScreen(SectionScreen):
                 raise
             self.app.push_screen(MessageScreen(
                 "Cannot disable the runner here",
-                f"{self.project_path} is the only project of runner #{runner_id}, so it cannot be disabled "
-                f"in it. Delete the runner instead (runners section, D).\n\nServer: {error.user_message()}"))
+                clean(f"{self.project_path} is the only project of runner #{runner_id}, so it cannot be "
+                      f"disabled in it. Delete the runner instead (runners section, D).\n\n"
+                      f"Server: {error.user_message()}")))
             return
         self.notify(f"Runner #{runner_id} disabled in {self.project_path}.", timeout=4, markup=False)
         self.reload()

@@ -35,8 +35,16 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, Switch, TextArea
 
 from labdeck.api import errors
+from labdeck.tail.sanitize import escape_raw
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+
+
+def clean(value: Any) -> str:
+    """Server text made inert for the terminal: escape and control characters become visible
+    symbols (``␛``), only newlines and tabs stay. Use it on every server string shown."""
+    return escape_raw("" if value is None else str(value))
+
 
 FieldKind = Literal["text", "secret", "int", "bool", "select", "multiline"]
 MASK = "•••••••• (hidden)"
@@ -68,7 +76,7 @@ def _initial(field: FormField) -> Any:
     if field.kind == "bool":
         return bool(field.value)
     if field.kind in ("text", "secret", "multiline"):
-        return "" if field.value is None else str(field.value)
+        return clean(field.value)  # shown as typed text: made inert, compared in this form
     return field.value
 
 
@@ -87,13 +95,19 @@ class FormScreen(ModalScreen[Any]):
     }
     FormScreen #form-title { text-style: bold; width: 100%; }
     FormScreen #form-target { color: $text-muted; width: 100%; }
-    FormScreen #fields { height: auto; max-height: 80vh; }
-    FormScreen .form-row { height: auto; width: 100%; }
-    FormScreen .form-label { width: 28; padding: 1 1 0 0; text-wrap: nowrap; text-overflow: ellipsis; }
+    FormScreen #fields { height: auto; max-height: 60vh; margin: 1 0 0 0; }
+    FormScreen .form-row { height: auto; width: 100%; margin: 0 0 0 0; }
+    FormScreen .form-label { width: 28; padding: 0 1 0 0; text-wrap: nowrap; text-overflow: ellipsis; }
     FormScreen .form-label.-required { text-style: bold; }
     FormScreen .form-widget { width: 1fr; }
-    FormScreen Switch.form-widget { width: auto; }
-    FormScreen TextArea.form-widget { height: 6; }
+    FormScreen Input.form-widget { height: 1; border: none; padding: 0 1; background: $boost; }
+    FormScreen Input.form-widget:focus { background: $primary 30%; }
+    FormScreen Switch.form-widget { width: auto; height: 1; border: none; padding: 0; }
+    FormScreen Switch.form-widget:focus { background: $primary 30%; }
+    FormScreen Select.form-widget > SelectCurrent { height: 1; border: none; padding: 0 1; background: $boost; }
+    FormScreen Select.form-widget:focus > SelectCurrent { background: $primary 30%; }
+    FormScreen TextArea.form-widget { height: 5; border: none; background: $boost; }
+    FormScreen TextArea.form-widget:focus { background: $primary 20%; }
     FormScreen .form-help { color: $text-muted; padding: 0 0 0 28; width: 100%; }
     FormScreen .form-error { color: $text-error; padding: 0 0 0 28; width: 100%; display: none; }
     FormScreen .form-error.-shown { display: block; }
@@ -119,9 +133,9 @@ class FormScreen(ModalScreen[Any]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label(Text(self._title), id="form-title")
+            yield Label(Text(clean(self._title)), id="form-title")
             if self._target:
-                yield Label(Text(self._target), id="form-target")
+                yield Label(Text(clean(self._target)), id="form-target")
             with VerticalScroll(id="fields"):
                 for field in self.fields:
                     with Horizontal(classes="form-row"):
@@ -142,7 +156,7 @@ class FormScreen(ModalScreen[Any]):
             return Switch(value=bool(field.value), id=wid, classes="form-widget")
         if field.kind == "select":
             value = field.value if any(v == field.value for _, v in field.options) else Select.NULL
-            return Select([(Text(label), v) for label, v in field.options], value=value,
+            return Select([(Text(clean(label)), v) for label, v in field.options], value=value,
                           allow_blank=not field.required, id=wid, classes="form-widget")
         if field.kind == "multiline":
             return TextArea(_initial(field), id=wid, classes="form-widget", soft_wrap=True)
@@ -230,12 +244,12 @@ class FormScreen(ModalScreen[Any]):
         for field in self.fields:
             error = self.query_one(f"#err-{field.name}", Static)
             text = problems.get(field.name, "")
-            error.update(Text(text))
+            error.update(Text(clean(text)))
             error.set_class(bool(text), "-shown")
         bottom = message or "; ".join(extra)
         self.last_error = bottom
         widget = self.query_one("#form-message", Static)
-        widget.update(Text(bottom))
+        widget.update(Text(clean(bottom)))
         widget.set_class(bool(bottom), "-shown")
 
     # --- actions ------------------------------------------------------------------------------
@@ -317,8 +331,8 @@ def coloured(app: App[Any], text: str, *variables: str, bold: bool = False) -> T
     not a colour) becomes dim text so it follows the theme's foreground."""
     colour = theme_colour(app, *variables)
     if colour is None:
-        return Text(text, style=Style(dim="text-muted" in variables, bold=bold))
-    return Text(text, style=Style(color=colour, bold=bold))
+        return Text(clean(text), style=Style(dim="text-muted" in variables, bold=bold))
+    return Text(clean(text), style=Style(color=colour, bold=bold))
 
 
 def shown(value: Any, now: datetime | None = None) -> str:
@@ -336,7 +350,7 @@ def shown(value: Any, now: datetime | None = None) -> str:
         return ", ".join(shown(item, now) for item in value) or "—"
     if isinstance(value, dict):
         return ", ".join(f"{k}={shown(v, now)}" for k, v in value.items()) or "—"
-    return " ".join(str(value).split())
+    return clean(" ".join(str(value).split()))
 
 
 def fields_table(id: str) -> ResourceTable:

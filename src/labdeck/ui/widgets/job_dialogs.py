@@ -102,8 +102,8 @@ class PathDialog(ModalScreen[tuple[str, Path] | None]):
         with Vertical():
             yield Label(Text(self._title, style="bold"))
             if self._ask_inner:
-                yield Label("File inside the archive (empty = the whole archive):")
-                yield Input(placeholder="e.g. coverage/report.txt", id="inner")
+                yield Label("File inside the archive, e.g. coverage/report.txt (empty = the whole archive):")
+                yield Input(id="inner")
             yield Label("Save to:")
             yield Input(str(self._default), id="dest")
             with Horizontal(classes="buttons"):

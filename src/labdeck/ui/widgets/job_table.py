@@ -15,12 +15,14 @@ from textual.color import Color, ColorParseError
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
-ACTIVE_STATUSES = frozenset(
-    {"created", "pending", "running", "preparing", "waiting_for_resource", "scheduled", "started"}
-)
-"""Statuses that can still change without anyone pressing a key (drives the fast refresh)."""
-FINISHED_STATUSES = frozenset({"success", "failed", "canceled", "skipped"})
-ALL_SCOPES = ("created", "pending", "running", "failed", "success", "canceled", "skipped", "manual")
+from labdeck.api.models.ci import JobStatus
+from labdeck.ui.formatting import size as format_size
+
+ACTIVE_STATUSES = JobStatus.ACTIVE | {JobStatus.CREATED, JobStatus.SCHEDULED, "started"}
+"""Statuses that can still change without anyone pressing a key (drives the fast refresh);
+``started`` is what a play response says."""
+FINISHED_STATUSES = JobStatus.FINISHED
+ALL_SCOPES = JobStatus.SCOPES
 """The values the server accepts in ``scope[]``."""
 
 GROUP_MODES = ("none", "pipeline", "stage")
@@ -106,18 +108,6 @@ def format_duration(seconds: float | None) -> str:
     if minutes:
         return f"{minutes}m{secs:02d}s"
     return f"{secs}s"
-
-
-def format_size(size: int | None) -> str:
-    """Human-readable byte count."""
-    if size is None:
-        return ""
-    value = float(size)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} B"
 
 
 def runner_label(job: Any) -> str:

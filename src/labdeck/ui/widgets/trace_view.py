@@ -14,7 +14,6 @@ and the count of lines that arrived since is kept in ``pending_lines``; ``end``/
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -30,6 +29,7 @@ from textual.strip import Strip
 
 from labdeck.tail.sections import Section, format_duration
 from labdeck.ui.widgets.job_trace_document import TraceDocument
+from labdeck.ui.widgets.job_trace_folds import FoldMap
 
 MAX_LINE_CHARS = 5_000
 """Longer lines are cut before rendering (the saved log keeps them whole)."""
@@ -115,12 +115,8 @@ class TraceView(ScrollView, can_focus=True):
         self._strips: LRUCache[tuple[object, ...], list[Strip]] = LRUCache(STRIP_CACHE_SIZE)
         self._collapsed: set[int] = set()
         self._seen_sections = 0
-        self._hidden_starts: list[int] = []
-        self._hidden_ends: list[int] = []
-        self._display_starts: list[int] = []
-        self._hidden_before: list[int] = []
-        self._hidden_total = 0
-        self._fold_version = 0
+        self._folds = FoldMap()
+        self._header_version = 0
         self._stable_lines = 0
         self._generation = 0
         self._width = 0
@@ -137,7 +133,7 @@ class TraceView(ScrollView, can_focus=True):
     @property
     def display_count(self) -> int:
         """Rows when nothing wraps (lines minus folded ones)."""
-        return max(0, self.line_count - self._hidden_total)
+        return max(0, self.line_count - self._folds.hidden_total)
 
     def append(self, text: str) -> int:
         """Add raw trace text (any chunking); return the number of new lines."""
@@ -206,53 +202,19 @@ class TraceView(ScrollView, can_focus=True):
     # -- folding ------------------------------------------------------------------------------
 
     def _rebuild_folds(self) -> None:
-        sections = self.document.sections
-        last = self.line_count - 1
-        ranges: list[tuple[int, int]] = []
-        for index in self._collapsed:
-            section = sections[index]
-            end = section.end_line if section.end_line is not None else last
-            if end > section.start_line:
-                ranges.append((section.start_line + 1, end))
-        ranges.sort()
-        merged: list[tuple[int, int]] = []
-        for start, end in ranges:
-            if merged and start <= merged[-1][1] + 1:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-            else:
-                merged.append((start, end))
-        self._hidden_starts = [start for start, _ in merged]
-        self._hidden_ends = [end for _, end in merged]
-        self._hidden_before = []
-        self._display_starts = []
-        total = 0
-        for start, end in merged:
-            self._hidden_before.append(total)
-            self._display_starts.append(start - total)
-            total += end - start + 1
-        self._hidden_total = total
-        self._fold_version += 1
+        self._folds.rebuild(self.document.sections, self._collapsed, self.line_count)
 
     def display_to_line(self, row: int) -> int:
         """Line number shown at display row ``row`` (no wrapping)."""
-        index = bisect_right(self._display_starts, row) - 1
-        if index < 0:
-            return row
-        return row + self._hidden_before[index] + (self._hidden_ends[index] - self._hidden_starts[index] + 1)
+        return self._folds.display_to_line(row)
 
     def line_to_display(self, line: int) -> int:
         """Display row of ``line`` (a folded line maps to its section's header)."""
-        index = bisect_right(self._hidden_starts, line) - 1
-        if index < 0:
-            return line
-        if line <= self._hidden_ends[index]:
-            return self._hidden_starts[index] - 1 - self._hidden_before[index]
-        return line - self._hidden_before[index] - (self._hidden_ends[index] - self._hidden_starts[index] + 1)
+        return self._folds.line_to_display(line)
 
     def is_hidden(self, line: int) -> bool:
         """True when ``line`` is inside a folded section."""
-        index = bisect_right(self._hidden_starts, line) - 1
-        return index >= 0 and line <= self._hidden_ends[index]
+        return self._folds.is_hidden(line)
 
     def section_for(self, line: int) -> int | None:
         """Index of the innermost section whose header is ``line`` or which contains it."""
@@ -310,7 +272,7 @@ class TraceView(ScrollView, can_focus=True):
 
     def refresh_sections(self) -> None:
         """Section headers changed look (e.g. the failed one is now known)."""
-        self._fold_version += 1
+        self._header_version += 1
         self.refresh()
 
     def collapsed_sections(self) -> list[Section]:
@@ -498,11 +460,15 @@ class TraceView(ScrollView, can_focus=True):
         return strip.crop_extend(scroll_x, scroll_x + width, rich_style)
 
     def _frame_rows(self) -> list[_Row]:
-        key = (int(self.scroll_y), self.scrollable_content_region.size, self.wrap, self._fold_version,
+        key = (int(self.scroll_y), self.scrollable_content_region.size, self.wrap,
+               self._folds.version + self._header_version,
                self.line_count, self._generation, self.raw)
         if getattr(self, "_frame_key", None) != key:
             self._frame_key = key
             self._frame = self._layout()
+            if self.following and self.scroll_y < self.max_scroll_y:
+                # The viewport shrank after the last scroll (a horizontal scrollbar appeared).
+                self.call_later(self._scroll_to_end)
         return self._frame
 
     def _strips_for(self, line: int, width: int | None) -> list[Strip]:
@@ -517,7 +483,7 @@ class TraceView(ScrollView, can_focus=True):
             line == self.cursor_line and self.has_focus,
             line == self.error_line,
             section_index is not None and section_index in self._collapsed,
-            self._fold_version if section_index is not None else 0,
+            self._folds.version + self._header_version if section_index is not None else 0,
         )
         cached = self._strips.get(key)
         if cached is not None:
