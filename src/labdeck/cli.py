@@ -176,7 +176,8 @@ def _console(args: argparse.Namespace) -> int:
     try:
         session = resolve_session(options, stdin_token=stdin_token, interactive=None)
     except SessionError as error:
-        sys.stderr.write(f"labdeck: {error}\n")
+        # The reason may quote the server (a TLS or redirect message): print it without controls.
+        sys.stderr.write(f"labdeck: {logsafe.printable(str(error), keep_newlines=True)}\n")
         return EXIT_FAILURE
     return _run(session, options)
 
@@ -235,7 +236,7 @@ def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = Non
     terminal is attached.
     """
     from labdeck.auth import probe
-    from labdeck.auth.chain import TokenChain, resolve_url
+    from labdeck.auth.chain import TokenChain, TokenInputError, resolve_url
     from labdeck.config import ConfigError, load_config
 
     try:
@@ -251,7 +252,11 @@ def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = Non
                            "set LABDECK_URL and LABDECK_TOKEN, or try `labdeck --demo`.")
     name = profile.name if profile else config.selected_profile_name(options.profile)
     chain = TokenChain(interactive=interactive)
-    resolution = chain.resolve(name, url, stdin_token=stdin_token, allow_prompt=interactive is not False)
+    try:
+        resolution = chain.resolve(name, url, stdin_token=stdin_token, allow_prompt=interactive is not False)
+    except TokenInputError as error:
+        raise SessionError(f"{error}. Run `labdeck login --profile {name} --url {url} --token-stdin` with the "
+                           "token exactly as the instance showed it.") from None
     if resolution.token is None:
         reasons = "".join(f"\n  - {note}" for note in resolution.notes)
         raise SessionError(f"no token for {url}.{reasons}\nRun `labdeck login --profile {name} --url {url} "

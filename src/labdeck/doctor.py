@@ -13,7 +13,7 @@ import httpx
 
 from labdeck import logsafe
 from labdeck.auth import probe
-from labdeck.auth.chain import TokenChain, resolve_url
+from labdeck.auth.chain import TokenChain, TokenInputError, TokenResolution, resolve_url
 from labdeck.auth.keyring_store import KeyringStore, KeyringUnavailable, backend_name
 from labdeck.config import Config, ConfigError, load_config
 from labdeck.secret import Secret
@@ -75,23 +75,15 @@ def diagnose(options: DoctorOptions, keyring_store: KeyringStore | None = None) 
         chain = TokenChain(keyring_store=keyring_store, interactive=False)
         if not keyring_ok:
             chain.keyring = _SilentKeyring(keyring_store)
-        resolution = chain.resolve(profile_name, url, stdin_token=options.stdin_token, allow_prompt=False)
-        token = resolution.token
-        for note in resolution.notes:
-            if not note.startswith("keyring:"):
-                findings.append(Finding("warn", "token store", note))
-        if token is None:
-            locked = any("locked" in note for note in resolution.notes)
-            fix = ("export LABDECK_STORE_PASSPHRASE (or run labdeck in a terminal) to unlock the encrypted file"
-                   if locked else f"labdeck login --profile {profile_name} --url {url} --token-stdin, or "
-                   "export LABDECK_TOKEN")
-            findings.append(Finding("fail", "token", "no usable token (looked at stdin, env, keyring, encrypted "
-                                    "and plaintext files)", fix))
-        elif resolution.insecure_storage:
-            findings.append(Finding("warn", "token", "from a PLAINTEXT file (--insecure-storage)",
-                                    "labdeck login --encrypted-store (or use a keyring) to replace it"))
+        try:
+            resolution = chain.resolve(profile_name, url, stdin_token=options.stdin_token, allow_prompt=False)
+        except TokenInputError as error:
+            findings.append(Finding("fail", "token", str(error),
+                                    f"labdeck login --profile {profile_name} --url {url} --token-stdin with the "
+                                    "token exactly as the instance showed it (or fix LABDECK_TOKEN)"))
         else:
-            findings.append(Finding("ok", "token", f"from {resolution.source}"))
+            token = resolution.token
+            _report_token(findings, resolution, profile_name, url)
     ca_file = options.ca_file or (profile.ca_file if profile else None)
     tls = probe.tls_settings(ca_file, options.insecure, "--ca-file" if options.ca_file else "profile ca_file")
     _check_tls(findings, tls, url)
@@ -100,6 +92,24 @@ def diagnose(options: DoctorOptions, keyring_store: KeyringStore | None = None) 
     if url and tls.problem is None:
         _check_server(findings, url, token, tls, options.read_only or bool(profile and profile.read_only))
     return findings
+
+
+def _report_token(findings: list[Finding], resolution: TokenResolution, profile_name: str, url: str) -> None:
+    for note in resolution.notes:
+        if not note.startswith("keyring:"):
+            findings.append(Finding("warn", "token store", note))
+    if resolution.token is None:
+        locked = any("locked" in note for note in resolution.notes)
+        fix = ("export LABDECK_STORE_PASSPHRASE (or run labdeck in a terminal) to unlock the encrypted file"
+               if locked else f"labdeck login --profile {profile_name} --url {url} --token-stdin, or "
+               "export LABDECK_TOKEN")
+        findings.append(Finding("fail", "token", "no usable token (looked at stdin, env, keyring, encrypted "
+                                "and plaintext files)", fix))
+    elif resolution.insecure_storage:
+        findings.append(Finding("warn", "token", "from a PLAINTEXT file (--insecure-storage)",
+                                "labdeck login --encrypted-store (or use a keyring) to replace it"))
+    else:
+        findings.append(Finding("ok", "token", f"from {resolution.source}"))
 
 
 class _SilentKeyring(KeyringStore):
@@ -206,12 +216,15 @@ def _check_server(findings: list[Finding], url: str, token: Secret | None, tls: 
         return
     role = "administrator" if check.is_admin else "not an administrator"
     findings.append(Finding("ok", "user", f"token valid for @{check.username} ({role})"))
+    if read_only_by_choice:
+        # Read-only means no write request at all, not even the probe (which a server could act on).
+        findings.append(Finding("ok", "access", "read-only by choice (--read-only or profile read_only)"))
+        findings.append(Finding("info", "write access", "not checked (read-only by choice)"))
+        return
     write = probe.check_write_access(url, token, tls)
     if write.access == "read-only":
         findings.append(Finding("ok", "access", f"read-only: {write.reason}; the console starts read-only",
                                 "use a token with the 'api' scope to act on jobs and projects"))
-    elif read_only_by_choice:
-        findings.append(Finding("ok", "access", "read-only by choice (--read-only or profile read_only)"))
     elif write.access == "read-write":
         findings.append(Finding("ok", "access", "read-write (the token has the 'api' scope)"))
     else:
@@ -235,7 +248,8 @@ def run_doctor(options: DoctorOptions, out: IO[str]) -> int:
     """Print the findings; exit code 1 when any check failed, else 0."""
     findings = diagnose(options)
     for finding in findings:
-        out.write(logsafe.redact(finding.line()) + "\n")
+        # Findings quote the server (user name, error messages): print no control characters.
+        out.write(logsafe.printable(finding.line()) + "\n")
     failed = [f for f in findings if f.level == "fail"]
     if failed:
         out.write(f"labdeck cannot work: {len(failed)} problem(s) above.\n")

@@ -31,6 +31,19 @@ _HEADER_PATTERN = re.compile(
 _QUERY_PATTERN = re.compile(r"(?i)([?&](?:private_token|access_token|job_token)=)([^&\s'\"]+)")
 
 
+# Characters that must never reach a terminal from server text: C0/C1 controls (ESC starts
+# terminal escape sequences) and the bidi overrides/isolates that reorder what is displayed.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNPRINTABLE_KEEP_NEWLINES = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escaped_forms(raw: str) -> set[str]:
+    # Exceptions often quote a value with repr() (httpx/h11: "Illegal header value b'…\\n…'"),
+    # which spells control characters as escapes: mask those spellings too.
+    forms = {raw, repr(raw)[1:-1], repr(raw.encode("utf-8", "backslashreplace"))[2:-1]}
+    return {form for form in forms if len(form) >= 4}
+
+
 def register_secret(value: str | Secret | None) -> None:
     """Mask this exact value wherever it appears in a log record, crash file or message."""
     if value is None:
@@ -38,7 +51,7 @@ def register_secret(value: str | Secret | None) -> None:
     raw = value.reveal() if isinstance(value, Secret) else value
     if len(raw) >= 4:
         with _known_lock:
-            _known.add(raw)
+            _known.update(_escaped_forms(raw))
 
 
 def redact(text: str) -> str:
@@ -51,6 +64,13 @@ def redact(text: str) -> str:
     text = _TOKEN_PATTERN.sub(MASK, text)
     text = _HEADER_PATTERN.sub(lambda match: match.group(1) + MASK, text)
     return _QUERY_PATTERN.sub(lambda match: match.group(1) + MASK, text)
+
+
+def printable(text: str, *, keep_newlines: bool = False) -> str:
+    """``text`` made safe to print on a terminal: secrets masked, control characters and bidi
+    overrides removed. Tabs (and newlines unless ``keep_newlines``) become spaces."""
+    pattern = _UNPRINTABLE_KEEP_NEWLINES if keep_newlines else _UNPRINTABLE
+    return pattern.sub(lambda match: " " if match.group() in "\t\n\r" else "", redact(text))
 
 
 class RedactingFilter(logging.Filter):

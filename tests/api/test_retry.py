@@ -30,7 +30,16 @@ def test_retry_after_accepts_seconds_and_http_dates() -> None:
     assert parse_retry_after(date, now) == pytest.approx(30, abs=1)
     assert parse_retry_after("soon", now) is None
     assert parse_retry_after("-5", now) == 0
-    assert server_wait(httpx.Headers({"RateLimit-Reset": str(int(now) + 20)}), now) == 20
+    assert server_wait(httpx.Headers({"RateLimit-Reset": str(int(now) + 20)}), now, 429) == 20
+
+
+@pytest.mark.parametrize("status", [502, 503, 504])
+def test_ratelimit_reset_is_not_a_wait_for_a_gateway_error(status: int) -> None:
+    # GitLab sends RateLimit-Reset on every answer: it dates the rate-limit window, not an outage.
+    now = 1_700_000_000.0
+    assert server_wait(httpx.Headers({"RateLimit-Reset": str(int(now) + 20)}), now, status) is None
+    assert server_wait(httpx.Headers({"RateLimit-Reset": str(int(now) + 20), "Retry-After": "3"}),
+                       now, status) == 3
 
 
 def test_rate_limit_headers_are_parsed() -> None:
@@ -77,6 +86,18 @@ async def test_ratelimit_reset_is_used_when_retry_after_is_missing() -> None:
     async with mock_client(lambda r: responses.pop(0), fake=fake) as client:
         await client.projects.get(2)
     assert fake.sleeps == [pytest.approx(6, abs=1)]
+
+
+@pytest.mark.parametrize("status", [502, 503, 504])
+async def test_a_gateway_error_with_ratelimit_reset_retries_after_the_backoff(status: int) -> None:
+    fake = FakeTime()
+    reset = str(int(fake.wall() + 20))
+    responses = [httpx.Response(status, headers={"RateLimit-Reset": reset, "RateLimit-Limit": "600"}),
+                 httpx.Response(200, json={"id": 2})]
+    async with mock_client(lambda r: responses.pop(0), fake=fake) as client:
+        project = await client.projects.get(2)
+    assert project.id == 2
+    assert len(fake.sleeps) == 1 and 0 <= fake.sleeps[0] <= 0.5  # the first backoff, not 20 s
 
 
 async def test_too_long_retry_after_is_not_waited_but_reported() -> None:
@@ -221,16 +242,48 @@ async def test_ambiguous_failures_of_writes_are_outcome_unknown(exc: Exception, 
     assert "refresh" in caught.value.user_message()
 
 
-@pytest.mark.parametrize("status", [502, 503, 504])
-async def test_writes_are_not_retried_on_gateway_errors(status: int) -> None:
+@pytest.mark.parametrize("status", [500, 502, 503, 504])
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE"])
+async def test_writes_answered_with_a_5xx_are_outcome_unknown_and_not_retried(status: int, method: str) -> None:
     calls = 0
 
     def handler(request: httpx.Request) -> httpx.Response:
         nonlocal calls
         calls += 1
-        return httpx.Response(status, headers={"Retry-After": "1"})
+        return httpx.Response(status, json={"message": "502 Bad Gateway"}, headers={"Retry-After": "1"})
+
+    fake = FakeTime()
+    async with mock_client(handler, fake=fake) as client:
+        with pytest.raises(errors.OutcomeUnknown) as caught:
+            if method == "POST":
+                await client.jobs.play(1, 2)
+            elif method == "PUT":
+                await client.runners.update(4, active=False)
+            else:
+                await client.runners.delete(4)
+    assert calls == 1 and fake.sleeps == []
+    error = caught.value
+    # Both kinds at once: callers catching ServerError still do, and re-read paths run.
+    assert isinstance(error, errors.ServerError) and error.status == status and error.method == method
+    message = error.user_message()
+    assert "outcome is unknown" in message and "refresh" in message and str(status) in message
+
+
+@pytest.mark.parametrize("status", [500, 502, 503, 504])
+async def test_reads_answered_with_a_5xx_are_plain_server_errors(status: int) -> None:
+    fake = FakeTime()
+    async with mock_client(lambda r: httpx.Response(status), fake=fake,
+                           retry=policy(fake, max_attempts=1)) as client:
+        with pytest.raises(errors.ServerError) as caught:
+            await client.projects.get(1)
+    assert not isinstance(caught.value, errors.OutcomeUnknown)
+
+
+async def test_a_rejected_write_is_not_outcome_unknown() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(501, json={"message": "501 Not Implemented"})
 
     async with mock_client(handler) as client:
-        with pytest.raises(errors.ServerError):
+        with pytest.raises(errors.ServerError) as caught:
             await client.jobs.play(1, 2)
-    assert calls == 1
+    assert not isinstance(caught.value, errors.OutcomeUnknown)

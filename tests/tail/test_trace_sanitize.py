@@ -12,6 +12,8 @@ from labdeck.tail.sanitize import MAX_STRING, TraceSanitizer, escape_raw, normal
 
 CANONICAL_SGR = re.compile(r"\x1b\[[0-9]+(?:;[0-9]+)*m")
 FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+INVISIBLE = re.compile("[\u061c\u200b-\u200f\u2028\u2029\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
+"""Zero-width and format characters, line/paragraph separators and tags: they hide or reorder text."""
 
 
 def assert_safe(text: str) -> None:
@@ -19,6 +21,7 @@ def assert_safe(text: str) -> None:
     without_sgr = CANONICAL_SGR.sub("", text)
     assert "\x1b" not in without_sgr, repr(text)
     assert FORBIDDEN.search(without_sgr) is None, repr(text)
+    assert INVISIBLE.search(without_sgr) is None, repr(text)
     # Rich would read any ESC[ ... final as a sequence: make sure each one is exactly an SGR.
     for match in re.finditer(r"\x1b\[[0-?]*[ -/]*[@-~]", text):
         assert CANONICAL_SGR.fullmatch(match.group()), repr(match.group())
@@ -32,6 +35,8 @@ def visible(text: str) -> str:
 _ALPHABET = st.sampled_from(
     list("\x1b[]P_^X\\;:0123456789m?Hh K7c(=") + ["\x07", "\x9b", "\x9c", "\x9d", "\x90", "\x18", "\x85",
                                                   "\n", "\r", "\t", "\x7f", "\x00", "\u202e", "\u2066",
+                                                  "\u200b", "\u200d", "\u2028", "\u2029", "\u2060", "\u2064",
+                                                  "\ufeff", "\U000e0001", "\U000e0041", "\U000e007f",
                                                   "é", "€", "\U0001f600", "a", "b"]
 )
 adversarial_text = st.lists(_ALPHABET, max_size=120).map("".join)
@@ -61,14 +66,15 @@ def test_chunking_does_not_change_the_result(text: str, cuts: list[int]) -> None
     assert streamed == sanitize(text)
 
 
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Cf"), blacklist_characters="\x9b"),
-               max_size=200))
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Cf", "Zl", "Zp"))
+               .filter(lambda char: not 0xE0000 <= ord(char) <= 0xE007F), max_size=200))
 def test_plain_text_passes_unchanged(text: str) -> None:
     assert sanitize(text) == text
 
 
 @given(st.lists(st.tuples(st.text(alphabet="abc xyz\n", max_size=10), st.sampled_from(
-    ["\x1b[2J", "\x1b]0;t\x07", "\x1b[31m", "\x1bc", "\x9b1m", "\u202e", "\x00", "\x1b[?25l"])), max_size=10))
+    ["\x1b[2J", "\x1b]0;t\x07", "\x1b[31m", "\x1bc", "\x9b1m", "\u202e", "\x00", "\x1b[?25l", "\u200b",
+     "\u2028", "\u2063", "\ufeff", "\U000e0041"])), max_size=10))
 def test_printable_text_is_kept_in_order(pieces: list[tuple[str, str]]) -> None:
     text = "".join(plain + control for plain, control in pieces)
     expected = "".join(plain for plain, _ in pieces)
@@ -144,3 +150,13 @@ def test_escape_raw_makes_every_control_visible_and_inert() -> None:
     assert shown == "␛[31mred␛[0m␍over␇⟨U+009B⟩2J⟨U+202E⟩evil⟨U+200B⟩tab\there\n"
     assert FORBIDDEN.search(shown) is None
     assert "\x1b" not in shown and "\r" not in shown
+
+
+def test_invisible_and_tag_characters_are_removed() -> None:
+    # "ad\u200bmin" reads as "admin"; tags spell hidden text; U+2028 breaks lines in some renderers.
+    hidden = "".join(chr(0xE0000 + ord(char)) for char in "ignore previous")
+    text = f"\ufeffad\u200bmin\u200c\u200d ok\u2060\u2061\u2062\u2063\u2064{hidden}\U000e0001\U000e007f\u2028x\u2029y\n"
+    assert sanitize(text) == "admin ok" + "xy\n"
+    # The raw view shows them instead, inert.
+    shown = escape_raw("a\u2028b\U000e0041c")
+    assert shown == "a⟨U+2028⟩b⟨U+E0041⟩c"

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from labdeck.api.resources.integrations import INTEGRATIONS
 from labdeck.sim.server import SimServer
+from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.integrations import (
     IntegrationDetailScreen,
     IntegrationsScreen,
@@ -104,6 +105,11 @@ async def test_configure_then_disable(sim_factory: Any, make_app: MakeApp, no_co
         assert screen.integrations["irc-gateway"].active
         await pilot.press("X")
         await settle(app, pilot)
+        await pilot.click("#confirm")  # the secrets would be lost: nothing happens until the slug is typed
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen) and server.state.integrations[(pid, "irc-gateway")].active
+        await pilot.click("#typed")
+        await pilot.press(*"irc-gateway")
         await pilot.click("#confirm")
         await settle(app, pilot)
         record = server.state.integrations.get((pid, "irc-gateway"))

@@ -225,7 +225,7 @@ async def test_move_to_same_project_explains_then_move_and_delete(sim_factory: A
         await pilot.press("D")
         await settle(app, pilot)
         await pilot.click("#typed")
-        await pilot.press(*str(moved.iid))
+        await pilot.press(*f"#{moved.iid}")  # the iid as the console shows it is accepted too
         await pilot.click("#confirm")
         await settle(app, pilot)
         assert moved.deleted

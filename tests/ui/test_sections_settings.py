@@ -138,7 +138,11 @@ async def test_hooks_add_edit_delete(sim_factory: Any, make_app: MakeApp, no_con
         assert screen.table.get_data(hook.id).url == "https://hooks.example.test/v2"
         await pilot.press("D")
         await settle(app, pilot)
-        await confirm(app, pilot)
+        await pilot.click("#confirm")  # irreversible: nothing happens until the id is typed
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert hook.id in {row.key for row in screen.table.rows()}
+        await confirm(app, pilot, typed=f"#{hook.id}")
         assert hook.id not in {row.key for row in screen.table.rows()}
 
 
@@ -183,7 +187,10 @@ async def test_badges_add_preview_edit_delete(sim_factory: Any, make_app: MakeAp
         assert screen.table.get_data(badge.id).image_url == "https://ci.example.test/new.svg"
         await pilot.press("D")
         await settle(app, pilot)
-        await confirm(app, pilot)
+        await pilot.click("#confirm")  # irreversible: nothing happens until the id is typed
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConfirmScreen) and screen.table.get_data(badge.id) is not None
+        await confirm(app, pilot, typed=str(badge.id))
         assert screen.table.get_data(badge.id) is None
 
 

@@ -9,10 +9,13 @@ client was configured for, so a pagination link or redirect to another host neve
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Generator
 
 import httpx
 
+from labdeck import logsafe
+from labdeck.api.errors import InvalidToken
 from labdeck.secret import Secret
 
 TOKEN_HEADER = "PRIVATE-TOKEN"
@@ -29,61 +32,52 @@ class TokenAuth(httpx.Auth):
     def __init__(self, token: Secret, base_url: str) -> None:
         self._token = token
         self._origin = _origin(httpx.URL(base_url))
+        self._problem = token_problem(token.reveal())
 
     def __repr__(self) -> str:
         return "TokenAuth(token=Secret('********'))"
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        """Set the header for same-origin requests; other hosts never see the token."""
+        """Set the header for same-origin requests; other hosts never see the token.
+
+        Raises :class:`labdeck.api.errors.InvalidToken` (nothing sent) for a token that cannot be
+        a header value: the HTTP layer's own refusal would quote it.
+        """
         if _origin(request.url) == self._origin:
+            if self._problem is not None:
+                raise InvalidToken(self._problem, method=request.method, url=str(request.url))
             request.headers[TOKEN_HEADER] = self._token.reveal()
         yield request
 
 
-class RedactingFilter(logging.Filter):
-    """Replaces known token values (and token-shaped strings) in log records."""
-
-    def __init__(self) -> None:
-        super().__init__("labdeck.redact")
-        self._secrets: list[Secret] = []
-
-    def add(self, secret: Secret) -> None:
-        if secret and secret not in self._secrets:
-            self._secrets.append(secret)
-
-    def remove(self, secret: Secret) -> None:
-        if secret in self._secrets:
-            self._secrets.remove(secret)
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        from labdeck.api.errors import redact_text
-
-        try:
-            text = record.getMessage()
-        except Exception:  # a broken format string must not break logging
-            return True
-        cleaned = text
-        for secret in self._secrets:
-            value = secret.reveal()
-            if value and value in cleaned:
-                cleaned = cleaned.replace(value, "********")
-        cleaned = redact_text(cleaned)
-        if cleaned != text:
-            record.msg = cleaned
-            record.args = None
-        return True
+TOKEN_CHARACTERS_PROBLEM = "the token contains characters a token cannot have (spaces or control characters)"
+_TOKEN_TEXT = re.compile(r"[!-~]+")
 
 
-REDACTOR = RedactingFilter()
+def token_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a token (anything outside printable ASCII ``!``–``~``), or None.
+
+    The message never quotes the value. A header value with a newline or NUL would be refused by
+    the HTTP layer with an error that quotes it; anything else non-ASCII cannot be sent at all.
+    """
+    if _TOKEN_TEXT.fullmatch(value):
+        return None
+    return TOKEN_CHARACTERS_PROBLEM
+
+
+# One registry for every secret: labdeck.logsafe's. The filter below masks what it knows in the
+# HTTP loggers' records; logsafe.install() (run by the CLI) covers every other record.
+REDACTOR = logsafe.RedactingFilter()
 # Logger filters do not apply to records propagated from child loggers, so name each one.
 _LOGGERS = ("httpx", "httpcore", "httpcore.connection", "httpcore.http11", "httpcore.http2", "httpcore.proxy",
             "labdeck", "labdeck.api")
 
 
 def install_redactor(token: Secret | None) -> None:
-    """Register ``token`` for masking and attach the filter to the HTTP loggers (idempotent)."""
+    """Register ``token`` with :mod:`labdeck.logsafe` (masked in logs, crash reports and error
+    messages) and attach the redacting filter to the HTTP loggers (idempotent)."""
     if token is not None:
-        REDACTOR.add(token)
+        logsafe.register_secret(token.reveal())
     for name in _LOGGERS:
         logger = logging.getLogger(name)
         if REDACTOR not in logger.filters:

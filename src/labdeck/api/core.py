@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import httpx
 import pydantic
 
+from labdeck import logsafe
 from labdeck.api import errors
 from labdeck.api.cache import EtagCache
 from labdeck.api.results import ActionResult, ConnectionHealth
@@ -39,7 +40,8 @@ def _adapter(model: Any) -> pydantic.TypeAdapter[Any]:
     return pydantic.TypeAdapter(model)
 
 
-def _describe(exc: BaseException) -> str:
+def describe_transport_error(exc: BaseException) -> str:
+    """A short description of an httpx transport failure, safe to show (never quotes a header)."""
     names: dict[type[BaseException], str] = {
         httpx.ConnectTimeout: "connection timed out",
         httpx.ReadTimeout: "no answer in time",
@@ -50,8 +52,11 @@ def _describe(exc: BaseException) -> str:
         httpx.ReadError: "connection broken while reading",
         httpx.WriteError: "connection broken while sending",
     }
+    if isinstance(exc, httpx.LocalProtocolError):
+        # h11 quotes the offending header value, and the one header we add holds the token.
+        return "invalid request header (check the token)"
     name = names.get(type(exc), type(exc).__name__)
-    detail = str(exc).strip()
+    detail = logsafe.redact(str(exc).strip())
     return f"{name} ({detail})" if detail and detail != name else name
 
 
@@ -150,7 +155,12 @@ class HttpEngine:
                     raise errors.TransportError(text, method=method, url=url) from None
                 raise errors.OutcomeUnknown(text, method=method, url=url) from None
             except httpx.RequestError as exc:
-                text = _describe(exc)
+                text = describe_transport_error(exc)
+                if isinstance(exc, httpx.LocalProtocolError):
+                    # Refused while building the request head, before anything was sent; resending
+                    # the same headers cannot help.
+                    self._mark("error", text)
+                    raise errors.TransportError(text, method=method, url=url) from None
                 if retryable_exception(exc, method) and attempt + 1 < policy.max_attempts:
                     delay = policy.backoff(attempt)
                     if policy.clock() - started + delay < policy.budget:
@@ -178,7 +188,7 @@ class HttpEngine:
 
     def _retry_wait(self, response: httpx.Response, attempt: int) -> float | None:
         """The wait before retrying a retryable status; None when the server asks too long."""
-        asked = server_wait(response.headers, self.retry.wall())
+        asked = server_wait(response.headers, self.retry.wall(), response.status_code)
         if asked is None:
             return self.retry.backoff(attempt)
         return asked if asked <= self.retry.max_wait else None
@@ -201,8 +211,11 @@ class HttpEngine:
         if 300 <= status < 400:
             where = errors.redact_url(response.headers.get("location", "?"))
             raise errors.HttpError(status, method, url, f"unexpected redirect to {where}")
-        retry_after = server_wait(response.headers, self.retry.wall()) if status == 429 else None
-        raise errors.error_for_status(status, method, url, body_of(response), retry_after=retry_after)
+        retry_after = server_wait(response.headers, self.retry.wall(), status) if status == 429 else None
+        # A 5xx to a write does not say whether the change happened: AmbiguousServerError is also an
+        # OutcomeUnknown, so callers re-read instead of assuming it failed (or replaying it).
+        raise errors.error_for_status(status, method, url, body_of(response), retry_after=retry_after,
+                                      ambiguous=method.upper() not in IDEMPOTENT_METHODS)
 
     async def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """:meth:`send` then :meth:`check`."""
@@ -292,8 +305,8 @@ class HttpEngine:
             part = None
             return target
         except httpx.RequestError as exc:
-            self._mark("error", _describe(exc))
-            raise errors.TransportError(f"download interrupted: {_describe(exc)}", method=method, url=url) from None
+            self._mark("error", describe_transport_error(exc))
+            raise errors.TransportError(f"download interrupted: {describe_transport_error(exc)}", method=method, url=url) from None
         finally:
             await response.aclose()
             if part is not None:

@@ -1,9 +1,10 @@
 """The client's exception tree: one class per failure a user can act on.
 
 Every error carries the HTTP method and the URL *without* credentials, and offers a one-line
-:meth:`ApiError.user_message` for the status bar. Tokens never reach these objects: the client
-sends the token in a header attached by :class:`labdeck.api.auth.TokenAuth`, and URLs are passed
-through :func:`redact_url` before they are stored.
+:meth:`ApiError.user_message` for the status bar, safe to display or print (no control characters,
+no bidi overrides). Tokens never reach these objects: the client sends the token in a header
+attached by :class:`labdeck.api.auth.TokenAuth`, URLs are passed through :func:`redact_url`, and
+every message is masked with :mod:`labdeck.logsafe`'s registry of known secrets.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from labdeck import logsafe
 
 _SECRET_QUERY_KEYS = {"private_token", "access_token", "job_token", "token"}
 _TOKEN_PATTERN = re.compile(r"\bgl[a-z]{2,6}-[A-Za-z0-9_.=-]{20,}")
@@ -39,8 +42,14 @@ def redact_text(text: str) -> str:
     return _TOKEN_PATTERN.sub("gl***", text)
 
 
+# C0/C1 controls (ESC starts terminal escape sequences) and the bidi overrides/isolates that
+# reorder displayed text: a server message must not be able to disguise or restyle itself.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
 def _one_line(text: str, limit: int = 200) -> str:
-    flat = " ".join(str(text).split())
+    cleaned = _UNSAFE.sub(lambda match: " " if match.group().isspace() else "", str(text))
+    flat = " ".join(cleaned.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -49,8 +58,8 @@ class ApiError(Exception):
 
     def __init__(self, message: str, *, method: str = "", url: str = "") -> None:
         self.method = method
-        self.url = redact_url(url) if url else ""
-        self.message = redact_text(message)
+        self.url = logsafe.redact(redact_url(url)) if url else ""
+        self.message = logsafe.redact(redact_text(message))
         super().__init__(self.__str__())
 
     def __str__(self) -> str:
@@ -77,6 +86,13 @@ class TlsConfigError(ApiError):
 
     def user_message(self) -> str:
         return _one_line(f"TLS setup failed: {self.message}")
+
+
+class InvalidToken(ApiError):
+    """The token holds characters no token has (space, control, non-ASCII): nothing was sent."""
+
+    def user_message(self) -> str:
+        return "The token contains characters a token cannot have (spaces or control characters): sign in again"
 
 
 class OutcomeUnknown(ApiError):
@@ -188,6 +204,23 @@ class ServerError(HttpError):
         return _one_line(f"Server failure ({self.status}): {self.message}")
 
 
+AMBIGUOUS_STATUSES = frozenset({500, 502, 503, 504})
+"""Answers to a POST/PUT/DELETE that do not say whether the change happened: the application may
+have acted before failing, or a gateway may have timed out while it was still working."""
+
+
+class AmbiguousServerError(ServerError, OutcomeUnknown):
+    """500/502/503/504 to a POST/PUT/DELETE: a server failure whose outcome is unknown.
+
+    It is both a :class:`ServerError` (``status``, ``body``) and an :class:`OutcomeUnknown`, so
+    callers that re-read the resource after an ambiguous failure do so. Never retried automatically.
+    """
+
+    def user_message(self) -> str:
+        return _one_line(f"{self.method} answered {self.status}: the outcome is unknown, the change may or may "
+                         f"not have been applied; refresh to check ({self.message})")
+
+
 def server_message(body: Any, fallback: str) -> str:
     """The human message of a GitLab error body (``message`` or ``error`` shape)."""
     if isinstance(body, dict):
@@ -248,9 +281,15 @@ def validation_fields(body: Any) -> dict[str, list[str]]:
 
 
 def error_for_status(status: int, method: str, url: str, body: Any, *,
-                     retry_after: float | None = None) -> HttpError:
-    """Build the exception matching ``status`` from a parsed response body."""
+                     retry_after: float | None = None, ambiguous: bool = False) -> HttpError:
+    """Build the exception matching ``status`` from a parsed response body.
+
+    ``ambiguous`` (a request that may have changed something, i.e. not GET/HEAD/OPTIONS) turns a
+    500/502/503/504 into :class:`AmbiguousServerError`.
+    """
     message = server_message(body, f"HTTP {status}")
+    if ambiguous and status in AMBIGUOUS_STATUSES:
+        return AmbiguousServerError(status, method, url, message, body)
     if status == 401:
         return Unauthorized(status, method, url, message, body)
     if status == 403:

@@ -4,8 +4,8 @@ Rules (reliability.md §3.2–3.3):
 - GET/HEAD retry on connect errors, timeouts, dropped connections, 429, 502, 503 and 504.
 - POST/PUT/DELETE retry only when the request never left (connect failure or pool timeout).
 - Waits use full-jitter exponential backoff ``U(0, min(cap, base * 2**n))``; a server-given
-  ``Retry-After`` (seconds or HTTP date) or ``RateLimit-Reset`` (epoch seconds) replaces it and
-  is never shortened. A wait longer than ``max_wait`` or the remaining budget is not attempted:
+  ``Retry-After`` (seconds or HTTP date) or, for a 429, ``RateLimit-Reset`` (epoch seconds)
+  replaces it and is never shortened. A wait longer than ``max_wait`` or the remaining budget is not attempted:
   the error goes to the caller with the wait, so the UI can show a countdown.
 """
 
@@ -89,11 +89,18 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
     return max(0.0, seconds)
 
 
-def server_wait(headers: httpx.Headers, now: float) -> float | None:
-    """The wait the server asked for: ``Retry-After``, else ``RateLimit-Reset`` minus now."""
+def server_wait(headers: httpx.Headers, now: float, status: int) -> float | None:
+    """The wait the server asked for: ``Retry-After``, else (for a 429 only) ``RateLimit-Reset``
+    minus now.
+
+    ``RateLimit-Reset`` says when the rate-limit window resets; GitLab sends it on every response,
+    so on a 502/503/504 it says nothing about when the server will be back (the backoff applies).
+    """
     wait = parse_retry_after(headers.get("retry-after"), now)
     if wait is not None:
         return wait
+    if status != 429:
+        return None
     reset = headers.get("ratelimit-reset")
     if reset:
         try:

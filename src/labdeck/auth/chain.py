@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from labdeck import logsafe
+from labdeck.api.auth import token_problem
 from labdeck.auth.file_stores import PASSPHRASE_ENV, EncryptedStore, PlaintextStore, StoreError
 from labdeck.auth.keyring_store import KeyringStore, KeyringUnavailable, account
 from labdeck.config import Config, Profile, normalise_url
@@ -28,7 +29,18 @@ URL_ENV = ("LABDECK_URL", "GITLAB_URL")
 
 
 class TokenInputError(Exception):
-    """The token given on standard input is unusable."""
+    """A token (typed, piped, or found in the environment or a store) is unusable; ``str()`` says
+    why and where it came from, never the value."""
+
+
+def checked_token(value: str, source: str) -> Secret:
+    """``value`` as a :class:`Secret`, registered for masking; :class:`TokenInputError` naming
+    ``source`` when it holds characters no token has (space, control, non-ASCII)."""
+    logsafe.register_secret(value)
+    problem = token_problem(value)
+    if problem is not None:
+        raise TokenInputError(f"{source}: {problem}")
+    return Secret(value)
 
 
 @dataclass
@@ -50,10 +62,10 @@ def read_token_stream(stream: IO[str]) -> Secret:
         raise TokenInputError("--token-stdin: standard input was empty (pipe the token, e.g. "
                               "`printenv MY_TOKEN | labdeck login --token-stdin …`)")
     token = lines[0]
-    if len(lines) > 1 or any(ch.isspace() for ch in token):
-        raise TokenInputError("--token-stdin: expected one token on one line")
     logsafe.register_secret(token)
-    return Secret(token)
+    if len(lines) > 1:
+        raise TokenInputError("--token-stdin: expected one token on one line")
+    return checked_token(token, "--token-stdin")
 
 
 def resolve_url(config: Config, profile_name: str | None, environ: Mapping[str, str] | None = None
@@ -96,14 +108,18 @@ class TokenChain:
 
     def resolve(self, profile: str, url: str, *, stdin_token: Secret | None = None,
                 allow_prompt: bool = True) -> TokenResolution:
-        """Walk the chain for ``profile`` at ``url``; the result's notes say why sources were skipped."""
+        """Walk the chain for ``profile`` at ``url``; the result's notes say why sources were skipped.
+
+        Raises :class:`TokenInputError` when the first token found holds characters no token has
+        (rather than silently trying the next source, which could be another account's token).
+        """
         notes: list[str] = []
         if stdin_token is not None:
             return self._found(stdin_token, "stdin", notes)
         for name in TOKEN_ENV:
             from_env = self.environ.get(name, "").strip()
             if from_env:
-                return self._found(Secret(from_env), f"env:{name}", notes)
+                return self._found(checked_token(from_env, name), f"env:{name}", notes)
         key = account(profile, url)
         value: str | None
         try:
@@ -112,7 +128,7 @@ class TokenChain:
             notes.append(f"keyring: {error}")
         else:
             if value:
-                return self._found(Secret(value), "keyring", notes)
+                return self._found(checked_token(value, "the token stored in the OS keyring"), "keyring", notes)
         found = self._from_encrypted(key, notes, allow_prompt)
         if found is not None:
             return self._found(found, "encrypted file", notes)
@@ -122,13 +138,14 @@ class TokenChain:
             notes.append(f"plaintext file: {error}")
         else:
             if value:
-                resolution = self._found(Secret(value), "file (insecure)", notes)
+                token = checked_token(value, f"the token stored in {self.plaintext.path}")
+                resolution = self._found(token, "file (insecure)", notes)
                 resolution.insecure_storage = True
                 return resolution
         if allow_prompt and self.interactive:
             typed = self.prompt(f"Token for {url} (input hidden, kept in memory only): ").strip()
             if typed:
-                return self._found(Secret(typed), "prompt", notes)
+                return self._found(checked_token(typed, "the typed token"), "prompt", notes)
         return TokenResolution(None, "none", notes=notes)
 
     def _from_encrypted(self, key: str, notes: list[str], allow_prompt: bool) -> Secret | None:
@@ -149,7 +166,7 @@ class TokenChain:
         except StoreError as error:
             notes.append(f"encrypted file: {error}")
             return None
-        return Secret(value) if value else None
+        return checked_token(value, f"the token stored in {self.encrypted.path}") if value else None
 
     @staticmethod
     def _found(token: Secret, source: str, notes: list[str]) -> TokenResolution:

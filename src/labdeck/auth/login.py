@@ -9,7 +9,7 @@ from typing import IO
 
 from labdeck import logsafe
 from labdeck.auth import probe, python_gitlab
-from labdeck.auth.chain import TokenInputError, read_token_stream
+from labdeck.auth.chain import TokenInputError, checked_token, read_token_stream
 from labdeck.auth.storage import (
     StorageUnavailable,
     TokenStores,
@@ -44,11 +44,13 @@ class Output:
         self.out = out
         self.err = err
 
+    # Lines may quote the server (user names, error messages): secrets masked, and no control
+    # character or bidi override reaches the terminal.
     def say(self, text: str) -> None:
-        self.out.write(logsafe.redact(text) + "\n")
+        self.out.write(logsafe.printable(text, keep_newlines=True) + "\n")
 
     def warn(self, text: str) -> None:
-        self.err.write(logsafe.redact(text) + "\n")
+        self.err.write(logsafe.printable(text, keep_newlines=True) + "\n")
 
 
 def run_login(request: LoginRequest, out: Output, stdin: IO[str], *,
@@ -91,7 +93,8 @@ def run_login(request: LoginRequest, out: Output, stdin: IO[str], *,
     if tls.problem:
         out.warn(f"labdeck login: {tls.problem}. Nothing was stored.")
         return 1
-    if not _validate_and_store(name, url, token, tls, storage, stores, out):
+    if not _validate_and_store(name, url, token, tls, storage, stores, out,
+                               read_only=bool(existing and existing.read_only)):
         return 1
     profile = existing or Profile(name=name, url=url)
     profile.url = url
@@ -117,21 +120,24 @@ def _read_token(request: LoginRequest, stdin: IO[str], url: str, prompt: Callabl
     typed = prompt(f"Personal access token for {url} (input hidden): ").strip()
     if not typed:
         raise TokenInputError("no token given")
-    logsafe.register_secret(typed)
-    return Secret(typed)
+    return checked_token(typed, "the typed token")
 
 
 def _validate_and_store(name: str, url: str, token: Secret, tls: probe.TlsSettings, storage: str,
-                        stores: TokenStores, out: Output) -> bool:
+                        stores: TokenStores, out: Output, *, read_only: bool = False) -> bool:
     check = probe.check_user(url, token, tls)
     if check.outcome != "ok":
-        out.warn(f"labdeck login: {check.message}. Nothing was stored for profile '{name}'.")
+        out.warn(f"labdeck login: {logsafe.printable(check.message)}. Nothing was stored for profile '{name}'.")
         return False
     admin = "an administrator" if check.is_admin else "not an administrator"
-    out.say(f"Logged in to {url} as @{check.username} ({check.user and check.user.get('name')}), "
-            f"{admin}.")
-    write = probe.check_write_access(url, token, tls)
-    if write.access == "read-only":
+    username = logsafe.printable(check.username)
+    full_name = logsafe.printable(str((check.user or {}).get("name") or ""))
+    shown_name = f" ({full_name})" if full_name else ""
+    out.say(f"Logged in to {url} as @{username}{shown_name}, {admin}.")
+    write = probe.check_write_access(url, token, tls, read_only=read_only)
+    if write.access == "not-checked":
+        out.say("Token access: not checked (the profile is read-only by choice).")
+    elif write.access == "read-only":
         out.say(f"Token access: read-only ({write.reason}); the console will start in read-only mode.")
     elif write.access == "read-write":
         out.say("Token access: read-write.")
@@ -186,7 +192,8 @@ def _import_python_gitlab(request: LoginRequest, config: Config, out: Output, st
             out.say(f"  note: {item.note}")
         if item.token is not None:
             tls = probe.tls_settings(profile.ca_file, request.insecure, origin="ssl_verify")
-            if tls.problem or not _validate_and_store(item.name, item.url, item.token, tls, storage, stores, out):
+            if tls.problem or not _validate_and_store(item.name, item.url, item.token, tls, storage, stores, out,
+                                                      read_only=profile.read_only):
                 if tls.problem:
                     out.warn(f"  {tls.problem}")
                 failures += 1

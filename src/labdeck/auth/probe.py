@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from labdeck.api import ApiClient, RetryPolicy, errors
+from labdeck.api.core import describe_transport_error
 from labdeck.secret import Secret
 
 PROBE_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
@@ -77,17 +78,21 @@ class UserCheck:
 
 @dataclass
 class WriteCheck:
-    """Whether the token may write: ``read-write``, ``read-only`` or ``unknown``."""
+    """Whether the token may write: ``read-write``, ``read-only``, ``unknown``, or ``not-checked``
+    (read-only by choice: no write request is sent at all)."""
 
     access: str
     reason: str
 
 
-def _client(base_url: str, token: Secret | None, tls: TlsSettings) -> ApiClient:
+def _client(base_url: str, token: Secret | None, tls: TlsSettings, *, read_only: bool = False) -> ApiClient:
     # The console's own client (same auth header, TLS and proxy handling), without retries: a
     # check should answer quickly and report the first failure as it is.
-    return ApiClient(base_url, token, verify=tls.verify is not False, ca_file=tls.ca_file,
+    return ApiClient(base_url, token, read_only=read_only, verify=tls.verify is not False, ca_file=tls.ca_file,
                      timeout=PROBE_TIMEOUT, retry=RetryPolicy(max_attempts=1))
+
+
+NOT_CHECKED = WriteCheck("not-checked", "read-only by choice: no write request was sent")
 
 
 def _transport_outcome(message: str, base_url: str) -> tuple[str, str]:
@@ -130,22 +135,26 @@ def _since(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def check_write_access(base_url: str, token: Secret, tls: TlsSettings) -> WriteCheck:
+def check_write_access(base_url: str, token: Secret, tls: TlsSettings, *, read_only: bool = False) -> WriteCheck:
     """Probe write access without changing anything: ``POST /projects`` with no parameters.
 
     The server rejects it before acting: 403 ``insufficient_scope`` for a token without the ``api``
-    scope (read-only), 400 "name, path are missing" for a token that may write.
+    scope (read-only), 400 "name, path are missing" for a token that may write. With ``read_only``
+    (the user chose read-only) nothing is sent and the answer is :data:`NOT_CHECKED`.
     """
-    return asyncio.run(_check_write_access(base_url, token, tls))
+    return asyncio.run(_check_write_access(base_url, token, tls, read_only=read_only))
 
 
-async def _check_write_access(base_url: str, token: Secret, tls: TlsSettings) -> WriteCheck:
-    async with _client(base_url, token, tls) as client:
+async def _check_write_access(base_url: str, token: Secret, tls: TlsSettings, *, read_only: bool) -> WriteCheck:
+    async with _client(base_url, token, tls, read_only=read_only) as client:
+        if client.read_only:
+            # The probe goes straight to the connection, past the client's read-only refusal.
+            return NOT_CHECKED
         try:
             # Straight on the client's connection: the request must be sent exactly as is, once.
             response = await client.http.post("projects", json={})
         except httpx.HTTPError as error:
-            return WriteCheck("unknown", _transport_outcome(str(error) or type(error).__name__, base_url)[1])
+            return WriteCheck("unknown", _transport_outcome(describe_transport_error(error), base_url)[1])
     status = response.status_code
     body: Any
     try:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labdeck import logsafe, paths
+from labdeck.api.auth import token_problem
 from labdeck.config import normalise_url, url_problem
 from labdeck.secret import Secret
 
@@ -80,7 +81,11 @@ def read_config(path: Path | None = None) -> PythonGitlabConfig:
             notes.append("private_token uses a helper command: not imported, log in with the token")
         elif raw_token:
             logsafe.register_secret(raw_token)
-            token = Secret(raw_token)
+            problem = token_problem(raw_token)
+            if problem is None:
+                token = Secret(raw_token)
+            else:
+                notes.append(f"private_token not imported: {problem}")
         elif items.get("oauth_token") or items.get("job_token"):
             notes.append("only private_token is imported (oauth_token/job_token are short-lived)")
         else:

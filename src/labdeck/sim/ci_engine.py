@@ -110,6 +110,9 @@ class CiStore:
             tag=ref.startswith("v") and ref[1:2].isdigit(), updated_at=at,
         )
         self.pipelines[pipeline.id] = pipeline
+        # A pipeline comes from a push: real servers count it as project activity.
+        if project.last_activity_at < at:
+            project.last_activity_at = at
         for index, stage in enumerate(stages):
             for spec in stage.jobs:
                 self._new_job(pipeline, spec, stage.name, index, user.id, at)

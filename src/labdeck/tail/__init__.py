@@ -2,7 +2,8 @@
 
 - :mod:`labdeck.tail.sanitize`: :class:`TraceSanitizer`, :func:`sanitize`, :func:`escape_raw`.
 - :mod:`labdeck.tail.sections`: :class:`Section`, :class:`SectionTracker`, :func:`display_name`.
-- :mod:`labdeck.tail.lines`: :class:`LineIndex` (million-line logs on disk, search, sections).
+- :mod:`labdeck.tail.lines`: :class:`LineIndex` (million-line logs on disk, search, sections),
+  :func:`safe_cut` (shorten sanitized text without splitting an SGR sequence).
 - :mod:`labdeck.tail.follower`: :class:`TraceFollower` and :class:`TraceEvent`.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from labdeck.tail.lines import LineIndex
+from labdeck.tail.lines import LineIndex, safe_cut
 from labdeck.tail.sanitize import TraceSanitizer, escape_raw, sanitize
 from labdeck.tail.sections import Section, SectionTracker, display_name, format_duration
 
@@ -38,5 +39,6 @@ __all__ = [
     "display_name",
     "escape_raw",
     "format_duration",
+    "safe_cut",
     "sanitize",
 ]

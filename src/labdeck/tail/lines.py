@@ -73,8 +73,10 @@ def expand_tabs(text: str, tab_size: int = 8) -> str:
     return "".join(out)
 
 
-def _safe_cut(text: str, limit: int) -> str:
-    """``text[:limit]`` without leaving a partial SGR sequence at the end."""
+def safe_cut(text: str, limit: int) -> str:
+    """``text[:limit]`` without leaving a partial SGR sequence at the end (for sanitized text,
+    whose only escapes are complete ``ESC[…m``: a cut one is dropped whole, never left as a raw
+    ESC and its parameters)."""
     cut = text[:limit]
     escape = cut.rfind("\x1b")
     if escape != -1 and "m" not in cut[escape:]:
@@ -217,7 +219,7 @@ class LineIndex:
                 if len(partial.text) > _COLLAPSE_AT and "\r" in partial.text:
                     self._collapse_partial()
                 if len(partial.text) > limit:
-                    kept = _safe_cut(partial.text, limit)
+                    kept = safe_cut(partial.text, limit)
                     partial.dropped += len(visible(partial.text[len(kept):])) or 1
                     partial.text = kept
         if raw:
@@ -239,7 +241,7 @@ class LineIndex:
     def _render(self, text: str, dropped: int) -> str:
         text = expand_tabs(resolve_carriage_returns(text), self.tab_size)
         if len(text) > self.max_line_chars:
-            kept = _safe_cut(text, self.max_line_chars)
+            kept = safe_cut(text, self.max_line_chars)
             dropped += len(visible(text[len(kept):]))
             text = kept
         if dropped:

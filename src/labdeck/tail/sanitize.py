@@ -14,8 +14,11 @@ Job traces are written by whatever runs in a CI job, so they are attacker-contro
   :data:`MAX_STRING` characters (the sequence is dropped and what follows is shown as text);
 - single-character escapes (``ESC c``, ``ESC 7``, ``ESC =``, ``ESC ( 0`` …) and a lone ESC;
 - the other C1 controls U+0080–U+009F, C0 controls except ``\\n``, ``\\t`` and ``\\r``, and DEL;
-- bidirectional overrides/isolates/marks (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C)
-  and the BOM U+FEFF; lone surrogates become U+FFFD.
+- bidirectional overrides/isolates/marks (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C),
+  invisible format characters (zero-width space/joiners U+200B–U+200D, word joiner and invisible
+  operators U+2060–U+2064, the BOM/ZWNBSP U+FEFF wherever it is), the line and paragraph
+  separators U+2028/U+2029 (some renderers break lines on them) and the tag characters
+  U+E0000–U+E007F (invisible text); lone surrogates become U+FFFD.
 
 ``\\r`` is kept on purpose: :mod:`labdeck.tail.lines` interprets it as a progress-line overwrite
 and section-marker terminator, and never emits it in display lines.
@@ -54,7 +57,8 @@ ST_8BIT = "\x9c"
 
 # Characters that need the state machine when met in ground state. \t \n \r are kept as text.
 _GROUND_SPECIAL = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff\U000e0000-\U000e007f]"
 )
 # A whole CSI sequence inside one chunk (parameters/intermediates 0x20-0x3F, then a final byte).
 _WHOLE_CSI = re.compile("\x1b\\[([ -?]{0," + str(MAX_CSI) + "})([@-~])")
@@ -65,8 +69,6 @@ _GROUND, _ESC, _ESC_INTER, _CSI, _CSI_IGNORE, _STRING = range(6)
 
 _STRING_INTRODUCERS_7BIT = frozenset("]PX^_")
 _STRING_INTRODUCERS_8BIT = frozenset("\x90\x98\x9d\x9e\x9f")
-_BIDI_AND_FORMAT = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff")
-
 _SGR_BODY = re.compile(r"[0-9;:]*")
 _SIMPLE_SGR = frozenset(
     [0, 1, 2, 3, 4, 7, 9, 21, 22, 23, 24, 25, 27, 28, 29, 39, 49, 51, 52, 53, 54, 55]
@@ -310,7 +312,8 @@ _CONTROL_PICTURES[0x7F] = "\u2421"
 _CONTROL_PICTURES[0x0A] = "\n"
 _CONTROL_PICTURES[0x09] = "\t"
 _RAW_SPECIAL = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff"
+    "\ud800-\udfff\U000e0000-\U000e007f]"
 )
 
 

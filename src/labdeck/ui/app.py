@@ -16,17 +16,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.filter import LineFilter
+from textual.notifications import SeverityLevel
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from labdeck.api import ApiClient
+from labdeck.logsafe import redact
 from labdeck.secret import Secret
 from labdeck.session import Session
 from labdeck.ui.builtin_commands import register_builtin_commands
@@ -39,6 +42,7 @@ from labdeck.ui.screens.keys import KeysScreen
 from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.projects import ProjectsScreen
+from labdeck.ui.terminal_filter import InertTextFilter
 from labdeck.ui.themes import DEFAULT_THEME, app_variable_defaults, load_theme_dirs
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.status_line import StatusInfo, StatusLine
@@ -99,6 +103,8 @@ class LabdeckApp(SectionNavigation):
         self._login_open = False
         self._previous_modes: list[str] = []
         self._jobs_project: tuple[int, str] | None = None
+        self._inert_text = InertTextFilter()
+        self._profile_names: list[str] | None = None
 
     def _load_sections(self) -> Any:
         """The runners/issues/integrations/settings screens' registry (their ``:`` commands and
@@ -130,6 +136,20 @@ class LabdeckApp(SectionNavigation):
     def instance_label(self) -> str:
         """``profile @ host`` for dialogs."""
         return f"{self.session.profile} @ {self.session.base_url}"
+
+    # --- terminal safety ----------------------------------------------------------------------
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters (colour conversion, NO_COLOR…), then the one that keeps terminal
+        controls in server text from reaching the terminal (see :mod:`labdeck.ui.terminal_filter`)."""
+        return [*super().get_line_filters(), self._inert_text]
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False, trusted_markup: bool = False) -> None:
+        """A toast whose text is never parsed as markup: messages carry server strings (names,
+        paths, errors). ``Widget.notify`` always passes ``markup=True``, so ``markup`` is ignored;
+        a static message of our own that needs styling passes ``trusted_markup=True``."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=trusted_markup)
 
     # --- start and stop -----------------------------------------------------------------------
 
@@ -166,6 +186,7 @@ class LabdeckApp(SectionNavigation):
             self.add_mode("projects", lambda: ProjectsScreen(filters=filters))
         await self.switch_mode("projects")
         self.run_worker(self._who_am_i(), name="whoami", group="app-whoami", exclusive=True, exit_on_error=False)
+        self.run_worker(self._load_profile_names(), group="app-profiles", exit_on_error=False)
         if self.session.start_command:
             self.call_after_refresh(self.run_command_line, self.session.start_command)
         if self._install_signals:
@@ -192,9 +213,9 @@ class LabdeckApp(SectionNavigation):
             )
 
     def save_state(self) -> None:
-        """Persist the command history and the projects filters (never raises)."""
+        """Persist the command history (secrets masked) and the projects filters (never raises)."""
         with contextlib.suppress(Exception):
-            self.ui_state.save(self.commands.history, self.project_filters)
+            self.ui_state.save([redact(line) for line in self.commands.history], self.project_filters)
 
     def _all_screens(self) -> Iterable[Any]:
         for stack in self._screen_stacks.values():
@@ -334,13 +355,19 @@ class LabdeckApp(SectionNavigation):
                     severity="information" if value else "warning", timeout=4)
 
     def profile_names(self) -> list[str]:
-        """Profiles of the config file (for completion)."""
-        try:
-            from labdeck.config import load_config
+        """Profiles of the config file (for completion): read once, in a thread, at start."""
+        return list(self._profile_names or [])
 
-            return sorted(load_config().profiles)
-        except Exception:  # a broken config file must not break completion
-            return []
+    async def _load_profile_names(self) -> None:
+        def read() -> list[str]:
+            try:
+                from labdeck.config import load_config
+
+                return sorted(load_config().profiles)
+            except Exception:  # a broken config file must not break completion
+                return []
+
+        self._profile_names = await asyncio.to_thread(read)
 
     def switch_profile(self, name: str | None) -> None:
         """``:profile <name>``: connect to another configured profile."""
@@ -398,7 +425,9 @@ class LabdeckApp(SectionNavigation):
         """Open the ``:`` command line (in a text field, ":" is just typed)."""
         focused = self.focused
         if isinstance(focused, Input):
-            focused.insert_text_at_cursor(":")
+            # Queue it behind the keys the field has not handled yet: inserting now would put it
+            # before them when a terminal delivers "group:project" in one burst.
+            focused.post_message(events.Key("colon", ":"))
             return
 
         def done(line: str | None) -> None:
@@ -414,7 +443,9 @@ class LabdeckApp(SectionNavigation):
             try:
                 await self.commands.execute(self, line)
             except CommandError as error:
-                self.notify(str(error), title=f":{line}", severity="error", markup=False)
+                # Only the command's name: its arguments may be a secret typed in the wrong place.
+                name = line.strip().removeprefix(":").split(maxsplit=1)[:1]
+                self.notify(str(error), title=f":{name[0] if name else ''}", severity="error")
 
         self.run_worker(run(), group="app-command", exit_on_error=False)
 

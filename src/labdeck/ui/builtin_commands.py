@@ -61,6 +61,10 @@ def _help(app: Any, args: list[str]) -> None:
 
 
 def _login(app: Any, args: list[str]) -> None:
+    if args:
+        # A token typed here would sit in the terminal's scrollback and the command history.
+        raise CommandError("type the token in the sign-in dialog, not on the command line "
+                           "(run :login without arguments)")
     _app(app).show_login("Enter a token for this instance.")
 
 
@@ -84,7 +88,7 @@ def register_builtin_commands(registry: CommandRegistry) -> None:
                          aliases=("ro",)))
     registry.add(Command("profile", "Switch to another configured profile", _profile, usage="profile <name>",
                          complete=lambda app: _app(app).profile_names()))
-    registry.add(Command("login", "Sign in with another token (kept in memory)", _login))
+    registry.add(Command("login", "Sign in with another token (kept in memory)", _login, sensitive=True))
     registry.add(Command("refresh", "Reload the current screen", _refresh, aliases=("r",)))
     registry.add(Command("help", "List the commands", _help, aliases=("h",)))
     registry.add(Command("quit", "Leave labdeck", _quit, aliases=("q", "q!", "exit")))

@@ -7,7 +7,8 @@ Any screen or module can add commands::
         run=open_jobs, complete=lambda app: app.known_project_paths(),
     ))
 
-``run(app, args)`` receives the words after the command name (``key=value`` words are left as
+A command whose arguments may hold a secret passes ``sensitive=True``: its lines are never
+remembered. ``run(app, args)`` receives the words after the command name (``key=value`` words are left as
 they are; :func:`parse_options` splits them) and may be a coroutine. Raise :class:`CommandError`
 with a message for the user when the arguments are wrong.
 """
@@ -22,6 +23,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.fuzzy import Matcher
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -45,6 +48,9 @@ class Command:
     aliases: tuple[str, ...] = ()
     complete: Callable[[App[Any]], Iterable[str]] | None = None
     """Values offered as completions for the first argument."""
+    sensitive: bool = False
+    """Lines running this command are never remembered (history, state file): they may hold a
+    secret."""
 
 
 def parse_options(args: Iterable[str], allowed: Iterable[str]) -> dict[str, str]:
@@ -118,10 +124,25 @@ class CommandRegistry:
         command = self.get(words[0])
         if command is None:
             raise CommandError(f"unknown command :{words[0]} (try :help)")
-        self.remember(line)
+        if not command.sensitive:
+            self.remember(line)
         result = command.run(app, words[1:])
         if inspect.isawaitable(result):
             await result
+
+
+def highlight_plain(matcher: Matcher, candidate: str) -> Content:
+    """``candidate`` with the query's matched characters highlighted, never read as markup
+    (``Matcher.highlight`` parses it: a project called ``[@click=app.quit]x`` would become a live
+    link and ``[/oops]`` would raise)."""
+    content = Content(candidate)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, candidate)
+    if not score:
+        return content
+    for offset in offsets:
+        if not candidate[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
 
 
 class ProjectJumpProvider(Provider):
@@ -135,9 +156,10 @@ class ProjectJumpProvider(Provider):
         if jump is None:
             return
         for project_id, path in list(paths.items()):
-            score = matcher.match(f"project: {path}")
+            title = f"project: {path}"
+            score = matcher.match(title)
             if score > 0:
-                yield Hit(score, matcher.highlight(f"project: {path}"), partial(jump, project_id),
+                yield Hit(score, highlight_plain(matcher, title), partial(jump, project_id), text=title,
                           help="Show this project in the projects table")
 
 
@@ -176,11 +198,11 @@ class ScreenActionsProvider(Provider):
 
     async def discover(self) -> Hits:
         for title, callback, help_text in self._entries():
-            yield DiscoveryHit(title, callback, help=help_text)
+            yield DiscoveryHit(Content(title), callback, text=title, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for title, callback, help_text in self._entries():
             score = matcher.match(title)
             if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+                yield Hit(score, highlight_plain(matcher, title), callback, text=title, help=help_text)

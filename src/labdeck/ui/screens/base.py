@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -167,7 +167,9 @@ class SectionScreen(Screen[None]):
         """Open the filter field (in a text field, "/" is just typed)."""
         focused = self.focused
         if isinstance(focused, Input):
-            focused.insert_text_at_cursor("/")
+            # Queue it behind the keys the field has not handled yet: inserting now would put it
+            # before them when a terminal delivers "group/project" in one burst.
+            focused.post_message(events.Key("slash", "/"))
             return
         field = self.query_one("#filter", FilterInput)
         field.add_class("-active")

@@ -75,16 +75,19 @@ class ConfirmScreen(ModalScreen[bool]):
         action_label: str = "Confirm",
         target: str | None = None,
         typed: str | None = None,
+        also_accept: tuple[str, ...] = (),
         danger: bool = True,
     ) -> None:
         """``title``/``message`` are shown verbatim (no markup). ``target`` names the object acted on;
-        ``typed`` is the text the user must type for irreversible actions."""
+        ``typed`` is the text the user must type for irreversible actions (``also_accept``: other
+        spellings of it, such as ``#12`` for ``12``)."""
         super().__init__()
         self._title = title
         self._message = message
         self._action_label = action_label
         self._target = target
         self._typed = typed
+        self._accepted = frozenset((typed, *also_accept)) if typed is not None else frozenset()
         self._danger = danger
         self._opened_at = time.monotonic()
 
@@ -115,13 +118,16 @@ class ConfirmScreen(ModalScreen[bool]):
         """True while confirm presses are still ignored."""
         return time.monotonic() - self._opened_at < self.GUARD_SECONDS
 
+    def _is_typed(self, value: str) -> bool:
+        return value.strip() in self._accepted
+
     @on(Input.Changed, "#typed")
     def _typed_changed(self, event: Input.Changed) -> None:
-        self.query_one("#confirm", Button).disabled = event.value != self._typed
+        self.query_one("#confirm", Button).disabled = not self._is_typed(event.value)
 
     @on(Input.Submitted, "#typed")
     def _typed_submitted(self, event: Input.Submitted) -> None:
-        if event.value == self._typed:
+        if self._is_typed(event.value):
             self.query_one("#confirm", Button).focus()
 
     @on(Button.Pressed, "#cancel")
@@ -133,6 +139,6 @@ class ConfirmScreen(ModalScreen[bool]):
     def _confirm(self) -> None:
         if self.guarded:
             return
-        if self._typed is not None and self.query_one("#typed", Input).value != self._typed:
+        if self._typed is not None and not self._is_typed(self.query_one("#typed", Input).value):
             return
         self.dismiss(True)

@@ -111,7 +111,7 @@ class IntegrationActions:
 
     def integration_disable(self, screen: SectionScreen, project_id: int, project_path: str, slug: str,
                             after: Any) -> None:
-        """``DELETE`` the settings after confirmation."""
+        """``DELETE`` the settings after the user typed the slug (the secrets are lost)."""
         client = screen.app.client  # type: ignore[attr-defined]
 
         def confirmed(answer: bool | None) -> None:
@@ -135,7 +135,8 @@ class IntegrationActions:
         screen.app.push_screen(ConfirmScreen("Disable integration",
                                              f"Remove the {slug} settings of {project_path}? Its secrets are "
                                              "deleted and must be entered again to re-enable it.",
-                                             action_label="Disable", target=f"{project_path} · {slug}"), confirmed)
+                                             action_label="Disable", target=f"{project_path} · {slug}",
+                                             typed=slug), confirmed)
 
 
 class IntegrationsScreen(IntegrationActions, SectionScreen):

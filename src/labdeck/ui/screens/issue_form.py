@@ -319,4 +319,4 @@ class IssueActions:
 
         screen.app.push_screen(ConfirmScreen("Delete issue", f"Delete issue #{issue.iid}?\n{clean(issue.title)}",
                                              action_label="Delete", target=f"issue #{issue.iid}",
-                                             typed=str(issue.iid)), confirmed)
+                                             typed=str(issue.iid), also_accept=(f"#{issue.iid}",)), confirmed)

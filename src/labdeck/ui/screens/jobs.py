@@ -3,6 +3,7 @@ the job actions. ``enter`` opens the trace viewer."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -61,7 +62,8 @@ another screen is on top). Rows whose status just changed are highlighted.
 
 - **enter** opens the live log · **c** cancel · **r** retry · **p** play a manual job
 - **E** erase (type the job id) · **K** keep artifacts · **d** download artifacts · **y** copy URL
-- **s** status filter (several at once) · **/** filter by name or `stage:NAME` · **g** grouping
+- **s** status filter (several at once) · **/** filter: words match status, stage, name, ref, user,
+  runner or id (`failed`, `main`); `stage:`, `name:`, `ref:`, `user:`, `runner:` narrow · **g** grouping
 """
 
     active_interval = ACTIVE_INTERVAL
@@ -260,12 +262,12 @@ another screen is on top). Rows whose status just changed are highlighted.
 
     def set_status_filter(self, statuses: frozenset[str]) -> None:
         """List only jobs with these statuses (none = all); asks the server again."""
-        self.job_filter = JobFilter(frozenset(statuses), self.job_filter.stage, self.job_filter.name)
+        self.job_filter = dataclasses.replace(self.job_filter, statuses=frozenset(statuses))
         self._update_header()
         self.refresh_jobs()
 
     def apply_filter(self, text: str) -> None:
-        """The ``/`` field: words in the name, ``stage:NAME`` (client side, no request)."""
+        """The ``/`` field: words matching any column, ``stage:NAME`` … (client side, no request)."""
         self.job_filter = JobFilter.parse(text, self.job_filter.statuses)
         if self.is_mounted:
             self._redraw()

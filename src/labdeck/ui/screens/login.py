@@ -76,9 +76,9 @@ class LoginScreen(ModalScreen[Secret | None]):
             username = await self._validate(token)
         except Exception as error:  # every failure is shown in the dialog, never raised
             message = error.user_message() if hasattr(error, "user_message") else type(error).__name__
-            self.query_one("#error", Label).update(f"Sign-in failed: {message}")
+            self.query_one("#error", Label).update(Text(f"Sign-in failed: {message}"))
             return
-        self.notify(f"Signed in as {username}", title="Signed in")
+        self.notify(f"Signed in as {username}", title="Signed in", markup=False)
         self.dismiss(token)
 
     @on(Button.Pressed, "#cancel")

@@ -90,7 +90,7 @@ class GroupBadgesScreen(ListSection):
                                         target=f"group {self.group}"), self._saved)
 
     def action_delete(self) -> None:
-        """Delete the highlighted badge (confirmed)."""
+        """Delete the highlighted badge (after typing its id)."""
         badge = self.current()
         if badge is None or self.refuse_if_read_only():
             return
@@ -105,7 +105,8 @@ class GroupBadgesScreen(ListSection):
                 self.run_api(send, "delete")
 
         self.app.push_screen(ConfirmScreen("Delete badge", f"Delete badge #{badge.id} of group {self.group}?",
-                                           action_label="Delete", target=f"group {self.group}"), confirmed)
+                                           action_label="Delete", target=f"group {self.group}",
+                                           typed=str(badge.id), also_accept=(f"#{badge.id}",)), confirmed)
 
     def action_preview(self) -> None:
         """Render URLs with their placeholders resolved (``GET …/badges/render``), nothing saved."""

@@ -123,7 +123,7 @@ class ProjectExportScreen(ListSection):
         """Download the finished archive to a chosen path, with progress."""
         if self.export_status != "finished":
             self.notify(f"The export is {self.export_status or 'not started'}: start it (x) and wait "
-                        "until it is finished (w).", severity="warning", timeout=5)
+                        "until it is finished (w).", severity="warning", timeout=5, markup=False)
             return
         fields = [FormField("dest", "Save to", required=True, value=str(default_download_dir()),
                             help="a directory (keeps the server's file name) or a file path")]

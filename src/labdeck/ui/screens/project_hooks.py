@@ -107,7 +107,7 @@ class ProjectHooksScreen(ListSection):
             self.reload()
 
     def action_delete(self) -> None:
-        """Delete the highlighted hook (confirmed)."""
+        """Delete the highlighted hook (after typing its id: deliveries stop for good)."""
         hook = self.current()
         if hook is None or self.refuse_if_read_only():
             return
@@ -122,7 +122,8 @@ class ProjectHooksScreen(ListSection):
                 self.run_api(send, "delete")
 
         self.app.push_screen(ConfirmScreen("Delete hook", f"Delete hook #{hook.id} → {clean(hook.url)}?",
-                                           action_label="Delete", target=self.project_path), confirmed)
+                                           action_label="Delete", target=self.project_path,
+                                           typed=str(hook.id), also_accept=(f"#{hook.id}",)), confirmed)
 
 
 def _levels(levels: list[Any]) -> str:

@@ -13,7 +13,8 @@ Usage::
 
 ``submit`` runs inside the dialog: a server refusal (400/422, 403, …) is shown inline under the
 field it names (and as one line at the bottom) and the dialog stays open with everything the user
-typed. Without ``submit`` the dialog just returns the values. ``after`` receives the result of
+typed. When the outcome is unknown (the request was sent, the answer lost) the dialog keeps the
+values but will not send again: the user refreshes to check first. Without ``submit`` the dialog just returns the values. ``after`` receives the result of
 ``submit`` (or the values), or None when the user cancelled.
 """
 
@@ -70,6 +71,9 @@ class FormField:
 
 
 Submit = Callable[[dict[str, Any]], Awaitable[Any]]
+
+OUTCOME_UNKNOWN_HINT = "The server may have applied this; refresh to check before trying again."
+"""Shown when a change was sent but its answer was lost (no automatic or one-key resend)."""
 
 
 def _initial(field: FormField) -> Any:
@@ -130,6 +134,8 @@ class FormScreen(ModalScreen[Any]):
         self.busy = False
         self.last_error: str = ""
         """The last message shown at the bottom (tests read it)."""
+        self.outcome_unknown = False
+        """True once a submission may or may not have been applied: it cannot be sent again."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -271,7 +277,7 @@ class FormScreen(ModalScreen[Any]):
 
     def action_submit(self) -> None:
         """Check the fields locally, then send (or return) the values."""
-        if self.busy:
+        if self.busy or self.outcome_unknown:
             return
         values, problems = self.collect()
         if problems:
@@ -290,11 +296,19 @@ class FormScreen(ModalScreen[Any]):
 
     async def _send(self, values: dict[str, Any]) -> None:
         assert self._submit is not None
+        keep_disabled = False
         try:
             result = await self._submit(values)
         except errors.ValidationError as error:
             problems = {name: "; ".join(messages) for name, messages in error.fields.items()}
             self.show_errors(problems, error.user_message())
+            return
+        except errors.OutcomeUnknown as error:
+            # The request may have been applied: sending it again could create a duplicate. Submit
+            # stays disabled (Cancel closes), the typed values stay visible for checking.
+            keep_disabled = True
+            self.outcome_unknown = True
+            self.show_errors({}, f"{OUTCOME_UNKNOWN_HINT} ({error.user_message()})")
             return
         except errors.ApiError as error:
             self.show_errors({}, error.user_message())
@@ -305,7 +319,7 @@ class FormScreen(ModalScreen[Any]):
         finally:
             self.busy = False
             if self.is_attached:
-                self.query_one("#form-submit", Button).disabled = False
+                self.query_one("#form-submit", Button).disabled = keep_disabled
         self.dismiss(result if result is not None else values)
 
 

@@ -11,6 +11,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from labdeck.ui.widgets.form import clean
 from labdeck.ui.widgets.job_table import (
     ACTIVE_STATUSES,
     JobFilter,
@@ -42,12 +43,12 @@ class JobsHeader(Static):
             if index:
                 text.append(" · ")
             color = theme_color(self.app, f"job-{status}") if status else None
-            text.append(f"{count} {status}", style=Style(color=color, bold=status in ACTIVE_STATUSES))
+            text.append(f"{count} {clean(status)}", style=Style(color=color, bold=status in ACTIVE_STATUSES))
         if not ranked:
             text.append("no jobs", style=Style(color=_muted(self)))
         muted = Style(color=_muted(self))
         if job_filter.statuses:
-            text.append(" │ status=" + ",".join(sorted(job_filter.statuses)), style=muted)
+            text.append(" │ status=" + clean(",".join(sorted(job_filter.statuses))), style=muted)
         if group_mode != "none":
             text.append(" │ grouped by " + ("pipeline" if group_mode == "pipeline" else "pipeline and stage"),
                         style=muted)
@@ -81,10 +82,10 @@ class TraceHeader(Static):
         if pending_lines:
             text.append(f" · +{pending_lines:,} new (G)", style=Style(color=theme_color(app, "accent"), bold=True))
         if search:
-            text.append(f" │ {search}", style=Style(color=theme_color(app, "accent")))
+            text.append(f" │ {clean(search)}", style=Style(color=theme_color(app, "accent")))
         text.append(" │ ")
-        text.append(f"job #{field(job, 'id', '?')} ", style="bold")
-        text.append(str(field(job, "name") or ""), style="bold")
+        text.append(f"job #{clean(field(job, 'id', '?'))} ", style="bold")
+        text.append(clean(field(job, "name") or ""), style="bold")
         color = {
             "success": theme_color(app, "success"),
             "failed": theme_color(app, "error"),
@@ -92,9 +93,9 @@ class TraceHeader(Static):
             "canceled": _muted(self),
         }.get(status) or theme_color(app, "warning")
         text.append(" · ")
-        text.append(status, style=Style(color=color, bold=True))
+        text.append(clean(status), style=Style(color=color, bold=True))
         shown = duration if duration is not None else field(job, "duration")
-        text.append(f" · {format_duration(shown)} · {runner_label(job)}")
+        text.append(f" · {format_duration(shown)} · {clean(runner_label(job))}")
         flags = [name for name, on in (("wrap", wrap), ("raw", raw)) if on]
         if flags:
             text.append(" │ " + " ".join(flags), style=muted)

@@ -5,18 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
 from labdeck.api.models.ci import JobStatus
+from labdeck.ui.formatting import relative_time
 from labdeck.ui.formatting import size as format_size
+from labdeck.ui.widgets.form import clean
 
 ACTIVE_STATUSES = JobStatus.ACTIVE | {JobStatus.CREATED, JobStatus.SCHEDULED, "started"}
 """Statuses that can still change without anyone pressing a key (drives the fast refresh);
@@ -28,21 +31,50 @@ ALL_SCOPES = JobStatus.SCOPES
 GROUP_MODES = ("none", "pipeline", "stage")
 """Grouping cycle: flat list, by pipeline, by pipeline and stage."""
 
-COLUMNS: tuple[tuple[str, str], ...] = (
-    ("id", "ID"),
-    ("status", "Status"),
-    ("stage", "Stage"),
-    ("name", "Name"),
-    ("ref", "Ref"),
-    ("pipeline", "Pipeline"),
-    ("user", "User"),
-    ("created", "Created"),
-    ("started", "Started"),
-    ("finished", "Finished"),
-    ("duration", "Duration"),
-    ("runner", "Runner"),
-    ("artifacts", "Artifacts"),
+@dataclass(frozen=True)
+class JobColumn:
+    """One column of the jobs table; ``max_width`` cuts longer cells with an ellipsis."""
+
+    key: str
+    label: str
+    max_width: int | None = None
+
+
+COLUMNS: tuple[JobColumn, ...] = (
+    JobColumn("id", "ID"),
+    JobColumn("status", "Status"),
+    JobColumn("duration", "Duration"),
+    JobColumn("stage", "Stage", 14),
+    JobColumn("name", "Name", 40),
+    JobColumn("ref", "Ref", 20),
+    JobColumn("pipeline", "Pipeline"),
+    JobColumn("user", "User", 12),
+    JobColumn("created", "Created"),
+    JobColumn("runner", "Runner", 18),
+    JobColumn("artifacts", "Artifacts", 10),
 )
+"""Every column, in order, on a terminal of :data:`WIDE_FROM` columns or more. Start and finish
+times are in the log viewer's header (duration) and the job's web page; the table shows ages."""
+
+NARROW_COLUMNS: tuple[JobColumn, ...] = (
+    JobColumn("id", "ID"),
+    JobColumn("status", "Status"),
+    JobColumn("duration", "Duration"),
+    JobColumn("stage", "Stage", 10),
+    JobColumn("name", "Name", 22),
+    JobColumn("ref", "Ref", 12),
+    JobColumn("created", "Created"),
+)
+"""The essentials for a narrow terminal (80 columns)."""
+
+WIDE_FROM = 110
+"""Table width from which :data:`COLUMNS` are all shown."""
+
+
+def columns_for(width: int) -> tuple[JobColumn, ...]:
+    """The columns that fit a table ``width`` cells wide."""
+    return COLUMNS if width >= WIDE_FROM else NARROW_COLUMNS
+
 
 _STATUS_THEME_KEYS = {
     "success": ("job-success", "success"),
@@ -90,7 +122,7 @@ def pipeline_id(job: Any) -> int | None:
 
 
 def format_time(moment: datetime | None) -> str:
-    """Compact UTC timestamp (no relative times: the table must not depend on the local clock)."""
+    """Compact UTC timestamp."""
     if moment is None:
         return "—"
     return moment.strftime("%m-%d %H:%M:%S")
@@ -122,13 +154,16 @@ def runner_label(job: Any) -> str:
     return f"#{runner_id}" if runner_id is not None else "—"
 
 
-def artifacts_label(job: Any) -> str:
-    """Archive name and size, or nothing when the job kept no artifacts."""
+def artifacts_label(job: Any, *, with_name: bool = True) -> str:
+    """Archive name and size (only the size when ``with_name`` is False), or nothing when the job
+    kept no artifacts."""
     archive = field(job, "artifacts_file")
     if not archive:
         return ""
     name = field(archive, "filename") or "archive"
     size = field(archive, "size")
+    if not with_name:
+        return format_size(size) if size is not None else "yes"
     return f"{name} ({format_size(size)})" if size is not None else str(name)
 
 
@@ -137,45 +172,82 @@ def user_label(job: Any) -> str:
     return str(field(field(job, "user"), "username") or "—")
 
 
+_FILTER_KEYS = ("status", "stage", "name", "ref", "user", "runner", "id")
+"""``key:value`` words the ``/`` filter understands; a bare word may match any of them."""
+
+
+def _filter_fields(job: Any) -> dict[str, str]:
+    """The lower-cased texts of a job the ``/`` filter looks at."""
+    return {
+        "status": str(field(job, "status") or "").lower(),
+        "stage": str(field(job, "stage") or "").lower(),
+        "name": str(field(job, "name") or "").lower(),
+        "ref": str(field(job, "ref") or "").lower(),
+        "user": user_label(job).lower(),
+        "runner": runner_label(job).lower(),
+        "id": str(field(job, "id", "")),
+    }
+
+
 @dataclass(frozen=True)
 class JobFilter:
-    """Client-side filters; the status filter goes to the server as ``scope[]``."""
+    """Client-side filters; the status filter goes to the server as ``scope[]``.
+
+    ``stage``/``name`` hold the ``stage:``/``name:`` words; ``words`` the other words, each of
+    which must appear in one of status, stage, name, ref, user, runner or id (so ``/failed``
+    lists the failed jobs); ``keyed`` the other ``key:value`` words (``ref:main``, ``user:ann``).
+    """
 
     statuses: frozenset[str] = frozenset()
     stage: str = ""
     name: str = ""
+    words: str = ""
+    keyed: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def parse(cls, text: str, statuses: Iterable[str] = ()) -> JobFilter:
-        """Read ``stage:test name:rspec`` or bare words (which match the name)."""
+        """Read ``stage:test name:rspec ref:main failed`` (bare words match any field)."""
         stage_words: list[str] = []
         name_words: list[str] = []
+        bare: list[str] = []
+        keyed: list[tuple[str, str]] = []
         for word in text.split():
             key, sep, value = word.partition(":")
-            if sep and key.lower() == "stage":
+            key = key.lower()
+            if sep and key == "stage":
                 stage_words.append(value)
-            elif sep and key.lower() == "name":
+            elif sep and key == "name":
                 name_words.append(value)
+            elif sep and key in _FILTER_KEYS and value:
+                keyed.append((key, value))
             else:
-                name_words.append(word)
-        return cls(frozenset(statuses), " ".join(stage_words), " ".join(name_words))
+                bare.append(word)
+        return cls(frozenset(statuses), " ".join(stage_words), " ".join(name_words), " ".join(bare),
+                   tuple(keyed))
 
     def text(self) -> str:
         """The filter as typed (without statuses)."""
         parts = []
         if self.stage:
             parts.append(f"stage:{self.stage}")
-        if self.name:
-            parts.append(self.name)
+        parts.extend(f"name:{word}" for word in self.name.split())
+        parts.extend(f"{key}:{value}" for key, value in self.keyed)
+        if self.words:
+            parts.append(self.words)
         return " ".join(parts)
 
     def matches(self, job: Any) -> bool:
-        """Whether the job passes the stage and name filters."""
-        stage = str(field(job, "stage") or "").lower()
-        name = str(field(job, "name") or "").lower()
-        if self.stage and self.stage.lower() not in stage:
+        """Whether the job passes the typed filters."""
+        if not (self.stage or self.name or self.words or self.keyed):
+            return True
+        fields = _filter_fields(job)
+        if self.stage and self.stage.lower() not in fields["stage"]:
             return False
-        return all(word.lower() in name for word in self.name.split())
+        if not all(word.lower() in fields["name"] for word in self.name.split()):
+            return False
+        if not all(value.lower() in fields[key] for key, value in self.keyed):
+            return False
+        return all(any(word.lower() in text for text in fields.values()) for word in self.words.split())
 
 
 @dataclass(frozen=True)
@@ -187,11 +259,12 @@ class JobGroup:
     ref: str
     stage: str | None
 
-    def cells(self, count: int) -> list[str]:
-        """Cell texts laid over the table's first columns."""
+    def cells(self, count: int) -> dict[str, str]:
+        """Cell texts by column key."""
         head = f"▾ #{self.pipeline_id}" if self.pipeline_id is not None else "▾ —"
         jobs = f"{count} job" + ("" if count == 1 else "s")
-        return [head, self.pipeline_status, self.stage or "", f"[{jobs}]", self.ref]
+        return {"id": head, "status": self.pipeline_status, "stage": self.stage or "", "name": f"[{jobs}]",
+                "ref": self.ref}
 
     def title(self) -> str:
         """One-line description (tests, help)."""
@@ -226,6 +299,14 @@ def group_jobs(jobs: Sequence[Any], mode: str) -> list[tuple[JobGroup | None, li
     return groups
 
 
+def _fit(text: str, max_width: int | None) -> Text:
+    """A cell of inert server text, cut with an ellipsis past ``max_width`` cells."""
+    cell = Text(clean(text), no_wrap=True, overflow="ellipsis")
+    if max_width is not None and cell.cell_len > max_width:
+        cell.truncate(max_width, overflow="ellipsis")
+    return cell
+
+
 class JobTable(DataTable[Any]):
     """A row-cursor table of jobs. Row keys are job ids as strings; group rows are ``group:N``."""
 
@@ -238,11 +319,27 @@ class JobTable(DataTable[Any]):
         self.jobs_by_key: dict[str, Any] = {}
         self.groups: dict[str, JobGroup] = {}
         """Header rows by row key."""
+        self.columns_shown: tuple[JobColumn, ...] = ()
+        self._last_show: tuple[list[Any], set[int], str] | None = None
 
     def on_mount(self) -> None:
-        """Create the columns once."""
-        for key, label in COLUMNS:
-            self.add_column(label, key=key)
+        """Create the columns for the current width."""
+        self._set_columns(columns_for(self.size.width or self.app.size.width))
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Switch between the narrow and the wide column sets."""
+        wanted = columns_for(event.size.width)
+        if wanted != self.columns_shown:
+            self._set_columns(wanted)
+            if self._last_show is not None:
+                jobs, changed, group_mode = self._last_show
+                self.show_jobs(jobs, changed=changed, group_mode=group_mode)
+
+    def _set_columns(self, columns: tuple[JobColumn, ...]) -> None:
+        self.clear(columns=True)
+        self.columns_shown = columns
+        for column in columns:
+            self.add_column(column.label, key=column.key)
 
     def _color(self, status: str) -> str | None:
         return theme_color(self.app, *_STATUS_THEME_KEYS.get(status, ()))
@@ -250,25 +347,33 @@ class JobTable(DataTable[Any]):
     def status_text(self, status: str) -> Text:
         """The status cell, coloured from the theme."""
         color = self._color(status)
-        return Text(status, style=Style(color=color, bold=status in ("failed", "running")) if color else "")
+        return Text(clean(status), style=Style(color=color, bold=status in ("failed", "running")) if color else "")
+
+    def _now(self) -> datetime:
+        clock = getattr(self.app, "clock", None)
+        return clock() if callable(clock) else datetime.now(UTC)
+
+    def _cell_texts(self, job: Any) -> dict[str, str]:
+        pid = pipeline_id(job)
+        return {
+            "id": str(field(job, "id", "")),
+            "duration": format_duration(field(job, "duration")),
+            "stage": str(field(job, "stage") or ""),
+            "name": str(field(job, "name") or ""),
+            "ref": str(field(job, "ref") or ""),
+            "pipeline": f"#{pid}" if pid is not None else "—",
+            "user": user_label(job),
+            "created": relative_time(field(job, "created_at"), self._now()),
+            "runner": runner_label(job),
+            "artifacts": artifacts_label(job, with_name=False),
+        }
 
     def _cells(self, job: Any, changed: bool) -> list[Text]:
-        status = str(field(job, "status") or "")
-        pid = pipeline_id(job)
+        texts = self._cell_texts(job)
         values = [
-            Text(str(field(job, "id", ""))),
-            self.status_text(status),
-            Text(str(field(job, "stage") or "")),
-            Text(str(field(job, "name") or "")),
-            Text(str(field(job, "ref") or "")),
-            Text(f"#{pid}" if pid is not None else "—"),
-            Text(user_label(job)),
-            Text(format_time(field(job, "created_at"))),
-            Text(format_time(field(job, "started_at"))),
-            Text(format_time(field(job, "finished_at"))),
-            Text(format_duration(field(job, "duration"))),
-            Text(runner_label(job)),
-            Text(artifacts_label(job)),
+            self.status_text(str(field(job, "status") or "")) if column.key == "status"
+            else _fit(texts[column.key], column.max_width)
+            for column in self.columns_shown
         ]
         if changed:
             highlight = theme_color(self.app, "warning-muted", "warning") or "yellow"
@@ -279,13 +384,21 @@ class JobTable(DataTable[Any]):
     def _group_cells(self, group: JobGroup, count: int) -> list[Text]:
         accent = theme_color(self.app, "accent")
         style = Style(bold=True, color=accent)
-        cells = [Text(value, style=style) for value in group.cells(count)]
-        cells[1] = self.status_text(group.pipeline_status)
-        cells[1].stylize(Style(bold=True))
-        return cells + [Text("")] * (len(COLUMNS) - len(cells))
+        texts = group.cells(count)
+        cells = []
+        for column in self.columns_shown:
+            if column.key == "status":
+                cell = self.status_text(group.pipeline_status)
+                cell.stylize(Style(bold=True))
+            else:
+                cell = _fit(texts.get(column.key, ""), column.max_width)
+                cell.stylize(style)
+            cells.append(cell)
+        return cells
 
     def show_jobs(self, jobs: Sequence[Any], *, changed: set[int], group_mode: str) -> None:
         """Replace the rows, keeping the cursor on the same job when it is still listed."""
+        self._last_show = (list(jobs), set(changed), group_mode)
         current = self.selected_key()
         self.clear(columns=False)
         self.jobs_by_key.clear()

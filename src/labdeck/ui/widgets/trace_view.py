@@ -27,6 +27,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from labdeck.tail.lines import safe_cut
 from labdeck.tail.sections import Section, format_duration
 from labdeck.ui.widgets.job_trace_document import TraceDocument
 from labdeck.ui.widgets.job_trace_folds import FoldMap
@@ -529,7 +530,7 @@ class TraceView(ScrollView, can_focus=True):
         if self.raw:
             body = Text(document.raw_line(line)[:MAX_LINE_CHARS])
         else:
-            body = Text.from_ansi(document.line(line)[:MAX_LINE_CHARS])
+            body = Text.from_ansi(safe_cut(document.line(line), MAX_LINE_CHARS))
             body.expand_tabs(8)
         text.append_text(body)
         if section is not None:
