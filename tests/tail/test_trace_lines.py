@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.tail.hostile_corpus import HOSTILE, HOSTILE_BYTES
 
+from labdeck.tail import safe_cut
 from labdeck.tail.lines import LineIndex, expand_tabs, resolve_carriage_returns
 from labdeck.tail.sanitize import sanitize
 from labdeck.tail.search import LineMatcher
@@ -257,3 +258,16 @@ def test_the_carried_prefix_is_itself_a_safe_canonical_sgr(sequence: list[str]) 
     again = SgrState()
     again.feed(prefix)
     assert again.prefix() == prefix
+
+
+@given(st.text(alphabet="ab", max_size=30), st.sampled_from(["\x1b[38;2;10;20;30m", "\x1b[1m", "\x1b[0;31m"]),
+       st.text(alphabet="cd", max_size=10), st.integers(min_value=0, max_value=60))
+def test_safe_cut_never_leaves_half_an_sgr_sequence(head: str, sgr: str, tail: str, limit: int) -> None:
+    text = head + sgr + tail
+    cut = safe_cut(text, limit)
+    assert text.startswith(cut) and len(cut) <= limit
+    # Either the whole sequence is kept or none of it: no ESC without its final "m".
+    for start in [index for index, char in enumerate(cut) if char == "\x1b"]:
+        assert "m" in cut[start:]
+    if limit >= len(head) + len(sgr):
+        assert sgr in cut

@@ -5,7 +5,9 @@ and stage, and pauses while hidden."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+import pytest
 from textual.widgets import Input, SelectionList
 
 from labdeck.sim.server import SimServer
@@ -111,6 +113,59 @@ async def test_filters_statuses_stage_and_name(sim_factory: Callable[..., SimSer
         assert len(listed_ids(screen)) == len(screen.jobs)
 
 
+async def test_typed_filter_matches_status_ref_user_runner_and_id(
+        sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    server = sim_factory()
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_jobs(app, pilot)
+
+        async def typed(text: str) -> list[Any]:
+            await pilot.press("slash")
+            screen.query_one("#filter", Input).value = text
+            await pilot.press("enter")
+            return [screen.jobs_by_id()[job_id] for job_id in listed_ids(screen)]
+
+        failed = [job for job in screen.jobs if job.status == "failed"]
+        assert failed and len(failed) < len(screen.jobs)
+        assert {job.id for job in await typed("failed")} == {job.id for job in failed}
+        assert "/failed" in str(screen.query_one("#title-filter").render())
+        ref = screen.jobs[-1].ref
+        assert {job.id for job in await typed(f"ref:{ref}")} == {job.id for job in screen.jobs if ref in job.ref}
+        with_runner = next(job for job in screen.jobs if job.runner is not None and job.runner.description)
+        runner_jobs = await typed(f"runner:{with_runner.runner.description}")
+        assert with_runner.id in {job.id for job in runner_jobs}
+        assert all(job.runner is not None for job in runner_jobs)
+        user = screen.jobs[0].user.username
+        assert all(job.user.username == user for job in await typed(f"user:{user}"))
+        assert [job.id for job in await typed(str(failed[0].id))] == [failed[0].id]
+        assert {job.id for job in await typed("failed test")} == {j.id for j in failed if "test" in j.stage
+                                                                   or "test" in j.name or "test" in j.ref}
+        assert await typed("no-such-thing-anywhere") == []
+
+
+@pytest.mark.parametrize(("width", "hidden"), [(120, {"user"}), (80, {"pipeline", "user", "runner", "artifacts"})])
+async def test_the_table_fits_the_terminal(sim_factory: Callable[..., SimServer], make_app: MakeApp,
+                                           width: int, hidden: set[str]) -> None:
+    server = sim_factory()
+    app = make_app(server)
+    async with app.run_test(size=(width, 30)) as pilot:
+        screen = await open_jobs(app, pilot)
+        table = screen.query_one(JobTable)
+        await pilot.pause()
+        keys = [str(key.value) for key in table.columns]
+        assert keys[:3] == ["id", "status", "duration"]  # the duration next to the status
+        assert {"name", "ref", "created"} <= set(keys) and not hidden & set(keys)
+        assert table.virtual_size.width <= table.scrollable_content_region.width  # nothing cut off
+        job = screen.jobs[0]
+        assert str(table.get_cell(str(job.id), "created")).endswith("ago")
+        screen.group_mode = "stage"
+        screen.action_cycle_group()  # back to a flat list, then grouped: still fits
+        screen.action_cycle_group()
+        await pilot.pause()
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+
+
 async def test_group_by_pipeline_then_stage(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
     server = sim_factory()
     app = make_app(server)
@@ -155,7 +210,7 @@ async def test_enter_opens_the_log_and_server_strings_are_not_markup(
     app = make_app(server)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
-        assert str(screen.query_one(JobTable).get_row(str(job_id))[3]) == hostile  # shown as typed
+        assert str(screen.query_one(JobTable).get_cell(str(job_id), "name")) == hostile  # shown as typed
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, TraceScreen), what="the log")
         assert app.screen.job.id == job_id  # type: ignore[attr-defined]

@@ -53,8 +53,11 @@ COLUMNS: tuple[JobColumn, ...] = (
     JobColumn("runner", "Runner", 18),
     JobColumn("artifacts", "Artifacts", 10),
 )
-"""Every column, in order, on a terminal of :data:`WIDE_FROM` columns or more. Start and finish
-times are in the log viewer's header (duration) and the job's web page; the table shows ages."""
+"""Every column, in order, on a terminal of :data:`FULL_FROM` columns or more. Start and finish
+times are in the job's record (the log viewer's header shows the duration); the table shows ages."""
+
+MEDIUM_COLUMNS: tuple[JobColumn, ...] = tuple(column for column in COLUMNS if column.key != "user")
+"""From :data:`MEDIUM_FROM` columns (120 included): all but the user (``/user:NAME`` still filters)."""
 
 NARROW_COLUMNS: tuple[JobColumn, ...] = (
     JobColumn("id", "ID"),
@@ -67,13 +70,15 @@ NARROW_COLUMNS: tuple[JobColumn, ...] = (
 )
 """The essentials for a narrow terminal (80 columns)."""
 
-WIDE_FROM = 110
-"""Table width from which :data:`COLUMNS` are all shown."""
+FULL_FROM = 136
+MEDIUM_FROM = 110
 
 
 def columns_for(width: int) -> tuple[JobColumn, ...]:
     """The columns that fit a table ``width`` cells wide."""
-    return COLUMNS if width >= WIDE_FROM else NARROW_COLUMNS
+    if width >= FULL_FROM:
+        return COLUMNS
+    return MEDIUM_COLUMNS if width >= MEDIUM_FROM else NARROW_COLUMNS
 
 
 _STATUS_THEME_KEYS = {
