@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pytest
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
@@ -217,11 +218,13 @@ async def test_completion_reads_the_config_once_off_the_loop(sim: SimServer, mak
     assert calls == [False]  # once, in a worker thread
 
 
-class _DeliverThenTimeout(httpx.AsyncBaseTransport):
-    """Sends POSTs to the server, then loses the answer (as a dropped connection would)."""
+class _DeliverThenLose(httpx.AsyncBaseTransport):
+    """Sends POSTs to the server, then loses the answer: a read timeout (dropped connection) or a
+    502 from a proxy in front of the server that applied the change."""
 
-    def __init__(self) -> None:
+    def __init__(self, fault: str) -> None:
         self.inner = httpx.AsyncHTTPTransport()
+        self.fault = fault
         self.posts = 0
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -229,17 +232,20 @@ class _DeliverThenTimeout(httpx.AsyncBaseTransport):
         if request.method == "POST":
             self.posts += 1
             await response.aclose()
-            raise httpx.ReadTimeout("read timed out", request=request)
+            if self.fault == "timeout":
+                raise httpx.ReadTimeout("read timed out", request=request)
+            return httpx.Response(502, json={"message": "502 Bad Gateway"}, request=request)
         return response
 
     async def aclose(self) -> None:
         await self.inner.aclose()
 
 
+@pytest.mark.parametrize("fault", ["timeout", "bad-gateway"])
 async def test_a_form_whose_outcome_is_unknown_cannot_be_sent_twice(
-        sim_factory: Callable[..., SimServer], tokens: dict[str, str], tmp_path: Any) -> None:
+        sim_factory: Callable[..., SimServer], tokens: dict[str, str], tmp_path: Any, fault: str) -> None:
     server = sim_factory()
-    transport = _DeliverThenTimeout()
+    transport = _DeliverThenLose(fault)
     session = Session(base_url=server.base_url, token=Secret(tokens["admin"]), profile="test")
     client = ApiClient(server.base_url, session.token, transport=transport)
     app = LabdeckApp(session, client=client, clock=server.state.clock.now,
