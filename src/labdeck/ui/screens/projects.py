@@ -20,6 +20,9 @@ from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 PROJECT_FILTERS = ("search", "owned", "membership", "starred", "archived", "visibility", "order_by", "sort")
 """Server-side filters accepted by ``:projects`` and the filter bar."""
+
+DEFAULT_ORDER = "last_activity_at"
+"""Order of the projects table unless the filters say otherwise."""
 _BOOLEAN_FILTERS = {"owned", "membership", "starred", "archived"}
 _CHOICES = {
     "visibility": {"public", "internal", "private"},
@@ -162,7 +165,10 @@ class ProjectsScreen(SectionScreen):
         keep = table.cursor_key
         first = True
         try:
-            async for page in client.projects.list(**self.filters, per_page=100).pages():
+            # Recently active projects first (the server's default is by creation date): that is
+            # where an on-call engineer looks; `order_by=` in the filters overrides it.
+            query = {"order_by": DEFAULT_ORDER, **self.filters}
+            async for page in client.projects.list(**query, per_page=100).pages():
                 if first:
                     table.clear()
                     first = False
