@@ -274,6 +274,7 @@ class LabdeckApp(SectionNavigation):
             insecure_storage=self.session.insecure_storage,
             demo=self.session.demo,
             now=self.clock(),
+            token_source=self.session.token_source,
         )
 
     # --- errors -------------------------------------------------------------------------------

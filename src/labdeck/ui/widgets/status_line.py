@@ -35,6 +35,8 @@ class StatusInfo:
     insecure_storage: bool
     demo: bool
     now: datetime
+    token_source: str = "none"
+    """Where the token came from (``keyring``, ``env:LABDECK_TOKEN``, ``stdin`` …)."""
 
 
 class StatusLine(Horizontal):
@@ -45,6 +47,7 @@ class StatusLine(Horizontal):
     StatusLine > Label { height: 1; padding: 0 1 0 0; }
     StatusLine #status-profile { background: $ld-env-accent; color: $ld-env-accent-text; text-style: bold; padding: 0 1; }
     StatusLine #status-instance { width: 1fr; padding: 0 1; text-overflow: ellipsis; text-wrap: nowrap; }
+    StatusLine #status-source { color: $text-muted; }
     StatusLine #status-mode { text-style: bold; padding: 0 1; }
     StatusLine #status-mode.-read-only { background: $ld-mode-readonly; color: $background; }
     StatusLine #status-mode.-write { background: $ld-mode-write; color: $background; }
@@ -61,6 +64,7 @@ class StatusLine(Horizontal):
         yield Label("", id="status-profile", markup=False)
         yield Label("", id="status-instance", markup=False)
         yield Label("", id="status-user", markup=False)
+        yield Label("", id="status-source", markup=False)
         yield Label("", id="status-mode", markup=False)
         yield Label("", id="status-rate", markup=False)
         yield Label("", id="status-health", markup=False)
@@ -80,6 +84,11 @@ class StatusLine(Horizontal):
         self.query_one("#status-profile", Label).update(Text(info.profile + (" (demo)" if info.demo and info.profile != "demo" else "")))
         self.query_one("#status-instance", Label).update(Text(info.instance))
         self.query_one("#status-user", Label).update(Text(f"@{info.user}" if info.user else "signed out"))
+        source = self.query_one("#status-source", Label)
+        # Demo sessions say "demo" already; "none" means signed out.
+        shown = info.token_source not in ("none", "demo")
+        source.update(Text(f"via {info.token_source}") if shown else "")
+        source.display = shown
         mode = self.query_one("#status-mode", Label)
         mode.update("READ-ONLY" if info.read_only else "WRITE")
         mode.set_class(info.read_only, "-read-only")
