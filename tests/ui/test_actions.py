@@ -3,7 +3,6 @@ read-only mode, and the confirmation dialog's safety rules."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 import pytest
@@ -102,17 +101,25 @@ async def test_archive_needs_confirmation_and_cancel_is_default(
         assert not project.archived
 
 
-async def test_confirm_ignores_presses_right_after_opening(sim: SimServer, make_app: MakeApp) -> None:
+async def test_confirm_ignores_presses_right_after_opening(
+        sim: SimServer, make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fake clock for the guard: on a loaded machine real key presses may outlast 500 ms.
+    import labdeck.ui.screens.confirm as confirm_module
+
+    now = [1000.0]
+    monkeypatch.setattr(confirm_module, "guard_clock", lambda: now[0])
     app = make_app(sim)
     answers: list[bool | None] = []
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)
         app.push_screen(ConfirmScreen("Erase job", "Erase job #1?"), answers.append)
         await pilot.pause()
+        now[0] += ConfirmScreen.GUARD_SECONDS / 2
         await pilot.press("right", "enter")  # auto-repeat / muscle memory within 500 ms
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen) and answers == []
-        await asyncio.sleep(ConfirmScreen.GUARD_SECONDS)
+        now[0] += ConfirmScreen.GUARD_SECONDS
+        await pilot.pause(0.3)  # let the button's own press animation end
         await pilot.press("enter")
         await pilot.pause()
         assert answers == [True]

@@ -34,6 +34,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 
+def guard_clock() -> float:
+    """The clock of the key guard (tests replace this function, never ``time.monotonic``)."""
+    return time.monotonic()
+
+
 class ConfirmScreen(ModalScreen[bool]):
     """Ask before a mutating action; dismisses with True only on an explicit confirmation."""
 
@@ -89,7 +94,7 @@ class ConfirmScreen(ModalScreen[bool]):
         self._typed = typed
         self._accepted = frozenset((typed, *also_accept)) if typed is not None else frozenset()
         self._danger = danger
-        self._opened_at = time.monotonic()
+        self._opened_at = guard_clock()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -110,13 +115,13 @@ class ConfirmScreen(ModalScreen[bool]):
                 )
 
     def on_mount(self) -> None:
-        self._opened_at = time.monotonic()
+        self._opened_at = guard_clock()
         self.query_one("#cancel", Button).focus()
 
     @property
     def guarded(self) -> bool:
         """True while confirm presses are still ignored."""
-        return time.monotonic() - self._opened_at < self.GUARD_SECONDS
+        return guard_clock() - self._opened_at < self.GUARD_SECONDS
 
     def _is_typed(self, value: str) -> bool:
         return value.strip() in self._accepted

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, ClassVar
 
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.binding import Binding, BindingType
 
 from labdeck.api import errors
@@ -15,6 +15,7 @@ from labdeck.api.resources.integrations import INTEGRATIONS
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.form import FormField, FormScreen, clean, coloured, field_row, fields_table
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
@@ -139,10 +140,12 @@ class IntegrationActions:
                                              typed=slug), confirmed)
 
 
-class IntegrationsScreen(IntegrationActions, SectionScreen):
+class IntegrationsScreen(IntegrationActions, TableSectionScreen):
     """Every integration slug of one project with its state (section 5)."""
 
     SECTION_TITLE = "Integrations"
+    TABLE_ID = "integrations-table"
+    COLUMNS = COLUMNS
     MUTATING_ACTIONS = frozenset({"edit", "disable"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "details", "Details", id="integrations.details"),
@@ -158,25 +161,6 @@ class IntegrationsScreen(IntegrationActions, SectionScreen):
         self.integrations: dict[str, Any] = {}
         self.problems: dict[str, str] = {}
         """Why a slug could not be read (deprecated cluster integration, development-only slug …)."""
-        self.load_count = 0
-
-    def compose_content(self) -> ComposeResult:
-        yield ResourceTable(COLUMNS, id="integrations-table")
-
-    @property
-    def table(self) -> ResourceTable:
-        """The integrations table."""
-        return self.query_one("#integrations-table", ResourceTable)
-
-    def on_mount(self) -> None:
-        self.table.focus()
-        self.reload()
-
-    def reload(self) -> None:
-        """Read every slug's settings (concurrently)."""
-        self.loading_text = "loading…"
-        self.update_title()
-        self.run_api(self._load, "load")
 
     async def _fetch(self, slug: str) -> Any:
         """The settings record, or None with a note in :attr:`problems` (deprecated, unavailable)."""
@@ -186,26 +170,17 @@ class IntegrationsScreen(IntegrationActions, SectionScreen):
             self.problems[slug] = DEPRECATED_MESSAGE if slug in DEPRECATED else clean(error.user_message())
             return None
 
-    async def _load(self) -> None:
-        try:
-            slugs = list(INTEGRATIONS)
-            self.problems = {}
-            results = await asyncio.gather(*(self._fetch(slug) for slug in slugs))
-            self.integrations = dict(zip(slugs, results, strict=True))
-            table = self.table
-            keep = table.cursor_key
-            table.clear()
-            now = self.app.clock()  # type: ignore[attr-defined]
-            table.append_rows(self._row(slug, self.integrations[slug], now) for slug in slugs)
-            if keep is not None:
-                table.move_cursor_to_key(keep)
-            active = sum(1 for item in results if item is not None and item.active)
-            self.context_text = f"{self.project_path} · {active} active of {len(slugs)}"
-            self.mark_loaded()
-            self.load_count += 1
-        finally:
-            self.loading_text = ""
-            self.update_title()
+    async def load(self) -> None:
+        """Read every slug's settings (concurrently)."""
+        slugs = list(INTEGRATIONS)
+        self.problems = {}
+        results = await asyncio.gather(*(self._fetch(slug) for slug in slugs))
+        self.integrations = dict(zip(slugs, results, strict=True))
+        now = self.app.clock()  # type: ignore[attr-defined]
+        self.replace_rows(self._row(slug, self.integrations[slug], now) for slug in slugs)
+        active = sum(1 for item in results if item is not None and item.active)
+        self.context_text = f"{self.project_path} · {active} active of {len(slugs)}"
+        self.mark_loaded()
 
     def _row(self, slug: str, integration: Any, now: Any) -> TableRow:
         kind = INTEGRATIONS[slug].kind
@@ -249,10 +224,11 @@ class IntegrationsScreen(IntegrationActions, SectionScreen):
         self.integration_disable(self, self.project_id, self.project_path, str(slug), lambda _: self.reload())
 
 
-class IntegrationDetailScreen(IntegrationActions, SectionScreen):
+class IntegrationDetailScreen(IntegrationActions, TableSectionScreen):
     """The settings record of one integration; secrets are masked."""
 
     SECTION_TITLE = "Integration"
+    TABLE_ID = "integration-fields"
     MUTATING_ACTIONS = frozenset({"edit", "disable"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("e", "edit", "Configure", id="integration.edit"),
@@ -266,33 +242,13 @@ class IntegrationDetailScreen(IntegrationActions, SectionScreen):
         self.slug = slug
         self.integration: Any = None
         self.context_text = f"{self.project_path} · {slug}"
-        self.load_count = 0
 
-    def compose_content(self) -> ComposeResult:
-        yield fields_table("integration-fields")
+    def make_table(self) -> ResourceTable:
+        return fields_table(self.TABLE_ID)
 
-    @property
-    def table(self) -> ResourceTable:
-        """The fields table."""
-        return self.query_one("#integration-fields", ResourceTable)
-
-    def on_mount(self) -> None:
-        self.table.focus()
-        self.reload()
-
-    def reload(self) -> None:
+    async def load(self) -> None:
         """Read the settings."""
-        self.loading_text = "loading…"
-        self.update_title()
-        self.run_api(self._load, "load")
-
-    async def _load(self) -> None:
-        try:
-            self.show(await self.app.client.integrations.get(self.project_id, self.slug))  # type: ignore[attr-defined]
-            self.load_count += 1
-        finally:
-            self.loading_text = ""
-            self.update_title()
+        self.show(await self.app.client.integrations.get(self.project_id, self.slug))  # type: ignore[attr-defined]
 
     def show(self, integration: Any) -> None:
         """Display a settings record."""
@@ -313,12 +269,7 @@ class IntegrationDetailScreen(IntegrationActions, SectionScreen):
         for name in names:
             label = f"{name} *" if name in spec.required else name
             rows.append(field_row(label, properties.get(name), key=("property", name), secret=is_secret(name)))
-        table = self.table
-        keep = table.cursor_key
-        table.clear()
-        table.append_rows(rows)
-        if keep is not None:
-            table.move_cursor_to_key(keep)
+        self.replace_rows(rows)
         self.mark_loaded()
         self.update_title()
 

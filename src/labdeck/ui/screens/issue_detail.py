@@ -14,8 +14,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from labdeck.api import errors
-from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.issue_form import IssueActions
+from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.form import clean, field_row, fields_table, shown
 from labdeck.ui.widgets.resource_table import ResourceTable, TableRow
 
@@ -60,10 +60,11 @@ def issue_rows(issue: Any, now: Any) -> list[TableRow]:
     return rows
 
 
-class IssueDetailScreen(IssueActions, SectionScreen):
+class IssueDetailScreen(IssueActions, TableSectionScreen):
     """Every field of one issue, its description below, and the issue actions."""
 
     SECTION_TITLE = "Issue"
+    TABLE_ID = "issue-fields"
     MUTATING_ACTIONS = frozenset({"edit", "close_reopen", "lock", "subscribe", "todo", "time", "move", "delete"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("e", "edit", "Edit", id="issue.edit"),
@@ -87,50 +88,33 @@ class IssueDetailScreen(IssueActions, SectionScreen):
         self.project_path = clean(project_path or f"project {project_id}")
         self.issue: Any = None
         self.context_text = f"{self.project_path}#{iid}"
-        self.load_count = 0
+
+    def make_table(self) -> ResourceTable:
+        return fields_table(self.TABLE_ID)
 
     def compose_content(self) -> ComposeResult:
-        yield fields_table("issue-fields")
+        yield from super().compose_content()
         with VerticalScroll(id="issue-description"):
             yield Static("", id="description", markup=False)
 
-    @property
-    def table(self) -> ResourceTable:
-        """The fields table."""
-        return self.query_one("#issue-fields", ResourceTable)
-
-    def on_mount(self) -> None:
-        self.table.focus()
-        self.reload()
-
-    def reload(self) -> None:
+    async def load(self) -> None:
         """Fetch the issue and what hangs off it."""
-        self.loading_text = "loading…"
-        self.update_title()
-        self.run_api(self._load, "load")
-
-    async def _load(self) -> None:
         client = self.app.client  # type: ignore[attr-defined]
         pid, iid = self.project_id, self.iid
-        try:
-            issue = await client.issues.get(pid, iid)
-            extras: list[Any] = list(await asyncio.gather(
-                client.issues.closed_by(pid, iid).all(), client.issues.participants(pid, iid).all(),
-                client.issues.user_agent_detail(pid, iid), client.issues.time_stats(pid, iid),
-                return_exceptions=True))
-            closed_by, participants, agent, stats = extras
-            if not isinstance(stats, BaseException):
-                issue = issue.model_copy(update={"time_stats": stats})  # the dedicated, fresher read
-            for extra in (closed_by, participants):
-                if isinstance(extra, BaseException) and not isinstance(extra, errors.ApiError):
-                    raise extra
-            self.show(issue, closed_by=None if isinstance(closed_by, BaseException) else closed_by,
-                      participants=None if isinstance(participants, BaseException) else participants,
-                      agent=None if isinstance(agent, BaseException) else agent)
-            self.load_count += 1
-        finally:
-            self.loading_text = ""
-            self.update_title()
+        issue = await client.issues.get(pid, iid)
+        extras: list[Any] = list(await asyncio.gather(
+            client.issues.closed_by(pid, iid).all(), client.issues.participants(pid, iid).all(),
+            client.issues.user_agent_detail(pid, iid), client.issues.time_stats(pid, iid),
+            return_exceptions=True))
+        closed_by, participants, agent, stats = extras
+        if not isinstance(stats, BaseException):
+            issue = issue.model_copy(update={"time_stats": stats})  # the dedicated, fresher read
+        for extra in (closed_by, participants):
+            if isinstance(extra, BaseException) and not isinstance(extra, errors.ApiError):
+                raise extra
+        self.show(issue, closed_by=None if isinstance(closed_by, BaseException) else closed_by,
+                  participants=None if isinstance(participants, BaseException) else participants,
+                  agent=None if isinstance(agent, BaseException) else agent)
 
     def show(self, issue: Any, *, closed_by: list[Any] | None = None, participants: list[Any] | None = None,
              agent: Any = None) -> None:
@@ -152,12 +136,7 @@ class IssueDetailScreen(IssueActions, SectionScreen):
             rows.append(field_row("ip_address", agent.ip_address))
             rows.append(field_row("spam check submitted", agent.spamcheck_submitted
                                   if agent.spamcheck_submitted is not None else agent.akismet_submitted))
-        table = self.table
-        keep = table.cursor_key
-        table.clear()
-        table.append_rows(rows)
-        if keep is not None:
-            table.move_cursor_to_key(keep)
+        self.replace_rows(rows)
         description = issue.description or "(no description)"
         self.query_one("#description", Static).update(Text(clean(description)))
         self.context_text = f"{self.project_path}#{issue.iid} · {issue.state}"

@@ -13,9 +13,9 @@ from textual.widgets import Input
 
 from labdeck.ui.commands import CommandError, parse_options
 from labdeck.ui.formatting import relative_time
-from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.issue_form import IssueActions
 from labdeck.ui.screens.projects import ServerFilterInput
+from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.form import clean, coloured, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
@@ -83,10 +83,12 @@ def issue_project_path(app: App[Any], issue: Any) -> str:
     return f"project {issue.project_id}"
 
 
-class IssuesScreen(IssueActions, SectionScreen):
+class IssuesScreen(IssueActions, TableSectionScreen):
     """The issues table (section 4): ``project_id`` or ``group`` narrows it; neither = every issue."""
 
     SECTION_TITLE = "Issues"
+    TABLE_ID = "issues-table"
+    COLUMNS = COLUMNS
     MUTATING_ACTIONS = frozenset({"new_issue", "close_reopen", "delete"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "details", "Details", id="issues.details"),
@@ -109,21 +111,11 @@ class IssuesScreen(IssueActions, SectionScreen):
         self.filters: dict[str, Any] = dict(filters) if filters is not None else {"state": "opened"}
         if project_id is None and group is None:
             self.filters.setdefault("scope", "created-by-me")
-        self.load_count = 0
 
     def compose_content(self) -> ComposeResult:
         yield ServerFilterInput(placeholder="server filters: state= scope= labels=a,b milestone= search= "
                                 "author_id= assignee_id= order_by= sort=", id="issue-filter")
-        yield ResourceTable(COLUMNS, id="issues-table")
-
-    @property
-    def table(self) -> ResourceTable:
-        """The issues table."""
-        return self.query_one("#issues-table", ResourceTable)
-
-    def on_mount(self) -> None:
-        self.table.focus()
-        self.reload()
+        yield from super().compose_content()
 
     # --- loading ------------------------------------------------------------------------------
 
@@ -150,11 +142,9 @@ class IssuesScreen(IssueActions, SectionScreen):
     def reload(self) -> None:
         """Fetch the issues page by page."""
         self.context_text = f"{self.where} · {describe_issue_filters(self.filters) or 'no filter'}"
-        self.loading_text = "loading…"
-        self.update_title()
-        self.run_api(self._load, "load")
+        super().reload()
 
-    async def _load(self) -> None:
+    async def load(self) -> None:
         client = self.app.client  # type: ignore[attr-defined]
         query = self._query()
         if self.project_id is not None:
@@ -166,23 +156,18 @@ class IssuesScreen(IssueActions, SectionScreen):
         table = self.table
         keep = table.cursor_key
         first = True
-        try:
-            async for page in pager.pages():
-                if first:
-                    table.clear()
-                    first = False
-                now = self.app.clock()  # type: ignore[attr-defined]
-                table.append_rows(self._row(issue, now) for issue in page)
-                if keep is not None and table.cursor_key != keep:
-                    table.move_cursor_to_key(keep)
-                self.update_title()
+        async for page in pager.pages():
             if first:
                 table.clear()
-            self.mark_loaded()
-            self.load_count += 1
-        finally:
-            self.loading_text = ""
+                first = False
+            now = self.app.clock()  # type: ignore[attr-defined]
+            table.append_rows(self._row(issue, now) for issue in page)
+            if keep is not None and table.cursor_key != keep:
+                table.move_cursor_to_key(keep)
             self.update_title()
+        if first:
+            table.clear()
+        self.mark_loaded()
 
     def _row(self, issue: Any, now: Any) -> TableRow:
         reference = (f"#{issue.iid}" if self.project_id is not None

@@ -15,14 +15,14 @@ from labdeck.ui.screens.record_detail import RecordDetailScreen
 from labdeck.ui.widgets.form import FormField, FormScreen, clean, shown
 from labdeck.ui.widgets.resource_table import Column, TableRow
 
-PLACEHOLDERS = "%{project_path} %{project_id} %{default_branch} %{commit_sha}"
+BADGE_VARIABLES = "%{project_path} %{project_id} %{default_branch} %{commit_sha}"
 LEVELS = ("disabled", "participating", "watch", "global", "mention", "custom")
 
 
 def badge_fields(badge: Any = None) -> list[FormField]:
-    """``link_url`` and ``image_url`` (placeholders allowed)."""
+    """``link_url`` and ``image_url`` (%{…} variables allowed)."""
     return [FormField("link_url", "Link URL", required=True, value=getattr(badge, "link_url", "") or "",
-                      help=f"placeholders: {PLACEHOLDERS}"),
+                      help=f"%{{…}} variables: {BADGE_VARIABLES}"),
             FormField("image_url", "Image URL", required=True, value=getattr(badge, "image_url", "") or "")]
 
 
@@ -95,21 +95,14 @@ class GroupBadgesScreen(ListSection):
         if badge is None or self.refuse_if_read_only():
             return
 
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                async def send() -> None:
-                    await self.client.badges.delete(self.group_ref, badge.id)
-                    self.notify(f"Badge #{badge.id} deleted.", timeout=4)
-                    self.reload()
-
-                self.run_api(send, "delete")
-
-        self.app.push_screen(ConfirmScreen("Delete badge", f"Delete badge #{badge.id} of group {self.group}?",
-                                           action_label="Delete", target=f"group {self.group}",
-                                           typed=str(badge.id), also_accept=(f"#{badge.id}",)), confirmed)
+        self.confirm_and_send(ConfirmScreen("Delete badge", f"Delete badge #{badge.id} of group {self.group}?",
+                                            action_label="Delete", target=f"group {self.group}",
+                                            typed=str(badge.id), also_accept=(f"#{badge.id}",)),
+                              lambda: self.client.badges.delete(self.group_ref, badge.id),
+                              f"Badge #{badge.id} deleted.", "delete")
 
     def action_preview(self) -> None:
-        """Render URLs with their placeholders resolved (``GET …/badges/render``), nothing saved."""
+        """Render URLs with their %{…} variables resolved (``GET …/badges/render``), nothing saved."""
         badge = self.table.cursor_data
 
         async def render(values: dict[str, Any]) -> Any:

@@ -5,12 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, ClassVar
 
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
 from labdeck.ui.formatting import size
-from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.record_detail import value_text
+from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 ACCESS_LEVELS = {0: "none", 5: "minimal", 10: "guest", 20: "reporter", 30: "developer", 40: "maintainer",
@@ -48,10 +47,13 @@ def project_rows(project: Any, now: datetime) -> list[TableRow]:
     return rows
 
 
-class ProjectDetailScreen(SectionScreen):
+class ProjectDetailScreen(TableSectionScreen):
     """Every field of one project, as a filterable table; ``y`` copies the highlighted value."""
 
     SECTION_TITLE = "Project"
+    TABLE_ID = "project-fields"
+    COLUMNS = (Column("section", "Section", max_width=12), Column("field", "Field", max_width=48, flex=True, min_width=22),
+               Column("value", "Value", max_width=200, flex=True, min_width=20))
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_jobs", "Jobs", id="project-detail.jobs"),
     ]
@@ -63,45 +65,16 @@ class ProjectDetailScreen(SectionScreen):
         self.context_text = project_path
         self.project: Any = None
 
-    def compose_content(self) -> ComposeResult:
-        yield ResourceTable(
-            [Column("section", "Section", max_width=12), Column("field", "Field", max_width=48, flex=True, min_width=22),
-             Column("value", "Value", max_width=200, flex=True, min_width=20)],
-            id="project-fields",
-        )
-
-    def on_mount(self) -> None:
-        self.query_one(ResourceTable).focus()
-        self.reload()
-
-    def reload(self) -> None:
+    async def load(self) -> None:
         """Fetch the project with its statistics."""
-        self.loading_text = "loading…"
-        self.update_title()
-        self.run_api(self._load, "load")
-
-    async def _load(self) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
-        try:
-            project = await client.projects.get(self.project_id, statistics=True)
-            self.project = project
-            table = self.query_one(ResourceTable)
-            table.clear()
-            table.append_rows(project_rows(project, self.app.clock()))  # type: ignore[attr-defined]
-            self.mark_loaded()
-        finally:
-            self.loading_text = ""
-            self.update_title()
+        self.project = await self.app.client.projects.get(self.project_id, statistics=True)  # type: ignore[attr-defined]
+        self.replace_rows(project_rows(self.project, self.app.clock()), keep_cursor=False)  # type: ignore[attr-defined]
+        self.mark_loaded()
 
     def copy_target(self) -> str | None:
-        row_key = self.query_one(ResourceTable).cursor_key
-        if row_key is None:
+        if self.table.cursor_key is None:
             return getattr(self.project, "web_url", None)
-        for row in self.query_one(ResourceTable).rows():
-            if row.key == row_key:
-                value = row.cells[2]
-                return value if isinstance(value, str) else value.plain
-        return None
+        return self.cursor_cell_text(2)
 
     def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
         event.stop()

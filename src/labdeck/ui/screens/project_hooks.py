@@ -112,18 +112,11 @@ class ProjectHooksScreen(ListSection):
         if hook is None or self.refuse_if_read_only():
             return
 
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                async def send() -> None:
-                    await self.client.hooks.delete(self.project_id, hook.id)
-                    self.notify(f"Hook #{hook.id} deleted.", timeout=4)
-                    self.reload()
-
-                self.run_api(send, "delete")
-
-        self.app.push_screen(ConfirmScreen("Delete hook", f"Delete hook #{hook.id} → {clean(hook.url)}?",
-                                           action_label="Delete", target=self.project_path,
-                                           typed=str(hook.id), also_accept=(f"#{hook.id}",)), confirmed)
+        self.confirm_and_send(ConfirmScreen("Delete hook", f"Delete hook #{hook.id} → {clean(hook.url)}?",
+                                            action_label="Delete", target=self.project_path,
+                                            typed=str(hook.id), also_accept=(f"#{hook.id}",)),
+                              lambda: self.client.hooks.delete(self.project_id, hook.id),
+                              f"Hook #{hook.id} deleted.", "delete")
 
 
 def _levels(levels: list[Any]) -> str:
@@ -193,16 +186,9 @@ class ProtectedBranchesScreen(ListSection):
         if branch is None or self.refuse_if_read_only():
             return
 
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                async def send() -> None:
-                    await self.client.protected_branches.unprotect(self.project_id, branch.name)
-                    self.notify(f"{clean(branch.name)} is no longer protected.", timeout=4, markup=False)
-                    self.reload()
-
-                self.run_api(send, "unprotect")
-
-        self.app.push_screen(ConfirmScreen("Unprotect branch",
-                                           f"Remove the protection of {clean(branch.name)}? Anyone with developer access "
-                                           "can then push, force-push or delete it.", action_label="Unprotect",
-                                           target=f"{self.project_path} · {clean(branch.name)}"), confirmed)
+        self.confirm_and_send(ConfirmScreen("Unprotect branch",
+                                            f"Remove the protection of {clean(branch.name)}? Anyone with developer "
+                                            "access can then push, force-push or delete it.", action_label="Unprotect",
+                                            target=f"{self.project_path} · {clean(branch.name)}"),
+                              lambda: self.client.protected_branches.unprotect(self.project_id, branch.name),
+                              f"{clean(branch.name)} is no longer protected.", "unprotect")

@@ -4,17 +4,16 @@ users, edit, create, delete), plus the project-level forms and lists themselves.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
 from labdeck.ui.formatting import relative_time
-from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
+from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.form import FormField, FormScreen, clean, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
@@ -33,57 +32,27 @@ def local_path(value: Any) -> Path:
     return Path(str(value).strip()).expanduser()
 
 
-class ListSection(SectionScreen):
+class ListSection(TableSectionScreen):
     """A section made of one table filled by :meth:`fetch` (override ``COLUMNS`` and ``fetch``)."""
 
-    COLUMNS: ClassVar[tuple[Column, ...]] = ()
+    TABLE_ID = "list-table"
 
     def __init__(self, context: str = "") -> None:
         super().__init__()
         self.context_text = clean(context)
-        self.load_count = 0
-
-    def compose_content(self) -> ComposeResult:
-        yield ResourceTable(self.COLUMNS, id="list-table")
-
-    @property
-    def table(self) -> ResourceTable:
-        """The table."""
-        return self.query_one("#list-table", ResourceTable)
 
     @property
     def client(self) -> Any:
         """The console's API client."""
         return self.app.client  # type: ignore[attr-defined]
 
-    def on_mount(self) -> None:
-        self.table.focus()
-        self.reload()
-
-    def reload(self) -> None:
-        """Fetch the rows."""
-        self.loading_text = "loading…"
-        self.update_title()
-        self.run_api(self._load, "load")
-
     async def fetch(self) -> list[TableRow]:
         """The rows to show (override)."""
         return []
 
-    async def _load(self) -> None:
-        try:
-            rows = await self.fetch()
-            table = self.table
-            keep = table.cursor_key
-            table.clear()
-            table.append_rows(rows)
-            if keep is not None:
-                table.move_cursor_to_key(keep)
-            self.mark_loaded()
-            self.load_count += 1
-        finally:
-            self.loading_text = ""
-            self.update_title()
+    async def load(self) -> None:
+        self.replace_rows(await self.fetch())
+        self.mark_loaded()
 
     def current(self) -> Any:
         """The highlighted row's data (a toast when none)."""
@@ -98,6 +67,22 @@ class ListSection(SectionScreen):
 
     def open(self, data: Any) -> None:
         """``enter`` on a row (override)."""
+
+    def confirm_and_send(self, dialog: ConfirmScreen, send: Callable[[], Awaitable[Any]], done: str,
+                         worker: str) -> None:
+        """Ask with ``dialog``; once confirmed, run ``send()`` in the worker ``worker``, then toast
+        ``done`` and reload."""
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                async def run() -> None:
+                    await send()
+                    self.notify(done, timeout=4, markup=False)
+                    self.reload()
+
+                self.run_api(run, worker)
+
+        self.app.push_screen(dialog, confirmed)
 
 
 def project_edit_fields(project: Any) -> list[FormField]:
@@ -333,18 +318,11 @@ class ProjectSettingsScreen(ListSection):
                 return
             group_id = int(values["group_id"])
 
-            def confirmed(answer: bool | None) -> None:
-                if answer:
-                    async def send() -> None:
-                        await self.client.projects.unshare(self.project_id, group_id)
-                        self.notify(f"No longer shared with group #{group_id}.", timeout=4)
-                        self.reload()
-
-                    self.run_api(send, "unshare")
-
-            self.app.push_screen(ConfirmScreen("Stop sharing", f"Remove group #{group_id}'s access to "
-                                               f"{self.project_path}?", action_label="Unshare",
-                                               target=self.project_path), confirmed)
+            self.confirm_and_send(ConfirmScreen("Stop sharing", f"Remove group #{group_id}'s access to "
+                                                f"{self.project_path}?", action_label="Unshare",
+                                                target=self.project_path),
+                                  lambda: self.client.projects.unshare(self.project_id, group_id),
+                                  f"No longer shared with group #{group_id}.", "unshare")
 
         self.app.push_screen(FormScreen("Stop sharing with a group", [
             FormField("group_id", "Group", kind="select", required=True, options=options)],

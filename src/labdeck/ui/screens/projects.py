@@ -14,8 +14,8 @@ from textual.widgets import Input
 
 from labdeck.ui.commands import CommandError, parse_options
 from labdeck.ui.formatting import count, relative_time
-from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 PROJECT_FILTERS = ("search", "owned", "membership", "starred", "archived", "visibility", "order_by", "sort")
@@ -105,10 +105,12 @@ class ServerFilterInput(Input):
     """
 
 
-class ProjectsScreen(SectionScreen):
+class ProjectsScreen(TableSectionScreen):
     """The projects table (section 1)."""
 
     SECTION_TITLE = "Projects"
+    TABLE_ID = "projects-table"
+    COLUMNS = COLUMNS
     MUTATING_ACTIONS = frozenset({"toggle_star", "toggle_archive"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_jobs", "Jobs", id="projects.jobs"),
@@ -131,18 +133,6 @@ class ProjectsScreen(SectionScreen):
         yield ServerFilterInput(placeholder="server filters: search=… owned= membership= starred= archived= "
                                 "visibility= order_by= sort=", id="server-filter")
 
-    def compose_content(self) -> ComposeResult:
-        yield ResourceTable(COLUMNS, id="projects-table")
-
-    @property
-    def table(self) -> ResourceTable:
-        """The projects table."""
-        return self.query_one("#projects-table", ResourceTable)
-
-    def on_mount(self) -> None:
-        self.table.focus()
-        self.reload()
-
     # --- loading ------------------------------------------------------------------------------
 
     def set_filters(self, filters: dict[str, Any]) -> None:
@@ -155,39 +145,33 @@ class ProjectsScreen(SectionScreen):
         self.context_text = describe_filters(self.filters)
         if hasattr(self.app, "project_filters"):
             self.app.project_filters = dict(self.filters)
-        self.loading_text = "loading…"
-        self.update_title()
-        self.run_api(self._load_projects, "load")
+        super().reload()
 
-    async def _load_projects(self) -> None:
+    async def load(self) -> None:
         client = self.app.client  # type: ignore[attr-defined]
         table = self.table
         keep = table.cursor_key
         first = True
-        try:
-            # Recently active projects first (the server's default is by creation date): that is
-            # where an on-call engineer looks; `order_by=` in the filters overrides it.
-            query = {"order_by": DEFAULT_ORDER, **self.filters}
-            async for page in client.projects.list(**query, per_page=100).pages():
-                if first:
-                    table.clear()
-                    first = False
-                    # after the first page, so that it does not queue behind this on the server
-                    self.run_api(self._load_starred, "starred")
-                table.append_rows(self._row(project) for project in page)
-                remember = getattr(self.app, "remember_projects", None)
-                if remember is not None:
-                    remember(page)
-                if keep is not None and table.cursor_key != keep:
-                    table.move_cursor_to_key(keep)
-                self.update_title()
-                self.mark_loaded()
+        # Recently active projects first (the server's default is by creation date): that is
+        # where an on-call engineer looks; `order_by=` in the filters overrides it.
+        query = {"order_by": DEFAULT_ORDER, **self.filters}
+        async for page in client.projects.list(**query, per_page=100).pages():
             if first:
                 table.clear()
-            self.mark_loaded()
-        finally:
-            self.loading_text = ""
+                first = False
+                # after the first page, so that it does not queue behind this on the server
+                self.run_api(self._load_starred, "starred")
+            table.append_rows(self._row(project) for project in page)
+            remember = getattr(self.app, "remember_projects", None)
+            if remember is not None:
+                remember(page)
+            if keep is not None and table.cursor_key != keep:
+                table.move_cursor_to_key(keep)
             self.update_title()
+            self.mark_loaded()
+        if first:
+            table.clear()
+        self.mark_loaded()
 
     async def _load_starred(self) -> None:
         client = self.app.client  # type: ignore[attr-defined]

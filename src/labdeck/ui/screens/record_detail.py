@@ -12,11 +12,9 @@ from collections.abc import Awaitable, Callable, Iterable
 from datetime import date, datetime
 from typing import Any
 
-from textual.app import ComposeResult
-
 from labdeck.ui.formatting import relative_time
-from labdeck.ui.screens.base import SectionScreen
-from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+from labdeck.ui.screens.table_section import TableSectionScreen
+from labdeck.ui.widgets.resource_table import Column, TableRow
 
 SECRET_FIELDS = frozenset({"token", "runners_token", "password", "secret"})
 
@@ -49,10 +47,13 @@ def record_rows(record: Any, now: datetime, hidden: Iterable[str] = SECRET_FIELD
             for name in names if name not in skip]
 
 
-class RecordDetailScreen(SectionScreen):
+class RecordDetailScreen(TableSectionScreen):
     """Fields of one record fetched by ``load()``; ``y`` copies the highlighted value."""
 
     SECTION_TITLE = "Detail"
+    TABLE_ID = "record-fields"
+    COLUMNS = (Column("field", "Field", max_width=32, flex=True, min_width=16),
+               Column("value", "Value", max_width=200, flex=True, min_width=20))
 
     def __init__(self, title: str, context: str, load: Callable[[], Awaitable[Any]]) -> None:
         super().__init__()
@@ -61,38 +62,11 @@ class RecordDetailScreen(SectionScreen):
         self._load_record = load
         self.record: Any = None
 
-    def compose_content(self) -> ComposeResult:
-        yield ResourceTable([Column("field", "Field", max_width=32, flex=True, min_width=16),
-                             Column("value", "Value", max_width=200, flex=True, min_width=20)],
-                            id="record-fields")
-
-    def on_mount(self) -> None:
-        self.query_one(ResourceTable).focus()
-        self.reload()
-
-    def reload(self) -> None:
+    async def load(self) -> None:
         """Fetch the record again."""
-        self.loading_text = "loading…"
-        self.update_title()
-        self.run_api(self._load, "load")
-
-    async def _load(self) -> None:
-        try:
-            record = await self._load_record()
-            self.record = record
-            table = self.query_one(ResourceTable)
-            table.clear()
-            table.append_rows(record_rows(record, self.app.clock()))  # type: ignore[attr-defined]
-            self.mark_loaded()
-        finally:
-            self.loading_text = ""
-            self.update_title()
+        self.record = await self._load_record()
+        self.replace_rows(record_rows(self.record, self.app.clock()), keep_cursor=False)  # type: ignore[attr-defined]
+        self.mark_loaded()
 
     def copy_target(self) -> str | None:
-        table = self.query_one(ResourceTable)
-        key = table.cursor_key
-        for row in table.rows():
-            if row.key == key:
-                value = row.cells[1]
-                return value if isinstance(value, str) else value.plain
-        return None
+        return self.cursor_cell_text(1)

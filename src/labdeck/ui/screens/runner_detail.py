@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
 from labdeck.ui.formatting import relative_time
-from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.runners import RunnerActions, runner_status, status_text
+from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.form import clean, coloured, field_row, fields_table, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
@@ -54,10 +53,11 @@ def runner_rows(runner: Any, now: Any) -> list[TableRow]:
     return rows
 
 
-class RunnerDetailScreen(RunnerActions, SectionScreen):
+class RunnerDetailScreen(RunnerActions, TableSectionScreen):
     """Every field of one runner; ``enter`` on a project row opens that project's runners."""
 
     SECTION_TITLE = "Runner"
+    TABLE_ID = "runner-fields"
     MUTATING_ACTIONS = frozenset({"edit", "toggle_active", "delete"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("J", "jobs", "Jobs", id="runner.jobs"),
@@ -72,30 +72,12 @@ class RunnerDetailScreen(RunnerActions, SectionScreen):
         self.runner: Any = None
         self.context_text = f"#{runner_id}"
 
-    def compose_content(self) -> ComposeResult:
-        yield fields_table("runner-fields")
+    def make_table(self) -> ResourceTable:
+        return fields_table(self.TABLE_ID)
 
-    @property
-    def table(self) -> ResourceTable:
-        """The fields table."""
-        return self.query_one("#runner-fields", ResourceTable)
-
-    def on_mount(self) -> None:
-        self.table.focus()
-        self.reload()
-
-    def reload(self) -> None:
+    async def load(self) -> None:
         """Fetch the runner."""
-        self.loading_text = "loading…"
-        self.update_title()
-        self.run_api(self._load, "load")
-
-    async def _load(self) -> None:
-        try:
-            self.show(await self.app.client.runners.get(self.runner_id))  # type: ignore[attr-defined]
-        finally:
-            self.loading_text = ""
-            self.update_title()
+        self.show(await self.app.client.runners.get(self.runner_id))  # type: ignore[attr-defined]
 
     def show(self, runner: Any) -> None:
         """Display a runner detail record."""
@@ -103,26 +85,16 @@ class RunnerDetailScreen(RunnerActions, SectionScreen):
             return
         self.runner = runner
         self.context_text = clean(f"#{runner.id} {runner.description or ''}".strip())
-        table = self.table
-        keep = table.cursor_key
-        table.clear()
         rows = runner_rows(runner, self.app.clock())  # type: ignore[attr-defined]
         rows[2] = TableRow(key="status", cells=("status", status_text(self.app, runner)))
-        table.append_rows(rows)
-        if keep is not None:
-            table.move_cursor_to_key(keep)
+        self.replace_rows(rows)
         self.mark_loaded()
         self.update_title()
 
     def copy_target(self) -> str | None:
-        key = self.table.cursor_key
-        if key == "token":
+        if self.table.cursor_key == "token":
             return None  # the runner token is never copied from the console
-        for row in self.table.rows():
-            if row.key == key:
-                value = row.cells[1]
-                return value if isinstance(value, str) else value.plain
-        return None
+        return self.cursor_cell_text(1)
 
     def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
         event.stop()
@@ -186,10 +158,12 @@ def _duration(seconds: float | None) -> str:
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
 
 
-class RunnerJobsScreen(SectionScreen):
+class RunnerJobsScreen(TableSectionScreen):
     """Jobs processed by one runner, with the status filter; ``enter`` opens the job's log."""
 
     SECTION_TITLE = "Runner jobs"
+    TABLE_ID = "runner-jobs-table"
+    COLUMNS = RUNNER_JOB_COLUMNS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_trace", "Log", id="runner-jobs.trace"),
         Binding("s", "next_status", "Status filter", id="runner-jobs.status"),
@@ -200,41 +174,20 @@ class RunnerJobsScreen(SectionScreen):
         self.runner_id = runner_id
         self.description = clean(description)
         self.status = status
-        self.load_count = 0
-
-    def compose_content(self) -> ComposeResult:
-        yield ResourceTable(RUNNER_JOB_COLUMNS, id="runner-jobs-table")
-
-    @property
-    def table(self) -> ResourceTable:
-        """The jobs table."""
-        return self.query_one("#runner-jobs-table", ResourceTable)
-
-    def on_mount(self) -> None:
-        self.table.focus()
-        self.reload()
 
     def reload(self) -> None:
         """Fetch the runner's jobs with the current status filter."""
         self.context_text = (f"runner #{self.runner_id} {self.description} · status {self.status or 'any'}"
                              " · s: status")
-        self.loading_text = "loading…"
-        self.update_title()
-        self.run_api(self._load, "load")
+        super().reload()
 
-    async def _load(self) -> None:
+    async def load(self) -> None:
         client = self.app.client  # type: ignore[attr-defined]
         status: Any = self.status or None
-        try:
-            jobs = await client.runners.jobs(self.runner_id, status=status).all()
-            now = self.app.clock()  # type: ignore[attr-defined]
-            self.table.clear()
-            self.table.append_rows(self._row(job, now) for job in jobs)
-            self.mark_loaded()
-            self.load_count += 1
-        finally:
-            self.loading_text = ""
-            self.update_title()
+        jobs = await client.runners.jobs(self.runner_id, status=status).all()
+        now = self.app.clock()  # type: ignore[attr-defined]
+        self.replace_rows((self._row(job, now) for job in jobs), keep_cursor=False)
+        self.mark_loaded()
 
     def _row(self, job: Any, now: Any) -> TableRow:
         project = job.project

@@ -7,13 +7,14 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.binding import Binding, BindingType
 
 from labdeck.api import errors
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
+from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.form import FormField, FormScreen, clean, coloured, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
@@ -148,10 +149,37 @@ class RunnerActions:
             action_label="Delete", target=label, typed=str(runner.id)), confirmed)
 
 
-class RunnersScreen(RunnerActions, SectionScreen):
+class RunnerTableScreen(TableSectionScreen):
+    """A table of runners: ``y`` copies the highlighted runner's id, ``enter`` opens it."""
+
+    COLUMNS = COLUMNS
+
+    def _current(self) -> Any:
+        """The highlighted runner, or None."""
+        return self.table.cursor_data
+
+    def copy_target(self) -> str | None:
+        runner = self.table.cursor_data
+        return None if runner is None else str(runner.id)
+
+    def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
+        event.stop()
+        self.action_details()
+
+    def action_details(self) -> None:
+        """Open the highlighted runner."""
+        runner = self._current()
+        if runner is not None:
+            from labdeck.ui.screens.runner_detail import RunnerDetailScreen
+
+            self.app.push_screen(RunnerDetailScreen(runner.id))
+
+
+class RunnersScreen(RunnerActions, RunnerTableScreen):
     """The runners table (section 3)."""
 
     SECTION_TITLE = "Runners"
+    TABLE_ID = "runners-table"
     MUTATING_ACTIONS = frozenset({"edit", "toggle_active", "delete"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "details", "Details", id="runners.details"),
@@ -169,33 +197,17 @@ class RunnersScreen(RunnerActions, SectionScreen):
         self._auto_view = all_runners is None
         self.all_runners = bool(all_runners)
         self.scope = scope
-        self.load_count = 0
-        """Completed loads (tests wait on it)."""
-
-    def compose_content(self) -> ComposeResult:
-        yield ResourceTable(COLUMNS, id="runners-table")
-
-    @property
-    def table(self) -> ResourceTable:
-        """The runners table."""
-        return self.query_one("#runners-table", ResourceTable)
-
-    def on_mount(self) -> None:
-        self.table.focus()
-        self.reload()
 
     def reload(self) -> None:
         """Fetch the runners of the current view and scope."""
         self.context_text = self._view_text()
-        self.loading_text = "loading…"
-        self.update_title()
-        self.run_api(self._load, "load")
+        super().reload()
 
     def _view_text(self) -> str:
         view = "all runners (admin)" if self.all_runners else "my runners"
         return f"{view} · scope {self.scope or 'any'} · a: mine/all · s: scope"
 
-    async def _load(self) -> None:
+    async def load(self) -> None:
         client = self.app.client  # type: ignore[attr-defined]
         if self._auto_view:
             self._auto_view = False
@@ -203,19 +215,9 @@ class RunnersScreen(RunnerActions, SectionScreen):
             self.context_text = self._view_text()
         scope: Any = self.scope or None
         pager = client.runners.list_all(scope=scope) if self.all_runners else client.runners.list(scope=scope)
-        table = self.table
-        keep = table.cursor_key
-        try:
-            runners = await pager.all()
-            table.clear()
-            table.append_rows(runner_row(self.app, runner) for runner in runners)
-            if keep is not None:
-                table.move_cursor_to_key(keep)
-            self.mark_loaded()
-            self.load_count += 1
-        finally:
-            self.loading_text = ""
-            self.update_title()
+        runners = await pager.all()
+        self.replace_rows(runner_row(self.app, runner) for runner in runners)
+        self.mark_loaded()
 
     # --- view ---------------------------------------------------------------------------------
 
@@ -239,22 +241,6 @@ class RunnersScreen(RunnerActions, SectionScreen):
         if runner is None:
             self.notify("No runner selected.", severity="warning", timeout=3)
         return runner
-
-    def copy_target(self) -> str | None:
-        runner = self.table.cursor_data
-        return None if runner is None else str(runner.id)
-
-    def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
-        event.stop()
-        self.action_details()
-
-    def action_details(self) -> None:
-        """Open the highlighted runner."""
-        runner = self._current()
-        if runner is not None:
-            from labdeck.ui.screens.runner_detail import RunnerDetailScreen
-
-            self.app.push_screen(RunnerDetailScreen(runner.id))
 
     def action_jobs(self) -> None:
         """Jobs the highlighted runner processed."""
@@ -289,10 +275,11 @@ class RunnersScreen(RunnerActions, SectionScreen):
             self.runner_delete(self, runner, lambda _: self.reload())
 
 
-class ProjectRunnersScreen(SectionScreen):
+class ProjectRunnersScreen(RunnerTableScreen):
     """``GET /projects/:id/runners``, with enable (``POST``) and disable (``DELETE``)."""
 
     SECTION_TITLE = "Project runners"
+    TABLE_ID = "project-runners-table"
     MUTATING_ACTIONS = frozenset({"enable", "disable"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "details", "Details", id="project-runners.details"),
@@ -305,53 +292,12 @@ class ProjectRunnersScreen(SectionScreen):
         self.project_id = project_id
         self.project_path = clean(project_path)
         self.context_text = self.project_path
-        self.load_count = 0
 
-    def compose_content(self) -> ComposeResult:
-        yield ResourceTable(COLUMNS, id="project-runners-table")
-
-    @property
-    def table(self) -> ResourceTable:
-        """The project's runners."""
-        return self.query_one("#project-runners-table", ResourceTable)
-
-    def on_mount(self) -> None:
-        self.table.focus()
-        self.reload()
-
-    def reload(self) -> None:
+    async def load(self) -> None:
         """Fetch the project's runners."""
-        self.loading_text = "loading…"
-        self.update_title()
-        self.run_api(self._load, "load")
-
-    async def _load(self) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
-        try:
-            runners = await client.runners.project_runners(self.project_id).all()
-            self.table.clear()
-            self.table.append_rows(runner_row(self.app, runner) for runner in runners)
-            self.mark_loaded()
-            self.load_count += 1
-        finally:
-            self.loading_text = ""
-            self.update_title()
-
-    def copy_target(self) -> str | None:
-        runner = self.table.cursor_data
-        return None if runner is None else str(runner.id)
-
-    def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
-        event.stop()
-        self.action_details()
-
-    def action_details(self) -> None:
-        """Open the highlighted runner."""
-        runner = self.table.cursor_data
-        if runner is not None:
-            from labdeck.ui.screens.runner_detail import RunnerDetailScreen
-
-            self.app.push_screen(RunnerDetailScreen(runner.id))
+        runners = await self.app.client.runners.project_runners(self.project_id).all()  # type: ignore[attr-defined]
+        self.replace_rows((runner_row(self.app, runner) for runner in runners), keep_cursor=False)
+        self.mark_loaded()
 
     def action_enable(self) -> None:
         """Enable one of the caller's specific runners in this project."""

@@ -327,7 +327,8 @@ class FormScreen(ModalScreen[Any]):
 
 
 def theme_colour(app: App[Any], *names: str) -> str | None:
-    """The first theme variable of ``names`` holding a plain colour (``#rrggbb``)."""
+    """The first theme variable of ``names`` holding a plain colour (``#rrggbb``); some variables
+    are expressions such as ``auto 60%`` that only CSS understands."""
     variables = app.theme_variables
     for name in names:
         value = variables.get(name)

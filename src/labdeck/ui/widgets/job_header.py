@@ -11,19 +11,18 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from labdeck.ui.widgets.form import clean
+from labdeck.ui.widgets.form import clean, theme_colour
 from labdeck.ui.widgets.job_table import (
     ACTIVE_STATUSES,
     JobFilter,
     field,
     format_duration,
     runner_label,
-    theme_color,
 )
 
 
 def _muted(widget: Static) -> str:
-    return theme_color(widget.app, "foreground-muted", "foreground") or "grey50"
+    return theme_colour(widget.app, "foreground-muted", "foreground") or "grey50"
 
 
 class JobsHeader(Static):
@@ -42,7 +41,7 @@ class JobsHeader(Static):
         for index, (status, count) in enumerate(ranked):
             if index:
                 text.append(" · ")
-            color = theme_color(self.app, f"job-{status}") if status else None
+            color = theme_colour(self.app, f"job-{status}") if status else None
             text.append(f"{count} {clean(status)}", style=Style(color=color, bold=status in ACTIVE_STATUSES))
         if not ranked:
             text.append("no jobs", style=Style(color=_muted(self)))
@@ -72,26 +71,26 @@ class TraceHeader(Static):
         text = Text(no_wrap=True, overflow="ellipsis")
         if live:
             if following:
-                text.append("● live", style=Style(color=theme_color(app, "success"), bold=True))
+                text.append("● live", style=Style(color=theme_colour(app, "success"), bold=True))
             else:
-                text.append("❚❚ paused", style=Style(color=theme_color(app, "warning"), bold=True))
+                text.append("❚❚ paused", style=Style(color=theme_colour(app, "warning"), bold=True))
         elif status in ACTIVE_STATUSES:
             text.append("… waiting", style=muted)
         else:
             text.append("■ ended", style=muted)
         if pending_lines:
-            text.append(f" · +{pending_lines:,} new (G)", style=Style(color=theme_color(app, "accent"), bold=True))
+            text.append(f" · +{pending_lines:,} new (G)", style=Style(color=theme_colour(app, "accent"), bold=True))
         if search:
-            text.append(f" │ {clean(search)}", style=Style(color=theme_color(app, "accent")))
+            text.append(f" │ {clean(search)}", style=Style(color=theme_colour(app, "accent")))
         text.append(" │ ")
         text.append(f"job #{clean(field(job, 'id', '?'))} ", style="bold")
         text.append(clean(field(job, "name") or ""), style="bold")
         color = {
-            "success": theme_color(app, "success"),
-            "failed": theme_color(app, "error"),
-            "running": theme_color(app, "primary"),
+            "success": theme_colour(app, "success"),
+            "failed": theme_colour(app, "error"),
+            "running": theme_colour(app, "primary"),
             "canceled": _muted(self),
-        }.get(status) or theme_color(app, "warning")
+        }.get(status) or theme_colour(app, "warning")
         text.append(" · ")
         text.append(clean(status), style=Style(color=color, bold=True))
         shown = duration if duration is not None else field(job, "duration")

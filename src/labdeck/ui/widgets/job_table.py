@@ -11,15 +11,13 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.app import App
-from textual.color import Color, ColorParseError
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
 from labdeck.api.models.ci import JobStatus
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.formatting import size as format_size
-from labdeck.ui.widgets.form import clean
+from labdeck.ui.widgets.form import clean, theme_colour
 
 ACTIVE_STATUSES = JobStatus.ACTIVE | {JobStatus.CREATED, JobStatus.SCHEDULED, "started"}
 """Statuses that can still change without anyone pressing a key (drives the fast refresh);
@@ -93,21 +91,6 @@ _STATUS_THEME_KEYS = {
     "skipped": ("job-skipped", "text-muted"),
     "manual": ("job-manual", "accent"),
 }
-
-
-def theme_color(app: App[Any], *names: str) -> str | None:
-    """The first of the theme variables ``names`` that is a plain colour, as ``#rrggbb``.
-    (Some variables are expressions such as ``auto 60%`` that only CSS understands.)"""
-    variables = app.theme_variables
-    for name in names:
-        value = variables.get(name)
-        if not value:
-            continue
-        try:
-            return Color.parse(value).hex6
-        except ColorParseError:
-            continue
-    return None
 
 
 def field(obj: Any, name: str, default: Any = None) -> Any:
@@ -347,7 +330,7 @@ class JobTable(DataTable[Any]):
             self.add_column(column.label, key=column.key)
 
     def _color(self, status: str) -> str | None:
-        return theme_color(self.app, *_STATUS_THEME_KEYS.get(status, ()))
+        return theme_colour(self.app, *_STATUS_THEME_KEYS.get(status, ()))
 
     def status_text(self, status: str) -> Text:
         """The status cell, coloured from the theme."""
@@ -381,13 +364,13 @@ class JobTable(DataTable[Any]):
             for column in self.columns_shown
         ]
         if changed:
-            highlight = theme_color(self.app, "warning-muted", "warning") or "yellow"
+            highlight = theme_colour(self.app, "warning-muted", "warning") or "yellow"
             for cell in values:
                 cell.stylize(Style(bgcolor=highlight, bold=True))
         return values
 
     def _group_cells(self, group: JobGroup, count: int) -> list[Text]:
-        accent = theme_color(self.app, "accent")
+        accent = theme_colour(self.app, "accent")
         style = Style(bold=True, color=accent)
         texts = group.cells(count)
         cells = []

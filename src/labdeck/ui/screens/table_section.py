@@ -1,0 +1,97 @@
+"""``TableSectionScreen``: a section whose body is one :class:`ResourceTable` filled by :meth:`load`.
+
+It gives a subclass, for free: the table (``TABLE_ID``, ``COLUMNS`` or :meth:`make_table`), the
+:attr:`table` property, focus on the table and a first load on mount, and :meth:`reload`, which shows
+``LOADING_TEXT`` in the title row while :meth:`load` runs in the screen's ``load`` worker and counts
+the completed loads in :attr:`load_count` (tests wait on it).
+
+    class RunnersScreen(TableSectionScreen):
+        TABLE_ID = "runners-table"
+        COLUMNS = (Column("id", "Id"), ...)
+
+        async def load(self) -> None:
+            self.replace_rows(runner_row(r) for r in await client.runners.list().all())
+            self.mark_loaded()
+
+Subclasses that compute something before each load (the title's context text) override
+:meth:`reload` and call ``super().reload()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import ClassVar
+
+from textual.app import ComposeResult
+
+from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+
+
+class TableSectionScreen(SectionScreen):
+    """Base class for one-table sections; see the module docstring."""
+
+    TABLE_ID: ClassVar[str] = "section-table"
+    """The id of the table widget (CSS and tests refer to it)."""
+    COLUMNS: ClassVar[Sequence[Column]] = ()
+    """The table's columns (or override :meth:`make_table`)."""
+    LOADING_TEXT: ClassVar[str] = "loading…"
+    """Shown in the title row while :meth:`load` runs."""
+
+    def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.load_count = 0
+        """Completed loads (tests wait on it)."""
+
+    def make_table(self) -> ResourceTable:
+        """The section's table widget (override for other columns than ``COLUMNS``)."""
+        return ResourceTable(self.COLUMNS, id=self.TABLE_ID)
+
+    def compose_content(self) -> ComposeResult:
+        yield self.make_table()
+
+    @property
+    def table(self) -> ResourceTable:
+        """The section's table."""
+        return self.query_one(f"#{self.TABLE_ID}", ResourceTable)
+
+    def on_mount(self) -> None:
+        self.table.focus()
+        self.reload()
+
+    def reload(self) -> None:
+        """Fetch the data again (in the ``load`` worker)."""
+        self.loading_text = self.LOADING_TEXT
+        self.update_title()
+        self.run_api(self._load, "load")
+
+    async def load(self) -> None:
+        """Fetch the data and fill the table (override)."""
+
+    async def _load(self) -> None:
+        try:
+            await self.load()
+            self.load_count += 1
+        finally:
+            self.loading_text = ""
+            self.update_title()
+
+    def replace_rows(self, rows: Iterable[TableRow], *, keep_cursor: bool = True) -> None:
+        """Show ``rows`` instead of the table's rows; the cursor stays on the same key when
+        ``keep_cursor`` is set and that key is still there."""
+        table = self.table
+        keep = table.cursor_key if keep_cursor else None
+        table.clear()
+        table.append_rows(rows)
+        if keep is not None:
+            table.move_cursor_to_key(keep)
+
+    def cursor_cell_text(self, column: int) -> str | None:
+        """The plain text of cell ``column`` of the highlighted row (None without one)."""
+        table = self.table
+        key = table.cursor_key
+        for row in table.rows():
+            if row.key == key:
+                value = row.cells[column]
+                return value if isinstance(value, str) else value.plain
+        return None
