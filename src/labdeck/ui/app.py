@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
@@ -49,6 +50,22 @@ from labdeck.ui.widgets.status_line import StatusInfo, StatusLine
 
 SessionForProfile = Callable[[str], Session]
 """Builds the session of another profile (resolving its token); raises with a message on failure."""
+
+
+
+_start_up_frozen = False
+
+
+def freeze_start_up_objects() -> None:
+    """Once per process, move the objects alive now out of the garbage collector's full passes.
+
+    Once only: frozen objects are never collected, so freezing again (tests start many apps in one
+    process) would keep each earlier app's cycles alive."""
+    global _start_up_frozen
+    if not _start_up_frozen:
+        _start_up_frozen = True
+        gc.collect()
+        gc.freeze()
 
 
 class LabdeckApp(SectionNavigation):
@@ -185,6 +202,9 @@ class LabdeckApp(SectionNavigation):
         if "projects" not in self._modes:
             self.add_mode("projects", lambda: ProjectsScreen(filters=filters))
         await self.switch_mode("projects")
+        # Once the start-up objects exist: keep them out of full GC passes, which otherwise pause
+        # the console 100-150 ms while a busy log streams in (bench/bench_trace_view.py).
+        self.call_after_refresh(freeze_start_up_objects)
         self.run_worker(self._who_am_i(), name="whoami", group="app-whoami", exclusive=True, exit_on_error=False)
         self.run_worker(self._load_profile_names(), group="app-profiles", exit_on_error=False)
         if self.session.start_command:

@@ -66,6 +66,17 @@ def _check_access(ctx: Ctx, user: User, runner: Runner) -> None:
         raise forbidden("No access granted")
 
 
+def _managed_runner(ctx: Ctx, user: User) -> Runner:
+    """The runner of the path, if the caller may change it: admins any, others the specific
+    runners of projects they maintain (403 otherwise, as GitLab's ``authenticate_update_runner!``)."""
+    runner = _get_runner(ctx)
+    if not user.is_admin:
+        if runner.is_shared:
+            raise forbidden("Runner is shared")
+        _check_access(ctx, user, runner)
+    return runner
+
+
 def _summaries(ctx: Ctx, runners: list[Runner]) -> Any:
     now = ctx.state.now()
     items, headers = paginate(ctx.request, ctx.params, sorted(runners, key=lambda r: r.id))
@@ -102,11 +113,7 @@ async def get_runner(ctx: Ctx) -> Any:
 async def update_runner(ctx: Ctx) -> Any:
     """PUT /runners/:id: change settings; ``tag_list`` replaces the tags."""
     user = ctx.require_user()
-    runner = _get_runner(ctx)
-    if not user.is_admin:
-        if runner.is_shared:
-            raise forbidden("Runner is shared")
-        _check_access(ctx, user, runner)
+    runner = _managed_runner(ctx, user)
     params = ctx.params
     access_level = params.str("access_level")
     if access_level is not None and access_level not in _ACCESS_LEVELS:
@@ -174,11 +181,7 @@ async def delete_runner(ctx: Ctx) -> Any:
 async def runner_jobs(ctx: Ctx) -> Any:
     """GET /runners/:id/jobs (status running|success|failed|canceled), newest first."""
     user = ctx.require_user()
-    runner = _get_runner(ctx)
-    if not user.is_admin:
-        if runner.is_shared:
-            raise forbidden("Runner is shared")
-        _check_access(ctx, user, runner)
+    runner = _managed_runner(ctx, user)
     status = ctx.params.choice("status", RUNNER_JOB_STATUSES)
     ci = store(ctx.state)
     jobs = [j for j in ci.jobs.values() if j.runner_id == runner.id and (status is None or j.status == status)]

@@ -4,7 +4,6 @@ the first error, and offers the job actions."""
 from __future__ import annotations
 
 import asyncio
-import gc
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +21,6 @@ from labdeck.ui.widgets.job_header import TraceHeader
 from labdeck.ui.widgets.job_table import FINISHED_STATUSES, field
 from labdeck.ui.widgets.job_trace_document import TraceDocument
 from labdeck.ui.widgets.trace_view import TraceView
-
-_start_up_frozen = False
-
-
-def freeze_start_up_objects() -> None:
-    """Once per process: move the objects alive now (the console's start-up state, about 100k)
-    out of the garbage collector's full passes. Without it a full collection walks them all and
-    pauses the console for 100-150 ms every few seconds while a busy log streams in, which is
-    felt as dropped keys; with it the pauses stay under 50 ms (bench/bench_trace_view.py)."""
-    global _start_up_frozen
-    if not _start_up_frozen:
-        _start_up_frozen = True
-        gc.collect()
-        gc.freeze()
-
 
 INGEST_PIECE = 32 * 1024
 """Characters indexed at a time (about 1 ms of work)."""
@@ -115,7 +99,6 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
 
     def on_mount(self) -> None:
         """Start reading the trace."""
-        freeze_start_up_objects()
         self.view.document.job_failed = field(self.job, "status") == "failed"
         self.view.focus()
         self._update_header()
