@@ -33,7 +33,7 @@ from labdeck.session import Session
 from labdeck.sim.dataset import DEMO_TOKENS
 from labdeck.sim.demo import start_demo
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.projects import ProjectsScreen
+from labdeck.ui.screens.projects.list import ProjectsScreen
 
 server = start_demo()
 session = Session(base_url=server.base_url, token=Secret(DEMO_TOKENS["admin"]), token_source="demo",
@@ -94,7 +94,7 @@ async def big_instance(base_url: str, total: int) -> dict[str, float]:
     from labdeck.session import Session
     from labdeck.sim.dataset import DEMO_TOKENS
     from labdeck.ui.app import LabdeckApp
-    from labdeck.ui.screens.projects import ProjectsScreen
+    from labdeck.ui.screens.projects.list import ProjectsScreen
 
     baseline = rss_mb()
     session = Session(base_url=base_url, token=Secret(DEMO_TOKENS["admin"]), profile="bench")

@@ -70,7 +70,7 @@ async def wait_for(predicate: Any, limit: float = 120.0) -> float:
 
 
 async def open_huge_trace(app: Any, pilot: Any, info: dict[str, Any]) -> dict[str, float]:
-    from labdeck.ui.screens.trace import TraceScreen
+    from labdeck.ui.screens.jobs.log import TraceScreen
 
     figures: dict[str, float] = {"rss_start": rss_mb()}
     job = await app.client.jobs.get(info["project_id"], info["job_id"])
@@ -111,7 +111,7 @@ async def open_huge_trace(app: Any, pilot: Any, info: dict[str, Any]) -> dict[st
 async def follow_fast_job(app: Any, pilot: Any, base_url: str, project_id: int, seconds: float) -> dict[str, Any]:
     from textual import events
 
-    from labdeck.ui.screens.trace import TraceScreen
+    from labdeck.ui.screens.jobs.log import TraceScreen
 
     rate = int(FOLLOW_RATE_LINES * BYTES_PER_LINE)
     async with httpx.AsyncClient(base_url=base_url, headers={"PRIVATE-TOKEN": ADMIN}) as http:

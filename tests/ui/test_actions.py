@@ -10,7 +10,7 @@ import pytest
 from labdeck.api import errors
 from labdeck.sim.server import SimServer
 from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.screens.projects import ProjectsScreen
+from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import run_command, settle

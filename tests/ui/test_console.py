@@ -3,7 +3,6 @@ keys, copy, keymap, state."""
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -12,9 +11,12 @@ import pytest
 
 from labdeck.sim.server import SimServer
 from labdeck.ui.screens.command_line import CommandLineScreen
+from labdeck.ui.screens.integrations.list import IntegrationsScreen
+from labdeck.ui.screens.issues.list import IssuesScreen
 from labdeck.ui.screens.keys import KeysScreen
-from labdeck.ui.screens.project_detail import ProjectDetailScreen
-from labdeck.ui.screens.projects import ProjectsScreen
+from labdeck.ui.screens.projects.detail import ProjectDetailScreen
+from labdeck.ui.screens.projects.list import ProjectsScreen
+from labdeck.ui.screens.runners.list import RunnersScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.ui.conftest import MakeApp
@@ -238,23 +240,19 @@ async def test_history_and_filters_survive_restart(sim: SimServer, make_app: Mak
 
 
 async def test_section_keys_open_installed_sections(sim: SimServer, make_app: MakeApp) -> None:
-    integrations = pytest.importorskip("labdeck.ui.screens.integrations")
     app = make_app(sim)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         project = app.screen.query_one(ResourceTable).cursor_data
         await pilot.press("5")
         await settle(app, pilot)
-        assert isinstance(app.screen, integrations.IntegrationsScreen)
+        assert isinstance(app.screen, IntegrationsScreen)
         assert getattr(app.screen, "project_id", None) == project.id
         await pilot.press("1")  # back to the projects table, whatever was pushed on it
         await settle(app, pilot)
         assert isinstance(app.screen, ProjectsScreen)
-        for key, module, name in (("3", "runners", "RunnersScreen"), ("4", "issues", "IssuesScreen")):
-            try:
-                screen_type = getattr(importlib.import_module(f"labdeck.ui.screens.{module}"), name)
-            except ImportError:
-                continue
+        screen_type: type
+        for key, screen_type in (("3", RunnersScreen), ("4", IssuesScreen)):
             await pilot.press(key)
             await settle(app, pilot)
             assert isinstance(app.screen, screen_type)

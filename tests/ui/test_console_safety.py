@@ -26,7 +26,7 @@ from labdeck.session import Session
 from labdeck.sim.server import SimServer
 from labdeck.statefile import StateStore
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.commands import ProjectJumpProvider
+from labdeck.ui.palette import ProjectJumpProvider
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.terminal_filter import InertTextFilter

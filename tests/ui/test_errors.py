@@ -13,7 +13,7 @@ from labdeck.api import errors
 from labdeck.sim.server import SimServer
 from labdeck.ui.errors import react_to
 from labdeck.ui.screens.login import LoginScreen
-from labdeck.ui.screens.projects import ProjectsScreen
+from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import settle

@@ -21,8 +21,8 @@ from labdeck.session import Session
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.widgets.job_dialogs import PathDialog
-from labdeck.ui.widgets.job_table import JobTable
+from labdeck.ui.screens.jobs.table import JobTable
+from labdeck.ui.widgets.dialogs import PathDialog
 from tests.ui.conftest import MakeApp
 from tests.ui.test_jobs_support import (
     advance,

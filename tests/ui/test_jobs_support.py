@@ -12,8 +12,8 @@ import httpx
 from labdeck.sim.dataset import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.jobs import JobsScreen
-from labdeck.ui.widgets.job_table import JobTable
+from labdeck.ui.screens.jobs.list import JobsScreen
+from labdeck.ui.screens.jobs.table import JobTable
 
 PROJECT_ID = 7
 PROJECT_PATH = "platform/audit-log"

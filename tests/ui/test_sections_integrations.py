@@ -10,7 +10,7 @@ from rich.text import Text
 from labdeck.api.resources.integrations import INTEGRATIONS
 from labdeck.sim.server import SimServer
 from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.screens.integrations import (
+from labdeck.ui.screens.integrations.list import (
     IntegrationDetailScreen,
     IntegrationsScreen,
     integration_fields,

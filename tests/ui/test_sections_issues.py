@@ -11,9 +11,9 @@ from textual.widgets import Static
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.screens.issue_detail import IssueDetailScreen
-from labdeck.ui.screens.issue_form import check_duration
-from labdeck.ui.screens.issues import IssuesScreen, parse_issue_filters
+from labdeck.ui.screens.issues.detail import IssueDetailScreen
+from labdeck.ui.screens.issues.form import check_duration
+from labdeck.ui.screens.issues.list import IssuesScreen, parse_issue_filters
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.widgets.form import FormScreen
 from tests.ui.conftest import MakeApp

@@ -10,8 +10,8 @@ from rich.text import Text
 from labdeck.sim.server import SimServer
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
-from labdeck.ui.screens.runner_detail import RunnerDetailScreen, RunnerJobsScreen
-from labdeck.ui.screens.runners import ProjectRunnersScreen, RunnersScreen
+from labdeck.ui.screens.runners.detail import RunnerDetailScreen, RunnerJobsScreen
+from labdeck.ui.screens.runners.list import ProjectRunnersScreen, RunnersScreen
 from labdeck.ui.widgets.form import MASK, FormScreen
 from tests.ui.conftest import MakeApp
 from tests.ui.sections_helpers import push, settle, toasts
@@ -137,7 +137,7 @@ async def test_runner_jobs_filter_and_open_trace(sim: SimServer, make_app: MakeA
         job = screen.table.cursor_data
         await pilot.press("enter")
         await pilot.pause()
-        from labdeck.ui.screens.trace import TraceScreen
+        from labdeck.ui.screens.jobs.log import TraceScreen
 
         assert isinstance(app.screen, TraceScreen)
         assert app.screen.job.id == job.id

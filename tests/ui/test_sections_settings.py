@@ -11,23 +11,21 @@ from typing import Any
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.screens.integrations import IntegrationsScreen
-from labdeck.ui.screens.issue_detail import IssueDetailScreen
-from labdeck.ui.screens.issues import IssuesScreen
+from labdeck.ui.screens.integrations.list import IntegrationsScreen
+from labdeck.ui.screens.issues.detail import IssueDetailScreen
+from labdeck.ui.screens.issues.list import IssuesScreen
 from labdeck.ui.screens.message import MessageScreen
-from labdeck.ui.screens.project_badges import GroupBadgesScreen, NotificationSettingsScreen
-from labdeck.ui.screens.project_export import ProjectExportScreen
-from labdeck.ui.screens.project_hooks import ProjectHooksScreen, ProtectedBranchesScreen
-from labdeck.ui.screens.project_settings import (
-    ProjectForksScreen,
-    ProjectSettingsScreen,
-    ProjectUsersScreen,
-    UserProjectsScreen,
-)
 from labdeck.ui.screens.record_detail import RecordDetailScreen
-from labdeck.ui.screens.runner_detail import RunnerDetailScreen
-from labdeck.ui.screens.runners import ProjectRunnersScreen, RunnersScreen
-from labdeck.ui.screens.sections_registry import register
+from labdeck.ui.screens.runners.detail import RunnerDetailScreen
+from labdeck.ui.screens.runners.list import ProjectRunnersScreen, RunnersScreen
+from labdeck.ui.screens.settings.badges import GroupBadgesScreen
+from labdeck.ui.screens.settings.branches import ProtectedBranchesScreen
+from labdeck.ui.screens.settings.export import ProjectExportScreen
+from labdeck.ui.screens.settings.hooks import ProjectHooksScreen
+from labdeck.ui.screens.settings.menu import ProjectSettingsScreen
+from labdeck.ui.screens.settings.notifications import NotificationSettingsScreen
+from labdeck.ui.screens.settings.people import ProjectForksScreen, ProjectUsersScreen, UserProjectsScreen
+from labdeck.ui.sections import register
 from labdeck.ui.widgets.form import FormScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from tests.ui.conftest import MakeApp
@@ -299,7 +297,7 @@ async def test_share_unshare_fork_create_edit_delete(sim_factory: Any, make_app:
 async def test_commands_open_screens(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(120, 40)) as pilot:
-        register(app)
+        register(app.commands)
         await settle(app, pilot)
         checks: list[tuple[str, type]] = [
             ("runners all scope=shared", RunnersScreen), (f"issues {PATH} state=closed", IssuesScreen),

@@ -16,8 +16,8 @@ from labdeck.session import Session
 from labdeck.sim.server import SimServer
 from labdeck.statefile import StateStore
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.jobs import JobsScreen
-from labdeck.ui.screens.trace import TraceScreen
+from labdeck.ui.screens.jobs.list import JobsScreen
+from labdeck.ui.screens.jobs.log import TraceScreen
 from labdeck.ui.ui_state import UiState
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]

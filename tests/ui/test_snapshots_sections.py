@@ -15,9 +15,9 @@ from labdeck.session import Session
 from labdeck.sim.server import SimServer
 from labdeck.statefile import StateStore
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.integrations import IntegrationsScreen
-from labdeck.ui.screens.issues import IssuesScreen
-from labdeck.ui.screens.runners import RunnersScreen
+from labdeck.ui.screens.integrations.list import IntegrationsScreen
+from labdeck.ui.screens.issues.list import IssuesScreen
+from labdeck.ui.screens.runners.list import RunnersScreen
 from labdeck.ui.ui_state import UiState
 from tests.ui.sections_helpers import settle
 

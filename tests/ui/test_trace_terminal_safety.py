@@ -38,7 +38,7 @@ import labdeck.ui.app
 from labdeck.secret import Secret
 from labdeck.session import Session
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.trace import TraceScreen
+from labdeck.ui.screens.jobs.log import TraceScreen
 
 JOB = int(os.environ["PTY_JOB_ID"])
 

@@ -13,9 +13,9 @@ from textual.widgets import Input
 
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.trace import TraceScreen
-from labdeck.ui.widgets.job_dialogs import PathDialog
-from labdeck.ui.widgets.job_header import TraceHeader
+from labdeck.ui.screens.jobs.header import TraceHeader
+from labdeck.ui.screens.jobs.log import TraceScreen
+from labdeck.ui.widgets.dialogs import PathDialog
 from labdeck.ui.widgets.trace_view import TraceView
 from tests.ui.conftest import MakeApp
 from tests.ui.test_jobs_support import PROJECT_PATH, advance, append_trace, create_pipeline, wait_until

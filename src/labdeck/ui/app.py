@@ -33,20 +33,22 @@ from labdeck.api import ApiClient
 from labdeck.logsafe import redact
 from labdeck.secret import Secret
 from labdeck.session import Session
+from labdeck.ui import sections
 from labdeck.ui.builtin_commands import register_builtin_commands
-from labdeck.ui.commands import CommandError, CommandRegistry, ProjectJumpProvider, ScreenActionsProvider
+from labdeck.ui.console import CommandError, CommandRegistry, StatusInfo
 from labdeck.ui.errors import react_to
 from labdeck.ui.formatting import Clock, system_clock
 from labdeck.ui.navigation import SectionNavigation
+from labdeck.ui.palette import ProjectJumpProvider, ScreenActionsProvider
 from labdeck.ui.screens.command_line import CommandLineScreen
 from labdeck.ui.screens.keys import KeysScreen
 from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.screens.message import MessageScreen
-from labdeck.ui.screens.projects import ProjectsScreen
+from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.terminal_filter import InertTextFilter
 from labdeck.ui.themes import DEFAULT_THEME, app_variable_defaults, load_theme_dirs
 from labdeck.ui.ui_state import UiState
-from labdeck.ui.widgets.status_line import StatusInfo, StatusLine
+from labdeck.ui.widgets.status_line import StatusLine
 
 SessionForProfile = Callable[[str], Session]
 """Builds the session of another profile (resolving its token); raises with a message on failure."""
@@ -107,7 +109,7 @@ class LabdeckApp(SectionNavigation):
         self._client.read_only = self.read_only
         self.commands = CommandRegistry()
         register_builtin_commands(self.commands)
-        self._sections: Any = self._load_sections()
+        sections.register(self.commands)
         self.known_projects: dict[int, str] = {}
         """Project id → path of every project the console has listed (palette, completion)."""
         self.current_user: str | None = None
@@ -122,19 +124,6 @@ class LabdeckApp(SectionNavigation):
         self._jobs_project: tuple[int, str] | None = None
         self._inert_text = InertTextFilter()
         self._profile_names: list[str] | None = None
-
-    def _load_sections(self) -> Any:
-        """The runners/issues/integrations/settings screens' registry (their ``:`` commands and
-        openers), when that part of the console is installed."""
-        try:
-            from labdeck.ui.screens import sections_registry
-        except ImportError:
-            return None
-        try:
-            sections_registry.register(self)
-        except Exception:  # a broken optional section must not stop the console
-            return None
-        return sections_registry
 
     # --- client -------------------------------------------------------------------------------
 

@@ -2,34 +2,25 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from labdeck.ui.commands import Command, CommandError, CommandRegistry
-from labdeck.ui.screens.projects import PROJECT_FILTERS, parse_project_filters
-
-if TYPE_CHECKING:
-    from labdeck.ui.app import LabdeckApp
+from labdeck.ui.console import Command, CommandError, CommandRegistry, ConsoleApp
+from labdeck.ui.screens.projects.list import PROJECT_FILTERS, parse_project_filters
 
 
-def _app(app: Any) -> LabdeckApp:
-    return app
+async def _projects(app: ConsoleApp, args: list[str]) -> None:
+    await app.show_projects(parse_project_filters(args))
 
 
-async def _projects(app: Any, args: list[str]) -> None:
-    await _app(app).show_projects(parse_project_filters(args))
-
-
-async def _jobs(app: Any, args: list[str]) -> None:
+async def _jobs(app: ConsoleApp, args: list[str]) -> None:
     if len(args) != 1:
         raise CommandError("usage: :jobs <project path or id>")
-    await _app(app).open_jobs_by_reference(args[0])
+    await app.open_jobs_by_reference(args[0])
 
 
-def _quit(app: Any, args: list[str]) -> None:
+def _quit(app: ConsoleApp, args: list[str]) -> None:
     app.exit(0)
 
 
-def _theme(app: Any, args: list[str]) -> None:
+def _theme(app: ConsoleApp, args: list[str]) -> None:
     if not args:
         app.action_change_theme()
         return
@@ -39,36 +30,36 @@ def _theme(app: Any, args: list[str]) -> None:
     app.theme = name
 
 
-def _readonly(app: Any, args: list[str]) -> None:
+def _readonly(app: ConsoleApp, args: list[str]) -> None:
     target = not app.read_only
     if args:
         word = args[0].lower()
         if word not in ("on", "off", "true", "false"):
             raise CommandError("usage: :readonly [on|off]")
         target = word in ("on", "true")
-    _app(app).set_read_only(target)
+    app.set_read_only(target)
 
 
-def _profile(app: Any, args: list[str]) -> None:
-    _app(app).switch_profile(args[0] if args else None)
+def _profile(app: ConsoleApp, args: list[str]) -> None:
+    app.switch_profile(args[0] if args else None)
 
 
-def _help(app: Any, args: list[str]) -> None:
+def _help(app: ConsoleApp, args: list[str]) -> None:
     lines = [f":{c.usage or c.name:<28} {c.help}" for c in app.commands.all()]
     from labdeck.ui.screens.message import MessageScreen
 
     app.push_screen(MessageScreen("Commands", "\n".join(lines), error=False))
 
 
-def _login(app: Any, args: list[str]) -> None:
+def _login(app: ConsoleApp, args: list[str]) -> None:
     if args:
         # A token typed here would sit in the terminal's scrollback and the command history.
         raise CommandError("type the token in the sign-in dialog, not on the command line "
                            "(run :login without arguments)")
-    _app(app).show_login("Enter a token for this instance.")
+    app.show_login("Enter a token for this instance.")
 
 
-def _refresh(app: Any, args: list[str]) -> None:
+def _refresh(app: ConsoleApp, args: list[str]) -> None:
     action = getattr(app.screen, "action_reload", None)
     if action is None:
         raise CommandError("nothing to refresh on this screen")
@@ -81,13 +72,13 @@ def register_builtin_commands(registry: CommandRegistry) -> None:
                          usage="projects [search=… starred=true …]", aliases=("p", "project"),
                          complete=lambda app: [f"{key}=" for key in PROJECT_FILTERS]))
     registry.add(Command("jobs", "Jobs of a project", _jobs, usage="jobs <project>", aliases=("j",),
-                         complete=lambda app: sorted(getattr(app, "known_projects", {}).values())[:500]))
+                         complete=lambda app: sorted(app.known_projects.values())[:500]))
     registry.add(Command("theme", "Switch theme (no argument: pick from a list)", _theme, usage="theme [name]",
                          complete=lambda app: sorted(app.available_themes)))
     registry.add(Command("readonly", "Toggle read-only mode", _readonly, usage="readonly [on|off]",
                          aliases=("ro",)))
     registry.add(Command("profile", "Switch to another configured profile", _profile, usage="profile <name>",
-                         complete=lambda app: _app(app).profile_names()))
+                         complete=lambda app: app.profile_names()))
     registry.add(Command("login", "Sign in with another token (kept in memory)", _login, sensitive=True))
     registry.add(Command("refresh", "Reload the current screen", _refresh, aliases=("r",)))
     registry.add(Command("help", "List the commands", _help, aliases=("h",)))

@@ -1,20 +1,22 @@
 """Moving between the console's sections: number keys, back, the jobs section of a project, and
-the optional runners/issues/integrations screens. ``LabdeckApp`` builds on this class."""
+the runners/issues/integrations screens. ``LabdeckApp`` builds on this class."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from textual.app import App
 
-from labdeck.ui.screens.projects import ProjectsScreen
+from labdeck.api.models import Project
+from labdeck.ui import sections
+from labdeck.ui.console import console_app
+from labdeck.ui.screens.projects.list import ProjectsScreen
 
 
 class SectionNavigation(App[int]):
     """Section switching for :class:`labdeck.ui.app.LabdeckApp` (state is set up there)."""
 
-    _sections: Any
     _previous_modes: list[str]
     _jobs_project: tuple[int, str] | None
     known_projects: dict[int, str]
@@ -22,12 +24,9 @@ class SectionNavigation(App[int]):
     # --- sections -----------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The key of the section already shown (at its first screen) does nothing; sections that
-        are not installed have no key."""
+        """The key of the section already shown (at its first screen) does nothing."""
         if action == "switch_section" and parameters and parameters[0] == self.current_mode:
             return None if len(self.screen_stack) <= 1 else True
-        if action == "open_section":
-            return self._sections is not None
         return True
 
     async def action_switch_section(self, name: str) -> None:
@@ -60,16 +59,13 @@ class SectionNavigation(App[int]):
 
     def action_open_section(self, name: str) -> None:
         """3 runners, 4 issues (every issue), 5 integrations of the current project."""
-        sections = self._sections
-        if sections is None:
-            return
         wanted = {"runners": "RunnersScreen", "issues": "IssuesScreen", "integrations": "IntegrationsScreen"}
         if type(self.screen).__name__ == wanted.get(name):
             return
         if name == "runners":
-            self._open_optional(sections.open_runners)
+            sections.open_runners(console_app(self))
         elif name == "issues":
-            self._open_optional(sections.open_issues, filters={"state": "opened"})
+            sections.open_issues(console_app(self), filters={"state": "opened"})
         elif name == "integrations":
             project = self.current_project()
             if project is None:
@@ -78,27 +74,17 @@ class SectionNavigation(App[int]):
             self.open_project_section("integrations", *project)
 
     def open_project_section(self, kind: str, project_id: int, project_path: str) -> None:
-        """Open a project's ``issues``, ``integrations`` or ``settings`` screen."""
-        sections = self._sections
-        if sections is None:
-            return
+        """Open a project's ``issues``, ``integrations``, ``settings`` or ``runners`` screen."""
         if kind == "issues":
-            self._open_optional(sections.open_issues, project_id, project_path, filters={"state": "opened"})
+            sections.open_issues(console_app(self), project_id, project_path, filters={"state": "opened"})
         elif kind == "integrations":
-            self._open_optional(sections.open_integrations, project_id, project_path)
+            sections.open_integrations(console_app(self), project_id, project_path)
         elif kind == "settings":
-            self._open_optional(sections.open_settings, project_id, project_path)
-
-    def _open_optional(self, opener: Callable[..., None], *args: Any, **kwargs: Any) -> None:
-        try:
-            opener(self, *args, **kwargs)
-        except ImportError:
-            self.notify("This section is not available in this build.", severity="warning")
-
-    @property
-    def has_sections(self) -> bool:
-        """True when the runners/issues/integrations/settings screens are installed."""
-        return self._sections is not None
+            sections.open_settings(console_app(self), project_id, project_path)
+        elif kind == "runners":
+            sections.open_project_runners(console_app(self), project_id, project_path)
+        else:
+            raise ValueError(f"unknown project section {kind!r}")
 
     async def action_back(self) -> None:
         """Close the top screen, or return to the previous section."""
@@ -124,15 +110,12 @@ class SectionNavigation(App[int]):
 
     def open_jobs(self, project_id: int, project_path: str) -> None:
         """Switch to the jobs section for one project."""
-        try:
-            from labdeck.ui.screens.jobs import JobsScreen
-        except ImportError:
-            self.notify("The jobs section is not available in this build.", severity="warning")
-            return
-        self.run_worker(self._open_jobs(JobsScreen, project_id, project_path), group="app-sections",
+        self.run_worker(self._open_jobs(project_id, project_path), group="app-sections",
                         exclusive=True, exit_on_error=False)
 
-    async def _open_jobs(self, screen_type: Any, project_id: int, project_path: str) -> None:
+    async def _open_jobs(self, project_id: int, project_path: str) -> None:
+        from labdeck.ui.screens.jobs.list import JobsScreen
+
         if self.current_mode == "jobs":
             if self._jobs_project == (project_id, project_path):
                 return
@@ -140,16 +123,15 @@ class SectionNavigation(App[int]):
         if "jobs" in self._modes:
             await self.remove_mode("jobs")
         self._jobs_project = (project_id, project_path)
-        self.add_mode("jobs", lambda: screen_type(project_id=project_id, project_path=project_path))
+        self.add_mode("jobs", lambda: JobsScreen(project_id=project_id, project_path=project_path))
         self._previous_modes.append(self.current_mode)
         await self.switch_mode("jobs")
 
-    def remember_projects(self, projects: Iterable[Any]) -> None:
+    def remember_projects(self, projects: Iterable[Project]) -> None:
         """Note project paths for the palette and completion."""
         for project in projects:
-            path = getattr(project, "path_with_namespace", None)
-            if path:
-                self.known_projects[project.id] = path
+            if project.path_with_namespace:
+                self.known_projects[project.id] = project.path_with_namespace
 
     def jump_to_project(self, project_id: int) -> None:
         """Palette: show a project in the projects table (clearing the local filter)."""

@@ -18,7 +18,6 @@ Subclasses implement :meth:`compose_content` (the body) and usually :meth:`reloa
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any, ClassVar
@@ -32,8 +31,16 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Label
 from textual.worker import Worker
 
+from labdeck.api import ApiClient
+from labdeck.ui.console import ConsoleApp, console_app
 from labdeck.ui.widgets.resource_table import ResourceTable
 from labdeck.ui.widgets.status_line import StatusLine
+
+
+def reload_screen(screen: Screen[Any]) -> None:
+    """Reload ``screen`` if it is a section (after a change made from a screen above it)."""
+    if isinstance(screen, SectionScreen):
+        screen.reload()
 
 
 class FilterInput(Input):
@@ -43,6 +50,16 @@ class FilterInput(Input):
     FilterInput { height: 1; border: none; padding: 0 1; background: $panel; display: none; }
     FilterInput.-active { display: block; }
     FilterInput:focus { border: none; background: $boost; }
+    """
+
+
+class ServerFilterInput(Input):
+    """``f``: a server-side filter bar (``key=value`` words, as the section's ``:`` command takes)."""
+
+    DEFAULT_CSS = """
+    ServerFilterInput { height: 1; border: none; padding: 0 1; background: $panel; display: none; }
+    ServerFilterInput.-active { display: block; }
+    ServerFilterInput:focus { border: none; background: $boost; }
     """
 
 
@@ -81,6 +98,16 @@ class SectionScreen(Screen[None]):
         self.context_text = ""
         """Shown after the section name in the title row (e.g. the filters of the server query)."""
         self.loading_text = ""
+
+    @property
+    def console_app(self) -> ConsoleApp:
+        """The console app, through the interface screens may use."""
+        return console_app(self.app)
+
+    @property
+    def client(self) -> ApiClient:
+        """The API client (read from the app each time: it is replaced after a sign-in)."""
+        return self.console_app.client
 
     # --- layout -------------------------------------------------------------------------------
 
@@ -125,9 +152,9 @@ class SectionScreen(Screen[None]):
 
     def mark_loaded(self) -> None:
         """Record that fresh data is on screen now (the status line shows its age)."""
-        clock = getattr(self.app, "clock", None)
-        self.data_loaded_at = clock() if clock is not None else None
+        self.data_loaded_at = self.console_app.clock()
         for status in self.query(StatusLine):
+            status.data_loaded_at = self.data_loaded_at
             status.update_status()
 
     # --- workers ------------------------------------------------------------------------------
@@ -140,22 +167,20 @@ class SectionScreen(Screen[None]):
 
     @on(Worker.StateChanged)
     def _forward_worker_state(self, event: Worker.StateChanged) -> None:
-        handler = getattr(self.app, "handle_worker_state", None)
-        if handler is not None:
-            handler(event.worker, event.state)
+        self.console_app.handle_worker_state(event.worker, event.state)
 
     # --- read-only ----------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide mutating actions in read-only mode."""
-        if action in self.MUTATING_ACTIONS and getattr(self.app, "read_only", False):
+        if action in self.MUTATING_ACTIONS and self.console_app.read_only:
             return False
         return True
 
     def refuse_if_read_only(self) -> bool:
         """For mutating actions reached by other paths (palette, command line): True (and a toast)
         when read-only mode forbids them."""
-        if getattr(self.app, "read_only", False):
+        if self.console_app.read_only:
             self.notify("Read-only mode: this action is disabled (:readonly toggles it).",
                         severity="warning", title="Read-only")
             return True
@@ -217,11 +242,7 @@ class SectionScreen(Screen[None]):
         """Clear the filter, or go back (pop a pushed screen, or return to the previous section)."""
         if self.clear_filter():
             return
-        back = getattr(self.app, "action_back", None)
-        if back is not None:
-            result = back()
-            if inspect.isawaitable(result):
-                await result
+        await self.console_app.action_back()
 
     def action_reload(self) -> None:
         """Fetch the data again (subclasses implement :meth:`reload`)."""

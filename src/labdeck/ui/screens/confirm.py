@@ -33,6 +33,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from labdeck.ui.console import console_app
+
 
 def guard_clock() -> float:
     """The clock of the key guard (tests replace this function, never ``time.monotonic``)."""
@@ -99,7 +101,7 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label(Text(self._title), id="title")
-            instance = getattr(self.app, "instance_label", "")
+            instance = console_app(self.app).instance_label
             target = " · ".join(part for part in (instance, self._target or "") if part)
             if target:
                 yield Label(Text(target), id="target")

@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from datetime import date, datetime
 from typing import Any
 
+from pydantic import BaseModel
+
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.resource_table import Column, TableRow
@@ -39,12 +41,10 @@ def value_text(value: Any, now: datetime) -> str:
     return str(value)
 
 
-def record_rows(record: Any, now: datetime, hidden: Iterable[str] = SECRET_FIELDS) -> list[TableRow]:
-    """(field, value) rows for every field of a pydantic record, secrets left out."""
+def record_rows(record: BaseModel, now: datetime, hidden: Iterable[str] = SECRET_FIELDS) -> list[TableRow]:
+    """(field, value) rows for every field of a record, in the model's order, secrets left out."""
     skip = set(hidden)
-    names = list(type(record).model_fields) if hasattr(type(record), "model_fields") else list(vars(record))
-    return [TableRow(key=name, cells=(name, value_text(getattr(record, name, None), now)))
-            for name in names if name not in skip]
+    return [TableRow(key=name, cells=(name, value_text(value, now))) for name, value in record if name not in skip]
 
 
 class RecordDetailScreen(TableSectionScreen):
@@ -55,17 +55,17 @@ class RecordDetailScreen(TableSectionScreen):
     COLUMNS = (Column("field", "Field", max_width=32, flex=True, min_width=16),
                Column("value", "Value", max_width=200, flex=True, min_width=20))
 
-    def __init__(self, title: str, context: str, load: Callable[[], Awaitable[Any]]) -> None:
+    def __init__(self, title: str, context: str, load: Callable[[], Awaitable[BaseModel]]) -> None:
         super().__init__()
         self.section_title = title
         self.context_text = context
         self._load_record = load
-        self.record: Any = None
+        self.record: BaseModel | None = None
 
     async def load(self) -> None:
         """Fetch the record again."""
         self.record = await self._load_record()
-        self.replace_rows(record_rows(self.record, self.app.clock()), keep_cursor=False)  # type: ignore[attr-defined]
+        self.replace_rows(record_rows(self.record, self.console_app.clock()), keep_cursor=False)
         self.mark_loaded()
 
     def copy_target(self) -> str | None:

@@ -3,12 +3,11 @@
 ``[profile] instance  user  READ-ONLY|WRITE  rate 1990/2000  ● ok  data 12s  ⚠ plaintext token``
 
 Each part is its own label so that colours come only from theme variables (app.tcss). The line
-refreshes every second from :meth:`LabdeckApp.status_info` and the screen's ``data_loaded_at``.
+refreshes every second from the app's ``status_info()`` and the screen's ``data_loaded_at``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from rich.text import Text
@@ -16,27 +15,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
 
+from labdeck.ui.console import console_app
 from labdeck.ui.formatting import age
-
-
-@dataclass(frozen=True)
-class StatusInfo:
-    """What the app knows about the connection (see ``LabdeckApp.status_info``)."""
-
-    profile: str
-    instance: str
-    user: str | None
-    read_only: bool
-    rate_limit: str | None
-    """``"remaining/limit"`` when the server sent rate-limit headers."""
-    health: str
-    """``ok``, ``reconnecting`` or ``error``."""
-    last_error: str | None
-    insecure_storage: bool
-    demo: bool
-    now: datetime
-    token_source: str = "none"
-    """Where the token came from (``keyring``, ``env:LABDECK_TOKEN``, ``stdin`` …)."""
 
 
 class StatusLine(Horizontal):
@@ -60,6 +40,11 @@ class StatusLine(Horizontal):
 
     STALE_AFTER_SECONDS = 120
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.data_loaded_at: datetime | None = None
+        """When the screen's data was last fetched (the screen sets it); None before the first load."""
+
     def compose(self) -> ComposeResult:
         yield Label("", id="status-profile", markup=False)
         yield Label("", id="status-instance", markup=False)
@@ -77,10 +62,7 @@ class StatusLine(Horizontal):
 
     def update_status(self) -> None:
         """Re-read the app's state and the screen's data age."""
-        getter = getattr(self.app, "status_info", None)
-        if getter is None:
-            return
-        info: StatusInfo = getter()
+        info = console_app(self.app).status_info()
         self.query_one("#status-profile", Label).update(Text(info.profile + (" (demo)" if info.demo and info.profile != "demo" else "")))
         self.query_one("#status-instance", Label).update(Text(info.instance))
         self.query_one("#status-user", Label).update(Text(f"@{info.user}" if info.user else "signed out"))
@@ -103,7 +85,7 @@ class StatusLine(Horizontal):
             health.update(Text(f"✕ {info.last_error or 'offline'}"))
         health.set_class(info.health == "reconnecting", "-reconnecting")
         health.set_class(info.health not in ("ok", "reconnecting"), "-error")
-        loaded_at: datetime | None = getattr(self.screen, "data_loaded_at", None)
+        loaded_at = self.data_loaded_at
         seconds = None if loaded_at is None else (info.now - loaded_at).total_seconds()
         age_label = self.query_one("#status-age", Label)
         age_label.update(f"data {age(seconds)}" if seconds is not None else "data —")

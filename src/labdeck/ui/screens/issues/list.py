@@ -3,18 +3,20 @@ the spec's server-side filters (scope, state, labels, milestone, search, author,
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Input
 
-from labdeck.ui.commands import CommandError, parse_options
+from labdeck.api.models import Issue
+from labdeck.ui.console import CommandError, parse_options
 from labdeck.ui.formatting import relative_time
-from labdeck.ui.screens.issue_form import IssueActions
-from labdeck.ui.screens.projects import ServerFilterInput
+from labdeck.ui.screens.base import ServerFilterInput
+from labdeck.ui.screens.issues.actions import IssueActions, issue_project_path
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.form import clean, coloured, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
@@ -64,23 +66,6 @@ def parse_issue_filters(args: list[str]) -> dict[str, Any]:
 def describe_issue_filters(filters: dict[str, Any]) -> str:
     """The filters as typed (``state=opened labels=bug``)."""
     return " ".join(f"{key}={filters[key]}" for key in ISSUE_FILTERS if key in filters)
-
-
-def issue_project_path(app: App[Any], issue: Any) -> str:
-    """The issue's project path: from the projects the console knows, else from its web URL."""
-    known: dict[int, str] = getattr(app, "known_projects", {})
-    if issue.project_id in known:
-        return clean(known[issue.project_id])
-    url = issue.web_url or ""
-    for marker in ("/-/issues/", "/issues/"):
-        if marker in url:
-            head = url.split(marker)[0]
-            base = getattr(getattr(app, "session", None), "base_url", "") or ""
-            if base and head.startswith(base.rstrip("/")):
-                return clean(head[len(base.rstrip("/")):].strip("/"))
-            parts = head.split("/")
-            return clean("/".join(parts[3:]) if len(parts) > 3 else head)
-    return f"project {issue.project_id}"
 
 
 class IssuesScreen(IssueActions, TableSectionScreen):
@@ -145,11 +130,11 @@ class IssuesScreen(IssueActions, TableSectionScreen):
         super().reload()
 
     async def load(self) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
+        client = self.client
         query = self._query()
         if self.project_id is not None:
             pager = client.issues.project_issues(self.project_id, per_page=PAGE_SIZE, **query)
-        elif self.group is not None:
+        elif self.group_ref is not None:
             pager = client.issues.group_issues(self.group_ref, per_page=PAGE_SIZE, **query)
         else:
             pager = client.issues.list(per_page=PAGE_SIZE, **query)
@@ -160,7 +145,7 @@ class IssuesScreen(IssueActions, TableSectionScreen):
             if first:
                 table.clear()
                 first = False
-            now = self.app.clock()  # type: ignore[attr-defined]
+            now = self.console_app.clock()
             table.append_rows(self._row(issue, now) for issue in page)
             if keep is not None and table.cursor_key != keep:
                 table.move_cursor_to_key(keep)
@@ -169,9 +154,9 @@ class IssuesScreen(IssueActions, TableSectionScreen):
             table.clear()
         self.mark_loaded()
 
-    def _row(self, issue: Any, now: Any) -> TableRow:
+    def _row(self, issue: Issue, now: datetime) -> TableRow:
         reference = (f"#{issue.iid}" if self.project_id is not None
-                     else f"{issue_project_path(self.app, issue)}#{issue.iid}")
+                     else f"{issue_project_path(self.console_app, issue)}#{issue.iid}")
         state = coloured(self.app, issue.state or "—", "success" if issue.state == "opened" else "text-muted")
         title = Text(clean(issue.title))
         if issue.confidential:
@@ -185,11 +170,11 @@ class IssuesScreen(IssueActions, TableSectionScreen):
             data=issue,
         )
 
-    def _replace(self, issue: Any) -> None:
+    def _replace(self, issue: Issue | None) -> None:
         if issue is None:
             self.reload()
             return
-        self.table.update_row(self._row(issue, self.app.clock()))  # type: ignore[attr-defined]
+        self.table.update_row(self._row(issue, self.console_app.clock()))
 
     # --- server filters -----------------------------------------------------------------------
 
@@ -234,7 +219,7 @@ class IssuesScreen(IssueActions, TableSectionScreen):
 
     # --- actions ------------------------------------------------------------------------------
 
-    def _current(self) -> Any:
+    def _current(self) -> Issue | None:
         issue = self.table.cursor_data
         if issue is None:
             self.notify("No issue selected.", severity="warning", timeout=3)
@@ -253,10 +238,14 @@ class IssuesScreen(IssueActions, TableSectionScreen):
         issue = self._current()
         if issue is None:
             return
-        from labdeck.ui.screens.issue_detail import IssueDetailScreen
+        from labdeck.ui.screens.issues.detail import IssueDetailScreen
 
-        path = self.project_path if self.project_id is not None else issue_project_path(self.app, issue)
-        self.app.push_screen(IssueDetailScreen(issue.project_id, issue.iid, project_path=path))
+        project_id = issue.project_id if issue.project_id is not None else self.project_id
+        if project_id is None:
+            self.notify(f"The server did not say which project issue #{issue.iid} belongs to.", severity="error")
+            return
+        path = self.project_path if self.project_id is not None else issue_project_path(self.console_app, issue)
+        self.app.push_screen(IssueDetailScreen(project_id, issue.iid, project_path=path))
 
     def action_new_issue(self) -> None:
         """Create an issue (in this project, or in one you name)."""

@@ -14,11 +14,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 
 from labdeck.api import errors
+from labdeck.api.models import Job
 from labdeck.tail.follower import TraceFollower
-from labdeck.ui.widgets.job_actions import JobActionsMixin
-from labdeck.ui.widgets.job_dialogs import PathDialog, default_download_dir
-from labdeck.ui.widgets.job_header import TraceHeader
-from labdeck.ui.widgets.job_table import FINISHED_STATUSES, field
+from labdeck.ui.console import console_app
+from labdeck.ui.screens.jobs.actions import JobActionsMixin
+from labdeck.ui.screens.jobs.header import TraceHeader
+from labdeck.ui.screens.jobs.table import FINISHED_STATUSES
+from labdeck.ui.widgets.dialogs import PathDialog, default_download_dir
 from labdeck.ui.widgets.job_trace_document import TraceDocument
 from labdeck.ui.widgets.trace_view import TraceView
 
@@ -65,12 +67,11 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
     follow_min_interval = 1.0
     follow_max_interval = 5.0
 
-    def __init__(self, project_id: int, project_path: str, job: Any, *, client: Any = None) -> None:
+    def __init__(self, project_id: int, project_path: str, job: Job) -> None:
         super().__init__()
         self.project_id = project_id
         self.project_path = project_path
         self.job = job
-        self._client = client
         self.live = False
         self.note = ""
         self.finished_reading = False
@@ -78,13 +79,6 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         """The current reader of the log (its ``stats`` say what following cost)."""
         self.document = TraceDocument()
         """The log's lines (spooled files, released when the screen closes)."""
-
-    @property
-    def client(self) -> Any:
-        """The console's API client."""
-        if self._client is not None:
-            return self._client
-        return getattr(self.app, "client", None) or self.app.api  # type: ignore[attr-defined]
 
     @property
     def view(self) -> TraceView:
@@ -99,7 +93,7 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
 
     def on_mount(self) -> None:
         """Start reading the trace."""
-        self.view.document.job_failed = field(self.job, "status") == "failed"
+        self.view.document.job_failed = self.job.status == "failed"
         self.view.focus()
         self._update_header()
         self.set_interval(1.0, self._tick_running_time)
@@ -109,23 +103,23 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         """Release the spooled files."""
         self.document.close()
 
-    def selected_job(self) -> Any | None:
+    def selected_job(self) -> Job | None:
         """The actions apply to this screen's job."""
         return self.job
 
-    def after_job_action(self, action: str, job: Any) -> None:
+    def after_job_action(self, action: str, job: Job) -> None:
         """After a retry, show the new job's log; otherwise show the new state."""
-        if action == "retry" and field(job, "id") != field(self.job, "id"):
-            self.app.switch_screen(TraceScreen(self.project_id, self.project_path, job, client=self._client))
+        if action == "retry" and job.id != self.job.id:
+            self.app.switch_screen(TraceScreen(self.project_id, self.project_path, job))
             return
         self._set_job(job)
 
-    def _set_job(self, job: Any) -> None:
-        if field(job, "pipeline") is None and field(self.job, "pipeline") is not None:
+    def _set_job(self, job: Job) -> None:
+        if job.pipeline is None and self.job.pipeline is not None:
             # Action responses omit the pipeline; keep the one we know.
-            job = job.model_copy(update={"pipeline": self.job.pipeline}) if hasattr(job, "model_copy") else job
+            job = job.model_copy(update={"pipeline": self.job.pipeline})
         self.job = job
-        self.view.document.job_failed = field(job, "status") == "failed"
+        self.view.document.job_failed = job.status == "failed"
         self._update_header()
 
     def _update_header(self) -> None:
@@ -147,15 +141,14 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
     def _running_for(self) -> float | None:
         """Seconds a running job has been running, by the console's clock (the record's
         ``duration`` is only as fresh as the last read)."""
-        started = field(self.job, "started_at")
-        clock = getattr(self.app, "clock", None)
-        if started is None or clock is None or field(self.job, "status") != "running":
+        started = self.job.started_at
+        if started is None or self.job.status != "running":
             return None
-        return max(0.0, (clock() - started).total_seconds())
+        return max(0.0, (console_app(self.app).clock() - started).total_seconds())
 
     def _tick_running_time(self) -> None:
         """Once a second: the running time in the header moves."""
-        if field(self.job, "status") == "running":
+        if self.job.status == "running":
             self._update_header()
 
     @on(TraceView.Changed)
@@ -167,12 +160,11 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
     @work(exclusive=True, group="trace-tail", exit_on_error=False, description="Follow the job log")
     async def follow_trace(self) -> None:
         """Read the trace (and keep reading while the job runs)."""
-        job_id = int(field(self.job, "id"))
-        follower = TraceFollower(self.client, self.project_id, job_id,
+        follower = TraceFollower(self.client, self.project_id, self.job.id,
                                  min_interval=self.follow_min_interval,
                                  max_interval=self.follow_max_interval)
         self.follower = follower
-        self.live = str(field(self.job, "status")) not in FINISHED_STATUSES
+        self.live = self.job.status not in FINISHED_STATUSES
         self._update_header()
         try:
             async for event in follower:
@@ -223,7 +215,7 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
 
     async def _refresh_job(self) -> None:
         try:
-            job = await self.client.jobs.get(self.project_id, int(field(self.job, "id")))
+            job = await self.client.jobs.get(self.project_id, self.job.id)
         except errors.ApiError:
             return
         self._set_job(job)
@@ -319,7 +311,7 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
 
     def action_save_log(self) -> None:
         """Ask for a path, then save the log as plain text."""
-        default = default_download_dir() / f"job-{field(self.job, 'id')}.log"
+        default = default_download_dir() / f"job-{self.job.id}.log"
 
         def chosen(answer: tuple[str, Path] | None) -> None:
             if answer is None:
@@ -330,7 +322,7 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
                 return
             self._save(answer[1])
 
-        self.app.push_screen(PathDialog(f"Save the log of job #{field(self.job, 'id')}", default), chosen)
+        self.app.push_screen(PathDialog(f"Save the log of job #{self.job.id}", default), chosen)
 
     @work(group="trace-save", exit_on_error=False, description="Save the log")
     async def _save(self, path: Path) -> None:

@@ -5,12 +5,14 @@ and disable (``DELETE``, confirmed)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from textual.app import App
 from textual.binding import Binding, BindingType
 
 from labdeck.api import errors
+from labdeck.api.models import Integration
+from labdeck.api.models.params import IntegrationSlug
 from labdeck.api.resources.integrations import INTEGRATIONS
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.base import SectionScreen
@@ -87,14 +89,14 @@ class IntegrationActions:
     """Edit and disable, shared by the list and the detail."""
 
     def integration_edit(self, screen: SectionScreen, project_id: int, project_path: str, slug: str,
-                         integration: Any, after: Any) -> None:
+                         integration: Integration | None, after: Any) -> None:
         """The edit form of one slug; on success ``after(integration_or_None)``."""
-        client = screen.app.client  # type: ignore[attr-defined]
-        properties = getattr(integration, "properties", None)
+        client = screen.client
+        properties = integration.properties if integration is not None else None
 
         async def save(values: dict[str, Any]) -> Any:
             try:
-                result = await client.integrations.update(project_id, slug, integration_settings(slug, values))
+                result = await client.integrations.update(project_id, cast(IntegrationSlug, slug), integration_settings(slug, values))
             except errors.ValidationError as error:
                 if slug in DEPRECATED and not error.fields:
                     raise ValueError(f"{slug} is {DEPRECATED_MESSAGE}.") from error
@@ -113,7 +115,7 @@ class IntegrationActions:
     def integration_disable(self, screen: SectionScreen, project_id: int, project_path: str, slug: str,
                             after: Any) -> None:
         """``DELETE`` the settings after the user typed the slug (the secrets are lost)."""
-        client = screen.app.client  # type: ignore[attr-defined]
+        client = screen.client
 
         def confirmed(answer: bool | None) -> None:
             if not answer:
@@ -121,7 +123,7 @@ class IntegrationActions:
 
             async def send() -> None:
                 try:
-                    await client.integrations.delete(project_id, slug)
+                    await client.integrations.delete(project_id, cast(IntegrationSlug, slug))
                 except errors.ValidationError as error:
                     if slug in DEPRECATED:
                         screen.notify(f"{slug} is {DEPRECATED_MESSAGE}.", severity="warning", markup=False,
@@ -165,7 +167,7 @@ class IntegrationsScreen(IntegrationActions, TableSectionScreen):
     async def _fetch(self, slug: str) -> Any:
         """The settings record, or None with a note in :attr:`problems` (deprecated, unavailable)."""
         try:
-            return await self.app.client.integrations.get(self.project_id, slug)  # type: ignore[attr-defined]
+            return await self.client.integrations.get(self.project_id, cast(IntegrationSlug, slug))
         except (errors.ValidationError, errors.NotFound) as error:
             self.problems[slug] = DEPRECATED_MESSAGE if slug in DEPRECATED else clean(error.user_message())
             return None
@@ -176,7 +178,7 @@ class IntegrationsScreen(IntegrationActions, TableSectionScreen):
         self.problems = {}
         results = await asyncio.gather(*(self._fetch(slug) for slug in slugs))
         self.integrations = dict(zip(slugs, results, strict=True))
-        now = self.app.clock()  # type: ignore[attr-defined]
+        now = self.console_app.clock()
         self.replace_rows(self._row(slug, self.integrations[slug], now) for slug in slugs)
         active = sum(1 for item in results if item is not None and item.active)
         self.context_text = f"{self.project_path} · {active} active of {len(slugs)}"
@@ -248,21 +250,21 @@ class IntegrationDetailScreen(IntegrationActions, TableSectionScreen):
 
     async def load(self) -> None:
         """Read the settings."""
-        self.show(await self.app.client.integrations.get(self.project_id, self.slug))  # type: ignore[attr-defined]
+        self.show(await self.client.integrations.get(self.project_id, cast(IntegrationSlug, self.slug)))
 
     def show(self, integration: Any) -> None:
         """Display a settings record."""
         self.integration = integration
-        now = self.app.clock()  # type: ignore[attr-defined]
+        now = self.console_app.clock()
         spec = INTEGRATIONS[self.slug]
         rows = [field_row("slug", self.slug), field_row("kind", spec.kind), field_row("title", integration.title),
                 TableRow(key="state", cells=("state", state_text(self.app, self.slug, integration))),
                 field_row("created_at", integration.created_at, now),
                 field_row("updated_at", integration.updated_at, now)]
+        flags = integration.model_dump(include=set(_EVENT_FLAGS))
         for flag in _EVENT_FLAGS:
-            value = getattr(integration, flag, None)
-            if value is not None:
-                rows.append(field_row(flag, value))
+            if flags.get(flag) is not None:
+                rows.append(field_row(flag, flags[flag]))
         properties = integration.properties or {}
         names = list(spec.required) + [n for n in spec.optional if n not in spec.required]
         names += [n for n in properties if n not in names]

@@ -1,26 +1,32 @@
-"""The ``:`` commands of the runners, issues, integrations and project-settings screens.
+"""The runners, issues, integrations and project-settings sections: their openers and ``:``
+commands.
 
-``register(app)`` adds them to ``app.commands``; each command looks the project (or group) up and
-pushes its screen. ``open_*`` helpers are what section keys and the projects table call.
+``register(registry)`` adds the commands; each looks the project (or group) up and pushes its
+screen. ``open_*`` are what section keys and the projects table call. Screens are imported when
+first opened, so that start-up does not pay for sections the user never visits.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from labdeck.ui.commands import Command, CommandError, parse_options
+from textual.screen import Screen
+
+from labdeck.ui.console import Command, CommandError, CommandRegistry, ConsoleApp, parse_options
+
+ProjectScreenFactory = Callable[[int, str], Screen[Any]]
+"""Builds a project's screen from its id and path."""
 
 
-def _known_paths(app: Any) -> list[str]:
-    return sorted(getattr(app, "known_projects", {}).values())[:500]
+def _known_paths(app: ConsoleApp) -> list[str]:
+    return sorted(app.known_projects.values())[:500]
 
 
-async def resolve_project(app: Any, reference: str) -> tuple[int, str]:
+async def resolve_project(app: ConsoleApp, reference: str) -> tuple[int, str]:
     """``group/project`` or an id → (id, path); remembered for completion."""
     project = await app.client.projects.get(int(reference) if reference.isdigit() else reference)
-    remember = getattr(app, "remember_projects", None)
-    if remember is not None:
-        remember([project])
+    app.remember_projects([project])
     return project.id, project.path_with_namespace or reference
 
 
@@ -33,36 +39,41 @@ def _one_project(args: list[str], usage: str) -> str:
 # --- openers (also for key bindings) ------------------------------------------------------------
 
 
-def open_runners(app: Any, *, all_runners: bool | None = None, scope: str = "") -> None:
+def open_runners(app: ConsoleApp, *, all_runners: bool | None = None, scope: str = "") -> None:
     """Push the runners list (None: every runner for administrators)."""
-    from labdeck.ui.screens.runners import RunnersScreen
+    from labdeck.ui.screens.runners.list import RunnersScreen
 
     app.push_screen(RunnersScreen(all_runners=all_runners, scope=scope))
 
 
-def open_issues(app: Any, project_id: int | None = None, project_path: str | None = None, *,
+def open_issues(app: ConsoleApp, project_id: int | None = None, project_path: str | None = None, *,
                 group: str | None = None, filters: dict[str, Any] | None = None) -> None:
     """Push an issues list (a project's, a group's, or every issue)."""
-    from labdeck.ui.screens.issues import IssuesScreen
+    from labdeck.ui.screens.issues.list import IssuesScreen
 
     app.push_screen(IssuesScreen(project_id=project_id, group=group, project_path=project_path, filters=filters))
 
 
-def open_integrations(app: Any, project_id: int, project_path: str) -> None:
+def open_integrations(app: ConsoleApp, project_id: int, project_path: str) -> None:
     """Push a project's integrations."""
-    from labdeck.ui.screens.integrations import IntegrationsScreen
+    from labdeck.ui.screens.integrations.list import IntegrationsScreen
 
     app.push_screen(IntegrationsScreen(project_id, project_path))
 
 
-def open_settings(app: Any, project_id: int, project_path: str) -> None:
+def open_project_runners(app: ConsoleApp, project_id: int, project_path: str) -> None:
+    """Push the runners enabled in a project."""
+    app.push_screen(_project_runners_screen()(project_id, project_path))
+
+
+def open_settings(app: ConsoleApp, project_id: int, project_path: str) -> None:
     """Push a project's settings menu."""
-    from labdeck.ui.screens.project_settings import ProjectSettingsScreen
+    from labdeck.ui.screens.settings.menu import ProjectSettingsScreen
 
     app.push_screen(ProjectSettingsScreen(project_id, project_path))
 
 
-def open_section(app: Any, kind: str, project_id: int | None = None, project_path: str | None = None) -> bool:
+def open_section(app: ConsoleApp, kind: str, project_id: int | None = None, project_path: str | None = None) -> bool:
     """Open ``runners``, ``issues``, ``integrations`` or ``settings`` (the last two need a project;
     issues without one are every issue of the caller). False (and a toast) when it cannot."""
     path = project_path or (str(project_id) if project_id is not None else None)
@@ -84,7 +95,7 @@ def open_section(app: Any, kind: str, project_id: int | None = None, project_pat
 # --- commands -----------------------------------------------------------------------------------
 
 
-def _runners(app: Any, args: list[str]) -> None:
+def _runners(app: ConsoleApp, args: list[str]) -> None:
     all_runners: bool | None = None
     scope = ""
     for word in args:
@@ -101,8 +112,8 @@ def _runners(app: Any, args: list[str]) -> None:
     open_runners(app, all_runners=all_runners, scope=scope)
 
 
-async def _issues(app: Any, args: list[str]) -> None:
-    from labdeck.ui.screens.issues import parse_issue_filters
+async def _issues(app: ConsoleApp, args: list[str]) -> None:
+    from labdeck.ui.screens.issues.list import parse_issue_filters
 
     target = args[0] if args and "=" not in args[0] else None
     rest = args[1:] if target is not None else args
@@ -120,52 +131,87 @@ async def _issues(app: Any, args: list[str]) -> None:
         open_issues(app, project_id, path, filters=filters)
 
 
-async def _issue(app: Any, args: list[str]) -> None:
+async def _issue(app: ConsoleApp, args: list[str]) -> None:
     if len(args) != 2 or not args[1].lstrip("#").isdigit():
         raise CommandError("usage: :issue <project> <iid>")
     project_id, path = await resolve_project(app, args[0])
-    from labdeck.ui.screens.issue_detail import IssueDetailScreen
+    from labdeck.ui.screens.issues.detail import IssueDetailScreen
 
     app.push_screen(IssueDetailScreen(project_id, int(args[1].lstrip("#")), project_path=path))
 
 
-async def _integrations(app: Any, args: list[str]) -> None:
+async def _integrations(app: ConsoleApp, args: list[str]) -> None:
     project_id, path = await resolve_project(app, _one_project(args, "integrations <project>"))
     open_integrations(app, project_id, path)
 
 
-async def _settings(app: Any, args: list[str]) -> None:
+async def _settings(app: ConsoleApp, args: list[str]) -> None:
     project_id, path = await resolve_project(app, _one_project(args, "settings <project>"))
     open_settings(app, project_id, path)
 
 
-def _project_screen(module: str, name: str, usage: str) -> Any:
-    async def run(app: Any, args: list[str]) -> None:
-        project_id, path = await resolve_project(app, _one_project(args, usage))
-        import importlib
+def _project_screen(factory: Callable[[], ProjectScreenFactory], usage: str) -> Any:
+    """A command that resolves its one argument to a project and pushes ``factory()(id, path)``."""
 
-        screen_type = getattr(importlib.import_module(f"labdeck.ui.screens.{module}"), name)
-        app.push_screen(screen_type(project_id, path))
+    async def run(app: ConsoleApp, args: list[str]) -> None:
+        project_id, path = await resolve_project(app, _one_project(args, usage))
+        app.push_screen(factory()(project_id, path))
 
     return run
 
 
-def _user_projects(app: Any, args: list[str]) -> None:
+def _hooks_screen() -> ProjectScreenFactory:
+    from labdeck.ui.screens.settings.hooks import ProjectHooksScreen
+
+    return ProjectHooksScreen
+
+
+def _branches_screen() -> ProjectScreenFactory:
+    from labdeck.ui.screens.settings.branches import ProtectedBranchesScreen
+
+    return ProtectedBranchesScreen
+
+
+def _export_screen() -> ProjectScreenFactory:
+    from labdeck.ui.screens.settings.export import ProjectExportScreen
+
+    return ProjectExportScreen
+
+
+def _project_runners_screen() -> ProjectScreenFactory:
+    from labdeck.ui.screens.runners.list import ProjectRunnersScreen
+
+    return ProjectRunnersScreen
+
+
+def _users_screen() -> ProjectScreenFactory:
+    from labdeck.ui.screens.settings.people import ProjectUsersScreen
+
+    return ProjectUsersScreen
+
+
+def _forks_screen() -> ProjectScreenFactory:
+    from labdeck.ui.screens.settings.people import ProjectForksScreen
+
+    return ProjectForksScreen
+
+
+def _user_projects(app: ConsoleApp, args: list[str]) -> None:
     user = _one_project(args, "user-projects <user id or username>")
-    from labdeck.ui.screens.project_settings import UserProjectsScreen
+    from labdeck.ui.screens.settings.people import UserProjectsScreen
 
     app.push_screen(UserProjectsScreen(user))
 
 
-def _badges(app: Any, args: list[str]) -> None:
+def _badges(app: ConsoleApp, args: list[str]) -> None:
     group = _one_project(args, "badges <group>")
-    from labdeck.ui.screens.project_badges import GroupBadgesScreen
+    from labdeck.ui.screens.settings.badges import GroupBadgesScreen
 
     app.push_screen(GroupBadgesScreen(group))
 
 
-async def _notifications(app: Any, args: list[str]) -> None:
-    from labdeck.ui.screens.project_badges import NotificationSettingsScreen
+async def _notifications(app: ConsoleApp, args: list[str]) -> None:
+    from labdeck.ui.screens.settings.notifications import NotificationSettingsScreen
 
     options = parse_options([a if "=" in a else f"project={a}" for a in args], ("project", "group"))
     project_id = path = None
@@ -174,17 +220,17 @@ async def _notifications(app: Any, args: list[str]) -> None:
     app.push_screen(NotificationSettingsScreen(project_id, path, options.get("group")))
 
 
-async def _runner(app: Any, args: list[str]) -> None:
+async def _runner(app: ConsoleApp, args: list[str]) -> None:
     if len(args) != 1 or not args[0].lstrip("#").isdigit():
         raise CommandError("usage: :runner <id>")
-    from labdeck.ui.screens.runner_detail import RunnerDetailScreen
+    from labdeck.ui.screens.runners.detail import RunnerDetailScreen
 
     app.push_screen(RunnerDetailScreen(int(args[0].lstrip("#"))))
 
 
-def register(app: Any) -> None:
-    """Add the sections' ``:`` commands to ``app.commands``."""
-    add = app.commands.add
+def register(registry: CommandRegistry) -> None:
+    """Add the sections' ``:`` commands to ``registry``."""
+    add = registry.add
     add(Command("runners", "Runners (admins: every runner)", _runners, usage="runners [all|mine] [scope=…]",
                 complete=lambda app: ["all", "mine", "all scope=shared", "scope=online", "scope=paused"]))
     add(Command("runner", "One runner's details", _runner, usage="runner <id>"))
@@ -196,22 +242,21 @@ def register(app: Any) -> None:
                 aliases=("services",), complete=_known_paths))
     add(Command("settings", "Settings menu of a project (hooks, branches, export, share …)", _settings,
                 usage="settings <project>", complete=_known_paths))
-    add(Command("hooks", "Web hooks of a project", _project_screen("project_hooks", "ProjectHooksScreen",
-                "hooks <project>"), usage="hooks <project>", complete=_known_paths))
+    add(Command("hooks", "Web hooks of a project", _project_screen(_hooks_screen, "hooks <project>"), usage="hooks <project>", complete=_known_paths))
     add(Command("branches", "Protected branches of a project",
-                _project_screen("project_hooks", "ProtectedBranchesScreen", "branches <project>"),
+                _project_screen(_branches_screen, "branches <project>"),
                 usage="branches <project>", aliases=("protected",), complete=_known_paths))
     add(Command("export", "Export / import of a project",
-                _project_screen("project_export", "ProjectExportScreen", "export <project>"),
+                _project_screen(_export_screen, "export <project>"),
                 usage="export <project>", aliases=("import",), complete=_known_paths))
     add(Command("project-runners", "Runners enabled in a project",
-                _project_screen("runners", "ProjectRunnersScreen", "project-runners <project>"),
+                _project_screen(_project_runners_screen, "project-runners <project>"),
                 usage="project-runners <project>", complete=_known_paths))
     add(Command("users", "Users of a project",
-                _project_screen("project_settings", "ProjectUsersScreen", "users <project>"),
+                _project_screen(_users_screen, "users <project>"),
                 usage="users <project>", complete=_known_paths))
     add(Command("forks", "Forks of a project",
-                _project_screen("project_settings", "ProjectForksScreen", "forks <project>"),
+                _project_screen(_forks_screen, "forks <project>"),
                 usage="forks <project>", complete=_known_paths))
     add(Command("user-projects", "Projects owned by a user", _user_projects, usage="user-projects <user id or name>"))
     add(Command("badges", "Badges of a group", _badges, usage="badges <group>"))

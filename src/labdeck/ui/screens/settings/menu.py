@@ -4,18 +4,19 @@ users, edit, create, delete), plus the project-level forms and lists themselves.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
 
-from labdeck.ui.formatting import relative_time
+from labdeck.api.models import Project
+from labdeck.ui.screens.base import reload_screen
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
-from labdeck.ui.screens.table_section import TableSectionScreen
-from labdeck.ui.widgets.form import FormField, FormScreen, clean, shown
-from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+from labdeck.ui.screens.settings.list_section import ListSection, local_path
+from labdeck.ui.screens.settings.people import ProjectForksScreen, ProjectUsersScreen
+from labdeck.ui.widgets.form import FormField, FormScreen, clean
+from labdeck.ui.widgets.resource_table import Column, TableRow
 
 GROUP_ACCESS = (("guest (10)", 10), ("reporter (20)", 20), ("developer (30)", 30), ("maintainer (40)", 40))
 VISIBILITY = (("private", "private"), ("internal", "internal"), ("public", "public"))
@@ -27,65 +28,7 @@ PROJECT_BOOLEANS = ("issues_enabled", "merge_requests_enabled", "jobs_enabled", 
 """The boolean write parameters of the spec's set W."""
 
 
-def local_path(value: Any) -> Path:
-    """A path typed by the user (``~`` expanded)."""
-    return Path(str(value).strip()).expanduser()
-
-
-class ListSection(TableSectionScreen):
-    """A section made of one table filled by :meth:`fetch` (override ``COLUMNS`` and ``fetch``)."""
-
-    TABLE_ID = "list-table"
-
-    def __init__(self, context: str = "") -> None:
-        super().__init__()
-        self.context_text = clean(context)
-
-    @property
-    def client(self) -> Any:
-        """The console's API client."""
-        return self.app.client  # type: ignore[attr-defined]
-
-    async def fetch(self) -> list[TableRow]:
-        """The rows to show (override)."""
-        return []
-
-    async def load(self) -> None:
-        self.replace_rows(await self.fetch())
-        self.mark_loaded()
-
-    def current(self) -> Any:
-        """The highlighted row's data (a toast when none)."""
-        data = self.table.cursor_data
-        if data is None:
-            self.notify("Nothing selected.", severity="warning", timeout=3)
-        return data
-
-    def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
-        event.stop()
-        self.open(self.table.get_data(event.key))
-
-    def open(self, data: Any) -> None:
-        """``enter`` on a row (override)."""
-
-    def confirm_and_send(self, dialog: ConfirmScreen, send: Callable[[], Awaitable[Any]], done: str,
-                         worker: str) -> None:
-        """Ask with ``dialog``; once confirmed, run ``send()`` in the worker ``worker``, then toast
-        ``done`` and reload."""
-
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                async def run() -> None:
-                    await send()
-                    self.notify(done, timeout=4, markup=False)
-                    self.reload()
-
-                self.run_api(run, worker)
-
-        self.app.push_screen(dialog, confirmed)
-
-
-def project_edit_fields(project: Any) -> list[FormField]:
+def project_edit_fields(project: Project) -> list[FormField]:
     """``PUT /projects/:id``: name, path, default branch, description, visibility, merge method, booleans."""
     fields = [
         FormField("name", "Name", required=True, value=project.name or ""),
@@ -174,20 +117,20 @@ class ProjectSettingsScreen(ListSection):
         super().__init__(project_path)
         self.project_id = project_id
         self.project_path = clean(project_path)
-        self.project: Any = None
+        self.project: Project | None = None
 
     async def fetch(self) -> list[TableRow]:
-        self.project = await self.client.projects.get(self.project_id)
-        self.project_path = clean(self.project.path_with_namespace or self.project_path)
-        self.context_text = f"{self.project_path} · {self.project.visibility or ''}"
-        read_only = getattr(self.app, "read_only", False)
+        project = self.project = await self.client.projects.get(self.project_id)
+        self.project_path = clean(project.path_with_namespace or self.project_path)
+        self.context_text = f"{self.project_path} · {project.visibility or ''}"
+        read_only = self.console_app.read_only
         return [TableRow(key=key, cells=(label, about), data=key) for key, label, about in _MENU
                 if not (read_only and key in _MUTATING_ITEMS)]
 
     @property
     def group_path(self) -> str | None:
         """The project's group (None for a personal project)."""
-        namespace = getattr(self.project, "namespace", None)
+        namespace = self.project.namespace if self.project is not None else None
         if namespace is None or namespace.kind not in ("group", None):
             return None
         return namespace.full_path or namespace.path
@@ -201,11 +144,11 @@ class ProjectSettingsScreen(ListSection):
     def open(self, data: Any) -> None:
         key = str(data)
         opener: dict[str, Callable[[], object]] = {
-            "hooks": lambda: self._push("project_hooks", "ProjectHooksScreen"),
-            "branches": lambda: self._push("project_hooks", "ProtectedBranchesScreen"),
+            "hooks": self._open_hooks,
+            "branches": self._open_branches,
             "badges": self._open_badges,
             "notifications": self._open_notifications,
-            "export": lambda: self._push("project_export", "ProjectExportScreen"),
+            "export": self._open_export,
             "issues": self._open_issues,
             "integrations": self._open_integrations,
             "runners": self._open_runners,
@@ -222,43 +165,54 @@ class ProjectSettingsScreen(ListSection):
         if key in opener:
             opener[key]()
 
-    def _push(self, module: str, name: str) -> None:
-        import importlib
+    # Each screen is imported when opened: the menu is shown often, most of its screens rarely.
 
-        screen_type = getattr(importlib.import_module(f"labdeck.ui.screens.{module}"), name)
-        self.app.push_screen(screen_type(self.project_id, self.project_path))
+    def _open_hooks(self) -> None:
+        from labdeck.ui.screens.settings.hooks import ProjectHooksScreen
+
+        self.app.push_screen(ProjectHooksScreen(self.project_id, self.project_path))
+
+    def _open_branches(self) -> None:
+        from labdeck.ui.screens.settings.branches import ProtectedBranchesScreen
+
+        self.app.push_screen(ProtectedBranchesScreen(self.project_id, self.project_path))
+
+    def _open_export(self) -> None:
+        from labdeck.ui.screens.settings.export import ProjectExportScreen
+
+        self.app.push_screen(ProjectExportScreen(self.project_id, self.project_path))
 
     def _open_badges(self) -> None:
         group = self.group_path
         if group is None:
             self.notify("This project is not in a group: group badges do not apply.", severity="warning")
             return
-        from labdeck.ui.screens.project_badges import GroupBadgesScreen
+        from labdeck.ui.screens.settings.badges import GroupBadgesScreen
 
         self.app.push_screen(GroupBadgesScreen(group))
 
     def _open_notifications(self) -> None:
-        from labdeck.ui.screens.project_badges import NotificationSettingsScreen
+        from labdeck.ui.screens.settings.notifications import NotificationSettingsScreen
 
         self.app.push_screen(NotificationSettingsScreen(self.project_id, self.project_path, self.group_path))
 
     def _open_issues(self) -> None:
-        from labdeck.ui.screens.issues import IssuesScreen
+        from labdeck.ui.screens.issues.list import IssuesScreen
 
         self.app.push_screen(IssuesScreen(project_id=self.project_id, project_path=self.project_path))
 
     def _open_integrations(self) -> None:
-        from labdeck.ui.screens.integrations import IntegrationsScreen
+        from labdeck.ui.screens.integrations.list import IntegrationsScreen
 
         self.app.push_screen(IntegrationsScreen(self.project_id, self.project_path))
 
     def _open_runners(self) -> None:
-        from labdeck.ui.screens.runners import ProjectRunnersScreen
+        from labdeck.ui.screens.runners.list import ProjectRunnersScreen
 
         self.app.push_screen(ProjectRunnersScreen(self.project_id, self.project_path))
 
     def copy_target(self) -> str | None:
-        return getattr(self.project, "web_url", None) or self.project_path
+        return (self.project.web_url if self.project is not None else None) or self.project_path
 
     # --- project changes ----------------------------------------------------------------------
 
@@ -272,19 +226,20 @@ class ProjectSettingsScreen(ListSection):
 
     def action_edit(self) -> None:
         """Edit the project's settings (only the changed ones are sent; ``name`` always is)."""
-        if self.project is None:
+        project = self.project
+        if project is None:
             return
 
         async def save(values: dict[str, Any]) -> Any:
             arguments = _settings_arguments(values)
-            name = arguments.pop("name", None) or self.project.name
+            name = str(arguments.pop("name", None) or project.name or project.path or "")
             return await self.client.projects.update(self.project_id, name=name, **arguments)
 
         def done(project: Any) -> None:
             self.notify(f"{self.project_path}: settings saved.", timeout=4, markup=False)
             self.reload()
 
-        self._form("Edit project settings", project_edit_fields(self.project), save, done, only_changed=True)
+        self._form("Edit project settings", project_edit_fields(project), save, done, only_changed=True)
 
     def action_share(self) -> None:
         """Share the project with a group at an access level."""
@@ -337,8 +292,8 @@ class ProjectSettingsScreen(ListSection):
             return await self.client.projects.fork(self.project_id, int(namespace) if namespace.isdigit()
                                                    else namespace)
 
-        def done(fork: Any) -> None:
-            status = f" (import {fork.import_status})" if getattr(fork, "import_status", None) else ""
+        def done(fork: Project) -> None:
+            status = f" (import {fork.import_status})" if fork.import_status else ""
             self.notify(f"Fork created: {clean(fork.path_with_namespace or fork.id)}{status}.", timeout=6, markup=False)
 
         self._form("Fork project", fields, save, done, label="Fork")
@@ -375,10 +330,8 @@ class ProjectSettingsScreen(ListSection):
                 raise ValueError("Give a name or a path.")
             return await self.client.projects.create(**arguments)
 
-        def done(project: Any) -> None:
-            remember = getattr(self.app, "remember_projects", None)
-            if remember is not None:
-                remember([project])
+        def done(project: Project) -> None:
+            self.console_app.remember_projects([project])
             self.notify(f"Project {clean(project.path_with_namespace or project.id)} created.", timeout=6, markup=False)
 
         self._form("Create a project", project_create_fields(), save, done, label="Create")
@@ -396,87 +349,10 @@ class ProjectSettingsScreen(ListSection):
                     self.notify(f"{path} is being deleted.", timeout=8, markup=False)
                     if self.app.screen is self:
                         self.app.pop_screen()
-                    reload = getattr(self.app.screen, "reload", None)
-                    if reload is not None:
-                        reload()
+                    reload_screen(self.app.screen)
 
                 self.run_api(send, "delete")
 
         self.app.push_screen(ConfirmScreen("Delete project", f"Delete {path} with its repository, issues, jobs "
                                            "and everything else in it?", action_label="Delete project",
                                            target=path, typed=path), confirmed)
-
-
-class ProjectUsersScreen(ListSection):
-    """``GET /projects/:id/users`` (``/`` filters them)."""
-
-    SECTION_TITLE = "Project users"
-    COLUMNS = (Column("id", "ID", align="right", max_width=7), Column("username", "Username", max_width=24),
-               Column("name", "Name", max_width=40, flex=True), Column("state", "State", max_width=10))
-
-    def __init__(self, project_id: int, project_path: str) -> None:
-        super().__init__(project_path)
-        self.project_id = project_id
-
-    async def fetch(self) -> list[TableRow]:
-        users = await self.client.projects.users(self.project_id).all()
-        return [TableRow(key=u.id, cells=(str(u.id), shown(u.username), shown(u.name), shown(u.state)), data=u)
-                for u in users]
-
-    def copy_target(self) -> str | None:
-        user = self.table.cursor_data
-        return None if user is None else (user.username or str(user.id))
-
-
-class ProjectForksScreen(ListSection):
-    """``GET /projects/:id/forks``."""
-
-    SECTION_TITLE = "Forks"
-    COLUMNS = (Column("id", "ID", align="right", max_width=7), Column("path", "Path", max_width=56, flex=True),
-               Column("visibility", "Visibility", max_width=10), Column("import", "Import", max_width=10),
-               Column("created", "Created", max_width=9))
-
-    def __init__(self, project_id: int, project_path: str) -> None:
-        super().__init__(project_path)
-        self.project_id = project_id
-
-    async def fetch(self) -> list[TableRow]:
-        now = self.app.clock()  # type: ignore[attr-defined]
-        forks = await self.client.projects.forks(self.project_id).all()
-        return [TableRow(key=p.id, cells=(str(p.id), shown(p.path_with_namespace), shown(p.visibility),
-                                          shown(p.import_status), relative_time(p.created_at, now)), data=p)
-                for p in forks]
-
-    def copy_target(self) -> str | None:
-        project = self.table.cursor_data
-        return None if project is None else (project.web_url or project.path_with_namespace)
-
-
-class UserProjectsScreen(ListSection):
-    """``GET /users/:user_id/projects`` (id or username)."""
-
-    SECTION_TITLE = "User projects"
-    COLUMNS = ProjectForksScreen.COLUMNS
-
-    def __init__(self, user: str) -> None:
-        super().__init__(f"user {user}")
-        self.user = user
-
-    async def fetch(self) -> list[TableRow]:
-        now = self.app.clock()  # type: ignore[attr-defined]
-        user: int | str = int(self.user) if self.user.isdigit() else self.user
-        projects = await self.client.projects.user_projects(user).all()
-        remember = getattr(self.app, "remember_projects", None)
-        if remember is not None:
-            remember(projects)
-        return [TableRow(key=p.id, cells=(str(p.id), shown(p.path_with_namespace), shown(p.visibility),
-                                          shown(p.import_status), relative_time(p.created_at, now)), data=p)
-                for p in projects]
-
-    def open(self, data: Any) -> None:
-        if data is not None:
-            self.app.push_screen(ProjectSettingsScreen(data.id, data.path_with_namespace or str(data.id)))
-
-    def copy_target(self) -> str | None:
-        project = self.table.cursor_data
-        return None if project is None else (project.web_url or project.path_with_namespace)

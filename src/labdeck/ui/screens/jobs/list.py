@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -16,16 +16,16 @@ from textual.timer import Timer
 from textual.widgets import Label
 
 from labdeck.api import errors
+from labdeck.api.models import Job
 from labdeck.ui.screens.base import SectionScreen
-from labdeck.ui.widgets.job_actions import MUTATING_ACTIONS, JobActionsMixin
-from labdeck.ui.widgets.job_dialogs import StatusFilterDialog
-from labdeck.ui.widgets.job_header import JobsHeader
-from labdeck.ui.widgets.job_table import (
+from labdeck.ui.screens.jobs.actions import MUTATING_ACTIONS, JobActionsMixin
+from labdeck.ui.screens.jobs.header import JobsHeader
+from labdeck.ui.screens.jobs.status_filter import StatusFilterDialog
+from labdeck.ui.screens.jobs.table import (
     ACTIVE_STATUSES,
     GROUP_MODES,
     JobFilter,
     JobTable,
-    field,
 )
 
 ACTIVE_INTERVAL = 2.0
@@ -69,14 +69,12 @@ another screen is on top). Rows whose status just changed are highlighted.
     active_interval = ACTIVE_INTERVAL
     idle_interval = IDLE_INTERVAL
 
-    def __init__(self, project_id: int, project_path: str, *, pipeline_id: int | None = None,
-                 client: Any = None) -> None:
+    def __init__(self, project_id: int, project_path: str, *, pipeline_id: int | None = None) -> None:
         super().__init__()
         self.project_id = project_id
         self.project_path = project_path
         self.pipeline_id = pipeline_id
-        self._client = client
-        self.jobs: list[Any] = []
+        self.jobs: list[Job] = []
         """The jobs of the last refresh (after the server-side status filter)."""
         self.job_filter = JobFilter()
         self.group_mode = "none"
@@ -89,11 +87,6 @@ another screen is on top). Rows whose status just changed are highlighted.
         self._refresh_state = "loading…"
         self._select_after_refresh: int | None = None
         self._last_scope: list[str] | None = None
-
-    @property
-    def client(self) -> Any:
-        """The API client (read from the app each time: it is replaced after a sign-in)."""
-        return self._client if self._client is not None else getattr(self.app, "client", None)
 
     def compose_content(self) -> ComposeResult:
         yield JobsHeader(id="jobs-header")
@@ -130,7 +123,7 @@ another screen is on top). Rows whose status just changed are highlighted.
         self._timer = self.set_timer(interval, self.refresh_jobs)
 
     def _has_active_jobs(self) -> bool:
-        return any(str(field(job, "status")) in ACTIVE_STATUSES for job in self.jobs)
+        return any(job.status in ACTIVE_STATUSES for job in self.jobs)
 
     def reload(self) -> None:
         """``ctrl+r``: refresh without waiting for the timer."""
@@ -154,27 +147,25 @@ another screen is on top). Rows whose status just changed are highlighted.
         finally:
             self._schedule_next()
 
-    async def _fetch_jobs(self) -> list[Any] | None:
+    async def _fetch_jobs(self) -> list[Job] | None:
         """The job list, or None when the server said nothing changed (conditional request)."""
         scope = sorted(self.job_filter.statuses) or None
         paginator = self.client.jobs.list(self.project_id, scope=scope, pipeline_id=self.pipeline_id,
                                           conditional=True)
-        jobs: list[Any] = await paginator.all()
+        jobs = await paginator.all()
         if paginator.changed is False and scope == self._last_scope and not self._changed_at:
             return None
         self._last_scope = scope
         return jobs
 
-    def _apply_jobs(self, jobs: Sequence[Any]) -> None:
+    def _apply_jobs(self, jobs: Sequence[Job]) -> None:
         now = time.monotonic()
         first_load = self.refresh_count == 0 and not self._statuses
         for job in jobs:
-            job_id = int(field(job, "id", 0))
-            status = str(field(job, "status") or "")
-            previous = self._statuses.get(job_id)
-            if not first_load and previous != status:
-                self._changed_at[job_id] = now
-            self._statuses[job_id] = status
+            previous = self._statuses.get(job.id)
+            if not first_load and previous != job.status:
+                self._changed_at[job.id] = now
+            self._statuses[job.id] = job.status
         self._changed_at = {
             job_id: at for job_id, at in self._changed_at.items() if now - at < HIGHLIGHT_SECONDS
         }
@@ -207,23 +198,23 @@ another screen is on top). Rows whose status just changed are highlighted.
         self.query_one("#title-filter", Label).update(
             Text(f"/{self.job_filter.text()}" if self.job_filter.text() else ""))
 
-    def jobs_by_id(self) -> dict[int, Any]:
+    def jobs_by_id(self) -> dict[int, Job]:
         """The listed jobs by id."""
-        return {int(field(job, "id", 0)): job for job in self.jobs}
+        return {job.id: job for job in self.jobs}
 
     def changed_job_ids(self) -> set[int]:
         """Jobs currently highlighted as changed."""
         return set(self._changed_at)
 
-    def after_job_action(self, action: str, job: Any) -> None:
+    def after_job_action(self, action: str, job: Job) -> None:
         """Show the outcome at once: refresh, and select the new job after a retry."""
         if action == "retry":
-            self._select_after_refresh = int(field(job, "id", 0))
+            self._select_after_refresh = job.id
         self.refresh_jobs()
 
     # Navigation and filters ---------------------------------------------------------------------
 
-    def selected_job(self) -> Any | None:
+    def selected_job(self) -> Job | None:
         """The job under the cursor."""
         return self.query_one(JobTable).selected_job()
 
@@ -242,9 +233,9 @@ another screen is on top). Rows whose status just changed are highlighted.
         job = self.selected_job()
         if job is None:
             return
-        from labdeck.ui.screens.trace import TraceScreen
+        from labdeck.ui.screens.jobs.log import TraceScreen
 
-        self.app.push_screen(TraceScreen(self.project_id, self.project_path, job, client=self._client))
+        self.app.push_screen(TraceScreen(self.project_id, self.project_path, job))
 
     def action_cycle_group(self) -> None:
         """none → pipeline → pipeline and stage → none."""

@@ -12,8 +12,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Input
 
-from labdeck.ui.commands import CommandError, parse_options
+from labdeck.api.models import Project
+from labdeck.ui.console import CommandError, parse_options
 from labdeck.ui.formatting import count, relative_time
+from labdeck.ui.screens.base import ServerFilterInput
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
@@ -86,23 +88,13 @@ class ProjectSummary:
     last_activity_at: datetime | None
 
     @classmethod
-    def of(cls, project: Any) -> ProjectSummary:
+    def of(cls, project: Project | ProjectSummary) -> ProjectSummary:
         """Summarise an API project record (or return a summary unchanged)."""
         if isinstance(project, ProjectSummary):
             return project
         return cls(project.id, project.name, project.path_with_namespace or project.path, project.visibility,
                    project.archived, project.web_url, project.star_count, project.forks_count,
                    project.open_issues_count, project.last_activity_at)
-
-
-class ServerFilterInput(Input):
-    """``f``: the server-side filter bar (same syntax as ``:projects``)."""
-
-    DEFAULT_CSS = """
-    ServerFilterInput { height: 1; border: none; padding: 0 1; background: $panel; display: none; }
-    ServerFilterInput.-active { display: block; }
-    ServerFilterInput:focus { border: none; background: $boost; }
-    """
 
 
 class ProjectsScreen(TableSectionScreen):
@@ -148,7 +140,7 @@ class ProjectsScreen(TableSectionScreen):
         super().reload()
 
     async def load(self) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
+        client = self.client
         table = self.table
         keep = table.cursor_key
         first = True
@@ -162,9 +154,7 @@ class ProjectsScreen(TableSectionScreen):
                 # after the first page, so that it does not queue behind this on the server
                 self.run_api(self._load_starred, "starred")
             table.append_rows(self._row(project) for project in page)
-            remember = getattr(self.app, "remember_projects", None)
-            if remember is not None:
-                remember(page)
+            self.console_app.remember_projects(page)
             if keep is not None and table.cursor_key != keep:
                 table.move_cursor_to_key(keep)
             self.update_title()
@@ -174,7 +164,7 @@ class ProjectsScreen(TableSectionScreen):
         self.mark_loaded()
 
     async def _load_starred(self) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
+        client = self.client
         starred = {project.id for project in await client.projects.list(starred=True, simple=True,
                                                                           per_page=100).all()}
         changed = starred ^ self.starred_ids
@@ -188,9 +178,9 @@ class ProjectsScreen(TableSectionScreen):
             if project is not None:
                 table.update_row(self._row(project))
 
-    def _row(self, record: Any) -> TableRow:
+    def _row(self, record: Project | ProjectSummary) -> TableRow:
         project = ProjectSummary.of(record)
-        now = self.app.clock()  # type: ignore[attr-defined]
+        now = self.console_app.clock()
         marks = ("★" if project.id in self.starred_ids else " ") + ("A" if project.archived else " ")
         path = project.path_with_namespace or str(project.id)
         return TableRow(
@@ -242,8 +232,8 @@ class ProjectsScreen(TableSectionScreen):
 
     # --- actions ------------------------------------------------------------------------------
 
-    def _current(self) -> Any:
-        project = self.table.cursor_data
+    def _current(self) -> Project | None:
+        project: Project | None = self.table.cursor_data
         if project is None:
             self.notify("No project selected.", severity="warning", timeout=3)
         return project
@@ -263,19 +253,13 @@ class ProjectsScreen(TableSectionScreen):
         """Open the jobs section for the highlighted project."""
         project = self._current()
         if project is not None:
-            self.app.open_jobs(project.id, project.path_with_namespace or str(project.id))  # type: ignore[attr-defined]
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Project sections need the sections part of the console."""
-        if action == "project_section" and not getattr(self.app, "has_sections", False):
-            return False
-        return super().check_action(action, parameters)
+            self.console_app.open_jobs(project.id, project.path_with_namespace or str(project.id))
 
     def action_project_section(self, kind: str) -> None:
         """Open the highlighted project's issues, integrations or settings."""
         project = self._current()
         if project is not None:
-            self.app.open_project_section(  # type: ignore[attr-defined]
+            self.console_app.open_project_section(
                 kind, project.id, project.path_with_namespace or str(project.id))
 
     def action_details(self) -> None:
@@ -283,7 +267,7 @@ class ProjectsScreen(TableSectionScreen):
         project = self._current()
         if project is None:
             return
-        from labdeck.ui.screens.project_detail import ProjectDetailScreen
+        from labdeck.ui.screens.projects.detail import ProjectDetailScreen
 
         self.app.push_screen(ProjectDetailScreen(project.id, project.path_with_namespace or str(project.id)))
 
@@ -296,14 +280,14 @@ class ProjectsScreen(TableSectionScreen):
         self.run_api(lambda: self._star(project.id, unstar), "star")
 
     async def _star(self, project_id: int, unstar: bool) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
+        client = self.client
         result = await (client.projects.unstar(project_id) if unstar else client.projects.star(project_id))
         if unstar:
             self.starred_ids.discard(project_id)
         else:
             self.starred_ids.add(project_id)
-        path = self.table.get_data(project_id)
-        label = getattr(path, "path_with_namespace", None) or str(project_id)
+        project: Project | None = self.table.get_data(project_id)
+        label = (project.path_with_namespace if project is not None else None) or str(project_id)
         if result.value is not None:
             self.table.update_row(self._row(result.value))
         else:
@@ -332,7 +316,7 @@ class ProjectsScreen(TableSectionScreen):
         self.app.push_screen(ConfirmScreen(f"{verb} project", message, action_label=verb, target=path), confirmed)
 
     async def _archive(self, project_id: int, unarchive: bool) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
+        client = self.client
         project = await (client.projects.unarchive(project_id) if unarchive else client.projects.archive(project_id))
         self.table.update_row(self._row(project))
         path = project.path_with_namespace or str(project_id)

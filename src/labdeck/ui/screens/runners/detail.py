@@ -7,8 +7,10 @@ from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
 
+from labdeck.api.models import RunnerDetail
 from labdeck.ui.formatting import relative_time
-from labdeck.ui.screens.runners import RunnerActions, runner_status, status_text
+from labdeck.ui.screens.base import reload_screen
+from labdeck.ui.screens.runners.actions import RunnerActions, runner_status, status_text
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.form import clean, coloured, field_row, fields_table, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
@@ -69,7 +71,7 @@ class RunnerDetailScreen(RunnerActions, TableSectionScreen):
     def __init__(self, runner_id: int) -> None:
         super().__init__()
         self.runner_id = runner_id
-        self.runner: Any = None
+        self.runner: RunnerDetail | None = None
         self.context_text = f"#{runner_id}"
 
     def make_table(self) -> ResourceTable:
@@ -77,7 +79,7 @@ class RunnerDetailScreen(RunnerActions, TableSectionScreen):
 
     async def load(self) -> None:
         """Fetch the runner."""
-        self.show(await self.app.client.runners.get(self.runner_id))  # type: ignore[attr-defined]
+        self.show(await self.client.runners.get(self.runner_id))
 
     def show(self, runner: Any) -> None:
         """Display a runner detail record."""
@@ -85,7 +87,7 @@ class RunnerDetailScreen(RunnerActions, TableSectionScreen):
             return
         self.runner = runner
         self.context_text = clean(f"#{runner.id} {runner.description or ''}".strip())
-        rows = runner_rows(runner, self.app.clock())  # type: ignore[attr-defined]
+        rows = runner_rows(runner, self.console_app.clock())
         rows[2] = TableRow(key="status", cells=("status", status_text(self.app, runner)))
         self.replace_rows(rows)
         self.mark_loaded()
@@ -101,13 +103,12 @@ class RunnerDetailScreen(RunnerActions, TableSectionScreen):
         key = event.key
         if isinstance(key, tuple) and key[0] == "project":
             project = self.table.get_data(key)
-            from labdeck.ui.screens.runners import ProjectRunnersScreen
-
-            self.app.push_screen(ProjectRunnersScreen(project.id, project.path_with_namespace or str(project.id)))
+            self.console_app.open_project_section("runners", project.id,
+                                                  project.path_with_namespace or str(project.id))
 
     def action_jobs(self) -> None:
         """The jobs of this runner."""
-        description = getattr(self.runner, "description", "") or ""
+        description = (self.runner.description if self.runner is not None else None) or ""
         self.app.push_screen(RunnerJobsScreen(self.runner_id, description))
 
     def action_edit(self) -> None:
@@ -132,9 +133,7 @@ class RunnerDetailScreen(RunnerActions, TableSectionScreen):
         """Leave the screen of a runner that no longer exists; refresh the list below."""
         if self.app.screen is self:
             self.app.pop_screen()
-        reload = getattr(self.app.screen, "reload", None)
-        if reload is not None:
-            reload()
+        reload_screen(self.app.screen)
 
 
 RUNNER_JOB_COLUMNS = (
@@ -182,10 +181,10 @@ class RunnerJobsScreen(TableSectionScreen):
         super().reload()
 
     async def load(self) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
+        client = self.client
         status: Any = self.status or None
         jobs = await client.runners.jobs(self.runner_id, status=status).all()
-        now = self.app.clock()  # type: ignore[attr-defined]
+        now = self.console_app.clock()
         self.replace_rows((self._row(job, now) for job in jobs), keep_cursor=False)
         self.mark_loaded()
 
@@ -223,7 +222,7 @@ class RunnerJobsScreen(TableSectionScreen):
         if job.project is None:
             self.notify("The server did not say which project this job belongs to.", severity="warning")
             return
-        from labdeck.ui.screens.trace import TraceScreen
+        from labdeck.ui.screens.jobs.log import TraceScreen
 
         path = job.project.path_with_namespace or str(job.project.id)
         self.app.push_screen(TraceScreen(job.project.id, path, job))

@@ -5,20 +5,19 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from labdeck.ui.widgets.form import clean, theme_colour
-from labdeck.ui.widgets.job_table import (
+from labdeck.api.models import Job
+from labdeck.ui.screens.jobs.table import (
     ACTIVE_STATUSES,
     JobFilter,
-    field,
     format_duration,
     runner_label,
 )
+from labdeck.ui.widgets.form import clean, theme_colour
 
 
 def _muted(widget: Static) -> str:
@@ -32,10 +31,10 @@ class JobsHeader(Static):
     JobsHeader { height: 1; padding: 0 1; }
     """
 
-    def show(self, *, jobs: Sequence[Any], job_filter: JobFilter, group_mode: str) -> None:
+    def show(self, *, jobs: Sequence[Job], job_filter: JobFilter, group_mode: str) -> None:
         """Redraw from the jobs shown and the filters."""
         text = Text(no_wrap=True, overflow="ellipsis")
-        counts = Counter(str(field(job, "status") or "") for job in jobs)
+        counts = Counter(job.status for job in jobs)
         order = ["running", "pending", "created", "manual", "failed", "success", "canceled", "skipped"]
         ranked = sorted(counts.items(), key=lambda item: (order.index(item[0]) if item[0] in order else 99, item[0]))
         for index, (status, count) in enumerate(ranked):
@@ -62,12 +61,12 @@ class TraceHeader(Static):
     TraceHeader { height: 1; background: $panel; padding: 0 1; }
     """
 
-    def show(self, *, job: Any, live: bool, following: bool, pending_lines: int,
+    def show(self, *, job: Job, live: bool, following: bool, pending_lines: int,
              wrap: bool, raw: bool, note: str = "", search: str = "", duration: float | None = None) -> None:
         """Redraw from the job record and the viewer's state (``duration`` overrides the job's)."""
         app = self.app
         muted = Style(color=_muted(self))
-        status = str(field(job, "status") or "?")
+        status = job.status or "?"
         text = Text(no_wrap=True, overflow="ellipsis")
         if live:
             if following:
@@ -83,8 +82,8 @@ class TraceHeader(Static):
         if search:
             text.append(f" │ {clean(search)}", style=Style(color=theme_colour(app, "accent")))
         text.append(" │ ")
-        text.append(f"job #{clean(field(job, 'id', '?'))} ", style="bold")
-        text.append(clean(field(job, "name") or ""), style="bold")
+        text.append(f"job #{job.id} ", style="bold")
+        text.append(clean(job.name or ""), style="bold")
         color = {
             "success": theme_colour(app, "success"),
             "failed": theme_colour(app, "error"),
@@ -93,7 +92,7 @@ class TraceHeader(Static):
         }.get(status) or theme_colour(app, "warning")
         text.append(" · ")
         text.append(clean(status), style=Style(color=color, bold=True))
-        shown = duration if duration is not None else field(job, "duration")
+        shown = duration if duration is not None else job.duration
         text.append(f" · {format_duration(shown)} · {clean(runner_label(job))}")
         flags = [name for name, on in (("wrap", wrap), ("raw", raw)) if on]
         if flags:

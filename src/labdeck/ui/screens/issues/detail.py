@@ -4,7 +4,7 @@ that close it, participants and, for administrators, the user agent detail; with
 from __future__ import annotations
 
 import asyncio
-import contextlib
+from datetime import datetime
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -14,13 +14,15 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from labdeck.api import errors
-from labdeck.ui.screens.issue_form import IssueActions
+from labdeck.api.models import Issue, UserBrief
+from labdeck.ui.screens.base import reload_screen
+from labdeck.ui.screens.issues.actions import IssueActions, issue_project_path
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.form import clean, field_row, fields_table, shown
 from labdeck.ui.widgets.resource_table import ResourceTable, TableRow
 
 
-def _user(user: Any) -> str:
+def _user(user: UserBrief | None) -> str:
     if user is None:
         return "—"
     return f"{user.username or user.id}" + (f" ({user.name})" if user.name else "")
@@ -32,7 +34,7 @@ def _human(text: str | None, seconds: int) -> str | None:
     return f"{seconds} s" if seconds else None
 
 
-def issue_rows(issue: Any, now: Any) -> list[TableRow]:
+def issue_rows(issue: Issue, now: datetime) -> list[TableRow]:
     """The (field, value) rows of an issue."""
     stats = issue.time_stats
     rows = [
@@ -86,7 +88,7 @@ class IssueDetailScreen(IssueActions, TableSectionScreen):
         self.project_id = project_id
         self.iid = iid
         self.project_path = clean(project_path or f"project {project_id}")
-        self.issue: Any = None
+        self.issue: Issue | None = None
         self.context_text = f"{self.project_path}#{iid}"
 
     def make_table(self) -> ResourceTable:
@@ -99,7 +101,7 @@ class IssueDetailScreen(IssueActions, TableSectionScreen):
 
     async def load(self) -> None:
         """Fetch the issue and what hangs off it."""
-        client = self.app.client  # type: ignore[attr-defined]
+        client = self.client
         pid, iid = self.project_id, self.iid
         issue = await client.issues.get(pid, iid)
         extras: list[Any] = list(await asyncio.gather(
@@ -120,7 +122,7 @@ class IssueDetailScreen(IssueActions, TableSectionScreen):
              agent: Any = None) -> None:
         """Display an issue (and the optional extras)."""
         self.issue = issue
-        now = self.app.clock()  # type: ignore[attr-defined]
+        now = self.console_app.clock()
         rows = issue_rows(issue, now)
         if participants is not None:
             rows.append(field_row("participants", ", ".join(_user(p) for p in participants) or None))
@@ -143,9 +145,9 @@ class IssueDetailScreen(IssueActions, TableSectionScreen):
         self.mark_loaded()
         self.update_title()
 
-    def _refresh(self, issue: Any) -> None:
+    def _refresh(self, issue: Issue | None) -> None:
         """After an action: show the returned issue at once, then re-read the extras."""
-        if issue is not None and getattr(issue, "project_id", self.project_id) != self.project_id:
+        if issue is not None and issue.project_id != self.project_id:
             return  # moved elsewhere: the move handler navigates
         self.reload()
 
@@ -155,69 +157,66 @@ class IssueDetailScreen(IssueActions, TableSectionScreen):
             if row.key == key and key not in ("title", "state"):
                 value = row.cells[1]
                 return value if isinstance(value, str) else value.plain
-        return getattr(self.issue, "web_url", None)
+        return self.issue.web_url if self.issue is not None else None
 
     # --- actions ------------------------------------------------------------------------------
 
-    def _ready(self) -> bool:
+    def _ready(self) -> Issue | None:
+        """The issue, when it is loaded and changes are allowed (else a toast and None)."""
         if self.issue is None:
             self.notify("The issue is still loading.", severity="warning", timeout=3)
-            return False
-        return not self.refuse_if_read_only()
+            return None
+        return None if self.refuse_if_read_only() else self.issue
 
     def action_edit(self) -> None:
         """Edit every field of the issue."""
-        if self._ready():
-            self.issue_edit(self, self.issue, self._refresh)
+        if (issue := self._ready()) is not None:
+            self.issue_edit(self, issue, self._refresh)
 
     def action_close_reopen(self) -> None:
         """Close (confirmed) or reopen."""
-        if self._ready():
-            self.issue_close_reopen(self, self.issue, self._refresh)
+        if (issue := self._ready()) is not None:
+            self.issue_close_reopen(self, issue, self._refresh)
 
     def action_lock(self) -> None:
         """Lock or unlock the discussion."""
-        if self._ready():
-            self.issue_lock(self, self.issue, self._refresh)
+        if (issue := self._ready()) is not None:
+            self.issue_lock(self, issue, self._refresh)
 
     def action_subscribe(self) -> None:
         """Subscribe or unsubscribe."""
-        if self._ready():
-            self.issue_subscribe(self, self.issue, self._refresh)
+        if (issue := self._ready()) is not None:
+            self.issue_subscribe(self, issue, self._refresh)
 
     def action_todo(self) -> None:
         """Add to your todo list."""
-        if self._ready():
-            self.issue_todo(self, self.issue)
+        if (issue := self._ready()) is not None:
+            self.issue_todo(self, issue)
 
     def action_time(self) -> None:
         """Estimate, spend, reset."""
-        if self._ready():
-            self.issue_time(self, self.issue, self._refresh)
+        if (issue := self._ready()) is not None:
+            self.issue_time(self, issue, self._refresh)
 
     def action_move(self) -> None:
         """Move to another project; then show it there."""
-        if self._ready():
-            self.issue_move(self, self.issue, self._moved)
+        if (issue := self._ready()) is not None:
+            self.issue_move(self, issue, self._moved)
 
-    def _moved(self, issue: Any) -> None:
+    def _moved(self, issue: Issue | None) -> None:
+        if issue is None or issue.project_id is None:
+            return
         self.project_id = issue.project_id
         self.iid = issue.iid
-        self.project_path = f"project {issue.project_id}"
-        with contextlib.suppress(Exception):
-            from labdeck.ui.screens.issues import issue_project_path
-
-            self.project_path = issue_project_path(self.app, issue)
+        self.project_path = issue_project_path(self.console_app, issue)
         self.reload()
 
     def action_delete(self) -> None:
         """Delete (type the iid), then go back."""
-        if self._ready():
-            self.issue_delete(self, self.issue, lambda _: self._deleted())
+        if (issue := self._ready()) is not None:
+            self.issue_delete(self, issue, lambda _: self._deleted())
 
     def _deleted(self) -> None:
         if self.app.screen is self:
             self.app.pop_screen()
-        reload = getattr(self.app.screen, "reload", None)
-        if reload is not None:
-            reload()
+        reload_screen(self.app.screen)

@@ -1,5 +1,4 @@
-"""A project's web hooks (list, add, edit, delete) and protected branches (protect with access
-levels 0/30/40, unprotect)."""
+"""A project's web hooks (list, add, edit, delete)."""
 
 from __future__ import annotations
 
@@ -7,36 +6,42 @@ from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
 
+from labdeck.api.models import ProjectHook
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.screens.project_settings import ListSection
 from labdeck.ui.screens.record_detail import RecordDetailScreen
+from labdeck.ui.screens.settings.list_section import ListSection
 from labdeck.ui.widgets.form import FormField, FormScreen, clean, shown
 from labdeck.ui.widgets.resource_table import Column, TableRow
 
 HOOK_EVENTS = ("push_events", "issues_events", "confidential_issues_events", "merge_requests_events",
                "tag_push_events", "note_events", "job_events", "pipeline_events", "wiki_page_events")
-BRANCH_ACCESS = (("no access (0)", 0), ("developers + maintainers (30)", 30), ("maintainers (40)", 40))
-_ACCESS_NAMES = {0: "no one", 30: "developers", 40: "maintainers", 60: "admins"}
 
 
-def hook_fields(hook: Any = None) -> list[FormField]:
+def _events(hook: ProjectHook) -> dict[str, bool]:
+    """The hook's event switches by name (a server may omit some: off)."""
+    return {name: bool(value) for name, value in hook.model_dump(include=set(HOOK_EVENTS)).items()}
+
+
+def hook_fields(hook: ProjectHook | None = None) -> list[FormField]:
     """``POST``/``PUT /projects/:id/hooks``: URL, event flags, SSL check, secret token."""
-    fields = [FormField("url", "URL", required=True, value=getattr(hook, "url", "") or "")]
-    fields += [FormField(name, name, kind="bool", value=bool(getattr(hook, name, name == "push_events")))
-               for name in HOOK_EVENTS]
+    events = _events(hook) if hook is not None else {"push_events": True}
+    fields = [FormField("url", "URL", required=True, value=(hook.url if hook else "") or "")]
+    fields += [FormField(name, name, kind="bool", value=events.get(name, False)) for name in HOOK_EVENTS]
+    ssl = hook.enable_ssl_verification if hook is not None else None
     fields += [
         FormField("enable_ssl_verification", "enable_ssl_verification", kind="bool",
-                  value=bool(getattr(hook, "enable_ssl_verification", True))),
+                  value=True if ssl is None else ssl),
         FormField("token", "Secret token", kind="secret",
                   help="never shown again" + ("; empty keeps the current one" if hook is not None else "")),
     ]
     return fields
 
 
-def _events_text(hook: Any) -> str:
+def _events_text(hook: ProjectHook) -> str:
+    events = _events(hook)
     names = [name.removesuffix("_events").replace("confidential_", "conf_") for name in HOOK_EVENTS
-             if getattr(hook, name, False)]
+             if events.get(name)]
     return ", ".join(names) or "—"
 
 
@@ -60,7 +65,7 @@ class ProjectHooksScreen(ListSection):
         self.project_path = clean(project_path)
 
     async def fetch(self) -> list[TableRow]:
-        now = self.app.clock()  # type: ignore[attr-defined]
+        now = self.console_app.clock()
         hooks = await self.client.hooks.list(self.project_id).all()
         return [TableRow(key=h.id, cells=(str(h.id), shown(h.url), _events_text(h),
                                           "yes" if h.enable_ssl_verification else "no",
@@ -101,7 +106,7 @@ class ProjectHooksScreen(ListSection):
         self.app.push_screen(FormScreen(f"Edit hook #{hook.id}", hook_fields(hook), save, only_changed=True,
                                         target=self.project_path), self._saved)
 
-    def _saved(self, hook: Any) -> None:
+    def _saved(self, hook: ProjectHook | None) -> None:
         if hook is not None:
             self.notify("Hook saved.", timeout=3)
             self.reload()
@@ -117,78 +122,3 @@ class ProjectHooksScreen(ListSection):
                                             typed=str(hook.id), also_accept=(f"#{hook.id}",)),
                               lambda: self.client.hooks.delete(self.project_id, hook.id),
                               f"Hook #{hook.id} deleted.", "delete")
-
-
-def _levels(levels: list[Any]) -> str:
-    return shown([level.access_level_description or _ACCESS_NAMES.get(level.access_level or 0, "?")
-                  for level in levels])
-
-
-class ProtectedBranchesScreen(ListSection):
-    """``/projects/:id/protected_branches``."""
-
-    SECTION_TITLE = "Protected branches"
-    COLUMNS = (Column("name", "Branch or wildcard", max_width=40, flex=True),
-               Column("push", "Allowed to push", max_width=30), Column("merge", "Allowed to merge", max_width=30))
-    MUTATING_ACTIONS = frozenset({"protect", "unprotect"})
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "protect", "Protect", id="branches.protect"),
-        Binding("D", "unprotect", "Unprotect", id="branches.unprotect"),
-    ]
-
-    def __init__(self, project_id: int, project_path: str) -> None:
-        super().__init__(project_path)
-        self.project_id = project_id
-        self.project_path = clean(project_path)
-
-    async def fetch(self) -> list[TableRow]:
-        branches = await self.client.protected_branches.list(self.project_id).all()
-        return [TableRow(key=b.name, cells=(shown(b.name), _levels(b.push_access_levels), _levels(b.merge_access_levels)),
-                         data=b) for b in branches]
-
-    def copy_target(self) -> str | None:
-        branch = self.table.cursor_data
-        return None if branch is None else branch.name
-
-    def open(self, data: Any) -> None:
-        """``enter``: the protection as the server has it now (``GET …/protected_branches/:name``)."""
-        if data is not None:
-            self.app.push_screen(RecordDetailScreen(
-                "Protected branch", f"{self.project_path} · {data.name}",
-                lambda: self.client.protected_branches.get(self.project_id, data.name)))
-
-    def action_protect(self) -> None:
-        """Protect a branch or wildcard with push and merge access levels."""
-        if self.refuse_if_read_only():
-            return
-        fields = [FormField("name", "Branch or wildcard", required=True, help="e.g. main or release/*"),
-                  FormField("push_access_level", "Allowed to push", kind="select", required=True, value=40,
-                            options=BRANCH_ACCESS),
-                  FormField("merge_access_level", "Allowed to merge", kind="select", required=True, value=40,
-                            options=BRANCH_ACCESS)]
-
-        async def save(values: dict[str, Any]) -> Any:
-            return await self.client.protected_branches.protect(
-                self.project_id, values["name"], push_access_level=values["push_access_level"],
-                merge_access_level=values["merge_access_level"])
-
-        def done(branch: Any) -> None:
-            if branch is not None:
-                self.notify(f"{clean(branch.name)} protected.", timeout=4, markup=False)
-                self.reload()
-
-        self.app.push_screen(FormScreen("Protect a branch", fields, save, target=self.project_path,
-                                        submit_label="Protect"), done)
-
-    def action_unprotect(self) -> None:
-        """Unprotect the highlighted branch (confirmed)."""
-        branch = self.current()
-        if branch is None or self.refuse_if_read_only():
-            return
-
-        self.confirm_and_send(ConfirmScreen("Unprotect branch",
-                                            f"Remove the protection of {clean(branch.name)}? Anyone with developer "
-                                            "access can then push, force-push or delete it.", action_label="Unprotect",
-                                            target=f"{self.project_path} · {clean(branch.name)}"),
-                              lambda: self.client.protected_branches.unprotect(self.project_id, branch.name),
-                              f"{clean(branch.name)} is no longer protected.", "unprotect")

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any
+from datetime import datetime
 
 from rich.style import Style
 from rich.text import Text
@@ -14,7 +13,8 @@ from textual import events
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
-from labdeck.api.models.ci import JobStatus
+from labdeck.api.models.ci import Job, JobStatus
+from labdeck.ui.console import console_app
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.formatting import size as format_size
 from labdeck.ui.widgets.form import clean, theme_colour
@@ -93,20 +93,9 @@ _STATUS_THEME_KEYS = {
 }
 
 
-def field(obj: Any, name: str, default: Any = None) -> Any:
-    """Read an attribute of an API model (or a key of a dict) without failing on absent fields:
-    the server omits some fields in some responses (``pipeline`` in action responses)."""
-    if obj is None:
-        return default
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
-def pipeline_id(job: Any) -> int | None:
-    """The id of the job's pipeline, if the response carried it."""
-    value = field(field(job, "pipeline"), "id")
-    return int(value) if isinstance(value, int) else None
+def pipeline_id(job: Job) -> int | None:
+    """The id of the job's pipeline, if the response carried it (action responses omit it)."""
+    return job.pipeline.id if job.pipeline is not None else None
 
 
 def format_time(moment: datetime | None) -> str:
@@ -130,50 +119,46 @@ def format_duration(seconds: float | None) -> str:
     return f"{secs}s"
 
 
-def runner_label(job: Any) -> str:
+def runner_label(job: Job) -> str:
     """The runner's description (or ``#id``) when the server says which runner took the job."""
-    runner = field(job, "runner")
+    runner = job.runner
     if runner is None:
         return "—"
-    description = field(runner, "description") or field(runner, "name")
-    if description:
-        return str(description)
-    runner_id = field(runner, "id")
-    return f"#{runner_id}" if runner_id is not None else "—"
+    return runner.description or runner.name or f"#{runner.id}"
 
 
-def artifacts_label(job: Any, *, with_name: bool = True) -> str:
+def artifacts_label(job: Job, *, with_name: bool = True) -> str:
     """Archive name and size (only the size when ``with_name`` is False), or nothing when the job
     kept no artifacts."""
-    archive = field(job, "artifacts_file")
+    archive = job.artifacts_file
     if not archive:
         return ""
-    name = field(archive, "filename") or "archive"
-    size = field(archive, "size")
+    name = archive.filename or "archive"
+    size = archive.size
     if not with_name:
         return format_size(size) if size is not None else "yes"
     return f"{name} ({format_size(size)})" if size is not None else str(name)
 
 
-def user_label(job: Any) -> str:
+def user_label(job: Job) -> str:
     """The username of whoever started the job."""
-    return str(field(field(job, "user"), "username") or "—")
+    return (job.user.username if job.user is not None else None) or "—"
 
 
 _FILTER_KEYS = ("status", "stage", "name", "ref", "user", "runner", "id")
 """``key:value`` words the ``/`` filter understands; a bare word may match any of them."""
 
 
-def _filter_fields(job: Any) -> dict[str, str]:
+def _filter_fields(job: Job) -> dict[str, str]:
     """The lower-cased texts of a job the ``/`` filter looks at."""
     return {
-        "status": str(field(job, "status") or "").lower(),
-        "stage": str(field(job, "stage") or "").lower(),
-        "name": str(field(job, "name") or "").lower(),
-        "ref": str(field(job, "ref") or "").lower(),
+        "status": job.status.lower(),
+        "stage": (job.stage or "").lower(),
+        "name": (job.name or "").lower(),
+        "ref": (job.ref or "").lower(),
         "user": user_label(job).lower(),
         "runner": runner_label(job).lower(),
-        "id": str(field(job, "id", "")),
+        "id": str(job.id),
     }
 
 
@@ -224,7 +209,7 @@ class JobFilter:
             parts.append(self.words)
         return " ".join(parts)
 
-    def matches(self, job: Any) -> bool:
+    def matches(self, job: Job) -> bool:
         """Whether the job passes the typed filters."""
         if not (self.stage or self.name or self.words or self.keyed):
             return True
@@ -262,26 +247,26 @@ class JobGroup:
         return " · ".join(part for part in parts if part)
 
 
-def group_jobs(jobs: Sequence[Any], mode: str) -> list[tuple[JobGroup | None, list[Any]]]:
+def group_jobs(jobs: Sequence[Job], mode: str) -> list[tuple[JobGroup | None, list[Job]]]:
     """Order jobs for display. Returns ``(group or None, jobs)`` pairs; stages keep the order in
     which their first job was created, as in a pipeline graph."""
     if mode == "none":
-        return [(None, sorted(jobs, key=lambda job: -int(field(job, "id", 0))))]
-    by_pipeline: dict[int | None, list[Any]] = {}
+        return [(None, sorted(jobs, key=lambda job: -job.id))]
+    by_pipeline: dict[int | None, list[Job]] = {}
     for job in jobs:
         by_pipeline.setdefault(pipeline_id(job), []).append(job)
-    groups: list[tuple[JobGroup | None, list[Any]]] = []
+    groups: list[tuple[JobGroup | None, list[Job]]] = []
     for pid in sorted(by_pipeline, key=lambda value: -(value or 0)):
-        members = sorted(by_pipeline[pid], key=lambda job: int(field(job, "id", 0)))
-        pipeline = field(members[0], "pipeline")
-        ref = str(field(pipeline, "ref") or field(members[0], "ref") or "")
-        status = str(field(pipeline, "status") or "")
+        members = sorted(by_pipeline[pid], key=lambda job: job.id)
+        pipeline = members[0].pipeline
+        ref = (pipeline.ref if pipeline is not None else None) or members[0].ref or ""
+        status = (pipeline.status if pipeline is not None else None) or ""
         if mode == "pipeline":
             groups.append((JobGroup(pid, status, ref, None), members))
             continue
-        stages: dict[str, list[Any]] = {}
+        stages: dict[str, list[Job]] = {}
         for job in members:
-            stages.setdefault(str(field(job, "stage") or "—"), []).append(job)
+            stages.setdefault(job.stage or "—", []).append(job)
         for stage, stage_jobs in stages.items():
             groups.append((JobGroup(pid, status, ref, stage), stage_jobs))
     return groups
@@ -295,7 +280,7 @@ def _fit(text: str, max_width: int | None) -> Text:
     return cell
 
 
-class JobTable(DataTable[Any]):
+class JobTable(DataTable[Text]):
     """A row-cursor table of jobs. Row keys are job ids as strings; group rows are ``group:N``."""
 
     DEFAULT_CSS = """
@@ -304,11 +289,11 @@ class JobTable(DataTable[Any]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False)
-        self.jobs_by_key: dict[str, Any] = {}
+        self.jobs_by_key: dict[str, Job] = {}
         self.groups: dict[str, JobGroup] = {}
         """Header rows by row key."""
         self.columns_shown: tuple[JobColumn, ...] = ()
-        self._last_show: tuple[list[Any], set[int], str] | None = None
+        self._last_show: tuple[list[Job], set[int], str] | None = None
 
     def on_mount(self) -> None:
         """Create the columns for the current width."""
@@ -338,28 +323,27 @@ class JobTable(DataTable[Any]):
         return Text(clean(status), style=Style(color=color, bold=status in ("failed", "running")) if color else "")
 
     def _now(self) -> datetime:
-        clock = getattr(self.app, "clock", None)
-        return clock() if callable(clock) else datetime.now(UTC)
+        return console_app(self.app).clock()
 
-    def _cell_texts(self, job: Any) -> dict[str, str]:
+    def _cell_texts(self, job: Job) -> dict[str, str]:
         pid = pipeline_id(job)
         return {
-            "id": str(field(job, "id", "")),
-            "duration": format_duration(field(job, "duration")),
-            "stage": str(field(job, "stage") or ""),
-            "name": str(field(job, "name") or ""),
-            "ref": str(field(job, "ref") or ""),
+            "id": str(job.id),
+            "duration": format_duration(job.duration),
+            "stage": job.stage or "",
+            "name": job.name or "",
+            "ref": job.ref or "",
             "pipeline": f"#{pid}" if pid is not None else "—",
             "user": user_label(job),
-            "created": relative_time(field(job, "created_at"), self._now()),
+            "created": relative_time(job.created_at, self._now()),
             "runner": runner_label(job),
             "artifacts": artifacts_label(job, with_name=False),
         }
 
-    def _cells(self, job: Any, changed: bool) -> list[Text]:
+    def _cells(self, job: Job, changed: bool) -> list[Text]:
         texts = self._cell_texts(job)
         values = [
-            self.status_text(str(field(job, "status") or "")) if column.key == "status"
+            self.status_text(job.status) if column.key == "status"
             else _fit(texts[column.key], column.max_width)
             for column in self.columns_shown
         ]
@@ -384,7 +368,7 @@ class JobTable(DataTable[Any]):
             cells.append(cell)
         return cells
 
-    def show_jobs(self, jobs: Sequence[Any], *, changed: set[int], group_mode: str) -> None:
+    def show_jobs(self, jobs: Sequence[Job], *, changed: set[int], group_mode: str) -> None:
         """Replace the rows, keeping the cursor on the same job when it is still listed."""
         self._last_show = (list(jobs), set(changed), group_mode)
         current = self.selected_key()
@@ -396,9 +380,9 @@ class JobTable(DataTable[Any]):
                 self.add_row(*self._group_cells(group, len(members)), key=f"group:{index}")
                 self.groups[f"group:{index}"] = group
             for job in members:
-                key = str(field(job, "id"))
+                key = str(job.id)
                 self.jobs_by_key[key] = job
-                self.add_row(*self._cells(job, int(field(job, "id", 0)) in changed), key=key)
+                self.add_row(*self._cells(job, job.id in changed), key=key)
         if current is not None:
             self.select_job(current)
         elif self.jobs_by_key:
@@ -414,7 +398,7 @@ class JobTable(DataTable[Any]):
             return None
         return row_key.value
 
-    def selected_job(self) -> Any | None:
+    def selected_job(self) -> Job | None:
         """The job under the cursor (None on a group row or an empty table)."""
         key = self.selected_key()
         return self.jobs_by_key.get(key) if key is not None else None

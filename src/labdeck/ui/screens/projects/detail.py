@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 
+from labdeck.api.models import Project
 from labdeck.ui.formatting import size
 from labdeck.ui.screens.record_detail import value_text
 from labdeck.ui.screens.table_section import TableSectionScreen
@@ -18,31 +19,31 @@ _SKIPPED = {"statistics", "links", "permissions", "runners_token"}
 _STATISTICS_BYTES = {"storage_size", "repository_size", "lfs_objects_size", "job_artifacts_size"}
 
 
-def project_rows(project: Any, now: datetime) -> list[TableRow]:
+def project_rows(project: Project, now: datetime) -> list[TableRow]:
     """Rows of (section, field, value) for every field of a project record."""
     rows: list[TableRow] = []
-    data = project.model_dump(by_alias=False) if hasattr(project, "model_dump") else dict(project)
-    for name in type(project).model_fields if hasattr(type(project), "model_fields") else data:
+    for name, value in project:  # every field of the model, in its declared order
         if name in _SKIPPED:
             continue
-        rows.append(TableRow(key=("field", name), cells=("field", name, value_text(getattr(project, name, None), now))))
-    statistics = getattr(project, "statistics", None)
+        rows.append(TableRow(key=("field", name), cells=("field", name, value_text(value, now))))
+    statistics = project.statistics
     if statistics is not None:
         for name, value in statistics.model_dump().items():
             shown = size(value) if name in _STATISTICS_BYTES else value_text(value, now)
             rows.append(TableRow(key=("statistics", name), cells=("statistics", name, shown)))
-    links = getattr(project, "links", None) or {}
+    links = project.links or {}
     for name, url in links.items():
         rows.append(TableRow(key=("links", name), cells=("_links", name, url or "—"), data=url))
-    permissions = getattr(project, "permissions", None)
+    permissions = project.permissions
     if permissions is not None:
-        for scope in ("project_access", "group_access"):
-            entry = getattr(permissions, scope, None)
+        for scope, entry in (("project_access", permissions.project_access),
+                             ("group_access", permissions.group_access)):
             if entry is None:
                 shown = "—"
             else:
                 level = entry.access_level
-                shown = f"{ACCESS_LEVELS.get(level, str(level))} ({level}), notification level {entry.notification_level}"
+                name = ACCESS_LEVELS.get(level, str(level)) if level is not None else "—"
+                shown = f"{name} ({level}), notification level {entry.notification_level}"
             rows.append(TableRow(key=("permissions", scope), cells=("permissions", scope, shown)))
     return rows
 
@@ -63,17 +64,17 @@ class ProjectDetailScreen(TableSectionScreen):
         self.project_id = project_id
         self.project_path = project_path
         self.context_text = project_path
-        self.project: Any = None
+        self.project: Project | None = None
 
     async def load(self) -> None:
         """Fetch the project with its statistics."""
-        self.project = await self.app.client.projects.get(self.project_id, statistics=True)  # type: ignore[attr-defined]
-        self.replace_rows(project_rows(self.project, self.app.clock()), keep_cursor=False)  # type: ignore[attr-defined]
+        self.project = await self.client.projects.get(self.project_id, statistics=True)
+        self.replace_rows(project_rows(self.project, self.console_app.clock()), keep_cursor=False)
         self.mark_loaded()
 
     def copy_target(self) -> str | None:
         if self.table.cursor_key is None:
-            return getattr(self.project, "web_url", None)
+            return self.project.web_url if self.project is not None else None
         return self.cursor_cell_text(2)
 
     def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
@@ -82,4 +83,4 @@ class ProjectDetailScreen(TableSectionScreen):
 
     def action_open_jobs(self) -> None:
         """Open this project's jobs."""
-        self.app.open_jobs(self.project_id, self.project_path)  # type: ignore[attr-defined]
+        self.console_app.open_jobs(self.project_id, self.project_path)

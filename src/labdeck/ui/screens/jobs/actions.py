@@ -14,10 +14,11 @@ from typing import Any
 
 from textual.screen import Screen
 
-from labdeck.api import errors
+from labdeck.api import ApiClient, errors
+from labdeck.api.models import Job
+from labdeck.ui.console import console_app
 from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.widgets.job_dialogs import DownloadProgressDialog, PathDialog, default_download_dir
-from labdeck.ui.widgets.job_table import field
+from labdeck.ui.widgets.dialogs import DownloadProgressDialog, PathDialog, default_download_dir
 
 
 @dataclass(frozen=True)
@@ -54,20 +55,17 @@ MUTATING_ACTIONS = frozenset(
 
 
 class JobActionsMixin:
-    """Mixed into a Screen that has ``client``, ``project_id``, ``project_path`` and
+    """Mixed into a Screen that has ``project_id``, ``project_path`` and
     ``selected_job()``. Override :meth:`after_job_action` to react to the result."""
 
     project_id: int
     project_path: str
 
-    # Provided by the screen.
-    client: Any
-
-    def selected_job(self) -> Any | None:  # pragma: no cover - overridden
+    def selected_job(self) -> Job | None:  # pragma: no cover - overridden
         """The job the actions apply to."""
         raise AssertionError("the screen provides selected_job()")
 
-    def after_job_action(self, action: str, job: Any) -> None:
+    def after_job_action(self, action: str, job: Job) -> None:
         """Called with the job record returned (or re-read) after an action."""
 
     # -- helpers -----------------------------------------------------------------------------
@@ -77,11 +75,13 @@ class JobActionsMixin:
         assert isinstance(self, Screen)
         return self
 
+    @property
+    def client(self) -> ApiClient:
+        """The console's API client (read each time: it is replaced after a sign-in)."""
+        return console_app(self._screen.app).client
+
     def _read_only(self) -> bool:
-        if getattr(self._screen.app, "read_only", False):
-            return True
-        client = self.client
-        return bool(getattr(client, "read_only", False)) if client is not None else True
+        return console_app(self._screen.app).read_only or self.client.read_only
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide mutating bindings in read-only mode."""
@@ -89,24 +89,16 @@ class JobActionsMixin:
             return False
         return True
 
-    def _instance(self) -> str:
-        client = self.client
-        base = getattr(client, "base_url", None) or getattr(getattr(self._screen.app, "session", None),
-                                                             "base_url", "")
-        return str(base).rstrip("/")
-
-    def job_url(self, job: Any) -> str:
+    def job_url(self, job: Job) -> str:
         """The job's web address (the server's ``web_url`` when it gives one)."""
-        web_url = field(job, "web_url")
-        if web_url:
-            return str(web_url)
-        return f"{self._instance()}/{self.project_path}/-/jobs/{field(job, 'id')}"
+        if job.web_url:
+            return job.web_url
+        return f"{self.client.base_url.rstrip('/')}/{self.project_path}/-/jobs/{job.id}"
 
-    def _describe(self, job: Any) -> str:
+    def _describe(self, job: Job) -> str:
         return (
-            f"Job #{field(job, 'id')}  {field(job, 'name') or ''}\n"
-            f"Stage {field(job, 'stage') or '—'} · ref {field(job, 'ref') or '—'} · "
-            f"status {field(job, 'status') or '—'}"
+            f"Job #{job.id}  {job.name or ''}\n"
+            f"Stage {job.stage or '—'} · ref {job.ref or '—'} · status {job.status or '—'}"
         )
 
     def _notify(self, message: str, severity: str = "information") -> None:
@@ -124,7 +116,7 @@ class JobActionsMixin:
             self._notify("Select a job first.", "warning")
             return
         action = ACTIONS[name]
-        job_id = str(field(job, "id"))
+        job_id = str(job.id)
         dialog = ConfirmScreen(
             f"{action.verb} #{job_id}", f"{action.question}\n\n{self._describe(job)}",
             action_label=action.confirm or action.verb, target=f"{self.project_path} · job #{job_id}",
@@ -138,9 +130,9 @@ class JobActionsMixin:
 
         self._screen.app.push_screen(dialog, decided)
 
-    async def _perform(self, name: str, job: Any) -> None:
+    async def _perform(self, name: str, job: Job) -> None:
         action = ACTIONS[name]
-        job_id = int(field(job, "id"))
+        job_id = job.id
         method = getattr(self.client.jobs, action.method)
         try:
             result = await method(self.project_id, job_id)
@@ -153,19 +145,18 @@ class JobActionsMixin:
                 self._notify(f"Job #{job_id}: state unknown ({exc.user_message()}). Refresh later.",
                              "error")
                 return
-            self._notify(f"Job #{job_id} is now {field(result, 'status')}.", "warning")
+            self._notify(f"Job #{job_id} is now {result.status}.", "warning")
             self.after_job_action(name, result)
             return
         except errors.ApiError as exc:
             self._notify(f"{action.verb} #{job_id} failed: {exc.user_message()}", "error")
             return
-        if name == "retry" and field(result, "id") != job_id:
-            self._notify(f"Job #{job_id} retried as job #{field(result, 'id')} "
-                         f"({field(result, 'status')}).")
-        elif field(result, "status") == action.done:
+        if name == "retry" and result.id != job_id:
+            self._notify(f"Job #{job_id} retried as job #{result.id} ({result.status}).")
+        elif result.status == action.done:
             self._notify(f"Job #{job_id} {action.done}.")
         else:
-            self._notify(f"Job #{job_id} {action.done}; status: {field(result, 'status')}.")
+            self._notify(f"Job #{job_id} {action.done}; status: {result.status}.")
         self.after_job_action(name, result)
 
     def action_cancel_job(self) -> None:
@@ -204,12 +195,12 @@ class JobActionsMixin:
         job = self.selected_job()
         if job is None:
             return
-        archive = field(job, "artifacts_file")
+        archive = job.artifacts_file
         if not archive:
-            self._notify(f"Job #{field(job, 'id')} has no artifacts.", "warning")
+            self._notify(f"Job #{job.id} has no artifacts.", "warning")
             return
-        filename = str(field(archive, "filename") or "artifacts.zip")
-        default = default_download_dir() / f"job-{field(job, 'id')}-{Path(filename).name}"
+        filename = archive.filename or "artifacts.zip"
+        default = default_download_dir() / f"job-{job.id}-{Path(filename).name}"
 
         def chosen(answer: tuple[str, Path] | None) -> None:
             if answer is not None:
@@ -224,12 +215,12 @@ class JobActionsMixin:
                                         exit_on_error=False, description="Download artifacts")
 
         self._screen.app.push_screen(
-            PathDialog(f"Download artifacts of job #{field(job, 'id')}", default, ask_inner_path=True),
+            PathDialog(f"Download artifacts of job #{job.id}", default, ask_inner_path=True),
             chosen,
         )
 
-    async def _download(self, job: Any, inner: str, dest: Path) -> None:
-        job_id = int(field(job, "id"))
+    async def _download(self, job: Job, inner: str, dest: Path) -> None:
+        job_id = job.id
         progress = DownloadProgressDialog(f"Downloading {inner or 'artifacts'} of job #{job_id}")
         await self._screen.app.push_screen(progress)
         try:

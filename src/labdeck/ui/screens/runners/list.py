@@ -6,27 +6,19 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual.app import App
 from textual.binding import Binding, BindingType
 
 from labdeck.api import errors
-from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
+from labdeck.ui.screens.runners.actions import RunnerActions, status_text
 from labdeck.ui.screens.table_section import TableSectionScreen
-from labdeck.ui.widgets.form import FormField, FormScreen, clean, coloured, shown
+from labdeck.ui.widgets.form import FormField, FormScreen, clean, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 MINE_SCOPES: tuple[str, ...] = ("", "active", "paused", "online")
 ALL_SCOPES: tuple[str, ...] = ("", "specific", "shared", "active", "paused", "online")
-STATUS_COLOURS: dict[str, tuple[str, ...]] = {
-    "online": ("job-success", "success"),
-    "paused": ("job-pending", "warning"),
-    "offline": ("job-failed", "error"),
-    "not_connected": ("text-muted",),
-}
-
 COLUMNS = (
     Column("id", "ID", align="right", max_width=8),
     Column("status", "Status", max_width=13),
@@ -38,20 +30,6 @@ COLUMNS = (
 )
 
 
-def runner_status(runner: Any) -> str:
-    """The runner's status word (``paused`` when inactive, even if the server says online)."""
-    status = str(getattr(runner, "status", "") or "")
-    if getattr(runner, "active", None) is False and status in ("", "online"):
-        return "paused"
-    return status or ("online" if getattr(runner, "online", False) else "offline")
-
-
-def status_text(app: App[Any], runner: Any) -> Text:
-    """The status cell, coloured through the theme."""
-    status = runner_status(runner)
-    return coloured(app, status, *STATUS_COLOURS.get(status, ()), bold=status in ("offline", "paused"))
-
-
 def runner_row(app: App[Any], runner: Any) -> TableRow:
     """A row of the runners tables."""
     kind = "shared" if runner.is_shared else "specific"
@@ -61,92 +39,6 @@ def runner_row(app: App[Any], runner: Any) -> TableRow:
                "yes" if runner.active else "no", shown(runner.ip_address), shown(runner.name)),
         data=runner,
     )
-
-
-def runner_edit_fields(runner: Any) -> list[FormField]:
-    """The editable settings of ``PUT /runners/:id``, filled from the runner detail."""
-    return [
-        FormField("description", "Description", value=runner.description or ""),
-        FormField("active", "Active (off = paused)", kind="bool", value=bool(runner.active)),
-        FormField("tag_list", "Tags", value=", ".join(getattr(runner, "tag_list", []) or []),
-                  help="comma-separated; the full list the runner ends up with"),
-        FormField("run_untagged", "Run untagged jobs", kind="bool", value=bool(getattr(runner, "run_untagged", False))),
-        FormField("locked", "Locked to its projects", kind="bool", value=bool(getattr(runner, "locked", False))),
-        FormField("access_level", "Access level", kind="select", required=True,
-                  value=getattr(runner, "access_level", None) or "not_protected",
-                  options=(("not_protected", "not_protected"), ("ref_protected (protected refs only)", "ref_protected"))),
-        FormField("maximum_timeout", "Maximum timeout (s)", kind="int", value=getattr(runner, "maximum_timeout", None),
-                  help="seconds; empty = no limit"),
-    ]
-
-
-def runner_update_arguments(values: dict[str, Any]) -> dict[str, Any]:
-    """Form values → keyword arguments of ``client.runners.update``."""
-    arguments = dict(values)
-    if "tag_list" in arguments:
-        arguments["tag_list"] = [tag.strip() for tag in str(arguments["tag_list"]).split(",") if tag.strip()]
-    return arguments
-
-
-class RunnerActions:
-    """Edit, pause/resume and delete, shared by the runner list and the runner detail."""
-
-    def runner_edit(self, screen: SectionScreen, runner_id: int, after: Any) -> None:
-        """Load the detail, then open the edit form; ``after(detail)`` on success."""
-
-        async def load_and_edit() -> None:
-            detail = await screen.app.client.runners.get(runner_id)  # type: ignore[attr-defined]
-
-            async def save(values: dict[str, Any]) -> Any:
-                return await screen.app.client.runners.update(runner_id, **runner_update_arguments(values))  # type: ignore[attr-defined]
-
-            def done(result: Any) -> None:
-                if result is not None:
-                    screen.notify(f"Runner #{runner_id} saved.", timeout=3)
-                    after(result)
-
-            screen.app.push_screen(FormScreen(f"Edit runner #{runner_id}", runner_edit_fields(detail), save,
-                                              only_changed=True, target=detail.description or None), done)
-
-        screen.run_api(load_and_edit, "edit")
-
-    def runner_toggle_active(self, screen: SectionScreen, runner: Any, after: Any) -> None:
-        """Pause an active runner or resume a paused one (confirmed)."""
-        pause = bool(runner.active)
-        verb = "Pause" if pause else "Resume"
-        label = clean(f"runner #{runner.id} ({runner.description or 'no description'})")
-        message = (f"{verb} {label}?\n"
-                   + ("It stops picking up new jobs; running jobs finish." if pause else
-                      "It starts picking up jobs again."))
-
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                async def send() -> None:
-                    detail = await screen.app.client.runners.update(runner.id, active=not pause)  # type: ignore[attr-defined]
-                    screen.notify(f"Runner #{runner.id} {'paused' if pause else 'resumed'}.", timeout=4)
-                    after(detail)
-
-                screen.run_api(send, "active")
-
-        screen.app.push_screen(ConfirmScreen(f"{verb} runner", message, action_label=verb, target=label,
-                                             danger=pause), confirmed)
-
-    def runner_delete(self, screen: SectionScreen, runner: Any, after: Any) -> None:
-        """Delete a runner after typing its id."""
-        label = clean(f"runner #{runner.id} ({runner.description or 'no description'})")
-
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                async def send() -> None:
-                    await screen.app.client.runners.delete(runner.id)  # type: ignore[attr-defined]
-                    screen.notify(f"Runner #{runner.id} deleted.", timeout=5)
-                    after(None)
-
-                screen.run_api(send, "delete")
-
-        screen.app.push_screen(ConfirmScreen(
-            "Delete runner", f"Delete {label}? It must be registered again to come back.",
-            action_label="Delete", target=label, typed=str(runner.id)), confirmed)
 
 
 class RunnerTableScreen(TableSectionScreen):
@@ -170,7 +62,7 @@ class RunnerTableScreen(TableSectionScreen):
         """Open the highlighted runner."""
         runner = self._current()
         if runner is not None:
-            from labdeck.ui.screens.runner_detail import RunnerDetailScreen
+            from labdeck.ui.screens.runners.detail import RunnerDetailScreen
 
             self.app.push_screen(RunnerDetailScreen(runner.id))
 
@@ -208,7 +100,7 @@ class RunnersScreen(RunnerActions, RunnerTableScreen):
         return f"{view} · scope {self.scope or 'any'} · a: mine/all · s: scope"
 
     async def load(self) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
+        client = self.client
         if self._auto_view:
             self._auto_view = False
             self.all_runners = bool((await client.users.current()).is_admin)
@@ -246,7 +138,7 @@ class RunnersScreen(RunnerActions, RunnerTableScreen):
         """Jobs the highlighted runner processed."""
         runner = self._current()
         if runner is not None:
-            from labdeck.ui.screens.runner_detail import RunnerJobsScreen
+            from labdeck.ui.screens.runners.detail import RunnerJobsScreen
 
             self.app.push_screen(RunnerJobsScreen(runner.id, runner.description or ""))
 
@@ -295,7 +187,7 @@ class ProjectRunnersScreen(RunnerTableScreen):
 
     async def load(self) -> None:
         """Fetch the project's runners."""
-        runners = await self.app.client.runners.project_runners(self.project_id).all()  # type: ignore[attr-defined]
+        runners = await self.client.runners.project_runners(self.project_id).all()
         self.replace_rows((runner_row(self.app, runner) for runner in runners), keep_cursor=False)
         self.mark_loaded()
 
@@ -305,7 +197,7 @@ class ProjectRunnersScreen(RunnerTableScreen):
             return
 
         async def pick() -> None:
-            client = self.app.client  # type: ignore[attr-defined]
+            client = self.client
             present = {row.key for row in self.table.rows()}
             mine = [r for r in await client.runners.list().all() if r.id not in present and not r.is_shared]
             options = [(f"#{r.id} {r.description or ''}".strip(), r.id) for r in mine]
@@ -342,7 +234,7 @@ class ProjectRunnersScreen(RunnerTableScreen):
                                            action_label="Disable", target=clean(self.project_path)), confirmed)
 
     async def _disable(self, runner_id: int) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
+        client = self.client
         try:
             await client.runners.disable(self.project_id, runner_id)
         except (errors.Forbidden, errors.ValidationError, errors.Conflict) as error:

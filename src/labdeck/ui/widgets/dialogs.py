@@ -1,5 +1,4 @@
-"""Small modals of the jobs section: status filter, artifact download target, save-log target, and
-a progress dialog for downloads."""
+"""Small modals: where to save a download or a log, and a progress dialog for downloads."""
 
 from __future__ import annotations
 
@@ -11,10 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, ProgressBar, SelectionList, Static
-from textual.widgets.selection_list import Selection
-
-from labdeck.ui.widgets.job_table import ALL_SCOPES
+from textual.widgets import Button, Input, Label, ProgressBar, Static
 
 DIALOG_CSS = """
 StatusFilterDialog, PathDialog, DownloadProgressDialog {
@@ -46,41 +42,6 @@ def default_download_dir() -> Path:
     """``~/Downloads`` when it exists, else the current directory."""
     downloads = Path.home() / "Downloads"
     return downloads if downloads.is_dir() else Path.cwd()
-
-
-class StatusFilterDialog(ModalScreen[frozenset[str] | None]):
-    """Pick any number of statuses (sent as ``scope[]``); none selected means all jobs."""
-
-    DEFAULT_CSS = DIALOG_CSS
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
-
-    def __init__(self, selected: frozenset[str]) -> None:
-        super().__init__()
-        self._selected = selected
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label("Show jobs with status (none = all):")
-            yield SelectionList[str](
-                *(Selection(status, status, status in self._selected) for status in ALL_SCOPES),
-                id="statuses",
-            )
-            with Horizontal(classes="buttons"):
-                yield Button("Cancel", id="cancel")
-                yield Button("Apply", id="apply", variant="primary")
-
-    def on_mount(self) -> None:
-        """Start in the list."""
-        self.query_one("#statuses", SelectionList).focus()
-
-    @on(Button.Pressed, "#apply")
-    def _apply(self) -> None:
-        self.dismiss(frozenset(self.query_one("#statuses", SelectionList).selected))
-
-    @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        """Close without changing the filter."""
-        self.dismiss(None)
 
 
 class PathDialog(ModalScreen[tuple[str, Path] | None]):

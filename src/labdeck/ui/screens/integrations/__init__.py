@@ -1,0 +1,1 @@
+"""The integrations section: a project's integrations and their settings."""

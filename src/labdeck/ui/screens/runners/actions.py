@@ -1,0 +1,123 @@
+"""What the runner list and the runner detail both offer: the status word and its colour, and
+the edit, pause/resume and delete actions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rich.text import Text
+from textual.app import App
+
+from labdeck.api.models import Runner, RunnerDetail
+from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.widgets.form import FormField, FormScreen, clean, coloured
+
+STATUS_COLOURS: dict[str, tuple[str, ...]] = {
+    "online": ("job-success", "success"),
+    "paused": ("job-pending", "warning"),
+    "offline": ("job-failed", "error"),
+    "not_connected": ("text-muted",),
+}
+
+def runner_status(runner: Runner) -> str:
+    """The runner's status word (``paused`` when inactive, even if the server says online)."""
+    status = runner.status or ""
+    if runner.active is False and status in ("", "online"):
+        return "paused"
+    return status or ("online" if runner.online else "offline")
+
+
+def status_text(app: App[Any], runner: Runner) -> Text:
+    """The status cell, coloured through the theme."""
+    status = runner_status(runner)
+    return coloured(app, status, *STATUS_COLOURS.get(status, ()), bold=status in ("offline", "paused"))
+
+
+def runner_edit_fields(runner: RunnerDetail) -> list[FormField]:
+    """The editable settings of ``PUT /runners/:id``, filled from the runner detail."""
+    return [
+        FormField("description", "Description", value=runner.description or ""),
+        FormField("active", "Active (off = paused)", kind="bool", value=bool(runner.active)),
+        FormField("tag_list", "Tags", value=", ".join(runner.tag_list),
+                  help="comma-separated; the full list the runner ends up with"),
+        FormField("run_untagged", "Run untagged jobs", kind="bool", value=bool(runner.run_untagged)),
+        FormField("locked", "Locked to its projects", kind="bool", value=bool(runner.locked)),
+        FormField("access_level", "Access level", kind="select", required=True,
+                  value=runner.access_level or "not_protected",
+                  options=(("not_protected", "not_protected"), ("ref_protected (protected refs only)", "ref_protected"))),
+        FormField("maximum_timeout", "Maximum timeout (s)", kind="int", value=runner.maximum_timeout,
+                  help="seconds; empty = no limit"),
+    ]
+
+
+def runner_update_arguments(values: dict[str, Any]) -> dict[str, Any]:
+    """Form values → keyword arguments of ``client.runners.update``."""
+    arguments = dict(values)
+    if "tag_list" in arguments:
+        arguments["tag_list"] = [tag.strip() for tag in str(arguments["tag_list"]).split(",") if tag.strip()]
+    return arguments
+
+
+class RunnerActions:
+    """Edit, pause/resume and delete, shared by the runner list and the runner detail."""
+
+    def runner_edit(self, screen: SectionScreen, runner_id: int, after: Any) -> None:
+        """Load the detail, then open the edit form; ``after(detail)`` on success."""
+
+        async def load_and_edit() -> None:
+            detail = await screen.client.runners.get(runner_id)
+
+            async def save(values: dict[str, Any]) -> Any:
+                return await screen.client.runners.update(runner_id, **runner_update_arguments(values))
+
+            def done(result: Any) -> None:
+                if result is not None:
+                    screen.notify(f"Runner #{runner_id} saved.", timeout=3)
+                    after(result)
+
+            screen.app.push_screen(FormScreen(f"Edit runner #{runner_id}", runner_edit_fields(detail), save,
+                                              only_changed=True, target=detail.description or None), done)
+
+        screen.run_api(load_and_edit, "edit")
+
+    def runner_toggle_active(self, screen: SectionScreen, runner: Runner,
+                             after: Callable[[RunnerDetail | None], None]) -> None:
+        """Pause an active runner or resume a paused one (confirmed)."""
+        pause = bool(runner.active)
+        verb = "Pause" if pause else "Resume"
+        label = clean(f"runner #{runner.id} ({runner.description or 'no description'})")
+        message = (f"{verb} {label}?\n"
+                   + ("It stops picking up new jobs; running jobs finish." if pause else
+                      "It starts picking up jobs again."))
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                async def send() -> None:
+                    detail = await screen.client.runners.update(runner.id, active=not pause)
+                    screen.notify(f"Runner #{runner.id} {'paused' if pause else 'resumed'}.", timeout=4)
+                    after(detail)
+
+                screen.run_api(send, "active")
+
+        screen.app.push_screen(ConfirmScreen(f"{verb} runner", message, action_label=verb, target=label,
+                                             danger=pause), confirmed)
+
+    def runner_delete(self, screen: SectionScreen, runner: Runner,
+                      after: Callable[[RunnerDetail | None], None]) -> None:
+        """Delete a runner after typing its id."""
+        label = clean(f"runner #{runner.id} ({runner.description or 'no description'})")
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                async def send() -> None:
+                    await screen.client.runners.delete(runner.id)
+                    screen.notify(f"Runner #{runner.id} deleted.", timeout=5)
+                    after(None)
+
+                screen.run_api(send, "delete")
+
+        screen.app.push_screen(ConfirmScreen(
+            "Delete runner", f"Delete {label}? It must be registered again to come back.",
+            action_label="Delete", target=label, typed=str(runner.id)), confirmed)

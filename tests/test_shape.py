@@ -1,0 +1,170 @@
+"""The shape of the house: the layering rules (nothing below ``ui`` imports textual or rich; the
+simulator imports neither the client nor the UI: it must stay an independent reading of the spec),
+no import circle anywhere in ``src/labdeck`` (imports inside functions and ``TYPE_CHECKING`` blocks
+count), and one folder per section of the console."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "labdeck"
+SCREENS = SRC / "ui" / "screens"
+
+SECTIONS = ("board", "projects", "jobs", "runners", "issues", "integrations", "settings")
+"""One folder each under ``ui/screens``."""
+SHARED_SCREENS = {"__init__", "base", "table_section", "record_detail", "confirm", "message", "command_line",
+                  "keys", "login"}
+"""The screen bases and dialogs every section uses: the only modules directly in ``ui/screens``."""
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                package = ".".join(path.relative_to(SRC.parent).with_suffix("").parts[: -node.level])
+                names.add(f"{package}.{node.module}" if node.module else package)
+            elif node.module:
+                names.add(node.module)
+    return names
+
+
+def test_only_ui_imports_textual_or_rich() -> None:
+    offenders = []
+    for path in SRC.rglob("*.py"):
+        if SRC / "ui" in path.parents:
+            continue
+        for name in _imports(path):
+            if name.split(".")[0] in ("textual", "rich"):
+                offenders.append(f"{path.relative_to(SRC)} imports {name}")
+    assert offenders == []
+
+
+def test_simulator_imports_neither_client_nor_ui() -> None:
+    offenders = []
+    for path in (SRC / "sim").rglob("*.py"):
+        for name in _imports(path):
+            if name.startswith(("labdeck.api", "labdeck.ui", "labdeck.tail")):
+                offenders.append(f"{path.relative_to(SRC)} imports {name}")
+    assert offenders == []
+
+
+def test_headless_layers_load_without_textual() -> None:
+    # rich itself may load here: httpx imports its optional command-line module (click, rich,
+    # pygments) whenever those are installed. The AST test above covers our own imports.
+    code = (
+        "import sys, labdeck.api, labdeck.tail, labdeck.sim.server, labdeck.config;"
+        "bad=[m for m in sys.modules if m.split('.')[0] == 'textual'];"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = path.relative_to(root.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported_modules(path: Path, root: Path, modules: set[str]) -> Iterator[str]:
+    """The modules of ``modules`` that ``path`` imports, wherever the import statement stands.
+
+    ``from package import name`` imports the submodule ``package.name`` when there is one (and the
+    package otherwise), as Python does."""
+    name = _module_name(path, root)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            targets = [f"{source}.{alias.name}" if f"{source}.{alias.name}" in modules else source
+                       for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                yield target
+
+
+def import_graph(root: Path = SRC) -> dict[str, set[str]]:
+    """Module → the modules of ``root`` it imports."""
+    paths = {_module_name(path, root): path for path in root.rglob("*.py")}
+    modules = set(paths)
+    return {name: set(_imported_modules(path, root, modules)) for name, path in paths.items()}
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every group of modules that import each other, directly or through others (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10 * len(graph)))
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return circles
+
+
+def test_no_import_circle_anywhere() -> None:
+    assert import_circles(import_graph()) == []
+
+
+def test_the_circle_check_sees_imports_inside_functions_and_type_checking_blocks(tmp_path: Path) -> None:
+    package = tmp_path / "labdeck"
+    (package / "ui").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "ui" / "__init__.py").write_text("")
+    (package / "ui" / "app.py").write_text("from labdeck.ui import commands\n")
+    (package / "ui" / "commands.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from labdeck.ui.app import App\n")
+    (package / "ui" / "list.py").write_text("def open_detail():\n    from labdeck.ui.detail import Detail\n")
+    (package / "ui" / "detail.py").write_text("from .list import open_detail\n")
+    circles = import_circles(import_graph(package))
+    assert circles == [["labdeck.ui.app", "labdeck.ui.commands"], ["labdeck.ui.detail", "labdeck.ui.list"]]
+
+
+def test_each_section_of_the_console_is_a_folder() -> None:
+    top_level = {path.stem for path in SCREENS.glob("*.py")}
+    assert top_level == SHARED_SCREENS
+    folders = {path.name for path in SCREENS.iterdir() if path.is_dir() and path.name != "__pycache__"}
+    assert folders <= set(SECTIONS), f"unexpected screen folders: {sorted(folders - set(SECTIONS))}"
+    for folder in folders:
+        assert (SCREENS / folder / "__init__.py").is_file()
