@@ -140,28 +140,50 @@ def install_crash_handler() -> None:
     threading.excepthook = _thread_excepthook
 
 
+def end_after(seconds: float, code: int) -> None:
+    """End the process with ``code`` in ``seconds`` unless it has ended by then (a daemon timer)."""
+    timer = threading.Timer(seconds, os._exit, args=(code,))
+    timer.daemon = True
+    timer.name = "labdeck-exit-deadline"
+    timer.start()
+
+
 def install_signal_handlers(
     save: Callable[[], None],
     *,
     on_exit: Callable[[int], None] | None = None,
     loop: Any = None,
+    hard_deadline: float | None = None,
 ) -> Callable[[], None]:
     """On SIGHUP or SIGTERM run ``save`` once, then exit; returns a function that uninstalls.
 
     ``on_exit(signum)`` ends the program (the console passes ``app.exit``); without it the process
-    restores the terminal and raises ``SystemExit(128 + signum)``. With an asyncio ``loop`` the
-    handlers are installed with ``loop.add_signal_handler`` so they run on the event loop.
+    restores the terminal and raises ``SystemExit(128 + signum)``. With an asyncio ``loop``,
+    ``on_exit`` is called on that loop.
+
+    The handler itself is a plain signal handler, not ``loop.add_signal_handler``: after a hang-up
+    the event loop can be stuck in a write to a terminal nobody reads any more (Textual's writer
+    queue is full), and a loop handler would then never run. A plain handler still runs, because
+    CPython interrupts the blocked lock wait to run it.
+
+    ``hard_deadline`` (seconds): if the process is still alive that long after the signal, it ends
+    at once (``os._exit``): the graceful exit may block for ever on that same terminal.
     """
     done = threading.Event()
 
-    def handle(signum: int) -> None:
+    def handle(signum: int, frame: FrameType | None) -> None:
         if not done.is_set():
             done.set()
+            if hard_deadline is not None:
+                end_after(hard_deadline, 128 + signum)
             try:
                 save()
             except Exception as error:  # saving must never stop the exit
                 with contextlib.suppress(Exception):
                     report_crash(error)
+        if on_exit is not None and loop is not None:
+            loop.call_soon_threadsafe(on_exit, signum)
+            return
         if on_exit is not None:
             on_exit(signum)
             return
@@ -171,23 +193,10 @@ def install_signal_handlers(
     signals = [signal.SIGTERM]
     if hasattr(signal, "SIGHUP"):
         signals.append(signal.SIGHUP)
-    previous: dict[int, Any] = {}
-    if loop is not None:
-        for signum in signals:
-            loop.add_signal_handler(signum, handle, int(signum))
-    else:
-
-        def sync_handler(signum: int, frame: FrameType | None) -> None:
-            handle(signum)
-
-        for signum in signals:
-            previous[signum] = signal.signal(signum, sync_handler)
+    previous = {signum: signal.signal(signum, handle) for signum in signals}
 
     def uninstall() -> None:
         for signum in signals:
-            if loop is not None:
-                loop.remove_signal_handler(signum)
-            else:
-                signal.signal(signum, previous[signum])
+            signal.signal(signum, previous[signum])
 
     return uninstall

@@ -173,7 +173,7 @@ async def test_group_by_pipeline_then_stage(sim_factory: Callable[..., SimServer
         screen = await open_jobs(app, pilot)
         table = screen.query_one(JobTable)
         assert not any(key.value.startswith("group:") for key in table.rows)
-        await pilot.press("g")
+        await pilot.press("v")
         groups = [table.groups[key.value] for key in table.rows if key.value.startswith("group:")]
         pipelines = {job.pipeline.id for job in screen.jobs}
         assert sorted(group.pipeline_id for group in groups) == sorted(pipelines)
@@ -186,7 +186,7 @@ async def test_group_by_pipeline_then_stage(sim_factory: Callable[..., SimServer
                 current = table.groups[key.value].pipeline_id
             else:
                 assert screen.jobs_by_id()[int(key.value)].pipeline.id == current
-        await pilot.press("g")
+        await pilot.press("v")
         by_stage = [table.groups[key.value] for key in table.rows if key.value.startswith("group:")]
         assert len(by_stage) > len(groups) and all(group.stage for group in by_stage)
         current_group = None
@@ -197,7 +197,7 @@ async def test_group_by_pipeline_then_stage(sim_factory: Callable[..., SimServer
                 job = screen.jobs_by_id()[int(key.value)]
                 assert current_group is not None
                 assert (job.pipeline.id, job.stage) == (current_group.pipeline_id, current_group.stage)
-        await pilot.press("g")
+        await pilot.press("v")
         assert not any(key.value.startswith("group:") for key in table.rows)
 
 

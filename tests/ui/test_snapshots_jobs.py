@@ -111,7 +111,7 @@ def test_jobs_list(snap_compare: Any, build: Callable[[], LabdeckApp], size: tup
 
 @pytest.mark.parametrize("size", SIZES[1:])
 def test_jobs_grouped_by_stage(snap_compare: Any, build: Callable[[], LabdeckApp], size: tuple[int, int]) -> None:
-    assert snap_compare(build(), run_before=_open_jobs("g", "g"), terminal_size=size)
+    assert snap_compare(build(), run_before=_open_jobs("v", "v"), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES[:1])

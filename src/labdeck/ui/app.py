@@ -46,14 +46,25 @@ from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.terminal_filter import InertTextFilter
-from labdeck.ui.themes import DEFAULT_THEME, app_variable_defaults, load_theme_dirs
+from labdeck.ui.themes import DEFAULT_THEME, app_variable_defaults, load_theme_dirs, resolve_theme_name
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.status_line import StatusLine
+from labdeck.ui.widgets.type_ahead import (
+    KEY_RETURN_TIMEOUT,
+    HoldsTypeAhead,
+    KeyQueue,
+    KeysReleased,
+    KeyTravelled,
+    holds_key,
+)
 
 SessionForProfile = Callable[[str], Session]
 """Builds the session of another profile (resolving its token); raises with a message on failure."""
 
 
+
+HANG_UP_DEADLINE = 1.5
+"""Seconds after SIGHUP/SIGTERM by which the process has ended, gracefully or not."""
 
 _start_up_frozen = False
 
@@ -123,6 +134,7 @@ class LabdeckApp(SectionNavigation):
         self._previous_modes: list[str] = []
         self._jobs_project: tuple[int, str] | None = None
         self._inert_text = InertTextFilter()
+        self._keys = KeyQueue()
         self._profile_names: list[str] | None = None
 
     # --- client -------------------------------------------------------------------------------
@@ -142,6 +154,52 @@ class LabdeckApp(SectionNavigation):
     def instance_label(self) -> str:
         """``profile @ host`` for dialogs."""
         return f"{self.session.profile} @ {self.session.base_url}"
+
+    # --- keys typed ahead ----------------------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys act one after the other, in the order they were typed (see
+        :mod:`labdeck.ui.widgets.type_ahead`)."""
+        if isinstance(event, events.Key) and not event.is_forwarded and self.screen_stack:
+            self._keys.waiting.append(event)
+            await self._deliver_keys()
+            return
+        await super().on_event(event)
+
+    async def _deliver_keys(self) -> None:
+        """Hand the waiting keys on, one at a time: the next waits until the previous one went down
+        to the focused widget and back up (or was stopped on the way)."""
+        keys = self._keys
+        while keys.waiting and not keys.in_flight:
+            event = keys.waiting.popleft()
+            if holds_key(self.screen, event):
+                continue
+            target = self.focused or self.screen
+            await super().on_event(event)  # priority bindings act here; else it goes to the target
+            if event.is_forwarded:
+                keys.in_flight = True
+                target.post_message(KeyTravelled())
+                keys.timer = self.set_timer(KEY_RETURN_TIMEOUT, self._key_returned)
+
+    @on(KeyTravelled)
+    async def _key_returned(self) -> None:
+        keys = self._keys
+        if keys.timer is not None:
+            keys.timer.stop()
+            keys.timer = None
+        keys.in_flight = False
+        await self._deliver_keys()
+
+    @on(KeysReleased)
+    async def _deliver_held_keys(self, message: KeysReleased) -> None:
+        screen = message.screen
+        if not isinstance(screen, HoldsTypeAhead) or screen.keys_released:
+            return
+        screen.keys_released = True
+        held = screen.held_keys()
+        self._keys.waiting.extendleft(reversed(held))
+        held.clear()
+        await self._deliver_keys()
 
     # --- terminal safety ----------------------------------------------------------------------
 
@@ -170,8 +228,8 @@ class LabdeckApp(SectionNavigation):
         if result.failed:
             self.notify(result.failure_message(), title="Some theme files were skipped",
                         severity="warning", timeout=12, markup=False)
-        wanted = self.session.theme or DEFAULT_THEME
-        if wanted in self.available_themes:
+        wanted = resolve_theme_name(self.session.theme or DEFAULT_THEME, self.available_themes)
+        if wanted is not None:
             self.theme = wanted
         else:
             fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
@@ -187,6 +245,9 @@ class LabdeckApp(SectionNavigation):
         saved = self.ui_state.load()
         for line in saved.history:
             self.commands.remember(line)
+        if self._install_signals:
+            # As early as possible, but after the saved history is back: a hang-up saves the state.
+            self._install_signal_handlers()
         filters = saved.project_filters
         if "projects" not in self._modes:
             self.add_mode("projects", lambda: ProjectsScreen(filters=filters))
@@ -198,8 +259,6 @@ class LabdeckApp(SectionNavigation):
         self.run_worker(self._load_profile_names(), group="app-profiles", exit_on_error=False)
         if self.session.start_command:
             self.call_after_refresh(self.run_command_line, self.session.start_command)
-        if self._install_signals:
-            self._install_signal_handlers()
 
     async def on_unmount(self) -> None:
         self.save_state()
@@ -218,7 +277,7 @@ class LabdeckApp(SectionNavigation):
         with contextlib.suppress(RuntimeError, ValueError):  # no signal support on this platform
             self._uninstall_signals = install_signal_handlers(
                 self.save_state, on_exit=lambda signum: self.exit(128 + signum, return_code=128 + signum),
-                loop=asyncio.get_running_loop(),
+                loop=asyncio.get_running_loop(), hard_deadline=HANG_UP_DEADLINE,
             )
 
     def save_state(self) -> None:
@@ -403,8 +462,9 @@ class LabdeckApp(SectionNavigation):
                     await old.aclose()
             self._own_client = True
             self.current_user = None
-            if session.theme and session.theme in self.available_themes:
-                self.theme = session.theme
+            theme = resolve_theme_name(session.theme, self.available_themes) if session.theme else None
+            if theme is not None:
+                self.theme = theme
             self.known_projects.clear()
             await self._reset_sections()
             await self._who_am_i()

@@ -172,6 +172,26 @@ class ThemeLoadResult:
         return "\n".join(str(error) for error in self.failed)
 
 
+SHIPPED_PREFIX = "labdeck-"
+"""The shipped themes are called ``labdeck-<short name>``; users may give the short name."""
+
+
+def resolve_theme_name(name: str, available: Iterable[str]) -> str | None:
+    """The registered theme ``name`` means: itself, or ``labdeck-<name>`` for the shipped themes
+    (``light`` → ``labdeck-light``); None when there is no such theme."""
+    known = set(available)
+    wanted = name.strip()
+    for candidate in (wanted, wanted.lower(), SHIPPED_PREFIX + wanted.lower()):
+        if candidate in known:
+            return candidate
+    return None
+
+
+def short_theme_names(available: Iterable[str]) -> list[str]:
+    """Theme names as users type them: shipped themes by short name, the others in full."""
+    return sorted({name.removeprefix(SHIPPED_PREFIX) for name in available})
+
+
 def theme_dirs() -> list[Path]:
     """Where themes are looked up, lowest priority first: the packaged copy, the checkout's
     top-level ``themes/``, then the user's ``<config dir>/labdeck/themes``."""

@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Label
+
+from labdeck.ui.widgets.type_ahead import HoldsTypeAhead
 
 
 class CommandInput(Input):
@@ -49,7 +51,7 @@ class CommandInput(Input):
         self.cursor_position = len(self.value)
 
 
-class CommandLineScreen(ModalScreen[str | None]):
+class CommandLineScreen(HoldsTypeAhead, ModalScreen[str | None]):
     """A one-line prompt docked at the bottom."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -79,16 +81,7 @@ class CommandLineScreen(ModalScreen[str | None]):
         command = self.query_one(CommandInput)
         command.focus()
         command.cursor_position = len(command.value)
-
-    def on_key(self, event: events.Key) -> None:
-        """Keys typed right after ":" can arrive before the field has focus: type them into it."""
-        command = self.query_one(CommandInput)
-        if command.has_focus or not event.is_printable or event.character is None:
-            return
-        event.stop()
-        event.prevent_default()
-        command.insert_text_at_cursor(event.character)
-        command.focus()
+        self.release_keys()  # keys typed right after ":" go into the field, in order
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

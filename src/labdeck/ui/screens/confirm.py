@@ -15,9 +15,11 @@ Usage (from any screen)::
 Irreversible actions pass ``typed=...``: the Confirm button stays disabled until the user types that
 exact text (e.g. the job id or the project path).
 
-Safety rules (reliability.md §5): focus starts on Cancel; confirming is ignored during the first
-:attr:`ConfirmScreen.GUARD_SECONDS` after the dialog opens (key auto-repeat guard); ``escape``
-cancels; the dialog shows the instance and the target.
+Safety rules (reliability.md §5): focus starts on Cancel (on the text box when a target must be
+typed: whatever is typed goes there, even keys typed before the dialog was drawn); confirming is
+ignored during the first :attr:`ConfirmScreen.GUARD_SECONDS` after the dialog opens (key
+auto-repeat guard), and the dialog says so; ``escape`` cancels; the dialog shows the instance and
+the target.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import time
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -34,6 +36,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from labdeck.ui.console import console_app
+from labdeck.ui.widgets.type_ahead import HoldsTypeAhead
 
 
 def guard_clock() -> float:
@@ -41,7 +44,7 @@ def guard_clock() -> float:
     return time.monotonic()
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(HoldsTypeAhead, ModalScreen[bool]):
     """Ask before a mutating action; dismisses with True only on an explicit confirmation."""
 
     GUARD_SECONDS: ClassVar[float] = 0.5
@@ -70,6 +73,8 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen #message { margin: 1 0 0 0; width: 100%; }
     ConfirmScreen #target { color: $text-muted; width: 100%; }
     ConfirmScreen #typed-hint { margin: 1 0 0 0; color: $text-warning; }
+    ConfirmScreen #why-not { color: $text-warning; width: 100%; }
+    ConfirmScreen #why-not.-hidden { display: none; }
     ConfirmScreen #buttons { height: auto; margin: 1 0 0 0; align-horizontal: right; }
     ConfirmScreen Button { margin: 0 0 0 2; min-width: 12; }
     """
@@ -108,7 +113,8 @@ class ConfirmScreen(ModalScreen[bool]):
             yield Static(Text(self._message), id="message")
             if self._typed is not None:
                 yield Label(Text(f"This cannot be undone. Type {self._typed} to confirm:"), id="typed-hint")
-                yield Input(placeholder=self._typed, id="typed")
+                yield Input(placeholder=self._typed, id="typed", select_on_focus=False)
+            yield Label("", id="why-not", classes="-hidden")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel", variant="default")
                 yield Button(
@@ -118,7 +124,26 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         self._opened_at = guard_clock()
-        self.query_one("#cancel", Button).focus()
+        self.query_one("#typed" if self._typed is not None else "#cancel").focus()
+        self.release_keys()
+
+    def on_key(self, event: events.Key) -> None:
+        """When a target must be typed, letters go into its box wherever the focus is: ``h``/``l``
+        would otherwise move the focus and a fast typist would lose the first letters."""
+        if self._typed is None or not event.is_printable or event.character is None:
+            return
+        box = self.query_one("#typed", Input)
+        if self.focused is box:
+            return
+        event.stop()
+        event.prevent_default()
+        box.focus()
+        box.insert_text_at_cursor(event.character)
+
+    def _say_why_not(self, text: str) -> None:
+        why = self.query_one("#why-not", Label)
+        why.update(Text(text))
+        why.set_class(not text, "-hidden")
 
     @property
     def guarded(self) -> bool:
@@ -131,11 +156,14 @@ class ConfirmScreen(ModalScreen[bool]):
     @on(Input.Changed, "#typed")
     def _typed_changed(self, event: Input.Changed) -> None:
         self.query_one("#confirm", Button).disabled = not self._is_typed(event.value)
+        self._say_why_not("")
 
     @on(Input.Submitted, "#typed")
     def _typed_submitted(self, event: Input.Submitted) -> None:
         if self._is_typed(event.value):
             self.query_one("#confirm", Button).focus()
+        else:
+            self._say_why_not(f"That is not {self._typed}: type it exactly, or press escape.")
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
@@ -145,7 +173,10 @@ class ConfirmScreen(ModalScreen[bool]):
     @on(Button.Pressed, "#confirm")
     def _confirm(self) -> None:
         if self.guarded:
+            # A key held down or typed ahead must not confirm: say so, the user presses again.
+            self._say_why_not("Not confirmed: pressed too soon after the dialog opened. Press again.")
             return
         if self._typed is not None and not self._is_typed(self.query_one("#typed", Input).value):
+            self._say_why_not(f"Type {self._typed} to confirm.")
             return
         self.dismiss(True)

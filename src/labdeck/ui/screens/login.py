@@ -16,13 +16,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label
 
 from labdeck.secret import Secret
+from labdeck.ui.widgets.type_ahead import HoldsTypeAhead
 
 Validator = Callable[[Secret], Awaitable[str]]
 """Checks a token against the server; returns the username or raises an error with
 ``user_message()`` (``labdeck.api.errors.ApiError``)."""
 
 
-class LoginScreen(ModalScreen[Secret | None]):
+class LoginScreen(HoldsTypeAhead, ModalScreen[Secret | None]):
     """Ask for a token; dismiss with the validated :class:`Secret`, or None when cancelled."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -59,6 +60,7 @@ class LoginScreen(ModalScreen[Secret | None]):
 
     def on_mount(self) -> None:
         self.query_one("#token", Input).focus()
+        self.release_keys()
 
     @on(Input.Submitted, "#token")
     @on(Button.Pressed, "#sign-in")

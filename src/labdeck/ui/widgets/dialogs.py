@@ -12,6 +12,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, ProgressBar, Static
 
+from labdeck.ui.widgets.type_ahead import HoldsTypeAhead
+
 DIALOG_CSS = """
 StatusFilterDialog, PathDialog, DownloadProgressDialog {
     align: center middle;
@@ -44,7 +46,7 @@ def default_download_dir() -> Path:
     return downloads if downloads.is_dir() else Path.cwd()
 
 
-class PathDialog(ModalScreen[tuple[str, Path] | None]):
+class PathDialog(HoldsTypeAhead, ModalScreen[tuple[str, Path] | None]):
     """Ask where to save something; optionally also which file inside an artifacts archive.
 
     Dismisses with ``(inner_path, destination)``; ``inner_path`` is empty for the whole archive.
@@ -74,6 +76,7 @@ class PathDialog(ModalScreen[tuple[str, Path] | None]):
     def on_mount(self) -> None:
         """Focus the first field."""
         self.query_one("#inner" if self._ask_inner else "#dest", Input).focus()
+        self.release_keys()
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#save")

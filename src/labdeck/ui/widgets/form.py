@@ -39,6 +39,7 @@ from labdeck.api import errors
 from labdeck.tail.sanitize import escape_raw
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+from labdeck.ui.widgets.type_ahead import HoldsTypeAhead
 
 
 def clean(value: Any) -> str:
@@ -84,7 +85,7 @@ def _initial(field: FormField) -> Any:
     return field.value
 
 
-class FormScreen(ModalScreen[Any]):
+class FormScreen(HoldsTypeAhead, ModalScreen[Any]):
     """A dialog of labelled fields; see the module docstring."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -174,6 +175,7 @@ class FormScreen(ModalScreen[Any]):
     def on_mount(self) -> None:
         if self.fields:
             self.query_one(f"#f-{self.fields[0].name}").focus()
+        self.release_keys()
 
     # --- values -------------------------------------------------------------------------------
 

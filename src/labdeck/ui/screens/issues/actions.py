@@ -38,6 +38,11 @@ def issue_project_path(app: ConsoleApp, issue: Issue) -> str:
     return f"project {issue.project_id}"
 
 
+def issue_reference(app: ConsoleApp, issue: Issue) -> str:
+    """``group/project#9``: how dialogs name an issue (an iid alone is ambiguous across projects)."""
+    return f"{issue_project_path(app, issue)}#{issue.iid}"
+
+
 def issue_project_id(issue: Issue) -> int:
     """The project of an issue (servers always send it; a record without it cannot be acted on)."""
     if issue.project_id is None:
@@ -87,7 +92,7 @@ class IssueActions:
                 after(result)
 
         screen.app.push_screen(FormScreen(f"Edit issue #{issue.iid}", issue_fields(issue), save, only_changed=True,
-                                          target=issue.title), done)
+                                          target=issue_reference(screen.console_app, issue)), done)
 
     def issue_close_reopen(self, screen: SectionScreen, issue: Issue, after: Callable[[Issue | None], None]) -> None:
         """Close an open issue (confirmed) or reopen a closed one."""
@@ -108,7 +113,7 @@ class IssueActions:
                 screen.run_api(send, "state")
 
         screen.app.push_screen(ConfirmScreen("Close issue", f"Close issue #{issue.iid}?\n{clean(issue.title)}",
-                                             action_label="Close issue", target=f"issue #{issue.iid}",
+                                             action_label="Close issue", target=issue_reference(screen.console_app, issue),
                                              danger=False), confirmed)
 
     def issue_lock(self, screen: SectionScreen, issue: Issue, after: Callable[[Issue | None], None]) -> None:
@@ -185,7 +190,8 @@ class IssueActions:
                               f"spent {result.human_total_time_spent or '0'}.", timeout=4, markup=False)
                 after(None)
 
-        screen.app.push_screen(FormScreen(f"Time tracking · #{issue.iid}", fields, save, target=issue.title,
+        screen.app.push_screen(FormScreen(f"Time tracking · #{issue.iid}", fields, save,
+                                          target=issue_reference(screen.console_app, issue),
                                           submit_label="Apply"), done)
 
     def issue_move(self, screen: SectionScreen, issue: Issue, after: Callable[[Issue | None], None]) -> None:
@@ -215,11 +221,11 @@ class IssueActions:
 
             screen.app.push_screen(ConfirmScreen(
                 "Move issue", f"Move issue #{issue.iid} to {path}?\nIt is closed here and re-created there.",
-                action_label="Move", target=f"issue #{issue.iid}"), confirmed)
+                action_label="Move", target=issue_reference(screen.console_app, issue)), confirmed)
 
         screen.app.push_screen(FormScreen(f"Move issue #{issue.iid}", [
             FormField("project", "Target project", required=True, help="path (group/project) or id")], pick,
-            target=issue.title, submit_label="Next"), picked)
+            target=issue_reference(screen.console_app, issue), submit_label="Next"), picked)
 
     def issue_delete(self, screen: SectionScreen, issue: Issue, after: Callable[[Issue | None], None]) -> None:
         """Delete (admin or owner) after typing the issue iid."""
@@ -235,5 +241,5 @@ class IssueActions:
                 screen.run_api(send, "delete")
 
         screen.app.push_screen(ConfirmScreen("Delete issue", f"Delete issue #{issue.iid}?\n{clean(issue.title)}",
-                                             action_label="Delete", target=f"issue #{issue.iid}",
+                                             action_label="Delete", target=issue_reference(screen.console_app, issue),
                                              typed=str(issue.iid), also_accept=(f"#{issue.iid}",)), confirmed)

@@ -52,8 +52,8 @@ class JobsScreen(JobActionsMixin, SectionScreen):
         Binding("d", "download_artifacts", "Download", id="jobs.download",
                 tooltip="Download the artifacts archive or one file of it"),
         Binding("s", "filter_status", "Status", id="jobs.status", tooltip="Filter by statuses"),
-        Binding("g", "cycle_group", "Group", id="jobs.group",
-                tooltip="Group by pipeline, then by pipeline and stage"),
+        Binding("v", "cycle_group", "View", id="jobs.group",
+                tooltip="View: flat list, grouped by pipeline, by pipeline and stage"),
     ]
     HELP = """
 ## Jobs
@@ -63,7 +63,9 @@ another screen is on top). Rows whose status just changed are highlighted.
 - **enter** opens the live log · **c** cancel · **r** retry · **p** play a manual job
 - **E** erase (type the job id) · **K** keep artifacts · **d** download artifacts · **y** copy URL
 - **s** status filter (several at once) · **/** filter: words match status, stage, name, ref, user,
-  runner or id (`failed`, `main`); `stage:`, `name:`, `ref:`, `user:`, `runner:` narrow · **g** grouping
+  runner or id (`failed`, `main`); `stage:`, `name:`, `ref:`, `user:`, `runner:` narrow · **v** view:
+  flat, by pipeline, by pipeline and stage
+- **j**/**k** move · **g**/**G** (or **home**/**end**) first and last row, as in every table
 """
 
     active_interval = ACTIVE_INTERVAL

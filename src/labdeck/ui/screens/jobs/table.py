@@ -10,6 +10,7 @@ from datetime import datetime
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
@@ -286,6 +287,16 @@ class JobTable(DataTable[Text]):
     DEFAULT_CSS = """
     JobTable { height: 1fr; }
     """
+    # The same keys, with the same binding ids, as every other table (ResourceTable): one keymap
+    # entry remaps them everywhere.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor_up", "Up", show=False, id="table.up"),
+        Binding("down,j", "cursor_down", "Down", show=False, id="table.down"),
+        Binding("pageup,ctrl+b", "page_up", "Page up", show=False, id="table.page-up"),
+        Binding("pagedown,ctrl+f", "page_down", "Page down", show=False, id="table.page-down"),
+        Binding("home,g", "scroll_top", "First row", show=False, id="table.first"),
+        Binding("end,G", "scroll_bottom", "Last row", show=False, id="table.last"),
+    ]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False)

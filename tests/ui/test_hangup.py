@@ -1,0 +1,131 @@
+"""A hang-up (SSH drop, tmux kill) at any moment of start-up ends the real console within 2 s.
+
+Each test starts ``labdeck --demo`` on a pseudo-terminal that is its controlling terminal, waits for
+one moment of start-up, then closes the terminal's master side as sshd or tmux do: the kernel sends
+SIGHUP to the console. The process must be gone 2 s later (no orphan left polling).
+
+The last test is the case that used to leave an orphan: the terminal stops reading first (a dead
+SSH link, tmux tearing the pane down), the console's output blocks, and only then comes SIGHUP.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.creds.conftest import REPO
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="pseudo-terminal hang-up semantics of Linux")
+
+DEADLINE = 2.0
+COLUMNS, ROWS = 100, 30
+
+
+def _spawn_demo(env: dict[str, str]) -> tuple[int, int]:
+    pid, master = pty.fork()
+    if pid == 0:  # the child: its controlling terminal is the pty
+        os.environ.update(env)
+        os.execv(sys.executable, [sys.executable, "-m", "labdeck", "--demo"])
+    import fcntl
+    import struct
+    import termios
+
+    fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+    return pid, master
+
+
+def _read_until(master: int, marker: bytes | None, limit: float) -> bytes:
+    """Terminal output until ``marker`` appears (or for ``limit`` seconds when it is None)."""
+    seen = b""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        ready, _, _ = select.select([master], [], [], 0.05)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            seen += chunk
+            if marker is not None and marker in seen:
+                return seen
+    if marker is not None:
+        raise AssertionError(f"{marker!r} did not appear in {limit} s")
+    return seen
+
+
+def _ended_within(pid: int, seconds: float) -> int | None:
+    """The exit status if the process ended within ``seconds``, else None."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        time.sleep(0.02)
+    return None
+
+
+@pytest.fixture
+def demo_env(tmp_path: Path) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("LABDECK_", "GITLAB_"))}
+    env.update({"TERM": "xterm-256color", "PYTHONPATH": f"{REPO / 'src'}{os.pathsep}{REPO}",
+                "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+                "LABDECK_CONFIG": str(tmp_path / "config" / "labdeck" / "config.toml"),
+                "HOME": str(tmp_path)})
+    return env
+
+
+@pytest.mark.parametrize("moment", ["at once", "first output", "rows on screen", "a second later"])
+def test_a_hang_up_ends_the_console_within_two_seconds(moment: str, demo_env: dict[str, str],
+                                                        tmp_path: Path) -> None:
+    pid, master = _spawn_demo(demo_env)
+    try:
+        if moment == "first output":
+            _read_until(master, b"\x1b", 30)
+        elif moment in ("rows on screen", "a second later"):
+            _read_until(master, b"platform/", 60)
+            if moment == "a second later":
+                _read_until(master, None, 1.0)
+    finally:
+        hung_up_at = time.monotonic()
+        os.close(master)
+    status = _ended_within(pid, DEADLINE)
+    if status is None:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail(f"the console was still running {DEADLINE} s after a hang-up ({moment})")
+    assert time.monotonic() - hung_up_at <= DEADLINE
+    if moment in ("rows on screen", "a second later"):
+        # Once the console is up, a hang-up saves its state before it goes.
+        state = json.loads((tmp_path / "state" / "labdeck" / "state.json").read_text())
+        assert "history" in state
+
+
+def test_a_hang_up_after_the_terminal_stopped_reading(demo_env: dict[str, str], tmp_path: Path) -> None:
+    pid, master = _spawn_demo(demo_env)
+    try:
+        _read_until(master, b"platform/", 60)
+        # Keys keep arriving, output is no longer read: the console repaints until its writes block.
+        for index in range(400):
+            os.write(master, b"\x1b[B" if index % 2 else b"\x1b[A")
+            time.sleep(0.005)
+        time.sleep(0.5)
+        hung_up_at = time.monotonic()
+        os.kill(pid, signal.SIGHUP)
+        status = _ended_within(pid, DEADLINE)
+        if status is None:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail(f"the console was still running {DEADLINE} s after SIGHUP with its output blocked")
+        assert time.monotonic() - hung_up_at <= DEADLINE
+        state = json.loads((tmp_path / "state" / "labdeck" / "state.json").read_text())
+        assert "history" in state
+    finally:
+        os.close(master)

@@ -1,0 +1,120 @@
+"""Keys typed in one burst (as they arrive over SSH) reach dialogs in order, and typed
+confirmations get every letter of the target."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual import events
+from textual.widgets import Input, Label
+
+from labdeck.sim.server import SimServer
+from labdeck.ui.app import LabdeckApp
+from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.screens.issues.detail import IssueDetailScreen
+from labdeck.ui.widgets.form import FormScreen
+from tests.ui.conftest import MakeApp
+from tests.ui.sections_helpers import push, settle
+
+_NAMED = {" ": "space", "(": "left_parenthesis", ")": "right_parenthesis", "-": "minus", "/": "slash",
+          "#": "number_sign"}
+
+
+def burst(app: LabdeckApp, *keys: str) -> None:
+    """Post ``keys`` to the app at once, as a terminal delivers a burst: no pause in between."""
+    for key in keys:
+        if len(key) == 1:
+            app.post_message(events.Key(_NAMED.get(key, key), key))
+        else:
+            app.post_message(events.Key(key, None))
+
+
+def typed(text: str) -> list[str]:
+    return list(text)
+
+
+def open_issue(server: SimServer) -> Any:
+    return next(i for i in server.state.issues.values() if i.state == "opened" and not i.deleted)
+
+
+async def test_time_form_typed_in_one_burst_fills_each_field(sim_factory: Callable[..., SimServer],
+                                                              make_app: MakeApp) -> None:
+    server = sim_factory()
+    issue = open_issue(server)
+    spent_before = server.state.issues[issue.id].total_time_spent
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
+        burst(app, "t", *typed("2h"), "tab", *typed("15m"))
+        await settle(app, pilot)
+        form = app.screen
+        assert isinstance(form, FormScreen)
+        assert form.query_one("#f-estimate", Input).value == "2h"
+        assert form.query_one("#f-spent", Input).value == "15m"
+        burst(app, "enter")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, FormScreen)
+    record = server.state.issues[issue.id]
+    assert (record.time_estimate, record.total_time_spent - spent_before) == (7200, 900)
+
+
+async def test_edit_form_keys_typed_ahead_append_to_the_title(sim: SimServer, make_app: MakeApp) -> None:
+    issue = open_issue(sim)
+    app = make_app(sim)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
+        burst(app, "e", "end", *typed(" (edited)"))
+        await settle(app, pilot)
+        form = app.screen
+        assert isinstance(form, FormScreen)
+        assert form.query_one("#f-title", Input).value == f"{issue.title} (edited)"
+
+
+async def test_a_typed_confirmation_gets_every_letter_typed_right_away(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        answers: list[bool | None] = []
+        app.push_screen(ConfirmScreen("Disable", "Disable it?", target="group/project · cluster-platform",
+                                      typed="cluster-platform"), answers.append)
+        burst(app, *typed("cluster-platform"))
+        await settle(app, pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        assert dialog.query_one("#typed", Input).value == "cluster-platform"
+        # h and l are letters here, even when the focus sits on a button
+        dialog.query_one("#cancel").focus()
+        await pilot.press("h", "l")
+        assert dialog.query_one("#typed", Input).value == "cluster-platformhl"
+        assert answers == []
+
+
+async def test_the_early_press_guard_says_why_nothing_happened(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        answers: list[bool | None] = []
+        app.push_screen(ConfirmScreen("Cancel job", "Cancel it?", target="g/p · job #1"), answers.append)
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        dialog.query_one("#confirm").focus()
+        await pilot.press("enter")  # within the guard time
+        await pilot.pause()
+        assert answers == []
+        why = dialog.query_one("#why-not", Label)
+        assert why.display and "too soon" in str(why.render())
+
+
+async def test_issue_dialogs_name_the_project_not_only_the_iid(sim: SimServer, make_app: MakeApp) -> None:
+    issue = open_issue(sim)
+    path = sim.state.project_full_path(sim.state.projects[issue.project_id])
+    app = make_app(sim)
+    async with app.run_test(size=(120, 40)) as pilot:
+        detail = await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid, project_path=path))
+        detail.action_close_reopen()
+        await settle(app, pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        assert f"{path}#{issue.iid}" in str(dialog.query_one("#target", Label).render())
