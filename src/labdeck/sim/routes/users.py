@@ -14,6 +14,7 @@ from labdeck.sim.project_listing import project_list
 from labdeck.sim.project_views import visible_projects
 from labdeck.sim.state import User
 
+
 def user_public(ctx: Ctx, user: User) -> dict[str, Any]:
     """UserPublic, plus ``is_admin`` for admins (UserWithAdmin)."""
     body = user.brief(ctx.base_url)
