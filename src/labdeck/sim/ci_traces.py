@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 RUNNER_VERSION = "10.8.0"
 RUNNER_REVISION = "079aad9e"
+# The gitlab dialect's runners: version, revision and the name of the script section.
+CURRENT_RUNNER = ("18.4.0", "4d7093e1", "step_script")
 GREEN = "\x1b[32;1m"
 RED = "\x1b[31;1m"
 YELLOW = "\x1b[0;33m"
@@ -69,6 +71,11 @@ class ScriptSpec:
     ref: str
     artifacts: bool
     depends_on: list[tuple[str, int]] = field(default_factory=list)
+    # The runner, not the script, failed (``runner_system_failure``): the log stops while preparing.
+    system_failure: bool = False
+    runner_version: str = RUNNER_VERSION
+    runner_revision: str = RUNNER_REVISION
+    script_section: str = "build_script"
 
 
 class _Writer:
@@ -119,8 +126,10 @@ def build_script(spec: ScriptSpec) -> Script:
     duration = max(spec.duration, 5.0)
     out = _Writer(spec.started_unix)
     image = rng.choice(_IMAGES)
-    out.emit(0.0, f"Running with gitlab-runner {RUNNER_VERSION} ({RUNNER_REVISION})\n")
+    out.emit(0.0, f"Running with gitlab-runner {spec.runner_version} ({spec.runner_revision})\n")
     out.emit(0.0, f"  on {spec.runner_description} {spec.runner_token[:8]}\n")
+    if spec.system_failure:
+        return _system_failure(out, rng, image, duration)
     t_sources = duration * 0.05
     out.section_start(0.2, "prepare_executor", f"Using Docker executor with image {image} ...\n")
     out.spread(0.3, t_sources * 0.6, [
@@ -141,15 +150,15 @@ def build_script(spec: ScriptSpec) -> Script:
                                       f"responseStatus=200 OK token={rng.getrandbits(32):08x}\n")
         out.section_end(t_script, "download_artifacts")
     t_upload = duration * 0.93
-    out.section_start(t_script, "build_script", "")
+    out.section_start(t_script, spec.script_section, "")
     _step_script(out, rng, spec, t_script, t_upload)
     if spec.failed:
-        out.section_end(t_upload, "build_script")
+        out.section_end(t_upload, spec.script_section)
         if spec.artifacts:
             _upload(out, rng, spec, t_upload, duration * 0.99, "upload_artifacts_on_failure")
         out.emit(duration, f"{RED}ERROR: Job failed: {spec.failure_message}{RESET}\n")
     else:
-        out.section_end(t_upload, "build_script")
+        out.section_end(t_upload, spec.script_section)
         out.section_start(t_upload, "archive_cache", "Creating cache default...\n")
         out.emit(t_upload + 0.3, f"{YELLOW}WARNING: .cache/: no matching files{RESET}\n")
         out.emit(t_upload + 0.6, "Created cache\n")
@@ -157,6 +166,24 @@ def build_script(spec: ScriptSpec) -> Script:
         if spec.artifacts:
             _upload(out, rng, spec, t_upload + 1.0, duration * 0.99, "upload_artifacts_on_success")
         out.emit(duration, f"{GREEN}Job succeeded\n{RESET}")
+    return out.script()
+
+
+def _system_failure(out: _Writer, rng: random.Random, image: str, duration: float) -> Script:
+    """A runner that cannot start the job: the image pull times out, the runner gives up."""
+    out.section_start(0.2, "prepare_executor", f"Using Docker executor with image {image} ...\n")
+    attempts = [f"Pulling docker image {image} ...\n"]
+    for _ in range(2):
+        attempts.append(f"{YELLOW}WARNING: Failed to pull image with policy \"always\": Error response from daemon: "
+                        f"Get \"https://registry-1.docker.io/v2/\": net/http: request canceled while waiting for "
+                        f"connection (Client.Timeout exceeded while awaiting headers) (manager.go:{rng.randint(200, 260)}:"
+                        f"{rng.randint(10, 30)}s){RESET}\n")
+    out.spread(0.3, duration * 0.9, attempts)
+    out.section_end(duration * 0.95, "prepare_executor")
+    out.emit(duration, f"{RED}ERROR: Job failed (system failure): failed to pull image \"{image}\" with specified "
+                       f"policies [always]: Error response from daemon: Get \"https://registry-1.docker.io/v2/\": "
+                       f"net/http: request canceled while waiting for connection (Client.Timeout exceeded while "
+                       f"awaiting headers) (manager.go:250:15s){RESET}\n")
     return out.script()
 
 
@@ -202,6 +229,8 @@ def _step_script(out: _Writer, rng: random.Random, spec: ScriptSpec, start: floa
 def _command_output(rng: random.Random, command: str, count: int, fail: bool) -> list[str]:
     if "pip" in command or "npm" in command or "bundle" in command or "go mod" in command:
         return _install_output(rng, count)
+    if "playwright" in command:
+        return _e2e_output(rng, count, fail)
     if "lint" in command or "ruff" in command or "eslint" in command:
         return _lint_output(rng, count, fail)
     if "test" in command or "pytest" in command:
@@ -254,6 +283,27 @@ def _test_output(rng: random.Random, count: int, fail: bool) -> list[str]:
         ]
     else:
         lines.append(f"\x1b[32m================= {passed} passed in {rng.uniform(3, 90):.2f}s =================\x1b[0m\n")
+    return lines
+
+
+def _e2e_output(rng: random.Random, count: int, fail: bool) -> list[str]:
+    """Browser tests; the failure is the flaky kind (a timeout waiting for the page)."""
+    specs = ("login", "checkout", "search", "settings", "profile", "cart", "orders")
+    lines = [f"Running {count * 3} tests using 4 workers\n"]
+    for index in range(max(count - 6, 1)):
+        name = specs[index % len(specs)]
+        lines.append(f"  \x1b[32m✓\x1b[39m  {index + 1} [chromium] › {name}.spec.ts:{rng.randint(5, 90)}:5 › "
+                     f"{name} works ({rng.randint(300, 9000)}ms)\n")
+    if fail:
+        lines += [
+            f"  \x1b[31m✘\x1b[39m  {count} [chromium] › checkout.spec.ts:41:5 › pays with a saved card (30.0s)\n",
+            "\n  1) [chromium] › checkout.spec.ts:41:5 › pays with a saved card\n\n",
+            "    TimeoutError: page.waitForSelector: Timeout 30000ms exceeded.\n",
+            "    waiting for locator('[data-test=order-confirmation]') to be visible\n\n",
+            f"  \x1b[31m1 failed\x1b[39m\n  \x1b[32m{count * 3 - 1} passed\x1b[39m ({rng.randint(40, 200)}s)\n",
+        ]
+    else:
+        lines.append(f"\n  \x1b[32m{count * 3} passed\x1b[39m ({rng.randint(40, 200)}s)\n")
     return lines
 
 
