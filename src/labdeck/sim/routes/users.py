@@ -10,8 +10,8 @@ from labdeck.sim.clock import iso
 from labdeck.sim.context import Ctx, endpoint
 from labdeck.sim.dialect import GITLAB_VERSION, SPEC_VERSION, is_gitlab
 from labdeck.sim.http import not_found
+from labdeck.sim.project_filters import visible_projects
 from labdeck.sim.project_listing import project_list
-from labdeck.sim.project_views import visible_projects
 from labdeck.sim.state import User
 
 
