@@ -9,8 +9,9 @@ what they were):
   was last contacted 9 days ago; auth-service also shows an earlier one that gave up (canceled after
   waiting; in the gitlab dialect dropped as ``stuck_or_timeout_failure``);
 - ``platform/notifications`` waits on the paused ``gpu-trainer`` (from the warm-up);
-- ``platform/audit-log`` has shared runners disabled and an untagged job pending: its only project
-  runner, ``macos-builder``, is offline and does not run untagged jobs;
+- ``platform/search`` has shared runners disabled and an untagged job pending: its only project
+  runner, ``gpu-trainer``, is paused and does not run untagged jobs (every pipeline of search waits
+  from now on);
 - ``platform/api-gateway`` (alice) has a failed pipeline whose ``e2e-browser`` job is flaky: it
   passes on retry;
 - ``platform/infra/k8s-manifests`` (root) has a pipeline failed by a runner system failure.
@@ -37,7 +38,7 @@ _KEY = "ci_scenarios"
 # Jobs that wait for a runner nobody can provide, kept alive per project: (project, job name, tags).
 _STUCK = (("platform/feature-flags", "ios-build", ("macos",)),
           ("platform/notifications", "gpu-train", ("gpu",)),
-          ("platform/audit-log", "compile", ()))
+          ("platform/search", "compile", ()))
 _WAITING = ("pending", "waiting_for_resource", "preparing", "created")
 
 
@@ -81,7 +82,7 @@ def add_scenarios(ci: CiStore, now: datetime) -> None:
     state = ci.state
     scenarios = _state(ci)
     macos = _runner(ci, "macos-builder")
-    for path in ("platform/feature-flags", "platform/auth-service", "platform/audit-log"):
+    for path in ("platform/feature-flags", "platform/auth-service"):
         project = _project(state, path)
         if macos is not None and project is not None and project.id not in macos.project_ids:
             macos.project_ids.append(project.id)
@@ -94,10 +95,10 @@ def add_scenarios(ci: CiStore, now: datetime) -> None:
         _gave_up(ci, auth, _before(auth, now, minutes=190))
         _stuck_pipeline(ci, auth, "ios-build", ["macos"], _before(auth, now, minutes=5),
                         "Build the iOS app in the release pipeline")
-    audit = _project(state, "platform/audit-log")
-    if audit is not None:
-        audit.settings["shared_runners_enabled"] = False
-        _stuck_pipeline(ci, audit, "compile", [], _before(audit, now, minutes=4), "Compile the audit exporter")
+    search = _project(state, "platform/search")
+    if search is not None:
+        search.settings["shared_runners_enabled"] = False
+        _stuck_pipeline(ci, search, "compile", [], _before(search, now, minutes=4), "Compile the query parser")
     gateway = _project(state, "platform/api-gateway")
     if gateway is not None:
         _flaky_failure(ci, gateway, _before(gateway, now, minutes=25))
