@@ -96,8 +96,8 @@ class CiStore(TraceStore):
         self.pipelines[pipeline.id] = pipeline
         # A pipeline comes from a push: real servers count it as project activity. Current GitLab
         # (and 10.x, not modelled in the spec dialect) resets it at most once an hour.
-        threshold = at - ACTIVITY_RESET_INTERVAL if self.gitlab else at
-        if project.last_activity_at < threshold or (not self.gitlab and project.last_activity_at < at):
+        recent = self.gitlab and project.last_activity_at > at - ACTIVITY_RESET_INTERVAL
+        if project.last_activity_at < at and not recent:
             project.last_activity_at = at
         for index, stage in enumerate(stages):
             for spec in stage.jobs:
