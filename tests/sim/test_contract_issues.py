@@ -141,7 +141,10 @@ def test_integrations_by_real_slug(server: SimServer, tokens: dict[str, str]) ->
     assert again.properties == {"recipients": "ops@labdeck.example", "notify_only_broken_pipelines": True}
     assert "pipelines-email" in [item.slug for item in project.integrations.list(get_all=True)]
     project.integrations.update("asana", {"api_key": "secret-key"})
-    assert project.services.get("asana").properties["api_key"] == "secret-key"
+    asana = project.services.get("asana")
+    # Stored and active, but a key is never sent back, not even to an administrator.
+    assert asana.active is True and "api_key" not in asana.properties
+    assert server.state.integrations[(project_id, "task-tracker")].properties["api_key"] == "secret-key"
     with pytest.raises(gitlab.exceptions.GitlabUpdateError) as missing:
         project.integrations.update("slack", {"channel": "#x"})
     assert missing.value.response_code == 400

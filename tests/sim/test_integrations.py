@@ -63,7 +63,7 @@ def test_put_get_delete_cycle(server: SimServer, tokens: dict[str, str]) -> None
         body = saved.json()
         assert body["active"] is True and isinstance(body["id"], int)
         assert body["push_events"] is False and body["issues_events"] is True
-        assert body["properties"] == {"api_key": "k-123", "restrict_to_branch": "main"}
+        assert body["properties"] == {"restrict_to_branch": "main"}  # the key is stored, never returned
         again = root.get(f"/projects/{project.id}/integrations/task-tracker").json()
         assert again["id"] == body["id"] and again["active"] is True
         listed = root.get(f"/projects/{project.id}/integrations").json()
@@ -114,7 +114,7 @@ def test_real_slugs_and_parameter_names_are_accepted(server: SimServer, tokens: 
         assert jira.status_code == 200 and jira.json()["properties"]["jira_issue_transition_id"] == 5
 
 
-def test_secrets_only_for_admins(server: SimServer, tokens: dict[str, str]) -> None:
+def test_secrets_are_stored_but_never_returned(server: SimServer, tokens: dict[str, str]) -> None:
     project = _alice_project(server, lambda level: level >= MAINTAINER)
     path = f"/projects/{project.id}/integrations/package-registry"
     with _client(server, tokens["user"]) as alice:
@@ -123,7 +123,8 @@ def test_secrets_only_for_admins(server: SimServer, tokens: dict[str, str]) -> N
         assert saved.json()["properties"] == {"username": "ci", "server": "https://pkg.example"}
         assert "token" not in alice.get(path).json()["properties"]
     with _client(server, tokens["admin"]) as root:
-        assert root.get(path).json()["properties"]["token"] == "s3cret"
+        assert root.get(path).json()["properties"] == {"username": "ci", "server": "https://pkg.example"}
+    assert server.state.integrations[(project.id, "package-registry")].properties["token"] == "s3cret"
 
 
 def test_permission_and_slug_errors(server: SimServer, tokens: dict[str, str]) -> None:

@@ -17,8 +17,10 @@ import random
 from datetime import datetime, timedelta
 from typing import Any
 
+from labdeck.sim import ci_scenarios
 from labdeck.sim.ci_engine import CiStore, JobSpec, StageSpec, store
 from labdeck.sim.ci_model import Job, Pipeline, Runner
+from labdeck.sim.dialect import is_gitlab
 from labdeck.sim.state import DEVELOPER, Project, SimState, User
 
 _COMMIT_TITLES = (
@@ -71,6 +73,7 @@ def populate(state: SimState, rng: random.Random) -> None:
     ci.pipeline_factory = _generated_pipeline
     _warm_up(ci, rng, active, now)
     ci.next_pipeline_at = now + timedelta(seconds=rng.uniform(60, 240))
+    ci_scenarios.add_scenarios(ci, now)
     options = dict(state.extra.get("options") or {})
     options.update({k: v for k, v in state.extra.items() if k.startswith("ci_")})
     if any(options.get(name) for name in ("ci_huge_trace_bytes", "ci_million_line_trace", "ci_big_artifact_bytes")):
@@ -208,7 +211,7 @@ def _resolve_history(ci: CiStore, rng: random.Random, pipeline: Pipeline, create
             if cancel and not canceled and stage_idx == 1:
                 canceled = True
                 job.planned_duration = round(duration * rng.uniform(0.2, 0.7), 1)
-                ci.cancel(job, queued + timedelta(seconds=job.planned_duration))
+                ci.cancel(job, queued + timedelta(seconds=job.planned_duration), immediate=True)
             else:
                 ci.active.add(job.id)
                 ci.finish(job, queued + timedelta(seconds=duration))
@@ -255,15 +258,23 @@ def _warm_up(ci: CiStore, rng: random.Random, projects: list[Project], now: date
             stages[1].jobs.append(JobSpec("gpu-train", ["gpu"], script=["python train.py --epochs 40"], duration=900.0))
         if index == 5:
             stages[0].jobs.append(JobSpec("ios-build", ["macos"], script=["xcodebuild -scheme App"], duration=600.0))
-        ci.create_pipeline(project, _pick_ref(rng, project), stages, user, at, title=rng.choice(_COMMIT_TITLES))
+        ref = _pick_ref(rng, project)
+        if is_gitlab(ci.state):
+            stages = ci_scenarios.gitlab_extras(project, ref, stages)
+        ci.create_pipeline(project, ref, stages, user, at, title=rng.choice(_COMMIT_TITLES))
     ci.advance(now)
 
 
 def _generated_pipeline(ci: CiStore, project: Project, at: datetime) -> None:
+    """A pushed pipeline (failing on its own about half the time), then the stuck scenarios revived."""
     rng = ci.generator_rng
     user = rng.choice(_developers(ci.state, project))
-    ci.create_pipeline(project, _pick_ref(rng, project), typical_stages(rng, project, long=rng.random() < 0.3),
-                       user, at, title=rng.choice(_COMMIT_TITLES))
+    ref = _pick_ref(rng, project)
+    stages = ci_scenarios.shape_generated(ci, project, typical_stages(rng, project, long=rng.random() < 0.3))
+    if is_gitlab(ci.state):
+        stages = ci_scenarios.gitlab_extras(project, ref, stages)
+    ci.create_pipeline(project, ref, stages, user, at, title=rng.choice(_COMMIT_TITLES))
+    ci_scenarios.keep_stuck(ci, at)
 
 
 def add_benchmark_jobs(state: SimState, **options: Any) -> dict[str, dict[str, int]]:

@@ -5,51 +5,30 @@ current simulated time in time order (a runner picking a pending job, a running 
 new pipeline being pushed), so the outcome does not depend on how often requests arrive. Jobs move
 created → pending → running → success|failed (wire-facts §4.2); later stages wait for earlier ones;
 ``when: manual`` jobs sit in ``manual`` until played. Pipelines take the composite status of their
-latest jobs (10.x ``HasStatus.status_sql``).
+latest jobs (10.x ``HasStatus.status_sql``). In the gitlab dialect jobs also pass through current
+GitLab's statuses (:mod:`labdeck.sim.ci_lifecycle`), stuck jobs are dropped, and a pipeline resets
+the project's last activity only when it is an hour old (``Event::RESET_PROJECT_ACTIVITY_INTERVAL``).
 """
 
 from __future__ import annotations
 
 import random
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from labdeck.sim import ci_lifecycle
 from labdeck.sim.ci_artifacts import ArtifactStore
 from labdeck.sim.ci_model import COMPLETED_STATUSES, Job, Pipeline, Runner
-from labdeck.sim.ci_traces import BulkTrace, Script, ScriptSpec, build_script
+from labdeck.sim.ci_plan import JobSpec, StageSpec, composite_status, go_duration, stage_done
+from labdeck.sim.ci_trace_store import TraceStore
+from labdeck.sim.dialect import is_gitlab
 from labdeck.sim.state import Project, SimState, User
 
 MAX_JOBS = 4000  # older finished pipelines are pruned beyond this many jobs
 MAX_CATCH_UP = timedelta(hours=3)  # pipelines are generated for at most this much of a long gap
-_SCRIPT_CACHE_BYTES = 48 * 1024 * 1024
-
-
-@dataclass
-class JobSpec:
-    """How to create one job (the control surface and the data set build these)."""
-
-    name: str
-    tags: list[str] = field(default_factory=list)
-    when: str = "on_success"
-    script: list[str] = field(default_factory=list)
-    fail: bool = False
-    duration: float | None = 60.0
-    allow_failure: bool | None = None
-    artifacts: str | None = None
-    artifact_bytes: int = 0
-    trace_kind: str = "script"
-    bulk_initial_bytes: int = 0
-    bulk_rate: float = 0.0
-    bulk_lines: int | None = None
-    outcome_fixed: bool = True
-
-
-@dataclass
-class StageSpec:
-    name: str
-    jobs: list[JobSpec]
+ACTIVITY_RESET_INTERVAL = timedelta(hours=1)  # Event::RESET_PROJECT_ACTIVITY_INTERVAL
+_CANCELABLE = frozenset({"created", "pending", "running", "manual"})
+_CURRENT_CANCELABLE = _CANCELABLE | {"scheduled", "preparing", "waiting_for_resource"}
 
 
 def store(state: SimState) -> CiStore:
@@ -63,7 +42,7 @@ def store(state: SimState) -> CiStore:
     return created
 
 
-class CiStore:
+class CiStore(TraceStore):
     """Runners, pipelines and jobs of one simulator, with their generated traces and archives."""
 
     def __init__(self, state: SimState, seed: int) -> None:
@@ -71,16 +50,21 @@ class CiStore:
         self.seed = seed
         self.artifacts = ArtifactStore()
         self.cursor = state.now()
-        self.active: set[int] = set()  # pending and running job ids
+        # Jobs with events ahead: pending and running (and, in the gitlab dialect, scheduled,
+        # waiting_for_resource, preparing and canceling).
+        self.active: set[int] = set()
         self.pinned: set[int] = set()  # benchmark jobs never pruned
         self.generator_projects: list[int] = []
         self.generator_rng = random.Random(seed * 17 + 3)
         self.next_pipeline_at: datetime | None = None
         self.pipeline_factory: Callable[[CiStore, Project, datetime], None] | None = None
-        self._scripts: OrderedDict[int, Script] = OrderedDict()
-        self._script_bytes = 0
-        self._bulk: dict[int, BulkTrace] = {}
         self._by_pipeline: dict[int, list[int]] = {}
+        self._init_traces()
+
+    @property
+    def gitlab(self) -> bool:
+        """Whether jobs follow current GitLab (the gitlab dialect)."""
+        return is_gitlab(self.state)
 
     # --- entities ------------------------------------------------------------------------------------
 
@@ -110,8 +94,10 @@ class CiStore:
             tag=ref.startswith("v") and ref[1:2].isdigit(), updated_at=at,
         )
         self.pipelines[pipeline.id] = pipeline
-        # A pipeline comes from a push: real servers count it as project activity.
-        if project.last_activity_at < at:
+        # A pipeline comes from a push: real servers count it as project activity. Current GitLab
+        # (and 10.x, not modelled in the spec dialect) resets it at most once an hour.
+        recent = self.gitlab and project.last_activity_at > at - ACTIVITY_RESET_INTERVAL
+        if project.last_activity_at < at and not recent:
             project.last_activity_at = at
         for index, stage in enumerate(stages):
             for spec in stage.jobs:
@@ -127,10 +113,11 @@ class CiStore:
             id=job_id, project_id=pipeline.project_id, pipeline_id=pipeline.id, name=spec.name, stage=stage,
             stage_idx=stage_idx, ref=pipeline.ref, user_id=user_id, created_at=at, seed=self.seed,
             tag=pipeline.tag, when=spec.when, allow_failure=allow_failure, tags=list(spec.tags),
-            script=list(spec.script), planned_duration=spec.duration, will_fail=spec.fail,
+            script=list(spec.script), planned_duration=spec.duration, will_fail=spec.fail or spec.flaky,
             artifacts=spec.artifacts, artifact_bytes=spec.artifact_bytes, trace_kind=spec.trace_kind,
             bulk_initial_bytes=spec.bulk_initial_bytes, bulk_rate=spec.bulk_rate, bulk_lines=spec.bulk_lines,
-            outcome_fixed=spec.outcome_fixed,
+            outcome_fixed=spec.outcome_fixed, planned_failure=spec.failure, flaky=spec.flaky,
+            resource_group=spec.resource_group, prepare=spec.prepare, start_in=spec.start_in,
         )
         self.jobs[job.id] = job
         self._by_pipeline.setdefault(pipeline.id, []).append(job.id)
@@ -159,11 +146,17 @@ class CiStore:
                     self.enqueue(job, at)
                 elif job.when == "on_failure" and not prior_ok:
                     self.enqueue(job, at)
+                elif job.when == "delayed" and prior_ok:
+                    # 10.x has no delayed jobs: the spec dialect queues them at once.
+                    if self.gitlab:
+                        ci_lifecycle.schedule(self, job, at)
+                    else:
+                        self.enqueue(job, at)
                 elif job.when == "manual" and prior_ok:
                     job.status = "manual"
                 else:
                     job.status = "skipped"
-            if not all(_stage_done(job) for job in stage_jobs):
+            if not all(stage_done(job) for job in stage_jobs):
                 break
             prior_ok = prior_ok and composite_status(stage_jobs) in ("success", "skipped", "manual")
         self._update_pipeline(pipeline, jobs, at)
@@ -181,7 +174,11 @@ class CiStore:
             pipeline.finished_at = None
 
     def enqueue(self, job: Job, at: datetime) -> None:
-        """``enqueue``: → pending (queued_at set)."""
+        """``enqueue``: → pending (queued_at set); in the gitlab dialect possibly
+        waiting_for_resource or preparing first."""
+        if self.gitlab:
+            ci_lifecycle.enqueue(self, job, at)
+            return
         job.status = "pending"
         job.queued_at = at
         self.active.add(job.id)
@@ -195,7 +192,8 @@ class CiStore:
         if runner.maximum_timeout and job.planned_duration and job.planned_duration > runner.maximum_timeout:
             job.planned_duration = float(runner.maximum_timeout)
             job.will_fail = True
-            job.failure_reason = f"execution took longer than {_go_duration(runner.maximum_timeout)} seconds"
+            job.planned_failure = "job_execution_timeout"
+            job.failure_message = f"execution took longer than {go_duration(runner.maximum_timeout)} seconds"
         pipeline = self.pipelines.get(job.pipeline_id)
         if pipeline is not None:
             self._update_pipeline(pipeline, self.pipeline_jobs(pipeline), at)
@@ -204,6 +202,8 @@ class CiStore:
         """``success`` or ``drop`` as planned; artifacts expire in a week."""
         job.status = "failed" if job.will_fail else "success"
         job.finished_at = at
+        if job.will_fail:
+            job.failure_reason = job.planned_failure or "script_failure"
         self.active.discard(job.id)
         if job.artifacts:
             job.artifacts_expire_at = at + timedelta(days=7)
@@ -211,30 +211,60 @@ class CiStore:
             job.coverage = round(random.Random(job.seed + job.id).uniform(55, 98), 2)
         self._after_change(job, at)
 
-    def cancel(self, job: Job, at: datetime) -> bool:
-        """``cancel`` event: created, pending, running or manual → canceled. False when it does not fire."""
-        if job.status not in ("created", "pending", "running", "manual"):
+    def cancel(self, job: Job, at: datetime, *, immediate: bool = False) -> bool:
+        """``cancel`` event: created, pending, running or manual → canceled. False when it does not fire.
+
+        In the gitlab dialect scheduled, preparing and waiting jobs can be canceled too, and a running
+        one is ``canceling`` until its runner acknowledges (unless ``immediate``)."""
+        if job.status not in (_CURRENT_CANCELABLE if self.gitlab else _CANCELABLE):
             return False
+        if self.gitlab and job.status == "running" and not immediate:
+            ci_lifecycle.begin_cancel(self, job, at)
+            pipeline = self.pipelines.get(job.pipeline_id)
+            if pipeline is not None:
+                self._update_pipeline(pipeline, self.pipeline_jobs(pipeline), at)
+            return True
+        self.finish_cancel(job, at)
+        return True
+
+    def finish_cancel(self, job: Job, at: datetime) -> None:
+        """→ canceled."""
         job.status = "canceled"
         job.finished_at = at
         self.active.discard(job.id)
         self._after_change(job, at)
-        return True
+
+    def drop(self, job: Job, at: datetime, reason: str) -> None:
+        """``drop``: → failed with ``reason`` (a stuck job, in the gitlab dialect)."""
+        job.status = "failed"
+        job.failure_reason = reason
+        job.finished_at = at
+        self.active.discard(job.id)
+        self._after_change(job, at)
 
     def retry(self, job: Job, user: User, at: datetime) -> Job:
         """``Ci::Build.retry``: a NEW pending job copying the old one; later skipped jobs reprocess."""
         pipeline = self.pipelines[job.pipeline_id]
+        # A timeout or a runner system failure is the runner's doing, not the job's, and a flaky
+        # job passes the next time: the retry runs the original plan again.
+        runner_fault = job.planned_failure in ("job_execution_timeout", "runner_system_failure")
+        if job.flaky or job.planned_failure == "runner_system_failure":
+            fail = False
+        elif job.outcome_fixed:
+            fail = job.will_fail and not runner_fault
+        else:
+            fail = random.Random(self.seed + job.id * 7).random() < 0.25
         spec = JobSpec(
-            name=job.name, tags=job.tags, when=job.when, script=job.script,
-            # A timeout is the runner's doing, not the job's: the retry runs the original plan again.
-            fail=(job.will_fail and job.failure_reason is None) if job.outcome_fixed
-            else random.Random(self.seed + job.id * 7).random() < 0.25,
+            name=job.name, tags=job.tags, when=job.when, script=job.script, fail=fail,
             duration=job.planned_duration,
             allow_failure=job.allow_failure, artifacts=job.artifacts, artifact_bytes=job.artifact_bytes,
             trace_kind=job.trace_kind, bulk_initial_bytes=job.bulk_initial_bytes, bulk_rate=job.bulk_rate,
             bulk_lines=job.bulk_lines, outcome_fixed=job.outcome_fixed,
+            failure=None if runner_fault else job.planned_failure, resource_group=job.resource_group,
+            prepare=job.prepare, start_in=job.start_in,
         )
         clone = self._new_job(pipeline, spec, job.stage, job.stage_idx, user.id, at)
+        clone.flaky = job.flaky
         job.retried = True
         for other in self.pipeline_jobs(pipeline):
             if other.stage_idx > job.stage_idx and other.status == "skipped":
@@ -244,8 +274,9 @@ class CiStore:
         return clone
 
     def play(self, job: Job, user: User, at: datetime) -> Job:
-        """``Ci::PlayBuildService``: a manual job is queued; a finished one is retried (a clone)."""
-        if job.status == "manual":
+        """``Ci::PlayBuildService``: a manual (or scheduled) job is queued; a finished one is retried
+        (a clone)."""
+        if job.status in ("manual", "scheduled"):
             job.user_id = user.id
             self.enqueue(job, at)
             pipeline = self.pipelines[job.pipeline_id]
@@ -264,6 +295,8 @@ class CiStore:
         self._forget_trace(job.id)
 
     def _after_change(self, job: Job, at: datetime) -> None:
+        if self.gitlab:
+            ci_lifecycle.release(self, job, at)
         pipeline = self.pipelines.get(job.pipeline_id)
         if pipeline is not None:
             self.process(pipeline, at)
@@ -297,6 +330,7 @@ class CiStore:
 
         busy: dict[int, int] = {}
         pending: list[Job] = []
+        gitlab = self.gitlab
         for job_id in sorted(self.active):
             job = self.jobs.get(job_id)
             if job is None:
@@ -308,6 +342,16 @@ class CiStore:
                     offer(done, 0, lambda job=job, done=done: self.finish(job, done))  # type: ignore[misc]
             elif job.status == "pending":
                 pending.append(job)
+                if gitlab:
+                    stuck = ci_lifecycle.stuck_event(self, job)
+                    if stuck is not None:
+                        offer(*stuck)
+            elif job.status in ci_lifecycle.TIMED_STATUSES:
+                if job.status == "canceling":
+                    busy[job.runner_id or 0] = busy.get(job.runner_id or 0, 0) + 1
+                timed = ci_lifecycle.timed_event(self, job)
+                if timed is not None:
+                    offer(*timed)
         if self.next_pipeline_at is not None:
             at = self.next_pipeline_at
             offer(at, 1, lambda: self._generate(at))
@@ -379,126 +423,3 @@ class CiStore:
                 self._forget_trace(job.id)
             self.pipelines.pop(pipeline_id, None)
             self._by_pipeline.pop(pipeline_id, None)
-
-    # --- traces --------------------------------------------------------------------------------------
-
-    def has_trace(self, job: Job) -> bool:
-        """Whether the job has a log (started, or something was appended) and was not erased."""
-        if job.trace_erased:
-            return False
-        return job.trace_log is not None or (job.started_at is not None and job.trace_kind != "none")
-
-    def trace(self, job: Job, now: datetime) -> bytes:
-        """The whole raw log of ``job`` as it stands at ``now``."""
-        if job.trace_erased:
-            return b""
-        generated = self._generated(job, now)
-        if job.trace_log is None:
-            return generated
-        return bytes(job.trace_log) + generated[job.trace_gen_pos:]
-
-    def append_trace(self, job: Job, data: bytes, now: datetime) -> int:
-        """Append raw bytes after what the job has written so far; returns the new length."""
-        generated = self._generated(job, now)
-        if job.trace_log is None:
-            job.trace_log = bytearray()
-        job.trace_log += generated[job.trace_gen_pos:]
-        job.trace_gen_pos = len(generated)
-        job.trace_log += data
-        job.trace_erased = False
-        return len(job.trace_log)
-
-    def _generated(self, job: Job, now: datetime) -> bytes:
-        if job.started_at is None or job.trace_kind == "none":
-            return b""
-        end = job.finished_at or now
-        elapsed = (end - job.started_at).total_seconds()
-        if job.trace_kind == "bulk":
-            bulk = self._bulk.get(job.id)
-            if bulk is None:
-                bulk = BulkTrace(int(job.started_at.timestamp()), job.bulk_initial_bytes, job.bulk_rate,
-                                 job.bulk_lines)
-                self._bulk[job.id] = bulk
-            return bulk.read(elapsed)
-        script = self._script(job)
-        if job.status in ("success", "failed"):
-            return script.blob
-        return script.prefix(elapsed)
-
-    def _script(self, job: Job) -> Script:
-        script = self._scripts.get(job.id)
-        if script is not None:
-            self._scripts.move_to_end(job.id)
-            return script
-        assert job.started_at is not None
-        project = self.state.projects.get(job.project_id)
-        pipeline = self.pipelines.get(job.pipeline_id)
-        description, _, token = (job.runner_label or "shared-runner 0000000000000000").partition(" ")
-        depends = []
-        if pipeline is not None:
-            depends = [(other.name, other.id) for other in self.pipeline_jobs(pipeline)
-                       if other.stage_idx < job.stage_idx and other.artifacts and other.status == "success"][:3]
-        spec = ScriptSpec(
-            seed=self.seed, job_id=job.id, name=job.name, stage=job.stage, commands=job.script,
-            duration=job.planned_duration or 60.0, failed=job.will_fail,
-            failure_message=job.failure_reason or "exit code 1", started_unix=int(job.started_at.timestamp()),
-            runner_description=description, runner_token=token or "0000000000000000",
-            project_path=self.state.project_full_path(project) if project else "unknown/project",
-            sha=pipeline.sha if pipeline else "0" * 40, ref=job.ref, artifacts=bool(job.artifacts),
-            depends_on=depends,
-        )
-        script = build_script(spec)
-        self._scripts[job.id] = script
-        self._script_bytes += script.size
-        while self._script_bytes > _SCRIPT_CACHE_BYTES and len(self._scripts) > 1:
-            _, dropped = self._scripts.popitem(last=False)
-            self._script_bytes -= dropped.size
-        return script
-
-    def _forget_trace(self, job_id: int) -> None:
-        script = self._scripts.pop(job_id, None)
-        if script is not None:
-            self._script_bytes -= script.size
-        self._bulk.pop(job_id, None)
-
-
-def _stage_done(job: Job) -> bool:
-    return job.status in COMPLETED_STATUSES or (job.status == "manual" and job.allow_failure)
-
-
-def composite_status(jobs: list[Job]) -> str:
-    """10.x ``HasStatus.status_sql`` over jobs, ignoring allowed failures and optional manual jobs."""
-    relevant = [j.status for j in jobs if not (j.allow_failure and j.status in ("failed", "canceled", "manual"))]
-    total = len(relevant)
-    count = {status: relevant.count(status) for status in set(relevant)}
-
-    def n(*names: str) -> int:
-        return sum(count.get(name, 0) for name in names)
-
-    if total == 0:
-        if any(j.status == "manual" for j in jobs):
-            return "manual"
-        return "success" if any(j.status == "failed" for j in jobs) else "skipped"
-    if total == n("skipped"):
-        return "skipped"
-    if total == n("success", "skipped"):
-        return "success"
-    if total == n("created"):
-        return "created"
-    if total == n("success", "skipped", "canceled"):
-        return "canceled"
-    if total == n("created", "skipped", "pending"):
-        return "pending"
-    if n("running", "pending") > 0:
-        return "running"
-    if n("manual") > 0:
-        return "manual"
-    if n("created") > 0:
-        return "running"
-    return "failed"
-
-
-def _go_duration(seconds: int) -> str:
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}h{minutes}m{secs}s"

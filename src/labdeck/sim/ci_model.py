@@ -2,7 +2,10 @@
 
 The views follow the 10.x/11.x Grape entities (wire-facts §4.4 and §6.1): ``Runner`` (summary),
 ``RunnerDetails``, ``Job`` (with 11.x additions ``allow_failure``, ``web_url``, ``artifacts`` and
-``artifacts_expire_at``) and ``JobBasicWithProject`` for a runner's job list.
+``artifacts_expire_at``) and ``JobBasicWithProject`` for a runner's job list. In the gitlab dialect
+they follow current GitLab: runners add ``paused`` and ``runner_type``, report ``stale`` and
+``never_contacted``, count as online for 2 h and hide ``ip_address``; failed jobs carry
+``failure_reason``.
 """
 
 from __future__ import annotations
@@ -15,11 +18,17 @@ from labdeck.sim.clock import iso
 from labdeck.sim.state import Project, SimState, User
 
 JOB_STATUSES = ("created", "pending", "running", "failed", "success", "canceled", "skipped", "manual")
+# Ci::HasStatus::AVAILABLE_STATUSES of current GitLab (the gitlab dialect's job scopes).
+CURRENT_JOB_STATUSES = ("created", "waiting_for_resource", "preparing", "waiting_for_callback", "pending",
+                        "running", "success", "failed", "canceling", "canceled", "skipped", "manual", "scheduled")
 ACTIVE_STATUSES = frozenset({"pending", "running"})
 COMPLETED_STATUSES = frozenset({"success", "failed", "canceled", "skipped"})
 RETRYABLE_STATUSES = frozenset({"success", "failed", "canceled"})
 RUNNER_JOB_STATUSES = ("running", "success", "failed", "canceled")
 ONLINE_CONTACT_TIMEOUT = timedelta(hours=1)
+# Current GitLab (app/models/ci/runner.rb): online within 2 h, stale after 7 days without contact.
+CURRENT_ONLINE_CONTACT_TIMEOUT = timedelta(hours=2)
+STALE_TIMEOUT = timedelta(days=7)
 ARTIFACTS_FILENAME = "artifacts.zip"
 
 
@@ -47,21 +56,51 @@ class Runner:
     connected: bool = True  # an online runner keeps polling; contacted_at follows the clock
     concurrent: int = 2
     name: str | None = "gitlab-runner"
+    created_at: datetime | None = None
+    maintenance_note: str | None = None
 
-    def online(self, now: datetime) -> bool:
-        """Contacted within the last hour (``ONLINE_CONTACT_TIMEOUT``)."""
-        return self.contacted_at is not None and now - self.contacted_at < ONLINE_CONTACT_TIMEOUT
+    @property
+    def runner_type(self) -> str:
+        """``instance_type`` for shared runners, ``project_type`` for specific ones."""
+        return "instance_type" if self.is_shared else "project_type"
 
-    def status(self, now: datetime) -> str:
-        """``not_connected`` (never contacted), ``online``, ``offline`` or ``paused`` (app/models/ci/runner.rb)."""
+    def online(self, now: datetime, *, gitlab: bool = False) -> bool:
+        """Contacted within the last hour (``ONLINE_CONTACT_TIMEOUT``; two hours in current GitLab)."""
+        window = CURRENT_ONLINE_CONTACT_TIMEOUT if gitlab else ONLINE_CONTACT_TIMEOUT
+        return self.contacted_at is not None and now - self.contacted_at < window
+
+    def stale(self, now: datetime) -> bool:
+        """Current GitLab: neither created nor contacted within the last 7 days."""
+        latest = max((moment for moment in (self.created_at, self.contacted_at) if moment is not None), default=None)
+        return latest is not None and now - latest >= STALE_TIMEOUT
+
+    def status(self, now: datetime, *, gitlab: bool = False) -> str:
+        """``not_connected`` (never contacted), ``online``, ``offline`` or ``paused`` (10.x
+        app/models/ci/runner.rb); current GitLab's ``deprecated_rest_status`` says ``stale`` first
+        and ``never_contacted`` instead of ``not_connected``."""
+        if gitlab and self.stale(now):
+            return "stale"
         if self.contacted_at is None:
-            return "not_connected"
+            return "never_contacted" if gitlab else "not_connected"
         if not self.active:
             return "paused"
-        return "online" if self.online(now) else "offline"
+        return "online" if self.online(now, gitlab=gitlab) else "offline"
 
-    def summary(self, now: datetime) -> dict[str, Any]:
-        """The Runner summary entity."""
+    def summary(self, now: datetime, *, gitlab: bool = False) -> dict[str, Any]:
+        """The Runner summary entity (current GitLab's in the gitlab dialect)."""
+        if gitlab:
+            return {
+                "id": self.id,
+                "description": self.description,
+                "ip_address": None,  # moved to runner managers; the entity still names it
+                "active": self.active,
+                "paused": not self.active,
+                "is_shared": self.is_shared,
+                "runner_type": self.runner_type,
+                "name": self.name,
+                "online": self.online(now, gitlab=True),
+                "status": self.status(now, gitlab=True),
+            }
         return {
             "id": self.id,
             "description": self.description,
@@ -139,7 +178,16 @@ class Job:
     script: list[str] = field(default_factory=list)
     planned_duration: float | None = 60.0  # None: runs until canceled
     will_fail: bool = False
-    failure_reason: str | None = None
+    failure_message: str | None = None  # the runner's reason, for the log ("exit code 1" when None)
+    planned_failure: str | None = None  # the failure_reason a planned failure gets (script_failure when None)
+    failure_reason: str | None = None  # set when the job fails (exposed in the gitlab dialect)
+    flaky: bool = False  # fails, and every retry passes
+    resource_group: str | None = None
+    prepare: bool = False  # passes through ``preparing`` (gitlab dialect)
+    start_in: float | None = None  # ``when: delayed``
+    scheduled_at: datetime | None = None
+    prepared_at: datetime | None = None
+    cancel_at: datetime | None = None
     queued_at: datetime | None = None
     started_at: datetime | None = None
     finished_at: datetime | None = None
@@ -173,7 +221,8 @@ class Job:
 
     @property
     def playable(self) -> bool:
-        return self.when == "manual" and (self.status == "manual" or self.retryable)
+        """Manual (and delayed) jobs that wait, or finished ones (played again as a retry)."""
+        return self.when in ("manual", "delayed") and (self.status in ("manual", "scheduled") or self.retryable)
 
     def has_artifacts(self) -> bool:
         return self.artifacts is not None and self.erased_at is None
@@ -233,9 +282,10 @@ def runner_project(state: SimState, project: Project) -> dict[str, Any]:
     }
 
 
-def runner_detail(state: SimState, runner: Runner, viewer: User, now: datetime) -> dict[str, Any]:
-    """RunnerDetails: the summary plus configuration, token (admin or specific) and projects."""
-    body = runner.summary(now)
+def runner_detail(state: SimState, runner: Runner, viewer: User, now: datetime, *, gitlab: bool = False) -> dict[str, Any]:
+    """RunnerDetails: the summary plus configuration, token (admin or specific) and projects; in
+    the gitlab dialect no token, but ``maintenance_note`` and ``groups``."""
+    body = runner.summary(now, gitlab=gitlab)
     projects = [state.projects[pid] for pid in runner.project_ids if pid in state.projects]
     projects = [p for p in projects if not p.deleted]
     if not viewer.is_admin:
@@ -255,7 +305,10 @@ def runner_detail(state: SimState, runner: Runner, viewer: User, now: datetime) 
             "projects": [runner_project(state, p) for p in projects],
         }
     )
-    if viewer.is_admin or not runner.is_shared:
+    if gitlab:
+        body["maintenance_note"] = runner.maintenance_note
+        body["groups"] = []
+    elif viewer.is_admin or not runner.is_shared:
         body["token"] = runner.token
     return body
 

@@ -17,8 +17,12 @@ import random
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
+from labdeck.sim.ci_trace_output import MODULES, command_output
+
 RUNNER_VERSION = "10.8.0"
 RUNNER_REVISION = "079aad9e"
+# The gitlab dialect's runners: version, revision and the name of the script section.
+CURRENT_RUNNER = ("18.4.0", "4d7093e1", "step_script")
 GREEN = "\x1b[32;1m"
 RED = "\x1b[31;1m"
 YELLOW = "\x1b[0;33m"
@@ -69,6 +73,11 @@ class ScriptSpec:
     ref: str
     artifacts: bool
     depends_on: list[tuple[str, int]] = field(default_factory=list)
+    # The runner, not the script, failed (``runner_system_failure``): the log stops while preparing.
+    system_failure: bool = False
+    runner_version: str = RUNNER_VERSION
+    runner_revision: str = RUNNER_REVISION
+    script_section: str = "build_script"
 
 
 class _Writer:
@@ -107,20 +116,16 @@ class _Writer:
 
 
 _IMAGES = ("python:3.11-slim", "node:20-alpine", "golang:1.22", "ruby:3.3", "alpine:3.19", "docker:24-dind")
-_PACKAGES = ("requests", "urllib3", "certifi", "idna", "charset-normalizer", "pyyaml", "jinja2", "markupsafe",
-             "click", "attrs", "packaging", "pluggy", "iniconfig", "pytest", "coverage", "numpy", "pydantic")
-_MODULES = ("auth", "billing", "cache", "cli", "config", "db", "events", "export", "http", "importer", "jobs",
-            "mailer", "models", "notify", "parser", "queue", "render", "search", "storage", "sync", "users")
-
-
 def build_script(spec: ScriptSpec) -> Script:
     """The complete log of a job, each chunk stamped with when the runner writes it."""
     rng = random.Random(spec.seed * 1_000_003 + spec.job_id)
     duration = max(spec.duration, 5.0)
     out = _Writer(spec.started_unix)
     image = rng.choice(_IMAGES)
-    out.emit(0.0, f"Running with gitlab-runner {RUNNER_VERSION} ({RUNNER_REVISION})\n")
+    out.emit(0.0, f"Running with gitlab-runner {spec.runner_version} ({spec.runner_revision})\n")
     out.emit(0.0, f"  on {spec.runner_description} {spec.runner_token[:8]}\n")
+    if spec.system_failure:
+        return _system_failure(out, rng, image, duration)
     t_sources = duration * 0.05
     out.section_start(0.2, "prepare_executor", f"Using Docker executor with image {image} ...\n")
     out.spread(0.3, t_sources * 0.6, [
@@ -141,15 +146,15 @@ def build_script(spec: ScriptSpec) -> Script:
                                       f"responseStatus=200 OK token={rng.getrandbits(32):08x}\n")
         out.section_end(t_script, "download_artifacts")
     t_upload = duration * 0.93
-    out.section_start(t_script, "build_script", "")
+    out.section_start(t_script, spec.script_section, "")
     _step_script(out, rng, spec, t_script, t_upload)
     if spec.failed:
-        out.section_end(t_upload, "build_script")
+        out.section_end(t_upload, spec.script_section)
         if spec.artifacts:
             _upload(out, rng, spec, t_upload, duration * 0.99, "upload_artifacts_on_failure")
         out.emit(duration, f"{RED}ERROR: Job failed: {spec.failure_message}{RESET}\n")
     else:
-        out.section_end(t_upload, "build_script")
+        out.section_end(t_upload, spec.script_section)
         out.section_start(t_upload, "archive_cache", "Creating cache default...\n")
         out.emit(t_upload + 0.3, f"{YELLOW}WARNING: .cache/: no matching files{RESET}\n")
         out.emit(t_upload + 0.6, "Created cache\n")
@@ -157,6 +162,24 @@ def build_script(spec: ScriptSpec) -> Script:
         if spec.artifacts:
             _upload(out, rng, spec, t_upload + 1.0, duration * 0.99, "upload_artifacts_on_success")
         out.emit(duration, f"{GREEN}Job succeeded\n{RESET}")
+    return out.script()
+
+
+def _system_failure(out: _Writer, rng: random.Random, image: str, duration: float) -> Script:
+    """A runner that cannot start the job: the image pull times out, the runner gives up."""
+    out.section_start(0.2, "prepare_executor", f"Using Docker executor with image {image} ...\n")
+    attempts = [f"Pulling docker image {image} ...\n"]
+    for _ in range(2):
+        attempts.append(f"{YELLOW}WARNING: Failed to pull image with policy \"always\": Error response from daemon: "
+                        f"Get \"https://registry-1.docker.io/v2/\": net/http: request canceled while waiting for "
+                        f"connection (Client.Timeout exceeded while awaiting headers) (manager.go:{rng.randint(200, 260)}:"
+                        f"{rng.randint(10, 30)}s){RESET}\n")
+    out.spread(0.3, duration * 0.9, attempts)
+    out.section_end(duration * 0.95, "prepare_executor")
+    out.emit(duration, f"{RED}ERROR: Job failed (system failure): failed to pull image \"{image}\" with specified "
+                       f"policies [always]: Error response from daemon: Get \"https://registry-1.docker.io/v2/\": "
+                       f"net/http: request canceled while waiting for connection (Client.Timeout exceeded while "
+                       f"awaiting headers) (manager.go:250:15s){RESET}\n")
     return out.script()
 
 
@@ -195,124 +218,8 @@ def _step_script(out: _Writer, rng: random.Random, spec: ScriptSpec, start: floa
         c_end = c_start + window
         out.emit(c_start, f"{GREEN}$ {command}{RESET}\n")
         last = index == len(commands) - 1
-        lines = _command_output(rng, command, budget // len(commands), spec.failed and last)
+        lines = command_output(rng, command, budget // len(commands), spec.failed and last)
         out.spread(c_start + window * 0.02, c_end, lines)
-
-
-def _command_output(rng: random.Random, command: str, count: int, fail: bool) -> list[str]:
-    if "pip" in command or "npm" in command or "bundle" in command or "go mod" in command:
-        return _install_output(rng, count)
-    if "lint" in command or "ruff" in command or "eslint" in command:
-        return _lint_output(rng, count, fail)
-    if "test" in command or "pytest" in command:
-        return _test_output(rng, count, fail)
-    if "docker" in command:
-        return _docker_output(rng, count)
-    if "deploy" in command or "kubectl" in command or "helm" in command:
-        return _deploy_output(rng, count, fail)
-    return _build_output(rng, count, fail)
-
-
-def _install_output(rng: random.Random, count: int) -> list[str]:
-    lines: list[str] = []
-    while len(lines) < count:
-        package = rng.choice(_PACKAGES)
-        version = f"{rng.randint(0, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}"
-        size = rng.uniform(0.05, 18.0)
-        lines.append(f"Collecting {package}=={version}\n")
-        wheel = f"  Downloading {package}-{version}-py3-none-any.whl ({size:.1f} MB)"
-        # Each redraw is its own write, so a follower sees the bar move.
-        for step in range(1, 4):
-            filled = step * 8
-            lines.append(f"{wheel}  |{'█' * filled}{' ' * (32 - filled)}| {size * step / 4:.1f} MB\r")
-        lines.append(f"{wheel}  |{'█' * 32}| {size:.1f} MB\n")
-    lines.append(f"Successfully installed {' '.join(rng.sample(_PACKAGES, 5))}\n")
-    return lines
-
-
-def _test_output(rng: random.Random, count: int, fail: bool) -> list[str]:
-    lines = ["============================= test session starts ==============================\n",
-             "platform linux -- Python 3.11.9, pytest-8.2.0, pluggy-1.5.0\n",
-             f"collected {count * 12} items\n", "\n"]
-    passed = failed = 0
-    for index in range(max(count - 8, 1)):
-        module = _MODULES[index % len(_MODULES)]
-        marks = "".join(rng.choice("......s") for _ in range(rng.randint(4, 30)))
-        if fail and index == count // 2:
-            marks = marks[:-1] + "F"
-            failed += 1
-        passed += marks.count(".")
-        lines.append(f"tests/test_{module}.py {marks}{' ' * max(40 - len(marks), 1)}[{(index + 1) * 100 // max(count - 8, 1):3d}%]\n")
-    if fail:
-        module = _MODULES[count // 2 % len(_MODULES)]
-        lines += [
-            "\n=================================== FAILURES ===================================\n",
-            f"\x1b[31m\x1b[1m____________________________ test_{module}_roundtrip ____________________________\x1b[0m\n",
-            f"    def test_{module}_roundtrip():\n",
-            ">       assert decode(encode(sample)) == sample\n\x1b[1m\x1b[31mE       AssertionError: assert {'id': 3} == {'id': 4}\x1b[0m\n",
-            f"\x1b[31m=========== {failed} failed, {passed} passed in {rng.uniform(3, 90):.2f}s ===========\x1b[0m\n",
-        ]
-    else:
-        lines.append(f"\x1b[32m================= {passed} passed in {rng.uniform(3, 90):.2f}s =================\x1b[0m\n")
-    return lines
-
-
-def _docker_output(rng: random.Random, count: int) -> list[str]:
-    """docker's own progress display: cursor-up and erase-line sequences, a window title, a link.
-
-    Real logs carry these; a client must strip everything but SGR before rendering."""
-    services = ("db", "cache", "queue", "web")
-    lines = ["\x1b]0;docker compose up\x07"]
-    for service in services:
-        lines.append(f"[+] Running 0/{len(services)}\n ⠿ Container ci-{service}-1  Creating\n")
-    for step in range(max(count // 3, 2)):
-        service = services[step % len(services)]
-        lines.append(f"\x1b[2A\x1b[2K[+] Running {step % len(services) + 1}/{len(services)}\n\x1b[2K ⠿ Container ci-{service}-1  "
-                     f"{'Started' if step % 3 == 2 else 'Starting'}\n")
-    lines.append("See \x1b]8;;https://docs.docker.com/compose/\x1b\\the compose docs\x1b]8;;\x1b\\ for details\n")
-    lines.append(f"{GREEN}All {len(services)} services are healthy{RESET}\n")
-    return lines
-
-
-def _lint_output(rng: random.Random, count: int, fail: bool) -> list[str]:
-    lines = [f"Checking {rng.randint(40, 400)} files\n"]
-    if fail:
-        for index in range(max(count // 4, 2)):
-            module = _MODULES[index % len(_MODULES)]
-            lines.append(f"\x1b[1msrc/{module}.py\x1b[0m:{rng.randint(1, 400)}:{rng.randint(1, 80)}: "
-                         f"\x1b[1;31mF401\x1b[0m `os` imported but unused\n")
-        lines.append(f"Found {max(count // 4, 2)} errors.\n")
-    else:
-        lines.append("\x1b[32mAll checks passed!\x1b[0m\n")
-    return lines
-
-
-def _build_output(rng: random.Random, count: int, fail: bool) -> list[str]:
-    lines = []
-    for index in range(max(count - 3, 1)):
-        module = _MODULES[index % len(_MODULES)]
-        if index % 17 == 5:
-            lines.append(f"{YELLOW}src/{module}.c:{rng.randint(10, 900)}:{rng.randint(1, 80)}: warning: unused variable 'tmp' [-Wunused-variable]{RESET}\n")
-        else:
-            lines.append(f"  CC       src/{module}/{module}_{index % 9}.o\n")
-    if fail:
-        lines.append(f"\x1b[1msrc/{rng.choice(_MODULES)}.c:42:7: \x1b[31merror:\x1b[0m\x1b[1m expected ';' before '}}' token\x1b[0m\n")
-        lines.append("make: *** [Makefile:31: all] Error 1\n")
-    else:
-        lines.append("  LD       build/app\n")
-        lines.append(f"Build finished: build/app ({rng.randint(200, 9000)} KiB)\n")
-    return lines
-
-
-def _deploy_output(rng: random.Random, count: int, fail: bool) -> list[str]:
-    lines = [f"Deploying revision {rng.getrandbits(32):08x} to {rng.choice(('staging', 'production', 'review'))}\n"]
-    for index in range(max(count - 3, 1)):
-        lines.append(f"deployment.apps/web-{index % 4} rolling update: {index % 4 + 1} of 4 updated replicas are available...\n")
-    if fail:
-        lines.append(f"{RED}error: deployment \"web-0\" exceeded its progress deadline{RESET}\n")
-    else:
-        lines.append(f"{CYAN}deployment \"web\" successfully rolled out{RESET}\n")
-    return lines
 
 
 # --- bulk traces (benchmarks) ----------------------------------------------------------------------
@@ -372,6 +279,6 @@ class BulkTrace:
             elif kind == 19:
                 parts.append(f"{YELLOW}WARNING: test {index} was slow{RESET}\n")
             else:
-                parts.append(f"tests/test_{_MODULES[index % 21]}.py::test_{index:07d} \x1b[32mPASSED\x1b[0m\n")
+                parts.append(f"tests/test_{MODULES[index % 21]}.py::test_{index:07d} \x1b[32mPASSED\x1b[0m\n")
         self.buffer += "".join(parts).encode()
         self.next_line = start + count

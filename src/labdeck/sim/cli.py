@@ -1,7 +1,7 @@
 """``labdeck serve``: run the simulator in the foreground until Ctrl-C.
 
     labdeck serve [--host 127.0.0.1] [--port 8929] [--seed 42] [--speed 1.0] [--clock real|manual]
-                  [--trace-range] [--faults SPEC] [--projects N]
+                  [--trace-range] [--faults SPEC] [--projects N] [--dialect spec|gitlab]
 
 It prints the base URL, then one line per demo account (role, username, token): these are the
 fixed, documented demo tokens of :mod:`labdeck.sim.dataset`, not secrets.
@@ -18,6 +18,7 @@ import uvicorn
 
 from labdeck.sim.clock import SimClock
 from labdeck.sim.dataset import DEMO_TOKENS, DEMO_USERS, build_state
+from labdeck.sim.dialect import DIALECTS, SPEC
 from labdeck.sim.faults import FaultConfig, set_config
 from labdeck.sim.server import create_app
 from labdeck.sim.state import SimState
@@ -52,21 +53,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--faults", type=_faults, default=None, metavar="SPEC",
                         help="e.g. latency=100,error_rate=0.1,rate_limit=0.05,retry_after=2,retry_after_format=date")
     parser.add_argument("--projects", type=int, default=0, metavar="N", help="pad the data set to N projects")
+    parser.add_argument("--dialect", choices=DIALECTS, default=SPEC,
+                        help="spec: the shared spec (GitLab 10.x/11.x, default); gitlab: current GitLab (18.x)")
     return parser
 
 
 def prepare_state(args: argparse.Namespace) -> SimState:
     """The state ``labdeck serve`` will serve, from parsed arguments."""
-    state = build_state(seed=args.seed, clock=SimClock(mode=args.clock, speed=args.speed), projects=args.projects)
+    state = build_state(seed=args.seed, clock=SimClock(mode=args.clock, speed=args.speed), projects=args.projects,
+                        dialect=args.dialect)
     state.extra["trace_range"] = bool(args.trace_range)
     if args.faults is not None:
         set_config(state, args.faults)
     return state
 
 
-def print_banner(base_url: str, out: TextIO) -> None:
-    """The base URL, then ``<role> <username> <token>`` per demo account."""
-    print(f"labdeck simulator listening on {base_url}  (API: {base_url}/api/v4)", file=out)
+def print_banner(base_url: str, out: TextIO, dialect: str = SPEC) -> None:
+    """The base URL and dialect, then ``<role> <username> <token>`` per demo account."""
+    print(f"labdeck simulator listening on {base_url}  (API: {base_url}/api/v4, dialect: {dialect})", file=out)
     for role in ("admin", "user", "readonly"):
         print(f"  {_ROLE_LABELS[role]:<10} {DEMO_USERS[role]:<8} token: {DEMO_TOKENS[role]}", file=out)
     print("Press Ctrl-C to stop.", file=out, flush=True)
@@ -91,7 +95,7 @@ def serve_main(argv: list[str] | None = None) -> int:
                 port = sock.getsockname()[1]
                 break
         state.base_url = f"http://{host}:{port}"
-        print_banner(state.base_url, sys.stdout)
+        print_banner(state.base_url, sys.stdout, args.dialect)
 
     server.startup = startup  # type: ignore[method-assign]
     try:

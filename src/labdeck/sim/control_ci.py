@@ -9,7 +9,10 @@
   Extra job keys: ``allow_failure``; ``artifacts`` (true, or ``"big"`` with ``artifact_bytes``);
   ``generate_trace: false`` (the log holds only appended bytes); ``trace_bytes`` + ``trace_rate``
   (a bulk log of that size growing that many bytes/s) or ``trace_lines`` (a bulk log of that many
-  lines); ``duration: null`` runs until canceled.
+  lines); ``duration: null`` runs until canceled; ``failure_reason`` (with ``fail``: e.g.
+  ``runner_system_failure``); ``flaky`` (fails, passes on retry); ``resource_group``; ``prepare``
+  (passes through ``preparing``, gitlab dialect); ``when: delayed`` with ``start_in`` seconds (gitlab
+  dialect only).
 - ``POST /-/sim/projects/{id}/jobs/{job_id}/trace``: appends the raw request body to the job's log;
   answers 201 ``{"id", "size"}``.
 - ``PUT /-/sim/runners/{runner_id}`` JSON ``{"connected": bool}``: a runner stops or resumes polling.
@@ -30,6 +33,7 @@ from starlette.routing import BaseRoute, Route
 from labdeck.sim.ci_engine import JobSpec, StageSpec, store
 from labdeck.sim.ci_views import job_entity
 from labdeck.sim.context import token_from
+from labdeck.sim.dialect import is_gitlab
 from labdeck.sim.state import SimState, User
 
 _WHEN = ("on_success", "manual", "always", "on_failure")
@@ -58,11 +62,12 @@ def _admin(request: Request) -> tuple[SimState, User]:
     return state, user
 
 
-def _job_spec(raw: Any) -> JobSpec:
+def _job_spec(raw: Any, gitlab: bool) -> JobSpec:
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"]:
         raise _Refused(400, {"error": "every job needs a name"})
     when = raw.get("when", "on_success")
-    if when not in _WHEN:
+    allowed = (*_WHEN, "delayed") if gitlab else _WHEN
+    if when not in allowed:
         raise _Refused(400, {"error": "when does not have a valid value"})
     tags = raw.get("tags") or []
     lines = raw.get("script_lines") or raw.get("script") or []
@@ -85,6 +90,12 @@ def _job_spec(raw: Any) -> JobSpec:
         spec.bulk_rate = float(raw.get("trace_rate") or 0)
     if raw.get("trace_lines"):
         spec.trace_kind, spec.bulk_lines = "bulk", int(raw["trace_lines"])
+    spec.failure = str(raw["failure_reason"]) if raw.get("failure_reason") else None
+    spec.flaky = bool(raw.get("flaky", False))
+    spec.resource_group = str(raw["resource_group"]) if raw.get("resource_group") else None
+    spec.prepare = bool(raw.get("prepare", False))
+    if when == "delayed":
+        spec.start_in = float(raw.get("start_in") or 60)
     return spec
 
 
@@ -102,7 +113,7 @@ async def create_pipeline(request: Request) -> Response:
         for raw_stage in body["stages"]:
             if not isinstance(raw_stage, dict) or not raw_stage.get("name"):
                 raise _Refused(400, {"error": "every stage needs a name"})
-            jobs = [_job_spec(raw) for raw in raw_stage.get("jobs") or []]
+            jobs = [_job_spec(raw, is_gitlab(state)) for raw in raw_stage.get("jobs") or []]
             stages.append(StageSpec(str(raw_stage["name"]), jobs))
         state.tick()
         with state.lock:
@@ -168,7 +179,7 @@ async def set_runner(request: Request) -> Response:
                 elif runner.contacted_at is not None:
                     runner.contacted_at = min(runner.contacted_at, state.now())
             return JSONResponse({"id": runner.id, "connected": runner.connected,
-                                 "status": runner.status(state.now())})
+                                 "status": runner.status(state.now(), gitlab=is_gitlab(state))})
     except _Refused as refused:
         return refused.response
 

@@ -15,7 +15,8 @@ read-only  ``viewer``  ``labdeck-demo-readonly-token``     read_api
 reporter in ``platform/infra``, maintainer of ``tools/ci-templates`` and guest in ``tools/benchmarks``;
 she is not a member of ``data``. ``viewer`` is a reporter in ``platform`` and ``web``.
 
-``projects=N`` pads the data set with generated projects up to N in total (benchmarks).
+``projects=N`` pads the data set with generated projects up to N in total (benchmarks);
+``dialect="gitlab"`` plays current GitLab instead of the spec (:mod:`labdeck.sim.dialect`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from datetime import timedelta
 from typing import Any
 
 from labdeck.sim.clock import SimClock
+from labdeck.sim.dialect import SPEC, set_dialect
 from labdeck.sim.project_ops import fake_sha
 from labdeck.sim.project_records import Badge, Hook, ProtectedBranch
 from labdeck.sim.project_views import default_settings
@@ -134,13 +136,15 @@ def build_state(seed: int = 42, clock: SimClock | None = None, **options: Any) -
     """A fresh :class:`SimState` with the demo data for ``seed``.
 
     Options: ``projects=N`` pads to N projects in total (their ids are in
-    ``state.extra["generated_project_ids"]``); ``families=False`` skips the other families' data.
+    ``state.extra["generated_project_ids"]``); ``families=False`` skips the other families' data;
+    ``dialect`` is ``"spec"`` (default) or ``"gitlab"``.
     The CI and issues families populate their own data through ``labdeck.sim.ci_data.populate`` and
     ``labdeck.sim.issue_data.populate``.
     """
     rng = random.Random(seed)
     state = SimState(clock or SimClock(mode="real"))
     state.extra["seed"] = seed
+    set_dialect(state, str(options.get("dialect") or SPEC))
     start = state.now() - timedelta(days=400)
     users = _build_users(state, rng, start)
     groups = _build_groups(state, start)

@@ -4,6 +4,12 @@ Slugs are the spec's neutral names; each also answers to the real GitLab slug it
 (wire-facts §5.1), so that clients written against GitLab (python-gitlab addresses integrations as
 ``pipelines-email``, ``asana`` …) work unchanged. Where the real integration names a parameter
 differently (``bamboo_url`` for ``ci_server_a_url``) the real name is accepted too.
+
+The canonical slug, the one records carry, depends on the dialect: the neutral one in the spec
+dialect, the real one in the gitlab dialect. The spec does not say which of ``chat-d``/``chat-e`` is
+Slack and which Mattermost (wire-facts Unknowns #11); the simulator reads ``chat-d`` as Slack and
+``chat-e`` as Mattermost, because ``chat-e-slash-commands`` takes the ``username`` parameter that only
+Mattermost's slash commands have.
 """
 
 from __future__ import annotations
@@ -11,6 +17,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+# Event flags of current GitLab's IntegrationBasic entity beyond EVENT_FLAGS, with their defaults.
+GITLAB_EXTRA_FLAGS: dict[str, bool] = {
+    "commit_events": True,
+    "incident_events": False,
+    "alert_events": True,
+    "deployment_events": False,
+    "confidential_note_events": True,
+    "comment_on_event_enabled": True,
+}
 
 EVENT_FLAGS = (
     "push_events",
@@ -49,6 +65,10 @@ class IntegrationKind:
     param_aliases: dict[str, str] = field(default_factory=dict)
     development_only: bool = False
     deprecated: bool = False
+    # Gone from current GitLab (the gitlab dialect answers 400 for them, as for any unknown slug).
+    removed_in_gitlab: bool = False
+    # Required by the spec but optional in current GitLab.
+    optional_in_gitlab: tuple[str, ...] = ()
 
     def param_type(self, name: str) -> str:
         """``str``, ``int`` or ``bool`` for a parameter name."""
@@ -70,9 +90,11 @@ def _kind(
     param_aliases: dict[str, str] | None = None,
     development_only: bool = False,
     deprecated: bool = False,
+    removed_in_gitlab: bool = False,
+    optional_in_gitlab: tuple[str, ...] = (),
 ) -> IntegrationKind:
     return IntegrationKind(slug, real, title, required, dict(optional or {}), dict(param_aliases or {}),
-                           development_only, deprecated)
+                           development_only, deprecated, removed_in_gitlab, optional_in_gitlab)
 
 
 _TRACKER_OPTIONAL = {"description": "str", "title": "str"}
@@ -104,13 +126,17 @@ CATALOG: tuple[IntegrationKind, ...] = (
           ("new_issue_url", "issues_url", "project_url"), _TRACKER_OPTIONAL),
     _kind("issue-tracker-b", "jira", "JIRA", ("url", "project_key", "username", "password"),
           {"tracker_b_issue_transition_id": "int"},
-          param_aliases={"jira_issue_transition_id": "tracker_b_issue_transition_id"}),
+          param_aliases={"jira_issue_transition_id": "tracker_b_issue_transition_id"},
+          optional_in_gitlab=("project_key",)),
     _kind("issue-tracker-c", "redmine", "Redmine", ("new_issue_url", "project_url", "issues_url"),
           {"description": "str"}),
     _kind("chat-a", "campfire", "Campfire", ("token",), {"subdomain": "str", "room": "str"}),
-    _kind("chat-b", "flowdock", "Flowdock", ("token",)),
+    # Flowdock, HipChat, Gemnasium and Kubernetes are no longer GitLab integrations (the 14.x
+    # integrations helper lists none of the last three; Flowdock shut down in 2022).
+    _kind("chat-b", "flowdock", "Flowdock", ("token",), removed_in_gitlab=True),
     _kind("chat-c", "hipchat", "HipChat", ("token",),
-          {"color": "str", "notify": "bool", "room": "str", "api_version": "str", "server": "str"}),
+          {"color": "str", "notify": "bool", "room": "str", "api_version": "str", "server": "str"},
+          removed_in_gitlab=True),
     _kind("chat-f", "microsoft-teams", "Microsoft Teams Notification", ("webhook",)),
     _kind("chat-d", "slack", "Slack notifications", ("webhook",), _CHAT_OPTIONAL),
     _kind("chat-e", "mattermost", "Mattermost notifications", ("webhook",), _CHAT_OPTIONAL),
@@ -124,13 +150,13 @@ CATALOG: tuple[IntegrationKind, ...] = (
     _kind("pipelines-email", "pipelines-email", "Pipelines emails", ("recipients",),
           {"add_pusher": "bool", "notify_only_broken_pipelines": "bool"}),
     _kind("external-wiki", "external-wiki", "External Wiki", ("external_wiki_url",)),
-    _kind("dependency-monitor", "gemnasium", "Gemnasium", ("api_key", "token")),
+    _kind("dependency-monitor", "gemnasium", "Gemnasium", ("api_key", "token"), removed_in_gitlab=True),
     _kind("package-registry", "packagist", "Packagist", ("username", "token"), {"server": "str"}),
     _kind("monitoring", "prometheus", "Prometheus", ("api_url",)),
     _kind("push-notifier", "pushover", "Pushover", ("api_key", "user_key", "priority"),
           {"device": "str", "sound": "str"}),
     _kind("cluster-platform", "kubernetes", "Kubernetes", ("namespace", "api_url", "token"), {"ca_pem": "str"},
-          deprecated=True),
+          deprecated=True, removed_in_gitlab=True),
 )
 
 _BY_SLUG: dict[str, IntegrationKind] = {}
@@ -139,19 +165,30 @@ for _entry in CATALOG:
     _BY_SLUG.setdefault(_entry.real_slug, _entry)
 
 
-def lookup(slug: str, *, development: bool = False) -> IntegrationKind | None:
+def lookup(slug: str, *, development: bool = False, gitlab: bool = False) -> IntegrationKind | None:
     """The integration for a neutral or real slug; None for an unknown one.
 
-    Development-only integrations exist only when the simulator plays a development server.
+    Development-only integrations exist only when the simulator plays a development server;
+    integrations GitLab removed do not exist in the gitlab dialect.
     """
     kind = _BY_SLUG.get(slug)
-    if kind is None or (kind.development_only and not development):
+    if kind is None or (kind.development_only and not development) or (gitlab and kind.removed_in_gitlab):
         return None
     return kind
 
 
+def canonical_slug(kind: IntegrationKind, *, gitlab: bool) -> str:
+    """The slug records carry: neutral in the spec dialect, real in the gitlab dialect."""
+    return kind.real_slug if gitlab else kind.slug
+
+
+def available(*, development: bool = False, gitlab: bool = False) -> list[IntegrationKind]:
+    """The integrations a server of this dialect offers."""
+    return [kind for kind in CATALOG if lookup(kind.slug, development=development, gitlab=gitlab) is not None]
+
+
 def is_secret(name: str) -> bool:
-    """Properties shown only to administrators (passwords, tokens, keys)."""
+    """Password-, token- and key-type properties (never returned by GET)."""
     return (
         name == "token"
         or name.endswith("_token")
@@ -159,6 +196,12 @@ def is_secret(name: str) -> bool:
         or name in ("api_key", "user_key")
         or "secret" in name
     )
+
+
+def is_hidden(name: str, *, gitlab: bool) -> bool:
+    """Whether GET leaves a property out: secrets in both dialects, and chat webhook URLs in the
+    gitlab dialect (current GitLab's ``api_field_names`` drops password fields and ``webhook``)."""
+    return is_secret(name) or (gitlab and name == "webhook")
 
 
 @dataclass

@@ -7,7 +7,8 @@ from typing import Any
 
 from labdeck.sim.context import Ctx
 from labdeck.sim.http import paginate
-from labdeck.sim.project_views import ProjectPresenter, check_order_params, filter_projects
+from labdeck.sim.project_filters import check_order_params, filter_projects
+from labdeck.sim.project_views import ProjectPresenter
 from labdeck.sim.state import Project
 
 

@@ -6,13 +6,12 @@ Field lists follow the 10.x entities (wire-facts §6.1) and the spec's Project t
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
-from operator import attrgetter
 from typing import Any
 
 from labdeck.sim.clock import iso
-from labdeck.sim.http import Params, invalid
-from labdeck.sim.state import GUEST, OWNER, Project, SimState, User
+from labdeck.sim.dialect import is_gitlab
+from labdeck.sim.http import Params
+from labdeck.sim.state import OWNER, Project, SimState, User
 
 ORDER_FIELDS = ("id", "name", "path", "created_at", "updated_at", "last_activity_at")
 VISIBILITIES = ("private", "internal", "public")
@@ -43,8 +42,9 @@ def default_settings() -> dict[str, Any]:
     return {**BOOL_SETTINGS, **STRING_SETTINGS}
 
 
-def apply_write_params(project: Project, params: Params, *, creating: bool) -> None:
-    """Apply set W from ``params`` to ``project`` (validation errors are Grape's 400s)."""
+def apply_write_params(project: Project, params: Params, *, creating: bool, gitlab: bool = False) -> None:
+    """Apply set W from ``params`` to ``project`` (validation errors are Grape's 400s); the gitlab
+    dialect also takes ``topics``, the current name of ``tag_list``."""
     for name in BOOL_SETTINGS:
         if name == "printing_merge_request_link_enabled" and not creating:
             continue
@@ -63,6 +63,8 @@ def apply_write_params(project: Project, params: Params, *, creating: bool) -> N
         project.visibility = visibility
     if params.has("tag_list"):
         project.tag_list = [str(tag).strip() for tag in params.list("tag_list") if str(tag).strip()]
+    if gitlab and params.has("topics"):
+        project.tag_list = [str(tag).strip() for tag in params.list("topics") if str(tag).strip()]
     if params.has("ci_config_path"):
         project.ci_config_path = params.str("ci_config_path") or None
     avatar = params.file("avatar")
@@ -79,9 +81,14 @@ def projects_changed(state: SimState) -> None:
     state.extra[_GENERATION] = int(state.extra.get(_GENERATION, 0)) + 1
 
 
+def projects_generation(state: SimState) -> int:
+    """A counter that :func:`projects_changed` moves on (part of the caches' keys)."""
+    return int(state.extra.get(_GENERATION, 0))
+
+
 def fork_counts(state: SimState) -> Counter[int]:
     """Live forks per source project, cached until a project is added or deleted."""
-    key = (len(state.projects), state.extra.get(_GENERATION, 0))
+    key = (len(state.projects), projects_generation(state))
     cached = state.extra.get(_FORKS_CACHE)
     if cached is not None and cached[0] == key:
         counts: Counter[int] = cached[1]
@@ -99,6 +106,7 @@ class ProjectPresenter:
         self.user = user
         self.base_url = base_url
         self.api_url = f"{base_url}/api/v4"
+        self.gitlab = is_gitlab(state)
         self._forks: Counter[int] | None = None
         self._open_issues: Counter[int] | None = None
 
@@ -121,11 +129,12 @@ class ProjectPresenter:
     # --- shapes -------------------------------------------------------------------------------------
 
     def basic(self, project: Project) -> dict[str, Any]:
-        """BasicProjectDetails: the anonymous and ``simple=true`` list shape."""
+        """BasicProjectDetails: the anonymous and ``simple=true`` list shape (with ``topics`` beside
+        ``tag_list`` in the gitlab dialect)."""
         state = self.state
         full_path = state.project_full_path(project)
         host = self.base_url.split("://", 1)[-1].split(":", 1)[0]
-        return {
+        body = {
             "id": project.id,
             "description": project.description,
             "name": project.name,
@@ -143,6 +152,9 @@ class ProjectPresenter:
             "forks_count": self.forks_count(project),
             "last_activity_at": iso(project.last_activity_at),
         }
+        if self.gitlab:
+            body["topics"] = list(project.tag_list)
+        return body
 
     def identity(self, project: Project) -> dict[str, Any]:
         """ProjectIdentity: the head of the export and import status records."""
@@ -247,131 +259,3 @@ class ProjectPresenter:
             "project_access": {"access_level": direct, "notification_level": 3} if direct else None,
             "group_access": {"access_level": group_level, "notification_level": 3} if group_level else None,
         }
-
-
-# --- filtering and ordering ---------------------------------------------------------------------------
-
-
-def visible_projects(state: SimState, user: User | None) -> list[Project]:
-    """Live projects the caller may see (public only when anonymous), in id order."""
-    projects = state.projects.values()
-    if user is None:
-        return [p for p in projects if not p.deleted and p.visibility == "public"]
-    if user.is_admin:
-        return [p for p in projects if not p.deleted]
-    member_of = {g.id for g in state.groups.values() if user.id in g.members}
-    # Membership of a group grants access to the projects of its subgroups too.
-    inherited = {g.id for g in state.groups.values() if _in_any(state, g.id, member_of)}
-    uid = user.id
-
-    def readable(p: Project) -> bool:
-        if p.visibility != "private" or uid in p.members:
-            return True
-        if p.namespace_kind == "group":
-            if p.namespace_id in inherited:
-                return True
-        elif p.namespace_id == uid:
-            return True
-        return any(gid in member_of for gid in p.shared_with_groups)
-
-    return [p for p in projects if not p.deleted and readable(p)]
-
-
-def _in_any(state: SimState, group_id: int, wanted: set[int]) -> bool:
-    current: int | None = group_id
-    while current is not None:
-        if current in wanted:
-            return True
-        group = state.groups.get(current)
-        current = group.parent_id if group is not None else None
-    return False
-
-
-_ORDER_CACHE = "project_order"
-
-
-def _sort_key(order_by: str) -> Callable[[Project], Any]:
-    if order_by == "name":
-        return lambda p: (p.name.lower(), p.id)
-    if order_by == "path":
-        return lambda p: (p.path.lower(), p.id)
-    if order_by == "updated_at":
-        return lambda p: (p.updated_at or p.last_activity_at, p.id)
-    if order_by == "id":
-        return attrgetter("id")
-    return attrgetter(order_by, "id")
-
-
-def _ordered(state: SimState, projects: list[Project], order_by: str) -> list[Project]:
-    """``projects`` sorted ascending. The order of all projects by id, creation time, name or path is
-    cached until a project is added, renamed or deleted (:func:`projects_changed`) and used to order
-    any subset without sorting it again; activity times change too often to be cached."""
-    if order_by not in ("id", "created_at", "name", "path"):
-        return sorted(projects, key=_sort_key(order_by))
-    key = (len(state.projects), state.extra.get(_GENERATION, 0), order_by)
-    cached = state.extra.get(_ORDER_CACHE + order_by)
-    if cached is None or cached[0] != key:
-        ranking = {p.id: rank for rank, p in enumerate(sorted(state.projects.values(), key=_sort_key(order_by)))}
-        cached = (key, ranking)
-        state.extra[_ORDER_CACHE + order_by] = cached
-    ranking = cached[1]
-    if len(projects) * 4 < len(ranking):
-        return sorted(projects, key=lambda p: ranking[p.id])
-    chosen = {p.id for p in projects}
-    by_id = state.projects
-    return [by_id[pid] for pid in ranking if pid in chosen]
-
-
-def filter_projects(state: SimState, user: User | None, params: Params, projects: Iterable[Project]) -> list[Project]:
-    """Apply the spec's project filters, then ``order_by``/``sort`` (default ``created_at desc``)."""
-    order_by = params.choice("order_by", ORDER_FIELDS, default="created_at") or "created_at"
-    sort = params.choice("sort", ("asc", "desc"), default="desc") or "desc"
-    archived = params.bool("archived")
-    visibility = params.choice("visibility", VISIBILITIES)
-    search = (params.str("search") or "").strip().lower()
-    owned = params.bool("owned") and user is not None
-    membership = params.bool("membership") and user is not None
-    starred = params.bool("starred") and user is not None
-    with_issues = params.bool("with_issues_enabled")
-    with_mrs = params.bool("with_merge_requests_enabled")
-    attributes = {str(k): str(v) for k, v in params.hash("custom_attributes").items()}
-    if user is None or not user.is_admin:
-        attributes = {}  # the custom attribute filter is honoured for admins only
-    if archived is None and visibility is None and not (search or owned or membership or starred or with_issues
-                                                         or with_mrs or attributes):
-        result = list(projects)
-    else:
-        result = []
-        for project in projects:
-            if archived is not None and project.archived != archived:
-                continue
-            if visibility is not None and project.visibility != visibility:
-                continue
-            if search and search not in project.name.lower() and search not in project.path.lower() and \
-                    search not in (project.description or "").lower():
-                continue
-            if owned and state.access_level(user, project) < OWNER:
-                continue
-            if membership and state.access_level(user, project) < GUEST:
-                continue
-            if starred and (user is None or user.id not in project.starred_by):
-                continue
-            if with_issues and not project.settings.get("issues_enabled", True):
-                continue
-            if with_mrs and not project.settings.get("merge_requests_enabled", True):
-                continue
-            if attributes and any(project.custom_attributes.get(k) != v for k, v in attributes.items()):
-                continue
-            result.append(project)
-    result = _ordered(state, result, order_by)
-    if sort == "desc":
-        result.reverse()
-    return result
-
-
-def check_order_params(params: Params) -> None:
-    """Validate ``order_by``/``sort`` early so that a bad value is a 400 even on an empty list."""
-    if params.has("order_by") and params.str("order_by") not in ORDER_FIELDS:
-        raise invalid("order_by")
-    if params.has("sort") and params.str("sort") not in ("asc", "desc"):
-        raise invalid("sort")

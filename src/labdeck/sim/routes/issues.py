@@ -249,6 +249,9 @@ async def create_issue(ctx: Ctx) -> Any:
         assignee_ids=assignees,
         confidential=bool(confidential),
         due_date=due_date,
+        # Issues created through the API record who sent them (spam checking), as GitLab does.
+        user_agent={"user_agent": ctx.request.headers.get("user-agent", ""),
+                    "ip_address": ctx.request.client.host if ctx.request.client else "", "submitted": False},
     )
     state.issues[issue.id] = issue
     return issue_single(state, issue, ctx.base_url, user), 201

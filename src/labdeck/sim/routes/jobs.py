@@ -12,9 +12,10 @@ from starlette.routing import BaseRoute, Route
 
 from labdeck.sim.ci_artifacts import iter_handle, iter_member, member_size, valid_member_path
 from labdeck.sim.ci_engine import CiStore, store
-from labdeck.sim.ci_model import JOB_STATUSES, Job
+from labdeck.sim.ci_model import CURRENT_JOB_STATUSES, JOB_STATUSES, Job
 from labdeck.sim.ci_views import job_entity
 from labdeck.sim.context import Ctx, endpoint
+from labdeck.sim.dialect import is_gitlab
 from labdeck.sim.http import ApiError, bad_request, forbidden, missing, not_found, paginate, record_not_found
 from labdeck.sim.state import REPORTER, Project
 
@@ -47,27 +48,29 @@ def _scopes(ctx: Ctx) -> set[str] | None:
         return None
     values = raw if isinstance(raw, list) else [raw]
     scopes = {str(value) for value in values if str(value) != ""}
-    if not scopes <= set(JOB_STATUSES):
+    if not scopes <= set(CURRENT_JOB_STATUSES if is_gitlab(ctx.state) else JOB_STATUSES):
         raise bad_request("Scope contains invalid value(s)")
     return scopes or None
 
 
-def _job_list(ctx: Ctx, ci: CiStore, jobs: list[Job]) -> Any:
+def _job_list(ctx: Ctx, ci: CiStore, jobs: list[Job], *, with_counts: bool = True) -> Any:
     scopes = _scopes(ctx)
     if scopes is not None:
         jobs = [job for job in jobs if job.status in scopes]
     jobs.sort(key=lambda job: job.id, reverse=True)
-    items, headers = paginate(ctx.request, ctx.params, jobs)
+    items, headers = paginate(ctx.request, ctx.params, jobs, with_counts=with_counts)
     now = ctx.state.now()
     return [job_entity(ci, job, ctx.base_url, now) for job in items], 200, headers
 
 
 @endpoint(auth=True)
 async def list_jobs(ctx: Ctx) -> Any:
-    """GET /projects/:id/jobs (scope / scope[]), newest first."""
+    """GET /projects/:id/jobs (scope / scope[]), newest first. Current GitLab never counts this list
+    (no ``X-Total``, ``X-Total-Pages`` or ``rel="last"``, wire-facts §1.3)."""
     project = _readable_project(ctx)
     ci = store(ctx.state)
-    return _job_list(ctx, ci, [job for job in ci.jobs.values() if job.project_id == project.id])
+    return _job_list(ctx, ci, [job for job in ci.jobs.values() if job.project_id == project.id],
+                     with_counts=not is_gitlab(ctx.state))
 
 
 @endpoint(auth=True)

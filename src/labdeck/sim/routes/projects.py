@@ -15,6 +15,7 @@ from typing import Any
 from starlette.routing import BaseRoute, Route
 
 from labdeck.sim.context import Ctx, endpoint
+from labdeck.sim.dialect import is_gitlab
 from labdeck.sim.http import (
     ApiError,
     bad_request,
@@ -25,6 +26,7 @@ from labdeck.sim.http import (
     not_modified,
     paginate,
 )
+from labdeck.sim.project_filters import visible_projects
 from labdeck.sim.project_listing import project_list
 from labdeck.sim.project_ops import (
     can_create_in,
@@ -39,7 +41,6 @@ from labdeck.sim.project_views import (
     ProjectPresenter,
     apply_write_params,
     projects_changed,
-    visible_projects,
 )
 from labdeck.sim.state import GUEST, OWNER, Project, User
 
@@ -135,12 +136,13 @@ def _create(ctx: Ctx, user: User, owner: User) -> Any:
         raise bad_request(errors)
     # Validate every write parameter before anything is stored.
     probe = Project(0, name, path, kind, namespace_id, user.id, ctx.state.now(), ctx.state.now())
-    apply_write_params(probe, ctx.params, creating=True)
+    gitlab = is_gitlab(ctx.state)
+    apply_write_params(probe, ctx.params, creating=True, gitlab=gitlab)
     project = new_project(
         ctx.state, name=name, path=path, kind=kind, namespace_id=namespace_id, creator=user,
         default_branch=ctx.params.str("default_branch") or "master",
     )
-    apply_write_params(project, ctx.params, creating=True)
+    apply_write_params(project, ctx.params, creating=True, gitlab=gitlab)
     if kind == "user":
         project.members[namespace_id] = OWNER
     return _entity(ctx, project), 201
@@ -171,8 +173,10 @@ async def edit_project(ctx: Ctx) -> Any:
     project = ctx.project()
     if not ctx.state.can_maintain(ctx.user, project):
         raise forbidden()
-    if not any(ctx.params.has(name) for name in _EDIT_PARAMS if name != "printing_merge_request_link_enabled"):
-        names = ", ".join(name for name in _EDIT_PARAMS if name != "printing_merge_request_link_enabled")
+    gitlab = is_gitlab(ctx.state)
+    edit_params = (*_EDIT_PARAMS, "topics") if gitlab else _EDIT_PARAMS
+    if not any(ctx.params.has(name) for name in edit_params if name != "printing_merge_request_link_enabled"):
+        names = ", ".join(name for name in edit_params if name != "printing_merge_request_link_enabled")
         raise ApiError(400, {"error": f"{names} are missing, at least one parameter must be provided"})
     name = ctx.params.str("name") or project.name
     path = ctx.params.str("path") or project.path
@@ -181,13 +185,13 @@ async def edit_project(ctx: Ctx) -> Any:
         raise bad_request(errors)
     probe = Project(0, name, path, project.namespace_kind, project.namespace_id, 0, project.created_at,
                     project.created_at, settings=dict(project.settings))
-    apply_write_params(probe, ctx.params, creating=False)
+    apply_write_params(probe, ctx.params, creating=False, gitlab=gitlab)
     if (project.name, project.path) != (name, path):
         project.name, project.path = name, path
         projects_changed(ctx.state)
     if ctx.params.str("default_branch"):
         project.default_branch = ctx.params.str("default_branch") or project.default_branch
-    apply_write_params(project, ctx.params, creating=False)
+    apply_write_params(project, ctx.params, creating=False, gitlab=gitlab)
     touch(ctx.state, project)
     return _entity(ctx, project), 200
 

@@ -1,5 +1,10 @@
 """Runner endpoints (lib/api/runners.rb, 10.x): lists, details, updates, removal, job lists, and
-enabling/disabling specific runners in a project."""
+enabling/disabling specific runners in a project.
+
+In the gitlab dialect they follow current ``lib/api/ci/runners.rb``: lists take ``scope`` (more
+values), ``type``, ``status``, ``paused`` and ``tag_list``; PUT takes ``paused`` (the opposite of the
+deprecated ``active``) and ``maintenance_note``; a runner's job list filters on any job status.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,10 @@ from typing import Any
 from starlette.routing import BaseRoute, Route
 
 from labdeck.sim.ci_engine import CiStore, store
-from labdeck.sim.ci_model import RUNNER_JOB_STATUSES, Runner, runner_detail
+from labdeck.sim.ci_model import CURRENT_JOB_STATUSES, RUNNER_JOB_STATUSES, Runner, runner_detail
 from labdeck.sim.ci_views import runner_job_entity
 from labdeck.sim.context import Ctx, endpoint
+from labdeck.sim.dialect import is_gitlab
 from labdeck.sim.http import (
     ApiError,
     bad_request,
@@ -26,6 +32,13 @@ from labdeck.sim.state import MAINTAINER, Project, User
 _USER_SCOPES = ("active", "paused", "online")
 _ALL_SCOPES = ("specific", "shared", "active", "paused", "online")
 _ACCESS_LEVELS = ("not_protected", "ref_protected")
+# Current GitLab (Ci::Runner::AVAILABLE_STATUSES, AVAILABLE_TYPES, AVAILABLE_SCOPES).
+_CURRENT_STATUSES = ("active", "paused", "online", "offline", "never_contacted", "stale")
+_CURRENT_TYPES = ("instance_type", "group_type", "project_type")
+_CURRENT_ALL_SCOPES = ("specific", "shared", *_CURRENT_TYPES, *_CURRENT_STATUSES)
+_UPDATE_PARAMS = ("description", "active", "tag_list", "run_untagged", "locked", "access_level", "maximum_timeout")
+_CURRENT_UPDATE_PARAMS = ("description", "active", "paused", "tag_list", "run_untagged", "locked", "access_level",
+                          "maximum_timeout", "maintenance_note")
 
 
 def _owned_runner_ids(ctx: Ctx, user: User) -> set[int]:
@@ -37,6 +50,7 @@ def _owned_runner_ids(ctx: Ctx, user: User) -> set[int]:
 
 
 def _filter(ctx: Ctx, runners: list[Runner], allowed: tuple[str, ...]) -> list[Runner]:
+    """The 10.x ``scope`` filter (400 ``Scope contains invalid value``)."""
     scope = ctx.params.str("scope")
     if scope is None:
         return runners
@@ -51,6 +65,52 @@ def _filter(ctx: Ctx, runners: list[Runner], allowed: tuple[str, ...]) -> list[R
         "online": lambda r: r.online(now),
     }
     return [r for r in runners if checks[scope](r)]
+
+
+def _current_check(name: str, runner: Runner, now: Any) -> bool:
+    """Current GitLab's runner scopes; ``online``/``offline`` look at contact only (a paused runner
+    can be online) and ``offline`` includes stale runners."""
+    if name in ("shared", "instance_type"):
+        return runner.is_shared
+    if name in ("specific", "project_type"):
+        return not runner.is_shared
+    if name == "group_type":
+        return False
+    if name == "active":
+        return runner.active
+    if name == "paused":
+        return not runner.active
+    if name == "online":
+        return runner.online(now, gitlab=True)
+    if name == "offline":
+        return runner.contacted_at is not None and not runner.online(now, gitlab=True)
+    if name == "never_contacted":
+        return runner.contacted_at is None
+    return runner.stale(now)
+
+
+def _current_filter(ctx: Ctx, runners: list[Runner], scopes: tuple[str, ...]) -> list[Runner]:
+    """``scope``, ``type``, ``status``, ``paused`` and ``tag_list`` (gitlab dialect)."""
+    params = ctx.params
+    now = ctx.state.now()
+    wanted = [params.choice("scope", scopes), params.choice("type", _CURRENT_TYPES),
+              params.choice("status", _CURRENT_STATUSES)]
+    for name in wanted:
+        if name is not None:
+            runners = [r for r in runners if _current_check(name, r, now)]
+    paused = params.bool("paused")
+    if paused is not None:
+        runners = [r for r in runners if r.active != paused]
+    tags = _tag_list(params.list("tag_list"))
+    if tags:
+        runners = [r for r in runners if set(tags) <= set(r.tags)]
+    return runners
+
+
+def _select(ctx: Ctx, runners: list[Runner], spec_scopes: tuple[str, ...], current_scopes: tuple[str, ...]) -> list[Runner]:
+    if is_gitlab(ctx.state):
+        return _current_filter(ctx, runners, current_scopes)
+    return _filter(ctx, runners, spec_scopes)
 
 
 def _get_runner(ctx: Ctx, name: str = "runner_id") -> Runner:
@@ -79,8 +139,13 @@ def _managed_runner(ctx: Ctx, user: User) -> Runner:
 
 def _summaries(ctx: Ctx, runners: list[Runner]) -> Any:
     now = ctx.state.now()
+    gitlab = is_gitlab(ctx.state)
     items, headers = paginate(ctx.request, ctx.params, sorted(runners, key=lambda r: r.id))
-    return [r.summary(now) for r in items], 200, headers
+    return [r.summary(now, gitlab=gitlab) for r in items], 200, headers
+
+
+def _detail(ctx: Ctx, runner: Runner, user: User) -> dict[str, Any]:
+    return runner_detail(ctx.state, runner, user, ctx.state.now(), gitlab=is_gitlab(ctx.state))
 
 
 @endpoint(auth=True)
@@ -89,14 +154,14 @@ async def list_runners(ctx: Ctx) -> Any:
     user = ctx.require_user()
     owned = _owned_runner_ids(ctx, user)
     runners = [ctx.state.runners[rid] for rid in owned]
-    return _summaries(ctx, _filter(ctx, runners, _USER_SCOPES))
+    return _summaries(ctx, _select(ctx, runners, _USER_SCOPES, _CURRENT_STATUSES))
 
 
 @endpoint(auth=True)
 async def list_all_runners(ctx: Ctx) -> Any:
     """GET /runners/all (admin): every runner (scope specific|shared|active|paused|online)."""
     ctx.require_admin()
-    return _summaries(ctx, _filter(ctx, list(ctx.state.runners.values()), _ALL_SCOPES))
+    return _summaries(ctx, _select(ctx, list(ctx.state.runners.values()), _ALL_SCOPES, _CURRENT_ALL_SCOPES))
 
 
 @endpoint(auth=True)
@@ -106,7 +171,20 @@ async def get_runner(ctx: Ctx) -> Any:
     runner = _get_runner(ctx)
     if not (runner.is_shared or user.is_admin):
         _check_access(ctx, user, runner)
-    return runner_detail(ctx.state, runner, user, ctx.state.now())
+    return _detail(ctx, runner, user)
+
+
+def _active_update(ctx: Ctx, updates: dict[str, Any]) -> None:
+    """``active`` (10.x) and, in the gitlab dialect, ``paused`` (mutually exclusive)."""
+    params = ctx.params
+    if is_gitlab(ctx.state) and params.has("paused"):
+        if params.has("active"):
+            raise ApiError(400, {"error": "active, paused are mutually exclusive"})
+        paused = params.bool("paused")
+        if paused is not None:
+            updates["active"] = not paused
+    elif params.has("active"):
+        updates["active"] = params.bool("active")
 
 
 @endpoint(auth=True)
@@ -115,14 +193,16 @@ async def update_runner(ctx: Ctx) -> Any:
     user = ctx.require_user()
     runner = _managed_runner(ctx, user)
     params = ctx.params
+    gitlab = is_gitlab(ctx.state)
     access_level = params.str("access_level")
     if access_level is not None and access_level not in _ACCESS_LEVELS:
         raise invalid("access_level")
     updates: dict[str, Any] = {}
     if params.has("description"):
         updates["description"] = params.str("description") or ""
-    if params.has("active"):
-        updates["active"] = params.bool("active")
+    _active_update(ctx, updates)
+    if gitlab and params.has("maintenance_note"):
+        updates["maintenance_note"] = params.str("maintenance_note")
     if params.has("tag_list"):
         updates["tags"] = _tag_list(params.list("tag_list"))
     if params.has("run_untagged"):
@@ -137,15 +217,15 @@ async def update_runner(ctx: Ctx) -> Any:
             raise bad_request({"maximum_timeout": ["needs to be at least 10 minutes"]})
         updates["maximum_timeout"] = timeout
     if not updates:
-        raise ApiError(400, {"error": "description, active, tag_list, run_untagged, locked, access_level, "
-                                      "maximum_timeout are missing, at least one parameter must be provided"})
+        names = ", ".join(_CURRENT_UPDATE_PARAMS if gitlab else _UPDATE_PARAMS)
+        raise ApiError(400, {"error": f"{names} are missing, at least one parameter must be provided"})
     tags = updates.get("tags", runner.tags)
     untagged = updates.get("run_untagged", runner.run_untagged)
     if not tags and not untagged:
         raise bad_request({"tags_list": ["can not be empty when runner is not allowed to pick untagged jobs"]})
     for key, value in updates.items():
         setattr(runner, key, value)
-    return runner_detail(ctx.state, runner, user, ctx.state.now())
+    return _detail(ctx, runner, user)
 
 
 def _tag_list(values: list[Any]) -> list[str]:
@@ -179,10 +259,12 @@ async def delete_runner(ctx: Ctx) -> Any:
 
 @endpoint(auth=True)
 async def runner_jobs(ctx: Ctx) -> Any:
-    """GET /runners/:id/jobs (status running|success|failed|canceled), newest first."""
+    """GET /runners/:id/jobs (status running|success|failed|canceled, or any job status in the
+    gitlab dialect), newest first."""
     user = ctx.require_user()
     runner = _managed_runner(ctx, user)
-    status = ctx.params.choice("status", RUNNER_JOB_STATUSES)
+    statuses = CURRENT_JOB_STATUSES if is_gitlab(ctx.state) else RUNNER_JOB_STATUSES
+    status = ctx.params.choice("status", statuses)
     ci = store(ctx.state)
     jobs = [j for j in ci.jobs.values() if j.runner_id == runner.id and (status is None or j.status == status)]
     jobs.sort(key=lambda j: j.id, reverse=True)
@@ -213,7 +295,7 @@ async def list_project_runners(ctx: Ctx) -> Any:
     """GET /projects/:id/runners: specific runners, plus shared ones when enabled."""
     project = _maintained_project(ctx)
     runners = _project_runners(store(ctx.state), project)
-    return _summaries(ctx, _filter(ctx, runners, _ALL_SCOPES))
+    return _summaries(ctx, _select(ctx, runners, _ALL_SCOPES, _CURRENT_ALL_SCOPES))
 
 
 @endpoint(auth=True)
@@ -234,7 +316,7 @@ async def enable_project_runner(ctx: Ctx) -> Any:
     if not user.is_admin:
         _check_access(ctx, user, runner)
     runner.project_ids.append(project.id)
-    return runner.summary(ctx.state.now()), 201
+    return runner.summary(ctx.state.now(), gitlab=is_gitlab(ctx.state)), 201
 
 
 @endpoint(auth=True)

@@ -8,12 +8,11 @@ from starlette.routing import BaseRoute, Route
 
 from labdeck.sim.clock import iso
 from labdeck.sim.context import Ctx, endpoint
+from labdeck.sim.dialect import GITLAB_VERSION, SPEC_VERSION, is_gitlab
 from labdeck.sim.http import not_found
+from labdeck.sim.project_filters import visible_projects
 from labdeck.sim.project_listing import project_list
-from labdeck.sim.project_views import visible_projects
 from labdeck.sim.state import User
-
-SIM_VERSION = {"version": "10.8.7-labdeck-sim", "revision": "5b3c2e1a"}
 
 
 def user_public(ctx: Ctx, user: User) -> dict[str, Any]:
@@ -55,8 +54,8 @@ async def current_user(ctx: Ctx) -> Any:
 
 @endpoint(auth=True)
 async def version(ctx: Ctx) -> Any:
-    """GET /version."""
-    return dict(SIM_VERSION)
+    """GET /version: a 10.x version in the spec dialect, a current one in the gitlab dialect."""
+    return dict(GITLAB_VERSION if is_gitlab(ctx.state) else SPEC_VERSION)
 
 
 @endpoint()

@@ -1,0 +1,48 @@
+"""Small helpers shared by the dialect and on-call tests: clients, the control surface, lookups."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.server import SimServer
+from labdeck.sim.state import Project, SimState
+
+
+def client(server: SimServer, role: str = "admin") -> httpx.Client:
+    """An httpx client on the server's /api/v4 with a demo role's token."""
+    return httpx.Client(base_url=server.api_url, headers={"PRIVATE-TOKEN": DEMO_TOKENS[role]}, timeout=10)
+
+
+def control(server: SimServer) -> httpx.Client:
+    """An admin client on the server's root, for the /-/sim control surface."""
+    return httpx.Client(base_url=server.base_url, headers={"PRIVATE-TOKEN": DEMO_TOKENS["admin"]}, timeout=10)
+
+
+def advance(server: SimServer, seconds: float) -> None:
+    """Move the simulated clock through the control surface."""
+    with control(server) as admin:
+        response = admin.post("/-/sim/clock/advance", params={"seconds": seconds})
+    assert response.status_code == 200, response.text
+
+
+def pipeline(server: SimServer, project_id: int, stages: list[dict[str, Any]], ref: str = "master") -> dict[str, Any]:
+    """Create a pipeline through the control surface; returns its JSON (with ``jobs``)."""
+    with control(server) as admin:
+        response = admin.post(f"/-/sim/projects/{project_id}/pipelines", json={"ref": ref, "stages": stages})
+    assert response.status_code == 201, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def project(state: SimState, path: str) -> Project:
+    """A project by full path."""
+    found = state.project_by_ref(path)
+    assert found is not None, path
+    return found
+
+
+def user_id(state: SimState, username: str) -> int:
+    return next(user.id for user in state.users.values() if user.username == username)
