@@ -14,16 +14,16 @@ class RunnersResource(Resource):
     """``/runners`` and ``/projects/:id/runners``."""
 
     def list(self, *, scope: RunnerScope | None = None, per_page: int = 100,
-             conditional: bool = False) -> Paginator[Runner]:
-        """Specific runners available to the caller. ``GET /runners``."""
+             conditional: bool = False, since: str | None = None) -> Paginator[Runner]:
+        """Specific runners available to the caller. ``GET /runners``. ``since``: see :class:`Paginator`."""
         return Paginator(self._engine, "runners", Runner, encode({"scope": scope}), per_page=per_page,
-                         conditional=conditional)
+                         conditional=conditional, since=since)
 
     def list_all(self, *, scope: RunnerAllScope | None = None, per_page: int = 100,
-                 conditional: bool = False) -> Paginator[Runner]:
-        """Every runner, shared included (admin). ``GET /runners/all``."""
+                 conditional: bool = False, since: str | None = None) -> Paginator[Runner]:
+        """Every runner, shared included (admin). ``GET /runners/all``. ``since``: see :class:`Paginator`."""
         return Paginator(self._engine, "runners/all", Runner, encode({"scope": scope}), per_page=per_page,
-                         conditional=conditional)
+                         conditional=conditional, since=since)
 
     async def get(self, runner_id: int) -> RunnerDetail:
         """``GET /runners/:id``."""
