@@ -122,12 +122,18 @@ class ProjectsResource(Resource):
         return Paginator(self._engine, f"projects/{ref(pid)}/users", ProjectMember, encode({"search": search}),
                          per_page=per_page)
 
+    async def _topics(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """Servers from 14.0 take project tags as ``topics`` (``tag_list`` is deprecated there)."""
+        if "tag_list" in fields and (await self._dialect()).project_topics_param == "topics":
+            fields["topics"] = fields.pop("tag_list")
+        return fields
+
     async def create(self, *, name: str | None = None, path: str | None = None, namespace_id: int | None = None,
                      **settings: Unpack[ProjectSettings]) -> Project:
         """Create a project (``name`` or ``path`` required). ``POST /projects``."""
         if not name and not path:
             raise ValueError("name or path is required")
-        fields = {"name": name, "path": path, "namespace_id": namespace_id, **settings}
+        fields = await self._topics({"name": name, "path": path, "namespace_id": namespace_id, **settings})
         project: Project = await self._engine.call("POST", "projects", Project, **_write(fields))
         return project
 
@@ -135,15 +141,15 @@ class ProjectsResource(Resource):
                               default_branch: str | None = None, namespace_id: int | None = None,
                               **settings: Unpack[ProjectSettings]) -> Project:
         """Create a project owned by another user (admin). ``POST /projects/user/:user_id``."""
-        fields = {"name": name, "path": path, "default_branch": default_branch, "namespace_id": namespace_id,
-                  **settings}
+        fields = await self._topics({"name": name, "path": path, "default_branch": default_branch,
+                                     "namespace_id": namespace_id, **settings})
         project: Project = await self._engine.call("POST", f"projects/user/{int(user_id)}", Project, **_write(fields))
         return project
 
     async def update(self, pid: ProjectRef, *, name: str, path: str | None = None,
                      default_branch: str | None = None, **settings: Unpack[ProjectSettings]) -> Project:
-        """Edit a project. ``PUT /projects/:id``."""
-        fields = {"name": name, "path": path, "default_branch": default_branch, **settings}
+        """Edit a project (``tag_list`` goes as ``topics`` to servers from 14.0). ``PUT /projects/:id``."""
+        fields = await self._topics({"name": name, "path": path, "default_branch": default_branch, **settings})
         project: Project = await self._engine.call("PUT", f"projects/{ref(pid)}", Project, **_write(fields))
         return project
 
