@@ -183,3 +183,101 @@ def test_global_and_command_options_combine() -> None:
     assert (args.command, args.token_stdin, args.profile, args.url) == ("login", True, "p", "https://h.example")
     args = parser.parse_args(["doctor", "--profile", "q", "--token-stdin"])
     assert (args.profile, args.token_stdin) == ("q", True)
+
+
+# --- --url and LABDECK_URL -------------------------------------------------------------------------
+
+
+def _profiles(**profiles: Any) -> None:
+    from labdeck.config import Config, save_config
+    from labdeck.paths import config_file
+
+    save_config(Config(path=config_file(), default_profile=next(iter(profiles)), profiles=dict(profiles)))
+
+
+def test_url_option_opens_the_console_on_that_instance(console: list[Session], sim: SimServer,
+                                                        tokens: dict[str, str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LABDECK_TOKEN", tokens["admin"])
+    assert cli.main(["--url", sim.base_url + "/api/v4/"]) == 0
+    assert console[0].base_url == sim.base_url and console[0].token_source == "env:LABDECK_TOKEN"
+
+
+def test_url_option_beats_the_environment_and_the_default_profile(console: list[Session], sim: SimServer,
+                                                                   tokens: dict[str, str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from labdeck.config import Profile
+
+    # The default profile is another (read-only) instance: neither its URL nor its settings follow --url.
+    _profiles(other=Profile("other", "https://other.example", read_only=True, ca_file="/nonexistent/ca.pem"))
+    monkeypatch.setenv("LABDECK_URL", "https://elsewhere.example")
+    monkeypatch.setenv("LABDECK_TOKEN", tokens["admin"])
+    assert cli.main(["--url", sim.base_url]) == 0
+    session = console[0]
+    assert session.base_url == sim.base_url and not session.read_only
+    assert session.ca_file != "/nonexistent/ca.pem" and session.profile == sim.base_url.split("//")[1].replace(":", "-")
+
+
+def test_url_option_uses_the_profile_configured_for_that_url(console: list[Session], sim: SimServer,
+                                                             tokens: dict[str, str], isolated_machine: Any) -> None:
+    from labdeck.auth.keyring_store import account
+    from labdeck.config import Profile
+
+    _profiles(main=Profile("main", "https://main.example"), lab=Profile("lab", sim.base_url, theme="ops-light"))
+    isolated_machine.set_password("labdeck", account("lab", sim.base_url), tokens["user"])
+    assert cli.main(["--url", sim.base_url + "/"]) == 0
+    session = console[0]
+    assert (session.profile, session.token_source, session.theme) == ("lab", "keyring", "ops-light")
+    assert session.token == Secret(tokens["user"])
+
+
+def test_labdeck_url_environment_variable_opens_that_instance(console: list[Session], sim: SimServer,
+                                                              tokens: dict[str, str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from labdeck.config import Profile
+
+    _profiles(other=Profile("other", "https://other.example", read_only=True))
+    monkeypatch.setenv("LABDECK_URL", sim.base_url)
+    monkeypatch.setenv("LABDECK_TOKEN", tokens["admin"])
+    assert cli.main([]) == 0
+    assert console[0].base_url == sim.base_url and not console[0].read_only
+
+
+@pytest.mark.parametrize(("argv", "env", "expected"), [
+    (["--url", "gitlab.example.com"], {}, "--url must start with https://"),
+    ([], {"LABDECK_URL": "ftp://gitlab.example.com"}, "LABDECK_URL must start with https://"),
+])
+def test_a_malformed_url_is_refused_with_its_source(console: list[Session], monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str], argv: list[str],
+                                                    env: dict[str, str], expected: str) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("LABDECK_TOKEN", "glpat-0123456789abcdefghij")
+    assert cli.main(argv) == 1
+    assert expected in capsys.readouterr().err and console == []
+
+
+def test_help_lists_url_and_the_environment(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    assert "--url URL" in out and "LABDECK_URL" in out and "GITLAB_URL" in out and "LABDECK_TOKEN" in out
+    args = cli.build_parser().parse_args(["--url", "https://a.example", "login", "--token-stdin"])
+    assert (args.command, args.url) == ("login", "https://a.example")
+
+
+def test_switching_profile_after_url_goes_to_that_profiles_instance(console: list[Session], sim: SimServer,
+                                                                   tokens: dict[str, str],
+                                                                   isolated_machine: Any,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from labdeck.auth.keyring_store import account
+    from labdeck.config import Profile
+
+    _profiles(b=Profile("b", "https://b.example"))
+    isolated_machine.set_password("labdeck", account("b", "https://b.example"), tokens["readonly"])
+    monkeypatch.setenv("LABDECK_TOKEN", tokens["admin"])
+    monkeypatch.setattr(cli, "startup_check", lambda session, tls: None)
+    assert cli.main(["--url", sim.base_url]) == 0
+    switched = sys.modules["labdeck.ui.app"].kwargs["session_for_profile"]("b")
+    # The switch resolves profile b (its URL and stored token); the startup probe is skipped here.
+    assert console[0].base_url == sim.base_url and switched.base_url == "https://b.example"

@@ -11,9 +11,11 @@ import argparse
 import contextlib
 import dataclasses
 import os
+import re
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from labdeck import __version__, crash, logsafe
 from labdeck.secret import Secret
@@ -41,15 +43,36 @@ def _tls_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
                         help="turn TLS certificate verification OFF (a red banner stays on screen)")
 
 
+ENVIRONMENT_HELP = """\
+instance URL, first hit wins:
+  --url URL, the --profile's url, LABDECK_URL (or GITLAB_URL), the default profile
+token sources, first hit wins:
+  --token-stdin, LABDECK_TOKEN/GITLAB_TOKEN, the OS keyring, the encrypted file
+  (--encrypted-store at login), the --insecure-storage file, a prompt
+
+environment:
+  LABDECK_URL, GITLAB_URL   instance root URL when neither --url nor --profile is given
+  LABDECK_TOKEN, GITLAB_TOKEN
+                            personal access token (never pass a token as an option)
+  LABDECK_CONFIG            config file path
+  LABDECK_LOG_FILE          debug log file (tokens redacted), like --log-file
+  LABDECK_STORE_PASSPHRASE  passphrase of the encrypted token file
+  LABDECK_KEYRING_TIMEOUT   seconds to wait for the OS keyring
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (public for the tests and the docs)."""
     parser = argparse.ArgumentParser(
         prog="labdeck",
         description="Keyboard-first console for GitLab-style instances. Without a command, opens the console.",
-        epilog="Token sources, first hit wins: --token-stdin, LABDECK_TOKEN/GITLAB_TOKEN, the OS keyring, "
-               "the encrypted file (--encrypted-store at login), the --insecure-storage file, a prompt.",
+        epilog=ENVIRONMENT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"labdeck {__version__}")
+    parser.add_argument("--url", metavar="URL",
+                        help="instance root URL, e.g. https://gitlab.example.com (default: LABDECK_URL, "
+                             "GITLAB_URL, then the profile's)")
     _common(parser, suppress=False)
     _tls_options(parser, suppress=False)
     parser.add_argument("--read-only", action="store_true", help="hide and refuse every change")
@@ -61,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     login = commands.add_parser("login", help="validate a token and store it; write the profile")
     _common(login, suppress=True)
     _tls_options(login, suppress=True)
-    login.add_argument("--url", help="instance root URL, e.g. https://gitlab.example.com")
+    login.add_argument("--url", default=argparse.SUPPRESS, help="instance root URL, e.g. https://gitlab.example.com")
     login.add_argument("--token-stdin", action="store_true", default=argparse.SUPPRESS,
                        help="read the token from standard input")
     login.add_argument("--insecure-storage", action="store_true",
@@ -117,7 +140,7 @@ def _login(args: argparse.Namespace) -> int:
     from labdeck.auth.login import LoginRequest, Output, run_login
 
     request = LoginRequest(
-        profile=getattr(args, "profile", None), url=args.url, token_stdin=args.token_stdin,
+        profile=getattr(args, "profile", None), url=getattr(args, "url", None), token_stdin=args.token_stdin,
         insecure_storage=args.insecure_storage, encrypted_store=args.encrypted_store,
         import_python_gitlab=args.import_python_gitlab, ca_file=getattr(args, "ca_file", None),
         insecure=bool(getattr(args, "insecure", False)),
@@ -172,7 +195,7 @@ def _console(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         _reattach_terminal()
     options = SessionOptions(profile=args.profile, read_only=args.read_only, theme=args.theme,
-                             ca_file=args.ca_file, insecure=args.insecure)
+                             ca_file=args.ca_file, insecure=args.insecure, url=args.url)
     try:
         session = resolve_session(options, stdin_token=stdin_token, interactive=None)
     except SessionError as error:
@@ -191,7 +214,8 @@ def _run(session: Session, options: SessionOptions | None = None) -> int:
 
     def session_for_profile(name: str) -> Session:
         # Called from a worker thread while the TUI owns the terminal: never prompt.
-        switched = dataclasses.replace(options, profile=name)
+        # The profile's own URL: a --url given at start named the first instance only.
+        switched = dataclasses.replace(options, profile=name, url=None)
         return resolve_session(switched, stdin_token=None, interactive=False)
 
     return int(run_console(session, session_for_profile=session_for_profile))
@@ -226,6 +250,8 @@ class SessionOptions:
     theme: str | None = None
     ca_file: str | None = None
     insecure: bool = False
+    url: str | None = None
+    """``--url``: the instance to open, whatever the profiles say."""
 
 
 def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = None,
@@ -237,20 +263,24 @@ def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = Non
     """
     from labdeck.auth import probe
     from labdeck.auth.chain import TokenChain, TokenInputError, resolve_url
-    from labdeck.config import ConfigError, load_config
+    from labdeck.config import ConfigError, load_config, url_problem
 
     try:
         config = load_config()
     except ConfigError as error:
         raise SessionError(str(error)) from None
-    profile, url, _origin = resolve_url(config, options.profile)
+    profile, url, origin = resolve_url(config, options.profile, url=options.url)
     if options.profile and profile is None:
         known = ", ".join(sorted(config.profiles)) or "none"
         raise SessionError(f"no profile named '{options.profile}' in {config.path} (profiles: {known})")
     if not url:
-        raise SessionError("no instance configured. Run `labdeck login --url https://… --token-stdin`, "
-                           "set LABDECK_URL and LABDECK_TOKEN, or try `labdeck --demo`.")
-    name = profile.name if profile else config.selected_profile_name(options.profile)
+        raise SessionError("no instance configured. Run `labdeck --url https://… ` with LABDECK_TOKEN set, "
+                           "`labdeck login --url https://… --token-stdin`, set LABDECK_URL and LABDECK_TOKEN, "
+                           "or try `labdeck --demo`.")
+    if (problem := url_problem(url)) is not None:
+        where = "--url" if origin == "--url" else origin.removeprefix("env ")
+        raise SessionError(f"{where} {problem}")
+    name = profile.name if profile else _profile_name(config, options.profile, url, origin)
     chain = TokenChain(interactive=interactive)
     try:
         resolution = chain.resolve(name, url, stdin_token=stdin_token, allow_prompt=interactive is not False)
@@ -276,6 +306,15 @@ def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = Non
     if problem is not None:
         raise SessionError(problem)
     return session
+
+
+def _profile_name(config: Any, wanted: str | None, url: str, origin: str) -> str:
+    """The name a session without a matching profile goes by: for an instance given by ``--url`` or
+    the environment that no profile has, its host (what ``labdeck login --profile`` would save)."""
+    if wanted or origin.startswith("profile") or origin == "none":
+        return str(config.selected_profile_name(wanted))
+    netloc = urlsplit(url).netloc.rsplit("@", 1)[-1]
+    return re.sub(r"[^A-Za-z0-9_.-]", "-", netloc)[:64] or "default"
 
 
 def startup_check(session: Session, tls: TlsSettings) -> str | None:

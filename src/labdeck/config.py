@@ -31,6 +31,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import tomlkit
+import tomlkit.exceptions
+
 from labdeck import paths
 from labdeck.statefile import write_private
 
@@ -275,9 +278,86 @@ def _parse_ui(value: Any, problems: list[str]) -> UiSettings:
 
 
 def save_config(config: Config) -> None:
-    """Write the config file (mode 0600, atomic). Comments in a hand-edited file are not kept."""
-    write_private(config.path, dump_config(config).encode("utf-8"))
+    """Write the config file (mode 0600, atomic).
+
+    An existing file is edited in place with :mod:`tomlkit`: only the keys whose values changed are
+    touched, so the user's comments, key order, blank lines and unrelated sections stay as written.
+    A new file gets the commented layout of :func:`dump_config`.
+    """
+    if config.path.exists():
+        text = config.path.read_text(encoding="utf-8")
+        try:
+            document = tomlkit.parse(text)
+        except tomlkit.exceptions.TOMLKitError as error:
+            raise ConfigError(config.path, [f"cannot be updated without losing its content: {error}"]) from None
+        _update_document(document, config)
+        write_private(config.path, tomlkit.dumps(document).encode("utf-8"))
+    else:
+        write_private(config.path, dump_config(config).encode("utf-8"))
     config.exists = True
+
+
+def _sync(table: Any, wanted: dict[str, Any], *, keep_equal_defaults: dict[str, Any] | None = None) -> None:
+    """Make ``table`` hold ``wanted`` (None: absent), touching only keys whose value differs.
+
+    ``keep_equal_defaults``: keys whose absence is the same as this value; a key already written
+    with that value is left alone (``read_only = false`` stays as the user wrote it).
+    """
+    defaults = keep_equal_defaults or {}
+    for key, value in wanted.items():
+        current = table.get(key)
+        if value is None or (key in defaults and value == defaults[key] and current is None):
+            if current is not None and not (key in defaults and current == defaults[key] == value):
+                del table[key]
+            continue
+        if current is None or current != value:
+            table[key] = value
+
+
+def _update_document(document: Any, config: Config) -> None:
+    """Bring a parsed (tomlkit) config document in line with ``config``, preserving everything else."""
+    if config.default_profile:
+        if document.get("default_profile") != config.default_profile:
+            document["default_profile"] = config.default_profile
+    elif "default_profile" in document:
+        del document["default_profile"]
+    profiles = document.get("profiles")
+    if profiles is None and config.profiles:
+        profiles = tomlkit.table(is_super_table=True)
+        document["profiles"] = profiles
+    if profiles is not None:
+        for name in [name for name in profiles if name not in config.profiles]:
+            del profiles[name]
+        for name, profile in config.profiles.items():
+            table = profiles.get(name)
+            if table is None:
+                table = tomlkit.table()
+                profiles[name] = table
+            _sync(table, {"url": profile.url, "theme": profile.theme, "read_only": profile.read_only,
+                          "ca_file": profile.ca_file, "token_store": profile.token_store},
+                  keep_equal_defaults={"read_only": False})
+    if config.keymap or "keymap" in document:
+        keymap = document.get("keymap")
+        if keymap is None:
+            keymap = tomlkit.table()
+            document["keymap"] = keymap
+        for key in [key for key in keymap if key not in config.keymap]:
+            del keymap[key]
+        for key, value in config.keymap.items():
+            current = keymap.get(key)
+            # "3,j" and ["3", "j"] mean the same binding: keep the user's spelling.
+            spelled = ",".join(current) if isinstance(current, list) else current
+            if spelled != value:
+                keymap[key] = value
+    defaults = UiSettings()
+    names = ("theme", "refresh_interval", "trace_interval", "trace_max_lines")
+    wanted = {name: getattr(config.ui, name) for name in names}
+    if "ui" in document or any(wanted[name] != getattr(defaults, name) for name in names):
+        ui = document.get("ui")
+        if ui is None:
+            ui = tomlkit.table()
+            document["ui"] = ui
+        _sync(ui, wanted, keep_equal_defaults={name: getattr(defaults, name) for name in names})
 
 
 def dump_config(config: Config) -> str:

@@ -217,6 +217,8 @@ async def test_parameter_encoding_arrays_hashes_booleans() -> None:
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/version"):  # dialect discovery before the runner update
+            return httpx.Response(200, json={"version": "10.8.7"})
         seen.append(request)
         return httpx.Response(200, json=[] if request.method == "GET" else {"id": 1, "iid": 1})
 

@@ -116,7 +116,7 @@ async def test_empty_collection() -> None:
         assert await client.runners.list().all() == []
 
 
-async def test_conditional_listing_reuses_pages_on_304() -> None:
+async def test_conditional_listing_reuses_cached_pages_on_304_for_a_fresh_consumer() -> None:
     sent_if_none_match: list[str | None] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -134,11 +134,15 @@ async def test_conditional_listing_reuses_pages_on_304() -> None:
         assert len(await first.all()) == 200 and first.changed is True
         second = client.runners.list(conditional=True)
         again = await second.all()
-    assert len(again) == 200 and second.changed is False
-    assert sent_if_none_match == [None, None, 'W/"page1"', 'W/"page2"']
+        third = client.runners.list(since=second.version)
+        unchanged = await third.poll()
+    # The second consumer never saw the list: the client's 304s are answered from its cache.
+    assert [r.id for r in again] == list(range(1, 201)) and second.changed is True
+    assert unchanged.changed is False and unchanged.value is None and unchanged.etag == first.version
+    assert sent_if_none_match == [None, None, 'W/"page1"', 'W/"page2"', 'W/"page1"', 'W/"page2"']
 
 
-async def test_poll_returns_cached_value_marked_unchanged() -> None:
+async def test_poll_gives_a_fresh_caller_the_value_and_a_holder_unchanged() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         if request.headers.get("if-none-match") == 'W/"v1"':
             return httpx.Response(304)
@@ -146,8 +150,24 @@ async def test_poll_returns_cached_value_marked_unchanged() -> None:
 
     async with mock_client(handler) as client:
         first = await client.jobs.poll(1, 8)
-        second = await client.jobs.poll(1, 8)
+        fresh = await client.jobs.poll(1, 8)
+        held = await client.jobs.poll(1, 8, since=first.etag)
         cached = await client.get_cached("projects/1/jobs/8", type(first.value))
     assert first.changed and first.value is not None and first.value.status == "running"
-    assert not second.changed and second.status == 304 and second.value == first.value
+    assert fresh.changed and fresh.status == 304 and fresh.value == first.value
+    assert not held.changed and held.status == 304 and held.value is None and held.etag == 'W/"v1"'
     assert cached == first.value
+
+
+async def test_a_304_without_a_cached_copy_is_asked_again_unconditionally() -> None:
+    calls: list[str | None] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(request.headers.get("if-none-match"))
+        if len(calls) == 1:
+            return httpx.Response(304)  # e.g. a caching proxy answering for someone else
+        return httpx.Response(200, json=[{"id": 1}], headers={"ETag": 'W/"a"'})
+
+    async with mock_client(handler) as client:
+        runners = await client.runners.list(conditional=True).all()
+    assert [r.id for r in runners] == [1] and calls == [None, None]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from labdeck.api import errors, models
 from labdeck.api.client import ApiClient
+from labdeck.api.dialect import Dialect
 from labdeck.api.pagination import Paginator
 from labdeck.api.results import ActionResult, ConnectionHealth, TraceRead
 from labdeck.api.retry import RateLimit, RetryPolicy
 
-__all__ = ["ActionResult", "ApiClient", "ConnectionHealth", "Paginator", "RateLimit", "RetryPolicy",
+__all__ = ["ActionResult", "ApiClient", "ConnectionHealth", "Dialect", "Paginator", "RateLimit", "RetryPolicy",
            "TraceRead", "errors", "models"]

@@ -1,7 +1,14 @@
-"""Per-URL ETag cache for polled GETs (conditional requests, wire-facts §8).
+"""Per-URL ETag cache for conditional GETs (wire-facts §8).
 
 GitLab's ETags are weak hashes of the whole body, so they are stored per full URL including
-the query string. A 304 still counts against the rate limit; the saving is transfer and parsing.
+the query string, **together with the body they stand for**: the cache is shared by every caller
+of one client, so ``If-None-Match`` is sent for a URL that *some* caller fetched before, and a 304
+must then be answered from the stored body — the caller that triggered it may never have seen the
+data (see :meth:`labdeck.api.core.HttpEngine.fetch_conditional`). A 304 still counts against the
+rate limit; the saving is transfer and parsing.
+
+Memory is bounded twice: by entry count and by the total size of stored bodies (least recently
+used entries go first); a body larger than ``max_body`` is not kept at all.
 """
 
 from __future__ import annotations
@@ -24,13 +31,21 @@ class CachedResponse:
 class EtagCache:
     """A bounded LRU of :class:`CachedResponse` keyed by absolute URL."""
 
-    def __init__(self, max_entries: int = 1024, max_body: int = 4 * 1024 * 1024) -> None:
+    def __init__(self, max_entries: int = 1024, max_body: int = 4 * 1024 * 1024,
+                 max_bytes: int = 32 * 1024 * 1024) -> None:
         self._entries: OrderedDict[str, CachedResponse] = OrderedDict()
         self.max_entries = max_entries
         self.max_body = max_body
+        self.max_bytes = max_bytes
+        self._bytes = 0
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    @property
+    def size(self) -> int:
+        """Total bytes of the stored bodies."""
+        return self._bytes
 
     def get(self, url: str) -> CachedResponse | None:
         """The cached entry for ``url`` (and mark it recently used)."""
@@ -39,16 +54,31 @@ class EtagCache:
             self._entries.move_to_end(url)
         return entry
 
+    def _drop(self, url: str) -> None:
+        entry = self._entries.pop(url, None)
+        if entry is not None:
+            self._bytes -= len(entry.content)
+
     def store(self, url: str, response: httpx.Response) -> None:
-        """Remember a 200 response that carried an ETag (large bodies are not kept)."""
+        """Remember a 200 response that carried an ETag with its body (large bodies are not kept).
+
+        Anything else (no ETag, another status, a body over ``max_body``) forgets ``url``, so a
+        later request for it goes without ``If-None-Match``.
+        """
         etag = response.headers.get("etag")
-        if not etag or len(response.content) > self.max_body:
-            self._entries.pop(url, None)
+        self._drop(url)
+        if response.status_code != 200 or not etag or len(response.content) > self.max_body:
             return
         self._entries[url] = CachedResponse(etag, response.content, response.headers)
-        self._entries.move_to_end(url)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
+        self._bytes += len(response.content)
+        while self._entries and (len(self._entries) > self.max_entries or self._bytes > self.max_bytes):
+            oldest = next(iter(self._entries))
+            self._drop(oldest)
+
+    def discard(self, url: str) -> None:
+        """Forget ``url``."""
+        self._drop(url)
 
     def clear(self) -> None:
         self._entries.clear()
+        self._bytes = 0

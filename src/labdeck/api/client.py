@@ -17,6 +17,7 @@ import httpx
 
 from labdeck.api.auth import TokenAuth, install_redactor
 from labdeck.api.core import HttpEngine
+from labdeck.api.dialect import Dialect, DialectDiscovery
 from labdeck.api.models import Version
 from labdeck.api.resources.badges import BadgesResource
 from labdeck.api.resources.exports import ExportsResource
@@ -73,16 +74,17 @@ class ApiClient(HttpEngine):
         http = build_http_client(self.api_url + "/", auth=auth, verify=verify, ca_file=ca_file,
                                  timeout=timeout, transport=transport, user_agent=user_agent)
         super().__init__(http, read_only=read_only, retry=retry or RetryPolicy())
+        self.dialects = DialectDiscovery(self)
         self.users = UsersResource(self)
-        self.projects = ProjectsResource(self)
+        self.projects = ProjectsResource(self, self.dialects)
         self.hooks = HooksResource(self)
         self.badges = BadgesResource(self)
         self.protected_branches = ProtectedBranchesResource(self)
         self.exports = ExportsResource(self)
-        self.runners = RunnersResource(self)
+        self.runners = RunnersResource(self, self.dialects)
         self.jobs = JobsResource(self)
         self.issues = IssuesResource(self)
-        self.integrations = IntegrationsResource(self)
+        self.integrations = IntegrationsResource(self, self.dialects)
         self.notifications = NotificationsResource(self)
 
     def __repr__(self) -> str:
@@ -91,6 +93,18 @@ class ApiClient(HttpEngine):
     async def version(self) -> Version:
         """``GET /version``."""
         return await self.users.version()
+
+    @property
+    def dialect(self) -> Dialect:
+        """What the server speaks, as known now (the spec's dialect until :meth:`discover` ran or
+        an integration call discovered it). Never does I/O."""
+        return self.dialects.current
+
+    async def discover(self, *, refresh: bool = False) -> Dialect:
+        """Find out what the server speaks (``GET /version``, once; cached for this client).
+        Never raises: on failure the spec's dialect is used and retried later. Run it in the
+        background at start-up; calls that depend on it also trigger it."""
+        return await self.dialects.discover(refresh=refresh)
 
     @property
     def closed(self) -> bool:

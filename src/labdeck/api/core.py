@@ -8,6 +8,7 @@ import json as jsonlib
 import os
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -79,6 +80,17 @@ def _filename_from(disposition: str | None) -> str | None:
         return None
     name = os.path.basename(match.group(1).strip().replace("\\", "/"))
     return name if name not in ("", ".", "..") else None
+
+
+@dataclass(frozen=True)
+class ConditionalRead:
+    """One conditional GET: the full body either way; ``not_modified`` when it came from the cache."""
+
+    url: str
+    content: bytes
+    headers: httpx.Headers
+    etag: str | None
+    not_modified: bool
 
 
 class HttpEngine:
@@ -254,17 +266,48 @@ class HttpEngine:
         value = self.parse(response, model) if response.content else None
         return ActionResult(value, changed=True, status=response.status_code)
 
-    async def poll(self, path: str, model: Any, params: Any = None) -> ActionResult[Any]:
-        """A conditional GET: sends the last ETag for this URL; a 304 returns the cached value
-        with ``changed=False``."""
+    async def fetch_conditional(self, path: str, params: Any = None) -> ConditionalRead:
+        """GET ``path`` with ``If-None-Match`` from the client's ETag cache; always the full body.
+
+        The cache is shared by every caller of this client, so the server may answer 304 to a
+        caller that never saw the data: the body then comes from the cache entry the ETag was
+        sent from (never an empty "no data"). A 304 without a cached copy (e.g. a proxy that
+        invented it) is retried once without the condition.
+        """
         url = str(self._http.build_request("GET", path, params=params).url)
         cached = self.cache.get(url)
         headers = {"If-None-Match": cached.etag} if cached else None
         response = await self.request("GET", url, headers=headers)
-        if response.status_code == 304 and cached is not None:
-            return ActionResult(_adapter(model).validate_json(cached.content), changed=False, status=304)
+        if response.status_code == 304:
+            if cached is not None:
+                return ConditionalRead(url, cached.content, cached.headers, cached.etag, True)
+            self.cache.discard(url)
+            response = await self.request("GET", url)
+            if response.status_code == 304:
+                raise errors.UnexpectedResponse("304 Not Modified to an unconditional request",
+                                                method="GET", url=url)
         self.cache.store(url, response)
-        return ActionResult(self.parse(response, model), changed=True, status=response.status_code)
+        return ConditionalRead(url, response.content, response.headers, response.headers.get("etag"), False)
+
+    async def poll(self, path: str, model: Any, params: Any = None, *, since: str | None = None) -> ActionResult[Any]:
+        """A conditional GET of one resource for a caller that may already hold a copy.
+
+        ``since`` is the :attr:`ActionResult.etag` of the result the caller holds (None: it holds
+        nothing). A caller without a copy always gets the value with ``changed`` True, even when
+        the server answered 304 to the client (the cached body is used). Only when the server's
+        ETag still equals ``since`` is the answer ``changed`` False with ``value`` None, and
+        nothing is parsed.
+        """
+        read = await self.fetch_conditional(path, params)
+        status = 304 if read.not_modified else 200
+        if since is not None and read.etag == since:
+            return ActionResult(None, changed=False, status=status, etag=read.etag)
+        try:
+            value = _adapter(model).validate_json(read.content or b"null")
+        except pydantic.ValidationError as exc:
+            raise errors.UnexpectedResponse(f"response did not match {getattr(model, '__name__', model)}: "
+                                            f"{exc.error_count()} problem(s)", method="GET", url=read.url) from None
+        return ActionResult(value, changed=True, status=status, etag=read.etag)
 
     async def get_cached(self, path: str, model: Any, params: Any = None) -> Any:
         """:meth:`poll`, returning only the value."""

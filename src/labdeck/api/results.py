@@ -13,14 +13,17 @@ T = TypeVar("T")
 class ActionResult(Generic[T]):
     """The outcome of an action or a polled read.
 
-    ``changed`` is False when the server answered 304 (already starred, already subscribed, or
-    a conditional GET whose resource did not change); ``value`` is then the cached value for a
-    poll, or None for an action whose 304 carries no body.
+    ``changed`` is False when nothing changed for *this caller*: an action answered 304 (already
+    starred, already subscribed …; ``value`` None, a 304 carries no body), or a poll whose ETag is
+    still the one the caller passed as ``since`` (``value`` None: the caller already holds it).
+    ``etag`` is the validator of a polled value (the list version for a paginator's poll): pass
+    it back as ``since`` next time.
     """
 
     value: T | None
     changed: bool = True
     status: int = 200
+    etag: str | None = None
 
 
 @dataclass(frozen=True)

@@ -68,19 +68,35 @@ def read_token_stream(stream: IO[str]) -> Secret:
     return checked_token(token, "--token-stdin")
 
 
-def resolve_url(config: Config, profile_name: str | None, environ: Mapping[str, str] | None = None
-                ) -> tuple[Profile | None, str | None, str]:
+def profile_for_url(config: Config, url: str) -> Profile | None:
+    """The profile configured for ``url`` (the default profile first), or None."""
+    wanted = normalise_url(url)
+    default = config.profile(None)
+    candidates = ([default] if default is not None else []) + list(config.profiles.values())
+    return next((profile for profile in candidates if normalise_url(profile.url) == wanted), None)
+
+
+def resolve_url(config: Config, profile_name: str | None, environ: Mapping[str, str] | None = None,
+                *, url: str | None = None) -> tuple[Profile | None, str | None, str]:
     """The profile and instance URL to use, and where the URL came from.
 
-    An explicit ``--profile`` wins; otherwise ``LABDECK_URL``/``GITLAB_URL``, then the default profile.
+    URL: ``--url`` (``url``) wins, then an explicit ``--profile``, then ``LABDECK_URL``/``GITLAB_URL``,
+    then the default profile. Profile (settings and stored token): the one named by ``--profile``,
+    else the one configured for that URL; a URL no profile has gets none (the settings of
+    another instance, such as its CA bundle, must not follow it).
     """
     env = os.environ if environ is None else environ
+    if url:
+        chosen = normalise_url(url)
+        profile = config.profiles.get(profile_name) if profile_name else profile_for_url(config, chosen)
+        return profile, chosen, "--url"
     profile = config.profile(profile_name)
     if profile_name:
         return profile, (profile.url if profile else None), f"profile {profile_name}"
     for name in URL_ENV:
         if env.get(name):
-            return profile, normalise_url(env[name]), f"env {name}"
+            chosen = normalise_url(env[name])
+            return profile_for_url(config, chosen), chosen, f"env {name}"
     if profile is not None:
         return profile, profile.url, f"profile {profile.name}"
     return None, None, "none"

@@ -17,6 +17,7 @@ from labdeck.api.models.ci import (
     RunnerDetail,
     RunnerJob,
     RunnerStatus,
+    RunnerType,
 )
 from labdeck.api.models.common import (
     Commit,
@@ -63,6 +64,6 @@ __all__ = [
     "IssueState", "Job", "JobStatus", "Message", "MergeRequest", "Milestone", "Model", "Namespace",
     "NotificationLevel", "NotificationSettings", "Owner", "Permissions", "Pipeline", "PipelineRef",
     "Project", "ProjectGroupLink", "ProjectHook", "ProjectIdentity", "ProjectMember", "ProjectStatistics",
-    "ProtectedBranch", "Runner", "RunnerDetail", "RunnerJob", "RunnerStatus", "TimeStats", "Todo",
+    "ProtectedBranch", "Runner", "RunnerDetail", "RunnerJob", "RunnerStatus", "RunnerType", "TimeStats", "Todo",
     "UploadedFile", "User", "UserAgentDetail", "UserBrief", "Version",
 ]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import typing
 from datetime import UTC, date, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 
 def _aware(value: Any) -> Any:
@@ -56,13 +57,69 @@ Status = Annotated[str, BeforeValidator(_text)]
 """A status string; null becomes ``""`` and unknown values are kept as they are."""
 
 
+_COLLECTIONS = (list, tuple, set, frozenset, dict)
+
+
+def _collection_keys(model: type[BaseModel]) -> frozenset[str]:
+    """Names (and aliases) of the fields typed as a plain collection (``list[str]``, not ``… | None``)."""
+    keys: set[str] = set()
+    for name, info in model.model_fields.items():
+        if typing.get_origin(info.annotation) in _COLLECTIONS or info.annotation in _COLLECTIONS:
+            keys.add(name)
+            if info.alias:
+                keys.add(info.alias)
+    return frozenset(keys)
+
+
 class Model(BaseModel):
-    """Base of every response model: extra fields ignored, missing optional fields allowed."""
+    """Base of every response model: extra fields ignored, missing optional fields allowed, and a
+    ``null`` where a collection is expected (``"tag_list": null``, ``"artifacts": null``, which
+    servers send for "none") read as the field's empty default instead of a validation error."""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    _collection_fields: ClassVar[frozenset[str] | None] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nulls_are_empty_collections(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        keys = cls.__dict__.get("_collection_fields")
+        if keys is None:
+            # Computed once per class (not inherited: a subclass may add collection fields).
+            keys = _collection_keys(cls)
+            cls._collection_fields = keys
+        if not any(data.get(key, ...) is None for key in keys):
+            return data
+        return {key: value for key, value in data.items() if value is not None or key not in keys}
 
 
 class Message(Model):
     """Bodies such as ``{"message": "202 Accepted"}``."""
 
     message: Any = None
+
+
+class WithEventFlags(Model):
+    """A record with ``*_events`` flags (hooks, integrations): servers keep adding event kinds
+    (``releases_events``, ``emoji_events`` …), so flags this model does not name are kept in
+    ``other_events`` and :attr:`events` lists them all."""
+
+    other_events: dict[str, bool] = Field(default_factory=dict, repr=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _collect_unknown_events(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        unknown = {key: value for key, value in data.items()
+                   if key.endswith("_events") and isinstance(value, bool) and key not in cls.model_fields}
+        return {**data, "other_events": unknown} if unknown else data
+
+    @property
+    def events(self) -> dict[str, bool]:
+        """Every ``*_events`` flag the server sent (known or not), name → enabled."""
+        flags = {name: value for name, value in self.__dict__.items()
+                 if name.endswith("_events") and isinstance(value, bool)}
+        flags.update(self.other_events)
+        return flags

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Any
+
+from pydantic import Field, model_validator
 
 from labdeck.api.models.base import Model, Status, Timestamp
 from labdeck.api.models.common import Commit, PipelineRef, ProjectIdentity, User
@@ -36,13 +38,24 @@ class JobStatus:
 
 
 class RunnerStatus:
-    """Known runner statuses (``not_connected`` comes from later servers)."""
+    """Known runner statuses (``not_connected`` comes from later servers; ``stale`` and
+    ``never_contacted`` from 15.x/16.x, where ``paused`` moved to its own field)."""
 
     ONLINE = "online"
     OFFLINE = "offline"
     PAUSED = "paused"
     NOT_CONNECTED = "not_connected"
-    KNOWN = frozenset({ONLINE, OFFLINE, PAUSED, NOT_CONNECTED})
+    STALE = "stale"
+    NEVER_CONTACTED = "never_contacted"
+    KNOWN = frozenset({ONLINE, OFFLINE, PAUSED, NOT_CONNECTED, STALE, NEVER_CONTACTED})
+
+
+class RunnerType:
+    """Known ``runner_type`` values (12.x+; older servers only say ``is_shared``)."""
+
+    INSTANCE = "instance_type"
+    GROUP = "group_type"
+    PROJECT = "project_type"
 
 
 class ArtifactsFile(Model):
@@ -58,16 +71,44 @@ class Artifact(Model):
 
 
 class Runner(Model):
-    """A runner, summary view."""
+    """A runner, summary view.
+
+    ``active`` (10.x–16.x) and ``paused`` (14.8+, which later servers send instead) always
+    agree here: whichever the server sent, the other is derived, so ``runner.paused`` and
+    ``runner.active`` work with every server (a 10.x ``status: "paused"`` counts too).
+    """
 
     id: int
     description: str | None = None
     name: str | None = None
     active: bool | None = None
+    paused: bool | None = None
     is_shared: bool | None = None
+    runner_type: str | None = None
     online: bool | None = None
     status: str | None = None
     ip_address: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _active_or_paused(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        active, paused = data.get("active"), data.get("paused")
+        if isinstance(active, bool) and not isinstance(paused, bool):
+            return {**data, "paused": not active}
+        if isinstance(paused, bool) and not isinstance(active, bool):
+            return {**data, "active": not paused}
+        if active is None and paused is None and data.get("status") == RunnerStatus.PAUSED:
+            return {**data, "active": False, "paused": True}
+        return data
+
+    @property
+    def shared(self) -> bool | None:
+        """An instance-wide runner (``is_shared``, or ``runner_type`` on servers that only send that)."""
+        if self.is_shared is not None:
+            return self.is_shared
+        return None if self.runner_type is None else self.runner_type == RunnerType.INSTANCE
 
 
 class RunnerDetail(Runner):
@@ -85,6 +126,7 @@ class RunnerDetail(Runner):
     maximum_timeout: int | None = None
     run_untagged: bool | None = None
     locked: bool | None = None
+    maintenance_note: str | None = None
 
 
 class Job(Model):
@@ -96,6 +138,8 @@ class Job(Model):
     ref: str | None = None
     tag: bool | None = None
     status: Status = ""
+    failure_reason: str | None = None
+    """Why a failed job failed (``script_failure``, ``runner_system_failure``, ``stuck_or_timeout_failure`` …; 10.x has none)."""
     coverage: float | None = None
     allow_failure: bool | None = None
     created_at: Timestamp = None
@@ -103,7 +147,9 @@ class Job(Model):
     finished_at: Timestamp = None
     erased_at: Timestamp = None
     duration: float | None = None
+    """Seconds the job ran."""
     queued_duration: float | None = None
+    """Seconds the job waited for a runner (13.x+)."""
     commit: Commit | None = None
     pipeline: PipelineRef | None = None
     artifacts_file: ArtifactsFile | None = None

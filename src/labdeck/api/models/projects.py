@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from labdeck.api.models.base import Day, Model, Timestamp
+from labdeck.api.models.base import Day, Model, Timestamp, WithEventFlags
 from labdeck.api.models.common import Namespace, Owner, ProjectIdentity
 
 
@@ -41,7 +41,11 @@ class ForkedFrom(Model):
 
 
 class Project(Model):
-    """A project record (list, single, star, archive and fork responses carry different subsets)."""
+    """A project record (list, single, star, archive and fork responses carry different subsets).
+
+    ``tag_list`` (10.x–15.x) and ``topics`` (14.0+, which later servers send alone) are filled
+    from each other when only one is sent, so either works with every server.
+    """
 
     id: int
     name: str | None = None
@@ -56,6 +60,7 @@ class Project(Model):
     web_url: str | None = None
     avatar_url: str | None = None
     tag_list: list[str] = Field(default_factory=list)
+    topics: list[str] = Field(default_factory=list)
     owner: Owner | None = None
     namespace: Namespace | None = None
     issues_enabled: bool | None = None
@@ -90,6 +95,18 @@ class Project(Model):
     statistics: ProjectStatistics | None = None
     links: dict[str, str | None] | None = Field(default=None, alias="_links")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _topics_or_tags(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        tags, topics = data.get("tag_list"), data.get("topics")
+        if tags and not topics:
+            return {**data, "topics": tags}
+        if topics and not tags:
+            return {**data, "tag_list": topics}
+        return data
+
 
 class ProjectMember(Model):
     """A user of ``GET /projects/:id/users``."""
@@ -121,11 +138,18 @@ class ProjectGroupLink(Model):
     expires_at: Day = None
 
 
-class ProjectHook(Model):
-    """A project web hook (its secret token is never returned)."""
+class ProjectHook(WithEventFlags):
+    """A project web hook (its secret token is never returned).
+
+    Servers keep adding event kinds (``releases_events``, ``emoji_events`` …): unknown
+    ``*_events`` flags are kept and listed by :attr:`events` with the known ones.
+    """
 
     id: int
     url: str | None = None
+    name: str | None = None
+    """17.x+ (absent before)."""
+    description: str | None = None
     project_id: int | None = None
     push_events: bool | None = None
     issues_events: bool | None = None
@@ -139,6 +163,7 @@ class ProjectHook(Model):
     wiki_page_events: bool | None = None
     repository_update_events: bool | None = None
     enable_ssl_verification: bool | None = None
+    push_events_branch_filter: str | None = None
     created_at: Timestamp = None
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from labdeck.api.models.base import Model, Status, Timestamp
+from labdeck.api.models.base import Model, Status, Timestamp, WithEventFlags
 
 
 class Badge(Model):
@@ -31,21 +31,34 @@ class BadgePreview(Model):
 
 
 class AccessLevel(Model):
+    """One access rule: a role (``access_level``), or (EE) a user or group."""
+
+    id: int | None = None
     access_level: int | None = None
     access_level_description: str | None = None
+    user_id: int | None = None
+    group_id: int | None = None
 
 
 class ProtectedBranch(Model):
     """A protected branch or wildcard."""
 
+    id: int | None = None
     name: str
     push_access_levels: list[AccessLevel] = Field(default_factory=list)
     merge_access_levels: list[AccessLevel] = Field(default_factory=list)
     unprotect_access_levels: list[AccessLevel] = Field(default_factory=list)
+    allow_force_push: bool | None = None
+    """13.10+ (absent before: force pushes are refused on protected branches)."""
+    code_owner_approval_required: bool | None = None
 
 
-class Integration(Model):
-    """An integration settings record; a never-configured one has ``id`` null, ``active`` false."""
+class Integration(WithEventFlags):
+    """An integration settings record; a never-configured one has ``id`` null, ``active`` false.
+
+    ``slug`` is the server's (13.x+ send it; the API layer fills it in otherwise) and ``title``
+    the human name ("Slack notifications"). Unknown ``*_events`` flags are kept (:attr:`events`).
+    """
 
     id: int | None = None
     title: str | None = None
@@ -63,6 +76,8 @@ class Integration(Model):
     job_events: bool | None = None
     pipeline_events: bool | None = None
     wiki_page_events: bool | None = None
+    commit_events: bool | None = None
+    comment_on_event_enabled: bool | None = None
     properties: dict[str, Any] | None = Field(default=None, repr=False)
 
 

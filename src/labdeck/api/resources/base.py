@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 if TYPE_CHECKING:
     from labdeck.api.core import HttpEngine
+    from labdeck.api.dialect import Dialect, DialectDiscovery
 
 ProjectRef = int | str
 """A project (or group) ID, or its full path such as ``group/project`` (quoted on the wire)."""
@@ -49,7 +50,19 @@ def encode(params: Mapping[str, Any]) -> dict[str, str | list[str]]:
 
 
 class Resource:
-    """Base of the endpoint families; holds the engine."""
+    """Base of the endpoint families; holds the engine and (optionally) the dialect discovery."""
 
-    def __init__(self, engine: HttpEngine) -> None:
+    def __init__(self, engine: HttpEngine, dialects: DialectDiscovery | None = None) -> None:
         self._engine = engine
+        self._dialects = dialects
+
+    async def _dialect(self) -> Dialect:
+        """The server's dialect (discovered on first use; the spec's when unknown)."""
+        from labdeck.api.dialect import SPEC
+
+        if self._dialects is None:
+            return SPEC
+        if self._engine.read_only:
+            # The write this is for will be refused before sending: no need to ask the server.
+            return self._dialects.current
+        return await self._dialects.discover()

@@ -23,6 +23,9 @@ class HookSettings(TypedDict, total=False):
     wiki_page_events: bool
     enable_ssl_verification: bool
     token: str
+    name: str
+    """17.1+ (older servers ignore it)."""
+    description: str
 
 
 class HooksResource(Resource):

@@ -43,11 +43,12 @@ def _filters(filters: dict[str, Any]) -> dict[str, Any]:
 class IssuesResource(Resource):
     """``/issues``, ``/groups/:id/issues``, ``/projects/:id/issues``."""
 
-    def list(self, *, per_page: int = 100, conditional: bool = False,
+    def list(self, *, per_page: int = 100, conditional: bool = False, since: str | None = None,
              **filters: Unpack[IssueFilters]) -> Paginator[Issue]:
-        """Issues the caller can access (default scope ``created-by-me``). ``GET /issues``."""
+        """Issues the caller can access (default scope ``created-by-me``). ``GET /issues``.
+        ``since``: see :class:`Paginator`."""
         return Paginator(self._engine, "issues", Issue, _filters(dict(filters)), per_page=per_page,
-                         conditional=conditional)
+                         conditional=conditional, since=since)
 
     def group_issues(self, group: ProjectRef, *, per_page: int = 100,
                      **filters: Unpack[IssueFilters]) -> Paginator[Issue]:
@@ -56,10 +57,10 @@ class IssuesResource(Resource):
                          per_page=per_page)
 
     def project_issues(self, pid: ProjectRef, *, per_page: int = 100, conditional: bool = False,
-                       **filters: Unpack[IssueFilters]) -> Paginator[Issue]:
-        """``GET /projects/:id/issues``."""
+                       since: str | None = None, **filters: Unpack[IssueFilters]) -> Paginator[Issue]:
+        """``GET /projects/:id/issues``. ``since``: see :class:`Paginator`."""
         return Paginator(self._engine, f"projects/{ref(pid)}/issues", Issue, _filters(dict(filters)),
-                         per_page=per_page, conditional=conditional)
+                         per_page=per_page, conditional=conditional, since=since)
 
     def _path(self, pid: ProjectRef, iid: int, tail: str = "") -> str:
         return f"projects/{ref(pid)}/issues/{int(iid)}{tail}"

@@ -30,14 +30,18 @@ class JobsResource(Resource):
     """``/projects/:id/jobs``."""
 
     def list(self, pid: ProjectRef, *, scope: list[JobScope] | list[str] | JobScope | None = None,
-             pipeline_id: int | None = None, per_page: int = 100, conditional: bool = False) -> Paginator[Job]:
+             pipeline_id: int | None = None, per_page: int = 100, conditional: bool = False,
+             since: str | None = None) -> Paginator[Job]:
         """Jobs of a project, or of one pipeline (``pipeline_id``); ``scope`` filters by status
-        (sent as ``scope[]``). ``GET /projects/:id/jobs``, ``GET /projects/:id/pipelines/:pid/jobs``."""
+        (sent as ``scope[]``). ``GET /projects/:id/jobs``, ``GET /projects/:id/pipelines/:pid/jobs``.
+
+        ``since``: the :attr:`Paginator.version` of the listing the caller already shows (implies
+        ``conditional``); see :class:`Paginator`."""
         path = (f"projects/{ref(pid)}/pipelines/{int(pipeline_id)}/jobs" if pipeline_id is not None
                 else f"projects/{ref(pid)}/jobs")
         scopes = [scope] if isinstance(scope, str) else scope
         return Paginator(self._engine, path, Job, encode({"scope": scopes or None}), per_page=per_page,
-                         conditional=conditional)
+                         conditional=conditional, since=since)
 
     def pipeline_jobs(self, pid: ProjectRef, pipeline_id: int, *, scope: builtins.list[JobScope] | None = None,
                       per_page: int = 100) -> Paginator[Job]:
@@ -49,9 +53,10 @@ class JobsResource(Resource):
         job: Job = await self._engine.get(f"projects/{ref(pid)}/jobs/{int(job_id)}", Job)
         return job
 
-    async def poll(self, pid: ProjectRef, job_id: int) -> ActionResult[Job]:
-        """Conditional read of a job: ``changed`` False (cached value) when the server says 304."""
-        return await self._engine.poll(f"projects/{ref(pid)}/jobs/{int(job_id)}", Job)
+    async def poll(self, pid: ProjectRef, job_id: int, *, since: str | None = None) -> ActionResult[Job]:
+        """Conditional read of a job. ``since``: the ``etag`` of the result the caller holds; only
+        then can the answer be ``changed`` False (``value`` None). See :meth:`HttpEngine.poll`."""
+        return await self._engine.poll(f"projects/{ref(pid)}/jobs/{int(job_id)}", Job, since=since)
 
     async def _act(self, pid: ProjectRef, job_id: int, action: str) -> Job:
         job: Job = await self._engine.call("POST", f"projects/{ref(pid)}/jobs/{int(job_id)}/{action}", Job)

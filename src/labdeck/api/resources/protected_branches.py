@@ -23,11 +23,12 @@ class ProtectedBranchesResource(Resource):
         return branch
 
     async def protect(self, pid: ProjectRef, name: str, *, push_access_level: BranchAccessLevel | None = None,
-                      merge_access_level: BranchAccessLevel | None = None) -> ProtectedBranch:
-        """Protect a branch or wildcard (levels default to 40 on the server).
-        ``POST /projects/:id/protected_branches``."""
+                      merge_access_level: BranchAccessLevel | None = None,
+                      allow_force_push: bool | None = None) -> ProtectedBranch:
+        """Protect a branch or wildcard (levels default to 40 on the server; ``allow_force_push``
+        is understood from 13.10). ``POST /projects/:id/protected_branches``."""
         data = encode({"name": name, "push_access_level": push_access_level,
-                       "merge_access_level": merge_access_level})
+                       "merge_access_level": merge_access_level, "allow_force_push": allow_force_push})
         branch: ProtectedBranch = await self._engine.call("POST", f"projects/{ref(pid)}/protected_branches",
                                                           ProtectedBranch, data=data)
         return branch
