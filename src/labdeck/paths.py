@@ -38,6 +38,11 @@ def crash_dir() -> Path:
     return state_dir()
 
 
+def audit_file() -> Path:
+    """The local audit log of changes sent to instances (JSON lines, mode 0600; rotated)."""
+    return state_dir() / "audit.jsonl"
+
+
 def encrypted_store_file() -> Path:
     """The opt-in encrypted token file (Fernet, scrypt-derived key)."""
     return state_dir() / "tokens.encrypted.json"
