@@ -86,14 +86,18 @@ async def _bounded(calls: list[Callable[[], Awaitable[T]]]) -> list[T]:
     return list(await asyncio.gather(*(one(call) for call in calls)))
 
 
-async def gather_pending_facts(client: ApiClient, project: ProjectRef, job: Job | int) -> PendingFacts:
+async def gather_pending_facts(client: ApiClient, project: ProjectRef, job: Job | int, *,
+                               now: datetime | None = None) -> PendingFacts:
     """Read what explains a pending job (see the module docstring). Raises :mod:`labdeck.api.errors`
-    for the job, project and runner list; per-runner reads that are refused become unknowns."""
+    for the job, project and runner list; per-runner reads that are refused become unknowns.
+
+    ``now`` overrides the server's ``Date`` header as the reference time (for a server whose
+    ``Date`` is not on the same clock as its ``contacted_at`` values, such as a simulator)."""
     if isinstance(job, int):
         job = await client.jobs.get(project, job)
     response = await client.request("GET", f"projects/{ref(project)}")
     info: Project = client.parse(response, Project)
-    now = server_time(response.headers.get("date"))
+    now = now or server_time(response.headers.get("date"))
     summaries = await client.runners.project_runners(project).all()
     shared_enabled = info.shared_runners_enabled
     if shared_enabled is False:
@@ -133,6 +137,7 @@ async def gather_pending_facts(client: ApiClient, project: ProjectRef, job: Job 
     return PendingFacts(job_facts(job, protected), runners, shared_enabled, now)
 
 
-async def explain_job(client: ApiClient, project: ProjectRef, job: Job | int) -> PendingExplanation:
+async def explain_job(client: ApiClient, project: ProjectRef, job: Job | int, *,
+                      now: datetime | None = None) -> PendingExplanation:
     """Gather and explain in one call (for the UI's "why pending" panel)."""
-    return (await gather_pending_facts(client, project, job)).explain()
+    return (await gather_pending_facts(client, project, job, now=now)).explain()
