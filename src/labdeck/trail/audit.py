@@ -28,7 +28,9 @@ or in tasks started inside it, and nests (an inner block fills in what the outer
         await client.jobs.cancel("g/p", 12)
 
 Without context the action and target are inferred from the path (``jobs.cancel``, project and
-job ids) and the confirmation is recorded as null (not known).
+job ids) and the confirmation is recorded as null (not known). With context, ids found in the path
+(job, runner, issue…) still win over the context's, since they are what was sent; the context's
+project/group (a readable full path) wins over the numeric id in the path.
 """
 
 from __future__ import annotations
@@ -161,7 +163,12 @@ class AuditLog:
 
         context = current_context() or AuditContext()
         action, inferred = infer_from_path(method, raw_path)
-        target = context.target.filled_from(inferred) if context.target else inferred
+        target = inferred
+        if context.target is not None:
+            # Ids in the path are what was actually sent; the caller's project/group (a readable
+            # full path rather than an id) and anything the path does not say fill the rest.
+            named = AuditTarget(project=context.target.project, group=context.target.group)
+            target = named.filled_from(inferred.filled_from(context.target))
         attempt = Attempt(new_id(), request_values(params, data, json_body))
         record: dict[str, Any] = {
             "v": FORMAT_VERSION, "id": attempt.id, "phase": "sent", "time": utc_stamp(self.clock()),
@@ -173,7 +180,7 @@ class AuditLog:
             "confirmation": context.confirmation, "operation": context.operation,
         }
         if refused_locally:
-            record.update(phase="local", outcome="refused", local=True, detail="read-only mode: not sent")
+            record.update(phase="local", outcome="refused", local=True, detail="read-only mode")
         self._append(record, sync=True)
         return attempt
 
@@ -207,7 +214,7 @@ class AuditLog:
         from labdeck.api import errors
 
         if isinstance(exc, errors.ReadOnlyError):
-            outcome, detail = "refused", "read-only mode: not sent"
+            outcome, detail = "refused", "read-only mode"
         elif isinstance(exc, errors.OutcomeUnknown):
             outcome, detail = "unknown", exc.user_message()
         elif isinstance(exc, errors.TransportError):
