@@ -14,7 +14,7 @@ from labdeck import cli, paths
 from labdeck.api.retry import IDEMPOTENT_METHODS
 from labdeck.trail.audit import READ_METHODS, AuditLog, AuditTarget, rotated_path
 from labdeck.trail.audit_read import parse_since, read_audit, read_audit_file
-from labdeck.trail.audit_shape import field_names, infer_from_path
+from labdeck.trail.audit_shape import field_names, infer_from_path, request_values
 
 NOW = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 
@@ -58,6 +58,8 @@ def test_field_names_never_values() -> None:
     names = field_names(data={"password": "hunter22", "tag_list[]": ["a"]}, json_body={"token": "t0ken"},
                         params={"private_token": "x"}, files=lambda: {})
     assert names == ["password", "tag_list[]", "token", "private_token", "(files)"]
+    # Values are collected only to be masked out of server messages; flags stay readable.
+    assert request_values({"active": "false", "token": "abcd1234", "ids": ["12345", 7]}) == {"abcd1234", "12345"}
 
 
 def test_the_two_lines_merge_and_a_lost_answer_shows(tmp_path: Path) -> None:

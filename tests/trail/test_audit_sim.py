@@ -88,7 +88,7 @@ async def test_refusal_records_the_status_and_the_server_reason(private: tuple[A
     [entry] = read_audit()
     assert (entry.action, entry.outcome, entry.status) == ("jobs.retry", "refused", 403)
     assert entry.target == AuditTarget(project=PROJECT, job=job)  # inferred from the path
-    assert entry.confirmation is None
+    assert entry.confirmation is None and entry.target.describe() == f"project {PROJECT} job {job}"
     assert entry.outcome_text() == "refused (403: 403 Forbidden - Job is not retryable)"
 
 

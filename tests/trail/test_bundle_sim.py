@@ -134,8 +134,7 @@ async def test_pipeline_bundle_file_by_file(sim_factory: Callable[..., Any], tok
     assert f"## Job {pending} `mac-build` — pending" in summary
     assert "### Why it is pending\n\nno runner has tags [macos]" in summary
     assert f"<{server.base_url}/platform/api-gateway/-/jobs/{failed}>" in summary
-    assert f"`jobs.retry` platform/api-gateway job {pending}" not in summary  # inferred target is the id
-    assert f"`jobs.retry` 1 job {pending} by root: refused (403: 403 Forbidden - Job is not retryable)" in summary
+    assert f"`jobs.retry` project 1 job {pending} by root: refused (403: 403 Forbidden - Job is not retryable)" in summary
     assert f"## Job {pending} `mac-build` — pending" in summary and "The log is empty." in summary
     assert "\x1b" not in summary and "evil.example" not in summary
 

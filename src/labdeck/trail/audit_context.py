@@ -47,8 +47,9 @@ class AuditTarget:
         return cls(**known)
 
     def describe(self) -> str:
-        """``g/p job 12``-style text."""
-        parts = [str(self.project or self.group or "")]
+        """``g/p job 12``-style text (``project 5 job 12`` when only the id is known)."""
+        owner, kind = (self.project, "project") if self.project is not None else (self.group, "group")
+        parts = [f"{kind} {owner}" if isinstance(owner, int) else str(owner or "")]
         for key in ("pipeline", "job", "issue", "runner", "hook"):
             value = getattr(self, key)
             if value is not None:

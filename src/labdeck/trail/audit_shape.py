@@ -99,7 +99,7 @@ def request_values(*sources: Any) -> set[str]:
                 walk(item)
         elif isinstance(value, str | int | float) and not isinstance(value, bool):
             text = str(value)
-            if len(text) >= 4:
+            if len(text) >= 4 and text not in ("true", "false", "null"):
                 found.add(text)
 
     for source in sources:
