@@ -1,4 +1,4 @@
-"""Command line: ``labdeck`` (the console), ``login``, ``logout``, ``doctor``, ``serve``.
+"""Command line: ``labdeck`` (the console), ``login``, ``logout``, ``doctor``, ``audit``, ``serve``.
 
 Everything that may block or prompt (token chain, keyring, passphrase, the startup probe) happens
 here, before the TUI takes the terminal. No option takes a token value: argv is visible to every
@@ -104,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="check the token given on standard input")
     doctor.add_argument("--read-only", action="store_true", default=argparse.SUPPRESS)
 
+    audit = commands.add_parser("audit", help="show the local log of changes sent (newest last)")
+    audit.add_argument("--profile", metavar="P", default=argparse.SUPPRESS,
+                       help="only changes made with this profile (default: every profile)")
+    audit.add_argument("--since", metavar="WHEN", help="only changes since WHEN: 30m, 2h, 1d, 1w or an ISO time (UTC)")
+    audit.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
+
     commands.add_parser("serve", help="run the simulator (see `labdeck serve --help`)", add_help=False)
     return parser
 
@@ -130,6 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_logout(getattr(args, "profile", None), Output(sys.stdout, sys.stderr))
         if args.command == "doctor":
             return _doctor(args)
+        if args.command == "audit":
+            return _audit(args)
         return _console(args)
     except KeyboardInterrupt:
         sys.stderr.write("\nInterrupted.\n")
@@ -166,6 +174,24 @@ def _doctor(args: argparse.Namespace) -> int:
                             insecure=bool(getattr(args, "insecure", False)), stdin_token=token,
                             read_only=bool(getattr(args, "read_only", False)))
     return run_doctor(options, sys.stdout)
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from labdeck.trail.audit_read import format_json_lines, format_table, parse_since, read_audit
+
+    try:
+        since = parse_since(args.since) if args.since else None
+    except ValueError as error:
+        sys.stderr.write(f"labdeck audit: {error}\n")
+        return EXIT_USAGE
+    entries = read_audit(since, profile=getattr(args, "profile", None))
+    if args.json:
+        sys.stdout.write(format_json_lines(entries))
+    elif entries:
+        sys.stdout.write(format_table(entries) + "\n")
+    else:
+        sys.stdout.write("No changes recorded" + (" in that period" if since else "") + ".\n")
+    return EXIT_OK
 
 
 def _reattach_terminal() -> None:

@@ -38,6 +38,18 @@ def crash_dir() -> Path:
     return state_dir()
 
 
+def audit_file() -> Path:
+    """The local audit log of changes sent to instances (JSON lines, mode 0600; rotated)."""
+    return state_dir() / "audit.jsonl"
+
+
+def download_dir() -> Path:
+    """Where files the user asks for are saved by default: ``~/Downloads`` when it exists, else the
+    current directory (the rule of the console's download dialogs)."""
+    downloads = Path.home() / "Downloads"
+    return downloads if downloads.is_dir() else Path.cwd()
+
+
 def encrypted_store_file() -> Path:
     """The opt-in encrypted token file (Fernet, scrypt-derived key)."""
     return state_dir() / "tokens.encrypted.json"

@@ -33,6 +33,7 @@ from labdeck.api.resources.users import UsersResource
 from labdeck.api.retry import RetryPolicy
 from labdeck.api.transport import build_http_client
 from labdeck.secret import Secret
+from labdeck.trail.audit import AuditLog
 
 API_PREFIX = "/api/v4"
 
@@ -58,12 +59,14 @@ class ApiClient(HttpEngine):
         timeout: an ``httpx.Timeout``; default connect 5 s, read 30 s, pool 5 s.
         retry: a :class:`RetryPolicy` (attempts, backoff, budget; injectable sleep/clock for tests).
         transport: test seam only; a custom transport disables ``HTTPS_PROXY``/``NO_PROXY``.
+        audit: where changes are recorded (:class:`labdeck.trail.audit.AuditLog`); default the
+            state directory's ``audit.jsonl``. Reachable as ``client.audit``.
     """
 
     def __init__(self, base_url: str, token: Secret | None = None, *, read_only: bool = False,
                  verify: bool | str = True, timeout: httpx.Timeout | float | None = None,
                  retry: RetryPolicy | None = None, transport: httpx.AsyncBaseTransport | None = None,
-                 ca_file: str | None = None, user_agent: str = "labdeck/0.1") -> None:
+                 ca_file: str | None = None, user_agent: str = "labdeck/0.1", audit: AuditLog | None = None) -> None:
         if token is not None and not isinstance(token, Secret):
             raise TypeError("token must be a labdeck.secret.Secret")
         self.base_url = instance_root(base_url)
@@ -75,6 +78,7 @@ class ApiClient(HttpEngine):
                                  timeout=timeout, transport=transport, user_agent=user_agent)
         super().__init__(http, read_only=read_only, retry=retry or RetryPolicy())
         self.dialects = DialectDiscovery(self)
+        self.audit = audit if audit is not None else AuditLog(self.base_url)
         self.users = UsersResource(self)
         self.projects = ProjectsResource(self, self.dialects)
         self.hooks = HooksResource(self)

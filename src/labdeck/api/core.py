@@ -29,6 +29,7 @@ from labdeck.api.retry import (
     retryable_exception,
     server_wait,
 )
+from labdeck.trail.audit import audited
 
 T = TypeVar("T")
 Progress = Callable[[int, int | None], None]
@@ -134,6 +135,7 @@ class HttpEngine:
         else:
             self._health = ConnectionHealth(state, error, self._health.last_ok_at)  # type: ignore[arg-type]
 
+    @audited  # every non-GET is written to the audit log (labdeck.trail.audit) before it leaves
     async def send(self, method: str, path: str, *, params: Any = None, data: Any = None,
                    files: FilesFactory | None = None, json: Any = None,
                    headers: Mapping[str, str] | None = None, stream: bool = False) -> httpx.Response:
