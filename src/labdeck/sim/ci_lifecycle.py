@@ -9,20 +9,46 @@
 - stuck jobs: ``StuckCiJobsWorker`` drops a job pending for an hour with no active, online runner
   able to pick it, and any job pending for a day, with ``failure_reason: stuck_or_timeout_failure``.
 
-The functions here act on a :class:`labdeck.sim.ci_engine.CiStore`; the store calls them only in the
-gitlab dialect.
+The functions here act on a :class:`LifecycleStore` (the CI store of :mod:`labdeck.sim.ci_engine`,
+which calls them only in the gitlab dialect; a protocol, so that this module need not import it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from labdeck.sim.ci_model import Job
+from labdeck.sim.ci_model import Job, Runner
+from labdeck.sim.state import Project, SimState
 
-if TYPE_CHECKING:
-    from labdeck.sim.ci_engine import CiStore
+
+class LifecycleStore(Protocol):
+    """What these transitions need of the CI store."""
+
+    state: SimState
+    active: set[int]
+    """Ids of the jobs with events ahead."""
+
+    @property
+    def jobs(self) -> dict[int, Job]:
+        """Every job by id."""
+
+    @property
+    def runners(self) -> dict[int, Runner]:
+        """Every runner by id."""
+
+    def can_run(self, runner: Runner, job: Job, project: Project) -> bool:
+        """Whether ``runner`` would pick ``job``."""
+
+    def enqueue(self, job: Job, at: datetime) -> None:
+        """→ pending."""
+
+    def finish_cancel(self, job: Job, at: datetime) -> None:
+        """→ canceled."""
+
+    def drop(self, job: Job, at: datetime, reason: str) -> None:
+        """→ failed with ``reason``."""
 
 # Statuses in which a job holds its resource group.
 HOLDING_STATUSES = frozenset({"preparing", "pending", "running", "canceling"})
@@ -45,7 +71,7 @@ def cancel_ack_seconds(job: Job) -> float:
     return float(2 + job.id % 3)
 
 
-def resource_holder(ci: CiStore, job: Job) -> Job | None:
+def resource_holder(ci: LifecycleStore, job: Job) -> Job | None:
     """The job of the same project and resource group that holds the resource, if any."""
     if not job.resource_group:
         return None
@@ -57,7 +83,7 @@ def resource_holder(ci: CiStore, job: Job) -> Job | None:
     return None
 
 
-def enqueue(ci: CiStore, job: Job, at: datetime) -> None:
+def enqueue(ci: LifecycleStore, job: Job, at: datetime) -> None:
     """created/scheduled/manual → waiting_for_resource, preparing or pending."""
     ci.active.add(job.id)
     if resource_holder(ci, job) is not None:
@@ -71,20 +97,20 @@ def enqueue(ci: CiStore, job: Job, at: datetime) -> None:
     job.queued_at = at
 
 
-def schedule(ci: CiStore, job: Job, at: datetime) -> None:
+def schedule(ci: LifecycleStore, job: Job, at: datetime) -> None:
     """A ``when: delayed`` job: scheduled until ``start_in`` has passed."""
     job.status = "scheduled"
     job.scheduled_at = at + timedelta(seconds=job.start_in or 0.0)
     ci.active.add(job.id)
 
 
-def begin_cancel(ci: CiStore, job: Job, at: datetime) -> None:
+def begin_cancel(ci: LifecycleStore, job: Job, at: datetime) -> None:
     """running → canceling; the runner acknowledges a few seconds later."""
     job.status = "canceling"
     job.cancel_at = at + timedelta(seconds=cancel_ack_seconds(job))
 
 
-def release(ci: CiStore, job: Job, at: datetime) -> None:
+def release(ci: LifecycleStore, job: Job, at: datetime) -> None:
     """After ``job`` completed: the oldest job waiting for its resource goes on."""
     if not job.resource_group or job.status in HOLDING_STATUSES:
         return
@@ -98,7 +124,7 @@ def release(ci: CiStore, job: Job, at: datetime) -> None:
         enqueue(ci, waiting[0], at)
 
 
-def timed_event(ci: CiStore, job: Job) -> Event | None:
+def timed_event(ci: LifecycleStore, job: Job) -> Event | None:
     """The end of a scheduled, preparing or canceling job."""
     if job.status == "scheduled" and job.scheduled_at is not None:
         at = job.scheduled_at
@@ -116,7 +142,7 @@ def timed_event(ci: CiStore, job: Job) -> Event | None:
     return None
 
 
-def stuck_event(ci: CiStore, job: Job) -> Event | None:
+def stuck_event(ci: LifecycleStore, job: Job) -> Event | None:
     """Dropping a pending job: after an hour when no runner could ever pick it, after a day anyway."""
     if job.queued_at is None:
         return None

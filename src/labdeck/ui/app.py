@@ -35,11 +35,13 @@ from labdeck.secret import Secret
 from labdeck.session import Session
 from labdeck.ui import sections
 from labdeck.ui.builtin_commands import register_builtin_commands
+from labdeck.ui.connection import ConnectionWatch, is_outage
 from labdeck.ui.console import CommandError, CommandRegistry, StatusInfo
 from labdeck.ui.errors import react_to
 from labdeck.ui.formatting import Clock, system_clock
 from labdeck.ui.navigation import SectionNavigation
 from labdeck.ui.palette import ProjectJumpProvider, ScreenActionsProvider
+from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.command_line import CommandLineScreen
 from labdeck.ui.screens.keys import KeysScreen
 from labdeck.ui.screens.login import LoginScreen
@@ -47,16 +49,9 @@ from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.terminal_filter import InertTextFilter
 from labdeck.ui.themes import DEFAULT_THEME, app_variable_defaults, load_theme_dirs, resolve_theme_name
+from labdeck.ui.type_ahead import KeyOrder, KeysReleased, KeyTravelled
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.status_line import StatusLine
-from labdeck.ui.widgets.type_ahead import (
-    KEY_RETURN_TIMEOUT,
-    HoldsTypeAhead,
-    KeyQueue,
-    KeysReleased,
-    KeyTravelled,
-    holds_key,
-)
 
 SessionForProfile = Callable[[str], Session]
 """Builds the session of another profile (resolving its token); raises with a message on failure."""
@@ -134,7 +129,11 @@ class LabdeckApp(SectionNavigation):
         self._previous_modes: list[str] = []
         self._jobs_project: tuple[int, str] | None = None
         self._inert_text = InertTextFilter()
-        self._keys = KeyQueue()
+        self._keys = KeyOrder(self, super().on_event)
+        self.connection = ConnectionWatch(self._probe_user, self._back_online, self.set_timer)
+        """Outages: one toast, retries with back-off, reloads once the server answers."""
+        self.signed_out = False
+        """True once the server refused the token (shown on the status line)."""
         self._profile_names: list[str] | None = None
 
     # --- client -------------------------------------------------------------------------------
@@ -158,48 +157,17 @@ class LabdeckApp(SectionNavigation):
     # --- keys typed ahead ----------------------------------------------------------------------
 
     async def on_event(self, event: events.Event) -> None:
-        """Keys act one after the other, in the order they were typed (see
-        :mod:`labdeck.ui.widgets.type_ahead`)."""
-        if isinstance(event, events.Key) and not event.is_forwarded and self.screen_stack:
-            self._keys.waiting.append(event)
-            await self._deliver_keys()
-            return
-        await super().on_event(event)
-
-    async def _deliver_keys(self) -> None:
-        """Hand the waiting keys on, one at a time: the next waits until the previous one went down
-        to the focused widget and back up (or was stopped on the way)."""
-        keys = self._keys
-        while keys.waiting and not keys.in_flight:
-            event = keys.waiting.popleft()
-            if holds_key(self.screen, event):
-                continue
-            target = self.focused or self.screen
-            await super().on_event(event)  # priority bindings act here; else it goes to the target
-            if event.is_forwarded:
-                keys.in_flight = True
-                target.post_message(KeyTravelled())
-                keys.timer = self.set_timer(KEY_RETURN_TIMEOUT, self._key_returned)
+        """Keys act one after the other, in the order they were typed (:mod:`labdeck.ui.type_ahead`)."""
+        if not await self._keys.take(event):
+            await super().on_event(event)
 
     @on(KeyTravelled)
     async def _key_returned(self) -> None:
-        keys = self._keys
-        if keys.timer is not None:
-            keys.timer.stop()
-            keys.timer = None
-        keys.in_flight = False
-        await self._deliver_keys()
+        await self._keys.key_returned()
 
     @on(KeysReleased)
-    async def _deliver_held_keys(self, message: KeysReleased) -> None:
-        screen = message.screen
-        if not isinstance(screen, HoldsTypeAhead) or screen.keys_released:
-            return
-        screen.keys_released = True
-        held = screen.held_keys()
-        self._keys.waiting.extendleft(reversed(held))
-        held.clear()
-        await self._deliver_keys()
+    async def _release_held_keys(self, message: KeysReleased) -> None:
+        await self._keys.release(message.screen)
 
     # --- terminal safety ----------------------------------------------------------------------
 
@@ -290,8 +258,25 @@ class LabdeckApp(SectionNavigation):
             yield from stack
 
     async def _who_am_i(self) -> None:
+        self.current_user = await self._probe_user()
+        self.refresh_status()
+
+    async def _probe_user(self) -> str:
         user = await self.client.users.current()
-        self.current_user = user.username
+        self.signed_out = False
+        return str(user.username)
+
+    def _try_reconnect(self) -> None:
+        self.run_worker(self.connection.attempt(self._try_reconnect), group="app-reconnect", exclusive=True,
+                        exit_on_error=False)
+
+    def _back_online(self, user: str) -> None:
+        """The server answers again: say so, and reload what failed to load meanwhile."""
+        self.current_user = user
+        self.notify(f"Connected to {self.session.base_url} again.", timeout=4)
+        for screen in self._all_screens():
+            if isinstance(screen, SectionScreen) and screen.load_failed:
+                screen.reload()
         self.refresh_status()
 
     def refresh_status(self) -> None:
@@ -343,6 +328,7 @@ class LabdeckApp(SectionNavigation):
             demo=self.session.demo,
             now=self.clock(),
             token_source=self.session.token_source,
+            signed_out=self.signed_out,
         )
 
     # --- errors -------------------------------------------------------------------------------
@@ -356,7 +342,15 @@ class LabdeckApp(SectionNavigation):
         if state != WorkerState.ERROR or worker.error is None:
             return
         reaction = react_to(worker.error)
+        if is_outage(worker.error):
+            # One toast per outage; the status line shows it until the server answers again.
+            if self.connection.start_outage(self._try_reconnect):
+                self.notify(f"{reaction.message}\nRetrying in the background.", title="Cannot reach the server",
+                            severity="warning", timeout=8)
+            self.refresh_status()
+            return
         if reaction.kind == "login":
+            self.signed_out = True
             self.show_login(reaction.message)
         elif reaction.kind == "modal":
             self.push_screen(MessageScreen(reaction.title, reaction.message))

@@ -54,6 +54,8 @@ class StatusInfo:
     demo: bool
     now: datetime
     token_source: str = "none"
+    signed_out: bool = False
+    """The server refused the token (or there is none): not just "not known yet"."""
     """Where the token came from (``keyring``, ``env:LABDECK_TOKEN``, ``stdin`` …)."""
 
 

@@ -98,6 +98,8 @@ class SectionScreen(Screen[None]):
         self.context_text = ""
         """Shown after the section name in the title row (e.g. the filters of the server query)."""
         self.loading_text = ""
+        self.load_failed = False
+        """True when the last load could not reach the server (it loads again once it can)."""
 
     @property
     def console_app(self) -> ConsoleApp:

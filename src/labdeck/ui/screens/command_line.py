@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Label
 
-from labdeck.ui.widgets.type_ahead import HoldsTypeAhead
+from labdeck.ui.type_ahead import HoldsTypeAhead
 
 
 class CommandInput(Input):

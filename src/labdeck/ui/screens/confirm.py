@@ -36,7 +36,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from labdeck.ui.console import console_app
-from labdeck.ui.widgets.type_ahead import HoldsTypeAhead
+from labdeck.ui.type_ahead import HoldsTypeAhead
 
 
 def guard_clock() -> float:

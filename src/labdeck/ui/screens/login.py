@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label
 
 from labdeck.secret import Secret
-from labdeck.ui.widgets.type_ahead import HoldsTypeAhead
+from labdeck.ui.type_ahead import HoldsTypeAhead
 
 Validator = Callable[[Secret], Awaitable[str]]
 """Checks a token against the server; returns the username or raises an error with

@@ -24,6 +24,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 
+from labdeck.api import errors
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
@@ -72,6 +73,10 @@ class TableSectionScreen(SectionScreen):
         try:
             await self.load()
             self.load_count += 1
+            self.load_failed = False
+        except (errors.TransportError, errors.ServerError):
+            self.load_failed = True
+            raise
         finally:
             self.loading_text = ""
             self.update_title()

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, ProgressBar, Static
 
-from labdeck.ui.widgets.type_ahead import HoldsTypeAhead
+from labdeck.ui.type_ahead import HoldsTypeAhead
 
 DIALOG_CSS = """
 StatusFilterDialog, PathDialog, DownloadProgressDialog {

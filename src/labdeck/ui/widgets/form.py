@@ -38,8 +38,8 @@ from textual.widgets import Button, Input, Label, Select, Static, Switch, TextAr
 from labdeck.api import errors
 from labdeck.tail.sanitize import escape_raw
 from labdeck.ui.formatting import relative_time
+from labdeck.ui.type_ahead import HoldsTypeAhead
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
-from labdeck.ui.widgets.type_ahead import HoldsTypeAhead
 
 
 def clean(value: Any) -> str:

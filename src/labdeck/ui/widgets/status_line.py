@@ -65,7 +65,13 @@ class StatusLine(Horizontal):
         info = console_app(self.app).status_info()
         self.query_one("#status-profile", Label).update(Text(info.profile + (" (demo)" if info.demo and info.profile != "demo" else "")))
         self.query_one("#status-instance", Label).update(Text(info.instance))
-        self.query_one("#status-user", Label).update(Text(f"@{info.user}" if info.user else "signed out"))
+        if info.user:
+            user = f"@{info.user}"
+        elif info.signed_out:
+            user = "signed out"
+        else:  # not known yet: still connecting, or the server is unreachable
+            user = "not connected" if info.health != "ok" else "…"
+        self.query_one("#status-user", Label).update(Text(user))
         source = self.query_one("#status-source", Label)
         # Demo sessions say "demo" already; "none" means signed out.
         shown = info.token_source not in ("none", "demo")

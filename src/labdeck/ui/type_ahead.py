@@ -5,7 +5,7 @@ posts each key to the widget that has the focus when the app reads it; a key bou
 (``t`` opens a form, ``tab`` moves to the next field, ``end`` moves the cursor) acts only when it
 comes back up to the app, by which time the keys after it were already posted to the old focus.
 
-So the app hands keys on one at a time (:meth:`LabdeckApp.on_event`): after posting a key to the
+So the app hands keys on one at a time through a :class:`KeyOrder`: after posting a key to the
 focused widget it posts a :class:`KeyTravelled` marker behind it, which follows the key's way up;
 the next key goes out when the marker is back (or after :data:`KEY_RETURN_TIMEOUT`, should the
 widget disappear with it).
@@ -18,9 +18,11 @@ first field focused): the app holds them until the dialog calls
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from textual import events
+from textual.app import App
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
@@ -31,16 +33,6 @@ KEY_RETURN_TIMEOUT = 0.25
 
 class KeyTravelled(Message):
     """Posted right behind a key to the widget it went to; reaches the app after that key did."""
-
-
-@dataclass
-class KeyQueue:
-    """The app's keys waiting to be handed on."""
-
-    waiting: deque[events.Key] = field(default_factory=deque)
-    in_flight: bool = False
-    """A key is on its way down to a widget and back up to the app."""
-    timer: Timer | None = None
 
 
 class HoldsTypeAhead:
@@ -79,3 +71,57 @@ def holds_key(screen: Screen[object], event: events.Event) -> bool:
         return False
     screen.held_keys().append(event)
     return True
+
+
+class KeyOrder:
+    """The app's keys, handed on one at a time (see the module docstring).
+
+    ``deliver`` is Textual's own ``App.on_event`` (priority bindings, else forward to the focus).
+    The app calls :meth:`take` for every event, :meth:`key_returned` on :class:`KeyTravelled`
+    and :meth:`release` on :class:`KeysReleased`."""
+
+    def __init__(self, app: App[Any], deliver: Callable[[events.Event], Awaitable[None]]) -> None:
+        self._app = app
+        self._deliver = deliver
+        self._waiting: deque[events.Key] = deque()
+        self._in_flight = False
+        self._timer: Timer | None = None
+
+    async def take(self, event: events.Event) -> bool:
+        """True when ``event`` is a key from the terminal: it is handed on in its turn."""
+        if not isinstance(event, events.Key) or event.is_forwarded or not self._app.screen_stack:
+            return False
+        self._waiting.append(event)
+        await self._hand_on()
+        return True
+
+    async def _hand_on(self) -> None:
+        app = self._app
+        while self._waiting and not self._in_flight:
+            event = self._waiting.popleft()
+            if holds_key(app.screen, event):
+                continue
+            target = app.focused or app.screen
+            await self._deliver(event)
+            if event.is_forwarded:  # it went down to a widget: wait for its marker to come back
+                self._in_flight = True
+                target.post_message(KeyTravelled())
+                self._timer = app.set_timer(KEY_RETURN_TIMEOUT, self.key_returned)
+
+    async def key_returned(self) -> None:
+        """The previous key was handled: hand on the next one."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._in_flight = False
+        await self._hand_on()
+
+    async def release(self, screen: Screen[Any]) -> None:
+        """``screen`` is ready: the keys held for it go first, then the others."""
+        if not isinstance(screen, HoldsTypeAhead) or screen.keys_released:
+            return
+        screen.keys_released = True
+        held = screen.held_keys()
+        self._waiting.extendleft(reversed(held))
+        held.clear()
+        await self._hand_on()

@@ -1,0 +1,79 @@
+"""Outages: one toast when the server cannot be reached, then retries with back-off until it answers,
+and the screens whose last load failed load again by themselves.
+
+This works the same whether the server was down when the console started or went away later: the
+first failed request opens the outage, :meth:`ConnectionWatch.recovered` closes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+
+from labdeck.api import errors
+
+RECONNECT_DELAYS: Sequence[float] = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+"""Seconds between reconnection attempts (the last one repeats)."""
+
+
+def is_outage(error: BaseException) -> bool:
+    """True for a failure that says the server is unreachable or broken, not that we did wrong."""
+    return isinstance(error, errors.TransportError | errors.ServerError)
+
+
+class ConnectionWatch:
+    """Tracks an outage and retries until the server answers.
+
+    ``probe()`` is a cheap request (who am I); ``on_back(user)`` runs once it succeeds;
+    ``schedule(delay, attempt)`` runs ``attempt`` later (the app's timer, then a short worker):
+    no long-running task, so nothing waits on an outage that lasts."""
+
+    def __init__(self, probe: Callable[[], Awaitable[str]], on_back: Callable[[str], None],
+                 schedule: Callable[[float, Callable[[], None]], object], *,
+                 delays: Sequence[float] = RECONNECT_DELAYS) -> None:
+        self._probe = probe
+        self._on_back = on_back
+        self._schedule = schedule
+        self.delays = delays
+        self.in_outage = False
+        """True from the first unreachable request until the server answers again."""
+        self.attempts = 0
+        """Reconnection attempts of the current outage."""
+        self._attempt_scheduled = False
+
+    def start_outage(self, retry: Callable[[], None]) -> bool:
+        """Record a failed request; True when this opens a new outage (the one moment to toast).
+        ``retry`` starts :meth:`attempt` (in a worker)."""
+        if self.in_outage:
+            return False
+        self.in_outage = True
+        self.attempts = 0
+        self._retry_later(retry)
+        return True
+
+    def _retry_later(self, retry: Callable[[], None]) -> None:
+        if self._attempt_scheduled:
+            return
+        self._attempt_scheduled = True
+
+        def due() -> None:
+            self._attempt_scheduled = False
+            retry()
+
+        self._schedule(self.delays[min(self.attempts, len(self.delays) - 1)], due)
+
+    async def attempt(self, retry: Callable[[], None]) -> None:
+        """One reconnection attempt; schedules the next one while the server stays unreachable."""
+        if not self.in_outage:
+            return
+        self.attempts += 1
+        try:
+            user = await self._probe()
+        except errors.ApiError as error:
+            if not is_outage(error):
+                # The server answers (a 401, say): the outage is over; others handle that error.
+                self.in_outage = False
+                raise
+            self._retry_later(retry)
+            return
+        self.in_outage = False
+        self._on_back(user)
