@@ -18,6 +18,8 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+SOURCE = Path(os.environ.get("LABDECK_BENCH_SRC") or ROOT / "src")
+"""labdeck's source under test (``LABDECK_BENCH_SRC`` picks another checkout's ``src``)."""
 BIN = Path(sys.executable).parent
 LABDECK = str(BIN / "labdeck")
 PYTHON = sys.executable
@@ -37,6 +39,8 @@ def console_env(home: Path, *, url: str | None = None, extra: dict[str, str] | N
                TERM="xterm-256color", COLORTERM="truecolor", LANG="C.UTF-8", LC_ALL="C.UTF-8")
     if url is not None:
         env.update(LABDECK_URL=url, LABDECK_TOKEN=ADMIN_TOKEN)
+    if SOURCE != ROOT / "src":
+        env["PYTHONPATH"] = str(SOURCE)
     env.update(extra or {})
     return env
 
@@ -49,6 +53,8 @@ class Server:
 
     def __enter__(self) -> Server:
         env = {key: value for key, value in os.environ.items() if not key.startswith("LABDECK_")}
+        if SOURCE != ROOT / "src":
+            env["PYTHONPATH"] = str(SOURCE)
         self._process = subprocess.Popen([LABDECK, "serve", "--port", "0", *self.options], env=env,
                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert self._process.stdout is not None
@@ -102,9 +108,8 @@ def source_copy(parent: Path) -> Path:
     the checkout): with ``PYTHONPATH`` pointing at it and ``PYTHONDONTWRITEBYTECODE=1``, labdeck's
     own modules are compiled at every start, as on a host that sets that variable."""
     target = parent / "src"
-    shutil.copytree(ROOT / "src" / "labdeck", target / "labdeck",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    os.symlink(ROOT / "themes", parent / "themes")
+    shutil.copytree(SOURCE / "labdeck", target / "labdeck", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    os.symlink(SOURCE.parent / "themes", parent / "themes")
     return target
 
 

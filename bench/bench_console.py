@@ -88,7 +88,7 @@ def rss_mb() -> float:
 
 def cold_start(runs: int) -> list[float]:
     times = []
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env = {**os.environ, "PYTHONPATH": os.environ.get("LABDECK_BENCH_SRC") or str(ROOT / "src")}
     for _ in range(runs):
         start = time.perf_counter()
         child = subprocess.Popen([PYTHON, "-c", CHILD_COLD_START], stdout=subprocess.PIPE, text=True, env=env)
@@ -217,7 +217,7 @@ def main() -> int:
           f"(min {min(starts):.3f}, max {max(starts):.3f}); target 1.0 s → {cold / 1.0:.2f}x of target")
 
     print(f"starting a simulator with {total} projects (the data set build takes a while) …", flush=True)
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env = {**os.environ, "PYTHONPATH": os.environ.get("LABDECK_BENCH_SRC") or str(ROOT / "src")}
     server = subprocess.Popen([PYTHON, "-c", CHILD_SERVER, str(total)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True, env=env)
     assert server.stdout is not None and server.stdin is not None

@@ -14,6 +14,8 @@ one window, not three; each figure is that process's own CPU time):
    the figure would mix in legitimate updates.)
 3. (no target) ``labdeck --demo`` on the projects screen: the in-process simulator runs its real
    clock (its CI keeps moving), so this is the console plus a live simulator.
+4. the floor: a bare Textual app (five labels and a footer, no timers) left alone in the same
+   kind of pty: what any Textual program costs while nothing happens.
 
 Also reported: bytes the console wrote to the terminal during the window (a repaint of an
 unchanged screen still costs output), and each process's CPU in the 5 s after start-up.
@@ -32,13 +34,27 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _console_env import LABDECK, Server, console_env, row_markers, temp_dir
+from _console_env import LABDECK, PYTHON, Server, console_env, row_markers, temp_dir
 from _pty import PtyProgram, cpu_seconds, strip_escapes
 from _report import record
 
 SETTLE_SECONDS = 5.0
 """After the screen is up: let start-up work finish (the second page, who-am-I, the GC freeze)."""
 TARGETS = {"projects": 0.5, "jobs": 2.0}
+FLOOR_APP = """
+from textual.app import App
+from textual.widgets import Footer, Label
+
+class Floor(App[None]):
+    BINDINGS = [("ctrl+q", "quit", "Quit")]
+
+    def compose(self):
+        for row in range(5):
+            yield Label(f"floor row {row}")
+        yield Footer()
+
+Floor().run()
+"""
 
 
 @dataclass
@@ -61,12 +77,13 @@ def _wait_text(program: PtyProgram, needles: list[str], timeout: float, since: i
     program.wait_for(found, timeout)
 
 
-def scenario(name: str, argv: list[str], env: dict[str, str], markers: list[str], window: float,
+def scenario(name: str, argv: list[str], env: dict[str, str], ready: list[str], window: float,
              outcome: Outcome, keys: list[tuple[str, list[str]]]) -> None:
-    """Start the console, type ``keys`` (each followed by the texts to wait for), settle, measure."""
+    """Start the program, wait for the ``ready`` texts, type ``keys`` (each followed by the texts to
+    wait for), settle, measure."""
     try:
         with PtyProgram(argv, env=env, columns=80, rows=24) as program:
-            _wait_text(program, markers[:3], timeout=60)
+            _wait_text(program, ready, timeout=60)
             for typed, expect in keys:
                 mark = len(program.output)
                 program.send(typed)
@@ -100,17 +117,21 @@ def main() -> int:
         assert isinstance(jobs, list)
         running = [str(job["name"]) for job in jobs if job["status"] == "running"]
         cache = {"PYTHONPYCACHEPREFIX": str(base / "pycache")}
+        floor_app = base / "floor_app.py"
+        floor_app.write_text(FLOOR_APP, encoding="utf-8")
+        ready = {"projects": markers[:3], "jobs": markers[:3], "demo": markers[:3], "floor": ["floor row 4"]}
         runs = {
             "projects": ([LABDECK], console_env(base / "home-projects", url=server.url, extra=cache), []),
             "jobs": ([LABDECK], console_env(base / "home-jobs", url=server.url, extra=cache),
                      [(":", []), (f"jobs {project['path_with_namespace']}\r", ["running", "Jobs"])]),
             "demo": ([LABDECK, "--demo"], console_env(base / "home-demo", extra=cache), []),
+            "floor": ([PYTHON, str(floor_app)], console_env(base / "home-floor", extra=cache), []),
         }
         # One start of each beforehand, not measured: writes the bytecode cache.
         for name, (argv, env, _keys) in runs.items():
-            scenario(name, argv, env, markers, 0.1, Outcome(name), [])
+            scenario(name, argv, env, ready[name], 0.1, Outcome(name), [])
         outcomes = {name: Outcome(name) for name in runs}
-        threads = [threading.Thread(target=scenario, args=(name, argv, env, markers, window, outcomes[name], keys))
+        threads = [threading.Thread(target=scenario, args=(name, argv, env, ready[name], window, outcomes[name], keys))
                    for name, (argv, env, keys) in runs.items()]
         for thread in threads:
             thread.start()
@@ -118,12 +139,13 @@ def main() -> int:
             thread.join()
 
     print(f"idle CPU of the console process (real pty 80x24, real executable), {window:.0f} s window "
-          f"after {SETTLE_SECONDS:.0f} s of settling; the three consoles ran at the same time:")
+          f"after {SETTLE_SECONDS:.0f} s of settling; the four programs ran at the same time:")
     print(f"  jobs scenario: project {project['path_with_namespace']} (id {project['id']}), running jobs: "
           f"{', '.join(running)}")
     labels = {"projects": "idle CPU, projects screen, nothing changing",
               "jobs": "idle CPU, jobs screen, 2 running jobs",
-              "demo": "idle CPU, --demo projects screen (console + live simulator)"}
+              "demo": "idle CPU, --demo projects screen (console + live simulator)",
+              "floor": "floor: idle CPU of a bare Textual app"}
     for name, outcome in outcomes.items():
         target = TARGETS.get(name)
         if outcome.error:

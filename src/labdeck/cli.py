@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from labdeck import __version__, crash, logsafe
+from labdeck import __version__, logsafe
 from labdeck.secret import Secret
 from labdeck.session import Session
 
@@ -183,6 +183,7 @@ def _console(args: argparse.Namespace) -> int:
 
 
 def _run(session: Session, options: SessionOptions | None = None) -> int:
+    from labdeck import crash
     from labdeck.ui.app import run_console
 
     crash.install_crash_handler()

@@ -59,7 +59,9 @@ Status = Annotated[str, BeforeValidator(_text)]
 class Model(BaseModel):
     """Base of every response model: extra fields ignored, missing optional fields allowed."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    # defer_build: a model's validator is built when it first parses something, not when its
+    # module is imported; start-up then pays only for the few models the first screen uses.
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, defer_build=True)
 
 
 class Message(Model):
