@@ -12,7 +12,10 @@ Cases, taken in turn within each round (so a slow moment of the machine hits eve
 …each with bytecode caching (a private ``PYTHONPYCACHEPREFIX``, warmed by an uncounted first
 round) and without (``PYTHONDONTWRITEBYTECODE=1`` and labdeck's source copied to a folder with no
 ``__pycache__``: labdeck's own modules are compiled at every start, the installed libraries keep
-the bytecode pip compiled, which is what a host that sets the variable gets).
+the bytecode pip compiled, which is what a host that sets the variable gets). A third variant,
+fewer rounds, has no bytecode anywhere (``PYTHONDONTWRITEBYTECODE=1`` and an empty
+``PYTHONPYCACHEPREFIX``: the standard library, Textual and labdeck all compiled at every start, as
+with an install made with ``--no-compile`` on such a host).
 
 Targets: ≤ 0.8 s against a running server, ≤ 1.0 s with ``--demo`` (with bytecode caching).
 Run standalone: ``.venv/bin/python bench/bench_pty_startup.py [--runs 5]``.
@@ -79,10 +82,15 @@ def main() -> int:
         base = Path(tmp)
         markers = row_markers(server.project_paths())
         copy = source_copy(base / "nobytecode")
+        (base / "empty-pycache").mkdir()
         variants = {
             "bytecode cached": {"PYTHONPYCACHEPREFIX": str(base / "pycache")},
             "PYTHONDONTWRITEBYTECODE=1": {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(copy)},
+            "no bytecode at all": {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(copy),
+                                   "PYTHONPYCACHEPREFIX": str(base / "empty-pycache")},
         }
+        rounds = {"bytecode cached": args.runs, "PYTHONDONTWRITEBYTECODE=1": args.runs,
+                  "no bytecode at all": min(args.runs, 3)}
         cases: dict[str, list[str]] = {
             "server": [LABDECK],
             "demo": [LABDECK, "--demo"],
@@ -92,6 +100,8 @@ def main() -> int:
         times: dict[tuple[str, str], list[float]] = {(v, c): [] for v in variants for c in cases}
         for round_number in range(args.runs + 1):  # round 0 warms the caches and is not counted
             for variant, extra in variants.items():
+                if round_number > rounds[variant]:
+                    continue
                 for case, argv in cases.items():
                     home = base / f"home-{round_number}-{len(times)}-{case.replace(' ', '_')}"
                     url = server.url if case == "server" else None
@@ -102,7 +112,7 @@ def main() -> int:
                         times[(variant, case)].append(seconds)
 
     print(f"exec → {ROWS_WANTED} project rows on an 80x24 pty (real terminal, real executable), "
-          f"median of {args.runs} (min–max):")
+          f"median (min–max, runs):")
     for variant in variants:
         floor = statistics.median(times[(variant, "import textual.app")])
         print(f"  {variant}:")
