@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -33,7 +34,7 @@ def _status_mb(pid: int, field: str) -> float:
     return float("nan")
 
 
-def _seen(needle: str, since: int) -> object:
+def _seen(needle: str, since: int) -> Callable[[bytes], bool]:
     def predicate(output: bytes) -> bool:
         return needle in strip_escapes(output[since:])
 

@@ -21,9 +21,10 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -161,7 +162,7 @@ async def scenario(name: str, *, trace_range: bool, initial: int, rate: float) -
     server = SimServer(state).start()
     time = VirtualTime(clock)
     tallies = {"labdeck": Tally(), "glab": Tally()}
-    followers: list[Callable[..., Awaitable[int]]] = [labdeck_follow, glab_follow]
+    followers: list[Callable[..., Coroutine[Any, Any, int]]] = [labdeck_follow, glab_follow]
     time.participants = len(followers)
     tasks = [asyncio.create_task(follow(server.base_url, tallies[key], job["project_id"], job["job_id"], time))
              for key, follow in zip(tallies, followers, strict=True)]

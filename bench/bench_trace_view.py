@@ -173,7 +173,7 @@ async def follow_fast_job(app: Any, pilot: Any, base_url: str, project_id: int, 
             raw_before = view.raw
             pressed = time.perf_counter()
             app.post_message(events.Key("v", "v"))
-            await wait_for(lambda raw=raw_before: view.raw != raw, limit=10)  # type: ignore[misc]
+            await wait_for(lambda raw=raw_before: view.raw != raw, limit=10)
             keys.append(time.perf_counter() - pressed)
             written = (time.perf_counter() - running_since) * FOLLOW_RATE_LINES
             behind.append(max(0.0, written - view.line_count) / FOLLOW_RATE_LINES)
