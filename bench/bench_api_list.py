@@ -25,6 +25,7 @@ from labdeck.secret import Secret
 from labdeck.sim.dataset import DEMO_TOKENS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import record
 from _sim_process import SimProcess
 
 
@@ -71,6 +72,8 @@ def main() -> int:
         run(server, 0.0, token)
     target = 3.0
     print(f"target with latency: >= x{target:.0f} -> {'met' if with_latency >= target else 'MISSED'}")
+    record(f"listing {args.projects:,} projects, {args.latency_ms:.0f} ms latency: vs python-gitlab", f"≥ x{target:.0f}",
+           f"x{with_latency:.1f}", with_latency >= target, how="http")
     return 0 if with_latency >= target else 1
 
 

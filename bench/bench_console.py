@@ -1,10 +1,16 @@
-"""Console benchmarks (run standalone: ``.venv/bin/python bench/bench_console.py [--quick]``).
+"""Console benchmarks, HEADLESS (Textual's Pilot drives the app in this process or a child; no
+terminal is involved — ``bench_pty_startup.py`` measures the real executable in a pty).
+Run standalone: ``.venv/bin/python bench/bench_console.py [--quick]``.
 
 1. Cold start of the demo console to the first populated projects table (new process each run:
    imports, simulator start, app start, first page), median of 5. Target ≤ 1.0 s.
 2. A 10,000-project instance (simulator in a separate process, ``projects=10000``):
    - first rows visible after the console starts (target ≤ 0.5 s);
-   - a filter keystroke repaints (median over 20 keystrokes; target ≤ 50 ms);
+   - a filter keystroke: the filter handler plus repainting the visible rows, over 100 keystrokes
+     (typing and deleting, four times). Target: the slowest ≤ 16 ms (one frame at 60 Hz). Each
+     keystroke's wall time, its CPU time (this thread; a gap between the two is the machine
+     running something else), and whether a full pass of Python's cycle collector ran inside it
+     are recorded: that pass is what made the old maximum;
    - resident memory of the console process with all 10,000 loaded (target < 150 MB).
 
 Peer: Textual's built-in ``DataTable`` (what most Textual consoles — lazylab, glmon — use for
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import statistics
 import subprocess
@@ -25,6 +32,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _report import record  # noqa: E402
+
+KEYSTROKES = ("project-12" + "\b" * 4 + "group" + "\b" * 5 + "!p" + "\b" * 2) * 4
+"""Typed into the ``/`` filter (``\b`` deletes): narrowing, widening, inverting, emptying."""
 
 CHILD_COLD_START = r"""
 import asyncio, sys, time
@@ -75,7 +88,7 @@ def rss_mb() -> float:
 
 def cold_start(runs: int) -> list[float]:
     times = []
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env = {**os.environ, "PYTHONPATH": os.environ.get("LABDECK_BENCH_SRC") or str(ROOT / "src")}
     for _ in range(runs):
         start = time.perf_counter()
         child = subprocess.Popen([PYTHON, "-c", CHILD_COLD_START], stdout=subprocess.PIPE, text=True, env=env)
@@ -115,16 +128,42 @@ async def big_instance(base_url: str, total: int) -> dict[str, float]:
         # Pilot.press waits for the app to go idle (~60 ms even on an empty Input), so the keystroke
         # is measured as the work it triggers: the filter handler plus painting the visible rows.
         table = screen.table
-        keystrokes = []
+        full_passes: list[float] = []
+        began_pass = [0.0]
+
+        def watch_collector(phase: str, info: dict[str, int]) -> None:
+            if info.get("generation") != 2:
+                return
+            if phase == "start":
+                began_pass[0] = time.perf_counter()
+            else:
+                full_passes.append(time.perf_counter() - began_pass[0])
+
+        gc.callbacks.append(watch_collector)
+        walls: list[float] = []
+        cpus: list[float] = []
+        with_pass: list[float] = []
         typed = ""
-        for key in "project-12" + "\b" * 4 + "group" + "\b" * 5:
-            typed = typed[:-1] if key == "\b" else typed + key
-            began = time.perf_counter()
-            screen.apply_filter(typed)
-            table.render_lines(table.scrollable_content_region.reset_offset)
-            keystrokes.append(time.perf_counter() - began)
-        results["filter_key_median_ms"] = statistics.median(keystrokes) * 1000
-        results["filter_key_max_ms"] = max(keystrokes) * 1000
+        try:
+            for key in KEYSTROKES:
+                typed = typed[:-1] if key == "\b" else typed + key
+                passes = len(full_passes)
+                began, began_cpu = time.perf_counter(), time.thread_time()
+                screen.apply_filter(typed)
+                table.render_lines(table.scrollable_content_region.reset_offset)
+                walls.append(time.perf_counter() - began)
+                cpus.append(time.thread_time() - began_cpu)
+                if len(full_passes) > passes:
+                    with_pass.append(sum(full_passes[passes:]))
+                await pilot.pause(0.01)  # the app gets its turn between keys, as between keypresses
+        finally:
+            gc.callbacks.remove(watch_collector)
+        results["filter_keys"] = len(walls)
+        results["filter_key_median_ms"] = statistics.median(walls) * 1000
+        results["filter_key_max_ms"] = max(walls) * 1000
+        results["filter_key_cpu_max_ms"] = max(cpus) * 1000
+        results["filter_key_full_gc"] = len(with_pass)
+        results["filter_key_full_gc_max_ms"] = max(with_pass, default=0.0) * 1000
         presses = []
         for key in "abcabc":
             began = time.perf_counter()
@@ -178,7 +217,7 @@ def main() -> int:
           f"(min {min(starts):.3f}, max {max(starts):.3f}); target 1.0 s → {cold / 1.0:.2f}x of target")
 
     print(f"starting a simulator with {total} projects (the data set build takes a while) …", flush=True)
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env = {**os.environ, "PYTHONPATH": os.environ.get("LABDECK_BENCH_SRC") or str(ROOT / "src")}
     server = subprocess.Popen([PYTHON, "-c", CHILD_SERVER, str(total)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True, env=env)
     assert server.stdout is not None and server.stdin is not None
@@ -192,17 +231,32 @@ def main() -> int:
 
     print(f"{total} projects: first rows after {big['first_rows_s']:.3f} s (target 0.5 s → "
           f"{big['first_rows_s'] / 0.5:.2f}x); all {int(big['rows'])} rows after {big['all_rows_s']:.2f} s")
-    print(f"filter keystroke (filter + repaint of the visible rows): median {big['filter_key_median_ms']:.1f} ms, "
-          f"max {big['filter_key_max_ms']:.1f} ms (target 50 ms → {big['filter_key_median_ms'] / 50:.2f}x); "
+    print(f"filter keystroke (filter + repaint of the visible rows, {int(big['filter_keys'])} keys; headless): "
+          f"median {big['filter_key_median_ms']:.1f} ms, max {big['filter_key_max_ms']:.1f} ms wall / "
+          f"{big['filter_key_cpu_max_ms']:.1f} ms CPU (target max ≤ 16 ms: "
+          f"{'ok' if big['filter_key_max_ms'] <= 16 else 'MISSED'}); a full pass of the cycle collector ran in "
+          f"{int(big['filter_key_full_gc'])} keystrokes (longest {big['filter_key_full_gc_max_ms']:.1f} ms); "
           f"a full Pilot keystroke round trip takes {big['pilot_press_ms']:.0f} ms, mostly Pilot's own idle wait")
     print(f"console memory with all rows loaded: RSS {big['rss_mb']:.0f} MiB "
           f"(+{big['rss_growth_mb']:.0f} MiB for the app and its data; target < 150 MB)")
     print(f"peer (Textual DataTable, same {total} rows): load {peer['load_s']:.2f} s, one filter keystroke "
           f"{peer['filter_key_ms']:.0f} ms → labdeck keystroke is "
           f"{peer['filter_key_ms'] / max(big['filter_key_median_ms'], 0.001):.0f}x faster")
-    ok = (cold <= 1.0 and big["first_rows_s"] <= 0.5 and big["filter_key_median_ms"] <= 50
+    ok = (cold <= 1.0 and big["first_rows_s"] <= 0.5 and big["filter_key_max_ms"] <= 16
           and big["rss_mb"] < 150)
     print("all targets met" if ok else "some targets missed")
+    record("cold start → populated table (demo, in-process sim)", "≤ 1.0 s", f"{cold:.2f} s", cold <= 1.0,
+           how="headless", note=f"median of {runs}, {min(starts):.2f}–{max(starts):.2f}")
+    record(f"{total:,} projects: first rows", "≤ 0.5 s", f"{big['first_rows_s']:.2f} s",
+           big["first_rows_s"] <= 0.5, how="headless")
+    record(f"{total:,}-row filter keystroke, max", "≤ 16 ms",
+           f"{big['filter_key_max_ms']:.1f} ms (CPU {big['filter_key_cpu_max_ms']:.1f})",
+           big["filter_key_max_ms"] <= 16, how="headless",
+           note=f"median {big['filter_key_median_ms']:.1f} ms; {int(big['filter_key_full_gc'])} full GC passes")
+    record(f"{total:,} projects: console RSS", "< 150 MB", f"{big['rss_mb']:.0f} MiB", big["rss_mb"] < 150,
+           how="headless")
+    record(f"peer: Textual DataTable, {total:,}-row filter keystroke", "—", f"{peer['filter_key_ms']:.0f} ms", None,
+           how="headless")
     return 0
 
 

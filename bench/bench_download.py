@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gitlab
+from _report import record
 from _sim_process import SimProcess
 
 from labdeck.api import ApiClient
@@ -106,6 +107,8 @@ def main() -> int:
         measure("python-gitlab streamed", theirs)
     limit = 60.0
     print(f"target: labdeck RSS growth < {limit:.0f} MB -> {'met' if growth < limit else 'MISSED'}")
+    record("200 MB artifact download: RSS growth", f"< {limit:.0f} MB", f"{growth:.1f} MB", growth < limit,
+           how="http")
     return 0 if growth < limit else 1
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import resource
 import sys
 import time
+from pathlib import Path
 
 import httpx
 
@@ -19,6 +20,9 @@ from labdeck.sim.ci_data import add_benchmark_jobs
 from labdeck.sim.clock import SimClock
 from labdeck.sim.dataset import DEMO_TOKENS, build_state
 from labdeck.sim.server import SimServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import record
 
 
 def rss_mb() -> float:
@@ -51,6 +55,8 @@ def main() -> int:
                   f"process peak RSS grew {growth:.0f} MB")
             print(f"ratio vs in-memory peer (needs >= {size / 1e6:.0f} MB): "
                   f"{max(growth, 1) / (size / 1e6):.2f}x of the archive size")
+            record("simulator: 200 MB artifact, server peak RSS growth", "small fraction of the archive",
+                   f"{growth:.0f} MB ({max(growth, 1) / (size / 1e6):.2f}x)", growth < 0.25 * size / 1e6, how="http")
             for key in ("huge_trace", "million_lines"):
                 ref = jobs[key]
                 url = f"/projects/{ref['project_id']}/jobs/{ref['job_id']}/trace"

@@ -19,9 +19,12 @@ Run standalone: ``.venv/bin/python bench/bench_trace_follow.py``.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -32,6 +35,9 @@ from labdeck.sim.clock import SimClock
 from labdeck.sim.dataset import DEMO_TOKENS, build_state
 from labdeck.sim.server import SimServer
 from labdeck.tail.follower import TraceFollower
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _report import record
 
 DURATION = 60.0
 STEP = 0.5
@@ -156,7 +162,7 @@ async def scenario(name: str, *, trace_range: bool, initial: int, rate: float) -
     server = SimServer(state).start()
     time = VirtualTime(clock)
     tallies = {"labdeck": Tally(), "glab": Tally()}
-    followers: list[Callable[..., Awaitable[int]]] = [labdeck_follow, glab_follow]
+    followers: list[Callable[..., Coroutine[Any, Any, int]]] = [labdeck_follow, glab_follow]
     time.participants = len(followers)
     tasks = [asyncio.create_task(follow(server.base_url, tallies[key], job["project_id"], job["job_id"], time))
              for key, follow in zip(tallies, followers, strict=True)]
@@ -199,6 +205,10 @@ async def main() -> int:
     verdict_c = quiet.statuses[200] == 1 and quiet.statuses[304] == quiet.requests["trace"] - 1
     print(f"\ntarget A (≤ 1.1x appended after the first read): {'ok' if verdict_a else 'MISSED'}")
     print(f"target C (no download while unchanged, 304s only): {'ok' if verdict_c else 'MISSED'}")
+    record("following a growing 20 MB log (Range): bytes after the first read", "≤ 1.1x appended",
+           f"{after_first / (10_240 * DURATION):.2f}x", verdict_a, how="http")
+    record("following a quiet log (no Range): downloads while unchanged", "304s only",
+           f"{quiet.statuses[200]}×200, {quiet.statuses[304]}×304", verdict_c, how="http")
     return 0
 
 

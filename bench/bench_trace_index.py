@@ -3,17 +3,24 @@
 Peer: keeping every line in a Python ``list[str]`` (what Textual's ``Log``/``RichLog`` do with
 ``max_lines`` unset). Run standalone: ``.venv/bin/python bench/bench_trace_index.py [lines]``.
 Targets: finding a word on the last line well under 2 s; memory a fraction of the in-memory list.
+Library-level (no UI). Memory is the growth of the resident set's high-water mark while building,
+each measured in a fresh child process (``/proc/self/clear_refs`` resets the mark after the log
+is made), which also counts allocator slack and the spooled file's buffer.
 """
 
 from __future__ import annotations
 
-import gc
+import subprocess
 import sys
 import time
-import tracemalloc
+from pathlib import Path
 
 from labdeck.sim.ci_traces import BulkTrace
 from labdeck.tail.lines import LineIndex
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _report import record
 
 CHUNK = 64 * 1024
 SCREEN = 50
@@ -32,14 +39,33 @@ def build(log: bytes, **options: int) -> LineIndex:
     return index
 
 
-def peak_memory(action: object) -> tuple[int, object]:
-    gc.collect()
-    tracemalloc.start()
-    result = action()  # type: ignore[operator]
-    _, peak = tracemalloc.get_traced_memory()
-    current, _ = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak, result
+def _status_kb(field: str) -> int:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def measure_child(kind: str, lines: int) -> None:
+    """In a child process: make the log, reset the high-water mark, build, print the growth (MB)."""
+    log = make_log(lines)
+    with open("/proc/self/clear_refs", "w", encoding="ascii") as clear:
+        clear.write("5")  # reset VmHWM to the current RSS
+    before = _status_kb("VmHWM")
+    if kind == "peer":
+        kept: object = log.decode("utf-8", "replace").split("\n")
+    else:
+        kept = build(log, keep_raw=kind == "ours")
+    print((_status_kb("VmHWM") - before) / 1024, flush=True)
+    del kept
+
+
+def peak_growth(kind: str, lines: int) -> float:
+    """MB the high-water mark grew while building (``kind``: ours, noraw, peer), in a new process."""
+    answer = subprocess.run([sys.executable, __file__, "--memory", kind, str(lines)], capture_output=True,
+                            text=True, check=True)
+    return float(answer.stdout.strip())
 
 
 def main() -> int:
@@ -82,16 +108,21 @@ def main() -> int:
     print(f"first_error_line (none in this log): {time.perf_counter() - started:.3f} s")
     index.close()
 
-    ours, kept = peak_memory(lambda: build(log))
-    kept.close()  # type: ignore[attr-defined]
-    ours_noraw, kept = peak_memory(lambda: build(log, keep_raw=False))
-    kept.close()  # type: ignore[attr-defined]
-    peer, _ = peak_memory(lambda: log.decode("utf-8", "replace").split("\n"))
-    print(f"memory (tracemalloc peak while building): LineIndex {ours / 1e6:.1f} MB "
-          f"(without raw view {ours_noraw / 1e6:.1f} MB); peer list[str] {peer / 1e6:.1f} MB "
+    ours = peak_growth("ours", lines)
+    ours_noraw = peak_growth("noraw", lines)
+    peer = peak_growth("peer", lines)
+    print(f"memory (peak RSS growth while building, fresh process each): LineIndex {ours:.1f} MB "
+          f"(without raw view {ours_noraw:.1f} MB); peer list[str] {peer:.1f} MB "
           f"→ ratio {ours / peer:.2f}x ({ours_noraw / peer:.2f}x)")
+    record(f"LineIndex, {lines:,} lines: search to the last line", "< 2 s", f"{search_seconds:.2f} s",
+           search_seconds < 2, how="library", note=f"build {build_seconds:.1f} s")
+    record(f"LineIndex, {lines:,} lines: peak memory vs list[str] peer", "fraction of peer",
+           f"{ours:.0f} MB vs {peer:.0f} MB ({ours / peer:.2f}x)", ours < peer, how="library")
     return 0
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--memory"]:
+        measure_child(sys.argv[2], int(sys.argv[3]))
+        raise SystemExit(0)
     raise SystemExit(main())

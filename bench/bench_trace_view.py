@@ -1,9 +1,11 @@
-"""The trace viewer of the real console (headless) against a simulator in another process.
+"""The trace viewer of the real console, HEADLESS (Pilot, in this process) against a simulator in
+another process.
 
-1. Open the finished trace of a 1,000,000-line job: time to the first screen of text, time until
-   the whole log is indexed, peak memory (RSS) of the console process, then a search for a word
+1. Open the finished trace of a 1,000,000-line job: time to the first screen of text (from pushing
+   the screen until the viewer has painted a full screen of log lines), time until the whole log
+   is indexed, peak memory (RSS high-water mark) of the console process, then a search for a word
    that is only on the last line (from the top).
-   Targets: first screen < 2 s, RSS < 300 MB, search < 2 s.
+   Targets: first screen ≤ 1.0 s, peak RSS ≤ 150 MB, search < 2 s.
 2. Follow a running job that writes 20,000 lines per second for a while: lines shown vs lines
    written (the viewer keeps up), and how fast keys are answered meanwhile (event-loop lag and
    key-to-action latency). Target: a key answered within 100 ms.
@@ -25,11 +27,17 @@ import statistics
 import sys
 import time
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _report import record
+
 LINES = 1_000_000
+PEER_LINES = 20_000
 FOLLOW_RATE_LINES = 20_000
 BYTES_PER_LINE = 50.5  # average line of the simulator's bulk logs
 ADMIN = "labdeck-demo-admin-token"
@@ -45,7 +53,12 @@ def _serve(conn: Connection, trace_range: bool = False) -> None:
     state.extra["trace_range"] = trace_range
     made = add_benchmark_jobs(state, ci_million_line_trace=LINES)["million_lines"]
     server = SimServer(state).start()
-    conn.send({"base_url": server.base_url, **made})
+    # The simulator generates the log on its first read (a real server has it stored already):
+    # read it once here, so neither the generation nor the download counts in the console's figures.
+    started = time.perf_counter()
+    with httpx.Client(base_url=server.base_url, headers={"PRIVATE-TOKEN": ADMIN}, timeout=120) as http:
+        http.get(f"/api/v4/projects/{made['project_id']}/jobs/{made['job_id']}/trace").raise_for_status()
+    conn.send({"base_url": server.base_url, "sim_generation": time.perf_counter() - started, **made})
     conn.recv()
     server.stop()
 
@@ -74,19 +87,26 @@ async def open_huge_trace(app: Any, pilot: Any, info: dict[str, Any]) -> dict[st
 
     figures: dict[str, float] = {"rss_start": rss_mb()}
     job = await app.client.jobs.get(info["project_id"], info["job_id"])
-    # The simulator generates the log on its first read; a real server has it stored already.
-    warm = time.perf_counter()
-    async with httpx.AsyncClient(base_url=app.client.base_url, headers={"PRIVATE-TOKEN": ADMIN}) as http:
-        await http.get(f"/api/v4/projects/{info['project_id']}/jobs/{info['job_id']}/trace", timeout=120)
-    figures["sim_generation"] = time.perf_counter() - warm
+    figures["sim_generation"] = info["sim_generation"]
     started = time.perf_counter()
     screen = TraceScreen(info["project_id"], "bench/project", job)
+    painted: list[float] = []
     await app.push_screen(screen)
     view = screen.view
     height = view.scrollable_content_region.height or 30
-    await wait_for(lambda: view.line_count >= height)
-    await pilot.pause()  # one repaint with those lines
-    figures["first_screen"] = time.perf_counter() - started
+    render_line = view.render_line
+
+    def watched(y: int) -> Any:
+        # The compositor asks for the viewer's lines when it paints them (then writes the frame).
+        strip = render_line(y)
+        if not painted and view.line_count >= height and y == height - 1 and strip.text.strip():
+            painted.append(time.perf_counter())
+        return strip
+
+    view.render_line = watched  # type: ignore[method-assign]
+    await wait_for(lambda: bool(painted))
+    figures["first_screen"] = painted[0] - started
+    del view.render_line
     await wait_for(lambda: screen.finished_reading, limit=300)
     figures["indexed"] = time.perf_counter() - started
     figures["lines"] = view.line_count
@@ -153,7 +173,7 @@ async def follow_fast_job(app: Any, pilot: Any, base_url: str, project_id: int, 
             raw_before = view.raw
             pressed = time.perf_counter()
             app.post_message(events.Key("v", "v"))
-            await wait_for(lambda raw=raw_before: view.raw != raw, limit=10)  # type: ignore[misc]
+            await wait_for(lambda raw=raw_before: view.raw != raw, limit=10)
             keys.append(time.perf_counter() - pressed)
             written = (time.perf_counter() - running_since) * FOLLOW_RATE_LINES
             behind.append(max(0.0, written - view.line_count) / FOLLOW_RATE_LINES)
@@ -257,18 +277,18 @@ async def main(follow_seconds: float) -> None:
     with SimInProcess(trace_range=True) as info:
         ranged = await console_run(info, follow_seconds, huge=False)
     huge = gitlab_like["huge"]
-    peer = await richlog_peer(100_000)
+    peer = await richlog_peer(PEER_LINES)
 
     def verdict(ok: bool) -> str:
         return "ok" if ok else "MISSED"
 
     print(f"1. finished trace of {int(huge['lines']):,} lines ({LINES * BYTES_PER_LINE / 1e6:.0f} MB)")
     print(f"   (the simulator generated it in {huge['sim_generation']:.2f} s before timing)")
-    print(f"   first screen of text:        {huge['first_screen']:.2f} s   (target < 2 s: "
-          f"{verdict(huge['first_screen'] < 2)})")
+    print(f"   first screen of text:        {huge['first_screen']:.2f} s   (target ≤ 1.0 s: "
+          f"{verdict(huge['first_screen'] <= 1.0)})")
     print(f"   whole log indexed:           {huge['indexed']:.2f} s   (the view is usable meanwhile)")
     print(f"   console RSS: start {huge['rss_start']:.0f} MB, after {huge['rss_after']:.0f} MB, "
-          f"peak {huge['rss_peak']:.0f} MB   (target < 300 MB: {verdict(huge['rss_peak'] < 300)})")
+          f"peak {huge['rss_peak']:.0f} MB   (target ≤ 150 MB: {verdict(huge['rss_peak'] <= 150)})")
     print(f"   search 'succeeded' from the top → line {int(huge['search_found_line']) + 1:,}: "
           f"{huge['search_last_line']:.2f} s   (target < 2 s: {verdict(huge['search_last_line'] < 2)}); "
           f"match count ready after {huge['match_count_done']:.2f} s")
@@ -291,6 +311,18 @@ async def main(follow_seconds: float) -> None:
     print(f"   ratio (labdeck / peer): time to whole log {huge['indexed'] / extrapolated:.2f}x, "
           f"first screen {huge['first_screen'] / extrapolated:.3f}x, memory growth "
           f"{(huge['rss_after'] - huge['rss_start']) / (peer['rss_growth_mb'] * LINES / peer['lines']):.2f}x")
+    record("1,000,000-line log: first screen", "≤ 1.0 s", f"{huge['first_screen']:.2f} s",
+           huge["first_screen"] <= 1.0, how="headless", note=f"whole log indexed {huge['indexed']:.1f} s")
+    record("1,000,000-line log: peak RSS", "≤ 150 MB", f"{huge['rss_peak']:.0f} MB", huge["rss_peak"] <= 150,
+           how="headless", note=f"start {huge['rss_start']:.0f} MB, after {huge['rss_after']:.0f} MB")
+    record("1,000,000-line log: search to last line", "< 2 s", f"{huge['search_last_line']:.2f} s",
+           huge["search_last_line"] < 2, how="headless")
+    for title, follow in (("GitLab-like", gitlab_like["follow"]), ("Range", ranged["follow"])):
+        record(f"following 20,000 lines/s ({title}): key → action, max", "< 100 ms",
+               f"{follow['key_max_ms']:.0f} ms", follow["key_max_ms"] < 100, how="headless",
+               note=f"median {follow['key_median_ms']:.0f} ms, loop lag max {follow['lag_max_ms']:.0f} ms")
+    record(f"peer: RichLog + Text.from_ansi, 1,000,000 lines (from {int(peer['lines']):,})", "—",
+           f"≈ {extrapolated:.0f} s, ≈ {peer['rss_growth_mb'] * LINES / peer['lines']:.0f} MB", None, how="headless")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,12 @@ second. Transport failures, 5xx and 429 (waiting ``Retry-After``)
 produce an ``"error"`` event and a pause, then following resumes from the same offset. After the
 job is seen in a finished status (success, failed, canceled, skipped) one last read is made and
 ``"end"`` is emitted.
+
+With a real :class:`~labdeck.api.ApiClient` the body is read as a stream
+(:mod:`labdeck.tail.trace_stream`) and handed on in ``data`` events of at most
+:data:`DATA_PIECE` bytes as it arrives: a 50 MB log shows its first lines after the first
+kilobytes, and neither the whole body nor its decoded text is ever held at once. A client that
+only offers ``jobs.trace`` (test doubles) is read whole, then handed on in the same pieces.
 """
 
 from __future__ import annotations
@@ -32,11 +38,20 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from labdeck.api import errors
+from labdeck.tail.trace_stream import StreamedTrace, open_trace
 
 FINISHED_STATUSES = frozenset({"success", "failed", "canceled", "skipped"})
 """Job statuses after which the trace no longer grows (note GitLab's spelling ``canceled``)."""
 
 EventKind = Literal["data", "reset", "status", "error", "end"]
+
+DATA_PIECE = 1024 * 1024
+"""Bytes of trace per ``data`` event at most (the first event of a read comes sooner)."""
+FIRST_PIECE = 64 * 1024
+"""The first ``data`` event of a read is sent once this much arrived: the first screen waits for
+no more than that."""
+FLUSH_SECONDS = 0.1
+"""A ``data`` event is sent at least this often while bytes trickle in."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +95,9 @@ class TraceFollower:
                  max_interval: float = 10.0, sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
                  clock: Callable[[], float] = time.monotonic, full_read_rate: float = 1_000_000) -> None:
         self._jobs = client.jobs
+        send, check = getattr(client, "send", None), getattr(client, "check", None)
+        self._client = client if callable(send) and callable(check) else None
+        """The client to stream from (None: read through ``jobs.trace``)."""
         self.project_id = project_id
         self.job_id = job_id
         self.min_interval = min_interval
@@ -95,6 +113,7 @@ class TraceFollower:
         self.stats = FollowStats()
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._started = False
+        self._got_data = False
 
     def __aiter__(self) -> AsyncIterator[TraceEvent]:
         if self._started:
@@ -106,14 +125,16 @@ class TraceFollower:
         interval = self.min_interval
         while True:
             began = self._clock()
-            events: list[TraceEvent] = []
+            self._got_data = False
             try:
+                events: list[TraceEvent] = []
                 finished = await self._poll_status(events)
-                got_data = await self._read_trace(events)
-            except _RETRYABLE as exc:
-                self.stats.errors += 1
                 for event in events:
                     yield event
+                async for event in self._read_events():
+                    yield event
+            except _RETRYABLE as exc:
+                self.stats.errors += 1
                 yield TraceEvent("error", status=self.status, message=exc.user_message())
                 interval = min(self.max_interval, max(interval * 2, self.min_interval))
                 wait = interval
@@ -122,21 +143,28 @@ class TraceFollower:
                 await self._wait(wait)
                 continue
             except errors.ApiError as exc:
-                for event in events:
-                    yield event
                 yield TraceEvent("error", status=self.status, message=exc.user_message())
                 yield TraceEvent("end", status=self.status, message="Stopped following the log.")
                 return
-            for event in events:
-                yield event
             if finished:
                 tail = self._decoder.decode(b"", final=True)
                 if tail:
                     yield TraceEvent("data", data=tail, status=self.status)
                 yield TraceEvent("end", status=self.status, message=f"Job {self.status}.")
                 return
-            interval = self.min_interval if got_data else min(self.max_interval, interval * 2)
+            interval = self.min_interval if self._got_data else min(self.max_interval, interval * 2)
             await self._wait(max(interval, self._floor) - (self._clock() - began))
+
+    async def _read_events(self) -> AsyncIterator[TraceEvent]:
+        """The events of one read of the trace (sets ``_got_data`` when bytes arrived)."""
+        if self._client is not None:
+            async for event in self._read_streamed():
+                yield event
+            return
+        events: list[TraceEvent] = []
+        self._got_data = await self._read_trace(events)
+        for event in events:
+            yield event
 
     async def _wait(self, seconds: float) -> None:
         seconds = max(0.0, seconds)
@@ -185,16 +213,7 @@ class TraceFollower:
             self._floor = min(self.max_interval, total / self.full_read_rate)
 
     async def _restart(self, events: list[TraceEvent], total: int | None) -> bool:
-        was = self.offset
-        self.stats.resets += 1
-        self.offset = 0
-        self.etag = None
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        now = f"{total} bytes" if total is not None else "shorter"
-        events.append(TraceEvent(
-            "reset", status=self.status,
-            message=f"The log was erased or truncated on the server (was {was} bytes, now {now}); "
-                    "showing it again from the start."))
+        events.append(self._reset_event(total))
         read = await self._request(0, None)
         if read.status in (304, 416):
             return False
@@ -210,10 +229,114 @@ class TraceFollower:
             return False
         self.offset += len(new)
         self.stats.payload_bytes += len(new)
-        text = self._decoder.decode(new)
-        if text:
-            events.append(TraceEvent("data", data=text, status=self.status))
+        view = memoryview(new)
+        for start in range(0, len(new), DATA_PIECE):
+            text = self._decoder.decode(view[start:start + DATA_PIECE])
+            if text:
+                events.append(TraceEvent("data", data=text, status=self.status))
         return True
+
+    # -- streamed reads (a real ApiClient) ----------------------------------------------------
+
+    async def _open(self, offset: int, etag: str | None) -> StreamedTrace:
+        self.stats.trace_requests += 1
+        return await open_trace(self._client, self.project_id, self.job_id, offset=offset, etag=etag)
+
+    async def _read_streamed(self) -> AsyncIterator[TraceEvent]:
+        """Like :meth:`_read_trace`, with the body handed on while it arrives."""
+        read = await self._open(self.offset, self.etag)
+        try:
+            if read.status == 304:
+                self.stats.not_modified += 1
+                return
+            total = read.total_length
+            self._note_cost(read, total)
+            if read.status == 416:
+                if total is None:
+                    # The server did not say how long the log is: learn it from a full read.
+                    total = await self._length_of_whole_log()
+                if total < self.offset:
+                    async for event in self._restart_streamed(total):
+                        yield event
+                return
+            if total is not None and total < self.offset:
+                async for event in self._restart_streamed(total):
+                    yield event
+                return
+            async for event in self._stream_body(read):
+                yield event
+            if read.received is not None and read.received < self.offset:
+                # A 200 of unknown length turned out shorter than what was shown: truncated.
+                async for event in self._restart_streamed(read.received):
+                    yield event
+                return
+            self.etag = read.etag
+            if total is None and read.received is not None:
+                self._note_cost(read, read.received)
+        finally:
+            await read.aclose()
+
+    async def _stream_body(self, read: StreamedTrace) -> AsyncIterator[TraceEvent]:
+        """``data`` events for the body's new bytes; ``offset`` moves with every byte handed on
+        (a connection that breaks midway loses nothing: what arrived is sent before the error)."""
+        pending: list[str] = []
+        size = 0
+        limit = FIRST_PIECE
+        flushed_at = self._clock()
+        try:
+            async for chunk in read.chunks(self.offset):
+                self.offset += len(chunk)
+                self.stats.payload_bytes += len(chunk)
+                self._got_data = True
+                text = self._decoder.decode(chunk)
+                if text:
+                    pending.append(text)
+                    size += len(chunk)
+                if pending and (size >= limit or self._clock() - flushed_at >= FLUSH_SECONDS):
+                    yield TraceEvent("data", data="".join(pending), status=self.status)
+                    pending, size, limit, flushed_at = [], 0, DATA_PIECE, self._clock()
+        except errors.ApiError:
+            if pending:
+                yield TraceEvent("data", data="".join(pending), status=self.status)
+            raise
+        if pending:
+            yield TraceEvent("data", data="".join(pending), status=self.status)
+
+    async def _length_of_whole_log(self) -> int:
+        whole = await self._open(0, None)
+        try:
+            if whole.total_length is not None:
+                return whole.total_length
+            async for _chunk in whole.chunks(0):
+                pass
+            return whole.received or 0
+        finally:
+            await whole.aclose()
+
+    async def _restart_streamed(self, total: int | None) -> AsyncIterator[TraceEvent]:
+        yield self._reset_event(total)
+        read = await self._open(0, None)
+        try:
+            if read.status in (304, 416):
+                return
+            async for event in self._stream_body(read):
+                yield event
+            self.etag = read.etag
+        finally:
+            await read.aclose()
+
+    def _reset_event(self, total: int | None) -> TraceEvent:
+        """Start again from byte 0 (the log was erased or truncated)."""
+        was = self.offset
+        self.stats.resets += 1
+        self.offset = 0
+        self.etag = None
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        now = f"{total} bytes" if total is not None else "shorter"
+        return TraceEvent(
+            "reset", status=self.status,
+            message=f"The log was erased or truncated on the server (was {was} bytes, now {now}); "
+                    "showing it again from the start.")
 
 
 def _total_length(read: Any) -> int | None:

@@ -76,7 +76,9 @@ class Model(BaseModel):
     ``null`` where a collection is expected (``"tag_list": null``, ``"artifacts": null``, which
     servers send for "none") read as the field's empty default instead of a validation error."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    # defer_build: a model's validator is built when it first parses something, not when its
+    # module is imported; start-up then pays only for the few models the first screen uses.
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, defer_build=True)
     _collection_fields: ClassVar[frozenset[str] | None] = None
 
     @model_validator(mode="before")

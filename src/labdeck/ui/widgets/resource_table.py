@@ -3,6 +3,11 @@
 Only the rows on screen are rendered, so 10,000 rows load, filter and scroll without delay
 (the built-in ``DataTable`` measures every row on insert and takes about a second for 10,000).
 
+Rows are kept column-wise (keys, cell tuples, search texts, data in four lists), not as one
+object per row: tuples of strings are not tracked by Python's cycle collector, so 10,000 rows
+do not lengthen its full passes, which otherwise land in the middle of a keystroke. Rendered lines
+are cached already cut to the visible width, one ``Strip`` per row on screen.
+
 Usage::
 
     table = ResourceTable([Column("path", "Path", max_width=48), Column("stars", "★", align="right")])
@@ -17,10 +22,12 @@ on ``enter`` (or a click on the highlighted row).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -62,6 +69,37 @@ class TableRow:
 
 def _plain(cell: Cell) -> str:
     return cell.plain if isinstance(cell, Text) else cell
+
+
+def _parse_filter(text: str) -> tuple[bool, str]:
+    """``(inverted, lower-case needle)`` of a ``/`` filter."""
+    invert = text.startswith("!")
+    return invert, (text[1:] if invert else text).lower()
+
+
+def _fit(text: str, width: int, align: str) -> str:
+    """``text`` padded or cut (with an ellipsis, like ``Text.truncate``) to ``width`` cells."""
+    length = len(text) if text.isascii() else cell_len(text)
+    if length > width:
+        text = set_cell_size(text, width - 1) + "…"
+        length = width
+    padding = " " * (width - length)
+    return padding + text if align == "right" else text + padding
+
+
+def _window(segments: list[Segment], length: int, start: int, width: int, style: Style) -> Strip:
+    """Cells ``start .. start+width`` of a line (padded with ``style``), as a new strip.
+
+    Done here rather than with ``Strip.crop_extend``, which caches its result in the source strip
+    (a strip that is already the right size would then hold itself: a cycle only the collector
+    frees)."""
+    end = start + width
+    if length < end:
+        segments = [*segments, Segment(" " * (end - length), style)]
+        length = end
+    if start == 0 and length == end:
+        return Strip(segments, width)
+    return Strip(list(Segment.divide(segments, [start, end]))[1], width)
 
 
 class ResourceTable(ScrollView, can_focus=True):
@@ -130,6 +168,8 @@ class ResourceTable(ScrollView, can_focus=True):
             return self.table
 
     GAP = 1
+    STRIP_CACHE_SIZE = 192
+    """Rendered lines kept: the rows on screen, with and without the cursor, and a little scroll."""
 
     def __init__(
         self,
@@ -141,14 +181,20 @@ class ResourceTable(ScrollView, can_focus=True):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.columns: list[Column] = list(columns)
-        self._rows: list[TableRow] = []
+        self._keys: list[Hashable] = []
+        self._cells: list[tuple[Cell, ...]] = []
+        self._search: list[str] = []
+        self._data: list[Any] = []
         self._index: dict[Hashable, int] = {}
         self._visible: list[int] = []
+        """Positions of the rows passing the filter, ascending."""
+        self._visible_exact = True
+        """False once a replaced row may have changed whether it passes the filter."""
         self._widths = [max(c.min_width, len(c.label)) for c in self.columns]
         self._filter = ""
         self._cursor = 0
         self._render_widths = list(self._widths)
-        self._cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(512)
+        self._cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(self.STRIP_CACHE_SIZE)
         self._generation = 0
 
     # --- data ---------------------------------------------------------------------------------
@@ -156,7 +202,7 @@ class ResourceTable(ScrollView, can_focus=True):
     @property
     def row_count(self) -> int:
         """All rows held, filtered or not."""
-        return len(self._rows)
+        return len(self._keys)
 
     @property
     def visible_count(self) -> int:
@@ -170,32 +216,44 @@ class ResourceTable(ScrollView, can_focus=True):
 
     def clear(self) -> None:
         """Remove every row (columns stay)."""
-        self._rows.clear()
+        self._keys.clear()
+        self._cells.clear()
+        self._search.clear()
+        self._data.clear()
         self._index.clear()
         self._visible.clear()
+        self._visible_exact = True
         self._widths = [max(c.min_width, len(c.label)) for c in self.columns]
         self._cursor = 0
         self._changed(structure=True)
 
     def append_rows(self, rows: Iterable[TableRow]) -> None:
         """Add rows at the end; a row whose key exists replaces the old one in place."""
-        matcher = self._matcher()
+        invert, needle = _parse_filter(self._filter)
         widths = self._widths
+        columns = self.columns
+        keys, cells_list, search_list, data_list = self._keys, self._cells, self._search, self._data
+        index, visible = self._index, self._visible
         for row in rows:
-            if not row.search_text:
-                row.search_text = " ".join(_plain(cell) for cell in row.cells).lower()
-            for position, cell in enumerate(row.cells[: len(widths)]):
+            cells = tuple(row.cells)
+            search = row.search_text or " ".join(_plain(cell) for cell in cells).lower()
+            for position, cell in enumerate(cells[: len(widths)]):
                 length = cell.cell_len if isinstance(cell, Text) else len(cell)
                 if length > widths[position]:
-                    widths[position] = min(length, self.columns[position].max_width)
-            existing = self._index.get(row.key)
+                    widths[position] = min(length, columns[position].max_width)
+            existing = index.get(row.key)
             if existing is not None:
-                self._rows[existing] = row
+                cells_list[existing], search_list[existing], data_list[existing] = cells, search, row.data
+                if needle:
+                    self._visible_exact = False  # whether it passes the filter may have changed
                 continue
-            self._index[row.key] = len(self._rows)
-            self._rows.append(row)
-            if matcher(row.search_text):
-                self._visible.append(len(self._rows) - 1)
+            index[row.key] = len(keys)
+            keys.append(row.key)
+            cells_list.append(cells)
+            search_list.append(search)
+            data_list.append(row.data)
+            if not needle or (needle in search) != invert:
+                visible.append(len(keys) - 1)
         self._changed(structure=True)
 
     def update_row(self, row: TableRow) -> None:
@@ -205,30 +263,44 @@ class ResourceTable(ScrollView, can_focus=True):
     def get_data(self, key: Hashable) -> Any:
         """The ``data`` of the row with ``key`` (None when absent)."""
         position = self._index.get(key)
-        return None if position is None else self._rows[position].data
+        return None if position is None else self._data[position]
+
+    def _row(self, position: int) -> TableRow:
+        return TableRow(self._keys[position], self._cells[position], self._data[position],
+                        self._search[position])
 
     def rows(self) -> list[TableRow]:
-        """Every row, in insertion order (a copy of the list)."""
-        return list(self._rows)
+        """Every row, in insertion order (new row objects: changing them changes nothing)."""
+        return [self._row(position) for position in range(len(self._keys))]
 
     def visible_rows(self) -> list[TableRow]:
         """Rows passing the filter, in display order."""
-        return [self._rows[i] for i in self._visible]
+        return [self._row(position) for position in self._visible]
 
     def set_filter(self, text: str) -> None:
         """Keep rows whose text contains ``text`` (case-insensitive); ``!text`` keeps the others."""
         key = self.cursor_key
+        was_invert, was_needle = _parse_filter(self._filter)
         self._filter = text
-        matcher = self._matcher()
-        self._visible = [i for i, row in enumerate(self._rows) if matcher(row.search_text)]
+        invert, needle = _parse_filter(text)
+        search = self._search
+        if not needle:
+            self._visible = list(range(len(search)))
+        elif invert:
+            self._visible = [i for i, haystack in enumerate(search) if needle not in haystack]
+        elif self._visible_exact and not was_invert and was_needle and was_needle in needle:
+            # Typing one more character: only the rows shown now can still match.
+            self._visible = [i for i in self._visible if needle in search[i]]
+        else:
+            self._visible = [i for i, haystack in enumerate(search) if needle in haystack]
+        self._visible_exact = True
         self._cursor = 0
         if key is not None:
             position = self._index.get(key)
             if position is not None:
-                try:
-                    self._cursor = self._visible.index(position)
-                except ValueError:
-                    self._cursor = 0
+                found = bisect_left(self._visible, position)
+                if found < len(self._visible) and self._visible[found] == position:
+                    self._cursor = found
         self._changed(structure=True)
         self.scroll_to(y=0, animate=False, force=True, immediate=True)
         self._scroll_cursor_into_view()
@@ -237,29 +309,25 @@ class ResourceTable(ScrollView, can_focus=True):
         """Order the rows by a column's text (numbers compare as numbers)."""
         position = next(i for i, c in enumerate(self.columns) if c.key == column_key)
 
-        def sort_key(row: TableRow) -> tuple[int, float, str]:
-            text = _plain(row.cells[position]) if position < len(row.cells) else ""
+        def sort_key(row: int) -> tuple[int, float, str]:
+            cells = self._cells[row]
+            text = _plain(cells[position]) if position < len(cells) else ""
             try:
                 return (0, float(text), "")
             except ValueError:
                 return (1, 0.0, text.lower())
 
         key = self.cursor_key
-        self._rows.sort(key=sort_key, reverse=reverse)
-        self._index = {row.key: i for i, row in enumerate(self._rows)}
+        order = sorted(range(len(self._keys)), key=sort_key, reverse=reverse)
+        self._keys = [self._keys[i] for i in order]
+        self._cells = [self._cells[i] for i in order]
+        self._search = [self._search[i] for i in order]
+        self._data = [self._data[i] for i in order]
+        self._index = {row_key: i for i, row_key in enumerate(self._keys)}
+        self._visible_exact = False
         self.set_filter(self._filter)
         if key is not None:
             self.move_cursor_to_key(key)
-
-    def _matcher(self) -> Any:
-        text = self._filter
-        invert = text.startswith("!")
-        needle = text[1:].lower() if invert else text.lower()
-        if not needle:
-            return lambda _haystack: True
-        if invert:
-            return lambda haystack: needle not in haystack
-        return lambda haystack: needle in haystack
 
     # --- cursor -------------------------------------------------------------------------------
 
@@ -273,7 +341,7 @@ class ResourceTable(ScrollView, can_focus=True):
         """Key of the highlighted row (None when no row is visible)."""
         if not self._visible:
             return None
-        return self._rows[self._visible[min(self._cursor, len(self._visible) - 1)]].key
+        return self._keys[self._visible[min(self._cursor, len(self._visible) - 1)]]
 
     @property
     def cursor_data(self) -> Any:
@@ -285,7 +353,8 @@ class ResourceTable(ScrollView, can_focus=True):
         """Put the cursor on visible row ``row`` (clamped) and scroll to it."""
         before = self.cursor_key
         self._cursor = max(0, min(row, len(self._visible) - 1)) if self._visible else 0
-        self._cache.clear()
+        # No cache flush: the cursor is part of each cached line's key, so only the two rows
+        # whose look changed are rendered again.
         self.refresh()
         self._scroll_cursor_into_view()
         if self.cursor_key != before:
@@ -296,10 +365,10 @@ class ResourceTable(ScrollView, can_focus=True):
         position = self._index.get(key)
         if position is None:
             return False
-        try:
-            self.move_cursor(self._visible.index(position))
-        except ValueError:
+        found = bisect_left(self._visible, position)
+        if found == len(self._visible) or self._visible[found] != position:
             return False
+        self.move_cursor(found)
         return True
 
     def _page_height(self) -> int:
@@ -377,6 +446,17 @@ class ResourceTable(ScrollView, can_focus=True):
         super().notify_style_update()
         self._cache.clear()
 
+    def _plain_line(self, cells: Sequence[Cell]) -> str | None:
+        """The whole line as one string when every cell is plain printable text (the common
+        case: one segment, no ``Text`` objects); None otherwise."""
+        parts = []
+        for position, column in enumerate(self.columns):
+            cell = cells[position] if position < len(cells) else ""
+            if not isinstance(cell, str) or not cell.isprintable():
+                return None
+            parts.append(_fit(cell, self._render_widths[position], column.align))
+        return (" " * self.GAP).join(parts) + " "
+
     def _line_text(self, cells: Sequence[Cell], style: Style) -> Text:
         line = Text(style=style, no_wrap=True, end="")
         gap = " " * self.GAP
@@ -399,14 +479,21 @@ class ResourceTable(ScrollView, can_focus=True):
         line.append(" ")
         return line
 
-    def _strip_for(self, key: tuple[Any, ...], cells: Sequence[Cell], style: Style) -> Strip:
+    def _strip_for(self, key: tuple[Any, ...], cells: Sequence[Cell], style: Style, scroll_x: int,
+                   width: int) -> Strip:
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        text = self._line_text(cells, style)
-        # every segment carries a style: Textual's NO_COLOR (monochrome) filter needs one
-        segments = [Segment(s.text, s.style or style) for s in text.render(self.app.console) if s.text != "\n"]
-        strip = Strip(segments, text.cell_len)
+        plain = self._plain_line(cells)
+        if plain is not None:
+            segments = [Segment(plain, style)]
+            length = len(plain) if plain.isascii() else cell_len(plain)
+        else:
+            text = self._line_text(cells, style)
+            # every segment carries a style: Textual's NO_COLOR (monochrome) filter needs one
+            segments = [Segment(s.text, s.style or style) for s in text.render(self.app.console) if s.text != "\n"]
+            length = text.cell_len
+        strip = _window(segments, length, scroll_x, width, style)
         self._cache[key] = strip
         return strip
 
@@ -417,13 +504,13 @@ class ResourceTable(ScrollView, can_focus=True):
         base = self.rich_style
         if y == 0:
             style = base + self.get_component_rich_style("resource-table--header")
-            strip = self._strip_for(("header", self._generation), [c.label for c in self.columns], style)
-            return strip.crop_extend(scroll_x, scroll_x + width, style)
+            return self._strip_for(("header", self._generation, scroll_x, width),
+                                   [c.label for c in self.columns], style, scroll_x, width)
         index = scroll_y + y - 1
         if index >= len(self._visible):
             return Strip.blank(width, base)
-        row = self._rows[self._visible[index]]
+        position = self._visible[index]
         is_cursor = index == self._cursor
         style = base + self.get_component_rich_style("resource-table--cursor") if is_cursor else base
-        strip = self._strip_for(("row", self._generation, row.key, is_cursor), row.cells, style)
-        return strip.crop_extend(scroll_x, scroll_x + width, style)
+        key = ("row", self._generation, self._keys[position], is_cursor, scroll_x, width)
+        return self._strip_for(key, self._cells[position], style, scroll_x, width)

@@ -14,6 +14,7 @@ and the count of lines that arrived since is kept in ``pending_lines``; ``end``/
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -123,6 +124,8 @@ class TraceView(ScrollView, can_focus=True):
         self._width = 0
         self._adjusting = False
         self._search_re: re.Pattern[str] | None = None
+        self._starts: list[int] = []
+        self._starts_of: object = None
 
     # -- data ---------------------------------------------------------------------------------
 
@@ -219,13 +222,27 @@ class TraceView(ScrollView, can_focus=True):
 
     def section_for(self, line: int) -> int | None:
         """Index of the innermost section whose header is ``line`` or which contains it."""
-        found: int | None = None
-        for index, section in enumerate(self.document.sections):
-            if section.start_line > line:
-                break
-            if section.contains(line) and (found is None or section.depth >= self.document.sections[found].depth):
-                found = index
-        return found
+        sections = self.document.sections
+        index = bisect_right(self._section_starts(), line) - 1
+        # Walking back from the last section that starts at or before the line: the first one
+        # that contains it is the innermost (a nested section starts after its parent). A
+        # top-level section that ended before the line means no earlier one contains it.
+        while index >= 0:
+            section = sections[index]
+            if section.contains(line):
+                return index
+            if section.depth == 0:
+                return None
+            index -= 1
+        return None
+
+    def _section_starts(self) -> list[int]:
+        """Start lines of the sections, in order (rebuilt when sections were added or reset)."""
+        sections = self.document.sections
+        if self._starts_of is not sections or len(self._starts) != len(sections):
+            self._starts = [section.start_line for section in sections]
+            self._starts_of = sections
+        return self._starts
 
     def set_collapsed(self, index: int, collapsed: bool) -> None:
         """Fold or unfold one section."""
@@ -505,12 +522,9 @@ class TraceView(ScrollView, can_focus=True):
         return strips
 
     def _header_section(self, line: int) -> int | None:
-        for index, section in enumerate(self.document.sections):
-            if section.start_line == line:
-                return index
-            if section.start_line > line:
-                break
-        return None
+        starts = self._section_starts()
+        index = bisect_left(starts, line)
+        return index if index < len(starts) and starts[index] == line else None
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"trace-view--{name}", partial=True)

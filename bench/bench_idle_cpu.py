@@ -1,0 +1,179 @@
+"""A console left open: CPU used by the console process alone (``/proc/<pid>/stat`` utime + stime)
+over a window of ``LABDECK_BENCH_IDLE_SECONDS`` seconds (default 60), real executable in an 80x24
+pty (real terminal, not headless), against a separately started ``labdeck serve --clock manual``.
+
+Scenarios (run at the same time, each console in its own process and pty, so the benchmark takes
+one window, not three; each figure is that process's own CPU time):
+
+1. projects screen, nothing changing: the console starts, lists the projects, and is left alone.
+2. jobs screen with 2 running jobs: ``:jobs <project>`` typed through the pty for the seed-42
+   project that has two running jobs. The simulator's clock is manual, so the two jobs stay
+   running for the whole window and every poll of the console gets the same answer: what is
+   measured is the cost of watching (polls every 2 s while jobs run, timers, repaints), not of
+   showing new data. (With the real clock the jobs would finish or move on within the window and
+   the figure would mix in legitimate updates.)
+3. (no target) ``labdeck --demo`` on the projects screen: the in-process simulator runs its real
+   clock (its CI keeps moving), so this is the console plus a live simulator.
+4. the floor: a bare Textual app (five labels and a footer, no timers) left alone in the same
+   kind of pty: what any Textual program costs while nothing happens.
+
+Also reported: bytes the console wrote to the terminal during the window (a repaint of an
+unchanged screen still costs output), and each process's CPU in the 5 s after start-up.
+Targets: projects ≤ 0.5 % of one core, jobs ≤ 2 %.
+Run standalone: ``LABDECK_BENCH_IDLE_SECONDS=10 .venv/bin/python bench/bench_idle_cpu.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _console_env import LABDECK, PYTHON, Server, console_env, row_markers, temp_dir
+from _pty import PtyProgram, cpu_seconds, strip_escapes
+from _report import record
+
+SETTLE_SECONDS = 5.0
+"""After the screen is up: let start-up work finish (the second page, who-am-I, the GC freeze)."""
+TARGETS = {"projects": 0.5, "jobs": 2.0}
+FLOOR_APP = """
+from textual.app import App
+from textual.widgets import Footer, Label
+
+class Floor(App[None]):
+    BINDINGS = [("ctrl+q", "quit", "Quit")]
+
+    def compose(self):
+        for row in range(5):
+            yield Label(f"floor row {row}")
+        yield Footer()
+
+Floor().run()
+"""
+
+
+@dataclass
+class Outcome:
+    """One scenario's figures."""
+
+    name: str
+    cpu_percent: float = float("nan")
+    settle_percent: float = float("nan")
+    bytes_per_second: float = float("nan")
+    error: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def _wait_text(program: PtyProgram, needles: list[str], timeout: float, since: int = 0) -> None:
+    def found(output: bytes) -> bool:
+        text = strip_escapes(output[since:])
+        return all(needle in text for needle in needles)
+
+    program.wait_for(found, timeout)
+
+
+def scenario(name: str, argv: list[str], env: dict[str, str], ready: list[str], window: float,
+             outcome: Outcome, keys: list[tuple[str, list[str]]]) -> None:
+    """Start the program, wait for the ``ready`` texts, type ``keys`` (each followed by the texts to
+    wait for), settle, measure."""
+    try:
+        with PtyProgram(argv, env=env, columns=80, rows=24) as program:
+            _wait_text(program, ready, timeout=60)
+            for typed, expect in keys:
+                mark = len(program.output)
+                program.send(typed)
+                if expect:
+                    _wait_text(program, expect, timeout=30, since=mark)
+            started_cpu = cpu_seconds(program.pid)
+            program.drain(SETTLE_SECONDS)
+            settled_cpu = cpu_seconds(program.pid)
+            outcome.settle_percent = (settled_cpu - started_cpu) / SETTLE_SECONDS * 100
+            written = len(program.output)
+            began = time.perf_counter()
+            program.drain(window)
+            elapsed = time.perf_counter() - began
+            used = cpu_seconds(program.pid) - settled_cpu
+            outcome.cpu_percent = used / elapsed * 100
+            outcome.bytes_per_second = (len(program.output) - written) / elapsed
+            program.send("\x11")  # ctrl+q
+            program.wait_exit(10)
+    except Exception as error:  # reported in the table, the other scenarios go on
+        outcome.error = f"{type(error).__name__}: {error}"
+
+
+def main() -> int:
+    window = float(os.environ.get("LABDECK_BENCH_IDLE_SECONDS", "60"))
+    with temp_dir("labdeck-bench-idle-") as tmp, Server("--clock", "manual") as server:
+        base = Path(tmp)
+        paths = server.project_paths()
+        markers = row_markers(paths)
+        project = _project_with_running_jobs(server, 2)
+        jobs = server.get(f"projects/{project['id']}/jobs?per_page=100")
+        assert isinstance(jobs, list)
+        running = [str(job["name"]) for job in jobs if job["status"] == "running"]
+        cache = {"PYTHONPYCACHEPREFIX": str(base / "pycache")}
+        floor_app = base / "floor_app.py"
+        floor_app.write_text(FLOOR_APP, encoding="utf-8")
+        ready = {"projects": markers[:3], "jobs": markers[:3], "demo": markers[:3], "floor": ["floor row 4"]}
+        runs = {
+            "projects": ([LABDECK], console_env(base / "home-projects", url=server.url, extra=cache), []),
+            "jobs": ([LABDECK], console_env(base / "home-jobs", url=server.url, extra=cache),
+                     [(":", []), (f"jobs {project['path_with_namespace']}\r", ["running", "Jobs"])]),
+            "demo": ([LABDECK, "--demo"], console_env(base / "home-demo", extra=cache), []),
+            "floor": ([PYTHON, str(floor_app)], console_env(base / "home-floor", extra=cache), []),
+        }
+        # One start of each beforehand, not measured: writes the bytecode cache.
+        for name, (argv, env, _keys) in runs.items():
+            scenario(name, argv, env, ready[name], 0.1, Outcome(name), [])
+        outcomes = {name: Outcome(name) for name in runs}
+        threads = [threading.Thread(target=scenario, args=(name, argv, env, ready[name], window, outcomes[name], keys))
+                   for name, (argv, env, keys) in runs.items()]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    print(f"idle CPU of the console process (real pty 80x24, real executable), {window:.0f} s window "
+          f"after {SETTLE_SECONDS:.0f} s of settling; the four programs ran at the same time:")
+    print(f"  jobs scenario: project {project['path_with_namespace']} (id {project['id']}), running jobs: "
+          f"{', '.join(running)}")
+    labels = {"projects": "idle CPU, projects screen, nothing changing",
+              "jobs": "idle CPU, jobs screen, 2 running jobs",
+              "demo": "idle CPU, --demo projects screen (console + live simulator)",
+              "floor": "floor: idle CPU of a bare Textual app"}
+    for name, outcome in outcomes.items():
+        target = TARGETS.get(name)
+        if outcome.error:
+            print(f"  {name:<9} FAILED: {outcome.error}")
+            record(labels[name], f"≤ {target} %" if target else "—", "failed", False if target else None,
+                   how="pty", note=outcome.error[:80])
+            continue
+        verdict = "" if target is None else (
+            f"   (target ≤ {target} %: {'ok' if outcome.cpu_percent <= target else 'MISSED'})")
+        print(f"  {name:<9} {outcome.cpu_percent:5.2f} % of one core; terminal output "
+              f"{outcome.bytes_per_second:,.0f} B/s; first {SETTLE_SECONDS:.0f} s after start-up "
+              f"{outcome.settle_percent:.1f} %{verdict}")
+        record(labels[name], f"≤ {target} %" if target else "—", f"{outcome.cpu_percent:.2f} %",
+               (outcome.cpu_percent <= target) if target is not None else None, how="pty",
+               note=f"{window:.0f} s, {outcome.bytes_per_second:,.0f} B/s to the terminal")
+    return 0
+
+
+def _project_with_running_jobs(server: Server, wanted: int) -> dict[str, object]:
+    projects = server.get("projects?per_page=100&order_by=id&sort=asc")
+    assert isinstance(projects, list)
+    for project in projects:
+        jobs = server.get(f"projects/{project['id']}/jobs?per_page=100")
+        assert isinstance(jobs, list)
+        if sum(job["status"] == "running" for job in jobs) == wanted:
+            return dict(project)
+    raise RuntimeError(f"no project with exactly {wanted} running jobs in the simulator's data set")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

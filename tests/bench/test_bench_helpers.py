@@ -1,0 +1,61 @@
+"""The benchmark helpers that read a real terminal: escape stripping, the pty runner, CPU time,
+row markers and the summary table (fast; no benchmark is run here)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+sys.path.insert(0, str(BENCH))
+
+from _console_env import row_markers  # noqa: E402
+from _pty import PtyProgram, cpu_seconds, strip_escapes  # noqa: E402
+from _report import RESULTS_ENV, record, spread  # noqa: E402
+from run_all import _table  # noqa: E402
+
+
+def test_escape_sequences_are_removed_and_text_kept() -> None:
+    raw = (b"\x1b[?1049h\x1b[1;3H\x1b[38;2;1;2;3;48;5;17mplatform/api\x1b[0m\xe2\x80\xa6"
+           b"\x1b]22;default\x07\x1b]8;;http://x\x1b\\link\x1b[>25u\x1b(B!")
+    assert strip_escapes(raw) == "platform/api…link!"
+
+
+def test_a_program_under_the_pty_sees_a_terminal_of_the_asked_size() -> None:
+    code = "import os, sys; print('size', os.get_terminal_size(1), sys.stdout.isatty()); input()"
+    with PtyProgram([sys.executable, "-c", code], columns=80, rows=24) as program:
+        seconds = program.wait_for(lambda out: b"True" in out, timeout=20)
+        assert 0 < seconds < 20
+        assert "columns=80, lines=24" in strip_escapes(bytes(program.output))
+        program.send("\r")
+        assert program.wait_exit(10)
+    assert program.exit_status == 0 and program.ended >= program.started
+
+
+def test_cpu_seconds_reads_proc_stat() -> None:
+    before = cpu_seconds(os.getpid())
+    sum(i * i for i in range(2_000_000))
+    assert cpu_seconds(os.getpid()) > before
+
+
+def test_row_markers_tell_cut_paths_apart() -> None:
+    assert row_markers(["platform/infra/k8s-manifests", "platform/infra/terraform"]) == [
+        "platform/infra/k", "platform/infra/t"]
+    with pytest.raises(ValueError):
+        row_markers(["group/a-very-long-name-1", "group/a-very-long-name-2"])
+
+
+def test_records_become_one_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    results = tmp_path / "results.jsonl"
+    monkeypatch.setenv(RESULTS_ENV, str(results))
+    record("idle CPU, projects", "≤ 0.5 %", "0.31 %", True, how="pty", note="60 s")
+    record("floor: import textual.app", "—", "0.17 s", None, how="pty")
+    rows = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
+    table = _table(rows)
+    assert "idle CPU, projects" in table and "met" in table and "—" in table
+    assert table.splitlines()[0].split()[:5] == ["measure", "target", "result", "met", "how"]
+    assert spread([0.7, 0.6, 0.8]) == "0.70 s (0.60–0.80, n=3)"
