@@ -58,6 +58,9 @@ SessionForProfile = Callable[[str], Session]
 
 
 
+TICK_SECONDS = 1.0
+"""The console's one clock: status lines, relative times and due refreshes follow it."""
+
 HANG_UP_DEADLINE = 1.5
 """Seconds after SIGHUP/SIGTERM by which the process has ended, gracefully or not."""
 
@@ -223,6 +226,7 @@ class LabdeckApp(SectionNavigation):
         # Once the start-up objects exist: keep them out of full GC passes, which otherwise pause
         # the console 100-150 ms while a busy log streams in (bench/bench_trace_view.py).
         self.call_after_refresh(freeze_start_up_objects)
+        self.set_interval(TICK_SECONDS, self._tick)
         self.run_worker(self._who_am_i(), name="whoami", group="app-whoami", exclusive=True, exit_on_error=False)
         self.run_worker(self._load_profile_names(), group="app-profiles", exit_on_error=False)
         if self.session.start_command:
@@ -280,9 +284,17 @@ class LabdeckApp(SectionNavigation):
         self.refresh_status()
 
     def refresh_status(self) -> None:
-        """Update the status line now (it also refreshes itself every second)."""
+        """Update the status line now (the clock tick also does, once a second)."""
         for status in self.screen.query(StatusLine):
             status.update_status()
+
+    def _tick(self) -> None:
+        """The console's one clock: the screen on top (only) updates its status line, ticks its
+        relative times and refreshes what is due; hidden screens cost nothing."""
+        screen = self.screen
+        self.refresh_status()
+        if isinstance(screen, SectionScreen):
+            screen.tick(self.clock())
 
     # --- crash handling -----------------------------------------------------------------------
 

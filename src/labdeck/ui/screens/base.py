@@ -152,6 +152,10 @@ class SectionScreen(Screen[None]):
 
     # --- data age -----------------------------------------------------------------------------
 
+    def tick(self, now: datetime) -> None:
+        """Once a second while this screen is on top (the app's one clock): refresh what is due
+        (override; keep it cheap, it runs on the event loop)."""
+
     def mark_loaded(self) -> None:
         """Record that fresh data is on screen now (the status line shows its age)."""
         self.data_loaded_at = self.console_app.clock()

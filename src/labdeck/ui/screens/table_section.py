@@ -20,6 +20,7 @@ Subclasses that compute something before each load (the title's context text) ov
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -27,6 +28,7 @@ from textual.app import ComposeResult
 from labdeck.api import errors
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+from labdeck.ui.widgets.status_line import StatusLine
 
 
 class TableSectionScreen(SectionScreen):
@@ -38,6 +40,11 @@ class TableSectionScreen(SectionScreen):
     """The table's columns (or override :meth:`make_table`)."""
     LOADING_TEXT: ClassVar[str] = "loading…"
     """Shown in the title row while :meth:`load` runs."""
+    REFRESH_EVERY: ClassVar[float | None] = None
+    """Seconds between automatic refreshes while the screen is on top (None: only ``ctrl+r``);
+    the status line turns the data age amber past twice this."""
+    RETIME_EVERY: ClassVar[int] = 30
+    """Seconds between re-renders of the relative times ("3m ago") in the rows."""
 
     def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
@@ -58,7 +65,26 @@ class TableSectionScreen(SectionScreen):
 
     def on_mount(self) -> None:
         self.table.focus()
+        if self.REFRESH_EVERY:
+            for status in self.query(StatusLine):
+                status.stale_after = 2 * self.REFRESH_EVERY
         self.reload()
+
+    def tick(self, now: datetime) -> None:
+        """Refresh when due, and let relative times move on."""
+        loaded = self.data_loaded_at
+        if self.REFRESH_EVERY and loaded is not None and not self.loading_text and \
+                (now - loaded).total_seconds() >= self.REFRESH_EVERY:
+            self.refresh_due()
+        if int(now.timestamp()) % self.RETIME_EVERY == 0:
+            self.retime(now)
+
+    def refresh_due(self) -> None:
+        """The automatic refresh (override for something cheaper than a full reload)."""
+        self.reload()
+
+    def retime(self, now: datetime) -> None:
+        """Re-render the rows whose relative times changed (override in screens that show some)."""
 
     def reload(self) -> None:
         """Fetch the data again (in the ``load`` worker)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -38,12 +39,19 @@ class StatusLine(Horizontal):
     StatusLine #status-warning.-hidden { display: none; }
     """
 
-    STALE_AFTER_SECONDS = 120
+    STALE_AFTER_SECONDS = 120.0
+    """Default age after which the data age turns amber (screens that refresh set their own)."""
+    NARROW = 100
+    """Below this width the token source and the rate limit are left out: the instance, the user,
+    the mode, the connection and the data age must fit in 80 columns."""
 
     def __init__(self) -> None:
         super().__init__()
         self.data_loaded_at: datetime | None = None
         """When the screen's data was last fetched (the screen sets it); None before the first load."""
+        self.stale_after: float = self.STALE_AFTER_SECONDS
+        """Seconds after which the data counts as stale: twice the screen's refresh interval."""
+        self._shown: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
         yield Label("", id="status-profile", markup=False)
@@ -57,45 +65,51 @@ class StatusLine(Horizontal):
         yield Label("", id="status-warning", classes="-hidden", markup=False)
 
     def on_mount(self) -> None:
+        # The app's one clock tick keeps the line current (see LabdeckApp._tick); no timer here.
         self.update_status()
-        self.set_interval(1.0, self.update_status)
+
+    def _set(self, name: str, text: str) -> None:
+        """Show ``text`` in a part, repainting only what changed (and laying out only on a new width)."""
+        previous = self._shown.get(name)
+        if previous == text:
+            return
+        self._shown[name] = text
+        label = self.query_one(f"#status-{name}", Label)
+        label.update(Text(text), layout=previous is None or cell_len(previous) != cell_len(text))
 
     def update_status(self) -> None:
         """Re-read the app's state and the screen's data age."""
         info = console_app(self.app).status_info()
-        self.query_one("#status-profile", Label).update(Text(info.profile + (" (demo)" if info.demo and info.profile != "demo" else "")))
-        self.query_one("#status-instance", Label).update(Text(info.instance))
+        narrow = self.size.width and self.size.width < self.NARROW
+        self._set("profile", info.profile + (" (demo)" if info.demo and info.profile != "demo" else ""))
+        self._set("instance", info.instance.removeprefix("https://").removeprefix("http://") if narrow
+                  else info.instance)
         if info.user:
             user = f"@{info.user}"
         elif info.signed_out:
             user = "signed out"
         else:  # not known yet: still connecting, or the server is unreachable
             user = "not connected" if info.health != "ok" else "…"
-        self.query_one("#status-user", Label).update(Text(user))
-        source = self.query_one("#status-source", Label)
+        self._set("user", user)
         # Demo sessions say "demo" already; "none" means signed out.
-        shown = info.token_source not in ("none", "demo")
-        source.update(Text(f"via {info.token_source}") if shown else "")
-        source.display = shown
+        shown = info.token_source not in ("none", "demo") and not narrow
+        self._set("source", f"via {info.token_source}" if shown else "")
+        self.query_one("#status-source", Label).display = shown
+        self._set("mode", "READ-ONLY" if info.read_only else "WRITE")
         mode = self.query_one("#status-mode", Label)
-        mode.update("READ-ONLY" if info.read_only else "WRITE")
         mode.set_class(info.read_only, "-read-only")
         mode.set_class(not info.read_only, "-write")
-        self.query_one("#status-rate", Label).update(Text(f"rate {info.rate_limit}" if info.rate_limit else ""))
+        self._set("rate", f"rate {info.rate_limit}" if info.rate_limit and not narrow else "")
+        # Short words only: the full error is in the toast and the log header; a long one here
+        # would push the instance and the data age off an 80-column line.
+        self._set("health", {"ok": "● online", "reconnecting": "◌ retrying"}.get(info.health, "✕ offline"))
         health = self.query_one("#status-health", Label)
-        if info.health == "ok":
-            health.update("● online")
-        elif info.health == "reconnecting":
-            health.update(Text(f"◌ reconnecting{': ' + info.last_error if info.last_error else ''}"))
-        else:
-            health.update(Text(f"✕ {info.last_error or 'offline'}"))
         health.set_class(info.health == "reconnecting", "-reconnecting")
         health.set_class(info.health not in ("ok", "reconnecting"), "-error")
         loaded_at = self.data_loaded_at
         seconds = None if loaded_at is None else (info.now - loaded_at).total_seconds()
-        age_label = self.query_one("#status-age", Label)
-        age_label.update(f"data {age(seconds)}" if seconds is not None else "data —")
-        age_label.set_class(seconds is not None and seconds > self.STALE_AFTER_SECONDS, "-stale")
-        warning = self.query_one("#status-warning", Label)
-        warning.update("⚠ token in plaintext file" if info.insecure_storage else "")
-        warning.set_class(not info.insecure_storage, "-hidden")
+        self._set("age", f"data {age(seconds)}" if seconds is not None else "data —")
+        stale = seconds is not None and seconds > self.stale_after
+        self.query_one("#status-age", Label).set_class(stale, "-stale")
+        self._set("warning", "⚠ token in plaintext file" if info.insecure_storage else "")
+        self.query_one("#status-warning", Label).set_class(not info.insecure_storage, "-hidden")

@@ -115,11 +115,16 @@ class ProjectsScreen(TableSectionScreen):
         Binding("o", "project_section('settings')", "Settings", show=False, id="projects.settings"),
     ]
     HELP = "Projects visible to the signed-in account. `f` filters on the server; `/` filters what is loaded."
+    REFRESH_EVERY = 60.0
+    AUTO_REFRESH_MAX_ROWS = 500
+    """Larger listings (many pages) are refreshed only on ``ctrl+r``; their data age turns amber."""
 
     def __init__(self, filters: dict[str, Any] | None = None) -> None:
         super().__init__(id="projects")
         self.filters: dict[str, Any] = dict(filters or {})
         self.starred_ids: set[int] = set()
+        self._version: str | None = None
+        """Identifies the listing on screen (conditional refreshes parse nothing when unchanged)."""
 
     def compose_top_bars(self) -> ComposeResult:
         yield ServerFilterInput(placeholder="server filters: search=… owned= membership= starred= archived= "
@@ -144,10 +149,9 @@ class ProjectsScreen(TableSectionScreen):
         table = self.table
         keep = table.cursor_key
         first = True
-        # Recently active projects first (the server's default is by creation date): that is
-        # where an on-call engineer looks; `order_by=` in the filters overrides it.
-        query = {"order_by": DEFAULT_ORDER, **self.filters}
-        async for page in client.projects.list(**query, per_page=100).pages():
+        pager = client.projects.list(**self._query(), per_page=100, conditional=True)
+        self._version = None
+        async for page in pager.pages():
             if first:
                 table.clear()
                 first = False
@@ -161,7 +165,34 @@ class ProjectsScreen(TableSectionScreen):
             self.mark_loaded()
         if first:
             table.clear()
+        self._version = pager.version
         self.mark_loaded()
+
+    def _query(self) -> dict[str, Any]:
+        # Recently active projects first (the server's default is by creation date): that is
+        # where an on-call engineer looks; `order_by=` in the filters overrides it.
+        return {"order_by": DEFAULT_ORDER, **self.filters}
+
+    def refresh_due(self) -> None:
+        """Every minute: read the listing again, conditionally (a 304 parses nothing)."""
+        if self.table.row_count <= self.AUTO_REFRESH_MAX_ROWS:
+            self.run_api(self._refresh_quietly, "refresh")
+
+    async def _refresh_quietly(self) -> None:
+        result = await self.client.projects.list(**self._query(), per_page=100, since=self._version).poll()
+        if result.changed and result.value is not None:
+            self.replace_rows(self._row(project) for project in result.value)
+            self.console_app.remember_projects(result.value)
+            self._version = result.etag
+        self.mark_loaded()
+
+    def retime(self, now: datetime) -> None:
+        """Re-render the rows whose "last activity" text moved on."""
+        table = self.table
+        for row in table.rows():
+            project = row.data
+            if project is not None and str(row.cells[6]) != relative_time(project.last_activity_at, now):
+                table.update_row(self._row(project))
 
     async def _load_starred(self) -> None:
         client = self.client
