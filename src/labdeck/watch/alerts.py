@@ -70,6 +70,12 @@ class WatchTarget:
         return cls("pipeline", row.project_id, row.project_path, row.pipeline_id, status=row.status)
 
     @classmethod
+    def for_pipeline_id(cls, project_id: int, project_path: str, pipeline_id: int,
+                        status: str | None = None) -> WatchTarget:
+        """A pipeline known only by id (``status``: its state now, when known)."""
+        return cls("pipeline", project_id, project_path, pipeline_id, status=status)
+
+    @classmethod
     def for_project(cls, project_id: int, project_path: str) -> WatchTarget:
         return cls("project", project_id, project_path)
 

@@ -66,7 +66,7 @@ class RequestBudget:
     """Token buckets plus the server's wishes. ``clock`` is monotonic seconds, ``wall`` Unix seconds."""
 
     def __init__(self, requests_per_minute: float = 60.0, *, burst: float = 10.0,
-                 startup_per_minute: float = 1200.0, startup_burst: float = 20.0, low_ratio: float = 0.1,
+                 startup_per_minute: float = 1800.0, startup_burst: float = 20.0, low_ratio: float = 0.1,
                  clock: Clock = time.monotonic, wall: WallClock = time.time) -> None:
         self.rate = max(requests_per_minute, 1.0) / 60.0
         self.burst = max(burst, 1.0)
@@ -119,16 +119,19 @@ class RequestBudget:
             return 0.0
         return left
 
-    def try_take(self, *, startup: bool = False) -> bool:
+    def try_take(self, *, startup: bool = False, reserve: float = 0.0) -> bool:
         """Take one token (from the startup bucket for a project's first read); False when empty
-        or paused."""
+        or paused. ``reserve``: leave at least this many tokens (background work such as the sweep
+        only runs while the budget has room to spare, so urgent reads get it under load)."""
         if self.paused() > 0:
             return False
         self._refill()
-        if startup and self._startup_tokens >= 1.0:
-            self._startup_tokens -= 1.0
-            return True
-        if self._tokens >= 1.0:
+        if startup:
+            if self._startup_tokens >= 1.0:
+                self._startup_tokens -= 1.0
+                return True
+            return False
+        if self._tokens >= 1.0 + reserve:
             self._tokens -= 1.0
             return True
         return False

@@ -61,6 +61,7 @@ from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
 log = logging.getLogger("labdeck.watch")
 _JOBS: pydantic.TypeAdapter[list[Job]] = pydantic.TypeAdapter(list[Job])
 _LANE_RANK = {HOT: 4, SLOW: 5, ERROR: 7, COLD: 8}
+_BACKGROUND = 6
 _REFUSED = (errors.NotFound, errors.Forbidden, errors.Unauthorized)
 
 
@@ -71,6 +72,12 @@ class _Work:
     run: Callable[[], Awaitable[None]]
     startup: bool = False
     track: ProjectTrack | None = None
+
+    @property
+    def background(self) -> bool:
+        """Work that can wait while the budget is tight (the running-now strip, retries of refused
+        projects, the sweep)."""
+        return self.rank[0] >= _BACKGROUND
 
 
 class BoardPoller:
@@ -208,6 +215,7 @@ class BoardPoller:
         launched: list[_Work] = []
         steady_blocked = startup_blocked = False
         limit = max(1, self.settings.max_in_flight) * 2
+        reserve = self.settings.burst / 2
         for item in work:
             if len(launched) >= limit:
                 break
@@ -215,7 +223,7 @@ class BoardPoller:
                 if not self.budget.try_take(startup=True):
                     startup_blocked = True
                     continue
-            elif steady_blocked or not self.budget.try_take():
+            elif steady_blocked or not self.budget.try_take(reserve=reserve if item.background else 0.0):
                 steady_blocked = True
                 continue
             if item.track is not None:
@@ -228,7 +236,7 @@ class BoardPoller:
             return 0.0
         waits = [self._next_wake(self._clock())]
         if steady_blocked:
-            waits.append(self.budget.wait_time())
+            waits.append(max(self.budget.wait_time(), 0.25))  # (background work waits for a reserve)
         if startup_blocked:
             waits.append(self.budget.wait_time(startup=True))
         return max(0.05, min(waits))
@@ -342,18 +350,18 @@ class BoardPoller:
             rows = tuple(derive_pipelines(pid, track.path, jobs, now=server_now,
                                           page_full=len(jobs) >= s.jobs_per_project))
             if not track.loaded or signature(rows) != signature(track.rows):
-                if track.loaded:
-                    track.changed_at = now
+                # (changed_at is set by the activity check only: a push whose pipeline may not be
+                # there yet. A status change needs no warm-up: unfinished jobs keep a project hot.)
                 track.rows = rows
                 self._dirty.add(pid)
             track.etag, track.loaded, track.error = read.etag, True, None
         await self._read_followed_pipelines(track, server_now)
-        track.last_ok = now
         lane = classify(track, now, server_now, s)
         if lane != track.lane:
             self._dirty.add(pid)  # snapshots show the lane ("hot", "cold" …)
         set_lane(track, lane, now)
         track.next_due = next_due(track, now, s, self._rng)
+        track.last_ok = now
 
     async def _read_followed_pipelines(self, track: ProjectTrack, server_now: datetime) -> None:
         """Pipelines an alert target follows that are not on the first page: read them directly."""

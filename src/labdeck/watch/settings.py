@@ -23,7 +23,7 @@ class PollerSettings:
     """Steady-state budget: the poller never sends more than this, on average, per minute."""
     burst: float = 10.0
     """Requests the steady budget may send back to back after a quiet spell."""
-    startup_per_minute: float = 1200.0
+    startup_per_minute: float = 1800.0
     """Budget for the first read of each project (opening a board of 300 projects)."""
     max_in_flight: int = 4
     """Requests in flight at once."""
@@ -32,7 +32,8 @@ class PollerSettings:
     stuck_after: float = 600.0
     """A pending job older than this (server time) is polled at ``slow_interval``."""
     warm_for: float = 20.0
-    """A project that just changed stays at ``interval`` this long."""
+    """A project the activity check saw move stays at ``interval`` this long (GitLab creates the
+    pipeline of a push a little after the push itself)."""
     sweep_period: float = 900.0
     """Every watched project without unfinished jobs is re-read once per this period (catches what
     the activity check cannot see: job retries, pipelines within GitLab's one-hour activity gap)."""

@@ -4,7 +4,7 @@ Lanes (see :class:`~labdeck.watch.settings.PollerSettings` for the intervals):
 
 - ``initial``: never read; read first, from the startup budget.
 - ``hot``: a job is running (or preparing/canceling), a job is pending or created for less than
-  ``stuck_after`` (server time), or the project changed less than ``warm_for`` ago: read every
+  ``stuck_after`` (server time), or the activity check saw it move less than ``warm_for`` ago: read every
   ``interval``. These are the projects where a failure can appear any second.
 - ``slow``: unfinished jobs, but all of them have waited longer than ``stuck_after`` (a job stuck
   on an offline runner): read every ``slow_interval``; when one starts running the project turns
@@ -105,8 +105,11 @@ def next_due(track: ProjectTrack, now: float, settings: PollerSettings, rng: ran
     if lane == ERROR:
         return now + settings.error_interval
     if lane == COLD:
-        # Spread so that projects read together (the start-up pass) are not all swept together.
-        return now + settings.sweep_period * (0.5 + 0.5 * rng.random())
+        if track.last_ok is None:
+            # After the first read: spread over a whole period, so the sweep runs at its steady
+            # rate from the start instead of re-reading the start-up pass all at once later.
+            return now + settings.sweep_period * rng.random()
+        return now + settings.sweep_period * (0.9 + 0.2 * rng.random())
     return now
 
 
