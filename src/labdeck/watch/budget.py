@@ -24,7 +24,6 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 import httpx
 
@@ -195,7 +194,6 @@ class WireTap:
         self.stats = stats
         self._wall = wall
         self._http: httpx.AsyncClient | None = None
-        self.last_seen: datetime | None = None
 
     def install(self, http: httpx.AsyncClient) -> None:
         """Start observing every response of ``http`` (idempotent)."""
@@ -225,7 +223,6 @@ class WireTap:
     async def _hook(self, response: httpx.Response) -> None:
         self.server_clock.observe(response.headers.get("date"), self._wall())
         self.budget.observe(response.status_code, response.headers)
-        self.last_seen = datetime.now(UTC)
         current = _CURRENT.get()
         if current is None or current.tap is not self:
             return
