@@ -154,3 +154,48 @@ def test_terminal_output_exact_and_inert_for_hostile_names() -> None:
     assert terminal_output(fired[0], AlertChannels(), {}) == ""
     assert title_output(2, AlertChannels(title=True)) == f"{ESC}]2;✗ 2 failed · labdeck{BEL}"
     assert title_output(2, AlertChannels()) == ""
+
+
+def test_an_older_reading_than_the_watch_is_not_news() -> None:
+    alerts, fired = engine()
+    # The jobs screen already shows it failed; the poller's last reading still says running.
+    failed = job(11, "unit-tests", "failed", pipeline=5)
+    alerts.watch(WatchTarget.for_job(7, "platform/api", failed))
+    alerts.observe(7, rows(job(11, "unit-tests", "running", pipeline=5)), T0)
+    alerts.observe(7, rows(failed), T0)
+    assert fired == []
+
+
+def test_a_retry_in_a_failed_pipeline_is_not_a_second_failure() -> None:
+    alerts, fired = engine()
+    start = rows(job(1, "lint", "running", pipeline=5), job(2, "unit", "running", pipeline=5))
+    alerts.watch(WatchTarget.for_pipeline(start[0]), start)
+    alerts.observe(7, rows(job(1, "lint", "failed", pipeline=5), job(2, "unit", "failed", pipeline=5)), T0)
+    alerts.observe(7, rows(job(1, "lint", "failed", pipeline=5), job(2, "unit", "failed", pipeline=5),
+                           job(3, "unit", "pending", pipeline=5)), T0)  # one retried, the other still failed
+    alerts.observe(7, rows(job(1, "lint", "failed", pipeline=5), job(2, "unit", "failed", pipeline=5),
+                           job(3, "unit", "success", pipeline=5)), T0)
+    assert [a.event for a in fired] == ["failed"]
+
+
+def test_a_new_target_on_an_already_read_project_gets_its_baseline_first() -> None:
+    alerts, fired = engine()
+    current = rows(job(4, "lint", "failed", pipeline=4), job(5, "unit", "running", pipeline=5))
+    alerts.watch(WatchTarget.for_job(7, "platform/api", job(5, "unit", "running", pipeline=5)))
+    alerts.observe(7, current, T0)
+    alerts.watch(WatchTarget.for_project(7, "platform/api"))  # no rows given: baseline at the next reading
+    alerts.observe(7, current, T0)
+    alerts.observe(7, rows(job(4, "lint", "failed", pipeline=4), job(5, "unit", "failed", pipeline=5)), T0)
+    assert sorted((a.target.kind, a.event) for a in fired) == [("job", "failed"), ("project", "new_failure")]
+
+
+def test_a_played_manual_job_is_followed_to_its_end() -> None:
+    alerts, fired = engine()
+    manual = job(5, "deploy", "manual", pipeline=5)
+    start = rows(job(4, "build", "success", pipeline=5), manual)
+    alerts.watch(WatchTarget.for_job(7, "platform/api", manual))
+    alerts.watch(WatchTarget.for_pipeline(start[0]), start)
+    alerts.observe(7, rows(job(4, "build", "success", pipeline=5), job(5, "deploy", "running", pipeline=5)), T0)
+    alerts.observe(7, rows(job(4, "build", "success", pipeline=5), job(5, "deploy", "success", pipeline=5)), T0)
+    assert sorted((a.target.kind, a.event, a.status) for a in fired) == [("job", "finished", "success"),
+                                                                         ("pipeline", "finished", "success")]

@@ -5,6 +5,7 @@ reads finished projects no more, stays within its budget while nothing changes, 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 
 import pytest
 
@@ -141,8 +142,9 @@ async def test_idle_watching_of_300_projects_stays_within_the_budget(sim_factory
         poller.close()
 
 
-async def test_a_304_parses_nothing(sim_factory: Callable[..., SimServer]) -> None:
-    server = sim_factory()
+@pytest.mark.parametrize("dialect", ["spec", "gitlab"])
+async def test_a_304_parses_nothing(sim_factory: Callable[..., SimServer], dialect: str) -> None:
+    server = sim_factory(dialect=dialect)
     fake = FakeClock()
     board: list[BoardSnapshot] = []
     async with api_client(server) as client:
@@ -199,3 +201,34 @@ async def test_errors_make_the_data_stale_then_it_recovers(sim_factory: Callable
         await run_for(poller, fake, 70)
         assert not poller.freshness().is_stale and poller.freshness().error is None
         poller.close()
+
+
+@pytest.mark.parametrize("dialect", ["spec", "gitlab"])
+async def test_the_activity_check_reads_further_pages_only_when_everything_moved(
+        sim_factory: Callable[..., SimServer], dialect: str) -> None:
+    from labdeck.watch.activity import ActivityCheck
+
+    server = sim_factory(dialect=dialect, projects=80)
+    quiet = sorted(pid for pid, p in server.state.projects.items()
+                   if not p.archived and p.last_activity_at < server.state.now() - timedelta(hours=2))[:25]
+    async with api_client(server) as client:
+        check = ActivityCheck(client, per_page=20, max_pages=3)
+        since = dialect == "gitlab"
+        first = await check.run(None, since=since)
+        assert first.first and first.moved == set() and first.pages == 1
+        unchanged = await check.run(None, since=since)
+        assert unchanged.moved == set() and unchanged.parsed <= 1
+        quiet_again = await check.run(None, since=since)
+        assert quiet_again.parsed == 0 and quiet_again.pages == 1  # a 304: nothing parsed
+        for pid in quiet:
+            push_pipeline(server, pid, [{"name": "unit-tests", "duration": 30}])
+        moved = await check.run(None, since=since)
+        assert moved.moved == set(quiet) and moved.pages == 2 and not moved.overflow
+        advance(server, 3700)  # past GitLab's one-hour activity gap (the demo's own pushes happen meanwhile)
+        watermark = check.watermark
+        assert watermark is not None
+        for pid in quiet[:5]:
+            push_pipeline(server, pid, [{"name": "unit-tests", "duration": 30}])
+        later = await check.run(None, since=since)
+        assert set(quiet[:5]) <= later.moved
+        assert all(server.state.projects[pid].last_activity_at > watermark for pid in later.moved)

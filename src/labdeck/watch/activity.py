@@ -94,10 +94,12 @@ class ActivityCheck:
                 if newest is None or moment > newest:
                     newest = moment
                 known = self.known.get(project.id)
+                # A project first seen on a further page moved only if it is newer than the watermark.
+                baseline = known if known is not None else previous
                 if known is None or moment > known:
                     self.known[project.id] = moment
-                    if not result.first:
-                        result.moved.add(project.id)
+                if not result.first and (baseline is None or moment > baseline):
+                    result.moved.add(project.id)
                 if previous is not None and moment <= previous:
                     all_moved = False
             if result.first or not all_moved or len(projects) < self.per_page:

@@ -162,6 +162,7 @@ class _State:
     settled: bool | None = None
     failed_pipelines: set[int] | None = None
     job_id: int | None = None
+    """The job followed (job targets) or the newest job id of the pipeline (pipeline targets)."""
 
 
 def _job_state(target: WatchTarget, rows: Sequence[PipelineRow]) -> Job | None:
@@ -205,7 +206,10 @@ class AlertEngine:
         state = _State()
         if target.kind != "project" and target.status:
             state.status = target.status
-            state.settled = target.status in FINISHED_JOB_STATUSES or target.status == "manual"
+            # A pipeline waiting only for manual jobs is settled; a manual job is not finished.
+            state.settled = target.status in FINISHED_JOB_STATUSES or (
+                target.kind == "pipeline" and target.status == "manual")
+            state.job_id = target.job_id
         self._targets[target] = state
         if rows is not None:
             self._evaluate(target, state, rows, fire=False)
@@ -262,8 +266,15 @@ class AlertEngine:
             job_id = job.id
         first = state.status is None
         was_failed, was_settled = state.status == FAILED, bool(state.settled)
-        retried = target.kind == "job" and state.job_id is not None and job_id != state.job_id
-        state.status, state.settled, state.job_id = status, settled, job_id
+        newest = max((job.id for job in detail.jobs), default=0) if detail is not None else job_id
+        new_job = state.job_id is not None and newest != state.job_id
+        retried = new_job and target.kind == "job"  # the followed job was retried: a new try
+        if state.status in FINISHED_JOB_STATUSES and not settled and not new_job and state.job_id is not None:
+            # Finished, then unfinished again without a new job (only a retry does that; a played
+            # manual job is not "finished"): a reading older than the state the watch started from
+            # (the jobs screen can be fresher than the poller). Not news; the state stays.
+            return
+        state.status, state.settled, state.job_id = status, settled, newest
         if status == FAILED:
             self._failing.add(target)
         else:

@@ -87,7 +87,6 @@ class BoardPoller(PollerReads):
         self.tracks: dict[int, ProjectTrack] = {}
         self._subs: list[Subscription[Any]] = []
         self._sinks: list[AlertSink] = []
-        self._observed: dict[int, set[int]] = {}
         self._rng = rng or random.Random()
         self._wake = asyncio.Event()
         self._semaphore = asyncio.Semaphore(max(1, s.max_in_flight))
@@ -127,7 +126,6 @@ class BoardPoller(PollerReads):
         """Read the projects of ``sink``'s targets whatever is visible, and tell it what changed."""
         if sink not in self._sinks:
             self._sinks.append(sink)
-            self._observed[id(sink)] = set()
         self.wake()
 
     def _add(self, subscription: Any) -> Any:
@@ -154,7 +152,11 @@ class BoardPoller(PollerReads):
         self._stopping = False
         try:
             while not self._stopping:
-                delay = await self.step()
+                try:
+                    delay = await self.step()
+                except Exception:  # a bug here must not end live monitoring for the session
+                    log.exception("watch: poller step failed")
+                    delay = self.settings.interval
                 if self._stopping:
                     break
                 await interruptible_sleep(self._sleep, delay, self._wake)
@@ -297,6 +299,12 @@ class BoardPoller(PollerReads):
                 except Exception as exc:  # never let one read stop the board
                     log.warning("watch: %s read failed: %s", item.kind, type(exc).__name__)
                     self._error = f"{item.kind}: {type(exc).__name__}"
+                    # Not again at once: a body that cannot be read will not read better in a second.
+                    later = self._clock() + self.settings.slow_interval
+                    if item.track is not None:
+                        item.track.next_due = later
+                    elif item.kind == "activity":
+                        self._next_activity = later
                 finally:
                     if item.track is not None:
                         item.track.in_flight = False
@@ -312,11 +320,11 @@ class BoardPoller(PollerReads):
             return
         server_now = self.server_now()
         for sink in self._sinks:
-            seen = self._observed.setdefault(id(sink), set())
+            # Every read project of every target, every step: a new target gets its baseline at
+            # once, and the engine fires on transitions only (cheap: a few targets, a few rows).
             for pid in sink.project_ids():
                 track = self.tracks.get(pid)
-                if track is not None and track.loaded and (pid in dirty or pid not in seen):
-                    seen.add(pid)
+                if track is not None and track.loaded:
                     try:
                         sink.observe(pid, track.all_rows(), server_now)
                     except Exception:
