@@ -177,6 +177,22 @@ class BoardPoller(PollerReads):
         """HTTP exchanges made by the poller so far."""
         return self.stats.requests
 
+    @property
+    def interval(self) -> float:
+        """The base cadence in seconds (data older than twice this is stale)."""
+        return self.settings.interval
+
+    @property
+    def last_complete_at(self) -> float | None:
+        """Poller-clock time from which everything that changes on its own was read (None while
+        loading); see :class:`Freshness`."""
+        return self.freshness().last_complete_at
+
+    @property
+    def is_stale(self) -> bool:
+        """True when the data is older than twice :attr:`interval` (the status line turns amber)."""
+        return self.freshness().is_stale
+
     def freshness(self) -> Freshness:
         """For the status line: ``freshness().label`` ("data 4s"), ``.is_stale`` (amber)."""
         now = self._clock()
