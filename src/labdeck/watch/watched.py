@@ -17,6 +17,7 @@ State file layout (other keys of the file are never touched)::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from labdeck.api import errors
@@ -57,7 +58,7 @@ class WatchedProjects:
     problems: tuple[str, ...] = ()
     """What could not be listed (shown on the board; the rest still works)."""
 
-    @property
+    @cached_property
     def ids(self) -> frozenset[int]:
         return frozenset(project.id for project in self.projects)
 
@@ -192,6 +193,8 @@ class WatchedSet:
         self._pool: list[Project] = []
         self._problems: tuple[str, ...] = ()
         self.resolved = False
+        self._listing = 0
+        self._memo: tuple[tuple[Any, ...], WatchedProjects] | None = None
 
     async def resolve(self) -> WatchedProjects:
         """List starred (and, with groups, member) projects from the server, then :meth:`current`.
@@ -217,10 +220,15 @@ class WatchedSet:
             self._members, self._pool = [], []
         self._problems = tuple(problems)
         self.resolved = True
+        self._listing += 1
         return self.current()
 
     def current(self) -> WatchedProjects:
         """The watched set from the last listing and the store as it is now (no request)."""
+        # The poller asks several times a step: rebuild only when the listing or the store changed.
+        key = (self._listing, self.store.projects, self.store.groups)
+        if self._memo is not None and self._memo[0] == key:
+            return self._memo[1]
         found: dict[int, tuple[str, set[str]]] = {}
 
         def put(project_id: int, path: str, source: str) -> None:
@@ -239,5 +247,7 @@ class WatchedSet:
                 if in_group(project.path_with_namespace, group):
                     put(project.id, project.path_with_namespace or str(project.id), f"group:{group}")
         projects = tuple(WatchedProject(pid, path, frozenset(sources)) for pid, (path, sources) in found.items())
-        return WatchedProjects(projects=projects, starred_ids=frozenset(p.id for p in self._starred),
-                               member_ids=frozenset(p.id for p in self._members), problems=self._problems)
+        result = WatchedProjects(projects=projects, starred_ids=frozenset(p.id for p in self._starred),
+                                 member_ids=frozenset(p.id for p in self._members), problems=self._problems)
+        self._memo = (key, result)
+        return result
