@@ -18,6 +18,19 @@ Example::
     theme = "ops-dark"
     refresh_interval = 5.0
 
+    [board]                     # the on-call board's shared poller (labdeck.watch)
+    interval = 5.0              # activity check and running jobs, seconds
+    requests_per_minute = 60    # the poller's steady-state request budget
+    max_in_flight = 4           # requests at once
+
+    [alerts]                    # channels of `W` alerts; each defaults to on in an interactive
+    toast = true                # session and to off in tests and screenshots unless set here
+    bell = true                 # BEL
+    desktop = true              # OSC 9 / OSC 777 notification (tmux passthrough inside tmux)
+    title = true                # terminal title "✗ 2 failed · labdeck"
+    notify = "auto"             # which desktop escape: auto, osc9, osc777, both
+    keep_log = false            # keep the alert log (`!`) across restarts, in the state file
+
 Validation collects every problem (file, key, what is wrong) into one :class:`ConfigError`.
 """
 
@@ -80,6 +93,42 @@ class UiSettings:
 
 
 @dataclass
+class BoardSettings:
+    """``[board]``: the shared poller of the on-call board (see :mod:`labdeck.watch.settings`)."""
+
+    interval: float = 5.0
+    """Seconds between activity checks and between reads of projects with running jobs."""
+    requests_per_minute: float = 60.0
+    """The poller's steady-state request budget."""
+    max_in_flight: int = 4
+    """Requests the poller has in flight at once."""
+
+
+NOTIFY_FORMS = ("auto", "osc9", "osc777", "both")
+ALERT_CHANNELS = ("toast", "bell", "desktop", "title")
+
+
+@dataclass
+class AlertSettings:
+    """``[alerts]``: alert channels. A channel left unset (None) is on in an interactive session
+    and off in tests and screenshots; ``true``/``false`` decide everywhere."""
+
+    toast: bool | None = None
+    bell: bool | None = None
+    desktop: bool | None = None
+    title: bool | None = None
+    notify: str = "auto"
+    """Desktop escape: ``auto`` (from $TERM/$TERM_PROGRAM), ``osc9``, ``osc777`` or ``both``."""
+    keep_log: bool = False
+    """Keep the alert log across restarts (state file); otherwise it lasts the session."""
+
+    def enabled(self, channel: str, *, interactive: bool) -> bool:
+        """Whether ``channel`` (toast, bell, desktop, title) is on."""
+        value = getattr(self, channel)
+        return interactive if value is None else bool(value)
+
+
+@dataclass
 class Config:
     """The parsed config file (or the defaults when there is none)."""
 
@@ -89,6 +138,8 @@ class Config:
     profiles: dict[str, Profile] = field(default_factory=dict)
     keymap: dict[str, str] = field(default_factory=dict)
     ui: UiSettings = field(default_factory=UiSettings)
+    board: BoardSettings = field(default_factory=BoardSettings)
+    alerts: AlertSettings = field(default_factory=AlertSettings)
 
     def profile(self, name: str | None = None) -> Profile | None:
         """The named profile, else the default one, else the only one."""
@@ -173,12 +224,16 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
             config.keymap = _parse_keymap(value, problems)
         elif key == "ui":
             config.ui = _parse_ui(value, problems)
+        elif key == "board":
+            config.board = _parse_board(value, problems)
+        elif key == "alerts":
+            config.alerts = _parse_alerts(value, problems)
         elif key.lower() in _SECRET_KEYS:
             problems.append(f"{key}: tokens are never stored in the config file; remove it and run "
                             "`labdeck login` (keyring) or set LABDECK_TOKEN")
         else:
             problems.append(f"{key}: unknown setting (expected default_profile, [profiles.NAME], "
-                            "[keymap], [ui])")
+                            "[keymap], [ui], [board], [alerts])")
     if config.default_profile and config.default_profile not in config.profiles and not any(
         problem.startswith(f"profiles.{config.default_profile}") for problem in problems
     ):
@@ -274,6 +329,62 @@ def _parse_ui(value: Any, problems: list[str]) -> UiSettings:
     return ui
 
 
+def _parse_board(value: Any, problems: list[str]) -> BoardSettings:
+    board = BoardSettings()
+    if not isinstance(value, dict):
+        problems.append("board: must be a table")
+        return board
+    for key, item in value.items():
+        number = not isinstance(item, bool) and isinstance(item, int | float) and math.isfinite(item)
+        if key in ("interval", "requests_per_minute"):
+            low = 1.0 if key == "interval" else 6.0
+            if not number or item < low:
+                problems.append(f"board.{key}: must be a number ≥ {low:g}, got {item!r}")
+            else:
+                setattr(board, key, float(item))
+        elif key == "max_in_flight":
+            if isinstance(item, bool) or not isinstance(item, int) or not 1 <= item <= 16:
+                problems.append(f"board.max_in_flight: must be a whole number from 1 to 16, got {item!r}")
+            else:
+                board.max_in_flight = item
+        else:
+            problems.append(f"board.{key}: unknown setting (expected interval, requests_per_minute, max_in_flight)")
+    return board
+
+
+def _parse_alerts(value: Any, problems: list[str]) -> AlertSettings:
+    alerts = AlertSettings()
+    if not isinstance(value, dict):
+        problems.append("alerts: must be a table")
+        return alerts
+    for key, item in value.items():
+        if key in (*ALERT_CHANNELS, "keep_log"):
+            if not isinstance(item, bool):
+                problems.append(f"alerts.{key}: must be true or false, got {item!r}")
+            else:
+                setattr(alerts, key, item)
+        elif key == "notify":
+            if item not in NOTIFY_FORMS:
+                problems.append(f"alerts.notify: must be one of {', '.join(NOTIFY_FORMS)}, got {item!r}")
+            else:
+                alerts.notify = item
+        else:
+            problems.append(f"alerts.{key}: unknown setting (expected {', '.join(ALERT_CHANNELS)}, notify, keep_log)")
+    return alerts
+
+
+def _section_values(config: Config) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
+    """``[board]`` and ``[alerts]``: (wanted values, defaults) for writing."""
+    board_names = ("interval", "requests_per_minute", "max_in_flight")
+    alert_names = (*ALERT_CHANNELS, "notify", "keep_log")
+    return {
+        "board": ({n: getattr(config.board, n) for n in board_names},
+                  {n: getattr(BoardSettings(), n) for n in board_names}),
+        "alerts": ({n: getattr(config.alerts, n) for n in alert_names},
+                   {n: getattr(AlertSettings(), n) for n in alert_names}),
+    }
+
+
 # --- writing ---------------------------------------------------------------------------------------
 
 
@@ -358,6 +469,13 @@ def _update_document(document: Any, config: Config) -> None:
             ui = tomlkit.table()
             document["ui"] = ui
         _sync(ui, wanted, keep_equal_defaults={name: getattr(defaults, name) for name in names})
+    for section, (values, section_defaults) in _section_values(config).items():
+        if section in document or values != section_defaults:
+            table = document.get(section)
+            if table is None:
+                table = tomlkit.table()
+                document[section] = table
+            _sync(table, values, keep_equal_defaults=section_defaults)
 
 
 def dump_config(config: Config) -> str:
@@ -390,6 +508,13 @@ def dump_config(config: Config) -> str:
         out.append("[ui]")
         out.extend(ui_lines)
         out.append("")
+    for section, (values, section_defaults) in _section_values(config).items():
+        lines = [f"{key} = {_toml_value(value)}" for key, value in values.items()
+                 if value is not None and value != section_defaults[key]]
+        if lines:
+            out.append(f"[{section}]")
+            out.extend(lines)
+            out.append("")
     return "\n".join(out)
 
 

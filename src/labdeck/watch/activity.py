@@ -1,0 +1,116 @@
+"""The cheap activity check: which projects moved since the last look.
+
+``GET /projects?order_by=last_activity_at&sort=desc&simple=true&per_page=20`` (narrowed by
+``starred=true`` or ``membership=true`` when the watched projects allow it), read conditionally:
+while nothing moved the server answers 304 and nothing is parsed. To current GitLab (the ``gitlab``
+dialect) ``last_activity_after`` is sent too, so it returns only what moved; a 10.x server ignores
+it (the descending order does the same job: only the top of the list is read), so it is not sent
+there: a URL that changes with every move would cost a second full read after each one.
+
+What it can see: new pipelines (a push), at most once an hour per project on current GitLab
+(``Event::RESET_PROJECT_ACTIVITY_INTERVAL``). What it cannot: job status changes, retries. Those
+are the poller's unfinished-job reads and its sweep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pydantic
+
+from labdeck.api.core import HttpEngine
+from labdeck.api.models import Project
+
+_PROJECTS: pydantic.TypeAdapter[list[Project]] = pydantic.TypeAdapter(list[Project])
+MARGIN = timedelta(seconds=1)
+"""``last_activity_after`` is strict and timestamps tie: look a second further back."""
+
+
+@dataclass
+class ActivityResult:
+    """One check: the projects that moved, and whether the check could see everything."""
+
+    moved: set[int] = field(default_factory=set)
+    pages: int = 0
+    parsed: int = 0
+    """Pages parsed (0 when every page was unchanged)."""
+    overflow: bool = False
+    """More projects moved than the pages read could show: sweep everything soon."""
+    first: bool = False
+    """The first check: it only learns the current state (nothing has "moved" yet)."""
+
+
+class ActivityCheck:
+    """Remembers each project's ``last_activity_at`` and the newest one seen (the watermark)."""
+
+    def __init__(self, engine: HttpEngine, *, per_page: int = 20, max_pages: int = 3) -> None:
+        self._engine = engine
+        self.per_page = max(1, min(per_page, 100))
+        self.max_pages = max(1, max_pages)
+        self.watermark: datetime | None = None
+        self.known: dict[int, datetime] = {}
+        self._etags: dict[str, str | None] = {}
+        self.scope: str | None = None
+
+    def _params(self, scope: str | None, page: int, since: bool) -> dict[str, Any]:
+        params: dict[str, Any] = {"order_by": "last_activity_at", "sort": "desc", "simple": "true",
+                                  "per_page": self.per_page}
+        if scope in ("starred", "membership"):
+            params[scope] = "true"
+        if since and self.watermark is not None:
+            params["last_activity_after"] = _iso(self.watermark - MARGIN)
+        if page > 1:
+            params["page"] = page
+        return params
+
+    async def run(self, scope: str | None, *, since: bool = False) -> ActivityResult:
+        """Read the top of the activity-ordered list (more pages only while everything on a page
+        moved). ``scope``: ``starred``, ``membership`` or None (every visible project); ``since``:
+        send ``last_activity_after`` (servers that filter on it)."""
+        if scope != self.scope:
+            # Another list: what was learned about the old one says nothing about this one.
+            self.scope, self.watermark = scope, None
+            self.known.clear()
+            self._etags.clear()
+        result = ActivityResult(first=self.watermark is None)
+        previous = self.watermark
+        newest = previous
+        for page in range(1, self.max_pages + 1):
+            read = await self._engine.fetch_conditional("projects", self._params(scope, page, since))
+            result.pages += 1
+            if read.etag is not None and self._etags.get(read.url) == read.etag:
+                return result  # the same page as last time: nothing moved
+            projects = _PROJECTS.validate_json(read.content or b"[]")
+            result.parsed += 1
+            self._etags[read.url] = read.etag
+            all_moved = bool(projects)
+            for project in projects:
+                moment = project.last_activity_at
+                if moment is None:
+                    all_moved = False
+                    continue
+                if newest is None or moment > newest:
+                    newest = moment
+                known = self.known.get(project.id)
+                # A project first seen on a further page moved only if it is newer than the watermark.
+                baseline = known if known is not None else previous
+                if known is None or moment > known:
+                    self.known[project.id] = moment
+                if not result.first and (baseline is None or moment > baseline):
+                    result.moved.add(project.id)
+                if previous is not None and moment <= previous:
+                    all_moved = False
+            if result.first or not all_moved or len(projects) < self.per_page:
+                break
+        else:
+            result.overflow = True
+        self.watermark = newest
+        return result
+
+
+def _iso(moment: datetime) -> str:
+    """GitLab's timestamp form (UTC, milliseconds, ``Z``)."""
+    utc = moment.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"

@@ -1,0 +1,236 @@
+"""The poller's manners: a request budget, a cap on requests in flight, and backing off when the
+server says so.
+
+- :class:`RequestBudget` is a token bucket refilled at ``requests_per_minute`` (steady state) and
+  a second, faster one for the first read of each project (``startup_per_minute``): opening the
+  board on 300 projects must not take five minutes, but staying on it must be cheap. A 304 costs
+  a token like a 200: GitLab counts it against the rate limit too (wire-facts §8).
+- A 429 pauses every request until ``Retry-After`` (else ``RateLimit-Reset``, else an exponential
+  wait) and halves the rate; the rate recovers step by step while no 429 comes back. A low
+  ``RateLimit-Remaining`` (below ``low_ratio`` of ``RateLimit-Limit``) slows the rate down until
+  the window resets. Any response counts, the console's other screens included: they share the
+  server's quota.
+- :class:`WireTap` is an ``httpx`` response hook on the client that feeds the budget, the
+  :class:`~labdeck.watch.clock.ServerClock` and :class:`PollStats`. Requests are attributed to
+  the poller through a context variable, so the count is exact (pages and the API layer's own
+  retries included) and other screens' requests are not counted as the poller's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import httpx
+
+from labdeck.api.retry import RateLimit, server_wait
+from labdeck.watch.clock import Clock, ServerClock, WallClock
+
+
+@dataclass
+class Attribution:
+    """The requests of one ``with tap.attributed(kind)`` block (``requests`` counts them)."""
+
+    tap: WireTap
+    kind: str
+    requests: int = 0
+
+
+_CURRENT: contextvars.ContextVar[Attribution | None] = contextvars.ContextVar("labdeck_watch_tap", default=None)
+
+
+@dataclass
+class PollStats:
+    """What the poller sent (for the status bar, tests and the benchmark)."""
+
+    requests: int = 0
+    """HTTP exchanges the poller made (every page, every retry by the API layer)."""
+    not_modified: int = 0
+    """Answers 304 (nothing transferred, nothing parsed)."""
+    parsed: int = 0
+    """Bodies parsed into models (a 304, or a 200 whose ETag the poller already held, parses nothing)."""
+    throttled: int = 0
+    """Answers 429."""
+    errors: int = 0
+    """Failed reads (error statuses, transport failures)."""
+    by_kind: Counter[str] = field(default_factory=Counter)
+    """Requests per kind: ``activity``, ``jobs``, ``watched``, ``runners``."""
+
+
+class RequestBudget:
+    """Token buckets plus the server's wishes. ``clock`` is monotonic seconds, ``wall`` Unix seconds."""
+
+    def __init__(self, requests_per_minute: float = 60.0, *, burst: float = 10.0,
+                 startup_per_minute: float = 1800.0, startup_burst: float = 20.0, low_ratio: float = 0.1,
+                 clock: Clock = time.monotonic, wall: WallClock = time.time) -> None:
+        self.rate = max(requests_per_minute, 1.0) / 60.0
+        self.burst = max(burst, 1.0)
+        self.startup_rate = max(startup_per_minute, requests_per_minute) / 60.0
+        self.startup_burst = max(startup_burst, 1.0)
+        self.low_ratio = low_ratio
+        self._clock = clock
+        self._wall = wall
+        now = clock()
+        self._tokens = self.burst
+        self._startup_tokens = self.startup_burst
+        self._filled_at = now
+        self.paused_until: float | None = None
+        """Monotonic time before which nothing may be sent (a 429)."""
+        self.penalty = 1.0
+        """Rate factor after 429s (halved on each, recovering ×1.5 per quiet minute)."""
+        self._penalised_at = now
+        self._low_until: float | None = None
+        self._throttles = 0
+        self.rate_limit: RateLimit | None = None
+        """The last ``RateLimit-*`` state the server sent."""
+
+    # --- tokens ------------------------------------------------------------------------------------
+
+    @property
+    def factor(self) -> float:
+        """The current share of the configured rate (1.0 when nothing slows the poller down)."""
+        now = self._clock()
+        low = 0.25 if self._low_until is not None and now < self._low_until else 1.0
+        return self.penalty * low
+
+    def _refill(self) -> None:
+        now = self._clock()
+        elapsed = max(0.0, now - self._filled_at)
+        self._filled_at = now
+        if self.penalty < 1.0 and now - self._penalised_at >= 60.0:
+            self.penalty = min(1.0, self.penalty * 1.5)
+            self._penalised_at = now
+        factor = self.factor
+        self._tokens = min(self.burst, self._tokens + elapsed * self.rate * factor)
+        self._startup_tokens = min(self.startup_burst, self._startup_tokens + elapsed * self.startup_rate * factor)
+
+    def paused(self) -> float:
+        """Seconds until requests may go again (0 when not paused)."""
+        if self.paused_until is None:
+            return 0.0
+        left = self.paused_until - self._clock()
+        if left <= 0:
+            self.paused_until = None
+            return 0.0
+        return left
+
+    def try_take(self, *, startup: bool = False, reserve: float = 0.0) -> bool:
+        """Take one token (from the startup bucket for a project's first read); False when empty
+        or paused. ``reserve``: leave at least this many tokens (background work such as the sweep
+        only runs while the budget has room to spare, so urgent reads get it under load)."""
+        if self.paused() > 0:
+            return False
+        self._refill()
+        if startup:
+            if self._startup_tokens >= 1.0:
+                self._startup_tokens -= 1.0
+                return True
+            return False
+        if self._tokens >= 1.0 + reserve:
+            self._tokens -= 1.0
+            return True
+        return False
+
+    def wait_time(self, *, startup: bool = False) -> float:
+        """Seconds until the (startup or steady) bucket holds a token again, or the pause ends."""
+        pause = self.paused()
+        if pause > 0:
+            return pause
+        self._refill()
+        tokens, rate = (self._startup_tokens, self.startup_rate) if startup else (self._tokens, self.rate)
+        if tokens >= 1.0:
+            return 0.0
+        return (1.0 - tokens) / (rate * self.factor)
+
+    def charge(self, requests: int) -> None:
+        """Take ``requests`` more tokens after the fact (extra pages of a listing); the bucket may
+        go below zero, which delays what comes next: the average stays within the budget."""
+        if requests > 0:
+            self._refill()
+            self._tokens -= requests
+
+    # --- what the server says ----------------------------------------------------------------------
+
+    def observe(self, status: int, headers: httpx.Headers) -> None:
+        """Learn from one response: ``RateLimit-*``, and on a 429 pause and slow down."""
+        limit = RateLimit.from_headers(headers)
+        now = self._clock()
+        if limit is not None:
+            self.rate_limit = limit
+            if limit.limit and limit.remaining is not None and limit.remaining < limit.limit * self.low_ratio:
+                reset = limit.reset_at.timestamp() - self._wall() if limit.reset_at is not None else 60.0
+                self._low_until = now + min(max(reset, 1.0), 300.0)
+        if status != 429:
+            return
+        self._throttles += 1
+        wait = server_wait(headers, self._wall(), 429)
+        if wait is None:
+            wait = min(2.0 ** self._throttles, 300.0)
+        until = now + min(wait, 3600.0)
+        self.paused_until = max(self.paused_until or 0.0, until)
+        self.penalty = max(0.125, self.penalty * 0.5)
+        self._penalised_at = self.paused_until  # recovery counts from the end of the pause
+
+    def succeeded(self) -> None:
+        """A request went through: the exponential wait for header-less 429s starts over."""
+        self._throttles = 0
+
+
+class WireTap:
+    """An ``httpx`` response hook feeding the budget, the server clock and the statistics.
+
+    ``install(http)`` appends it to ``http.event_hooks["response"]``; ``uninstall`` removes it.
+    Requests sent inside ``with tap.attributed(kind):`` count as the poller's.
+    """
+
+    def __init__(self, budget: RequestBudget, server_clock: ServerClock, stats: PollStats,
+                 *, wall: WallClock = time.time) -> None:
+        self.budget = budget
+        self.server_clock = server_clock
+        self.stats = stats
+        self._wall = wall
+        self._http: httpx.AsyncClient | None = None
+
+    def install(self, http: httpx.AsyncClient) -> None:
+        """Start observing every response of ``http`` (idempotent)."""
+        hooks = http.event_hooks["response"]
+        if self._hook not in hooks:
+            hooks.append(self._hook)
+        self._http = http
+
+    def uninstall(self) -> None:
+        """Stop observing (idempotent)."""
+        if self._http is not None:
+            hooks = self._http.event_hooks["response"]
+            if self._hook in hooks:
+                hooks.remove(self._hook)
+            self._http = None
+
+    @contextlib.contextmanager
+    def attributed(self, kind: str) -> Iterator[Attribution]:
+        """Count the requests made in this block (this task and tasks it starts) as ``kind``."""
+        attribution = Attribution(self, kind)
+        token = _CURRENT.set(attribution)
+        try:
+            yield attribution
+        finally:
+            _CURRENT.reset(token)
+
+    async def _hook(self, response: httpx.Response) -> None:
+        self.server_clock.observe(response.headers.get("date"), self._wall())
+        self.budget.observe(response.status_code, response.headers)
+        current = _CURRENT.get()
+        if current is None or current.tap is not self:
+            return
+        current.requests += 1
+        stats = self.stats
+        stats.requests += 1
+        stats.by_kind[current.kind] += 1
+        if response.status_code == 304:
+            stats.not_modified += 1
+        elif response.status_code == 429:
+            stats.throttled += 1

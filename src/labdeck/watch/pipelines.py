@@ -1,0 +1,255 @@
+"""Pipelines derived from jobs: the spec has no ``/pipelines`` endpoint, so a board row is the set
+of jobs that share a ``pipeline.id``.
+
+Status of a pipeline (what the board shows), from the *newest try* of each job name:
+
+====================  ===================================================================
+derived status        job statuses that lead to it (first match wins, top to bottom)
+====================  ===================================================================
+``failed``            any ``failed`` job that is not ``allow_failure``
+``running``           ``running``, ``canceling`` (still holds a runner until it stops)
+``pending``           ``pending``, ``created``, ``preparing``, ``waiting_for_resource``,
+                      ``scheduled``, ``waiting_for_callback`` and unknown statuses (all of
+                      them will move without anyone acting; an unknown future status is
+                      polled rather than ignored)
+``manual``            ``manual`` (waits for a person; does not change on its own)
+``canceled``          ``canceled``
+``success``           ``success``, and ``failed`` jobs with ``allow_failure`` (the row's
+                      ``allowed_failures`` names them: "passed with warnings")
+``skipped``           only ``skipped`` jobs
+====================  ===================================================================
+
+Retried jobs: GitLab lists every try; the try with the highest id of a name in a pipeline decides,
+so a failed job retried to success no longer makes its pipeline failed.
+
+Times (age, duration so far) are measured against the *server's* clock (``as_of``, see
+:mod:`labdeck.watch.clock`), never the local one: a console on a laptop with a drifting clock must
+not show "-3 min" or a running job that ran for an hour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Final
+
+from labdeck.api.models import Job
+
+FAILED: Final = "failed"
+RUNNING: Final = "running"
+PENDING: Final = "pending"
+MANUAL: Final = "manual"
+CANCELED: Final = "canceled"
+SUCCESS: Final = "success"
+SKIPPED: Final = "skipped"
+
+STATUS_ORDER: Final = (FAILED, RUNNING, PENDING, MANUAL, CANCELED, SUCCESS, SKIPPED)
+"""Derived statuses, most urgent first (the precedence of the derivation)."""
+
+_BUCKET: Final[dict[str, str]] = {
+    "failed": FAILED,
+    "running": RUNNING, "canceling": RUNNING,
+    "pending": PENDING, "created": PENDING, "preparing": PENDING, "waiting_for_resource": PENDING,
+    "scheduled": PENDING, "waiting_for_callback": PENDING,
+    "manual": MANUAL,
+    "canceled": CANCELED,
+    "success": SUCCESS,
+    "skipped": SKIPPED,
+}
+
+FINISHED_JOB_STATUSES: Final = frozenset({"success", "failed", "canceled", "skipped"})
+"""Job statuses that never change on their own."""
+RUNNING_JOB_STATUSES: Final = frozenset({"running", "canceling", "preparing"})
+"""Job statuses that hold (or are about to hold) a runner: these can fail any second."""
+
+
+def job_bucket(job: Job) -> str:
+    """The derived status one job contributes (``allow_failure`` failures count as success)."""
+    status = job.status or ""
+    if status == "failed" and job.allow_failure:
+        return SUCCESS
+    return _BUCKET.get(status, PENDING)
+
+
+def job_unfinished(status: str | None) -> bool:
+    """True when a job will change without anyone acting (not finished, not ``manual``)."""
+    return status not in FINISHED_JOB_STATUSES and status != "manual"
+
+
+@dataclass(frozen=True)
+class PipelineRow:
+    """One pipeline on the board. Immutable; the :class:`~labdeck.api.models.Job` models it holds
+    are shared with the poller's snapshot and must not be modified."""
+
+    project_id: int
+    project_path: str
+    pipeline_id: int
+    ref: str | None
+    sha: str | None
+    status: str
+    """Derived status, one of :data:`STATUS_ORDER`."""
+    failed_jobs: tuple[str, ...]
+    """Names of the failed jobs that fail the pipeline (newest try of each name), by job id."""
+    allowed_failures: tuple[str, ...]
+    running: int
+    pending: int
+    manual: int
+    created_at: datetime | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    """When the last job finished, once nothing is left to run on its own (else None)."""
+    triggered_by: str | None
+    """Username of whoever started the pipeline (the user of its first job)."""
+    jobs: tuple[Job, ...]
+    """The newest try of each job name, by id."""
+    retries: int
+    """How many older tries were superseded by a retry."""
+    as_of: datetime
+    """The server's time when the row was derived (what ``age`` and ``duration`` count to)."""
+    latest_for_ref: bool = True
+    """False when a newer pipeline of the same project and ref is on the same page of jobs."""
+    failed_at: datetime | None = field(default=None)
+    """When the newest blocking failure happened (``finished_at`` of that job)."""
+
+    @property
+    def unfinished(self) -> bool:
+        """True when some job will still change on its own (polling must go on)."""
+        return any(job_unfinished(job.status) for job in self.jobs)
+
+    @property
+    def broken(self) -> bool:
+        """Failed and not superseded by a newer pipeline of the same ref: "broken right now"."""
+        return self.status == FAILED and self.latest_for_ref
+
+    @property
+    def age(self) -> timedelta | None:
+        """Server time since the pipeline was created, as of :attr:`as_of`."""
+        return self.age_at(self.as_of)
+
+    @property
+    def duration(self) -> timedelta | None:
+        """Duration so far (to the end, once finished), as of :attr:`as_of`."""
+        return self.duration_at(self.as_of)
+
+    def age_at(self, now: datetime) -> timedelta | None:
+        """Age at the server time ``now`` (e.g. ``poller.server_now()`` for a ticking display)."""
+        if self.created_at is None:
+            return None
+        return max(now - self.created_at, timedelta(0))
+
+    def duration_at(self, now: datetime) -> timedelta | None:
+        """Duration so far at the server time ``now``; None before the first job started."""
+        if self.started_at is None:
+            return None
+        end = self.finished_at or now
+        return max(end - self.started_at, timedelta(0))
+
+    @property
+    def attention_key(self) -> tuple[int, float, int]:
+        """Sort key, smallest first: broken pipelines (newest failure first), then running,
+        pending, manual, then finished ones (newest first); superseded pipelines last."""
+        if not self.latest_for_ref and self.status != RUNNING and self.status != PENDING:
+            rank = len(STATUS_ORDER)
+        elif self.status in (CANCELED, SUCCESS, SKIPPED):
+            rank = STATUS_ORDER.index(CANCELED)
+        else:
+            rank = STATUS_ORDER.index(self.status)
+        moment = self.failed_at if self.status == FAILED and self.failed_at else self.created_at
+        stamp = moment.timestamp() if moment is not None else 0.0
+        return rank, -stamp, -self.pipeline_id
+
+
+def latest_tries(jobs: Iterable[Job]) -> tuple[list[Job], int]:
+    """The newest try of each job name (by id), and how many older tries were dropped."""
+    newest: dict[str, Job] = {}
+    total = 0
+    for job in jobs:
+        total += 1
+        key = job.name if job.name is not None else f"#{job.id}"
+        held = newest.get(key)
+        if held is None or job.id > held.id:
+            newest[key] = job
+    latest = sorted(newest.values(), key=lambda job: job.id)
+    return latest, total - len(latest)
+
+
+def _status(latest: list[Job]) -> str:
+    buckets = {job_bucket(job) for job in latest}
+    for status in STATUS_ORDER:
+        if status in buckets:
+            return status
+    return SKIPPED
+
+
+def build_row(project_id: int, project_path: str, pipeline_id: int, jobs: list[Job], now: datetime) -> PipelineRow:
+    """Derive one :class:`PipelineRow` from every try of every job of one pipeline."""
+    latest, retries = latest_tries(jobs)
+    status = _status(latest)
+    failed = [job for job in latest if job.status == "failed" and not job.allow_failure]
+    allowed = [job for job in latest if job.status == "failed" and job.allow_failure]
+    first = min(jobs, key=lambda job: job.id)
+    created = [job.created_at for job in jobs if job.created_at is not None]
+    started = [job.started_at for job in jobs if job.started_at is not None]
+    ended = [job.finished_at for job in latest if job.finished_at is not None]
+    settled = not any(job_unfinished(job.status) for job in latest)
+    failed_times = [job.finished_at for job in failed if job.finished_at is not None]
+    ref_job = next((job for job in latest if job.pipeline is not None), first)
+    pipeline = ref_job.pipeline
+    return PipelineRow(
+        project_id=project_id,
+        project_path=project_path,
+        pipeline_id=pipeline_id,
+        ref=(pipeline.ref if pipeline is not None and pipeline.ref else None) or ref_job.ref,
+        sha=(pipeline.sha if pipeline is not None else None) or (ref_job.commit.id if ref_job.commit else None),
+        status=status,
+        failed_jobs=tuple(job.name or f"#{job.id}" for job in failed),
+        allowed_failures=tuple(job.name or f"#{job.id}" for job in allowed),
+        running=sum(1 for job in latest if job.status in ("running", "canceling")),
+        pending=sum(1 for job in latest if job_bucket(job) == PENDING),
+        manual=sum(1 for job in latest if job.status == "manual"),
+        created_at=min(created) if created else None,
+        started_at=min(started) if started else None,
+        finished_at=max(ended) if settled and ended else None,
+        triggered_by=first.user.username if first.user is not None else None,
+        jobs=tuple(latest),
+        retries=retries,
+        as_of=now,
+        failed_at=max(failed_times) if failed_times else None,
+    )
+
+
+def derive_pipelines(project_id: int, project_path: str, jobs: Iterable[Job], *, now: datetime,
+                     page_full: bool = False) -> list[PipelineRow]:
+    """Group a project's jobs by ``pipeline.id`` into rows, newest pipeline first.
+
+    ``page_full``: the jobs are one full page of a longer list (newest first), so the oldest
+    pipeline on it may be cut in half; it is left out unless it is the only one. Jobs without a
+    pipeline (action responses) are ignored. ``latest_for_ref`` is set per ref on what is seen.
+    """
+    groups: dict[int, list[Job]] = {}
+    for job in jobs:
+        if job.pipeline is None or job.pipeline.id is None:
+            continue
+        groups.setdefault(job.pipeline.id, []).append(job)
+    if page_full and len(groups) > 1:
+        del groups[min(groups)]
+    rows = [build_row(project_id, project_path, pid, members, now) for pid, members in groups.items()]
+    rows.sort(key=lambda row: row.pipeline_id, reverse=True)
+    seen_refs: set[str | None] = set()
+    marked: list[PipelineRow] = []
+    for row in rows:
+        newest = row.ref not in seen_refs
+        seen_refs.add(row.ref)
+        marked.append(row if newest else replace(row, latest_for_ref=False))
+    return marked
+
+
+def sort_by_attention(rows: Iterable[PipelineRow]) -> list[PipelineRow]:
+    """Rows in board order (see :attr:`PipelineRow.attention_key`)."""
+    return sorted(rows, key=lambda row: row.attention_key)
+
+
+def newest_pipeline(rows: Iterable[PipelineRow]) -> PipelineRow | None:
+    """The newest pipeline among ``rows`` (the projects table's CI column)."""
+    return max(rows, key=lambda row: row.pipeline_id, default=None)

@@ -1,0 +1,358 @@
+"""The one shared poller behind the board, the projects table's CI column, alerts and the admin
+"running now" strip.
+
+Every step it does, within the request budget and most urgent first: the first read of projects
+never read (startup budget), listings of the watched set, projects of alert targets, the activity
+check, projects with running or fresh jobs, stuck projects, the running-now strip, projects whose
+last read failed, and the sweep of idle projects. Project reads are one conditional page of newest
+jobs (``GET /projects/:id/jobs?per_page=40``): when its ETag is the one the poller already parsed,
+nothing is parsed. See :mod:`labdeck.watch.tracking` for the lanes, :mod:`labdeck.watch.budget`
+for the budget, 429 and ``RateLimit-*`` handling.
+
+Running it (Textual): ``app.run_worker(poller.run(), group="poller", exclusive=True)``; stop with
+``poller.stop()`` (or cancel the worker). Callbacks run on the loop that runs :meth:`run`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from labdeck.api.client import ApiClient
+from labdeck.watch.activity import ActivityCheck
+from labdeck.watch.budget import PollStats, RequestBudget, WireTap
+from labdeck.watch.clock import Clock, ServerClock, Sleep, WallClock, interruptible_sleep
+from labdeck.watch.publish import board_snapshot, projects_snapshot
+from labdeck.watch.reads import PollerReads
+from labdeck.watch.settings import PollerSettings
+from labdeck.watch.snapshots import BoardSnapshot, Freshness, ProjectsSnapshot, RunningNowSnapshot
+from labdeck.watch.subscriptions import (
+    AlertSink,
+    BoardSubscription,
+    ProjectsSubscription,
+    RunningNowSubscription,
+    Subscription,
+)
+from labdeck.watch.tracking import (
+    COLD,
+    ERROR,
+    HOT,
+    SLOW,
+    ProjectTrack,
+)
+from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
+
+log = logging.getLogger("labdeck.watch")
+_LANE_RANK = {HOT: 4, SLOW: 5, ERROR: 7, COLD: 8}
+_BACKGROUND = 6
+
+
+@dataclass
+class _Work:
+    rank: tuple[float, ...]
+    kind: str
+    run: Callable[[], Awaitable[None]]
+    startup: bool = False
+    track: ProjectTrack | None = None
+
+    @property
+    def background(self) -> bool:
+        """Work that can wait while the budget is tight (the running-now strip, retries of refused
+        projects, the sweep)."""
+        return self.rank[0] >= _BACKGROUND
+
+
+class BoardPoller(PollerReads):
+    """One poller per console session. See the module docstring; all times are the injected
+    ``clock`` (monotonic seconds) except those shown to people, which are the server's."""
+
+    def __init__(self, client: ApiClient, settings: PollerSettings | None = None, *,
+                 clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep, wall: WallClock = time.time,
+                 server_clock: ServerClock | None = None, rng: random.Random | None = None) -> None:
+        self.client = client
+        self.settings = s = settings or PollerSettings()
+        self._clock, self._sleep = clock, sleep
+        self.server_clock = server_clock or ServerClock(wall=wall)
+        self.stats = PollStats()
+        self.budget = RequestBudget(s.requests_per_minute, burst=s.burst, startup_per_minute=s.startup_per_minute,
+                                    clock=clock, wall=wall)
+        self.tap = WireTap(self.budget, self.server_clock, self.stats, wall=wall)
+        self.activity = ActivityCheck(client, per_page=s.activity_per_page, max_pages=s.activity_max_pages)
+        self.tracks: dict[int, ProjectTrack] = {}
+        self._subs: list[Subscription[Any]] = []
+        self._sinks: list[AlertSink] = []
+        self._rng = rng or random.Random()
+        self._wake = asyncio.Event()
+        self._semaphore = asyncio.Semaphore(max(1, s.max_in_flight))
+        self._dirty: set[int] = set()
+        self._to_send: set[int] = set()
+        self._interest: dict[int, str] = {}
+        self._generation = 0
+        self._next_activity = 0.0
+        self._activity_busy = False
+        self._activity_ok: float | None = None
+        self._error: str | None = None
+        self._failures = 0
+        self._next_running = 0.0
+        self._stopping = False
+
+    # --- subscriptions -----------------------------------------------------------------------------
+
+    def subscribe_board(self, on_update: Callable[[BoardSnapshot], None], *,
+                        watched: WatchedSet | WatchedProjects | Iterable[int], visible: bool = True) -> BoardSubscription:
+        """The board: ``on_update(BoardSnapshot)`` on every change of the watched projects."""
+        if not isinstance(watched, WatchedSet | WatchedProjects):
+            watched = WatchedProjects(tuple(WatchedProject(int(pid), str(pid)) for pid in watched))
+        return self._add(BoardSubscription(self, on_update, watched=watched, visible=visible))
+
+    def subscribe_projects(self, on_update: Callable[[ProjectsSnapshot], None],
+                           projects: Mapping[int, str] | Iterable[int], *, visible: bool = True) -> ProjectsSubscription:
+        """The projects table's CI column for the visible rows (``set_projects`` as they change)."""
+        return self._add(ProjectsSubscription(self, on_update, projects, visible=visible))
+
+    def subscribe_running_now(self, on_update: Callable[[RunningNowSnapshot], None], *,
+                              visible: bool = True) -> RunningNowSubscription:
+        """The admin strip (every ``running_now_interval`` while visible)."""
+        self._next_running = 0.0
+        return self._add(RunningNowSubscription(self, on_update, visible=visible))
+
+    def add_alerts(self, sink: AlertSink) -> None:
+        """Read the projects of ``sink``'s targets whatever is visible, and tell it what changed."""
+        if sink not in self._sinks:
+            self._sinks.append(sink)
+        self.wake()
+
+    def _add(self, subscription: Any) -> Any:
+        self._subs.append(subscription)
+        self._to_send.add(id(subscription))
+        self.wake()
+        return subscription
+
+    def _unsubscribe(self, subscription: Subscription[Any]) -> None:
+        self._subs = [sub for sub in self._subs if sub is not subscription]
+
+    def _resend(self, subscription: Subscription[Any]) -> None:
+        self._to_send.add(id(subscription))
+
+    # --- running ----------------------------------------------------------------------------------
+
+    def wake(self) -> None:
+        """Run a step now (a subscription changed)."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Poll until :meth:`stop` (or cancellation). Never raises for server trouble: failures
+        show in :meth:`freshness` and in the snapshots."""
+        self._stopping = False
+        try:
+            while not self._stopping:
+                try:
+                    delay = await self.step()
+                except Exception:  # a bug here must not end live monitoring for the session
+                    log.exception("watch: poller step failed")
+                    delay = self.settings.interval
+                if self._stopping:
+                    break
+                await interruptible_sleep(self._sleep, delay, self._wake)
+        finally:
+            self.tap.uninstall()
+
+    def stop(self) -> None:
+        """Ask :meth:`run` to return after the current step."""
+        self._stopping = True
+        self._wake.set()
+
+    def close(self) -> None:
+        """Stop observing the client's responses (when :meth:`step` was driven by hand)."""
+        self.tap.uninstall()
+
+    @property
+    def requests_made(self) -> int:
+        """HTTP exchanges made by the poller so far."""
+        return self.stats.requests
+
+    @property
+    def interval(self) -> float:
+        """The base cadence in seconds (data older than twice this is stale)."""
+        return self.settings.interval
+
+    @property
+    def last_complete_at(self) -> float | None:
+        """Poller-clock time from which everything that changes on its own was read (None while
+        loading); see :class:`Freshness`."""
+        return self.freshness().last_complete_at
+
+    @property
+    def is_stale(self) -> bool:
+        """True when the data is older than twice :attr:`interval` (the status line turns amber)."""
+        return self.freshness().is_stale
+
+    def freshness(self) -> Freshness:
+        """For the status line: ``freshness().label`` ("data 4s"), ``.is_stale`` (amber)."""
+        now = self._clock()
+        tracks = [self.tracks[pid] for pid in self._interest if pid in self.tracks]
+        loading = sum(1 for track in tracks if not track.loaded and track.error is None)
+        last: float | None = None
+        if self._interest and not loading and self._activity_ok is not None:
+            stamps = [self._activity_ok] + [track.live_since() for track in tracks if track.lane == HOT]
+            last = None if any(stamp is None for stamp in stamps) else min(s for s in stamps if s is not None)
+        return Freshness(last, self.settings.interval, now, loading, self.budget.paused(), self._error)
+
+    # --- one step ---------------------------------------------------------------------------------
+
+    async def step(self) -> float:
+        """Do the work that is due and affordable now; publish; return the seconds until the next
+        step is useful. Tests drive the poller with this and an injected clock."""
+        self.tap.install(self.client.http)
+        now = self._clock()
+        self._interest = self._collect_interest()
+        self._sync_tracks(now)
+        work = sorted(self._plan(now), key=lambda item: item.rank)
+        launched: list[_Work] = []
+        steady_blocked = startup_blocked = False
+        limit = max(1, self.settings.max_in_flight) * 2
+        reserve = self.settings.burst / 2
+        for item in work:
+            if len(launched) >= limit:
+                break
+            if item.startup:
+                if not self.budget.try_take(startup=True):
+                    startup_blocked = True
+                    continue
+            elif steady_blocked or not self.budget.try_take(reserve=reserve if item.background else 0.0):
+                steady_blocked = True
+                continue
+            if item.track is not None:
+                item.track.in_flight = True
+            launched.append(item)
+        if launched:
+            await asyncio.gather(*(self._guarded(item) for item in launched))
+        self._publish()
+        if launched:
+            return 0.0
+        waits = [self._next_wake(self._clock())]
+        if steady_blocked:
+            waits.append(max(self.budget.wait_time(), 0.25))  # (background work waits for a reserve)
+        if startup_blocked:
+            waits.append(self.budget.wait_time(startup=True))
+        return max(0.05, min(waits))
+
+    def _collect_interest(self) -> dict[int, str]:
+        paths: dict[int, str] = {}
+        for sub in self._subs:
+            if sub.active:
+                paths.update(sub.project_paths())
+        for sink in self._sinks:
+            for pid in sink.project_ids():
+                paths.setdefault(pid, sink.project_path(pid) or str(pid))
+        return paths
+
+    def _sync_tracks(self, now: float) -> None:
+        for pid, path in self._interest.items():
+            track = self.tracks.get(pid)
+            if track is None:
+                self.tracks[pid] = ProjectTrack(pid, path, next_due=now)
+            elif path != str(pid) and track.path != path:
+                track.path = path
+        if len(self.tracks) > len(self._interest):
+            # Forget projects no subscription (hidden ones included) and no alert needs any more:
+            # a projects table scrolled through thousands of rows must not keep them all.
+            wanted = set(self._interest)
+            for sub in self._subs:
+                wanted |= sub.project_ids()
+            for pid in [pid for pid, track in self.tracks.items() if pid not in wanted and not track.in_flight]:
+                del self.tracks[pid]
+
+    def _plan(self, now: float) -> list[_Work]:
+        s = self.settings
+        alert_ids = frozenset().union(*(sink.project_ids() for sink in self._sinks)) if self._sinks else frozenset()
+        work: list[_Work] = []
+        for sub in self._subs:
+            if (isinstance(sub, BoardSubscription) and sub.active and isinstance(sub.source, WatchedSet)
+                    and (sub.listed_at is None or now - sub.listed_at >= s.watched_refresh)):
+                work.append(_Work((1, sub.listed_at or 0.0), "watched", functools.partial(self._list_watched, sub)))
+        known = self.activity.known
+        for pid in self._interest:
+            track = self.tracks[pid]
+            if track.in_flight or track.next_due > now:
+                continue
+            read = functools.partial(self._read_project, track)
+            if not track.loaded and track.error is None:
+                recent = known.get(pid)
+                rank = (0, 0 if pid in alert_ids else 1, -(recent.timestamp() if recent else 0.0), pid)
+                work.append(_Work(rank, "jobs", read, startup=True, track=track))
+            else:
+                lane_rank = 2 if pid in alert_ids else _LANE_RANK.get(track.lane, 8)
+                work.append(_Work((lane_rank, track.next_due), "jobs", read, track=track))
+        if self._interest and not self._activity_busy and now >= self._next_activity:
+            work.append(_Work((3, self._next_activity), "activity", self._check_activity))
+        if any(isinstance(sub, RunningNowSubscription) and sub.active for sub in self._subs) and now >= self._next_running:
+            work.append(_Work((6, self._next_running), "runners", self._read_running_now))
+        return work
+
+    def _next_wake(self, now: float) -> float:
+        times = [track.next_due for pid in self._interest if not (track := self.tracks[pid]).in_flight]
+        if self._interest:
+            times.append(self._next_activity)
+        for sub in self._subs:
+            if isinstance(sub, BoardSubscription) and sub.active and isinstance(sub.source, WatchedSet):
+                times.append((sub.listed_at or now) + self.settings.watched_refresh)
+            elif isinstance(sub, RunningNowSubscription) and sub.active:
+                times.append(self._next_running)
+        return min(times, default=now + 60.0) - now
+
+    async def _guarded(self, item: _Work) -> None:
+        async with self._semaphore:
+            with self.tap.attributed(item.kind) as attribution:
+                try:
+                    await item.run()
+                except Exception as exc:  # never let one read stop the board
+                    log.warning("watch: %s read failed: %s", item.kind, type(exc).__name__)
+                    self._error = f"{item.kind}: {type(exc).__name__}"
+                    # Not again at once: a body that cannot be read will not read better in a second.
+                    later = self._clock() + self.settings.slow_interval
+                    if item.track is not None:
+                        item.track.next_due = later
+                    elif item.kind == "activity":
+                        self._next_activity = later
+                finally:
+                    if item.track is not None:
+                        item.track.in_flight = False
+            # Extra pages and pipeline reads cost budget too (the token covered one request).
+            self.budget.charge(attribution.requests - 1)
+
+    # --- publishing -------------------------------------------------------------------------------
+
+    def _publish(self) -> None:
+        dirty, self._dirty = self._dirty, set()
+        resend, self._to_send = self._to_send, set()
+        if not dirty and not resend and not self._sinks:
+            return
+        server_now = self.server_now()
+        for sink in self._sinks:
+            # Every read project of every target, every step: a new target gets its baseline at
+            # once, and the engine fires on transitions only (cheap: a few targets, a few rows).
+            for pid in sink.project_ids():
+                track = self.tracks.get(pid)
+                if track is not None and track.loaded:
+                    try:
+                        sink.observe(pid, track.all_rows(), server_now)
+                    except Exception:
+                        log.exception("watch: alert engine failed")
+        for sub in list(self._subs):
+            if not sub.active or (id(sub) not in resend and not dirty & sub.project_ids()):
+                continue
+            if isinstance(sub, BoardSubscription):
+                self._deliver(sub, board_snapshot(sub.watched, self.tracks, server_now, self.settings,
+                                                  self._next_generation()))
+            elif isinstance(sub, ProjectsSubscription):
+                self._deliver(sub, projects_snapshot(sub.project_ids(), self.tracks, sub.project_paths(),
+                                                     server_now, self._next_generation()))
+            elif isinstance(sub, RunningNowSubscription) and sub.last is not None:
+                self._deliver(sub, sub.last)  # visible again: the last strip until the next reading

@@ -1,0 +1,221 @@
+"""The reads the shared poller makes (a base of :class:`labdeck.watch.poller.BoardPoller`): a
+project's newest jobs, pipelines alert targets follow off the first page, the activity check, the
+watched-set listing and the admin running-now strip. Each notes its outcome in the poller's state;
+none raises for server trouble."""
+
+from __future__ import annotations
+
+import logging
+import random
+from datetime import datetime
+from typing import Any
+
+import pydantic
+
+from labdeck.api import errors
+from labdeck.api.client import ApiClient
+from labdeck.api.models import Job
+from labdeck.watch.activity import ActivityCheck
+from labdeck.watch.budget import PollStats, RequestBudget
+from labdeck.watch.clock import Clock, ServerClock
+from labdeck.watch.pipelines import build_row, derive_pipelines
+from labdeck.watch.running import read_running_now
+from labdeck.watch.settings import PollerSettings
+from labdeck.watch.snapshots import RunningNowSnapshot
+from labdeck.watch.subscriptions import AlertSink, BoardSubscription, RunningNowSubscription, Subscription
+from labdeck.watch.tracking import (
+    COLD,
+    ERROR,
+    HOT,
+    SLOW,
+    ProjectTrack,
+    classify,
+    next_due,
+    set_lane,
+    signature,
+)
+from labdeck.watch.watched import WatchedSet
+
+log = logging.getLogger("labdeck.watch")
+_JOBS: pydantic.TypeAdapter[list[Job]] = pydantic.TypeAdapter(list[Job])
+_REFUSED = (errors.NotFound, errors.Forbidden, errors.Unauthorized)
+
+
+class PollerReads:
+    """State and reads of the poller; :class:`~labdeck.watch.poller.BoardPoller` sets it all up."""
+
+    client: ApiClient
+    settings: PollerSettings
+    stats: PollStats
+    budget: RequestBudget
+    server_clock: ServerClock
+    activity: ActivityCheck
+    tracks: dict[int, ProjectTrack]
+    _clock: Clock
+    _rng: random.Random
+    _subs: list[Subscription[Any]]
+    _sinks: list[AlertSink]
+    _interest: dict[int, str]
+    _dirty: set[int]
+    _to_send: set[int]
+    _generation: int
+    _next_activity: float
+    _activity_busy: bool
+    _activity_ok: float | None
+    _error: str | None
+    _failures: int
+    _next_running: float
+
+    def server_now(self) -> datetime:
+        """The server's time now (see :class:`ServerClock`)."""
+        return self.server_clock.now()
+
+    def _next_generation(self) -> int:
+        self._generation += 1
+        return self._generation
+
+    def _deliver(self, sub: Subscription[Any], snapshot: Any) -> None:
+        try:
+            sub.deliver(snapshot)
+        except Exception:  # a subscriber's bug must not stop the poller
+            log.exception("watch: %s subscriber failed", sub.kind)
+
+    def _transient(self, exc: errors.ApiError) -> float:
+        """A failure that is not the project's fault: note it and back off (exponential, ≤ 60 s)."""
+        self.stats.errors += 1
+        self._failures += 1
+        self._error = exc.user_message()
+        if isinstance(exc, errors.RateLimited):
+            return self.budget.paused() or self.settings.interval
+        return min(60.0, self.settings.interval * 2 ** min(self._failures, 6))
+
+    def _recovered(self) -> None:
+        self._failures = 0
+        self._error = None
+        self.budget.succeeded()
+
+    async def _read_project(self, track: ProjectTrack) -> None:
+        s, pid = self.settings, track.project_id
+        try:
+            read = await self.client.fetch_conditional(f"projects/{pid}/jobs", {"per_page": s.jobs_per_project})
+        except _REFUSED as exc:
+            self.stats.errors += 1
+            if isinstance(exc, errors.Unauthorized):
+                self._error = exc.user_message()  # the token, not this project: show it in the status line
+            now = self._clock()
+            track.error, track.rows, track.loaded = exc.user_message(), (), False
+            set_lane(track, ERROR, now)
+            track.next_due = next_due(track, now, s, self._rng)
+            self._dirty.add(pid)
+            return
+        except errors.ApiError as exc:
+            track.next_due = self._clock() + self._transient(exc)
+            return
+        self._recovered()
+        now, server_now = self._clock(), self.server_now()
+        if not (track.loaded and read.etag is not None and read.etag == track.etag):
+            jobs = _JOBS.validate_json(read.content or b"[]")
+            self.stats.parsed += 1
+            rows = tuple(derive_pipelines(pid, track.path, jobs, now=server_now,
+                                          page_full=len(jobs) >= s.jobs_per_project))
+            if not track.loaded or signature(rows) != signature(track.rows):
+                # (changed_at is set by the activity check only: a push whose pipeline may not be
+                # there yet. A status change needs no warm-up: unfinished jobs keep a project hot.)
+                track.rows = rows
+                self._dirty.add(pid)
+            track.etag, track.loaded, track.error = read.etag, True, None
+        await self._read_followed_pipelines(track, server_now)
+        lane = classify(track, now, server_now, s)
+        if lane != track.lane:
+            self._dirty.add(pid)  # snapshots show the lane ("hot", "cold" …)
+        set_lane(track, lane, now)
+        track.next_due = next_due(track, now, s, self._rng)
+        track.last_ok = now
+
+    async def _read_followed_pipelines(self, track: ProjectTrack, server_now: datetime) -> None:
+        """Pipelines an alert target follows that are not on the first page: read them directly."""
+        wanted: set[int] = set()
+        for sink in self._sinks:
+            wanted |= sink.pipeline_ids(track.project_id)
+        on_page = {row.pipeline_id for row in track.rows}
+        for pipeline_id in list(track.extra_rows):
+            if pipeline_id not in wanted or pipeline_id in on_page:
+                del track.extra_rows[pipeline_id]
+        for pipeline_id in sorted(wanted - on_page):
+            try:
+                read = await self.client.fetch_conditional(
+                    f"projects/{track.project_id}/pipelines/{pipeline_id}/jobs", {"per_page": 100})
+            except errors.ApiError:
+                continue  # gone or unreadable: the target keeps its last state
+            jobs = _JOBS.validate_json(read.content or b"[]")
+            self.stats.parsed += 1
+            if not jobs:
+                continue
+            row = build_row(track.project_id, track.path, pipeline_id, jobs, server_now)
+            held = track.extra_rows.get(pipeline_id)
+            if held is None or signature((held,)) != signature((row,)):
+                track.extra_rows[pipeline_id] = row
+                self._dirty.add(track.project_id)
+
+    def _activity_scope(self) -> str | None:
+        starred: set[int] = set()
+        members: set[int] = set()
+        for sub in self._subs:
+            if isinstance(sub, BoardSubscription):
+                starred |= sub.watched.starred_ids
+                members |= sub.watched.member_ids
+        wanted = set(self._interest)
+        if wanted and wanted <= starred:
+            return "starred"
+        if wanted and wanted <= members:
+            return "membership"
+        return None
+
+    async def _check_activity(self) -> None:
+        self._activity_busy = True
+        try:
+            dialect = await self.client.discover()  # one GET /version per client, then cached
+            result = await self.activity.run(self._activity_scope(), since=dialect.flavour == "gitlab")
+        except errors.ApiError as exc:
+            self._next_activity = self._clock() + self._transient(exc)
+            return
+        finally:
+            self._activity_busy = False
+        self._recovered()
+        now = self._clock()
+        self.stats.parsed += result.parsed
+        self._activity_ok = now
+        self._next_activity = now + self.settings.interval
+        for pid in result.moved:
+            track = self.tracks.get(pid)
+            if track is not None and pid in self._interest and track.loaded:
+                track.next_due, track.changed_at = now, now
+                set_lane(track, HOT, now)
+        if result.overflow:
+            for track in self.tracks.values():
+                if track.lane in (COLD, SLOW):
+                    track.next_due = min(track.next_due, now + self.settings.interval * (1 + 5 * self._rng.random()))
+
+    async def _list_watched(self, sub: BoardSubscription) -> None:
+        try:
+            if isinstance(sub.source, WatchedSet):
+                await sub.source.resolve()
+        finally:
+            sub.listed_at = self._clock()
+            self._to_send.add(id(sub))
+
+    async def _read_running_now(self) -> None:
+        self._next_running = self._clock() + self.settings.running_now_interval
+        try:
+            snapshot = await read_running_now(self.client, self.server_now(), self._next_generation())
+        except errors.ApiError as exc:
+            snapshot = RunningNowSnapshot(error=exc.user_message(), server_now=self.server_now(),
+                                          generation=self._next_generation())
+        now = self._clock()
+        for item in snapshot.jobs:
+            track = self.tracks.get(item.project_id or 0)
+            if track is not None and track.lane in (COLD, SLOW) and item.project_id in self._interest:
+                track.next_due = now  # running where we expected quiet: read it now
+        for sub in self._subs:
+            if isinstance(sub, RunningNowSubscription) and sub.active:
+                self._deliver(sub, snapshot)

@@ -1,0 +1,120 @@
+"""What the poller remembers per project, and how often each project is read.
+
+Lanes (see :class:`~labdeck.watch.settings.PollerSettings` for the intervals):
+
+- ``initial``: never read; read first, from the startup budget.
+- ``hot``: a job is running (or preparing/canceling), a job is pending or created for less than
+  ``stuck_after`` (server time), or the activity check saw it move less than ``warm_for`` ago: read every
+  ``interval``. These are the projects where a failure can appear any second.
+- ``slow``: unfinished jobs, but all of them have waited longer than ``stuck_after`` (a job stuck
+  on an offline runner): read every ``slow_interval``; when one starts running the project turns
+  hot at the next read.
+- ``cold``: nothing will change on its own (finished and manual jobs only): read by the sweep once
+  per ``sweep_period``, or at once when the activity check (or the admin running-now strip) shows
+  it moved.
+- ``error``: the last read was refused (403/404): retried after ``error_interval``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from labdeck.watch.pipelines import RUNNING_JOB_STATUSES, PipelineRow, job_unfinished, newest_pipeline
+from labdeck.watch.settings import PollerSettings
+from labdeck.watch.snapshots import ProjectStatus
+
+INITIAL, HOT, SLOW, COLD, ERROR = "initial", "hot", "slow", "cold", "error"
+
+
+def signature(rows: tuple[PipelineRow, ...]) -> tuple[tuple[int, str, tuple[tuple[int, str], ...]], ...]:
+    """What makes two readings of a project different for a subscriber: pipelines, derived
+    statuses, and each job's id and status (not durations that grow while a job runs)."""
+    return tuple((row.pipeline_id, row.status, tuple((job.id, job.status) for job in row.jobs)) for row in rows)
+
+
+@dataclass
+class ProjectTrack:
+    """The poller's memory of one project (mutable; only the poller touches it)."""
+
+    project_id: int
+    path: str
+    rows: tuple[PipelineRow, ...] = ()
+    etag: str | None = None
+    """ETag of the jobs page the rows were parsed from (an equal ETag: nothing to parse)."""
+    loaded: bool = False
+    lane: str = INITIAL
+    next_due: float = 0.0
+    last_ok: float | None = None
+    hot_since: float | None = None
+    changed_at: float | None = None
+    error: str | None = None
+    in_flight: bool = False
+    extra_pipelines: set[int] = field(default_factory=set)
+    """Pipelines an alert target needs that may have left the first page of jobs."""
+    extra_rows: dict[int, PipelineRow] = field(default_factory=dict)
+
+    def status(self) -> ProjectStatus:
+        """The immutable view for snapshots."""
+        return ProjectStatus(self.project_id, self.path, newest_pipeline(self.rows), self.loaded, self.lane,
+                             self.error, self.last_ok)
+
+    def all_rows(self) -> tuple[PipelineRow, ...]:
+        """Rows of the first page plus those of pipelines fetched for alert targets."""
+        if not self.extra_rows:
+            return self.rows
+        seen = {row.pipeline_id for row in self.rows}
+        return self.rows + tuple(row for pid, row in self.extra_rows.items() if pid not in seen)
+
+    def live_since(self) -> float | None:
+        """For freshness: when this hot project's data was last current (never before it turned hot)."""
+        if self.last_ok is None:
+            return None
+        if self.hot_since is not None and self.hot_since > self.last_ok:
+            return self.hot_since
+        return self.last_ok
+
+
+def classify(track: ProjectTrack, now: float, server_now: datetime, settings: PollerSettings) -> str:
+    """The lane a project belongs in after a read (see the module docstring)."""
+    if track.error is not None:
+        return ERROR
+    if not track.loaded:
+        return INITIAL
+    if track.changed_at is not None and now - track.changed_at < settings.warm_for:
+        return HOT
+    unfinished = [job for row in track.all_rows() for job in row.jobs if job_unfinished(job.status)]
+    if not unfinished:
+        return COLD
+    if any(job.status in RUNNING_JOB_STATUSES for job in unfinished):
+        return HOT
+    stuck = timedelta(seconds=settings.stuck_after)
+    if any(job.created_at is None or server_now - job.created_at < stuck for job in unfinished):
+        return HOT
+    return SLOW
+
+
+def next_due(track: ProjectTrack, now: float, settings: PollerSettings, rng: random.Random) -> float:
+    """When a project in its lane is read next."""
+    lane = track.lane
+    if lane == HOT:
+        return now + settings.interval
+    if lane == SLOW:
+        return now + settings.slow_interval
+    if lane == ERROR:
+        return now + settings.error_interval
+    if lane == COLD:
+        if track.last_ok is None:
+            # After the first read: spread over a whole period, so the sweep runs at its steady
+            # rate from the start instead of re-reading the start-up pass all at once later.
+            return now + settings.sweep_period * rng.random()
+        return now + settings.sweep_period * (0.9 + 0.2 * rng.random())
+    return now
+
+
+def set_lane(track: ProjectTrack, lane: str, now: float) -> None:
+    """Move a project to ``lane``, noting when it turned hot (freshness counts from then)."""
+    if lane == HOT and track.lane != HOT:
+        track.hot_since = now
+    track.lane = lane
