@@ -81,7 +81,7 @@ def serve_main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     state = prepare_state(args)
     config = uvicorn.Config(create_app(state), host=args.host, port=args.port, log_level="warning",
-                            access_log=False, lifespan="off")
+                            access_log=False, lifespan="off", date_header=False)
     server = uvicorn.Server(config)
     host = f"[{args.host}]" if ":" in args.host else args.host
 

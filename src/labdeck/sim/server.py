@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
+from email.utils import format_datetime
 from typing import Any
 
 import uvicorn
@@ -41,6 +42,30 @@ class RawPathMiddleware:
             scope = dict(scope)
             scope["path"] = unquote(protected).replace("\x00", "%2F")
         await self.app(scope, receive, send)
+
+
+class DateMiddleware:
+    """``Date`` on every response, from the simulated clock: a real server's ``Date`` is on the
+    clock of its data, and clients measure ages and running times against it (uvicorn's own
+    ``Date`` header, from the machine's clock, is turned off)."""
+
+    def __init__(self, app: ASGIApp, state: SimState) -> None:
+        self.app = app
+        self.state = state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def dated(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                date = format_datetime(self.state.now(), usegmt=True).encode("latin-1")
+                headers = [(name, value) for name, value in message.get("headers", []) if name.lower() != b"date"]
+                message["headers"] = [*headers, (b"date", date)]
+            await send(message)
+
+        await self.app(scope, receive, dated)
 
 
 class ETagMiddleware:
@@ -116,6 +141,7 @@ def create_app(state: SimState) -> ASGIApp:
     app.state.sim = state
     wrapped: ASGIApp = ETagMiddleware(app)
     wrapped = faults.FaultMiddleware(wrapped, state)
+    wrapped = DateMiddleware(wrapped, state)
     return RawPathMiddleware(wrapped)
 
 
@@ -134,7 +160,7 @@ class SimServer:
         self.port = port or free_port(host)
         self.state.base_url = self.base_url
         config = uvicorn.Config(create_app(state), host=host, port=self.port, log_level="warning",
-                                access_log=False, lifespan="off")
+                                access_log=False, lifespan="off", date_header=False)
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
 
