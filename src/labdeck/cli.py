@@ -340,7 +340,8 @@ def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = Non
         read_only=bool(options.read_only or (profile and profile.read_only)),
         theme=options.theme or (profile.theme if profile else None) or config.ui.theme,
         keymap=dict(config.keymap), ca_file=tls.ca_file, insecure=options.insecure,
-        insecure_storage=resolution.insecure_storage,
+        insecure_storage=resolution.insecure_storage, start=profile.start if profile else "projects",
+        board=config.board, alerts=config.alerts,
     )
     problem = startup_check(session, tls)
     if problem is not None:

@@ -9,6 +9,7 @@ Example::
     theme = "ops-dark"          # optional
     read_only = false           # optional
     ca_file = "/etc/ssl/corp.pem"   # optional
+    start = "board"             # optional: the first screen, "projects" (default) or "board"
     token_store = "keyring"     # written by `labdeck login`: where the token is (never the token)
 
     [keymap]
@@ -74,6 +75,8 @@ class Profile:
     theme: str | None = None
     read_only: bool = False
     ca_file: str | None = None
+    start: str = "projects"
+    """The first screen: ``projects`` or ``board`` (the on-call board)."""
     token_store: str | None = None
     """Where ``labdeck login`` stored this profile's token: ``keyring``, ``encrypted``,
     ``insecure-file`` (the token itself is never in the config)."""
@@ -103,6 +106,9 @@ class BoardSettings:
     max_in_flight: int = 4
     """Requests the poller has in flight at once."""
 
+
+START_SCREENS = ("projects", "board")
+"""What a profile's ``start`` may name."""
 
 NOTIFY_FORMS = ("auto", "osc9", "osc777", "both")
 ALERT_CHANNELS = ("toast", "bell", "desktop", "title")
@@ -272,6 +278,11 @@ def _parse_profile(name: str, table: Any, problems: list[str]) -> Profile | None
                 problems.append(f"{where}.read_only: must be true or false, got {value!r}")
             else:
                 profile.read_only = value
+        elif key == "start":
+            if value not in START_SCREENS:
+                problems.append(f"{where}.start: must be one of {', '.join(START_SCREENS)}, got {value!r}")
+            else:
+                profile.start = value
         elif key == "token_store":
             if value not in TOKEN_STORES:
                 problems.append(f"{where}.token_store: must be one of {', '.join(TOKEN_STORES)}")
@@ -282,7 +293,7 @@ def _parse_profile(name: str, table: Any, problems: list[str]) -> Profile | None
                             "and run `labdeck login` (keyring) or set LABDECK_TOKEN")
         else:
             problems.append(f"{where}.{key}: unknown setting (expected url, theme, read_only, "
-                            "ca_file, token_store)")
+                            "ca_file, start, token_store)")
     return profile
 
 

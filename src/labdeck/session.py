@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from labdeck.config import AlertSettings, BoardSettings
 from labdeck.secret import Secret
 
 
@@ -34,3 +35,9 @@ class Session:
     demo: bool = False
     start_command: str | None = None
     """An optional ``:command`` to run at start (e.g. ``jobs group/project``)."""
+    start: str = "projects"
+    """The first screen: ``projects`` or ``board`` (a profile's ``start``)."""
+    board: BoardSettings = field(default_factory=BoardSettings)
+    """The on-call board's poller (``[board]``)."""
+    alerts: AlertSettings = field(default_factory=AlertSettings)
+    """Alert channels (``[alerts]``)."""

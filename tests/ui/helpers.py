@@ -10,11 +10,23 @@ from textual.worker import WorkerFailed
 from labdeck.ui.app import LabdeckApp
 
 
+def finite_workers(app: LabdeckApp) -> list[Any]:
+    """The app's workers except the shared poller, which runs as long as the app does."""
+    return [worker for worker in app.workers if worker.group != "watch-poller"]
+
+
+async def wait_for_workers(app: LabdeckApp) -> None:
+    """Wait until every worker but the poller finished (``wait_for_complete([])`` would wait for all)."""
+    workers = finite_workers(app)
+    if workers:
+        await app.workers.wait_for_complete(workers)
+
+
 async def settle(app: LabdeckApp, pilot: Any) -> None:
     """Wait until every worker finished (failed ones included) and the screen repainted."""
     for _ in range(3):
         with contextlib.suppress(WorkerFailed):
-            await app.workers.wait_for_complete()
+            await wait_for_workers(app)
         await pilot.pause()
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from textual.worker import WorkerFailed, WorkerState
 
 from labdeck.ui.app import LabdeckApp
+from tests.ui.helpers import finite_workers, wait_for_workers
 
 _BUSY = (WorkerState.PENDING, WorkerState.RUNNING)
 
@@ -16,9 +17,9 @@ async def settle(app: LabdeckApp, pilot: Any) -> None:
     """Wait until no worker runs and the screen processed its messages (stops as soon as quiet)."""
     for _ in range(6):
         with contextlib.suppress(WorkerFailed):
-            await app.workers.wait_for_complete()
+            await wait_for_workers(app)
         await pilot.pause()
-        if not any(worker.state in _BUSY for worker in app.workers):
+        if not any(worker.state in _BUSY for worker in finite_workers(app)):
             return
 
 

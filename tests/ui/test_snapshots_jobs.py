@@ -19,6 +19,7 @@ from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.log import TraceScreen
 from labdeck.ui.ui_state import UiState
+from tests.ui.helpers import wait_for_workers
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 SHOWN_HOST = "gitlab.example.test"
@@ -64,7 +65,7 @@ def build(jobs_snap_server: SimServer, tokens: dict[str, str], tmp_path: Path) -
 
 async def _settle(pilot: Any) -> None:
     for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
+        await wait_for_workers(pilot.app)
         await pilot.pause()
 
 

@@ -48,9 +48,16 @@ from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.terminal_filter import InertTextFilter
-from labdeck.ui.themes import DEFAULT_THEME, app_variable_defaults, load_theme_dirs, resolve_theme_name
+from labdeck.ui.themes import (
+    DEFAULT_THEME,
+    app_variable_defaults,
+    load_theme_dirs,
+    readable_theme,
+    resolve_theme_name,
+)
 from labdeck.ui.type_ahead import KeyOrder, KeysReleased, KeyTravelled
 from labdeck.ui.ui_state import UiState
+from labdeck.ui.watching import Watching
 from labdeck.ui.widgets.status_line import StatusLine
 
 SessionForProfile = Callable[[str], Session]
@@ -86,6 +93,7 @@ class LabdeckApp(SectionNavigation):
     CSS_PATH = "app.tcss"
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {ProjectJumpProvider, ScreenActionsProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("0", "switch_section('board')", "Board", id="app.section.board"),
         Binding("1", "switch_section('projects')", "Projects", id="app.section.projects"),
         Binding("2", "switch_section('jobs')", "Jobs", id="app.section.jobs"),
         Binding("3", "open_section('runners')", "Runners", id="app.section.runners"),
@@ -93,6 +101,7 @@ class LabdeckApp(SectionNavigation):
         Binding("5", "open_section('integrations')", "Integrations", id="app.section.integrations"),
         Binding("colon", "command_line", "Command", priority=True, id="app.command-line"),
         Binding("question_mark", "keys", "Keys", id="app.keys"),
+        Binding("exclamation_mark", "alerts", "Alerts", show=False, id="app.alerts"),
         Binding("ctrl+p", "command_palette", "Palette", show=False, id="app.palette"),
         Binding("escape", "back", "Back", show=False, id="app.back"),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit"),
@@ -133,6 +142,7 @@ class LabdeckApp(SectionNavigation):
         self._jobs_project: tuple[int, str] | None = None
         self._inert_text = InertTextFilter()
         self._keys = KeyOrder(self, super().on_event)
+        self._watching: Watching | None = None
         self.connection = ConnectionWatch(self._probe_user, self._back_online, self.set_timer)
         """Outages: one toast, retries with back-off, reloads once the server answers."""
         self.signed_out = False
@@ -151,6 +161,16 @@ class LabdeckApp(SectionNavigation):
     def client(self) -> ApiClient:
         """The API client (may be replaced after a sign-in; do not keep a reference)."""
         return self._client
+
+    @property
+    def watching(self) -> Watching:
+        """The shared poller, the watched set and alerts (started when the app mounts)."""
+        assert self._watching is not None, "the console is not mounted yet"
+        return self._watching
+
+    @watching.setter
+    def watching(self, value: Watching) -> None:
+        self._watching = value
 
     @property
     def instance_label(self) -> str:
@@ -196,6 +216,10 @@ class LabdeckApp(SectionNavigation):
         result = load_theme_dirs()
         for theme in result.loaded.values():
             self.register_theme(theme)
+        # Textual's own themes stay on offer only when the console's text is legible in them.
+        for name in list(self.available_themes):
+            if name not in result.loaded and not readable_theme(self.available_themes[name]):
+                self.unregister_theme(name)
         if result.failed:
             self.notify(result.failure_message(), title="Some theme files were skipped",
                         severity="warning", timeout=12, markup=False)
@@ -220,9 +244,13 @@ class LabdeckApp(SectionNavigation):
             # As early as possible, but after the saved history is back: a hang-up saves the state.
             self._install_signal_handlers()
         filters = saved.project_filters
+        self.watching = Watching(self, self.session, self.client, clock=self.clock)
+        self.watching.start()
         if "projects" not in self._modes:
             self.add_mode("projects", lambda: ProjectsScreen(filters=filters))
         await self.switch_mode("projects")
+        if self.session.start == "board":
+            await self.action_switch_section("board")
         # Once the start-up objects exist: keep them out of full GC passes, which otherwise pause
         # the console 100-150 ms while a busy log streams in (bench/bench_trace_view.py).
         self.call_after_refresh(freeze_start_up_objects)
@@ -234,6 +262,8 @@ class LabdeckApp(SectionNavigation):
 
     async def on_unmount(self) -> None:
         self.save_state()
+        if self._watching is not None:
+            self._watching.stop()
         if self._uninstall_signals is not None:
             with contextlib.suppress(Exception):
                 self._uninstall_signals()
@@ -406,6 +436,7 @@ class LabdeckApp(SectionNavigation):
             with contextlib.suppress(Exception):
                 await old.aclose()
         self._own_client = True
+        self.watching.replace_client(self._client)
         await self._who_am_i()
         reload = getattr(self.screen, "reload", None)
         if reload is not None:
@@ -472,6 +503,7 @@ class LabdeckApp(SectionNavigation):
             if theme is not None:
                 self.theme = theme
             self.known_projects.clear()
+            self.watching.replace_client(self._client)
             await self._reset_sections()
             await self._who_am_i()
 
@@ -525,12 +557,20 @@ class LabdeckApp(SectionNavigation):
 
         self.run_worker(run(), group="app-command", exit_on_error=False)
 
+    def action_alerts(self) -> None:
+        """``!``: the alerts that fired (and what is watched)."""
+        from labdeck.ui.screens.board.alerts import AlertLogScreen
+
+        if not isinstance(self.screen, AlertLogScreen):
+            self.push_screen(AlertLogScreen())
+
     def action_keys(self) -> None:
         """Show the keys of the current screen."""
         screen = self.screen
         if isinstance(screen, KeysScreen):
             return
-        title = getattr(screen, "section_title", type(screen).__name__)
+        title = getattr(screen, "section_title", None) or getattr(screen, "BINDING_GROUP_TITLE", None) or \
+            type(screen).__name__.removesuffix("Screen")
         self.push_screen(KeysScreen(title, screen.active_bindings))
 
 

@@ -35,6 +35,7 @@ from labdeck.api import ApiClient
 from labdeck.api.models import Project
 from labdeck.session import Session
 from labdeck.ui.formatting import Clock
+from labdeck.ui.watching import Watching
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,8 @@ class ConsoleApp(Protocol):
     current_user: str | None
     session: Session
     theme: str
+    watching: Watching
+    """The shared poller, the watched set and alerts (the board, the CI column, ``W``)."""
 
     # Textual's own App API, as far as commands use it through this interface.
     @property
@@ -121,6 +124,9 @@ class ConsoleApp(Protocol):
 
     async def show_projects(self, filters: dict[str, Any] | None = None) -> None:
         """Switch to the projects section (reloading it with ``filters`` when given)."""
+
+    def open_pipeline(self, project_id: int, project_path: str, pipeline_id: int) -> None:
+        """Show one pipeline's jobs."""
 
     def jump_to_project(self, project_id: int) -> None:
         """Show a project in the projects table."""

@@ -30,7 +30,11 @@ class SectionNavigation(App[int]):
         return True
 
     async def action_switch_section(self, name: str) -> None:
-        """Show a section (1 projects, 2 jobs of the last project opened)."""
+        """Show a section (0 the board, 1 projects, 2 jobs of the last project opened)."""
+        if name == "board" and "board" not in self._modes:
+            from labdeck.ui.screens.board.board import BoardScreen
+
+            self.add_mode("board", BoardScreen)
         if name == "jobs" and "jobs" not in self._modes:
             self.notify("Pick a project first: enter on a project, or :jobs <path>.", timeout=4)
             return
@@ -126,6 +130,12 @@ class SectionNavigation(App[int]):
         self.add_mode("jobs", lambda: JobsScreen(project_id=project_id, project_path=project_path))
         self._previous_modes.append(self.current_mode)
         await self.switch_mode("jobs")
+
+    def open_pipeline(self, project_id: int, project_path: str, pipeline_id: int) -> None:
+        """Show one pipeline's jobs (on top of the current screen)."""
+        from labdeck.ui.screens.jobs.list import JobsScreen
+
+        self.push_screen(JobsScreen(project_id, project_path, pipeline_id=pipeline_id))
 
     def remember_projects(self, projects: Iterable[Project]) -> None:
         """Note project paths for the palette and completion."""

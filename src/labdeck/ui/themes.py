@@ -27,6 +27,8 @@ from textual.color import Color, ColorParseError
 from textual.design import ColorSystem
 from textual.theme import Theme
 
+from labdeck.ui.theme_contrast import contrast_problems, readable
+
 DEFAULT_THEME = "labdeck-dark"
 
 _COLOUR_FIELDS = (
@@ -39,36 +41,90 @@ _TEXT_STYLE_WORDS = {"bold", "italic", "underline", "reverse", "dim", "strike", 
 APP_VARIABLES = (
     "ld-env-accent", "ld-env-accent-text", "ld-mode-write", "ld-mode-readonly", "ld-star",
     "ld-archived", "ld-warning-banner", "ld-table-header", "ld-table-cursor", "ld-table-cursor-text",
-    "ld-status-background", "ld-status-text",
+    "ld-status-background", "ld-status-text", "ld-match", "ld-match-text", "ld-current-match",
+    "ld-current-match-text", "ld-warning-banner-text", "ld-mode-write-text", "ld-mode-readonly-text",
+    "ld-text-warning", "ld-text-error", "ld-text-accent", "ld-text-muted",
     "job-success", "job-failed", "job-running", "job-pending", "job-canceled", "job-skipped", "job-manual",
 )
 """Variables the console's CSS uses on top of Textual's own (a theme may set any of them)."""
 
 
 def app_variable_defaults(theme: Theme) -> dict[str, str]:
-    """Values for :data:`APP_VARIABLES` derived from ``theme``'s colours (for themes that omit them)."""
+    """Values for :data:`APP_VARIABLES` derived from ``theme``'s colours (for themes that omit them),
+    each text colour made readable (4.5:1) on the background the console draws it on."""
     colours = theme.to_color_system().generate()
+    if theme.ansi:
+        # The terminal's own palette: colours are names the terminal resolves, nothing to adjust.
+        def on(name: str, background: Color | None = None) -> str:
+            return colours[name]
+
+        def on_both(name: str) -> str:
+            return colours[name]
+
+        def against(background: str) -> str:
+            return colours["foreground"]
+
+        surface = panel = None
+    else:
+        surface = Color.parse(colours["surface"])
+        panel = Color.parse(colours["panel"])
+
+        def on(name: str, background: Color | None = None) -> str:
+            assert background is not None
+            return readable(Color.parse(colours[name]), background).hex
+
+        def on_both(name: str) -> str:
+            # Readable on tables (surface) and on panels and the status line (panel).
+            assert surface is not None and panel is not None
+            behind = surface if name != "text-accent" else panel
+            colour = _opaque(colours[name], behind)
+            return readable(readable(colour, panel), surface).hex
+
+        def against(background: str) -> str:
+            return Color.parse(colours[background]).get_contrast_text(1.0).hex
+
     return {
         "ld-env-accent": colours["primary"],
-        "ld-env-accent-text": colours["text"] if "text" in colours else colours["foreground"],
+        "ld-env-accent-text": against("primary"),
         "ld-mode-write": colours["warning"],
         "ld-mode-readonly": colours["success"],
-        "ld-star": colours["warning"],
-        "ld-archived": colours["text-muted"],
+        "ld-star": on("warning", surface),
+        "ld-archived": on("foreground", surface),
         "ld-warning-banner": colours["warning"],
-        "ld-table-header": colours["foreground"],
+        "ld-warning-banner-text": against("warning"),
+        "ld-mode-write-text": against("warning"),
+        "ld-mode-readonly-text": against("success"),
+        "ld-text-warning": on_both("text-warning"),
+        "ld-text-error": on_both("text-error"),
+        "ld-text-accent": on_both("text-accent"),
+        "ld-text-muted": on_both("text-muted"),
+        "ld-table-header": on("foreground", surface),
         "ld-table-cursor": colours["primary"],
-        "ld-table-cursor-text": colours["foreground"],
+        "ld-table-cursor-text": against("primary"),
         "ld-status-background": colours["panel"],
-        "ld-status-text": colours["foreground"],
-        "job-success": colours["success"],
-        "job-failed": colours["error"],
-        "job-running": colours["primary"],
-        "job-pending": colours["warning"],
-        "job-canceled": colours["text-muted"],
-        "job-skipped": colours["text-muted"],
-        "job-manual": colours["accent"],
+        "ld-status-text": on("foreground", panel),
+        "ld-match": colours["warning"],
+        "ld-match-text": against("warning"),
+        "ld-current-match": colours["accent"],
+        "ld-current-match-text": against("accent"),
+        "job-success": on("success", surface),
+        "job-failed": on("error", surface),
+        "job-running": on("primary", surface),
+        "job-pending": on("warning", surface),
+        "job-canceled": on("foreground", surface),
+        "job-skipped": on("foreground", surface),
+        "job-manual": on("accent", surface),
     }
+
+
+def _opaque(value: str, behind: Color) -> Color:
+    """A colour of the colour system (possibly ``auto N%`` or see-through) as drawn on ``behind``."""
+    value = value.strip()
+    if value.startswith("auto"):
+        text = behind.get_contrast_text(float(value.removeprefix("auto").strip().rstrip("%") or 100) / 100)
+        return behind.blend(text.with_alpha(1.0), text.a)
+    colour = Color.parse(value)
+    return behind.blend(colour.with_alpha(1.0), colour.a) if colour.a < 1 else colour
 
 
 @lru_cache(maxsize=1)
@@ -146,7 +202,18 @@ def parse_theme(data: dict[str, object], path: Path) -> Theme:
     if problems:
         raise ThemeFileError(path, problems)
     kwargs["variables"] = variables
-    return Theme(**kwargs)  # type: ignore[arg-type]
+    theme = Theme(**kwargs)  # type: ignore[arg-type]
+    # Readability is part of validity: a theme whose text the console cannot show legibly is refused.
+    problems = contrast_problems(theme, app_variable_defaults(theme))
+    if problems:
+        raise ThemeFileError(path, problems)
+    return theme
+
+
+def readable_theme(theme: Theme) -> bool:
+    """True when every text colour the console uses is legible in ``theme`` (Textual's built-in
+    themes that are not are not offered)."""
+    return not contrast_problems(theme, app_variable_defaults(theme))
 
 
 def load_theme_file(path: Path) -> Theme:

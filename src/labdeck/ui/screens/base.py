@@ -73,9 +73,11 @@ class SectionScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         # priority: the filter must take the keys typed right after "/" (a terminal delivers "/web"
         # at once, before a normal binding would have moved the focus)
+        # First, so that the footer always shows it, even at 80 columns: every other key is in `?`.
+        Binding("question_mark", "app.keys", "Keys", id="section.keys"),
         Binding("slash", "start_filter", "Filter", priority=True, id="section.filter"),
-        Binding("ctrl+r", "reload", "Refresh", id="section.refresh"),
-        Binding("y", "copy", "Copy", id="section.copy"),
+        Binding("ctrl+r", "reload", "Refresh", show=False, id="section.refresh"),
+        Binding("y", "copy", "Copy", show=False, id="section.copy"),
         Binding("escape", "back", "Back", show=False, id="section.back"),
     ]
     DEFAULT_CSS = """
@@ -85,8 +87,8 @@ class SectionScreen(Screen[None]):
     SectionScreen > #bottom-bars > Footer { dock: none; }
     SectionScreen #title-section { text-style: bold; padding: 0 1; background: $ld-env-accent; color: $ld-env-accent-text; }
     SectionScreen #title-context { width: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
-    SectionScreen #title-filter { color: $text-accent; padding: 0 1 0 0; }
-    SectionScreen #title-counts { color: $text-muted; padding: 0 1 0 0; }
+    SectionScreen #title-filter { color: $ld-text-accent; padding: 0 1 0 0; }
+    SectionScreen #title-counts { color: $ld-text-muted; padding: 0 1 0 0; }
     """
 
     def __init__(self, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
@@ -169,7 +171,7 @@ class SectionScreen(Screen[None]):
         """Run ``work()`` in a worker of group ``<screen id or class>-<name>``: exclusive (a new one
         cancels the previous), cancelled when this screen closes, errors sent to the app's handler."""
         group = f"{self.id or type(self).__name__}-{name}"
-        return self.run_worker(work(), name=name, group=group, exclusive=exclusive, exit_on_error=False)
+        return self.run_worker(work, name=name, group=group, exclusive=exclusive, exit_on_error=False)
 
     @on(Worker.StateChanged)
     def _forward_worker_state(self, event: Worker.StateChanged) -> None:

@@ -71,9 +71,9 @@ class ConfirmScreen(HoldsTypeAhead, ModalScreen[bool]):
     }
     ConfirmScreen #title { text-style: bold; color: $text; width: 100%; }
     ConfirmScreen #message { margin: 1 0 0 0; width: 100%; }
-    ConfirmScreen #target { color: $text-muted; width: 100%; }
-    ConfirmScreen #typed-hint { margin: 1 0 0 0; color: $text-warning; }
-    ConfirmScreen #why-not { color: $text-warning; width: 100%; }
+    ConfirmScreen #target { color: $ld-text-muted; width: 100%; }
+    ConfirmScreen #typed-hint { margin: 1 0 0 0; color: $ld-text-warning; }
+    ConfirmScreen #why-not { color: $ld-text-warning; width: 100%; }
     ConfirmScreen #why-not.-hidden { display: none; }
     ConfirmScreen #buttons { height: auto; margin: 1 0 0 0; align-horizontal: right; }
     ConfirmScreen Button { margin: 0 0 0 2; min-width: 12; }

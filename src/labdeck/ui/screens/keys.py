@@ -28,7 +28,7 @@ class KeysScreen(ModalScreen[None]):
         border: thick $primary; background: $surface; padding: 0 1;
     }
     KeysScreen #title { text-style: bold; width: 100%; padding: 0 1; }
-    KeysScreen #hint { color: $text-muted; width: 100%; padding: 0 1; }
+    KeysScreen #hint { color: $ld-text-muted; width: 100%; padding: 0 1; }
     """
 
     def __init__(self, title: str, bindings: dict[str, ActiveBinding]) -> None:

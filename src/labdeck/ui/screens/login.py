@@ -36,8 +36,8 @@ class LoginScreen(HoldsTypeAhead, ModalScreen[Secret | None]):
         border: thick $warning; background: $surface; padding: 1 2;
     }
     LoginScreen #title { text-style: bold; width: 100%; }
-    LoginScreen #why { color: $text-muted; width: 100%; margin: 0 0 1 0; }
-    LoginScreen #error { color: $text-error; width: 100%; height: auto; }
+    LoginScreen #why { color: $ld-text-muted; width: 100%; margin: 0 0 1 0; }
+    LoginScreen #error { color: $ld-text-error; width: 100%; height: auto; }
     LoginScreen #buttons { height: auto; align-horizontal: right; margin: 1 0 0 0; }
     LoginScreen Button { margin: 0 0 0 2; }
     """

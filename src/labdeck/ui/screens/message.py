@@ -17,6 +17,13 @@ class MessageScreen(ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,enter", "close", "Close", id="message.close"),
+        # The focus is on OK: these keys scroll a long text all the same (``:help``).
+        Binding("down,j", "scroll_body(1)", "Down", show=False, id="message.down"),
+        Binding("up,k", "scroll_body(-1)", "Up", show=False, id="message.up"),
+        Binding("pagedown,space", "scroll_body(10)", "Page down", show=False, id="message.page-down"),
+        Binding("pageup", "scroll_body(-10)", "Page up", show=False, id="message.page-up"),
+        Binding("home,g", "scroll_body(-100000)", "Top", show=False, id="message.top"),
+        Binding("end,G", "scroll_body(100000)", "Bottom", show=False, id="message.bottom"),
     ]
     DEFAULT_CSS = """
     MessageScreen { align: center middle; background: $background 60%; }
@@ -26,7 +33,7 @@ class MessageScreen(ModalScreen[None]):
     }
     MessageScreen.-info > #dialog { border: thick $primary; }
     MessageScreen #title { text-style: bold; width: 100%; }
-    MessageScreen #body { height: auto; max-height: 16; margin: 1 0; }
+    MessageScreen #body { height: auto; max-height: 70vh; margin: 1 0; }
     MessageScreen #buttons { height: auto; align-horizontal: right; }
     """
 
@@ -48,6 +55,11 @@ class MessageScreen(ModalScreen[None]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(None)
+
+    def action_scroll_body(self, lines: int) -> None:
+        """Scroll the text by ``lines`` (negative: up)."""
+        body = self.query_one("#body", VerticalScroll)
+        body.scroll_to(y=max(0, body.scroll_y + lines), animate=False)
 
     def action_close(self) -> None:
         """Close the dialog."""

@@ -99,7 +99,7 @@ class FormScreen(HoldsTypeAhead, ModalScreen[Any]):
         border: thick $ld-env-accent; background: $surface; padding: 0 1;
     }
     FormScreen #form-title { text-style: bold; width: 100%; }
-    FormScreen #form-target { color: $text-muted; width: 100%; }
+    FormScreen #form-target { color: $ld-text-muted; width: 100%; }
     FormScreen #fields { height: auto; max-height: 60vh; margin: 1 0 0 0; }
     FormScreen .form-row { height: auto; width: 100%; margin: 0 0 0 0; }
     FormScreen .form-label { width: 28; padding: 0 1 0 0; text-wrap: nowrap; text-overflow: ellipsis; }
@@ -113,10 +113,10 @@ class FormScreen(HoldsTypeAhead, ModalScreen[Any]):
     FormScreen Select.form-widget:focus > SelectCurrent { background: $primary 30%; }
     FormScreen TextArea.form-widget { height: 5; border: none; background: $boost; }
     FormScreen TextArea.form-widget:focus { background: $primary 20%; }
-    FormScreen .form-help { color: $text-muted; padding: 0 0 0 28; width: 100%; }
-    FormScreen .form-error { color: $text-error; padding: 0 0 0 28; width: 100%; display: none; }
+    FormScreen .form-help { color: $ld-text-muted; padding: 0 0 0 28; width: 100%; }
+    FormScreen .form-error { color: $ld-text-error; padding: 0 0 0 28; width: 100%; display: none; }
     FormScreen .form-error.-shown { display: block; }
-    FormScreen #form-message { color: $text-error; width: 100%; display: none; }
+    FormScreen #form-message { color: $ld-text-error; width: 100%; display: none; }
     FormScreen #form-message.-shown { display: block; }
     FormScreen #form-buttons { height: auto; align-horizontal: right; }
     FormScreen #form-buttons Button { margin: 0 0 0 2; min-width: 10; }

@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from labdeck.tail.errors import ErrorFinder, ErrorIndex
 from labdeck.tail.lines import LineIndex
 from labdeck.tail.search import visible
 from labdeck.tail.sections import Section
@@ -23,6 +24,7 @@ class TraceDocument:
         self.first_error: int | None = None
         """First error line, once a search for it ran (marks the failed section)."""
         self.job_failed = False
+        self._errors = ErrorFinder()
 
     def __len__(self) -> int:
         return len(self.index)
@@ -49,6 +51,7 @@ class TraceDocument:
         """Forget every line."""
         self.index.reset()
         self.first_error = None
+        self._errors = ErrorFinder()
 
     def close(self) -> None:
         """Release the spooled files."""
@@ -140,9 +143,21 @@ class TraceDocument:
         if len(self.index) > complete:
             yield complete, self.index.line(complete) + "\n"
 
+    def errors(self) -> ErrorIndex:
+        """The real error lines so far (compiler, test runner, traceback … before the runner's own
+        ``ERROR: Job failed``), scanning only the lines not scanned yet: call it in a thread."""
+        complete = self.index.complete_lines
+        step = 50_000
+        while self._errors.lines_seen < complete:
+            start = self._errors.lines_seen
+            self._errors.feed_lines(self.index.lines(start, min(complete, start + step)))
+        found = self._errors.index
+        self.first_error = found.first.index if found.first is not None else None
+        return found
+
     def find_first_error(self) -> int | None:
-        """Scan for the first line that looks like an error; remembered in :attr:`first_error`."""
-        self.first_error = self.index.first_error_line()
+        """The first error line (see :meth:`errors`); remembered in :attr:`first_error`."""
+        self.errors()
         return self.first_error
 
     def save(self, path: Path, *, raw: bool = False) -> int:

@@ -28,14 +28,14 @@ class StatusLine(Horizontal):
     StatusLine > Label { height: 1; padding: 0 1 0 0; }
     StatusLine #status-profile { background: $ld-env-accent; color: $ld-env-accent-text; text-style: bold; padding: 0 1; }
     StatusLine #status-instance { width: 1fr; padding: 0 1; text-overflow: ellipsis; text-wrap: nowrap; }
-    StatusLine #status-source { color: $text-muted; }
+    StatusLine #status-source { color: $ld-text-muted; }
     StatusLine #status-mode { text-style: bold; padding: 0 1; }
-    StatusLine #status-mode.-read-only { background: $ld-mode-readonly; color: $background; }
-    StatusLine #status-mode.-write { background: $ld-mode-write; color: $background; }
-    StatusLine #status-health.-reconnecting { color: $text-warning; text-style: bold; }
-    StatusLine #status-health.-error { color: $text-error; text-style: bold; }
-    StatusLine #status-age.-stale { color: $text-warning; }
-    StatusLine #status-warning { background: $ld-warning-banner; color: $background; text-style: bold; padding: 0 1; }
+    StatusLine #status-mode.-read-only { background: $ld-mode-readonly; color: $ld-mode-readonly-text; }
+    StatusLine #status-mode.-write { background: $ld-mode-write; color: $ld-mode-write-text; }
+    StatusLine #status-health.-reconnecting { color: $ld-text-warning; text-style: bold; }
+    StatusLine #status-health.-error { color: $ld-text-error; text-style: bold; }
+    StatusLine #status-age.-stale { color: $ld-text-warning; }
+    StatusLine #status-warning { background: $ld-warning-banner; color: $ld-warning-banner-text; text-style: bold; padding: 0 1; }
     StatusLine #status-warning.-hidden { display: none; }
     """
 
@@ -52,6 +52,7 @@ class StatusLine(Horizontal):
         self.stale_after: float = self.STALE_AFTER_SECONDS
         """Seconds after which the data counts as stale: twice the screen's refresh interval."""
         self._shown: dict[str, str] = {}
+        self._freshness: tuple[str, bool] | None = None
 
     def compose(self) -> ComposeResult:
         yield Label("", id="status-profile", markup=False)
@@ -76,6 +77,10 @@ class StatusLine(Horizontal):
         self._shown[name] = text
         label = self.query_one(f"#status-{name}", Label)
         label.update(Text(text), layout=previous is None or cell_len(previous) != cell_len(text))
+
+    def show_freshness(self, label: str, stale: bool) -> None:
+        """Data that a poller keeps current (the board): its own age label and staleness."""
+        self._freshness = (label, stale)
 
     def update_status(self) -> None:
         """Re-read the app's state and the screen's data age."""
@@ -106,10 +111,14 @@ class StatusLine(Horizontal):
         health = self.query_one("#status-health", Label)
         health.set_class(info.health == "reconnecting", "-reconnecting")
         health.set_class(info.health not in ("ok", "reconnecting"), "-error")
-        loaded_at = self.data_loaded_at
-        seconds = None if loaded_at is None else (info.now - loaded_at).total_seconds()
-        self._set("age", f"data {age(seconds)}" if seconds is not None else "data —")
-        stale = seconds is not None and seconds > self.stale_after
+        if self._freshness is not None:
+            text, stale = self._freshness
+        else:
+            loaded_at = self.data_loaded_at
+            seconds = None if loaded_at is None else (info.now - loaded_at).total_seconds()
+            text = f"data {age(seconds)}" if seconds is not None else "data —"
+            stale = seconds is not None and seconds > self.stale_after
+        self._set("age", text)
         self.query_one("#status-age", Label).set_class(stale, "-stale")
         self._set("warning", "⚠ token in plaintext file" if info.insecure_storage else "")
         self.query_one("#status-warning", Label).set_class(not info.insecure_storage, "-hidden")

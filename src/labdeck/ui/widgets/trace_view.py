@@ -65,15 +65,15 @@ class TraceView(ScrollView, can_focus=True):
         overflow-x: auto;
         height: 1fr;
         &:focus { background-tint: $foreground 3%; }
-        & > .trace-view--gutter { color: $text-muted; }
+        & > .trace-view--gutter { color: $ld-text-muted; }
         & > .trace-view--cursor { background: $boost; }
         & > .trace-view--fold { color: $accent; text-style: bold; }
-        & > .trace-view--duration { color: $text-muted; }
-        & > .trace-view--match { background: $warning 60%; color: $text; }
-        & > .trace-view--current-match { background: $accent; color: $text; text-style: bold; }
-        & > .trace-view--failed { color: $text-error; text-style: bold; }
-        & > .trace-view--long { color: $text-warning; text-style: bold; }
-        & > .trace-view--error-line { background: $error 30%; }
+        & > .trace-view--duration { color: $ld-text-muted; }
+        & > .trace-view--match { background: $ld-match; color: $ld-match-text; }
+        & > .trace-view--current-match { background: $ld-current-match; color: $ld-current-match-text; text-style: bold; }
+        & > .trace-view--failed { color: $ld-text-error; text-style: bold; }
+        & > .trace-view--long { color: $ld-text-warning; text-style: bold; }
+        & > .trace-view--error-line { text-style: bold underline; }
     }
     """
     BINDINGS = [
@@ -311,9 +311,16 @@ class TraceView(ScrollView, can_focus=True):
         super().watch_scroll_y(old_value, new_value)
         if self._adjusting:
             return
-        if new_value < old_value and self.following:
+        # Only a scroll that leaves the bottom pauses: a taller window (a resize, a tmux reattach)
+        # also lowers scroll_y, but to the new bottom, and following must go on.
+        if new_value < old_value and self.following and new_value < self.max_scroll_y:
             self.following = False
             self._changed()
+
+    def on_resize(self) -> None:
+        """A resize keeps a following view at the bottom."""
+        if self.following:
+            self.call_after_refresh(self._scroll_to_end)
 
     def set_following(self, following: bool) -> None:
         """Resume (True) or pause (False) following new output."""

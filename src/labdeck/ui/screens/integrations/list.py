@@ -79,10 +79,10 @@ def integration_settings(slug: str, values: dict[str, Any]) -> dict[str, Any]:
 def state_text(app: App[Any], slug: str, integration: Any) -> Any:
     """``active`` / ``inactive`` / ``deprecated`` coloured through the theme."""
     if integration is None:
-        return coloured(app, "deprecated" if slug in DEPRECATED else "unavailable", "text-muted")
+        return coloured(app, "deprecated" if slug in DEPRECATED else "unavailable", "ld-text-muted")
     if integration.active:
         return coloured(app, "active", "success", bold=True)
-    return coloured(app, "inactive", "text-muted")
+    return coloured(app, "inactive", "ld-text-muted")
 
 
 class IntegrationActions:

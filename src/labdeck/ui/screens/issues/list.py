@@ -157,7 +157,7 @@ class IssuesScreen(IssueActions, TableSectionScreen):
     def _row(self, issue: Issue, now: datetime) -> TableRow:
         reference = (f"#{issue.iid}" if self.project_id is not None
                      else f"{issue_project_path(self.console_app, issue)}#{issue.iid}")
-        state = coloured(self.app, issue.state or "—", "success" if issue.state == "opened" else "text-muted")
+        state = coloured(self.app, issue.state or "—", "job-success" if issue.state == "opened" else "ld-text-muted")
         title = Text(clean(issue.title))
         if issue.confidential:
             title = Text.assemble(coloured(self.app, "[confidential] ", "warning"), title)

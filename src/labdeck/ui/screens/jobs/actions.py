@@ -8,6 +8,7 @@ the user sees its real state.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from labdeck.api.models import Job
 from labdeck.ui.console import console_app
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.widgets.dialogs import DownloadProgressDialog, PathDialog, default_download_dir
+from labdeck.watch import WatchTarget
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,19 @@ ACTIONS = {
     "keep": JobAction("keep_artifacts", "Keep artifacts",
                       "Keep this job's artifacts (they will no longer expire)?", "artifacts kept"),
 }
+
+RETRYABLE = frozenset({"success", "failed", "canceled"})
+CANCELABLE = frozenset({"created", "pending", "running", "preparing", "waiting_for_resource", "scheduled", "manual"})
+
+APPLIES_TO: dict[str, Callable[[Job], bool]] = {
+    "cancel_job": lambda job: job.status in CANCELABLE,
+    "retry_job": lambda job: job.status in RETRYABLE,
+    "play_job": lambda job: job.status == "manual",
+    "erase_job": lambda job: job.status in RETRYABLE | {"skipped"},
+    "keep_artifacts": lambda job: bool(job.artifacts_file or job.artifacts),
+}
+"""Which jobs each action applies to (wire-facts §4.3): a key that cannot apply is not offered."""
+
 
 MUTATING_ACTIONS = frozenset(
     {"cancel_job", "retry_job", "play_job", "erase_job", "keep_artifacts"}
@@ -84,9 +99,15 @@ class JobActionsMixin:
         return console_app(self._screen.app).read_only or self.client.read_only
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide mutating bindings in read-only mode."""
+        """Hide mutating bindings in read-only mode, and the ones the selected job cannot take
+        (``r`` on a running job, ``p`` on one that is not manual …)."""
         if action in MUTATING_ACTIONS and self._read_only():
             return False
+        applies = APPLIES_TO.get(action)
+        if applies is not None:
+            job = self.selected_job()
+            if job is None or not applies(job):
+                return False
         return True
 
     def job_url(self, job: Job) -> str:
@@ -180,6 +201,16 @@ class JobActionsMixin:
         self.request_job_action("keep")
 
     # -- read-only actions --------------------------------------------------------------------
+
+    def action_alert_job(self) -> None:
+        """``W``: alert when the job finishes or fails (a retry of it counts); again: stop."""
+        job = self.selected_job()
+        if job is None:
+            return
+        target = WatchTarget.for_job(self.project_id, self.project_path, job)
+        on = console_app(self._screen.app).watching.toggle_alert(target)
+        self._notify(f"{'Alert when' if on else 'No more alerts for'} job #{job.id} {job.name or ''}"
+                     f"{' finishes or fails.' if on else '.'}")
 
     def action_copy_url(self) -> None:
         """Copy the job's URL to the clipboard (OSC 52 through the terminal)."""

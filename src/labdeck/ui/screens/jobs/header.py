@@ -92,6 +92,8 @@ class TraceHeader(Static):
         }.get(status) or theme_colour(app, "warning")
         text.append(" · ")
         text.append(clean(status), style=Style(color=color, bold=True))
+        if job.failure_reason:
+            text.append(f" ({clean(job.failure_reason)})", style=Style(color=color))
         shown = duration if duration is not None else job.duration
         text.append(f" · {format_duration(shown)} · {clean(runner_label(job))}")
         flags = [name for name, on in (("wrap", wrap), ("raw", raw)) if on]

@@ -52,6 +52,7 @@ class JobsScreen(JobActionsMixin, SectionScreen):
         Binding("d", "download_artifacts", "Download", id="jobs.download",
                 tooltip="Download the artifacts archive or one file of it"),
         Binding("s", "filter_status", "Status", id="jobs.status", tooltip="Filter by statuses"),
+        Binding("W", "alert_job", "Alert", id="jobs.alert", tooltip="Alert when the job finishes or fails"),
         Binding("v", "cycle_group", "View", id="jobs.group",
                 tooltip="View: flat list, grouped by pipeline, by pipeline and stage"),
     ]
@@ -88,7 +89,11 @@ another screen is on top). Rows whose status just changed are highlighted.
         self._suspended = False
         self._refresh_state = "loading…"
         self._select_after_refresh: int | None = None
+        self._pinned: int | None = None
+        """A job shown whatever the filters say (the new job of a retry) until they change."""
         self._last_scope: list[str] | None = None
+        self._version: str | None = None
+        """Identifies the job list on screen (None: nothing shown yet)."""
 
     def compose_content(self) -> ComposeResult:
         yield JobsHeader(id="jobs-header")
@@ -150,14 +155,25 @@ another screen is on top). Rows whose status just changed are highlighted.
             self._schedule_next()
 
     async def _fetch_jobs(self) -> list[Job] | None:
-        """The job list, or None when the server said nothing changed (conditional request)."""
+        """The job list, or None when the server said nothing changed (conditional requests:
+        an unchanged list is not even parsed)."""
         scope = sorted(self.job_filter.statuses) or None
-        paginator = self.client.jobs.list(self.project_id, scope=scope, pipeline_id=self.pipeline_id,
-                                          conditional=True)
-        jobs = await paginator.all()
-        if paginator.changed is False and scope == self._last_scope and not self._changed_at:
-            return None
+        since = self._version if scope == self._last_scope else None
+        result = await self.client.jobs.list(self.project_id, scope=scope, pipeline_id=self.pipeline_id,
+                                             since=since).poll()
         self._last_scope = scope
+        self._version = result.etag
+        pinned = self._pinned
+        if not result.changed or result.value is None:
+            if pinned is None:
+                # Highlights of changed rows still have to fade.
+                return list(self.jobs) if self._changed_at else None
+            jobs = [job for job in self.jobs if job.id != pinned]
+        else:
+            jobs = list(result.value)
+        if pinned is not None and all(job.id != pinned for job in jobs):
+            # The status filter hides it on the server's side: read it on its own.
+            jobs.append(await self.client.jobs.get(self.project_id, pinned))
         return jobs
 
     def _apply_jobs(self, jobs: Sequence[Job]) -> None:
@@ -176,8 +192,12 @@ another screen is on top). Rows whose status just changed are highlighted.
         self._refresh_state = f"live · every {interval:g}s"
         self._redraw()
 
+    def _shown(self) -> list[Job]:
+        """The jobs the filters let through, and the pinned one."""
+        return [job for job in self.jobs if self.job_filter.matches(job) or job.id == self._pinned]
+
     def _redraw(self) -> None:
-        visible = [job for job in self.jobs if self.job_filter.matches(job)]
+        visible = self._shown()
         table = self.query_one(JobTable)
         table.show_jobs(visible, changed=set(self._changed_at), group_mode=self.group_mode)
         if self._select_after_refresh is not None and table.select_job(self._select_after_refresh):
@@ -187,7 +207,7 @@ another screen is on top). Rows whose status just changed are highlighted.
     def _update_header(self) -> None:
         pipeline = f" · pipeline #{self.pipeline_id}" if self.pipeline_id is not None else ""
         self.context_text = f"{self.project_path}{pipeline} · {self._refresh_state}"
-        visible = [job for job in self.jobs if self.job_filter.matches(job)]
+        visible = self._shown()
         self.query_one(JobsHeader).show(jobs=visible, job_filter=self.job_filter, group_mode=self.group_mode)
         self.update_title()
 
@@ -212,6 +232,7 @@ another screen is on top). Rows whose status just changed are highlighted.
         """Show the outcome at once: refresh, and select the new job after a retry."""
         if action == "retry":
             self._select_after_refresh = job.id
+            self._pinned = job.id
         self.refresh_jobs()
 
     # Navigation and filters ---------------------------------------------------------------------
@@ -224,6 +245,11 @@ another screen is on top). Rows whose status just changed are highlighted.
         """``y`` copies the job's web address."""
         job = self.selected_job()
         return self.job_url(job) if job is not None else None
+
+    @on(JobTable.RowHighlighted)
+    def _row_highlighted(self) -> None:
+        # The keys on offer follow the job under the cursor (no "r" on a running job).
+        self.refresh_bindings()
 
     @on(JobTable.RowSelected)
     def _row_selected(self, event: JobTable.RowSelected) -> None:
@@ -256,12 +282,14 @@ another screen is on top). Rows whose status just changed are highlighted.
     def set_status_filter(self, statuses: frozenset[str]) -> None:
         """List only jobs with these statuses (none = all); asks the server again."""
         self.job_filter = dataclasses.replace(self.job_filter, statuses=frozenset(statuses))
+        self._pinned = None
         self._update_header()
         self.refresh_jobs()
 
     def apply_filter(self, text: str) -> None:
         """The ``/`` field: words matching any column, ``stage:NAME`` … (client side, no request)."""
         self.job_filter = JobFilter.parse(text, self.job_filter.statuses)
+        self._pinned = None
         if self.is_mounted:
             self._redraw()
 

@@ -29,6 +29,8 @@ INGEST_PIECE = 32 * 1024
 SLICE_SECONDS = 0.015
 """Indexing runs at most this long before the event loop gets a turn (keys, repaints)."""
 PAUSE_SECONDS = 0.001
+OUTAGE_AFTER_FAILURES = 3
+"""Log reads failing in a row before the header speaks of a disconnection (one is "retrying")."""
 """The turn: a real sleep, so every message already queued (a key…) is handled, not just one."""
 
 
@@ -41,10 +43,14 @@ class TraceScreen(JobActionsMixin, Screen[None]):
     TraceScreen #search.visible { display: block; }
     """
     BINDINGS = [
+        Binding("question_mark", "app.keys", "Keys", id="trace.keys"),
         Binding("slash", "search", "Search", id="trace.search", tooltip="Search the log"),
         Binding("n", "next_match", "Next", id="trace.next", tooltip="Next match"),
         Binding("N", "previous_match", "Prev", id="trace.previous", tooltip="Previous match"),
-        Binding("e", "first_error", "Error", id="trace.error", tooltip="Jump to the first error"),
+        Binding("e", "next_error", "Error", id="trace.error",
+                tooltip="The next real error line (compiler, tests, traceback …); the first one at first"),
+        Binding("E", "previous_error", "Prev error", show=False, id="trace.previous-error",
+                tooltip="The previous error line"),
         Binding("w", "toggle_wrap", "Wrap", id="trace.wrap", tooltip="Wrap long lines"),
         Binding("v", "toggle_raw", "Raw", id="trace.raw",
                 tooltip="Show the raw text with control sequences made visible"),
@@ -52,13 +58,16 @@ class TraceScreen(JobActionsMixin, Screen[None]):
         Binding("c", "cancel_job", "Cancel", id="trace.cancel", tooltip="Cancel the job"),
         Binding("r", "retry_job", "Retry", id="trace.retry", tooltip="Retry the job"),
         Binding("y", "copy_url", "Copy URL", id="trace.copy_url", show=False),
+        Binding("W", "alert_job", "Alert", id="trace.alert", tooltip="Alert when the job finishes or fails"),
         Binding("escape,q", "back", "Back", id="trace.back"),
     ]
     HELP = """
 ## Job log
 Follows a running job live. Scrolling up pauses following; **end**/**G** resumes.
 
-- **/** search · **n**/**N** next/previous match · **e** first error
+- **/** search · **n**/**N** next/previous match · **e**/**E** next/previous error line (compiler
+  `error:`, pytest `E`/`FAILED`, tracebacks, `npm ERR!`, Go `--- FAIL`, Rust `error[`, `fatal:`;
+  the runner's own `ERROR: Job failed` only when nothing else failed)
 - **enter**/**t** fold the section · **z**/**Z** fold/unfold all
 - **w** wrap · **v** raw view (what was stripped, made visible) · **S** save the log
 - **c** cancel · **r** retry · **y** copy the job URL
@@ -74,6 +83,10 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         self.job = job
         self.live = False
         self.note = ""
+        self.error_position = ""
+        """``error 2/5`` once ``e`` was used."""
+        self.read_failures = 0
+        """Log reads that failed in a row (one is "retrying", several an outage)."""
         self.finished_reading = False
         self.follower: TraceFollower | None = None
         """The current reader of the log (its ``stats`` say what following cost)."""
@@ -120,6 +133,7 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
             job = job.model_copy(update={"pipeline": self.job.pipeline})
         self.job = job
         self.view.document.job_failed = job.status == "failed"
+        self.refresh_bindings()
         self._update_header()
 
     def _update_header(self) -> None:
@@ -135,7 +149,8 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
                 search = f"/{view.search_term} {ordinal}/{view.match_total}"
         self.query_one(TraceHeader).show(
             job=self.job, live=self.live, following=view.following, pending_lines=view.pending_lines,
-            wrap=view.wrap, raw=view.raw, note=self.note, search=search, duration=self._running_for(),
+            wrap=view.wrap, raw=view.raw, note=" · ".join(part for part in (self.error_position, self.note) if part),
+            search=search, duration=self._running_for(),
         )
 
     def _running_for(self) -> float | None:
@@ -144,7 +159,8 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         started = self.job.started_at
         if started is None or self.job.status != "running":
             return None
-        return max(0.0, (console_app(self.app).clock() - started).total_seconds())
+        # The server's time, not this machine's: a skewed local clock would show hours of running.
+        return max(0.0, (console_app(self.app).watching.server_now() - started).total_seconds())
 
     def _tick_running_time(self) -> None:
         """Once a second: the running time in the header moves."""
@@ -181,14 +197,21 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         kind = event.kind
         if kind == "data":
             self.note = ""
+            self.read_failures = 0
             await self._ingest(event.data)
         elif kind == "reset":
             self.view.reset(f"— {event.message} —")
         elif kind == "status":
+            self.read_failures = 0
+            self.note = ""
             self.live = event.status not in FINISHED_STATUSES
             await self._refresh_job()
         elif kind == "error":
-            self.note = f"disconnected: {event.message} – retrying"
+            # One failed read is a hiccup: say "retrying". Only reads failing in a row for a while
+            # are an outage worth the word (the data on screen stays, the follower keeps trying).
+            self.read_failures += 1
+            self.note = "retrying…" if self.read_failures < OUTAGE_AFTER_FAILURES else \
+                f"disconnected ({self.read_failures} reads failed) – retrying"
         elif kind == "end":
             self.live = False
             await self._refresh_job()
@@ -285,18 +308,37 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         await asyncio.to_thread(self.view.document.find_first_error)
         self.view.refresh_sections()
 
-    @work(exclusive=True, group="trace-search", exit_on_error=False, description="Find the first error")
-    async def action_first_error(self) -> None:
-        """Jump to the first line that looks like an error."""
+    def action_next_error(self) -> None:
+        """The next error line after the cursor (the first one when none is shown yet)."""
+        self._go_to_error(backwards=False)
+
+    def action_previous_error(self) -> None:
+        """The error line before the cursor."""
+        self._go_to_error(backwards=True)
+
+    @work(exclusive=True, group="trace-search", exit_on_error=False, description="Find error lines")
+    async def _go_to_error(self, *, backwards: bool) -> None:
         view = self.view
-        found = await asyncio.to_thread(view.document.find_first_error)
-        if found is None:
+        errors = await asyncio.to_thread(view.document.errors)
+        if not errors:
             self.notify("No error line in this log.", severity="information")
             return
+        current = view.error_line
+        if current is None:
+            found = errors.first if not backwards else None
+        elif backwards:
+            found = errors.previous_before(current)
+        else:
+            found = errors.next_after(current)
+        if found is None:
+            self.notify("No other error line that way.", timeout=2)
+            return
         view.following = False
-        view.error_line = found
-        view.move_cursor_to(found, center=True)
+        view.error_line = found.index
+        view.move_cursor_to(found.index, center=True)
         view.refresh()
+        position = next((number for number, match in enumerate(errors, 1) if match.index == found.index), 0)
+        self.error_position = f"error {position}/{len(errors)}"
         self._update_header()
 
     # -- display options ----------------------------------------------------------------------
@@ -334,10 +376,14 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         self.notify(f"Saved {count:,} lines to {path}.", markup=False)
 
     def action_back(self) -> None:
-        """Close the search box, else leave the log."""
+        """Close the search box, else clear the search, else leave the log."""
         box = self.query_one("#search", Input)
         if box.has_class("visible"):
             box.remove_class("visible")
             self.view.focus()
+            return
+        if self.view.search_term:
+            self.view.set_search("")
+            self._update_header()
             return
         self.app.pop_screen()

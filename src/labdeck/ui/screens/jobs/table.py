@@ -20,6 +20,7 @@ from labdeck.ui.console import console_app
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.formatting import size as format_size
 from labdeck.ui.widgets.form import clean, theme_colour
+from labdeck.ui.widgets.status_colours import STATUS_THEME_KEYS
 
 ACTIVE_STATUSES = JobStatus.ACTIVE | {JobStatus.CREATED, JobStatus.SCHEDULED, "started"}
 """Statuses that can still change without anyone pressing a key (drives the fast refresh);
@@ -51,13 +52,15 @@ COLUMNS: tuple[JobColumn, ...] = (
     JobColumn("user", "User", 12),
     JobColumn("created", "Created"),
     JobColumn("runner", "Runner", 18),
+    JobColumn("reason", "Failure reason", 20),
     JobColumn("artifacts", "Artifacts", 10),
 )
 """Every column, in order, on a terminal of :data:`FULL_FROM` columns or more. Start and finish
 times are in the job's record (the log viewer's header shows the duration); the table shows ages."""
 
-MEDIUM_COLUMNS: tuple[JobColumn, ...] = tuple(column for column in COLUMNS if column.key != "user")
-"""From :data:`MEDIUM_FROM` columns (120 included): all but the user (``/user:NAME`` still filters)."""
+MEDIUM_COLUMNS: tuple[JobColumn, ...] = tuple(column for column in COLUMNS if column.key not in ("user", "artifacts"))
+"""From :data:`MEDIUM_FROM` columns (120 included): all but the user (``/user:NAME`` still filters)
+and the artifacts (the job's record has them; ``d`` downloads)."""
 
 NARROW_COLUMNS: tuple[JobColumn, ...] = (
     JobColumn("id", "ID"),
@@ -81,18 +84,6 @@ def columns_for(width: int) -> tuple[JobColumn, ...]:
     return MEDIUM_COLUMNS if width >= MEDIUM_FROM else NARROW_COLUMNS
 
 
-_STATUS_THEME_KEYS = {
-    "success": ("job-success", "success"),
-    "failed": ("job-failed", "error"),
-    "running": ("job-running", "primary"),
-    "pending": ("job-pending", "warning"),
-    "created": ("job-pending", "warning"),
-    "preparing": ("job-pending", "warning"),
-    "waiting_for_resource": ("job-pending", "warning"),
-    "canceled": ("job-canceled", "text-muted"),
-    "skipped": ("job-skipped", "text-muted"),
-    "manual": ("job-manual", "accent"),
-}
 
 
 def pipeline_id(job: Job) -> int | None:
@@ -147,7 +138,7 @@ def user_label(job: Job) -> str:
     return (job.user.username if job.user is not None else None) or "—"
 
 
-_FILTER_KEYS = ("status", "stage", "name", "ref", "user", "runner", "id")
+_FILTER_KEYS = ("status", "stage", "name", "ref", "user", "runner", "reason", "id")
 """``key:value`` words the ``/`` filter understands; a bare word may match any of them."""
 
 
@@ -160,6 +151,7 @@ def _filter_fields(job: Job) -> dict[str, str]:
         "ref": (job.ref or "").lower(),
         "user": user_label(job).lower(),
         "runner": runner_label(job).lower(),
+        "reason": (job.failure_reason or "").lower(),
         "id": str(job.id),
     }
 
@@ -327,7 +319,7 @@ class JobTable(DataTable[Text]):
             self.add_column(column.label, key=column.key)
 
     def _color(self, status: str) -> str | None:
-        return theme_colour(self.app, *_STATUS_THEME_KEYS.get(status, ()))
+        return theme_colour(self.app, *STATUS_THEME_KEYS.get(status, ()))
 
     def status_text(self, status: str) -> Text:
         """The status cell, coloured from the theme."""
@@ -349,6 +341,7 @@ class JobTable(DataTable[Text]):
             "user": user_label(job),
             "created": relative_time(job.created_at, self._now()),
             "runner": runner_label(job),
+            "reason": (job.failure_reason or "").replace("_", " "),
             "artifacts": artifacts_label(job, with_name=False),
         }
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -19,6 +20,8 @@ from labdeck.ui.screens.base import ServerFilterInput
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+from labdeck.ui.widgets.status_colours import status_text
+from labdeck.watch import ProjectsSnapshot, ProjectsSubscription, ProjectStatus, WatchTarget
 
 PROJECT_FILTERS = ("search", "owned", "membership", "starred", "archived", "visibility", "order_by", "sort")
 """Server-side filters accepted by ``:projects`` and the filter bar."""
@@ -32,9 +35,13 @@ _CHOICES = {
     "sort": {"asc", "desc"},
 }
 
+CI_COLUMN, ACTIVITY_COLUMN = 2, 7
+"""Positions of the CI status and of the last activity in a row's cells."""
+
 COLUMNS = (
     Column("marks", "", min_width=2, max_width=2),
     Column("path", "Path", min_width=16, max_width=56, flex=True),
+    Column("ci", "CI", max_width=8),
     Column("visibility", "Visibility", max_width=10),
     Column("stars", "Stars", align="right", max_width=6),
     Column("forks", "Forks", align="right", max_width=6),
@@ -110,6 +117,9 @@ class ProjectsScreen(TableSectionScreen):
         Binding("f", "server_filter", "Server filter", id="projects.server-filter"),
         Binding("s", "toggle_star", "Star", id="projects.star"),
         Binding("A", "toggle_archive", "Archive", id="projects.archive"),
+        Binding("w", "toggle_watch", "Watch", id="projects.watch",
+                tooltip="Put the project on the board (0), or take it off"),
+        Binding("W", "alert", "Alert", id="projects.alert", tooltip="Alert when a new pipeline of it fails"),
         Binding("I", "project_section('issues')", "Issues", id="projects.issues"),
         Binding("N", "project_section('integrations')", "Integrations", show=False, id="projects.integrations"),
         Binding("o", "project_section('settings')", "Settings", show=False, id="projects.settings"),
@@ -125,6 +135,10 @@ class ProjectsScreen(TableSectionScreen):
         self.starred_ids: set[int] = set()
         self._version: str | None = None
         """Identifies the listing on screen (conditional refreshes parse nothing when unchanged)."""
+        self.ci: dict[int, ProjectStatus] = {}
+        """What the shared poller knows of each project on screen (the CI column)."""
+        self._ci_subscription: ProjectsSubscription | None = None
+        self._ci_rows: dict[int, str] = {}
 
     def compose_top_bars(self) -> ComposeResult:
         yield ServerFilterInput(placeholder="server filters: search=… owned= membership= starred= archived= "
@@ -191,7 +205,7 @@ class ProjectsScreen(TableSectionScreen):
         table = self.table
         for row in table.rows():
             project = row.data
-            if project is not None and str(row.cells[6]) != relative_time(project.last_activity_at, now):
+            if project is not None and str(row.cells[ACTIVITY_COLUMN]) != relative_time(project.last_activity_at, now):
                 table.update_row(self._row(project))
 
     async def _load_starred(self) -> None:
@@ -219,6 +233,7 @@ class ProjectsScreen(TableSectionScreen):
             cells=(
                 marks,
                 path,
+                self._ci_cell(project.id),
                 project.visibility or "—",
                 count(project.star_count),
                 count(project.forks_count),
@@ -230,6 +245,82 @@ class ProjectsScreen(TableSectionScreen):
                                   "archived" if project.archived else "",
                                   "starred" if project.id in self.starred_ids else "")).lower(),
         )
+
+    # --- the CI column (from the app's shared poller) ----------------------------------------
+
+    def _ci_cell(self, project_id: int) -> Text | str:
+        status = self.ci.get(project_id)
+        if status is None or not status.loaded:
+            return "…" if project_id in self._ci_rows else ""
+        if status.newest is None:
+            return "—"
+        return status_text(self.app, status.newest.status)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._ci_subscription = self.console_app.watching.subscribe_projects(self._ci_changed, {})
+
+    def on_screen_resume(self) -> None:
+        """Visible: the CI column follows the server again."""
+        if self._ci_subscription is not None:
+            self._ci_subscription.set_visible(True)
+            self._follow_visible_rows()
+
+    def on_screen_suspend(self) -> None:
+        """Hidden: the poller stops reading these projects (unless the board or alerts need them)."""
+        if self._ci_subscription is not None:
+            self._ci_subscription.set_visible(False)
+
+    def on_unmount(self) -> None:
+        if self._ci_subscription is not None:
+            self._ci_subscription.close()
+
+    def _ci_changed(self, snapshot: ProjectsSnapshot) -> None:
+        changed = [pid for pid, status in snapshot.projects.items() if self.ci.get(pid) != status]
+        self.ci = dict(snapshot.projects)
+        self._refresh_rows(set(changed))
+
+    def _follow_visible_rows(self) -> None:
+        """Tell the poller which projects are on screen (it reads only those for this column)."""
+        table = self.table
+        top = int(table.scroll_offset.y)
+        shown = table.visible_rows()[top:top + max(1, table.size.height)]
+        rows = {row.key: row.data.path_with_namespace or str(row.key) for row in shown
+                if isinstance(row.key, int) and row.data is not None}
+        if rows != self._ci_rows and self._ci_subscription is not None:
+            self._ci_rows = rows
+            self._ci_subscription.set_projects(rows)
+
+    def tick(self, now: datetime) -> None:
+        """Also: follow the rows on screen for the CI column (scrolling, filtering, loading)."""
+        super().tick(now)
+        self._follow_visible_rows()
+
+    def action_toggle_watch(self) -> None:
+        """``w``: put the highlighted project on the board, or take it off."""
+        project = self._current()
+        if project is None:
+            return
+        path = project.path_with_namespace or str(project.id)
+        added = self.console_app.watching.store.toggle(project.id, path)
+        starred = project.id in self.starred_ids
+        if added:
+            self.notify(f"{path} is on the board (0).", timeout=3, markup=False)
+        elif starred:
+            self.notify(f"{path}: no longer added with w, but still on the board because it is starred.",
+                        timeout=5, markup=False)
+        else:
+            self.notify(f"{path} is off the board.", timeout=3, markup=False)
+
+    def action_alert(self) -> None:
+        """``W``: alert when a new pipeline of the highlighted project fails (again: stop)."""
+        project = self._current()
+        if project is None:
+            return
+        path = project.path_with_namespace or str(project.id)
+        on = self.console_app.watching.toggle_alert(WatchTarget.for_project(project.id, path))
+        self.notify(f"{'Alert on new failures of' if on else 'No more alerts for'} {path}.", timeout=3,
+                    markup=False)
 
     # --- server filter bar --------------------------------------------------------------------
 
@@ -263,8 +354,8 @@ class ProjectsScreen(TableSectionScreen):
 
     # --- actions ------------------------------------------------------------------------------
 
-    def _current(self) -> Project | None:
-        project: Project | None = self.table.cursor_data
+    def _current(self) -> ProjectSummary | None:
+        project: ProjectSummary | None = self.table.cursor_data
         if project is None:
             self.notify("No project selected.", severity="warning", timeout=3)
         return project
@@ -317,7 +408,7 @@ class ProjectsScreen(TableSectionScreen):
             self.starred_ids.discard(project_id)
         else:
             self.starred_ids.add(project_id)
-        project: Project | None = self.table.get_data(project_id)
+        project: ProjectSummary | None = self.table.get_data(project_id)
         label = (project.path_with_namespace if project is not None else None) or str(project_id)
         if result.value is not None:
             self.table.update_row(self._row(result.value))

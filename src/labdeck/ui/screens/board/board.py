@@ -1,0 +1,286 @@
+"""The on-call board (section 0): the pipelines of the watched projects, most urgent first.
+
+Rows come from the app's one shared poller (``app.watching``, :mod:`labdeck.watch`): starred
+projects, projects added with ``w``, and ``:board group:<path>``. The screen only renders
+snapshots; it makes no request of its own, and while hidden it receives none.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Static
+
+from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.screens.jobs.table import format_duration
+from labdeck.ui.widgets.form import clean
+from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+from labdeck.ui.widgets.status_colours import status_text
+from labdeck.ui.widgets.status_line import StatusLine
+from labdeck.watch import BoardSnapshot, PipelineRow, RunningNowSnapshot, WatchTarget
+
+STATUS_FILTERS = ("", "failed", "running", "pending", "manual", "success")
+"""What ``f`` cycles through ("" = every status)."""
+
+COLUMNS = (
+    Column("mark", " ", max_width=1),
+    Column("project", "Project", min_width=10, max_width=36, flex=True),
+    Column("pipeline", "Pipeline", align="right", max_width=9),
+    Column("ref", "Ref", min_width=6, max_width=20, flex=True),
+    Column("status", "Status", max_width=8),
+    Column("failed", "Failed jobs", min_width=8, max_width=48, flex=True),
+    Column("running", "Run", align="right", max_width=3),
+    Column("age", "Age", align="right", max_width=6),
+    Column("duration", "Took", align="right", max_width=7),
+    Column("by", "By", min_width=3, max_width=14, flex=True),
+)
+
+
+def short_age(delta: timedelta | None) -> str:
+    """``45s``, ``12m``, ``3h``, ``2d``; ``—`` when unknown."""
+    if delta is None:
+        return "—"
+    seconds = max(0, int(delta.total_seconds()))
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "m")):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+class BoardScreen(SectionScreen):
+    """What is broken or running now across the watched projects."""
+
+    SECTION_TITLE = "Board"
+    BINDING_GROUP_TITLE = "Board"
+    DEFAULT_CSS = """
+    BoardScreen #running-now { height: 1; width: 100%; text-wrap: nowrap; text-overflow: ellipsis;
+                               color: $ld-text-muted; }
+    """
+    MUTATING_ACTIONS = frozenset({"retry_marked", "cancel_marked", "play_marked"})
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_pipeline", "Pipeline", id="board.open", tooltip="The pipeline's jobs"),
+        Binding("f", "cycle_status", "Status", id="board.status",
+                tooltip="Show only failed, running, pending, manual or successful pipelines"),
+        Binding("w", "toggle_watch", "Watch", id="board.watch",
+                tooltip="Add or remove the project from the board (starred projects stay)"),
+        Binding("W", "alert", "Alert", id="board.alert", tooltip="Alert when this pipeline fails or finishes"),
+        Binding("space", "mark", "Mark", id="board.mark", tooltip="Mark the pipeline for a bulk action"),
+    ]
+    HELP = """
+## Board
+The pipelines of your starred projects, of projects added with **w**, and of `:board group:<path>`:
+failed first (newest first), then running, pending, manual and recent successes. It follows the
+server by itself; the status line says how fresh the data is (amber: older than it should be).
+
+- **enter** the pipeline · **f** status filter · **/** filter · **w** watch / unwatch the project
+- **W** alert when the pipeline fails or finishes · **!** the alerts that fired
+- **space** mark pipelines · **R**/**C**/**P** retry failed / cancel / play manual jobs of the marked ones
+"""
+
+    def __init__(self) -> None:
+        super().__init__(id="board")
+        self.snapshot = BoardSnapshot()
+        self.status_filter = ""
+        self.marked: set[tuple[int, int]] = set()
+        """Marked pipelines: (project id, pipeline id)."""
+        self._rows: dict[tuple[int, int], PipelineRow] = {}
+
+    def compose_top_bars(self) -> ComposeResult:
+        yield Static("", id="running-now", markup=False)
+
+    def compose_content(self) -> ComposeResult:
+        yield ResourceTable(COLUMNS, id="board-table")
+
+    @property
+    def table(self) -> ResourceTable:
+        """The pipelines table."""
+        return self.query_one("#board-table", ResourceTable)
+
+    def on_mount(self) -> None:
+        watching = self.console_app.watching
+        self._pipelines = watching.subscribe_board(self._board_changed)
+        self._running_now = watching.subscribe_running_now(self._running_changed)
+        for status in self.query(StatusLine):
+            status.stale_after = 2 * watching.poller.interval
+        self.query_one("#running-now", Static).display = False
+        self.table.focus()
+        self._show()
+
+    def on_screen_resume(self) -> None:
+        """Visible: the poller sends snapshots again (at once: the current one)."""
+        self._pipelines.set_visible(True)
+        self._running_now.set_visible(True)
+
+    def on_screen_suspend(self) -> None:
+        """Hidden: no snapshots, no reads for the board (alerts keep being followed)."""
+        self._pipelines.set_visible(False)
+        self._running_now.set_visible(False)
+
+    def on_unmount(self) -> None:
+        self._pipelines.close()
+        self._running_now.close()
+
+    # --- data ---------------------------------------------------------------------------------
+
+    def _board_changed(self, snapshot: BoardSnapshot) -> None:
+        self.snapshot = snapshot
+        self._show()
+
+    def _running_changed(self, snapshot: RunningNowSnapshot) -> None:
+        strip = self.query_one("#running-now", Static)
+        if snapshot.error is not None:  # not an administrator: no instance-wide view
+            strip.display = False
+            return
+        strip.display = True
+        jobs = snapshot.jobs
+        text = Text(f" running now: {len(jobs)} job{'s' if len(jobs) != 1 else ''} on "
+                    f"{snapshot.runners_online}/{snapshot.runners_total} online runners", no_wrap=True,
+                    overflow="ellipsis")
+        for job in jobs[:6]:
+            project = job.job.project.path_with_namespace if job.job.project is not None else "?"
+            text.append(f" · {clean(job.runner)}: {clean(project)} {clean(job.job.name or '')}")
+        strip.update(text)
+
+    def _show(self) -> None:
+        """Render the current snapshot (keeping the cursor on the same pipeline)."""
+        snapshot = self.snapshot
+        now = snapshot.server_now or self.console_app.clock()
+        rows = [row for row in snapshot.rows if not self.status_filter or row.status == self.status_filter]
+        self._rows = {(row.project_id, row.pipeline_id): row for row in rows}
+        self.marked &= set(self._rows)
+        table = self.table
+        keep = table.cursor_key
+        table.clear()
+        table.append_rows(self._table_row(row, now) for row in rows)
+        if keep is not None:
+            table.move_cursor_to_key(keep)
+        self._update_context(rows)
+        if snapshot.generation:
+            self.mark_loaded()
+
+    def _table_row(self, row: PipelineRow, now: datetime) -> TableRow:
+        key = (row.project_id, row.pipeline_id)
+        status = status_text(self.app, row.status)
+        failed = ", ".join(row.failed_jobs)
+        return TableRow(
+            key=key,
+            cells=("●" if key in self.marked else " ", clean(row.project_path), f"#{row.pipeline_id}",
+                   clean(row.ref or "—"), status, clean(failed) or "—",
+                   str(row.running) if row.running else "", short_age(row.age_at(now)),
+                   format_duration(dur.total_seconds()) if (dur := row.duration_at(now)) else "—",
+                   clean(row.triggered_by or "—")),
+            data=row,
+            search_text=" ".join((row.project_path, row.ref or "", row.status, failed,
+                                  row.triggered_by or "", str(row.pipeline_id))).lower(),
+        )
+
+    def _update_context(self, rows: list[PipelineRow]) -> None:
+        snapshot = self.snapshot
+        watched = len(snapshot.watched.projects) if snapshot.watched is not None else 0
+        parts = [f"{snapshot.broken} failed" if snapshot.broken else "nothing failing",
+                 f"{sum(1 for row in rows if row.status == 'running')} running",
+                 f"{watched} projects watched"]
+        if snapshot.loading:
+            parts.append(f"loading {snapshot.loading}")
+        if self.status_filter:
+            parts.append(f"f={self.status_filter}")
+        unseen = self.console_app.watching.unseen
+        if unseen:
+            parts.append(f"{unseen} alert{'s' if unseen != 1 else ''} (!)")
+        self.context_text = " · ".join(parts)
+        self.update_title()
+
+    def tick(self, now: datetime) -> None:
+        """Ages and durations move on every few seconds; the data age follows the poller."""
+        freshness = self.console_app.watching.freshness()
+        for status in self.query(StatusLine):
+            status.show_freshness(freshness.label, freshness.is_stale)
+        if int(now.timestamp()) % 5 == 0 and self.snapshot.rows:
+            self._show()
+
+    def reload(self) -> None:
+        """``ctrl+r``: list the starred and group projects again and read them."""
+        self._pipelines.relist()
+        self.notify("Reading the watched projects again…", timeout=2)
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def selected(self) -> PipelineRow | None:
+        """The pipeline under the cursor."""
+        row = self.table.cursor_data
+        return row if isinstance(row, PipelineRow) else None
+
+    def action_open_pipeline(self) -> None:
+        """The jobs of the pipeline under the cursor."""
+        row = self.selected()
+        if row is not None:
+            self.console_app.open_pipeline(row.project_id, row.project_path, row.pipeline_id)
+
+    def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
+        event.stop()
+        self.action_open_pipeline()
+
+    def action_cycle_status(self) -> None:
+        """All → failed → running → pending → manual → success → all."""
+        index = STATUS_FILTERS.index(self.status_filter)
+        self.status_filter = STATUS_FILTERS[(index + 1) % len(STATUS_FILTERS)]
+        self._show()
+
+    def action_toggle_watch(self) -> None:
+        """Take the row's project off the board, when ``w`` put it there."""
+        row = self.selected()
+        if row is None:
+            return
+        watched = self.snapshot.watched
+        sources = next((project.sources for project in (watched.projects if watched else ())
+                        if project.id == row.project_id), frozenset())
+        if "added" in sources:
+            self.console_app.watching.store.remove(row.project_id)
+            self.notify(f"{row.project_path} is no longer watched.", timeout=3)
+            self._pipelines.changed()
+            return
+        why = "starred (unstar it in Projects)" if "starred" in sources else \
+            ", ".join(source for source in sorted(sources)) or "watched"
+        self.notify(f"{row.project_path} stays on the board: {why}.", severity="warning", timeout=5)
+
+    def action_alert(self) -> None:
+        """Alert when the pipeline under the cursor fails or finishes (again: stop)."""
+        row = self.selected()
+        if row is None:
+            return
+        on = self.console_app.watching.alerts.toggle(WatchTarget.for_pipeline(row), self.snapshot.rows)
+        self.notify(f"{'Alert on' if on else 'No more alerts for'} {row.project_path} #{row.pipeline_id}.",
+                    timeout=3)
+
+    def action_mark(self) -> None:
+        """Mark or unmark the pipeline under the cursor, then move down."""
+        row = self.selected()
+        if row is None:
+            return
+        key = (row.project_id, row.pipeline_id)
+        self.marked.symmetric_difference_update({key})
+        now = self.snapshot.server_now or self.console_app.clock()
+        self.table.update_row(self._table_row(row, now))
+        self.table.action_cursor_down()
+        self.update_title()
+
+    def marked_rows(self) -> list[PipelineRow]:
+        """The marked pipelines (the one under the cursor when none is marked)."""
+        rows = [self._rows[key] for key in sorted(self.marked) if key in self._rows]
+        if not rows and (row := self.selected()) is not None:
+            rows = [row]
+        return rows
+
+    def copy_target(self) -> str | None:
+        """``y``: the pipeline's address (from its jobs' web URLs)."""
+        row = self.selected()
+        if row is None:
+            return None
+        for job in row.jobs:
+            if job.web_url and "/-/jobs/" in job.web_url:
+                return f"{job.web_url.split('/-/jobs/')[0]}/-/pipelines/{row.pipeline_id}"
+        return f"{row.project_path} #{row.pipeline_id}"

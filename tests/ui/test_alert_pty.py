@@ -1,0 +1,80 @@
+"""Alerts reach a real terminal: the console runs on a pseudo-terminal, `W` watches a project,
+a pipeline of it fails, and the bell and the desktop notification escape (OSC 9) arrive in the
+terminal's output, with the terminal title naming the failure."""
+
+from __future__ import annotations
+
+import os
+import pty
+import signal
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.server import SimServer
+from tests.creds.conftest import REPO
+from tests.ui.test_hangup import _ended_within, _read_until
+from tests.watch.helpers import advance, project_id, push_pipeline
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="pseudo-terminal semantics of Linux")
+
+CONFIG = """
+[board]
+interval = 1
+requests_per_minute = 6000
+
+[alerts]
+notify = "osc9"
+"""
+
+
+def _spawn(args: list[str], env: dict[str, str]) -> tuple[int, int]:
+    pid, master = pty.fork()
+    if pid == 0:
+        os.environ.clear()
+        os.environ.update(env)
+        os.execv(sys.executable, [sys.executable, "-m", "labdeck", *args])
+    import fcntl
+    import struct
+    import termios
+
+    fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
+    return pid, master
+
+
+def test_a_watched_project_failing_rings_the_bell_and_notifies(sim_factory: Callable[..., SimServer],
+                                                               tmp_path: Path) -> None:
+    server = sim_factory()
+    pid_project = project_id(server, "platform/audit-log")
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("LABDECK_", "GITLAB_", "TMUX"))}
+    env.update({"TERM": "xterm-256color", "PYTHONPATH": f"{REPO / 'src'}{os.pathsep}{REPO}", "HOME": str(tmp_path),
+                "XDG_STATE_HOME": str(tmp_path / "state"), "LABDECK_CONFIG": str(config),
+                "LABDECK_TOKEN": DEMO_TOKENS["admin"]})
+    # A push makes the project the most recently active: the first row of the projects table.
+    created = push_pipeline(server, pid_project, [{"name": "smoke-test", "duration": 30, "fail": True}])
+    pid, master = _spawn(["--url", server.base_url], env)
+    try:
+        _read_until(master, b"platform/audit-log", 60)
+        os.write(master, b"W")
+        _read_until(master, b"Alert on new failures", 20)
+        time.sleep(1.0)  # the poller reads the project once: what fails from now on is new
+        advance(server, 120)
+        seen = _read_until(master, b"\x1b]9;", 30)
+        seen += _read_until(master, None, 1.0)
+        assert b"\x07" in seen  # the bell
+        notification = seen[seen.index(b"\x1b]9;"):]
+        assert b"platform/audit-log" in notification.split(b"\x07")[0]
+        assert b"\x1b]2;" in seen and "✗".encode() in seen  # the title names the failure
+        assert str(created["id"]).encode() in seen
+    finally:
+        os.kill(pid, signal.SIGTERM)
+        if _ended_within(pid, 5) is None:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(master)

@@ -1,0 +1,138 @@
+"""The on-call board (section 0) against the simulator: what is broken or running across the
+watched projects, new failures showing up by themselves, `w` and `W`, filters and freshness."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from labdeck.config import AlertSettings, BoardSettings
+from labdeck.sim.server import SimServer
+from labdeck.ui.app import LabdeckApp
+from labdeck.ui.screens.board.alerts import AlertLogScreen
+from labdeck.ui.screens.board.board import BoardScreen
+from labdeck.ui.screens.projects.list import ProjectsScreen
+from labdeck.ui.widgets.status_line import StatusLine
+from labdeck.watch import PipelineRow
+from tests.ui.conftest import MakeApp
+from tests.ui.sections_helpers import settle, toasts
+from tests.watch.helpers import advance, push_pipeline
+
+FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
+"""A poller that reads often: tests wait seconds, not minutes."""
+
+
+async def wait_until(pilot: Any, condition: Callable[[], bool], seconds: float = 20.0) -> None:
+    for _ in range(int(seconds / 0.1)):
+        if condition():
+            return
+        await pilot.pause(0.1)
+    raise AssertionError("the board did not get there in time")
+
+
+def rows(screen: BoardScreen) -> list[PipelineRow]:
+    return [row.data for row in screen.table.visible_rows()]
+
+
+async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
+    await settle(app, pilot)
+    await pilot.press("0")
+    screen = app.screen
+    assert isinstance(screen, BoardScreen)
+    await wait_until(pilot, lambda: screen.table.row_count > 0 and not screen.snapshot.loading)
+    return screen
+
+
+async def test_the_board_shows_what_is_broken_first(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    server = sim_factory()
+    app = make_app(server, board=FAST)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_board(app, pilot)
+        shown = rows(screen)
+        root = next(user for user in server.state.users.values() if user.username == "root")
+        starred = {p.id for p in server.state.projects.values() if root.id in p.starred_by}
+        assert {row.project_id for row in shown} <= starred
+        statuses = [row.status for row in shown]
+        order = ["failed", "running", "pending", "manual"]
+        ranked = [order.index(status) for status in statuses if status in order]
+        assert ranked == sorted(ranked), statuses  # what needs attention first
+        assert statuses and statuses[0] == "failed"
+        failed = shown[0]
+        assert failed.failed_jobs and all(name in screen.table.visible_rows()[0].cells[5] for name in failed.failed_jobs)
+        assert "failed" in screen.context_text
+
+
+async def test_a_new_failure_shows_up_by_itself_and_alerts(sim_factory: Callable[..., SimServer],
+                                                           make_app: MakeApp) -> None:
+    server = sim_factory()
+    app = make_app(server, board=FAST, alerts=AlertSettings(toast=True, bell=False, desktop=False, title=False))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        screen = await open_board(app, pilot)
+        project_id = rows(screen)[0].project_id
+        created = push_pipeline(server, project_id, [{"name": "smoke-test", "duration": 30, "fail": True}])
+        pipeline_id = int(created["id"])
+        await wait_until(pilot, lambda: any(row.pipeline_id == pipeline_id for row in rows(screen)))
+        screen.table.move_cursor_to_key((project_id, pipeline_id))
+        await pilot.press("W")  # alert when this pipeline fails
+        advance(server, 120)
+        await wait_until(pilot, lambda: any(row.pipeline_id == pipeline_id and row.status == "failed"
+                                            for row in rows(screen)))
+        top = rows(screen)[0]
+        assert (top.pipeline_id, top.status, top.failed_jobs) == (pipeline_id, "failed", ("smoke-test",))
+        await wait_until(pilot, lambda: any("smoke-test" in text or str(pipeline_id) in text for text in toasts(app)))
+        await pilot.press("exclamation_mark")
+        await settle(app, pilot)
+        log = app.screen
+        assert isinstance(log, AlertLogScreen)
+        assert any(str(pipeline_id) in str(row.cells[2]) and row.cells[1] == "failed" for row in log.table.rows())
+
+
+async def test_w_puts_a_project_on_the_board_and_it_stays_after_a_restart(
+        sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    server = sim_factory()
+    root = next(user for user in server.state.users.values() if user.username == "root")
+    other = next(p for p in server.state.projects.values()
+                 if root.id not in p.starred_by and server.state.project_full_path(p) == "data/reports")
+    app = make_app(server, board=FAST)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        projects = app.screen
+        assert isinstance(projects, ProjectsScreen)
+        assert projects.table.move_cursor_to_key(other.id)
+        await pilot.press("w")
+        screen = await open_board(app, pilot)
+        await wait_until(pilot, lambda: screen.snapshot.watched is not None and other.id in screen.snapshot.watched.ids)
+    again = make_app(server, board=FAST)
+    async with again.run_test(size=(120, 40)) as pilot:
+        screen = await open_board(again, pilot)
+        await wait_until(pilot, lambda: screen.snapshot.watched is not None and other.id in screen.snapshot.watched.ids)
+        if any(row.project_id == other.id for row in rows(screen)):
+            screen.table.move_cursor_to_key(next((row.project_id, row.pipeline_id) for row in rows(screen)
+                                                 if row.project_id == other.id))
+            await pilot.press("w")
+            await wait_until(pilot, lambda: screen.snapshot.watched is not None
+                             and other.id not in screen.snapshot.watched.ids)
+
+
+async def test_status_filter_and_freshness(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    server = sim_factory()
+    app = make_app(server, board=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_board(app, pilot)
+        await pilot.press("f")  # failed only
+        assert screen.status_filter == "failed"
+        assert rows(screen) and all(row.status == "failed" for row in rows(screen))
+        await pilot.press("f")
+        assert all(row.status == "running" for row in rows(screen))
+        status = screen.query_one(StatusLine)
+        await wait_until(pilot, lambda: "data" in str(status.query_one("#status-age").render()))
+        server.stop()  # the server goes away: the data ages and turns amber past twice the interval
+        await wait_until(pilot, lambda: status.query_one("#status-age").has_class("-stale"), seconds=30)
+
+
+async def test_start_board_opens_the_board_first(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    server = sim_factory()
+    app = make_app(server, board=FAST, start="board")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, BoardScreen)
