@@ -107,3 +107,46 @@ async def test_builtin_textual_theme_has_app_variables(sim: SimServer, make_app:
         await settle(app, pilot)
         assert app.theme == "textual-light"
         assert all(name in app.theme_variables for name in APP_VARIABLES)
+
+
+def test_every_shipped_theme_is_readable_for_every_style_the_console_uses() -> None:
+    from labdeck.ui.theme_contrast import PAIRS, contrast_problems
+    from labdeck.ui.themes import app_variable_defaults
+
+    result = load_theme_dirs([REPO_THEMES])
+    assert len(result.loaded) == 4
+    for theme in result.loaded.values():
+        assert contrast_problems(theme, app_variable_defaults(theme)) == [], theme.name
+    labels = " ".join(pair.label for pair in PAIRS)
+    for style in ("status failed", "status success", "search match", "current search match", "switch",
+                  "check box", "status line", "table cursor", "changed row"):
+        assert style in labels
+
+
+def test_an_unreadable_theme_file_is_refused_naming_the_style(tmp_path: Path) -> None:
+    path = _write(tmp_path, "murky.toml", """
+name = "murky"
+primary = "#336699"
+background = "#101010"
+surface = "#141414"
+[variables]
+job-failed = "#3a1010"
+ld-current-match = "#777777"
+ld-current-match-text = "#888888"
+""")
+    with pytest.raises(ThemeFileError) as caught:
+        load_theme_file(path)
+    message = str(caught.value)
+    assert "status failed: job-failed on surface" in message
+    assert "current search match" in message
+
+
+async def test_unreadable_textual_themes_are_not_offered(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        from labdeck.ui.themes import readable_theme
+
+        assert "solarized-light" not in app.available_themes  # its own text is 4.4:1 on its surface
+        assert all(readable_theme(theme) for theme in app.available_themes.values())
+        assert "labdeck-light" in app.available_themes

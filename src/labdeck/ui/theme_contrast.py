@@ -53,8 +53,8 @@ PAIRS: tuple[Pair, ...] = (
     Pair("search match", "ld-match-text", "ld-match"),
     Pair("current search match", "ld-current-match-text", "ld-current-match"),
     Pair("changed row", "foreground", "warning-muted"),
-    Pair("switch or check box that is on", "success", "surface"),
-    Pair("check box that is on, focused", "success", "boost"),
+    Pair("switch or check box that is on", "ld-on", "surface"),
+    Pair("check box that is on, on a panel", "ld-on", "panel"),
     Pair("star mark", "ld-star", "surface"),
 )
 """Every text/background combination the console's styles use."""

@@ -43,7 +43,7 @@ APP_VARIABLES = (
     "ld-archived", "ld-warning-banner", "ld-table-header", "ld-table-cursor", "ld-table-cursor-text",
     "ld-status-background", "ld-status-text", "ld-match", "ld-match-text", "ld-current-match",
     "ld-current-match-text", "ld-warning-banner-text", "ld-mode-write-text", "ld-mode-readonly-text",
-    "ld-text-warning", "ld-text-error", "ld-text-accent", "ld-text-muted",
+    "ld-text-warning", "ld-text-error", "ld-text-accent", "ld-text-muted", "ld-on",
     "job-success", "job-failed", "job-running", "job-pending", "job-canceled", "job-skipped", "job-manual",
 )
 """Variables the console's CSS uses on top of Textual's own (a theme may set any of them)."""
@@ -98,6 +98,7 @@ def app_variable_defaults(theme: Theme) -> dict[str, str]:
         "ld-text-error": on_both("text-error"),
         "ld-text-accent": on_both("text-accent"),
         "ld-text-muted": on_both("text-muted"),
+        "ld-on": on_both("success"),
         "ld-table-header": on("foreground", surface),
         "ld-table-cursor": colours["primary"],
         "ld-table-cursor-text": against("primary"),

@@ -171,7 +171,10 @@ class SectionScreen(Screen[None]):
         """Run ``work()`` in a worker of group ``<screen id or class>-<name>``: exclusive (a new one
         cancels the previous), cancelled when this screen closes, errors sent to the app's handler."""
         group = f"{self.id or type(self).__name__}-{name}"
-        return self.run_worker(work, name=name, group=group, exclusive=exclusive, exit_on_error=False)
+        async def run() -> Any:  # the coroutine is made when the worker starts, not before
+            return await work()
+
+        return self.run_worker(run, name=name, group=group, exclusive=exclusive, exit_on_error=False)
 
     @on(Worker.StateChanged)
     def _forward_worker_state(self, event: Worker.StateChanged) -> None:
