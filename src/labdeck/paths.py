@@ -44,10 +44,15 @@ def audit_file() -> Path:
 
 
 def download_dir() -> Path:
-    """Where files the user asks for are saved by default: ``~/Downloads`` when it exists, else the
-    current directory (the rule of the console's download dialogs)."""
-    downloads = Path.home() / "Downloads"
-    return downloads if downloads.is_dir() else Path.cwd()
+    """Where files the user asks for are saved by default: the user's download folder
+    (``XDG_DOWNLOAD_DIR``, usually ``~/Downloads``), created (private) when missing; never the
+    current directory, which over SSH is often somewhere shared."""
+    folder = Path(platformdirs.user_downloads_dir())
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return Path.home()
+    return folder
 
 
 def encrypted_store_file() -> Path:

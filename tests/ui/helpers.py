@@ -37,3 +37,16 @@ async def run_command(app: LabdeckApp, pilot: Any, line: str) -> None:
     app.screen.query_one("#command").value = line  # type: ignore[attr-defined]
     await pilot.press("enter")
     await settle(app, pilot)
+
+
+def screen_lines(app: LabdeckApp) -> list[str]:
+    """The terminal's rows as plain text (from Textual's own screenshot)."""
+    import html
+    import re
+
+    rows: dict[float, list[tuple[float, str]]] = {}
+    pattern = r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*)</text>'
+    for match in re.finditer(pattern, app.export_screenshot()):
+        x, y = float(match.group(1)), float(match.group(2))
+        rows.setdefault(y, []).append((x, html.unescape(match.group(3)).replace("\xa0", " ")))
+    return ["".join(text for _, text in sorted(parts)) for _, parts in sorted(rows.items())]

@@ -264,3 +264,43 @@ async def test_ambiguous_failure_rereads_the_job(sim_factory: Callable[..., SimS
             assert server_job(server, job_id).status == "canceled"
             assert any("No answer from the server" in note for note in notes)
             await wait_until(pilot, lambda: row_status(screen, job_id) == "canceled", what="the row")
+
+
+async def test_keys_that_cannot_apply_are_not_offered(sim_factory: Callable[..., SimServer],
+                                                      make_app: MakeApp) -> None:
+    server = sim_factory()
+    pipeline = await create_pipeline(server, LONG_JOB)
+    job_id = pipeline["jobs"][0]["id"]
+    await advance(server, 5)
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        await _select(screen, pilot, job_id)
+        await pilot.pause()
+        offered = {binding.binding.action for binding in screen.active_bindings.values() if binding.enabled}
+        assert server_job(server, job_id).status == "running"
+        assert "cancel_job" in offered and "retry_job" not in offered and "play_job" not in offered
+        await pilot.press("r")  # nothing happens: no dialog for a job that cannot be retried
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen)
+
+
+async def test_a_retry_from_a_filtered_list_shows_the_new_job(sim_factory: Callable[..., SimServer],
+                                                               make_app: MakeApp) -> None:
+    server = sim_factory()
+    pipeline = await create_pipeline(server, [{"name": "test", "jobs": [{"name": "flaky", "duration": 10,
+                                                                          "fail": True}]}])
+    job_id = pipeline["jobs"][0]["id"]
+    await advance(server, 30)
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        screen.set_status_filter(frozenset({"failed"}))  # the new job (pending) does not match it
+        await wait_until(pilot, lambda: screen.query_one(JobTable).select_job(job_id), what="the failed job")
+        await _select(screen, pilot, job_id)
+        await pilot.press("r")
+        await _confirm(app, pilot)
+        await pilot.click("#confirm")
+        await wait_until(pilot, lambda: screen.selected_job() is not None and screen.selected_job().id != job_id,
+                         what="the new job, shown although the filter says failed")
+        assert screen.selected_job().status in ("pending", "running")

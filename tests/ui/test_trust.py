@@ -4,6 +4,7 @@ a 304 never empties a screen."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from labdeck.api import ApiClient, RetryPolicy
@@ -55,3 +56,166 @@ async def test_started_while_the_server_is_down_it_reconnects_by_itself(
             assert len(problems) == 1  # one toast for the outage, not one per failed request
         finally:
             back.stop()
+
+
+# --- 1. a 304 never empties a screen --------------------------------------------------------------
+
+async def test_reopening_a_quiet_projects_jobs_shows_them_again(sim: SimServer, make_app: Any) -> None:
+    from labdeck.ui.screens.jobs.list import JobsScreen
+    from tests.ui.helpers import run_command
+
+    app = make_app(sim)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await run_command(app, pilot, "jobs data/reports")
+        first = app.screen
+        assert isinstance(first, JobsScreen)
+        await _wait(pilot, lambda: first.refresh_count > 0)
+        count = len(first.jobs)
+        assert count > 0
+        await pilot.press("1")
+        await settle(app, pilot)
+        await run_command(app, pilot, "jobs data/reports")  # the same URL again: the server says 304
+        await run_command(app, pilot, "jobs 1")
+        await run_command(app, pilot, "jobs data/reports")
+        again = app.screen
+        assert isinstance(again, JobsScreen) and again.project_path == "data/reports"
+        await _wait(pilot, lambda: again.refresh_count > 0)
+        assert len(again.jobs) == count
+        again.reload()  # ctrl+r: still all there
+        await _wait(pilot, lambda: again.refresh_count > 1)
+        assert len(again.jobs) == count
+
+
+async def _wait(pilot: Any, condition: Callable[[], bool], seconds: float = 15.0) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("not reached in time")
+
+
+# --- 2. following survives a resize ------------------------------------------------------------------
+
+async def test_a_bigger_terminal_never_pauses_following(sim_factory: Callable[..., SimServer], make_app: Any) -> None:
+    from tests.ui.test_jobs_support import append_trace
+    from tests.ui.test_trace_viewer import _running_job, header_text, open_trace
+
+    server = sim_factory()
+    job_id = await _running_job(server)
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_trace(app, pilot, job_id)
+        await append_trace(server, job_id, b"".join(b"line %d\n" % n for n in range(200)))
+        await _wait(pilot, lambda: screen.view.line_count >= 200)
+        assert screen.view.following
+        await pilot.resize_terminal(200, 60)
+        await pilot.pause(0.3)
+        assert screen.view.following, header_text(screen)
+        assert "paused" not in header_text(screen)
+        await append_trace(server, job_id, b"after the resize\n")
+        await _wait(pilot, lambda: screen.view.line_count >= 201)
+        await pilot.pause(0.2)
+        assert screen.view.following and screen.view.scroll_y == screen.view.max_scroll_y
+        await pilot.resize_terminal(80, 24)  # and smaller again
+        await pilot.pause(0.3)
+        assert screen.view.following
+
+
+# --- 4. time moves on, durations come from the server's clock -----------------------------------------
+
+async def test_relative_times_tick_and_the_log_uses_the_servers_time(sim_factory: Callable[..., SimServer],
+                                                                     make_app: Any) -> None:
+    from tests.ui.test_jobs_support import advance
+    from tests.ui.test_trace_viewer import _running_job, header_text, open_trace
+
+    server = sim_factory()
+    job_id = await _running_job(server)
+    app = make_app(server)
+    app.clock = lambda: server.state.clock.now() + timedelta(hours=521)  # this machine's clock is far off
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_trace(app, pilot, job_id)
+        await _wait(pilot, lambda: screen.live)
+        await pilot.pause(1.2)
+        assert "521h" not in header_text(screen) and "m" in header_text(screen)  # minutes, not days
+        await advance(server, 90)
+        await pilot.pause(1.5)
+        assert "521h" not in header_text(screen)
+
+
+async def test_the_projects_table_ages_move_on(sim_factory: Callable[..., SimServer], make_app: Any) -> None:
+    server = sim_factory()
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ProjectsScreen)
+        before = {row.key: str(row.cells[-1]) for row in screen.table.rows()}
+        server.state.clock.advance(3 * 3600)
+        screen.retime(server.state.clock.now())
+        after = {row.key: str(row.cells[-1]) for row in screen.table.rows()}
+        assert before != after
+        assert all(text.endswith("ago") for text in after.values() if text != "—")
+
+
+# --- 5. one failed log read is "retrying", not an outage -----------------------------------------------
+
+async def test_one_failed_log_read_says_retrying(sim_factory: Callable[..., SimServer], make_app: Any) -> None:
+    from tests.ui.test_trace_viewer import _running_job, header_text, open_trace
+
+    server = sim_factory()
+    job_id = await _running_job(server)
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_trace(app, pilot, job_id)
+        await _wait(pilot, lambda: screen.live)
+        await screen._handle(_ErrorEvent("500 Internal Server Error"))
+        assert "retrying" in header_text(screen) and "disconnected" not in header_text(screen)
+        for _ in range(3):
+            await screen._handle(_ErrorEvent("500 Internal Server Error"))
+        assert "disconnected" in header_text(screen)
+
+
+class _ErrorEvent:
+    kind = "error"
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+# --- 10. what each change asks before it is sent --------------------------------------------------------
+
+async def test_a_form_shows_what_it_will_send_and_toggles_apply_at_once(sim_factory: Callable[..., SimServer],
+                                                                        make_app: Any) -> None:
+    from textual.widgets import Static
+
+    from labdeck.ui.screens.confirm import ConfirmScreen
+    from labdeck.ui.screens.issues.detail import IssueDetailScreen
+    from labdeck.ui.widgets.form import FormScreen
+    from tests.ui.sections_helpers import push
+
+    server = sim_factory()
+    issue = next(i for i in server.state.issues.values() if i.state == "opened" and not i.deleted)
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        detail = await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
+        await pilot.press("e")
+        await settle(app, pilot)
+        form = app.screen
+        assert isinstance(form, FormScreen)
+        form.set_value("title", "A new title")
+        await pilot.pause()
+        preview = str(form.query_one("#form-preview", Static).render())
+        assert f'"{issue.title}" → "A new title"' in preview
+        assert "Will send" in preview
+        await pilot.press("escape")
+        await settle(app, pilot)
+        from labdeck.sim.issue_model import is_subscribed
+
+        root = next(user for user in server.state.users.values() if user.username == "root")
+        subscribed = is_subscribed(server.state.issues[issue.id], root)
+        await pilot.press("S")  # a reversible toggle: applied at once, no dialog
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert is_subscribed(server.state.issues[issue.id], root) != subscribed
+        assert app.screen is detail

@@ -42,6 +42,20 @@ def _adapter(model: Any) -> pydantic.TypeAdapter[Any]:
     return pydantic.TypeAdapter(model)
 
 
+def _claim(part: Path, target: Path) -> None:
+    """Give the finished ``part`` its final name, never replacing a file that is already there."""
+    try:
+        os.link(part, target)  # fails when ``target`` exists: no silent replacement
+    except FileExistsError:
+        raise FileExistsError(f"{target} already exists; nothing was replaced") from None
+    except OSError:  # a file system without hard links
+        if target.exists():
+            raise FileExistsError(f"{target} already exists; nothing was replaced") from None
+        os.replace(part, target)
+        return
+    part.unlink(missing_ok=True)
+
+
 def describe_transport_error(exc: BaseException) -> str:
     """A short description of an httpx transport failure, safe to show (never quotes a header)."""
     names: dict[type[BaseException], str] = {
@@ -340,13 +354,15 @@ class HttpEngine:
             done = 0
             if progress is not None:
                 progress(0, total)
-            with part.open("wb") as handle:
+            # Private to the user (0600): artifacts and exports may hold secrets of the project.
+            descriptor = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(descriptor, "wb") as handle:
                 async for chunk in response.aiter_bytes(chunk_size):
                     handle.write(chunk)
                     done += len(chunk)
                     if progress is not None:
                         progress(done, total)
-            os.replace(part, target)
+            _claim(part, target)
             part = None
             return target
         except httpx.RequestError as exc:

@@ -17,6 +17,27 @@ async def _jobs(app: ConsoleApp, args: list[str]) -> None:
     await app.open_jobs_by_reference(args[0])
 
 
+async def _board(app: ConsoleApp, args: list[str]) -> None:
+    store = app.watching.store
+    for word in args:
+        if word.startswith("group:") and word.removeprefix("group:"):
+            group = word.removeprefix("group:")
+            added = store.add_group(group)
+            app.notify(f"Watching every project of {group}." if added else f"{group} is already watched.",
+                       timeout=4)
+        elif word.startswith("-group:") and word.removeprefix("-group:"):
+            group = word.removeprefix("-group:")
+            removed = store.remove_group(group)
+            app.notify(f"No longer watching {group}." if removed else f"{group} was not watched.", timeout=4)
+        else:
+            raise CommandError("usage: :board [group:<path>] [-group:<path>]")
+    await app.show_board(relist=bool(args))
+
+
+def _alerts(app: ConsoleApp, args: list[str]) -> None:
+    app.action_alerts()
+
+
 def _quit(app: ConsoleApp, args: list[str]) -> None:
     app.exit(0)
 
@@ -68,8 +89,18 @@ def _refresh(app: ConsoleApp, args: list[str]) -> None:
     action()
 
 
+def _groups(app: ConsoleApp) -> list[str]:
+    """Group paths of the projects the console has seen (for completion)."""
+    groups = {path.rsplit("/", 1)[0] for path in app.known_projects.values() if "/" in path}
+    return sorted(groups)[:200]
+
+
 def register_builtin_commands(registry: CommandRegistry) -> None:
     """Add the console's commands to ``registry``."""
+    registry.add(Command("board", "The on-call board: pipelines of starred, w-added and group projects", _board,
+                         usage="board [group:<path>] [-group:<path>]", aliases=("b",),
+                         complete=lambda app: [f"group:{path}" for path in _groups(app)]))
+    registry.add(Command("alerts", "The alerts that fired, and what W is watching", _alerts, aliases=("!",)))
     registry.add(Command("projects", "Projects, with server-side filters", _projects,
                          usage="projects [search=… starred=true …]", aliases=("p", "project"),
                          complete=lambda app: [f"{key}=" for key in PROJECT_FILTERS]))

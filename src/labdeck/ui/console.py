@@ -122,6 +122,12 @@ class ConsoleApp(Protocol):
     def open_project_section(self, kind: str, project_id: int, project_path: str) -> None:
         """Open a project's ``issues``, ``integrations``, ``settings`` or ``runners`` screen."""
 
+    async def show_board(self, *, relist: bool = False) -> None:
+        """Switch to the board (``relist``: read the watched set again first)."""
+
+    def action_alerts(self) -> None:
+        """The alert log."""
+
     async def show_projects(self, filters: dict[str, Any] | None = None) -> None:
         """Switch to the projects section (reloading it with ``filters`` when given)."""
 
@@ -142,6 +148,9 @@ class ConsoleApp(Protocol):
 
     def show_login(self, reason: str) -> None:
         """Open the sign-in dialog."""
+
+    def listing_loaded(self) -> None:
+        """A section finished its first full listing (memory housekeeping)."""
 
     def status_info(self) -> StatusInfo:
         """The connection facts the status line shows."""

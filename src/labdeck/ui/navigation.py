@@ -101,6 +101,15 @@ class SectionNavigation(App[int]):
                 await self.switch_mode(mode)
                 return
 
+    async def show_board(self, *, relist: bool = False) -> None:
+        """Switch to the board; ``relist`` reads the watched set again (after a group change)."""
+        await self.action_switch_section("board")
+        if relist:
+            from labdeck.ui.screens.board.board import BoardScreen
+
+            if isinstance(self.screen, BoardScreen):
+                self.screen.reload()
+
     async def show_projects(self, filters: dict[str, Any] | None = None) -> None:
         """Switch to the projects section; with ``filters``, reload it with those server filters."""
         if self.current_mode != "projects":

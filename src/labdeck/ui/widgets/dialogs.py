@@ -12,6 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, ProgressBar, Static
 
+from labdeck.paths import download_dir
 from labdeck.ui.type_ahead import HoldsTypeAhead
 
 DIALOG_CSS = """
@@ -41,9 +42,8 @@ PathDialog Input { margin-bottom: 1; }
 
 
 def default_download_dir() -> Path:
-    """``~/Downloads`` when it exists, else the current directory."""
-    downloads = Path.home() / "Downloads"
-    return downloads if downloads.is_dir() else Path.cwd()
+    """The download folder (see :func:`labdeck.paths.download_dir`)."""
+    return download_dir()
 
 
 class PathDialog(HoldsTypeAhead, ModalScreen[tuple[str, Path] | None]):

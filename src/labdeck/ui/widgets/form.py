@@ -118,14 +118,19 @@ class FormScreen(HoldsTypeAhead, ModalScreen[Any]):
     FormScreen .form-error.-shown { display: block; }
     FormScreen #form-message { color: $ld-text-error; width: 100%; display: none; }
     FormScreen #form-message.-shown { display: block; }
+    FormScreen #form-preview { color: $ld-text-muted; width: 100%; height: auto; max-height: 6; }
     FormScreen #form-buttons { height: auto; align-horizontal: right; }
     FormScreen #form-buttons Button { margin: 0 0 0 2; min-width: 10; }
     """
 
     def __init__(self, title: str, fields: Sequence[FormField], submit: Submit | None = None, *,
-                 only_changed: bool = False, target: str | None = None, submit_label: str = "Save") -> None:
-        """``only_changed``: pass only fields whose value differs from the initial one (edits)."""
+                 only_changed: bool = False, target: str | None = None, submit_label: str = "Save",
+                 request: str | None = None) -> None:
+        """``only_changed``: pass only fields whose value differs from the initial one (edits).
+        ``request``: what submitting sends (``PUT /projects/12/issues/3``), shown with the values
+        it will carry above the buttons, so the one confirmation is an informed one."""
         super().__init__()
+        self._request = request
         self._title = title
         self.fields = list(fields)
         self._submit = submit
@@ -153,6 +158,8 @@ class FormScreen(HoldsTypeAhead, ModalScreen[Any]):
                         yield Static(Text(field.help), classes="form-help")
                     yield Static("", id=f"err-{field.name}", classes="form-error", markup=False)
             yield Static("", id="form-message", markup=False)
+            if self._submit is not None:
+                yield Static("", id="form-preview", markup=False)
             with Horizontal(id="form-buttons"):
                 yield Button("Cancel", id="form-cancel")
                 yield Button(Text(self._submit_label), id="form-submit", variant="primary")
@@ -176,6 +183,39 @@ class FormScreen(HoldsTypeAhead, ModalScreen[Any]):
         if self.fields:
             self.query_one(f"#f-{self.fields[0].name}").focus()
         self.release_keys()
+        self.update_preview()
+
+    # --- what will be sent --------------------------------------------------------------------
+
+    def preview_text(self) -> str:
+        """``Will send PUT …: title: "a" → "b", labels: "x"`` (secrets never shown)."""
+        values, _ = self.collect()
+        by_name = {field.name: field for field in self.fields}
+        parts = []
+        for name, value in values.items():
+            field = by_name[name]
+            shown = _preview_value(field, value)
+            if self._only_changed and field.kind != "secret":
+                parts.append(f"{field.label}: {_preview_value(field, _initial(field))} → {shown}")
+            else:
+                parts.append(f"{field.label}: {shown}")
+        head = f"Will send {self._request}" if self._request else "Will send"
+        if not parts:
+            return f"{head}: nothing (no field changed)" if self._only_changed else f"{head}."
+        return f"{head} with " + "; ".join(parts)
+
+    def update_preview(self) -> None:
+        """Refresh the line that says what submitting sends."""
+        for preview in self.query("#form-preview"):
+            if isinstance(preview, Static):
+                preview.update(Text(clean(self.preview_text())))
+
+    @on(Input.Changed)
+    @on(Switch.Changed)
+    @on(Select.Changed)
+    @on(TextArea.Changed)
+    def _field_changed(self) -> None:
+        self.update_preview()
 
     # --- values -------------------------------------------------------------------------------
 
@@ -323,6 +363,20 @@ class FormScreen(HoldsTypeAhead, ModalScreen[Any]):
             if self.is_attached:
                 self.query_one("#form-submit", Button).disabled = keep_disabled
         self.dismiss(result if result is not None else values)
+
+
+def _preview_value(field: FormField, value: Any) -> str:
+    if field.kind == "secret":
+        return "•••• (new value)" if value else "unchanged"
+    if field.kind == "bool":
+        return "on" if value else "off"
+    if value is None or value == "":
+        return "(empty)"
+    text = str(value)
+    if field.kind == "multiline" and "\n" in text:
+        first = text.splitlines()[0]
+        return f'"{first[:40]}…" ({len(text.splitlines())} lines)'
+    return f'"{text[:60]}…"' if len(text) > 60 else f'"{text}"'
 
 
 # --- helpers for detail screens -----------------------------------------------------------------

@@ -181,6 +181,7 @@ class ProjectsScreen(TableSectionScreen):
             table.clear()
         self._version = pager.version
         self.mark_loaded()
+        self.console_app.listing_loaded()
 
     def _query(self) -> dict[str, Any]:
         # Recently active projects first (the server's default is by creation date): that is
