@@ -50,3 +50,19 @@ def screen_lines(app: LabdeckApp) -> list[str]:
         x, y = float(match.group(1)), float(match.group(2))
         rows.setdefault(y, []).append((x, html.unescape(match.group(3)).replace("\xa0", " ")))
     return ["".join(text for _, text in sorted(parts)) for _, parts in sorted(rows.items())]
+
+
+async def ci_column_complete(pilot: Any, seconds: float = 15.0) -> None:
+    """Wait until the projects table's CI column shows every row on screen (snapshots must not
+    depend on when the shared poller answers)."""
+    from labdeck.ui.screens.projects.list import ProjectsScreen
+
+    for _ in range(int(seconds / 0.05)):
+        screen = pilot.app.screen
+        if not isinstance(screen, ProjectsScreen) or screen.ci_loading() == 0:
+            break
+        await pilot.pause(0.05)
+    screen = pilot.app.screen
+    for status in screen.query("StatusLine"):
+        status.update_status()
+    await pilot.pause()

@@ -18,7 +18,7 @@ from labdeck.statefile import StateStore
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.ui_state import UiState
-from tests.ui.helpers import settle
+from tests.ui.helpers import ci_column_complete, settle
 
 SIZES = [(80, 24), (120, 40)]
 SHOWN_HOST = "gitlab.example.test"
@@ -64,6 +64,7 @@ def build(snap_server: SimServer, tokens: dict[str, str], tmp_path: Path) -> Cal
 
 async def _ready(pilot: Any) -> None:
     await settle(pilot.app, pilot)
+    await ci_column_complete(pilot)
     for field in pilot.app.screen.query("Input"):
         field.cursor_blink = False
     await pilot.pause()

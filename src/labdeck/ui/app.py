@@ -36,7 +36,7 @@ from labdeck.session import Session
 from labdeck.ui import sections
 from labdeck.ui.builtin_commands import register_builtin_commands
 from labdeck.ui.connection import ConnectionWatch, is_outage
-from labdeck.ui.console import CommandError, CommandRegistry, StatusInfo
+from labdeck.ui.console import CommandError, CommandRegistry, StatusInfo, Ticks
 from labdeck.ui.errors import react_to
 from labdeck.ui.formatting import Clock, system_clock
 from labdeck.ui.navigation import SectionNavigation
@@ -157,8 +157,10 @@ class LabdeckApp(SectionNavigation):
     @staticmethod
     def _build_client(session: Session, token: Secret | None = None) -> ApiClient:
         verify: bool | str = session.ca_file or not session.insecure
-        return ApiClient(session.base_url, token if token is not None else session.token,
-                         read_only=session.read_only, verify=verify)
+        client = ApiClient(session.base_url, token if token is not None else session.token,
+                           read_only=session.read_only, verify=verify)
+        client.audit.bind(profile=session.profile)
+        return client
 
     @property
     def client(self) -> ApiClient:
@@ -335,7 +337,7 @@ class LabdeckApp(SectionNavigation):
         relative times and refreshes what is due; hidden screens cost nothing."""
         screen = self.screen
         self.refresh_status()
-        if isinstance(screen, SectionScreen):
+        if isinstance(screen, Ticks):
             screen.tick(self.clock())
 
     # --- crash handling -----------------------------------------------------------------------

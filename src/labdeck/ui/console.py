@@ -24,7 +24,7 @@ import shlex
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, cast, runtime_checkable
 
 from textual.app import App
 from textual.screen import Screen
@@ -163,6 +163,14 @@ class ConsoleApp(Protocol):
 
     async def action_back(self) -> None:
         """Close the top screen, or return to the previous section."""
+
+
+@runtime_checkable
+class Ticks(Protocol):
+    """A screen that does something on the console's one clock (once a second, while on top)."""
+
+    def tick(self, now: datetime) -> None:
+        """Refresh what is due; keep it cheap."""
 
 
 def console_app(app: App[Any]) -> ConsoleApp:

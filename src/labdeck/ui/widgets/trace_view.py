@@ -65,14 +65,14 @@ class TraceView(ScrollView, can_focus=True):
         overflow-x: auto;
         height: 1fr;
         &:focus { background-tint: $foreground 3%; }
-        & > .trace-view--gutter { color: $ld-text-muted; }
+        & > .trace-view--gutter { color: $text-muted; }
         & > .trace-view--cursor { background: $boost; }
         & > .trace-view--fold { color: $accent; text-style: bold; }
-        & > .trace-view--duration { color: $ld-text-muted; }
-        & > .trace-view--match { background: $ld-match; color: $ld-match-text; }
-        & > .trace-view--current-match { background: $ld-current-match; color: $ld-current-match-text; text-style: bold; }
-        & > .trace-view--failed { color: $ld-text-error; text-style: bold; }
-        & > .trace-view--long { color: $ld-text-warning; text-style: bold; }
+        & > .trace-view--duration { color: $text-muted; }
+        & > .trace-view--match { background: $warning 60%; color: $text; }
+        & > .trace-view--current-match { background: $accent; color: $text; text-style: bold; }
+        & > .trace-view--failed { color: $text-error; text-style: bold; }
+        & > .trace-view--long { color: $text-warning; text-style: bold; }
         & > .trace-view--error-line { text-style: bold underline; }
     }
     """

@@ -17,6 +17,7 @@ from textual.screen import Screen
 
 from labdeck.api import ApiClient, errors
 from labdeck.api.models import Job
+from labdeck.trail.audit_context import AuditTarget
 from labdeck.ui.console import console_app
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.widgets.dialogs import DownloadProgressDialog, PathDialog, default_download_dir
@@ -155,8 +156,12 @@ class JobActionsMixin:
         action = ACTIONS[name]
         job_id = job.id
         method = getattr(self.client.jobs, action.method)
+        context = self.client.audit.context(
+            action=f"jobs.{name}", target=AuditTarget(project=self.project_path, job=job_id),
+            confirmation=f"typed:{job_id}" if action.typed else "dialog")
         try:
-            result = await method(self.project_id, job_id)
+            with context:
+                result = await method(self.project_id, job_id)
         except errors.OutcomeUnknown:
             self._notify(f"No answer from the server for {action.verb.lower()} #{job_id}; "
                          "re-reading the job…", "warning")

@@ -4,6 +4,7 @@ the first error, and offers the job actions."""
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +110,6 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         self.view.document.job_failed = self.job.status == "failed"
         self.view.focus()
         self._update_header()
-        self.set_interval(1.0, self._tick_running_time)
         self.follow_trace()
 
     def on_unmount(self) -> None:
@@ -162,8 +162,8 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         # The server's time, not this machine's: a skewed local clock would show hours of running.
         return max(0.0, (console_app(self.app).watching.server_now() - started).total_seconds())
 
-    def _tick_running_time(self) -> None:
-        """Once a second: the running time in the header moves."""
+    def tick(self, now: datetime) -> None:
+        """The console's clock: the running time in the header moves (no timer of its own)."""
         if self.job.status == "running":
             self._update_header()
 

@@ -51,8 +51,8 @@ COLUMNS: tuple[JobColumn, ...] = (
     JobColumn("pipeline", "Pipeline"),
     JobColumn("user", "User", 12),
     JobColumn("created", "Created"),
-    JobColumn("runner", "Runner", 18),
-    JobColumn("reason", "Failure reason", 20),
+    JobColumn("runner", "Runner", 16),
+    JobColumn("reason", "Reason", 16),
     JobColumn("artifacts", "Artifacts", 10),
 )
 """Every column, in order, on a terminal of :data:`FULL_FROM` columns or more. Start and finish

@@ -257,6 +257,12 @@ class ProjectsScreen(TableSectionScreen):
             return "—"
         return status_text(self.app, status.newest.status)
 
+    def ci_loading(self) -> int:
+        """Rows on screen whose CI status has not arrived yet (0 once the column is complete)."""
+        if not self._ci_rows:
+            return self.table.row_count and 1
+        return sum(1 for pid in self._ci_rows if not (pid in self.ci and self.ci[pid].loaded))
+
     def on_mount(self) -> None:
         super().on_mount()
         self._ci_subscription = self.console_app.watching.subscribe_projects(self._ci_changed, {})
