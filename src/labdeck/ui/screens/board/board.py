@@ -28,7 +28,7 @@ STATUS_FILTERS = ("", "failed", "running", "pending", "manual", "success")
 
 COLUMNS = (
     Column("mark", " ", max_width=1),
-    Column("project", "Project", min_width=10, max_width=36, flex=True),
+    Column("project", "Project", min_width=20, max_width=36, flex=True),
     Column("pipeline", "Pipeline", align="right", max_width=9),
     Column("ref", "Ref", min_width=6, max_width=20, flex=True),
     Column("status", "Status", max_width=8),
@@ -38,6 +38,11 @@ COLUMNS = (
     Column("duration", "Took", align="right", max_width=7),
     Column("by", "By", min_width=3, max_width=14, flex=True),
 )
+"""The board's columns from :data:`WIDE_FROM` columns of terminal on."""
+
+NARROW_COLUMNS = tuple(column for column in COLUMNS if column.key not in ("running", "duration", "by"))
+"""At 80 columns: what is broken, where and since when (the pipeline view has the rest)."""
+WIDE_FROM = 110
 
 
 def short_age(delta: timedelta | None) -> str:
@@ -93,7 +98,19 @@ server by itself; the status line says how fresh the data is (amber: older than 
         yield Static("", id="running-now", markup=False)
 
     def compose_content(self) -> ComposeResult:
-        yield ResourceTable(COLUMNS, id="board-table")
+        yield ResourceTable(self._columns_for(self.app.size.width), id="board-table")
+
+    @staticmethod
+    def _columns_for(width: int) -> tuple[Column, ...]:
+        return COLUMNS if width >= WIDE_FROM else NARROW_COLUMNS
+
+    def on_resize(self) -> None:
+        """A narrow terminal drops the least urgent columns (and a wide one brings them back)."""
+        columns = self._columns_for(self.size.width)
+        table = self.query_one_optional("#board-table", ResourceTable)
+        if table is not None and tuple(table.columns) != columns:
+            table.columns = list(columns)
+            self._show()
 
     @property
     def table(self) -> ResourceTable:
@@ -147,6 +164,8 @@ server by itself; the status line says how fresh the data is (amber: older than 
 
     def _show(self) -> None:
         """Render the current snapshot (keeping the cursor on the same pipeline)."""
+        if not self.is_mounted or self.query_one_optional("#board-table", ResourceTable) is None:
+            return  # a snapshot that arrives while the screen is built or taken down
         snapshot = self.snapshot
         now = snapshot.server_now or self.console_app.clock()
         rows = [row for row in snapshot.rows if not self.status_filter or row.status == self.status_filter]
@@ -166,13 +185,18 @@ server by itself; the status line says how fresh the data is (amber: older than 
         key = (row.project_id, row.pipeline_id)
         status = status_text(self.app, row.status)
         failed = ", ".join(row.failed_jobs)
+        duration = row.duration_at(now)
+        cells: dict[str, Text | str] = {
+            "mark": "●" if key in self.marked else " ", "project": clean(row.project_path),
+            "pipeline": f"#{row.pipeline_id}", "ref": clean(row.ref or "—"), "status": status,
+            "failed": clean(failed) or "—", "running": str(row.running) if row.running else "",
+            "age": short_age(row.age_at(now)),
+            "duration": format_duration(duration.total_seconds()) if duration else "—",
+            "by": clean(row.triggered_by or "—"),
+        }
         return TableRow(
             key=key,
-            cells=("●" if key in self.marked else " ", clean(row.project_path), f"#{row.pipeline_id}",
-                   clean(row.ref or "—"), status, clean(failed) or "—",
-                   str(row.running) if row.running else "", short_age(row.age_at(now)),
-                   format_duration(dur.total_seconds()) if (dur := row.duration_at(now)) else "—",
-                   clean(row.triggered_by or "—")),
+            cells=tuple(cells[column.key] for column in self.table.columns),
             data=row,
             search_text=" ".join((row.project_path, row.ref or "", row.status, failed,
                                   row.triggered_by or "", str(row.pipeline_id))).lower(),
