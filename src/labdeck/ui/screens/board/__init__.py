@@ -1,0 +1,1 @@
+"""The board section: pipelines across projects, and one pipeline by stage."""
