@@ -169,6 +169,10 @@ def _plan(kind: BulkKind, targets: Iterable[JobTarget], *, marked: bool, action:
             requests.append(PlannedRequest(target, kind))
         else:
             left_out.append(LeftOut(target, reason))
+    if kind == "cancel":
+        # Later jobs first: canceling a running job first would let the next stage's jobs start
+        # (or be skipped) before their own cancel arrives.
+        requests.reverse()
     return BulkPlan(kind, action or f"jobs.bulk-{kind}", tuple(requests), tuple(left_out), scope, pipeline_id)
 
 
@@ -181,7 +185,7 @@ def plan_retry(targets: Iterable[JobTarget], *, marked: bool = False, action: st
 
 def plan_cancel(targets: Iterable[JobTarget], *, marked: bool = False, action: str | None = None,
                 scope: str = "", pipeline_id: int | None = None) -> BulkPlan:
-    """Cancel every job of ``targets`` that is created, pending, running or waiting."""
+    """Cancel every job of ``targets`` that is created, pending, running or waiting (later jobs first)."""
     return _plan("cancel", targets, marked=marked, action=action, scope=scope, pipeline_id=pipeline_id)
 
 
@@ -240,10 +244,10 @@ def _done(request: PlannedRequest, answer: Job) -> JobResult:
         return JobResult(request, DONE, f"retried as #{answer.id} ({answer.status})", job=answer)
     status = answer.status or "?"
     if kind == "cancel" and status not in ("canceled", "canceling"):
-        return JobResult(request, UNCHANGED, f"still {status}: it had finished before the cancel arrived",
+        return JobResult(request, UNCHANGED, f"not canceled: it was already {status} when the request arrived",
                          job=answer)
     if kind == "play" and status == "manual":
-        return JobResult(request, UNCHANGED, "still manual: the server did not start it", job=answer)
+        return JobResult(request, UNCHANGED, "not started: the server left it manual", job=answer)
     return JobResult(request, DONE, f"{_VERBS[kind][1]} (now {status})", job=answer)
 
 

@@ -206,9 +206,9 @@ untagged jobs refused, all matching runners busy.
         yield from super().compose_content()
 
     def on_mount(self) -> None:
-        """Show the record we have at once; read it again and explain."""
+        """Show the record we have at once (Textual then runs ``TableSectionScreen.on_mount``,
+        which loads it again and so explains it)."""
         self._show(self.job)
-        super().on_mount()
 
     def _show(self, job: Job) -> None:
         self.job = job
