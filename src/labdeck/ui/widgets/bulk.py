@@ -6,6 +6,12 @@
 
     self.app.push_screen(BulkActionScreen(plan, project_path), after)
 
+Callers usually go through :func:`open_bulk_action`, which also says when there is nothing to do
+and reports the outcome in a toast::
+
+    plan = plan_retry(pipeline_targets(marked_rows), action="board.retry-failed", scope="3 pipelines")
+    open_bulk_action(self.app, plan, on_done=lambda outcome: self.refresh_board())
+
 The dialog shows every job of the :class:`~labdeck.ui.widgets.bulk_plan.BulkPlan` with the exact
 request it will send, and the jobs left out with why. Focus starts on Cancel; confirming is ignored
 during the first :attr:`BulkActionScreen.GUARD_SECONDS` (the dialog says why), as in the shared
@@ -18,12 +24,13 @@ returns a :class:`~labdeck.ui.widgets.bulk_plan.BulkOutcome` (None when nothing 
 from __future__ import annotations
 
 import time
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
@@ -278,3 +285,36 @@ class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
     def _forward_worker_state(self, event: Worker.StateChanged) -> None:
         # The app's one error handler shows what went wrong (ModalScreen does not forward it).
         console_app(self.app).handle_worker_state(event.worker, event.state)
+
+
+_NOTHING = {"retry": "No failed job", "cancel": "No running or pending job", "play": "No manual job"}
+
+
+def open_bulk_action(app: App[Any], plan: BulkPlan, *, project_path: str | None = None,
+                     on_done: Callable[[BulkOutcome], None] | None = None) -> bool:
+    """Open the dry run of ``plan`` at once (keys typed right after the key that asked for it must
+    find the dialog), or say why there is nothing to send. After a run, a toast sums it up and
+    ``on_done(outcome)`` runs (refresh there). True when the dialog opened."""
+    console = console_app(app)
+    if console.read_only:
+        console.notify("Read-only mode: this action is disabled (:readonly toggles it).", severity="warning",
+                       title="Read-only", markup=False)
+        return False
+    if not plan.requests:
+        where = f" in {plan.scope}" if plan.scope else ""
+        reasons = "; ".join(f"#{left.target.job.id} {left.reason}" for left in plan.left_out[:3])
+        console.notify(f"{_NOTHING[plan.kind]}{where}." + (f" Left out: {reasons}" if reasons else ""),
+                       severity="warning", timeout=5, markup=False)
+        return False
+
+    def finished(outcome: BulkOutcome | None) -> None:
+        if outcome is None:
+            return
+        complete = outcome.count(DONE) == len(outcome.results)
+        console.notify(f"{plan.title}: {outcome.summary()}.", timeout=6, markup=False,
+                       severity="information" if complete else "warning")
+        if on_done is not None:
+            on_done(outcome)
+
+    app.push_screen(BulkActionScreen(plan, project_path), finished)
+    return True

@@ -31,7 +31,7 @@ from labdeck.ui.screens.board.stage_columns import StageView, job_matches, palet
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
 from labdeck.ui.screens.jobs.log import TraceScreen
 from labdeck.ui.screens.jobs.table import format_duration
-from labdeck.ui.widgets.bulk import BulkActionScreen
+from labdeck.ui.widgets.bulk import open_bulk_action
 from labdeck.ui.widgets.bulk_plan import PLANNERS, BulkKind, BulkOutcome, job_targets
 from labdeck.ui.widgets.form import clean
 from labdeck.watch.clock import ServerClock
@@ -335,18 +335,8 @@ itself while jobs run. Ages and durations use the server's clock.
             jobs = latest
         plan = PLANNERS[kind](job_targets(self.project_id, self.project_path, jobs), marked=bool(marked),
                               action=ACTION_IDS[kind], scope=scope, pipeline_id=self.pipeline_id)
-        if not plan.requests:
-            what = {"retry": "failed job", "cancel": "running or pending job", "play": "manual job"}[kind]
-            reasons = "; ".join(f"#{left.target.job.id} {left.reason}" for left in plan.left_out[:3])
-            self.notify(f"No {what} in {scope}." + (f" Left out: {reasons}" if reasons else ""),
-                        severity="warning", timeout=5, markup=False)
-            return
-        self.app.push_screen(BulkActionScreen(plan, self.project_path), self._after_bulk)
+        open_bulk_action(self.app, plan, project_path=self.project_path, on_done=self._after_bulk)
 
-    def _after_bulk(self, outcome: BulkOutcome | None) -> None:
-        if outcome is None:
-            return
-        self.notify(f"{outcome.plan.title}: {outcome.summary()}.", timeout=6, markup=False,
-                    severity="warning" if outcome.count("done") < len(outcome.results) else "information")
+    def _after_bulk(self, outcome: BulkOutcome) -> None:
         self.view.marked.clear()
         self.reload()
