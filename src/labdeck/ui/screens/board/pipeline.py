@@ -28,7 +28,7 @@ from labdeck.api import errors
 from labdeck.api.models import Job
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.board.stage_columns import StageView, job_matches, palette_for, stages_of
-from labdeck.ui.screens.jobs.detail import JobDetailScreen
+from labdeck.ui.screens.jobs.detail import JobDetailScreen, job_web_url
 from labdeck.ui.screens.jobs.log import TraceScreen
 from labdeck.ui.screens.jobs.table import format_duration
 from labdeck.ui.widgets.bulk import open_bulk_action
@@ -271,14 +271,10 @@ itself while jobs run. Ages and durations use the server's clock.
         """The job under the cursor."""
         return self.view.cursor_job
 
-    def job_url(self, job: Job) -> str:
-        """The job's web address (the server's ``web_url`` when it gives one)."""
-        return job.web_url or f"{self.client.base_url.rstrip('/')}/{self.project_path}/-/jobs/{job.id}"
-
     def copy_target(self) -> str | None:
         """``y`` copies the job's web address."""
         job = self.selected_job()
-        return self.job_url(job) if job is not None else None
+        return job_web_url(self.client, self.project_path, job) if job is not None else None
 
     def action_open_log(self) -> None:
         """The log of the job under the cursor."""

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -81,11 +81,11 @@ class Palette:
     cursor: Style = field(default_factory=lambda: Style(reverse=True))
 
 
-def palette_for(app: object) -> Palette:
-    """The current theme's styles (``app`` is the running Textual app)."""
+def palette_for(app: App[Any]) -> Palette:
+    """The current theme's styles."""
 
     def colour(*names: str) -> Style:
-        value = theme_colour(app, *names)  # type: ignore[arg-type]
+        value = theme_colour(app, *names)
         return Style(color=value) if value else Style(dim=True)
 
     def status(name: str) -> Style:

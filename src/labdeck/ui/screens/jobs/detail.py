@@ -67,6 +67,11 @@ async def pending_headline(client: ApiClient, project_id: int, job: Job, now: da
     return answer.headline
 
 
+def job_web_url(client: ApiClient, project_path: str, job: Job) -> str:
+    """The job's web address: the server's ``web_url``, else the usual ``<project>/-/jobs/<id>``."""
+    return job.web_url or f"{client.base_url.rstrip('/')}/{project_path}/-/jobs/{job.id}"
+
+
 def _duration(seconds: float | None) -> str | None:
     return format_duration(seconds) if seconds is not None else None
 
@@ -247,7 +252,7 @@ untagged jobs refused, all matching runners busy.
 
     def copy_target(self) -> str | None:
         """``y`` copies the job's web address."""
-        return self.job.web_url or f"{self.client.base_url.rstrip('/')}/{self.project_path}/-/jobs/{self.job.id}"
+        return job_web_url(self.client, self.project_path, self.job)
 
 
 class PendingReasonLine(Static):
