@@ -83,6 +83,10 @@ async def _settle(pilot: Any) -> None:
     for _ in range(3):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
+    # The status line shortens the instance once it knows its width; the app's clock tick redraws
+    # it about once a second, which a snapshot may or may not wait for: redraw it now.
+    pilot.app.refresh_status()
+    await pilot.pause()
 
 
 def _open_pipeline(server: SimServer, pipeline_id: int, *keys: str) -> Callable[[Any], Any]:

@@ -96,6 +96,7 @@ class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
     BulkActionScreen #why-not { color: $text-warning; width: 100%; }
     BulkActionScreen #why-not.-hidden { display: none; }
     BulkActionScreen #progress { width: 100%; }
+    BulkActionScreen #progress.-hidden { display: none; }
     BulkActionScreen #buttons { height: auto; align-horizontal: right; }
     BulkActionScreen Button { margin: 0 0 0 2; min-width: 12; }
     BulkActionScreen Button.-hidden { display: none; }
@@ -133,7 +134,7 @@ class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
             with VerticalScroll(id="body", can_focus=False):
                 yield Static(self._body(), id="lines")
             yield Label("", id="why-not", classes="-hidden")
-            yield Label(Text(self._progress()), id="progress")
+            yield Label(Text(self._progress()), id="progress", classes="" if self._progress() else "-hidden")
             with Horizontal(id="buttons"):
                 yield Button("Cancel", id="cancel", variant="default")
                 yield Button(Text(f"{plan.verb} {count} job{'' if count == 1 else 's'}"), id="confirm",
@@ -194,7 +195,10 @@ class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
 
     def _redraw(self) -> None:
         self.query_one("#lines", Static).update(self._body())
-        self.query_one("#progress", Label).update(Text(self._progress()))
+        progress = self._progress()
+        label = self.query_one("#progress", Label)
+        label.update(Text(progress))
+        label.set_class(not progress, "-hidden")
 
     def _say_why_not(self, text: str) -> None:
         why = self.query_one("#why-not", Label)

@@ -284,8 +284,9 @@ async def _send(client: ApiClient, request: PlannedRequest) -> tuple[JobResult, 
         answer = await method(target.project_id, target.job.id)
     except errors.OutcomeUnknown as exc:  # before HttpError: an ambiguous 5xx is both
         current, note = await _reread(client, request)
-        detail = (f"no usable answer ({exc.user_message()}); the server may have applied it. "
-                  f"It will not be sent again. {note}")
+        status = f"{exc.status} " if isinstance(exc, errors.HttpError) else ""
+        reason = " ".join(f"{status}{exc.message}".split())[:80]
+        detail = f"no usable answer ({reason}): the server may have applied it. It will not be sent again. {note}"
         return JobResult(request, UNKNOWN, detail, job=current), "stopped after an answer that was lost"
     except (errors.RateLimited, errors.Unauthorized) as exc:
         return (JobResult(request, REFUSED, f"{exc.status}: {exc.user_message()}", status=exc.status),

@@ -138,7 +138,6 @@ itself while jobs run. Ages and durations use the server's clock.
         self._loading = False
         self._last_load: datetime | None = None
         self._filter = ""
-        self.context_text = f"{project_path} · #{pipeline_id}"
 
     def compose_content(self) -> ComposeResult:
         yield PipelineHeader(id="pipeline-header")
@@ -173,11 +172,13 @@ itself while jobs run. Ages and durations use the server's clock.
 
     # --- loading ---------------------------------------------------------------------------------
 
-    def reload(self) -> None:
-        """Read the pipeline's jobs (conditionally: an unchanged list is not parsed)."""
+    def reload(self, *, quiet: bool = False) -> None:
+        """Read the pipeline's jobs (conditionally: an unchanged list is not parsed); ``quiet``: the
+        automatic refresh, which does not flash "loading…" in the title every few seconds."""
         self._loading = True
-        self.loading_text = "loading…"
-        self.update_title()
+        if not quiet:
+            self.loading_text = "loading…"
+            self.update_title()
         self.run_api(self._load, "load")
 
     async def _load(self) -> None:
@@ -211,7 +212,7 @@ itself while jobs run. Ages and durations use the server's clock.
         self._draw_header()
         interval = self.active_interval if self.active else self.idle_interval
         if not self._loading and (self._last_load is None or (now - self._last_load).total_seconds() >= interval):
-            self.reload()
+            self.reload(quiet=True)
 
     def row(self) -> PipelineRow | None:
         """The pipeline as the board derives it (None before any job is known)."""
@@ -232,7 +233,9 @@ itself while jobs run. Ages and durations use the server's clock.
                                             shown=shown)
 
     def update_title(self) -> None:
-        """The title row: project, pipeline, counts, filter."""
+        """The title row: project, pipeline, refresh state, counts, filter."""
+        live = f"live · every {self.active_interval:g}s" if self.active else f"every {self.idle_interval:g}s"
+        self.context_text = f"{self.project_path} · #{self.pipeline_id} · {live}"
         super().update_title()
         if not self.is_mounted:
             return
