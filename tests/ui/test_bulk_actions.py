@@ -252,7 +252,7 @@ async def test_escape_stops_after_the_request_in_flight(sim_factory: SimFactory,
     async with ApiClient(server.base_url, Secret(tokens["admin"])) as client:
         jobs = [job for job in await client.jobs.list(PROJECT_ID).all() if job.id in ids.values()]
     plan = plan_retry(job_targets(PROJECT_ID, PROJECT_PATH, jobs), marked=True)
-    await control(server, "PUT", "/faults", json={"latency_ms": 400, "methods": ["POST"]})
+    await control(server, "PUT", "/faults", json={"latency_ms": 800, "methods": ["POST"]})
     app = make_app(server)
     returned: list[BulkOutcome | None] = []
     async with app.run_test(size=(120, 40)) as pilot:
