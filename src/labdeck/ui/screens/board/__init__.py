@@ -1,1 +1,1 @@
-"""The on-call board: pipelines of the watched projects, a pipeline's jobs, bulk actions."""
+"""The on-call board: pipelines of the watched projects, one pipeline's jobs, the alerts that fired."""

@@ -19,6 +19,7 @@ from labdeck.api.models import Job
 from labdeck.tail.follower import TraceFollower
 from labdeck.ui.console import console_app
 from labdeck.ui.screens.jobs.actions import JobActionsMixin
+from labdeck.ui.screens.jobs.detail import PendingReasonLine
 from labdeck.ui.screens.jobs.header import TraceHeader
 from labdeck.ui.screens.jobs.table import FINISHED_STATUSES
 from labdeck.ui.widgets.dialogs import PathDialog, default_download_dir
@@ -101,6 +102,7 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
 
     def compose(self) -> ComposeResult:
         yield TraceHeader(id="trace-header")
+        yield PendingReasonLine(id="pending-reason")
         yield TraceView(self.document, id="trace")
         yield Input(id="search")
         yield Footer()
@@ -152,6 +154,8 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
             wrap=view.wrap, raw=view.raw, note=" · ".join(part for part in (self.error_position, self.note) if part),
             search=search, duration=self._running_for(),
         )
+        # A waiting job gets a line saying why (worked out again only when its status changes).
+        self.query_one(PendingReasonLine).follow(self.client, self.project_id, self.job)
 
     def _running_for(self) -> float | None:
         """Seconds a running job has been running, by the console's clock (the record's

@@ -1,0 +1,324 @@
+"""The bulk action dialog: a dry run, one confirmation, then per-job results as they come.
+
+    def after(outcome: BulkOutcome | None) -> None:
+        if outcome is not None:      # something was sent: show the new state
+            self.reload()
+
+    self.app.push_screen(BulkActionScreen(plan, project_path), after)
+
+Callers usually go through :func:`open_bulk_action`, which also says when there is nothing to do
+and reports the outcome in a toast::
+
+    plan = plan_retry(pipeline_targets(marked_rows), action="board.retry-failed", scope="3 pipelines")
+    open_bulk_action(self.app, plan, on_done=lambda outcome: self.refresh_board())
+
+The dialog shows every job of the :class:`~labdeck.ui.widgets.bulk_plan.BulkPlan` with the exact
+request it will send, and the jobs left out with why. Focus starts on Cancel; confirming is ignored
+during the first :attr:`BulkActionScreen.GUARD_SECONDS` (the dialog says why), as in the shared
+confirmation dialog. Once confirmed it sends the requests one by one
+(:func:`~labdeck.ui.widgets.bulk_plan.run_plan`) and shows each result live; ``escape`` then stops
+after the request in flight. A finished dialog only closes: confirming again sends nothing. It
+returns a :class:`~labdeck.ui.widgets.bulk_plan.BulkOutcome` (None when nothing was sent).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+from textual.worker import Worker
+
+from labdeck.ui.console import console_app
+from labdeck.ui.type_ahead import HoldsTypeAhead
+from labdeck.ui.widgets.bulk_plan import (
+    DONE,
+    NOT_REACHED,
+    REFUSED,
+    UNCHANGED,
+    UNKNOWN,
+    BulkOutcome,
+    BulkPlan,
+    JobResult,
+    LeftOut,
+    PlannedRequest,
+    run_plan,
+    summarise,
+)
+from labdeck.ui.widgets.form import clean, theme_colour
+
+_OUTCOME_STYLE = {
+    DONE: ("✓", ("success",)),
+    REFUSED: ("✗", ("error",)),
+    UNKNOWN: ("?", ("warning",)),
+    UNCHANGED: ("=", ("foreground-muted", "foreground")),
+    NOT_REACHED: ("·", ("foreground-muted", "foreground")),
+}
+
+
+def bulk_guard_clock() -> float:
+    """The clock of the key guard (tests replace this function, never ``time.monotonic``)."""
+    return time.monotonic()
+
+
+class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
+    """See the module docstring. ``state`` is ``review``, ``running`` or ``finished``."""
+
+    GUARD_SECONDS: ClassVar[float] = 0.5
+    """Confirm presses within this time after opening are ignored (the confirmation dialog's guard)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel / stop", id="bulk.cancel"),
+        Binding("left,h", "app.focus_previous", "Previous", show=False, id="bulk.previous"),
+        Binding("right,l", "app.focus_next", "Next", show=False, id="bulk.next"),
+        Binding("up,k", "scroll_body(-1)", "Scroll up", show=False, id="bulk.scroll-up"),
+        Binding("down,j", "scroll_body(1)", "Scroll down", show=False, id="bulk.scroll-down"),
+        Binding("pageup", "scroll_body(-8)", "Page up", show=False, id="bulk.page-up"),
+        Binding("pagedown", "scroll_body(8)", "Page down", show=False, id="bulk.page-down"),
+    ]
+    DEFAULT_CSS = """
+    BulkActionScreen { align: center middle; background: $background 60%; }
+    BulkActionScreen > #dialog {
+        width: 96; max-width: 96%; height: auto; max-height: 96%;
+        border: thick $primary; background: $surface; padding: 0 1;
+    }
+    BulkActionScreen #title { text-style: bold; width: 100%; }
+    BulkActionScreen #target, BulkActionScreen #intro { color: $text-muted; width: 100%; }
+    BulkActionScreen #body { height: auto; max-height: 40vh; border: round $panel; }
+    BulkActionScreen #why-not { color: $text-warning; width: 100%; }
+    BulkActionScreen #why-not.-hidden { display: none; }
+    BulkActionScreen #progress { width: 100%; }
+    BulkActionScreen #progress.-hidden { display: none; }
+    BulkActionScreen #buttons { height: auto; align-horizontal: right; }
+    BulkActionScreen Button { margin: 0 0 0 2; min-width: 12; }
+    BulkActionScreen Button.-hidden { display: none; }
+    """
+
+    def __init__(self, plan: BulkPlan, project_path: str | None = None) -> None:
+        """``project_path`` names the target in the dialog (default: the plan's projects)."""
+        super().__init__()
+        self.plan = plan
+        self.project_path = project_path
+        self.state = "review"
+        self.results: list[JobResult] = []
+        """Results so far, in the plan's order."""
+        self.outcome: BulkOutcome | None = None
+        self._sending: PlannedRequest | None = None
+        self._stop = False
+        self._opened_at = bulk_guard_clock()
+
+    # --- layout -------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        plan = self.plan
+        app = console_app(self.app)
+        projects = self.project_path or ", ".join(plan.project_paths[:3]) + (
+            f" and {len(plan.project_paths) - 3} more" if len(plan.project_paths) > 3 else "")
+        target = " · ".join(part for part in (app.instance_label, projects,
+                                              f"pipeline #{plan.pipeline_id}" if plan.pipeline_id else "") if part)
+        with Vertical(id="dialog"):
+            yield Label(Text(plan.title), id="title")
+            yield Label(Text(target), id="target")
+            count = len(plan.requests)
+            intro = (f"Dry run: {count} request{'' if count == 1 else 's'} to {app.client.api_url}, "
+                     "sent one at a time, never repeated:") if count else "Nothing to send:"
+            yield Label(Text(intro), id="intro")
+            with VerticalScroll(id="body", can_focus=False):
+                yield Static(self._body(), id="lines")
+            yield Label("", id="why-not", classes="-hidden")
+            yield Label(Text(self._progress()), id="progress", classes="" if self._progress() else "-hidden")
+            with Horizontal(id="buttons"):
+                yield Button("Cancel", id="cancel", variant="default")
+                yield Button(Text(f"{plan.verb} {count} job{'' if count == 1 else 's'}"), id="confirm",
+                             variant="error" if plan.kind == "cancel" else "primary", disabled=not count)
+
+    def on_mount(self) -> None:
+        self._opened_at = bulk_guard_clock()
+        self.query_one("#cancel", Button).focus()
+        self.release_keys()
+
+    def _colour(self, *names: str) -> Style:
+        colour = theme_colour(self.app, *names)
+        return Style(color=colour) if colour else Style(dim=True)
+
+    def _job_line(self, text: Text, item: PlannedRequest | LeftOut, extra: str = "") -> None:
+        target = item.target
+        job = target.job
+        if len(self.plan.project_paths) > 1 or (self.project_path is None and not self.plan.pipeline_id):
+            text.append(f"{clean(target.project_path)} ", style=self._colour("foreground-muted", "foreground"))
+        text.append(f"#{job.id} ", style=Style(bold=True))
+        text.append(clean(job.name or ""), style=Style(bold=True))
+        text.append(f" · {clean(job.stage or '—')} · ")
+        text.append(clean(job.status or "?"), style=self._colour(f"job-{job.status}", "foreground"))
+        if extra:
+            text.append(f" — {clean(extra)}", style=self._colour("foreground-muted", "foreground"))
+        text.append("\n")
+
+    def _body(self) -> Text:
+        """The dry run, with each job's result once known."""
+        text = Text(no_wrap=False, overflow="fold")
+        done = {id(result.request): result for result in self.results}
+        for request in self.plan.requests:
+            self._job_line(text, request)
+            text.append(f"  {request.describe()}\n", style=self._colour("accent"))
+            result = done.get(id(request))
+            if result is not None:
+                mark, colours = _OUTCOME_STYLE[result.outcome]
+                text.append(f"  {mark} {result.outcome}: ", style=self._colour(*colours) + Style(bold=True))
+                text.append(clean(result.detail) + "\n")
+            elif request is self._sending:
+                text.append("  … sending\n", style=self._colour("accent"))
+        if self.plan.left_out:
+            text.append(f"Left out ({len(self.plan.left_out)}):\n", style=Style(bold=True))
+            for left in self.plan.left_out:
+                self._job_line(text, left, left.reason)
+        text.rstrip()
+        return text
+
+    def _progress(self) -> str:
+        if self.state == "review":
+            return "" if self.plan.requests else "No job of the selection needs this action."
+        sent = len(self.results)
+        total = len(self.plan.requests)
+        if self.state == "running":
+            stopping = " · stopping after this request" if self._stop else " · esc stops after this request"
+            return f"Sending {min(sent + 1, total)}/{total}…{stopping}"
+        return f"Finished: {summarise(self.results)}. Nothing is sent again; close to see the new state."
+
+    def _redraw(self) -> None:
+        self.query_one("#lines", Static).update(self._body())
+        progress = self._progress()
+        label = self.query_one("#progress", Label)
+        label.update(Text(progress))
+        label.set_class(not progress, "-hidden")
+
+    def _say_why_not(self, text: str) -> None:
+        why = self.query_one("#why-not", Label)
+        why.update(Text(text))
+        why.set_class(not text, "-hidden")
+
+    def action_scroll_body(self, lines: int) -> None:
+        """Scroll the dry run (the focus stays on the buttons)."""
+        body = self.query_one("#body", VerticalScroll)
+        body.scroll_to(y=body.scroll_y + lines, animate=False)
+
+    # --- confirm, run, close ---------------------------------------------------------------------
+
+    @property
+    def guarded(self) -> bool:
+        """True while confirm (or, once finished, close) presses are still ignored."""
+        return bulk_guard_clock() - self._opened_at < self.GUARD_SECONDS
+
+    @on(Button.Pressed, "#confirm")
+    def _confirm(self) -> None:
+        if self.state == "finished":
+            if self.guarded:
+                # An Enter still held from confirming must not close the results unseen.
+                self._say_why_not("The results just came in: press again to close.")
+                return
+            self.dismiss(self.outcome)  # a finished dialog only closes: nothing is sent again
+            return
+        if self.state == "running":
+            return
+        if self.guarded:
+            # A key held down or typed ahead must not confirm: say so, the user presses again.
+            self._say_why_not("Not confirmed: pressed too soon after the dialog opened. Press again.")
+            return
+        if console_app(self.app).read_only:
+            self._say_why_not("Read-only mode: nothing is sent (:readonly toggles it).")
+            return
+        self._say_why_not("")
+        self.state = "running"
+        self.query_one("#confirm", Button).disabled = True
+        cancel = self.query_one("#cancel", Button)
+        cancel.label = "Stop"
+        cancel.focus()
+        self._redraw()
+        self.run_worker(self._run(), name="bulk-run", group="bulk-run", exclusive=True, exit_on_error=False,
+                        description=self.plan.title)
+
+    async def _run(self) -> None:
+        try:
+            await run_plan(console_app(self.app).client, self.plan, confirmation="dialog",
+                           on_sending=self._on_sending, on_result=self._on_result, stop=lambda: self._stop)
+        finally:
+            self._finish()
+
+    def _on_sending(self, request: PlannedRequest) -> None:
+        self._sending = request
+        self._redraw()
+
+    def _on_result(self, result: JobResult) -> None:
+        self.results.append(result)
+        self._sending = None
+        self._redraw()
+
+    def _finish(self) -> None:
+        self.state = "finished"
+        self._opened_at = bulk_guard_clock()  # the guard applies to the Close button too
+        self._sending = None
+        self.outcome = BulkOutcome(self.plan, tuple(self.results))
+        confirm = self.query_one("#confirm", Button)
+        confirm.label = "Close"
+        confirm.variant = "default"
+        confirm.disabled = False
+        self.query_one("#cancel", Button).add_class("-hidden")
+        confirm.focus()
+        self._redraw()
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        """Review: close without sending. Running: stop after the request in flight. Finished: close."""
+        if self.state == "review":
+            self.dismiss(None)
+        elif self.state == "running":
+            self._stop = True
+            self._redraw()
+        else:
+            self.dismiss(self.outcome)
+
+    @on(Worker.StateChanged)
+    def _forward_worker_state(self, event: Worker.StateChanged) -> None:
+        # The app's one error handler shows what went wrong (ModalScreen does not forward it).
+        console_app(self.app).handle_worker_state(event.worker, event.state)
+
+
+_NOTHING = {"retry": "No failed job", "cancel": "No running or pending job", "play": "No manual job"}
+
+
+def open_bulk_action(app: App[Any], plan: BulkPlan, *, project_path: str | None = None,
+                     on_done: Callable[[BulkOutcome], None] | None = None) -> bool:
+    """Open the dry run of ``plan`` at once (keys typed right after the key that asked for it must
+    find the dialog), or say why there is nothing to send. After a run, a toast sums it up and
+    ``on_done(outcome)`` runs (refresh there). True when the dialog opened."""
+    console = console_app(app)
+    if console.read_only:
+        console.notify("Read-only mode: this action is disabled (:readonly toggles it).", severity="warning",
+                       title="Read-only", markup=False)
+        return False
+    if not plan.requests:
+        where = f" in {plan.scope}" if plan.scope else ""
+        reasons = "; ".join(f"#{left.target.job.id} {left.reason}" for left in plan.left_out[:3])
+        console.notify(f"{_NOTHING[plan.kind]}{where}." + (f" Left out: {reasons}" if reasons else ""),
+                       severity="warning", timeout=5, markup=False)
+        return False
+
+    def finished(outcome: BulkOutcome | None) -> None:
+        if outcome is None:
+            return
+        complete = outcome.count(DONE) == len(outcome.results)
+        console.notify(f"{plan.title}: {outcome.summary()}.", timeout=6, markup=False,
+                       severity="information" if complete else "warning")
+        if on_done is not None:
+            on_done(outcome)
+
+    app.push_screen(BulkActionScreen(plan, project_path), finished)
+    return True

@@ -1,0 +1,138 @@
+"""SVG snapshots of the pipeline view (a list at 80x24, stage columns at 120x40), the dry run of a
+bulk retry and the why-pending panel of the stuck macOS job: private simulator (gitlab dialect,
+seed 42, manual clock), a fixed instance name, the server's clock taken from the simulator."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from labdeck.api import ApiClient
+from labdeck.secret import Secret
+from labdeck.session import Session
+from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.server import SimServer
+from labdeck.statefile import StateStore
+from labdeck.ui.app import LabdeckApp
+from labdeck.ui.screens.board.pipeline import PipelineScreen
+from labdeck.ui.screens.jobs.detail import JobDetailScreen
+from labdeck.ui.ui_state import UiState
+from labdeck.ui.widgets.bulk import BulkActionScreen
+from labdeck.watch.clock import ServerClock
+from tests.ui.pipeline_support import EVERY_STATE
+from tests.ui.test_jobs_support import PROJECT_ID, PROJECT_PATH
+from tests.ui.test_snapshots_jobs import SHOWN_HOST
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+
+
+class _ToServer(httpx.AsyncBaseTransport):
+    """The client speaks to ``http://SHOWN_HOST`` (the dry run shows where requests go); this
+    sends them to the simulator's random port, with that ``Host``."""
+
+    def __init__(self, server: SimServer) -> None:
+        self._inner = httpx.AsyncHTTPTransport()
+        self._target = httpx.URL(server.base_url)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        request.url = request.url.copy_with(scheme=self._target.scheme, host=self._target.host,
+                                            port=self._target.port)
+        request.headers["host"] = SHOWN_HOST
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+@pytest.fixture(scope="module")
+def pipeline_snap_server() -> Iterator[tuple[SimServer, int]]:
+    """One private simulator for the module with the :data:`EVERY_STATE` pipeline two minutes in."""
+    from labdeck.sim.clock import SimClock
+    from labdeck.sim.dataset import build_state
+
+    server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"), dialect="gitlab")).start()
+    headers = {"PRIVATE-TOKEN": DEMO_TOKENS["admin"]}
+    created = httpx.post(f"{server.base_url}/-/sim/projects/{PROJECT_ID}/pipelines", headers=headers,
+                         json={"ref": "main", "stages": EVERY_STATE})
+    created.raise_for_status()
+    for _ in range(6):
+        httpx.post(f"{server.base_url}/-/sim/clock/advance?seconds=20", headers=headers).raise_for_status()
+    yield server, int(created.json()["id"])
+    server.stop()
+
+
+@pytest.fixture
+def build(pipeline_snap_server: tuple[SimServer, int], tmp_path: Path) -> Callable[[], LabdeckApp]:
+    server, _ = pipeline_snap_server
+
+    def make() -> LabdeckApp:
+        token = Secret(DEMO_TOKENS["admin"])
+        session = Session(base_url=f"http://{SHOWN_HOST}", token=token, profile="prod")
+        client = ApiClient(f"http://{SHOWN_HOST}", token, transport=_ToServer(server))
+        return LabdeckApp(session, client=client, clock=server.state.clock.now,
+                          ui_state=UiState(StateStore(tmp_path / "state.json")))
+
+    return make
+
+
+async def _settle(pilot: Any) -> None:
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+    # The status line shortens the instance once it knows its width; the app's clock tick redraws
+    # it about once a second, which a snapshot may or may not wait for: redraw it now.
+    pilot.app.refresh_status()
+    await pilot.pause()
+
+
+def _open_pipeline(server: SimServer, pipeline_id: int, *keys: str) -> Callable[[Any], Any]:
+    async def run_before(pilot: Any) -> None:
+        await _settle(pilot)
+        screen = PipelineScreen(PROJECT_ID, PROJECT_PATH, pipeline_id,
+                                server_clock=ServerClock(source=server.state.clock.now))
+        await pilot.app.push_screen(screen)
+        await _settle(pilot)
+        assert screen.load_count == 1
+        if keys:
+            await pilot.press(*keys)
+            await _settle(pilot)
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_pipeline_by_stage(snap_compare: Any, build: Callable[[], LabdeckApp],
+                           pipeline_snap_server: tuple[SimServer, int], size: tuple[int, int]) -> None:
+    server, pipeline_id = pipeline_snap_server
+    assert snap_compare(build(), run_before=_open_pipeline(server, pipeline_id, "l", "space"), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES[:1])
+def test_retry_dry_run(snap_compare: Any, build: Callable[[], LabdeckApp],
+                       pipeline_snap_server: tuple[SimServer, int], size: tuple[int, int]) -> None:
+    server, pipeline_id = pipeline_snap_server
+
+    async def run_before(pilot: Any) -> None:
+        await _open_pipeline(server, pipeline_id, "R")(pilot)
+        assert isinstance(pilot.app.screen, BulkActionScreen)
+
+    assert snap_compare(build(), run_before=run_before, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES[:1])
+def test_why_pending_panel(snap_compare: Any, build: Callable[[], LabdeckApp],
+                           pipeline_snap_server: tuple[SimServer, int], size: tuple[int, int]) -> None:
+    async def run_before(pilot: Any) -> None:
+        await _settle(pilot)
+        jobs = await pilot.app.client.jobs.list(6).all()
+        stuck = next(job for job in jobs if job.name == "ios-build" and job.status == "pending")
+        screen = JobDetailScreen(6, "platform/feature-flags", stuck)
+        await pilot.app.push_screen(screen)
+        await _settle(pilot)
+        assert screen.explanation is not None
+
+    assert snap_compare(build(), run_before=run_before, terminal_size=size)
