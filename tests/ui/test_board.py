@@ -136,3 +136,33 @@ async def test_start_board_opens_the_board_first(sim_factory: Callable[..., SimS
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         assert isinstance(app.screen, BoardScreen)
+
+
+async def test_enter_opens_the_pipeline_and_marked_pipelines_get_a_dry_run(
+        sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    from labdeck.ui.screens.board.pipeline import PipelineScreen
+    from labdeck.ui.widgets.bulk import BulkActionScreen
+
+    server = sim_factory()
+    app = make_app(server, board=FAST)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_board(app, pilot)
+        failed = [row for row in rows(screen) if row.status == "failed"]
+        assert len(failed) >= 2
+        await pilot.press("enter")
+        await settle(app, pilot)
+        pipeline = app.screen
+        assert isinstance(pipeline, PipelineScreen) and pipeline.pipeline_id == failed[0].pipeline_id
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is screen
+        await pilot.press("space", "space")  # the two failed pipelines at the top
+        assert len(screen.marked) == 2
+        await pilot.press("R")
+        await settle(app, pilot)
+        dialog = app.screen
+        assert isinstance(dialog, BulkActionScreen)
+        planned = {request.target.job.id for request in dialog.plan.requests}
+        expected = {job.id for row in failed[:2] for job in row.jobs if job.status == "failed"}
+        assert planned and planned <= expected
+        assert all(request.path.endswith("/retry") for request in dialog.plan.requests)

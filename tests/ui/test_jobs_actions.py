@@ -304,3 +304,33 @@ async def test_a_retry_from_a_filtered_list_shows_the_new_job(sim_factory: Calla
         await wait_until(pilot, lambda: screen.selected_job() is not None and screen.selected_job().id != job_id,
                          what="the new job, shown although the filter says failed")
         assert screen.selected_job().status in ("pending", "running")
+
+
+async def test_marked_jobs_get_one_dry_run_and_i_explains_a_job(sim_factory: Callable[..., SimServer],
+                                                                  make_app: MakeApp) -> None:
+    from labdeck.ui.screens.jobs.detail import JobDetailScreen
+    from labdeck.ui.widgets.bulk import BulkActionScreen
+
+    server = sim_factory()
+    pipeline = await create_pipeline(server, [{"name": "test", "jobs": [
+        {"name": "one", "duration": 10, "fail": True}, {"name": "two", "duration": 10, "fail": True},
+        {"name": "three", "duration": 10, "fail": True}]}])
+    ids = [job["id"] for job in pipeline["jobs"]]
+    await advance(server, 30)
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        await _select(screen, pilot, ids[0])
+        await pilot.press("space")
+        await _select(screen, pilot, ids[2])
+        await pilot.press("space")
+        await pilot.press("R")
+        await wait_until(pilot, lambda: isinstance(app.screen, BulkActionScreen), what="the dry run")
+        dialog = app.screen
+        assert isinstance(dialog, BulkActionScreen)
+        assert sorted(request.target.job.id for request in dialog.plan.requests) == [ids[0], ids[2]]
+        await pilot.press("escape")
+        await pilot.pause()
+        await _select(screen, pilot, ids[1])
+        await pilot.press("i")
+        await wait_until(pilot, lambda: isinstance(app.screen, JobDetailScreen), what="the job detail")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import inspect
 import shlex
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, cast, runtime_checkable
@@ -32,7 +32,7 @@ from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
 from labdeck.api import ApiClient
-from labdeck.api.models import Project
+from labdeck.api.models import Job, Project
 from labdeck.session import Session
 from labdeck.ui.formatting import Clock
 from labdeck.ui.watching import Watching
@@ -131,8 +131,9 @@ class ConsoleApp(Protocol):
     async def show_projects(self, filters: dict[str, Any] | None = None) -> None:
         """Switch to the projects section (reloading it with ``filters`` when given)."""
 
-    def open_pipeline(self, project_id: int, project_path: str, pipeline_id: int) -> None:
-        """Show one pipeline's jobs."""
+    def open_pipeline(self, project_id: int, project_path: str, pipeline_id: int,
+                      jobs: Sequence[Job] = ()) -> None:
+        """Show one pipeline: its stages and jobs (``jobs``: what the caller already knows)."""
 
     def jump_to_project(self, project_id: int) -> None:
         """Show a project in the projects table."""

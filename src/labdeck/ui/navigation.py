@@ -3,21 +3,23 @@ the runners/issues/integrations screens. ``LabdeckApp`` builds on this class."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from textual.app import App
 
-from labdeck.api.models import Project
+from labdeck.api.models import Job, Project
 from labdeck.ui import sections
 from labdeck.ui.console import console_app
 from labdeck.ui.screens.projects.list import ProjectsScreen
+from labdeck.ui.watching import Watching
 
 
 class SectionNavigation(App[int]):
     """Section switching for :class:`labdeck.ui.app.LabdeckApp` (state is set up there)."""
 
     _previous_modes: list[str]
+    watching: Watching
     _jobs_project: tuple[int, str] | None
     known_projects: dict[int, str]
 
@@ -140,11 +142,13 @@ class SectionNavigation(App[int]):
         self._previous_modes.append(self.current_mode)
         await self.switch_mode("jobs")
 
-    def open_pipeline(self, project_id: int, project_path: str, pipeline_id: int) -> None:
-        """Show one pipeline's jobs (on top of the current screen)."""
-        from labdeck.ui.screens.jobs.list import JobsScreen
+    def open_pipeline(self, project_id: int, project_path: str, pipeline_id: int,
+                      jobs: Sequence[Job] = ()) -> None:
+        """Show one pipeline: its stages and jobs (``jobs``: what the caller already knows)."""
+        from labdeck.ui.screens.board.pipeline import PipelineScreen
 
-        self.push_screen(JobsScreen(project_id, project_path, pipeline_id=pipeline_id))
+        clock = self.watching.poller.server_clock
+        self.push_screen(PipelineScreen(project_id, project_path, pipeline_id, jobs=jobs, server_clock=clock))
 
     def remember_projects(self, projects: Iterable[Project]) -> None:
         """Note project paths for the palette and completion."""

@@ -17,6 +17,8 @@ from textual.widgets import Static
 
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.jobs.table import format_duration
+from labdeck.ui.widgets.bulk import open_bulk_action
+from labdeck.ui.widgets.bulk_plan import PLANNERS, BulkKind, BulkOutcome, pipeline_targets
 from labdeck.ui.widgets.form import clean
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 from labdeck.ui.widgets.status_colours import status_text
@@ -74,6 +76,12 @@ class BoardScreen(SectionScreen):
                 tooltip="Add or remove the project from the board (starred projects stay)"),
         Binding("W", "alert", "Alert", id="board.alert", tooltip="Alert when this pipeline fails or finishes"),
         Binding("space", "mark", "Mark", id="board.mark", tooltip="Mark the pipeline for a bulk action"),
+        Binding("R", "retry_marked", "Retry failed", id="board.retry-failed",
+                tooltip="Retry the failed jobs of the marked pipelines (or of this one): dry run first"),
+        Binding("C", "cancel_marked", "Cancel", show=False, id="board.cancel-active",
+                tooltip="Cancel the running and pending jobs of the marked pipelines (dry run first)"),
+        Binding("P", "play_marked", "Play", show=False, id="board.play-manual",
+                tooltip="Play the manual jobs of the marked pipelines (dry run first)"),
     ]
     HELP = """
 ## Board
@@ -242,7 +250,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         """The jobs of the pipeline under the cursor."""
         row = self.selected()
         if row is not None:
-            self.console_app.open_pipeline(row.project_id, row.project_path, row.pipeline_id)
+            self.console_app.open_pipeline(row.project_id, row.project_path, row.pipeline_id, row.jobs)
 
     def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
         event.stop()
@@ -291,6 +299,32 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self.table.update_row(self._table_row(row, now))
         self.table.action_cursor_down()
         self.update_title()
+
+    def _bulk(self, kind: BulkKind) -> None:
+        rows = self.marked_rows()
+        if not rows or self.refuse_if_read_only():
+            return
+        scope = f"{len(rows)} pipeline{'s' if len(rows) != 1 else ''}"
+        plan = PLANNERS[kind](pipeline_targets(rows), action=f"board.{kind}", scope=scope)
+
+        def done(outcome: BulkOutcome | None) -> None:
+            if outcome is not None:
+                self.marked.clear()
+                self._pipelines.changed()  # read the projects again: they changed
+
+        open_bulk_action(self.app, plan, on_done=done)
+
+    def action_retry_marked(self) -> None:
+        """``R``: retry the failed jobs of the marked pipelines (after a dry run)."""
+        self._bulk("retry")
+
+    def action_cancel_marked(self) -> None:
+        """``C``: cancel what runs or waits in the marked pipelines (after a dry run)."""
+        self._bulk("cancel")
+
+    def action_play_marked(self) -> None:
+        """``P``: play the manual jobs of the marked pipelines (after a dry run)."""
+        self._bulk("play")
 
     def marked_rows(self) -> list[PipelineRow]:
         """The marked pipelines (the one under the cursor when none is marked)."""

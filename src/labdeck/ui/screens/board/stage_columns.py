@@ -21,8 +21,9 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from labdeck.api.models import Job
-from labdeck.ui.screens.jobs.table import _STATUS_THEME_KEYS, format_duration, runner_label
+from labdeck.ui.screens.jobs.table import format_duration, runner_label
 from labdeck.ui.widgets.form import clean, theme_colour
+from labdeck.ui.widgets.status_colours import STATUS_THEME_KEYS
 from labdeck.watch.pipelines import STATUS_ORDER, job_bucket, latest_tries
 
 COLUMNS_FROM = 118
@@ -89,7 +90,7 @@ def palette_for(app: App[Any]) -> Palette:
         return Style(color=value) if value else Style(dim=True)
 
     def status(name: str) -> Style:
-        keys = _STATUS_THEME_KEYS.get(name)
+        keys = STATUS_THEME_KEYS.get(name)
         return (colour(*keys) if keys else Style()) + Style(bold=name in ("failed", "running"))
 
     return Palette(status, colour("foreground-muted", "foreground"), colour("error"), colour("accent") + Style(bold=True))

@@ -65,7 +65,7 @@ APPLIES_TO: dict[str, Callable[[Job], bool]] = {
 
 
 MUTATING_ACTIONS = frozenset(
-    {"cancel_job", "retry_job", "play_job", "erase_job", "keep_artifacts"}
+    {"cancel_job", "retry_job", "play_job", "erase_job", "keep_artifacts", "bulk"}
 )
 """Screen actions hidden in read-only mode."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from rich.text import Text
 from textual import on, work
@@ -27,6 +27,8 @@ from labdeck.ui.screens.jobs.table import (
     JobFilter,
     JobTable,
 )
+from labdeck.ui.widgets.bulk import open_bulk_action
+from labdeck.ui.widgets.bulk_plan import PLANNERS, BulkKind, BulkOutcome, job_targets
 
 ACTIVE_INTERVAL = 2.0
 """Seconds between refreshes while some job can still change by itself."""
@@ -53,6 +55,15 @@ class JobsScreen(JobActionsMixin, SectionScreen):
                 tooltip="Download the artifacts archive or one file of it"),
         Binding("s", "filter_status", "Status", id="jobs.status", tooltip="Filter by statuses"),
         Binding("W", "alert_job", "Alert", id="jobs.alert", tooltip="Alert when the job finishes or fails"),
+        Binding("i", "job_detail", "Details", id="jobs.detail",
+                tooltip="Tags, runner, queue time, and why a pending job waits"),
+        Binding("space", "mark", "Mark", id="jobs.mark", tooltip="Mark the job for a bulk action"),
+        Binding("R", "bulk('retry')", "Retry all", show=False, id="jobs.bulk-retry",
+                tooltip="Retry the marked jobs (or every failed job listed): dry run first"),
+        Binding("C", "bulk('cancel')", "Cancel all", show=False, id="jobs.bulk-cancel",
+                tooltip="Cancel the marked jobs (or every running and pending job listed): dry run first"),
+        Binding("P", "bulk('play')", "Play all", show=False, id="jobs.bulk-play",
+                tooltip="Play the marked manual jobs (or every manual job listed): dry run first"),
         Binding("v", "cycle_group", "View", id="jobs.group",
                 tooltip="View: flat list, grouped by pipeline, by pipeline and stage"),
     ]
@@ -264,6 +275,42 @@ another screen is on top). Rows whose status just changed are highlighted.
         from labdeck.ui.screens.jobs.log import TraceScreen
 
         self.app.push_screen(TraceScreen(self.project_id, self.project_path, job))
+
+    def action_job_detail(self) -> None:
+        """``i``: the job's record, and why it waits when it is pending."""
+        job = self.selected_job()
+        if job is not None:
+            from labdeck.ui.screens.jobs.detail import JobDetailScreen
+
+            self.app.push_screen(JobDetailScreen(self.project_id, self.project_path, job))
+
+    def action_mark(self) -> None:
+        """Mark or unmark the job under the cursor, then move down."""
+        job = self.selected_job()
+        if job is None:
+            return
+        table = self.query_one(JobTable)
+        table.marked.symmetric_difference_update({job.id})
+        self._redraw()
+        table.action_cursor_down()
+        self.update_title()
+
+    def action_bulk(self, kind: str) -> None:
+        """``R``/``C``/``P``: the marked jobs (else every listed job it applies to), dry run first."""
+        if kind not in PLANNERS or self.refuse_if_read_only():
+            return
+        table = self.query_one(JobTable)
+        marked = [job for job in self.jobs if job.id in table.marked]
+        jobs = marked or self._shown()
+        scope = f"{len(marked)} marked job{'s' if len(marked) != 1 else ''}" if marked else "the jobs listed"
+        plan = PLANNERS[cast(BulkKind, kind)](job_targets(self.project_id, self.project_path, jobs),
+                                                marked=bool(marked), action=f"jobs.bulk-{kind}", scope=scope)
+
+        def done(outcome: BulkOutcome | None) -> None:
+            table.marked.clear()
+            self.refresh_jobs()
+
+        open_bulk_action(self.app, plan, project_path=self.project_path, on_done=done)
 
     def action_cycle_group(self) -> None:
         """none → pipeline → pipeline and stage → none."""

@@ -61,6 +61,8 @@ class TraceScreen(JobActionsMixin, Screen[None]):
         Binding("r", "retry_job", "Retry", id="trace.retry", tooltip="Retry the job"),
         Binding("y", "copy_url", "Copy URL", id="trace.copy_url", show=False),
         Binding("W", "alert_job", "Alert", id="trace.alert", tooltip="Alert when the job finishes or fails"),
+        Binding("i", "job_detail", "Details", id="trace.detail",
+                tooltip="Tags, runner, queue time, and why a pending job waits"),
         Binding("escape,q", "back", "Back", id="trace.back"),
     ]
     HELP = """
@@ -378,6 +380,12 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
             self.notify(f"Could not save {path}: {exc.strerror}", severity="error", markup=False)
             return
         self.notify(f"Saved {count:,} lines to {path}.", markup=False)
+
+    def action_job_detail(self) -> None:
+        """``i``: the job's record, and why it waits when it is pending."""
+        from labdeck.ui.screens.jobs.detail import JobDetailScreen
+
+        self.app.push_screen(JobDetailScreen(self.project_id, self.project_path, self.job))
 
     def action_back(self) -> None:
         """Close the search box, else clear the search, else leave the log."""

@@ -297,6 +297,8 @@ class JobTable(DataTable[Text]):
         self.groups: dict[str, JobGroup] = {}
         """Header rows by row key."""
         self.columns_shown: tuple[JobColumn, ...] = ()
+        self.marked: set[int] = set()
+        """Jobs marked with ``space`` (bulk actions act on them); shown with a dot before the id."""
         self._last_show: tuple[list[Job], set[int], str] | None = None
 
     def on_mount(self) -> None:
@@ -332,7 +334,7 @@ class JobTable(DataTable[Text]):
     def _cell_texts(self, job: Job) -> dict[str, str]:
         pid = pipeline_id(job)
         return {
-            "id": str(job.id),
+            "id": ("●" if job.id in self.marked else "") + str(job.id),
             "duration": format_duration(job.duration),
             "stage": job.stage or "",
             "name": job.name or "",
