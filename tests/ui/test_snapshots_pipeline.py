@@ -23,6 +23,7 @@ from labdeck.ui.screens.jobs.detail import JobDetailScreen
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from labdeck.watch.clock import ServerClock
+from tests.ui.helpers import wait_for_workers
 from tests.ui.pipeline_support import EVERY_STATE
 from tests.ui.test_jobs_support import PROJECT_ID, PROJECT_PATH
 from tests.ui.test_snapshots_jobs import SHOWN_HOST
@@ -81,7 +82,7 @@ def build(pipeline_snap_server: tuple[SimServer, int], tmp_path: Path) -> Callab
 
 async def _settle(pilot: Any) -> None:
     for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
+        await wait_for_workers(pilot.app)
         await pilot.pause()
     # The status line shortens the instance once it knows its width; the app's clock tick redraws
     # it about once a second, which a snapshot may or may not wait for: redraw it now.
