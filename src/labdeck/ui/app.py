@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import gc
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -122,7 +123,10 @@ class LabdeckApp(SectionNavigation):
         self.session = session
         self._own_client = client is None
         self._client = client if client is not None else self._build_client(session)
-        self.clock: Clock = clock or system_clock
+        self._local_clock: Clock = clock or system_clock
+        self.clock: Clock = clock or self._server_time
+        """The current time for "x ago" and running times: the server's (learned from its ``Date``
+        headers: a skewed local clock must not show "23d ago"), or an injected one (tests)."""
         self.read_only = bool(session.read_only)
         self._client.read_only = self.read_only
         self.commands = CommandRegistry()
@@ -166,6 +170,10 @@ class LabdeckApp(SectionNavigation):
     def client(self) -> ApiClient:
         """The API client (may be replaced after a sign-in; do not keep a reference)."""
         return self._client
+
+    def _server_time(self) -> datetime:
+        watching = self._watching
+        return watching.server_now() if watching is not None else self._local_clock()
 
     @property
     def watching(self) -> Watching:
@@ -249,7 +257,7 @@ class LabdeckApp(SectionNavigation):
             # As early as possible, but after the saved history is back: a hang-up saves the state.
             self._install_signal_handlers()
         filters = saved.project_filters
-        self.watching = Watching(self, self.session, self.client, clock=self.clock)
+        self.watching = Watching(self, self.session, self.client, clock=self._local_clock)
         self.watching.start()
         if "projects" not in self._modes:
             self.add_mode("projects", lambda: ProjectsScreen(filters=filters))
