@@ -4,9 +4,10 @@ control surface, erased. Mixed into :class:`labdeck.sim.ci_engine.CiStore`."""
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from datetime import datetime
 
-from labdeck.sim.ci_model import Job, Pipeline
+from labdeck.sim.ci_model import Job
 from labdeck.sim.ci_traces import CURRENT_RUNNER, BulkTrace, Script, ScriptSpec, build_script
 from labdeck.sim.dialect import is_gitlab
 from labdeck.sim.state import SimState
@@ -20,9 +21,8 @@ class TraceStore:
 
     state: SimState
     seed: int
-
-    def pipeline_jobs(self, pipeline: Pipeline, *, latest: bool = True) -> list[Job]:
-        raise NotImplementedError
+    pipeline_jobs: Callable[..., list[Job]]
+    """``pipeline_jobs(pipeline, latest=True)``: the jobs of a pipeline (the CI store defines it)."""
 
     def _init_traces(self) -> None:
         self._scripts: OrderedDict[int, Script] = OrderedDict()

@@ -32,20 +32,18 @@ from textual.worker import Worker, WorkerState
 
 from labdeck.api import ApiClient
 from labdeck.logsafe import redact
-from labdeck.secret import Secret
 from labdeck.session import Session
 from labdeck.ui import sections
+from labdeck.ui.accounts import AccountSwitching, SessionForProfile
 from labdeck.ui.builtin_commands import register_builtin_commands
 from labdeck.ui.connection import ConnectionWatch, is_outage
 from labdeck.ui.console import CommandError, CommandRegistry, StatusInfo, Ticks
 from labdeck.ui.errors import react_to
 from labdeck.ui.formatting import Clock, system_clock
-from labdeck.ui.navigation import SectionNavigation
 from labdeck.ui.palette import ProjectJumpProvider, ScreenActionsProvider
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.command_line import CommandLineScreen
 from labdeck.ui.screens.keys import KeysScreen
-from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.terminal_filter import InertTextFilter
@@ -60,11 +58,6 @@ from labdeck.ui.type_ahead import KeyOrder, KeysReleased, KeyTravelled
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.watching import Watching
 from labdeck.ui.widgets.status_line import StatusLine
-
-SessionForProfile = Callable[[str], Session]
-"""Builds the session of another profile (resolving its token); raises with a message on failure."""
-
-
 
 TICK_SECONDS = 1.0
 """The console's one clock: status lines, relative times and due refreshes follow it."""
@@ -87,7 +80,7 @@ def freeze_start_up_objects() -> None:
         gc.freeze()
 
 
-class LabdeckApp(SectionNavigation):
+class LabdeckApp(AccountSwitching):
     """The labdeck console."""
 
     TITLE = "labdeck"
@@ -157,19 +150,6 @@ class LabdeckApp(SectionNavigation):
         self._profile_names: list[str] | None = None
 
     # --- client -------------------------------------------------------------------------------
-
-    @staticmethod
-    def _build_client(session: Session, token: Secret | None = None) -> ApiClient:
-        verify: bool | str = session.ca_file or not session.insecure
-        client = ApiClient(session.base_url, token if token is not None else session.token,
-                           read_only=session.read_only, verify=verify)
-        client.audit.bind(profile=session.profile)
-        return client
-
-    @property
-    def client(self) -> ApiClient:
-        """The API client (may be replaced after a sign-in; do not keep a reference)."""
-        return self._client
 
     def _server_time(self) -> datetime:
         watching = self._watching
@@ -424,124 +404,6 @@ class LabdeckApp(SectionNavigation):
         else:
             self.notify(reaction.message, title=reaction.title, severity=reaction.severity, markup=False,
                         timeout=8)
-
-    def show_login(self, reason: str) -> None:
-        """Open the sign-in dialog (once); a validated token replaces the client's."""
-        if self._login_open:
-            return
-        self._login_open = True
-
-        async def validate(token: Secret) -> str:
-            probe = self._build_client(self.session, token)
-            try:
-                user = await probe.users.current()
-            finally:
-                await probe.aclose()
-            return str(user.username)
-
-        def done(token: Secret | None) -> None:
-            self._login_open = False
-            if token is None:
-                self.notify("Not signed in: lists may be empty. `:login` opens the dialog again.",
-                            severity="warning", timeout=8)
-                return
-            self.run_worker(self._replace_token(token), group="app-login", exit_on_error=False)
-
-        self.push_screen(LoginScreen(self.session.base_url, reason, validate), done)
-
-    async def _replace_token(self, token: Secret) -> None:
-        old, self._client = self._client, self._build_client(self.session, token)
-        self._client.read_only = self.read_only
-        self.session.token = token
-        self.session.token_source = "prompt"
-        if self._own_client:
-            with contextlib.suppress(Exception):
-                await old.aclose()
-        self._own_client = True
-        self.watching.replace_client(self._client)
-        await self._who_am_i()
-        reload = getattr(self.screen, "reload", None)
-        if reload is not None:
-            reload()
-
-    # --- read-only and profiles ---------------------------------------------------------------
-
-    def set_read_only(self, value: bool) -> None:
-        """Switch read-only mode (the HTTP layer refuses non-GET while it is on)."""
-        if not value and self.session.read_only:
-            self.notify("This profile is read-only (flag or config); restart without --read-only to write.",
-                        severity="warning", markup=False)
-            return
-        self.read_only = value
-        self.client.read_only = value
-        for screen in self._all_screens():
-            with contextlib.suppress(Exception):
-                screen.refresh_bindings()
-        self.refresh_status()
-        self.notify("Read-only mode ON: changes are disabled." if value else
-                    "Write mode: changes are enabled (each one asks for confirmation).",
-                    severity="information" if value else "warning", timeout=4)
-
-    def profile_names(self) -> list[str]:
-        """Profiles of the config file (for completion): read once, in a thread, at start."""
-        return list(self._profile_names or [])
-
-    async def _load_profile_names(self) -> None:
-        def read() -> list[str]:
-            try:
-                from labdeck.config import load_config
-
-                return sorted(load_config().profiles)
-            except Exception:  # a broken config file must not break completion
-                return []
-
-        self._profile_names = await asyncio.to_thread(read)
-
-    def switch_profile(self, name: str | None) -> None:
-        """``:profile <name>``: connect to another configured profile."""
-        if not name:
-            names = ", ".join(self.profile_names()) or "none configured"
-            self.notify(f"Current profile: {self.session.profile}. Profiles: {names}", markup=False)
-            return
-        if self._session_for_profile is None:
-            self.notify(f"Restart with `labdeck --profile {name}` to switch profiles.", markup=False,
-                        severity="warning")
-            return
-        resolver = self._session_for_profile
-
-        async def switch() -> None:
-            session = await asyncio.to_thread(resolver, name)
-            old = self._client
-            self.session = session
-            self._client = self._build_client(session)
-            self.read_only = bool(session.read_only)
-            self._client.read_only = self.read_only
-            if self._own_client:
-                with contextlib.suppress(Exception):
-                    await old.aclose()
-            self._own_client = True
-            self.current_user = None
-            theme = resolve_theme_name(session.theme, self.available_themes) if session.theme else None
-            if theme is not None:
-                self.theme = theme
-            self.known_projects.clear()
-            self.watching.replace_client(self._client)
-            await self._reset_sections()
-            await self._who_am_i()
-
-        self.run_worker(switch(), group="app-profile", exclusive=True, exit_on_error=False)
-
-    async def _reset_sections(self) -> None:
-        if self.current_mode != "projects":
-            await self.switch_mode("projects")
-        if "jobs" in self._modes:
-            await self.remove_mode("jobs")
-        self._jobs_project = None
-        while len(self.screen_stack) > 1:
-            self.pop_screen()
-        reload = getattr(self.screen, "reload", None)
-        if reload is not None:
-            reload()
 
     async def open_jobs_by_reference(self, reference: str) -> None:
         """``:jobs <path or id>``: look the project up, then open its jobs."""

@@ -35,7 +35,7 @@ def board_rows(tracks: Iterable[ProjectTrack], server_now: datetime, settings: P
 
 
 def statuses(ids: Iterable[int], tracks: Mapping[int, ProjectTrack], paths: Mapping[int, str]) -> dict[int, ProjectStatus]:
-    """One :class:`ProjectStatus` per id (a placeholder for a project not tracked yet)."""
+    """One :class:`ProjectStatus` per id (an empty "not read yet" status for a project not tracked yet)."""
     out: dict[int, ProjectStatus] = {}
     for pid in ids:
         track = tracks.get(pid)
