@@ -12,14 +12,16 @@ one window, not three; each figure is that process's own CPU time):
    measured is the cost of watching (polls every 2 s while jobs run, timers, repaints), not of
    showing new data. (With the real clock the jobs would finish or move on within the window and
    the figure would mix in legitimate updates.)
-3. (no target) ``labdeck --demo`` on the projects screen: the in-process simulator runs its real
+3. the on-call board (``0``): the starred projects' pipelines kept current by the shared poller
+   (activity checks, reads of projects with running jobs), nothing changing on the server.
+4. (no target) ``labdeck --demo`` on the projects screen: the in-process simulator runs its real
    clock (its CI keeps moving), so this is the console plus a live simulator.
-4. the floor: a bare Textual app (five labels and a footer, no timers) left alone in the same
+5. the floor: a bare Textual app (five labels and a footer, no timers) left alone in the same
    kind of pty: what any Textual program costs while nothing happens.
 
 Also reported: bytes the console wrote to the terminal during the window (a repaint of an
 unchanged screen still costs output), and each process's CPU in the 5 s after start-up.
-Targets: projects ≤ 0.5 % of one core, jobs ≤ 2 %.
+Targets: projects ≤ 0.5 % of one core, jobs ≤ 2 %, board ≤ 2 %.
 Run standalone: ``LABDECK_BENCH_IDLE_SECONDS=10 .venv/bin/python bench/bench_idle_cpu.py``.
 """
 
@@ -40,7 +42,7 @@ from _report import record
 
 SETTLE_SECONDS = 5.0
 """After the screen is up: let start-up work finish (the second page, who-am-I, the GC freeze)."""
-TARGETS = {"projects": 0.5, "jobs": 2.0}
+TARGETS = {"projects": 0.5, "jobs": 2.0, "board": 2.0}
 FLOOR_APP = """
 from textual.app import App
 from textual.widgets import Footer, Label
@@ -119,11 +121,14 @@ def main() -> int:
         cache = {"PYTHONPYCACHEPREFIX": str(base / "pycache")}
         floor_app = base / "floor_app.py"
         floor_app.write_text(FLOOR_APP, encoding="utf-8")
-        ready = {"projects": markers[:3], "jobs": markers[:3], "demo": markers[:3], "floor": ["floor row 4"]}
+        ready = {"projects": markers[:3], "jobs": markers[:3], "board": markers[:3], "demo": markers[:3],
+                 "floor": ["floor row 4"]}
         runs = {
             "projects": ([LABDECK], console_env(base / "home-projects", url=server.url, extra=cache), []),
             "jobs": ([LABDECK], console_env(base / "home-jobs", url=server.url, extra=cache),
                      [(":", []), (f"jobs {project['path_with_namespace']}\r", ["running", "Jobs"])]),
+            "board": ([LABDECK], console_env(base / "home-board", url=server.url, extra=cache),
+                      [("0", ["Board", "watched"])]),
             "demo": ([LABDECK, "--demo"], console_env(base / "home-demo", extra=cache), []),
             "floor": ([PYTHON, str(floor_app)], console_env(base / "home-floor", extra=cache), []),
         }
@@ -139,11 +144,12 @@ def main() -> int:
             thread.join()
 
     print(f"idle CPU of the console process (real pty 80x24, real executable), {window:.0f} s window "
-          f"after {SETTLE_SECONDS:.0f} s of settling; the four programs ran at the same time:")
+          f"after {SETTLE_SECONDS:.0f} s of settling; the five programs ran at the same time:")
     print(f"  jobs scenario: project {project['path_with_namespace']} (id {project['id']}), running jobs: "
           f"{', '.join(running)}")
     labels = {"projects": "idle CPU, projects screen, nothing changing",
               "jobs": "idle CPU, jobs screen, 2 running jobs",
+              "board": "idle CPU, the board (0), starred projects, nothing changing",
               "demo": "idle CPU, --demo projects screen (console + live simulator)",
               "floor": "floor: idle CPU of a bare Textual app"}
     for name, outcome in outcomes.items():

@@ -179,3 +179,30 @@ async def test_run_in_a_task_and_stop(sim: SimServer) -> None:
         made = poller.requests_made
         await client.projects.get(project_id(sim, QUIET))
         assert poller.requests_made == made  # other screens' requests are not the poller's
+
+
+async def test_projects_only_the_ci_column_shows_are_read_at_the_overview_pace(sim: SimServer) -> None:
+    """A running project on the board is read at the live cadence; one only the projects table's
+    CI column shows (no board, no alert) at most once per ``overview_interval``."""
+    fake = FakeClock()
+    live, overview = project_id(sim, QUIET), project_id(sim, OTHER)
+    for pid in (live, overview):
+        push_pipeline(sim, pid, [{"name": "long-build", "duration": 3600}])
+    async with api_client(sim) as client:
+        poller = make_poller(client, sim, fake, overview_interval=30.0)
+        board: list[BoardSnapshot] = []
+        poller.subscribe_board(board.append, watched=fixed(sim, QUIET))
+        poller.subscribe_projects(lambda _snapshot: None, {overview: OTHER})
+        await run_until(poller, fake, lambda: all((t := poller.tracks.get(p)) is not None and t.loaded for p in (live, overview)))
+        reads = {live: 0, overview: 0}
+        last = {pid: poller.tracks[pid].last_ok for pid in reads}
+        for _ in range(90):
+            advance(sim, 1)
+            await run_for(poller, fake, 1)
+            for pid in reads:
+                if poller.tracks[pid].last_ok != last[pid]:
+                    reads[pid] += 1
+                    last[pid] = poller.tracks[pid].last_ok
+        assert reads[overview] <= 3  # 90 s at one read per 30 s
+        assert reads[live] >= 2 * reads[overview] + 4  # the board's project keeps its live cadence
+        poller.close()

@@ -278,9 +278,14 @@ class BoardPoller(PollerReads):
                     and (sub.listed_at is None or now - sub.listed_at >= s.watched_refresh)):
                 work.append(_Work((1, sub.listed_at or 0.0), "watched", functools.partial(self._list_watched, sub)))
         known = self.activity.known
+        live = self._live_ids(alert_ids)
         for pid in self._interest:
             track = self.tracks[pid]
             if track.in_flight or track.next_due > now:
+                continue
+            if pid not in live and track.last_ok is not None and now - track.last_ok < s.overview_interval:
+                # Only the CI column wants it: an overview, read at its own slower pace.
+                track.next_due = track.last_ok + s.overview_interval
                 continue
             read = functools.partial(self._read_project, track)
             if not track.loaded and track.error is None:
@@ -295,6 +300,14 @@ class BoardPoller(PollerReads):
         if any(isinstance(sub, RunningNowSubscription) and sub.active for sub in self._subs) and now >= self._next_running:
             work.append(_Work((6, self._next_running), "runners", self._read_running_now))
         return work
+
+    def _live_ids(self, alert_ids: frozenset[int]) -> frozenset[int]:
+        """Projects the board or an alert follows (read at the live cadence)."""
+        ids = set(alert_ids)
+        for sub in self._subs:
+            if isinstance(sub, BoardSubscription) and sub.active:
+                ids |= sub.project_ids()
+        return frozenset(ids)
 
     def _next_wake(self, now: float) -> float:
         times = [track.next_due for pid in self._interest if not (track := self.tracks[pid]).in_flight]

@@ -45,6 +45,9 @@ class PollerSettings:
     activity_max_pages: int = 3
     watched_refresh: float = 300.0
     """How often starred projects and board groups are re-listed."""
+    overview_interval: float = 30.0
+    """Cadence of projects only the projects table's CI column shows (not on the board, no alert):
+    an overview, not the live monitor; they are read at most this often."""
     running_now_interval: float = 60.0
     """Cadence of the admin "running now" strip (``/runners/all`` + running jobs per runner)."""
     recent_window: float = 86_400.0
