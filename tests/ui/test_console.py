@@ -44,7 +44,7 @@ async def test_start_shows_projects_and_status(sim: SimServer, make_app: MakeApp
         assert "WRITE" in _label(app, "#status-mode")
         assert "@root" in _label(app, "#status-user")
         assert sim.base_url in _label(app, "#status-instance")
-        assert _label(app, "#status-age") == "data 0s"
+        assert _label(app, "#status-age") == "data <10s"
         assert f"{screen.table.row_count} rows" in _label(app, "#title-counts")
 
 

@@ -43,12 +43,18 @@ def relative_time(moment: datetime | None, now: datetime) -> str:
 
 
 def age(seconds: float | None) -> str:
-    """Compact age for the status line: ``"12s"``, ``"4m"``, ``"2h"``; ``"—"`` when unknown."""
+    """Compact age for the status line: ``"<10s"``, ``"20s"``, ``"4m"``, ``"2h"``; ``"—"`` when unknown.
+
+    Under a minute it moves in steps of ten seconds (never rounded up, so never fresher than the
+    truth): a console left open repaints its status line six times a minute, not sixty.
+    """
     if seconds is None:
         return "—"
     seconds = max(0, int(seconds))
+    if seconds < 10:
+        return "<10s"
     if seconds < 60:
-        return f"{seconds}s"
+        return f"{seconds // 10 * 10}s"
     if seconds < 3600:
         return f"{seconds // 60}m"
     return f"{seconds // 3600}h"
