@@ -13,7 +13,6 @@ home is a ``JobsResource.trace_stream`` method beside ``trace``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -23,18 +22,7 @@ import httpx
 from labdeck.api import errors
 from labdeck.api.core import describe_transport_error
 from labdeck.api.resources.base import ref
-
-_CONTENT_RANGE = re.compile(r"bytes\s+(?:(\d+)-(\d+)|\*)/(\d+|\*)")
-
-
-def content_range(value: str | None) -> tuple[int | None, int | None]:
-    """``(first byte, complete length)`` of a ``Content-Range`` header (None where unknown)."""
-    match = _CONTENT_RANGE.match(value or "")
-    if not match:
-        return None, None
-    start = int(match.group(1)) if match.group(1) else None
-    total = int(match.group(3)) if match.group(3) != "*" else None
-    return start, total
+from labdeck.api.resources.jobs import content_range
 
 
 @dataclass

@@ -16,8 +16,8 @@ from labdeck.api.results import ActionResult, TraceRead
 _CONTENT_RANGE = re.compile(r"bytes\s+(?:(\d+)-(\d+)|\*)/(\d+|\*)")
 
 
-def _content_range(value: str | None) -> tuple[int | None, int | None]:
-    """(first byte, complete length) of a ``Content-Range`` header."""
+def content_range(value: str | None) -> tuple[int | None, int | None]:
+    """``(first byte, complete length)`` of a ``Content-Range`` header (None where unknown)."""
     match = _CONTENT_RANGE.match(value or "")
     if not match:
         return None, None
@@ -133,12 +133,12 @@ class JobsResource(Resource):
         if status == 304:
             return TraceRead(304, b"", new_etag or etag, False, None)
         if status == 416:
-            _, total = _content_range(response.headers.get("content-range"))
+            _, total = content_range(response.headers.get("content-range"))
             return TraceRead(416, b"", new_etag, False, total)
         self._engine.check(response)
         body = response.content
         if status == 206:
-            start, total = _content_range(response.headers.get("content-range"))
+            start, total = content_range(response.headers.get("content-range"))
             if start is not None and start < offset:
                 body = body[offset - start:]
             return TraceRead(206, body, new_etag, True, total)
