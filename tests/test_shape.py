@@ -14,7 +14,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "labdeck"
 SCREENS = SRC / "ui" / "screens"
 
-SECTIONS = ("board", "projects", "jobs", "runners", "issues", "integrations", "settings")
+SECTIONS = ("board", "projects", "jobs", "runners", "issues", "integrations", "settings", "audit")
 """One folder each under ``ui/screens``."""
 SHARED_SCREENS = {"__init__", "base", "table_section", "record_detail", "confirm", "message", "command_line",
                   "keys", "login"}

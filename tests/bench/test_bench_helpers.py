@@ -25,6 +25,7 @@ def test_escape_sequences_are_removed_and_text_kept() -> None:
     assert strip_escapes(raw) == "platform/api…link!"
 
 
+@pytest.mark.pty
 def test_a_program_under_the_pty_sees_a_terminal_of_the_asked_size() -> None:
     code = "import os, sys; print('size', os.get_terminal_size(1), sys.stdout.isatty()); input()"
     with PtyProgram([sys.executable, "-c", code], columns=80, rows=24) as program:

@@ -20,7 +20,7 @@ from tests.creds.conftest import REPO
 from tests.ui.test_hangup import _ended_within, _read_until
 from tests.watch.helpers import advance, project_id, push_pipeline
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="pseudo-terminal semantics of Linux")
+pytestmark = [pytest.mark.pty, pytest.mark.skipif(sys.platform != "linux", reason="pseudo-terminal semantics of Linux")]
 
 CONFIG = """
 [board]

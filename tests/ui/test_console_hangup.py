@@ -15,7 +15,11 @@ import termios
 import time
 from pathlib import Path
 
+import pytest
+
 from labdeck.sim.server import SimServer
+
+pytestmark = pytest.mark.pty
 
 
 def _drain_until(fd: int, needle: bytes, seconds: float) -> bytes:

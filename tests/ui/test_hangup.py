@@ -23,7 +23,7 @@ import pytest
 
 from tests.creds.conftest import REPO
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="pseudo-terminal hang-up semantics of Linux")
+pytestmark = [pytest.mark.pty, pytest.mark.skipif(sys.platform != "linux", reason="pseudo-terminal hang-up semantics of Linux")]
 
 DEADLINE = 2.0
 COLUMNS, ROWS = 100, 30

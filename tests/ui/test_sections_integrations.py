@@ -1,5 +1,6 @@
-"""Integrations of a project against the simulator: every slug listed with its state, the
-deprecated cluster integration explained, secrets masked, the generated form, disable."""
+"""Integrations of a project against the simulator: listed by title with their state, filtered by
+title or slug, the deprecated cluster integration explained, secrets never shown nor pre-filled,
+the generated form (an empty secret keeps the stored one), disable."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from rich.text import Text
 from labdeck.api.resources.integrations import INTEGRATIONS
 from labdeck.sim.server import SimServer
 from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.screens.integrations.list import (
-    IntegrationDetailScreen,
-    IntegrationsScreen,
+from labdeck.ui.screens.integrations.actions import (
+    WRITE_ONLY,
     integration_fields,
+    integration_settings,
     is_secret,
 )
+from labdeck.ui.screens.integrations.detail import IntegrationDetailScreen
+from labdeck.ui.screens.integrations.list import IntegrationsScreen
 from labdeck.ui.widgets.form import MASK, FormScreen
 from tests.ui.conftest import MakeApp
 from tests.ui.sections_helpers import push, settle, toasts
@@ -40,7 +43,12 @@ def test_form_is_typed_from_the_spec() -> None:
     assert fields["colorize_messages"].kind == "bool"
     assert is_secret("token") and is_secret("api_key") and not is_secret("project_key")
     chat = {field.name: field for field in integration_fields("chat-d", None)}
-    assert chat["webhook"].kind == "secret" and chat["push_events"].kind == "bool"
+    assert chat["webhook"].kind == "secret" and chat["webhook"].required and chat["push_events"].kind == "bool"
+    # a secret is never pre-filled, even when a server returned it; once active, empty = unchanged
+    active = {field.name: field for field in integration_fields("chat-d", {"webhook": "https://x"}, active=True)}
+    assert active["webhook"].value is None and not active["webhook"].required
+    assert "empty = unchanged" in active["webhook"].help
+    assert integration_settings("chat-d", {"webhook": "", "channel": "", "push_events": False}) == {"push_events": False}
 
 
 async def test_list_every_slug_state_and_detail_masks_secrets(sim: SimServer, make_app: MakeApp) -> None:
@@ -50,7 +58,16 @@ async def test_list_every_slug_state_and_detail_masks_secrets(sim: SimServer, ma
         screen = await push(app, pilot, IntegrationsScreen(pid, "some/project"))
         rows = {row.key: row for row in screen.table.rows()}
         assert set(rows) == set(INTEGRATIONS)
-        assert plain(rows[slug].cells[1]) == "active"
+        assert plain(rows["chat-d"].cells[0]) == "Slack notifications"  # by title
+        assert plain(rows[slug].cells[2]) == "active"
+        titles = [plain(row.cells[0]).casefold() for row in screen.table.rows()]
+        assert titles == sorted(titles)
+        await pilot.press("slash", *"mattermost", "enter")  # filter by title …
+        assert {row.key for row in screen.table.visible_rows()} == {
+            "chat-e", "chat-e-slash-commands"}
+        await pilot.press("escape", "slash", *"irc-gat", "enter")  # … or by slug
+        assert [row.key for row in screen.table.visible_rows()] == ["irc-gateway"]
+        await pilot.press("escape")
         screen.table.move_cursor_to_key(slug)
         await pilot.press("enter")
         await settle(app, pilot)
@@ -61,13 +78,13 @@ async def test_list_every_slug_state_and_detail_masks_secrets(sim: SimServer, ma
         secrets = [(name, value) for name, value in record.properties.items() if is_secret(name) and value]
         assert secrets
         for name, value in secrets:
-            assert values[name] == MASK
+            assert values[name] in (MASK, WRITE_ONLY)
             assert all(str(value) not in shown for shown in values.values())
         app.pop_screen()
         await settle(app, pilot)
         if (pid, "cluster-platform") not in sim.state.integrations:
-            assert plain(rows["cluster-platform"].cells[1]) == "deprecated"
-            assert "400" in plain(rows["cluster-platform"].cells[2])
+            assert plain(rows["cluster-platform"].cells[2]) == "deprecated"
+            assert "400" in plain(rows["cluster-platform"].cells[3])
             screen.table.move_cursor_to_key("cluster-platform")
             await pilot.press("enter")
             await settle(app, pilot)
@@ -101,8 +118,8 @@ async def test_configure_then_disable(sim_factory: Any, make_app: MakeApp, no_co
         assert record.active and record.properties["server_port"] == 6697
         assert record.properties["colorize_messages"] is True
         row = next(row for row in screen.table.rows() if row.key == "irc-gateway")
-        assert plain(row.cells[1]) == "active"
-        assert screen.integrations["irc-gateway"].active
+        assert plain(row.cells[2]) == "active"
+        assert screen.entries["irc-gateway"].active
         await pilot.press("X")
         await settle(app, pilot)
         await pilot.click("#confirm")  # the secrets would be lost: nothing happens until the slug is typed
@@ -114,7 +131,8 @@ async def test_configure_then_disable(sim_factory: Any, make_app: MakeApp, no_co
         await settle(app, pilot)
         record = server.state.integrations.get((pid, "irc-gateway"))
         assert record is None or not record.active
-        assert not screen.integrations["irc-gateway"].active
+        assert not screen.entries["irc-gateway"].active
+        assert plain(next(row for row in screen.table.rows() if row.key == "irc-gateway").cells[2]) == "inactive"
 
 
 async def test_cluster_platform_save_is_explained(sim_factory: Any, make_app: MakeApp) -> None:
@@ -135,3 +153,31 @@ async def test_cluster_platform_save_is_explained(sim_factory: Any, make_app: Ma
         await settle(app, pilot)
         assert app.screen is form
         assert "deprecated" in form.last_error
+
+
+def test_an_integration_labdeck_does_not_know_is_listed_by_the_servers_title() -> None:
+    from labdeck.api.models import Integration
+    from labdeck.api.resources.integrations import INTEGRATIONS as TABLE
+    from labdeck.api.resources.integrations import IntegrationInfo
+    from labdeck.ui.screens.integrations.list import merge_entries
+
+    catalog = [IntegrationInfo(slug, spec.real_slug, spec.title, spec.kind, spec) for slug, spec in TABLE.items()]
+    listed = [Integration(slug="jenkins", title="Jenkins", active=True),
+              Integration(slug="slack", title="Slack notifications", active=True)]
+    entries = {entry.server_slug: entry for entry in merge_entries(catalog, listed)}
+    assert len(entries) == len(TABLE) + 1
+    assert entries["jenkins"].title == "Jenkins" and not entries["jenkins"].known and entries["jenkins"].active
+    assert entries["slack"].slug == "chat-d" and entries["slack"].active and entries["slack"].known
+    assert not entries["mattermost"].active
+
+
+async def test_a_server_without_the_list_endpoint_is_read_one_integration_at_a_time(
+        sim: SimServer, make_app: MakeApp) -> None:
+    pid, slug = active_integration(sim)
+    app = make_app(sim)
+    app.client.dialects.learn(lists_integrations=False)  # as a 10.x server (no GET …/services)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await push(app, pilot, IntegrationsScreen(pid, "some/project"))
+        active = {key for key, entry in screen.entries.items() if entry.active}
+        assert slug in active
+        assert active == {s for (p, s), record in sim.state.integrations.items() if p == pid and record.active}

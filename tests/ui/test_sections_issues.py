@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
@@ -217,7 +217,17 @@ async def test_move_to_same_project_explains_then_move_and_delete(sim_factory: A
         await settle(app, pilot)
         await pilot.press("M")
         await settle(app, pilot)
-        await submit(app, pilot, {"project": str(target.id)})
+        known = sorted(app.known_projects.values())  # listed by the projects section
+        target_path = next(path for path in known if sum(other.startswith(path[:-1]) for other in known) == 1
+                           and path != app.known_projects.get(issue.project_id))
+        target = next(p for p in server.state.projects.values() if server.state.project_full_path(p) == target_path)
+        field = app.screen.query_one("#f-project", Input)
+        await pilot.press(*target_path[:-1])  # the path completes from the projects listed
+        await settle(app, pilot)
+        await pilot.press("right")
+        assert field.value == target_path
+        await submit(app, pilot, {})
+        assert isinstance(app.screen, ConfirmScreen)
         await pilot.click("#confirm")
         await settle(app, pilot)
         assert screen.project_id == target.id

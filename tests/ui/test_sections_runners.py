@@ -178,3 +178,23 @@ async def test_project_runners_enable_disable_and_only_project_error(sim_factory
         await settle(app, pilot)
         assert isinstance(app.screen, MessageScreen)  # "only project: delete the runner instead"
         assert lonely.project_ids != []
+
+
+async def test_tags_column_comes_from_each_runners_details(sim_factory: Any, make_app: MakeApp) -> None:
+    server = sim_factory()
+    app = make_app(server)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await push(app, pilot, RunnersScreen(all_runners=True))
+        shown = {row.key: str(row.cells[5]) for row in screen.table.rows()}
+        assert shown == {r.id: ", ".join(r.tags) or "—" for r in server.state.runners.values()}
+        await pilot.press("slash", *"cuda", "enter")  # "/" finds runners by tag
+        assert [row.key for row in screen.table.visible_rows()] == [
+            r.id for r in server.state.runners.values() if "cuda" in r.tags]
+        await pilot.press("escape")
+        gone = next(r for r in server.state.runners.values() if r.tags)
+        listed = screen.table.get_data(gone.id)
+        del server.state.runners[gone.id]  # deleted by someone else after the list was read
+        screen.tags.clear()
+        screen.show_runners([listed])
+        await settle(app, pilot)
+        assert str(next(row for row in screen.table.rows() if row.key == gone.id).cells[5]) == "?"

@@ -8,6 +8,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from textual.widgets import Input
+
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.confirm import ConfirmScreen
@@ -258,8 +260,24 @@ async def test_share_unshare_fork_create_edit_delete(sim_factory: Any, make_app:
         assert project.description == "edited from the console" and project.merge_method == "ff"
         menu.open("share")
         await settle(app, pilot)
-        await submit(app, pilot, {"group_id": str(group.id), "group_access": 20})
+        assert any(path.startswith("data/") for path in app.known_projects.values())
+        field = app.screen.query_one("#f-group", Input)
+        field.focus()
+        await pilot.press("d", "a")  # completes from the groups of the projects listed
+        await settle(app, pilot)
+        assert field._suggestion == "data"
+        await pilot.press("right")
+        assert field.value == "data"
+        await submit(app, pilot, {"group_access": 20})
+        assert app.screen is menu
         assert group.id in {g.group_id for g in (await app.client.projects.get(PROJECT)).shared_with_groups}
+        assert any("shared with data" in message for message in toasts(app))
+        menu.open("share")
+        await settle(app, pilot)
+        form = await submit(app, pilot, {"group": "no-such-group", "group_access": 20})
+        assert app.screen is form and "No group 'no-such-group'" in form.last_error
+        form.action_cancel()
+        await settle(app, pilot)
         menu.open("unshare")
         await settle(app, pilot)
         await submit(app, pilot, {"group_id": group.id})
@@ -317,3 +335,25 @@ async def test_commands_open_screens(sim: SimServer, make_app: MakeApp) -> None:
         app.run_command_line("runners sideways")
         await settle(app, pilot)
         assert any("usage: :runners" in message for message in toasts(app))
+
+
+def test_rows_from_real_gitlab_answers_show_hook_names_and_force_push() -> None:
+    import json
+    from datetime import UTC, datetime
+
+    from labdeck.api.models import ProjectHook, ProtectedBranch
+    from labdeck.ui.screens.settings.branches import branch_row
+    from labdeck.ui.screens.settings.hooks import hook_row
+
+    corpus = Path(__file__).parents[1] / "api" / "corpus"
+    now = datetime(2024, 1, 1, tzinfo=UTC)
+
+    def body(name: str) -> Any:
+        return json.loads((corpus / name).read_text(encoding="utf-8"))["body"]
+
+    assert hook_row(ProjectHook.model_validate(body("hook_18x.json")), now).cells[1] == "Hook name"
+    assert hook_row(ProjectHook.model_validate(body("hook_11x.json")), now).cells[1] == "—"  # before 17.1
+    branches = [ProtectedBranch.model_validate(item) for item in body("protected_branches_18x.json")]
+    assert branch_row(branches[0]).cells[3] == "no"  # allow_force_push false
+    old = ProtectedBranch.model_validate(body("protected_branch_11x.json"))
+    assert branch_row(old).cells[3] == "—"  # not said before 13.10

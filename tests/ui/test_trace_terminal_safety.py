@@ -26,10 +26,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pytest
 
 from labdeck.sim.server import SimServer
 from tests.tail.hostile_corpus import HOSTILE, SPLIT_SEQUENCES
 from tests.ui.test_jobs_support import control, create_pipeline
+
+pytestmark = pytest.mark.pty
 
 CHILD = r"""
 import asyncio, os

@@ -324,6 +324,10 @@ class LabdeckApp(AccountSwitching):
         """The console's one clock: the screen on top (only) updates its status line, ticks its
         relative times and refreshes what is due; hidden screens cost nothing."""
         screen = self.screen
+        if not self.is_running or not screen.is_mounted:
+            # Shutting down (widgets are being removed), or a screen just pushed whose widgets are
+            # not there yet: the next tick finds them.
+            return
         self.refresh_status()
         if isinstance(screen, Ticks):
             screen.tick(self.clock())

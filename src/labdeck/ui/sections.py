@@ -14,6 +14,7 @@ from typing import Any
 from textual.screen import Screen
 
 from labdeck.ui.console import Command, CommandError, CommandRegistry, ConsoleApp, parse_options
+from labdeck.ui.screens.audit.command import AUDIT_COMMAND
 
 ProjectScreenFactory = Callable[[int, str], Screen[Any]]
 """Builds a project's screen from its id and path."""
@@ -231,6 +232,7 @@ async def _runner(app: ConsoleApp, args: list[str]) -> None:
 def register(registry: CommandRegistry) -> None:
     """Add the sections' ``:`` commands to ``registry``."""
     add = registry.add
+    add(AUDIT_COMMAND)
     add(Command("runners", "Runners (admins: every runner)", _runners, usage="runners [all|mine] [scope=…]",
                 complete=lambda app: ["all", "mine", "all scope=shared", "scope=online", "scope=paused"]))
     add(Command("runner", "One runner's details", _runner, usage="runner <id>"))

@@ -420,6 +420,10 @@ class ResourceTable(ScrollView, can_focus=True):
     def _effective_widths(self) -> list[int]:
         widths = list(self._widths)
         available = self.scrollable_content_region.width or self.size.width
+        if available and not self.show_vertical_scrollbar and len(self._visible) + 1 > self.size.height > 0:
+            # The rows are about to overflow: the vertical scrollbar will take its columns, and a row
+            # laid out without it would need a horizontal scrollbar too.
+            available -= self.styles.scrollbar_size_vertical
         total = sum(widths) + self.GAP * max(0, len(widths) - 1) + 1
         if available and total > available:
             for position, column in enumerate(self.columns):

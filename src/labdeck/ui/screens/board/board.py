@@ -76,6 +76,8 @@ class BoardScreen(SectionScreen):
                 tooltip="Add or remove the project from the board (starred projects stay)"),
         Binding("W", "alert", "Alert", id="board.alert", tooltip="Alert when this pipeline fails or finishes"),
         Binding("space", "mark", "Mark", id="board.mark", tooltip="Mark the pipeline for a bulk action"),
+        Binding("B", "bundle", "Bundle", show=False, id="board.bundle",
+                tooltip="Incident bundle of the pipeline under the cursor (.tar.gz: logs, jobs, runners, summary)"),
         Binding("R", "retry_marked", "Retry failed", id="board.retry-failed",
                 tooltip="Retry the failed jobs of the marked pipelines (or of this one): dry run first"),
         Binding("C", "cancel_marked", "Cancel", show=False, id="board.cancel-active",
@@ -92,6 +94,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
 - **enter** the pipeline · **f** status filter · **/** filter · **w** watch / unwatch the project
 - **W** alert when the pipeline fails or finishes · **!** the alerts that fired
 - **space** mark pipelines · **R**/**C**/**P** retry failed / cancel / play manual jobs of the marked ones
+- **B** incident bundle of the pipeline under the cursor: its jobs' logs, records, runners, a summary
 """
 
     def __init__(self) -> None:
@@ -255,6 +258,16 @@ server by itself; the status line says how fresh the data is (amber: older than 
     def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
         event.stop()
         self.action_open_pipeline()
+
+    def action_bundle(self) -> None:
+        """``B``: the incident bundle of the pipeline under the cursor (reads only)."""
+        from labdeck.ui.widgets.bundle_dialog import request_bundle
+
+        row = self.selected()
+        if row is None:
+            self.notify("Pick a pipeline first.", severity="warning", timeout=3)
+            return
+        request_bundle(self, row.project_path, project=row.project_id, pipeline=row.pipeline_id)
 
     def action_cycle_status(self) -> None:
         """All → failed → running → pending → manual → success → all."""

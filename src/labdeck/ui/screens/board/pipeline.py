@@ -100,6 +100,8 @@ class PipelineScreen(SectionScreen):
                 tooltip="Cancel every running or pending job (or the marked ones), after a dry run"),
         Binding("P", "play_stage", "Play stage", id=ACTION_IDS["play"],
                 tooltip="Start the manual jobs of the stage under the cursor (or the marked ones)"),
+        Binding("B", "bundle", "Bundle", show=False, id="pipeline.bundle",
+                tooltip="Incident bundle of the pipeline (or of the marked jobs): logs, records, runners, summary"),
     ]
     HELP = """
 ## Pipeline
@@ -110,6 +112,7 @@ itself while jobs run. Ages and durations use the server's clock.
 - **enter** the job's log · **i** details (why a pending job waits) · **y** copy the job URL
 - **space** mark jobs · **R** retry failed · **C** cancel running and pending · **P** play the
   manual jobs of the stage: each shows a dry run (the exact requests) and asks once
+- **B** incident bundle of the pipeline (or of the marked jobs) for a ticket
 - **/** filter jobs (name, stage, status, runner, failure reason) · **esc** clears the filter,
   then the marks, then goes back
 """
@@ -290,6 +293,16 @@ itself while jobs run. Ages and durations use the server's clock.
         job = self.selected_job()
         if job is not None:
             self.app.push_screen(JobDetailScreen(self.project_id, self.project_path, job))
+
+    def action_bundle(self) -> None:
+        """``B``: the incident bundle of the marked jobs, else of the whole pipeline (reads only)."""
+        from labdeck.ui.widgets.bundle_dialog import request_bundle
+
+        marked = [job.id for job in self.jobs if job.id in self.view.marked]
+        if marked:
+            request_bundle(self, self.project_path, project=self.project_id, jobs=marked)
+        else:
+            request_bundle(self, self.project_path, project=self.project_id, pipeline=self.pipeline_id)
 
     def action_toggle_mark(self) -> None:
         """Mark or unmark the job under the cursor, then move to the next one."""

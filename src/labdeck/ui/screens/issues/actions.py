@@ -8,6 +8,7 @@ from typing import Any
 
 from labdeck.api import ApiClient, errors
 from labdeck.api.models import Issue, Project
+from labdeck.trail.audit_context import AuditTarget
 from labdeck.ui.console import ConsoleApp
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
@@ -19,6 +20,7 @@ from labdeck.ui.screens.issues.form import (
 )
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.widgets.form import FormField, FormScreen, clean
+from labdeck.ui.widgets.suggest import SuggestingFormScreen
 
 
 def issue_project_path(app: ConsoleApp, issue: Issue) -> str:
@@ -48,6 +50,12 @@ def issue_project_id(issue: Issue) -> int:
     if issue.project_id is None:
         raise errors.UnexpectedResponse(f"the server sent issue #{issue.iid} without its project id")
     return issue.project_id
+
+
+def _target(screen: SectionScreen, issue: Issue) -> AuditTarget:
+    """The audit target of an issue action (the project by path when the console knows it)."""
+    known = screen.console_app.known_projects.get(issue.project_id or -1)
+    return AuditTarget(project=known or issue.project_id, issue=issue.iid)
 
 
 class IssueActions:
@@ -100,7 +108,9 @@ class IssueActions:
         closing = issue.state != "closed"
 
         async def send() -> None:
-            result = await (client.issues.close if closing else client.issues.reopen)(issue_project_id(issue), issue.iid)
+            with client.audit.context(target=_target(screen, issue), confirmation="dialog" if closing else "none"):
+                result = await (client.issues.close if closing else client.issues.reopen)(issue_project_id(issue),
+                                                                                          issue.iid)
             screen.notify(f"Issue #{issue.iid} {'closed' if closing else 'reopened'}.", timeout=4)
             after(result)
 
@@ -208,7 +218,8 @@ class IssueActions:
 
             async def send() -> None:
                 try:
-                    moved = await client.issues.move(issue_project_id(issue), issue.iid, project.id)
+                    with client.audit.context(target=_target(screen, issue), confirmation="dialog"):
+                        moved = await client.issues.move(issue_project_id(issue), issue.iid, project.id)
                 except errors.ValidationError as error:
                     screen.app.push_screen(MessageScreen("Issue not moved", clean(error.message)))
                     return
@@ -223,9 +234,12 @@ class IssueActions:
                 "Move issue", f"Move issue #{issue.iid} to {path}?\nIt is closed here and re-created there.",
                 action_label="Move", target=issue_reference(screen.console_app, issue)), confirmed)
 
-        screen.app.push_screen(FormScreen(f"Move issue #{issue.iid}", [
-            FormField("project", "Target project", required=True, help="path (group/project) or id")], pick,
-            target=issue_reference(screen.console_app, issue), submit_label="Next"), picked)
+        known = sorted(set(screen.console_app.known_projects.values()))
+        screen.app.push_screen(SuggestingFormScreen(f"Move issue #{issue.iid}", [
+            FormField("project", "Target project", required=True,
+                      help="path (completes from the projects listed; → accepts) or id")], pick,
+            target=issue_reference(screen.console_app, issue), submit_label="Next",
+            suggestions={"project": known}), picked)
 
     def issue_delete(self, screen: SectionScreen, issue: Issue, after: Callable[[Issue | None], None]) -> None:
         """Delete (admin or owner) after typing the issue iid."""
@@ -234,7 +248,8 @@ class IssueActions:
         def confirmed(answer: bool | None) -> None:
             if answer:
                 async def send() -> None:
-                    await client.issues.delete(issue_project_id(issue), issue.iid)
+                    with client.audit.context(target=_target(screen, issue), confirmation=f"typed:{issue.iid}"):
+                        await client.issues.delete(issue_project_id(issue), issue.iid)
                     screen.notify(f"Issue #{issue.iid} deleted.", timeout=5)
                     after(None)
 

@@ -84,6 +84,10 @@ class JobActionsMixin:
     def after_job_action(self, action: str, job: Job) -> None:
         """Called with the job record returned (or re-read) after an action."""
 
+    def marked_job_ids(self) -> list[int]:
+        """Jobs marked for a bulk action (``B`` bundles them instead of the selected one)."""
+        return []
+
     # -- helpers -----------------------------------------------------------------------------
 
     @property
@@ -216,6 +220,18 @@ class JobActionsMixin:
         on = console_app(self._screen.app).watching.toggle_alert(target)
         self._notify(f"{'Alert when' if on else 'No more alerts for'} job #{job.id} {job.name or ''}"
                      f"{' finishes or fails.' if on else '.'}")
+
+    def action_bundle(self) -> None:
+        """``B``: the incident bundle of the marked jobs, else of the selected one (reads only)."""
+        from labdeck.ui.widgets.bundle_dialog import request_bundle
+
+        marked = self.marked_job_ids()
+        job = self.selected_job()
+        if not marked and job is None:
+            self._notify("Pick a job first.", "warning")
+            return
+        request_bundle(self._screen, self.project_path, project=self.project_id,
+                       job=None if marked or job is None else job.id, jobs=marked)
 
     def action_copy_url(self) -> None:
         """Copy the job's URL to the clipboard (OSC 52 through the terminal)."""

@@ -64,6 +64,8 @@ class JobsScreen(JobActionsMixin, SectionScreen):
                 tooltip="Cancel the marked jobs (or every running and pending job listed): dry run first"),
         Binding("P", "bulk('play')", "Play all", show=False, id="jobs.bulk-play",
                 tooltip="Play the marked manual jobs (or every manual job listed): dry run first"),
+        Binding("B", "bundle", "Bundle", show=False, id="jobs.bundle",
+                tooltip="Incident bundle (.tar.gz: logs, records, runner, summary) of the marked jobs or this one"),
         Binding("v", "cycle_group", "View", id="jobs.group",
                 tooltip="View: flat list, grouped by pipeline, by pipeline and stage"),
     ]
@@ -74,6 +76,8 @@ another screen is on top). Rows whose status just changed are highlighted.
 
 - **enter** opens the live log · **c** cancel · **r** retry · **p** play a manual job
 - **E** erase (type the job id) · **K** keep artifacts · **d** download artifacts · **y** copy URL
+- **space** mark jobs · **R**/**C**/**P** bulk retry / cancel / play (dry run first) · **B** incident
+  bundle of the marked jobs (or this one): logs raw and clean, records, runner, summary for a ticket
 - **s** status filter (several at once) · **/** filter: words match status, stage, name, ref, user,
   runner or id (`failed`, `main`); `stage:`, `name:`, `ref:`, `user:`, `runner:` narrow · **v** view:
   flat, by pipeline, by pipeline and stage
@@ -283,6 +287,11 @@ another screen is on top). Rows whose status just changed are highlighted.
             from labdeck.ui.screens.jobs.detail import JobDetailScreen
 
             self.app.push_screen(JobDetailScreen(self.project_id, self.project_path, job))
+
+    def marked_job_ids(self) -> list[int]:
+        """The marked jobs still listed, in the table's order."""
+        marked = self.query_one(JobTable).marked
+        return [job.id for job in self.jobs if job.id in marked]
 
     def action_mark(self) -> None:
         """Mark or unmark the job under the cursor, then move down."""

@@ -63,6 +63,8 @@ class TraceScreen(JobActionsMixin, Screen[None]):
         Binding("W", "alert_job", "Alert", id="trace.alert", tooltip="Alert when the job finishes or fails"),
         Binding("i", "job_detail", "Details", id="trace.detail",
                 tooltip="Tags, runner, queue time, and why a pending job waits"),
+        Binding("B", "bundle", "Bundle", show=False, id="trace.bundle",
+                tooltip="Incident bundle (.tar.gz: log raw and clean, record, runner, summary)"),
         Binding("escape,q", "back", "Back", id="trace.back"),
     ]
     HELP = """
@@ -74,7 +76,7 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
   the runner's own `ERROR: Job failed` only when nothing else failed)
 - **enter**/**t** fold the section · **z**/**Z** fold/unfold all
 - **w** wrap · **v** raw view (what was stripped, made visible) · **S** save the log
-- **c** cancel · **r** retry · **y** copy the job URL
+- **c** cancel · **r** retry · **y** copy the job URL · **B** incident bundle for a ticket
 """
 
     follow_min_interval = 1.0

@@ -1,5 +1,8 @@
-"""What the runner list and the runner detail both offer: the status word and its colour, and
-the edit, pause/resume and delete actions."""
+"""What the runner list and the runner detail both offer: the status word and its colour, the
+runner's type, and the edit, pause/resume and delete actions.
+
+Pause and resume go to the client as ``paused=``: it sends ``paused`` to servers that speak it
+(GitLab 14.8+) and ``active`` to the others."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from rich.text import Text
 from textual.app import App
 
 from labdeck.api.models import Runner, RunnerDetail
+from labdeck.trail.audit_context import AuditTarget
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.widgets.form import FormField, FormScreen, clean, coloured
@@ -19,14 +23,29 @@ STATUS_COLOURS: dict[str, tuple[str, ...]] = {
     "paused": ("job-pending", "warning"),
     "offline": ("job-failed", "error"),
     "not_connected": ("text-muted",),
+    "never_contacted": ("text-muted",),
+    "stale": ("job-failed", "error"),
 }
+_TYPES = {"instance_type": "instance", "group_type": "group", "project_type": "project"}
 
 def runner_status(runner: Runner) -> str:
-    """The runner's status word (``paused`` when inactive, even if the server says online)."""
+    """The runner's status word (``paused`` when paused, even if the server says online)."""
     status = runner.status or ""
-    if runner.active is False and status in ("", "online"):
+    if runner.paused and status in ("", "online"):
         return "paused"
     return status or ("online" if runner.online else "offline")
+
+
+def runner_kind(runner: Runner) -> str:
+    """``instance``/``group``/``project`` from ``runner_type`` (12.x+), else ``shared``/``specific``."""
+    if runner.runner_type:
+        return _TYPES.get(runner.runner_type, clean(runner.runner_type))
+    return "shared" if runner.is_shared else "specific"
+
+
+def runner_label(runner: Runner) -> str:
+    """``runner #5 (docker-builder)`` for dialogs."""
+    return clean(f"runner #{runner.id} ({runner.description or 'no description'})")
 
 
 def status_text(app: App[Any], runner: Runner) -> Text:
@@ -39,7 +58,7 @@ def runner_edit_fields(runner: RunnerDetail) -> list[FormField]:
     """The editable settings of ``PUT /runners/:id``, filled from the runner detail."""
     return [
         FormField("description", "Description", value=runner.description or ""),
-        FormField("active", "Active (off = paused)", kind="bool", value=bool(runner.active)),
+        FormField("paused", "Paused (takes no new jobs)", kind="bool", value=bool(runner.paused)),
         FormField("tag_list", "Tags", value=", ".join(runner.tag_list),
                   help="comma-separated; the full list the runner ends up with"),
         FormField("run_untagged", "Run untagged jobs", kind="bool", value=bool(runner.run_untagged)),
@@ -70,7 +89,9 @@ class RunnerActions:
             detail = await screen.client.runners.get(runner_id)
 
             async def save(values: dict[str, Any]) -> Any:
-                return await screen.client.runners.update(runner_id, **runner_update_arguments(values))
+                client = screen.client
+                with client.audit.context(target=AuditTarget(runner=runner_id), confirmation="form"):
+                    return await client.runners.update(runner_id, **runner_update_arguments(values))
 
             def done(result: Any) -> None:
                 if result is not None:
@@ -85,9 +106,9 @@ class RunnerActions:
     def runner_toggle_active(self, screen: SectionScreen, runner: Runner,
                              after: Callable[[RunnerDetail | None], None]) -> None:
         """Pause an active runner or resume a paused one (confirmed)."""
-        pause = bool(runner.active)
+        pause = not runner.paused
         verb = "Pause" if pause else "Resume"
-        label = clean(f"runner #{runner.id} ({runner.description or 'no description'})")
+        label = runner_label(runner)
         message = (f"{verb} {label}?\n"
                    + ("It stops picking up new jobs; running jobs finish." if pause else
                       "It starts picking up jobs again."))
@@ -95,7 +116,10 @@ class RunnerActions:
         def confirmed(answer: bool | None) -> None:
             if answer:
                 async def send() -> None:
-                    detail = await screen.client.runners.update(runner.id, active=not pause)
+                    client = screen.client
+                    with client.audit.context(action="runners.pause" if pause else "runners.resume",
+                                              target=AuditTarget(runner=runner.id), confirmation="dialog"):
+                        detail = await client.runners.update(runner.id, paused=pause)
                     screen.notify(f"Runner #{runner.id} {'paused' if pause else 'resumed'}.", timeout=4)
                     after(detail)
 
@@ -107,12 +131,14 @@ class RunnerActions:
     def runner_delete(self, screen: SectionScreen, runner: Runner,
                       after: Callable[[RunnerDetail | None], None]) -> None:
         """Delete a runner after typing its id."""
-        label = clean(f"runner #{runner.id} ({runner.description or 'no description'})")
+        label = runner_label(runner)
 
         def confirmed(answer: bool | None) -> None:
             if answer:
                 async def send() -> None:
-                    await screen.client.runners.delete(runner.id)
+                    client = screen.client
+                    with client.audit.context(target=AuditTarget(runner=runner.id), confirmation=f"typed:{runner.id}"):
+                        await client.runners.delete(runner.id)
                     screen.notify(f"Runner #{runner.id} deleted.", timeout=5)
                     after(None)
 

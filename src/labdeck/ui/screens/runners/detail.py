@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from labdeck.api.models import RunnerDetail
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.base import reload_screen
-from labdeck.ui.screens.runners.actions import RunnerActions, runner_status, status_text
+from labdeck.ui.screens.runners.actions import RunnerActions, runner_kind, runner_status, status_text
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.form import clean, coloured, field_row, fields_table, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
@@ -31,9 +31,9 @@ def runner_rows(runner: Any, now: Any) -> list[TableRow]:
         field_row("id", runner.id),
         field_row("description", runner.description),
         field_row("status", runner_status(runner)),
-        field_row("active", runner.active),
+        field_row("paused", runner.paused),
         field_row("online", runner.online),
-        field_row("type", "shared" if runner.is_shared else "specific"),
+        field_row("type", runner_kind(runner)),
         field_row("name", runner.name),
         field_row("ip_address", runner.ip_address),
         field_row("tags", runner.tag_list or None),
@@ -41,6 +41,7 @@ def runner_rows(runner: Any, now: Any) -> list[TableRow]:
         field_row("locked", runner.locked),
         field_row("access_level", runner.access_level),
         field_row("maximum_timeout", f"{runner.maximum_timeout} s" if runner.maximum_timeout else None),
+        field_row("maintenance_note", runner.maintenance_note),
         field_row("version", runner.version),
         field_row("revision", runner.revision),
         field_row("platform", runner.platform),
@@ -166,6 +167,7 @@ class RunnerJobsScreen(TableSectionScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_trace", "Log", id="runner-jobs.trace"),
         Binding("s", "next_status", "Status filter", id="runner-jobs.status"),
+        Binding("B", "bundle", "Incident bundle", id="runner-jobs.bundle"),
     ]
 
     def __init__(self, runner_id: int, description: str = "", *, status: str = "") -> None:
@@ -213,6 +215,20 @@ class RunnerJobsScreen(TableSectionScreen):
     def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
         event.stop()
         self.action_open_trace()
+
+    def action_bundle(self) -> None:
+        """The incident bundle of the highlighted job (its log, record, runner and audit lines)."""
+        job = self.table.cursor_data
+        if job is None:
+            self.notify("No job selected.", severity="warning", timeout=3)
+            return
+        if job.project is None:
+            self.notify("The server did not say which project this job belongs to.", severity="warning")
+            return
+        from labdeck.ui.widgets.bundle_dialog import request_bundle
+
+        request_bundle(self, job.project.path_with_namespace or str(job.project.id), project=job.project.id,
+                       job=job.id)
 
     def action_open_trace(self) -> None:
         """Open the highlighted job's log in the trace viewer."""

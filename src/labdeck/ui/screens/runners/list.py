@@ -1,18 +1,25 @@
 """Runners section: the caller's runners (``GET /runners``) or every runner for administrators
 (``GET /runners/all``), with a scope filter, pause/resume, edit and delete; and a project's runners
-(enable/disable a specific runner in the project)."""
+(enable/disable a specific runner in the project).
+
+Runner lists do not carry tags (only ``GET /runners/:id`` does), so the Tags column is filled in
+the background after each load, a few runners at a time (``…`` until then); ``/`` then finds
+runners by tag."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
 
 from labdeck.api import errors
+from labdeck.trail.audit_context import AuditTarget
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
-from labdeck.ui.screens.runners.actions import RunnerActions, status_text
+from labdeck.ui.screens.runners.actions import RunnerActions, runner_kind, runner_label, status_text
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.form import FormField, FormScreen, clean, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
@@ -21,22 +28,29 @@ MINE_SCOPES: tuple[str, ...] = ("", "active", "paused", "online")
 ALL_SCOPES: tuple[str, ...] = ("", "specific", "shared", "active", "paused", "online")
 COLUMNS = (
     Column("id", "ID", align="right", max_width=8),
-    Column("status", "Status", max_width=13),
+    Column("status", "Status", max_width=15),
     Column("description", "Description", min_width=12, max_width=40, flex=True),
     Column("type", "Type", max_width=8),
-    Column("active", "Active", max_width=6),
-    Column("ip", "IP address", max_width=16),
-    Column("name", "Name", max_width=20),
+    Column("paused", "Paused", max_width=6),
+    Column("tags", "Tags", min_width=14, max_width=30, flex=True),
+    Column("ip", "IP address", min_width=6, max_width=16, flex=True),
+    Column("name", "Name", min_width=6, max_width=20, flex=True),
 )
+TAG_PENDING = "…"
+TAG_HIDDEN = "?"
+"""The tags of a runner whose details this account may not read (or that is gone)."""
+TAG_LOOKUPS = 300
+"""Runners whose tags are read after a load (the rest show ``…``; ``enter`` shows them all)."""
+TAG_CONCURRENCY = 4
 
 
-def runner_row(app: App[Any], runner: Any) -> TableRow:
-    """A row of the runners tables."""
-    kind = "shared" if runner.is_shared else "specific"
+def runner_row(app: App[Any], runner: Any, tags: list[str] | str | None = None) -> TableRow:
+    """A row of the runners tables (``tags`` None: not read yet; a string: shown as it is)."""
+    tag_text = TAG_PENDING if tags is None else tags if isinstance(tags, str) else shown(tags)
     return TableRow(
         key=runner.id,
-        cells=(str(runner.id), status_text(app, runner), shown(runner.description), kind,
-               "yes" if runner.active else "no", shown(runner.ip_address), shown(runner.name)),
+        cells=(str(runner.id), status_text(app, runner), shown(runner.description), runner_kind(runner),
+               "yes" if runner.paused else "no", tag_text, shown(runner.ip_address), shown(runner.name)),
         data=runner,
     )
 
@@ -45,6 +59,46 @@ class RunnerTableScreen(TableSectionScreen):
     """A table of runners: ``y`` copies the highlighted runner's id, ``enter`` opens it."""
 
     COLUMNS = COLUMNS
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: dict[int, list[str] | str] = {}
+        """Runner id → its tags, as read from its details (:data:`TAG_HIDDEN` when unreadable)."""
+
+    def show_runners(self, runners: Iterable[Any], *, keep_cursor: bool = True) -> None:
+        """Fill the table, then read the tags of the runners shown (in the ``tags`` worker)."""
+        listed = list(runners)
+        self.replace_rows((runner_row(self.app, runner, self.tags.get(runner.id)) for runner in listed),
+                          keep_cursor=keep_cursor)
+        wanted = [runner.id for runner in listed][:TAG_LOOKUPS]
+        self.run_api(lambda: self._read_tags(wanted), "tags")
+
+    async def _read_tags(self, runner_ids: list[int]) -> None:
+        client = self.client
+        gate = asyncio.Semaphore(TAG_CONCURRENCY)
+
+        async def one(runner_id: int) -> None:
+            async with gate:
+                try:
+                    detail = await client.runners.get(runner_id)
+                except (errors.NotFound, errors.Forbidden):
+                    # gone meanwhile, or details not visible to this account (a shared runner)
+                    self.tags[runner_id] = TAG_HIDDEN
+                    runner = self.table.get_data(runner_id)
+                    if runner is not None:
+                        self.table.update_row(runner_row(self.app, runner, TAG_HIDDEN))
+                    return
+            self.remember_detail(detail)
+
+        await asyncio.gather(*(one(runner_id) for runner_id in runner_ids))
+        if self.table.filter_text:
+            self.apply_filter(self.table.filter_text)  # rows whose tags arrived may match now
+
+    def remember_detail(self, detail: Any) -> None:
+        """Show a runner detail's tags (and its other fields) in its row."""
+        self.tags[detail.id] = list(detail.tag_list)
+        if self.table.get_data(detail.id) is not None:
+            self.table.update_row(runner_row(self.app, detail, self.tags[detail.id]))
 
     def _current(self) -> Any:
         """The highlighted runner, or None."""
@@ -107,8 +161,7 @@ class RunnersScreen(RunnerActions, RunnerTableScreen):
             self.context_text = self._view_text()
         scope: Any = self.scope or None
         pager = client.runners.list_all(scope=scope) if self.all_runners else client.runners.list(scope=scope)
-        runners = await pager.all()
-        self.replace_rows(runner_row(self.app, runner) for runner in runners)
+        self.show_runners(await pager.all())
         self.mark_loaded()
 
     # --- view ---------------------------------------------------------------------------------
@@ -146,7 +199,7 @@ class RunnersScreen(RunnerActions, RunnerTableScreen):
 
     def _replace(self, detail: Any) -> None:
         if detail is not None:
-            self.table.update_row(runner_row(self.app, detail))
+            self.remember_detail(detail)
 
     def action_edit(self) -> None:
         """Edit the highlighted runner's settings."""
@@ -187,8 +240,7 @@ class ProjectRunnersScreen(RunnerTableScreen):
 
     async def load(self) -> None:
         """Fetch the project's runners."""
-        runners = await self.client.runners.project_runners(self.project_id).all()
-        self.replace_rows((runner_row(self.app, runner) for runner in runners), keep_cursor=False)
+        self.show_runners(await self.client.runners.project_runners(self.project_id).all(), keep_cursor=False)
         self.mark_loaded()
 
     def action_enable(self) -> None:
@@ -206,7 +258,10 @@ class ProjectRunnersScreen(RunnerTableScreen):
                                                help="none of your specific runners is missing here"))
 
             async def save(values: dict[str, Any]) -> Any:
-                return await client.runners.enable(self.project_id, int(values["runner_id"]))
+                runner_id = int(values["runner_id"])
+                with client.audit.context(target=AuditTarget(project=self.project_path, runner=runner_id),
+                                          confirmation="form"):
+                    return await client.runners.enable(self.project_id, runner_id)
 
             def done(result: Any) -> None:
                 if result is not None:
@@ -223,7 +278,7 @@ class ProjectRunnersScreen(RunnerTableScreen):
         runner = self.table.cursor_data
         if runner is None or self.refuse_if_read_only():
             return
-        label = clean(f"runner #{runner.id} ({runner.description or 'no description'})")
+        label = runner_label(runner)
 
         def confirmed(answer: bool | None) -> None:
             if answer:
@@ -236,7 +291,9 @@ class ProjectRunnersScreen(RunnerTableScreen):
     async def _disable(self, runner_id: int) -> None:
         client = self.client
         try:
-            await client.runners.disable(self.project_id, runner_id)
+            with client.audit.context(target=AuditTarget(project=self.project_path, runner=runner_id),
+                                      confirmation="dialog"):
+                await client.runners.disable(self.project_id, runner_id)
         except (errors.Forbidden, errors.ValidationError, errors.Conflict) as error:
             if "only" not in error.message.lower():
                 raise

@@ -1,4 +1,8 @@
-"""Protected branches of a project (protect, unprotect, access levels)."""
+"""Protected branches of a project (protect, unprotect, access levels, force push).
+
+Force push on a protected branch is a GitLab 13.10+ setting (``allow_force_push``): the column
+shows what the server says (``—`` when it does not say), and the protect form offers the switch
+only to servers that understand it."""
 
 from __future__ import annotations
 
@@ -6,6 +10,8 @@ from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
 
+from labdeck.api.models import ProtectedBranch
+from labdeck.trail.audit_context import AuditTarget
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.record_detail import RecordDetailScreen
 from labdeck.ui.screens.settings.list_section import ListSection
@@ -21,12 +27,21 @@ def _levels(levels: list[Any]) -> str:
                   for level in levels])
 
 
+def branch_row(branch: ProtectedBranch) -> TableRow:
+    """A row of the protected branches table (force push ``—`` when the server does not say)."""
+    return TableRow(key=branch.name, cells=(shown(branch.name), _levels(branch.push_access_levels),
+                                            _levels(branch.merge_access_levels), shown(branch.allow_force_push)),
+                    data=branch)
+
+
 class ProtectedBranchesScreen(ListSection):
     """``/projects/:id/protected_branches``."""
 
     SECTION_TITLE = "Protected branches"
     COLUMNS = (Column("name", "Branch or wildcard", max_width=40, flex=True),
-               Column("push", "Allowed to push", max_width=30), Column("merge", "Allowed to merge", max_width=30))
+               Column("push", "Allowed to push", min_width=8, max_width=30, flex=True),
+               Column("merge", "Allowed to merge", min_width=8, max_width=30, flex=True),
+               Column("force", "Force push", max_width=10))
     MUTATING_ACTIONS = frozenset({"protect", "unprotect"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "protect", "Protect", id="branches.protect"),
@@ -37,11 +52,15 @@ class ProtectedBranchesScreen(ListSection):
         super().__init__(project_path)
         self.project_id = project_id
         self.project_path = clean(project_path)
+        self.force_push = False
+        """The server takes ``allow_force_push`` (GitLab 13.10+)."""
 
     async def fetch(self) -> list[TableRow]:
-        branches = await self.client.protected_branches.list(self.project_id).all()
-        return [TableRow(key=b.name, cells=(shown(b.name), _levels(b.push_access_levels), _levels(b.merge_access_levels)),
-                         data=b) for b in branches]
+        client = self.client
+        dialect = await client.discover()
+        self.force_push = dialect.flavour == "gitlab" and dialect.at_least(13, 10)
+        branches = await client.protected_branches.list(self.project_id).all()
+        return [branch_row(branch) for branch in branches]
 
     def copy_target(self) -> str | None:
         branch = self.table.cursor_data
@@ -63,11 +82,17 @@ class ProtectedBranchesScreen(ListSection):
                             options=BRANCH_ACCESS),
                   FormField("merge_access_level", "Allowed to merge", kind="select", required=True, value=40,
                             options=BRANCH_ACCESS)]
+        if self.force_push:
+            fields.append(FormField("allow_force_push", "Allow force push", kind="bool", value=False,
+                                    help="by those allowed to push"))
 
         async def save(values: dict[str, Any]) -> Any:
-            return await self.client.protected_branches.protect(
-                self.project_id, values["name"], push_access_level=values["push_access_level"],
-                merge_access_level=values["merge_access_level"])
+            client = self.client
+            with client.audit.context(target=AuditTarget(project=self.project_path, name=values["name"]),
+                                      confirmation="form"):
+                return await client.protected_branches.protect(
+                    self.project_id, values["name"], push_access_level=values["push_access_level"],
+                    merge_access_level=values["merge_access_level"], allow_force_push=values.get("allow_force_push"))
 
         def done(branch: Any) -> None:
             if branch is not None:
@@ -87,5 +112,10 @@ class ProtectedBranchesScreen(ListSection):
                                             f"Remove the protection of {clean(branch.name)}? Anyone with developer "
                                             "access can then push, force-push or delete it.", action_label="Unprotect",
                                             target=f"{self.project_path} · {clean(branch.name)}"),
-                              lambda: self.client.protected_branches.unprotect(self.project_id, branch.name),
+                              lambda: self._unprotect(branch.name),
                               f"{clean(branch.name)} is no longer protected.", "unprotect")
+
+    async def _unprotect(self, name: str) -> None:
+        client = self.client
+        with client.audit.context(target=AuditTarget(project=self.project_path, name=name), confirmation="dialog"):
+            await client.protected_branches.unprotect(self.project_id, name)

@@ -10,15 +10,17 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 
 from labdeck.api.models import Project
+from labdeck.trail.audit_context import AuditTarget
 from labdeck.ui.screens.base import reload_screen
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
-from labdeck.ui.screens.settings.list_section import ListSection, local_path
+from labdeck.ui.screens.settings.list_section import local_path
 from labdeck.ui.screens.settings.people import ProjectForksScreen, ProjectUsersScreen
+from labdeck.ui.screens.settings.sharing import SharingActions
 from labdeck.ui.widgets.form import FormField, FormScreen, clean
 from labdeck.ui.widgets.resource_table import Column, TableRow
+from labdeck.ui.widgets.suggest import SuggestingFormScreen, group_paths
 
-GROUP_ACCESS = (("guest (10)", 10), ("reporter (20)", 20), ("developer (30)", 30), ("maintainer (40)", 40))
 VISIBILITY = (("private", "private"), ("internal", "internal"), ("public", "public"))
 MERGE_METHODS = (("merge", "merge"), ("rebase_merge", "rebase_merge"), ("ff (fast-forward only)", "ff"))
 PROJECT_BOOLEANS = ("issues_enabled", "merge_requests_enabled", "jobs_enabled", "wiki_enabled", "snippets_enabled",
@@ -29,7 +31,8 @@ PROJECT_BOOLEANS = ("issues_enabled", "merge_requests_enabled", "jobs_enabled", 
 
 
 def project_edit_fields(project: Project) -> list[FormField]:
-    """``PUT /projects/:id``: name, path, default branch, description, visibility, merge method, booleans."""
+    """``PUT /projects/:id``: name, path, default branch, description, visibility, merge method, topics
+    (the client sends them as ``topics`` or ``tag_list``, whichever the server speaks), booleans."""
     fields = [
         FormField("name", "Name", required=True, value=project.name or ""),
         FormField("path", "Path", value=project.path or ""),
@@ -40,7 +43,7 @@ def project_edit_fields(project: Project) -> list[FormField]:
         FormField("merge_method", "Merge method", kind="select", required=True, value=project.merge_method or "merge",
                   options=MERGE_METHODS),
         FormField("ci_config_path", "CI config path", value=project.ci_config_path or ""),
-        FormField("tag_list", "Tags", value=", ".join(project.tag_list), help="comma-separated"),
+        FormField("tag_list", "Topics", value=", ".join(project.topics), help="comma-separated (tags on old servers)"),
     ]
     fields += [FormField(name, name, kind="bool", value=bool(getattr(project, name, False)))
                for name in PROJECT_BOOLEANS]
@@ -91,7 +94,7 @@ _MENU: tuple[tuple[str, str, str], ...] = (
     ("users", "Users", "users of the project"),
     ("forks", "Forks", "forks of the project"),
     ("edit", "Edit settings", "name, description, visibility, merge method, features"),
-    ("share", "Share with a group", "give a group access"),
+    ("share", "Share with a group", "give a group access (by path or id)"),
     ("unshare", "Stop sharing", "remove a group's access"),
     ("fork", "Fork", "fork into a namespace"),
     ("upload", "Upload a file", "for use in descriptions and comments"),
@@ -101,7 +104,7 @@ _MENU: tuple[tuple[str, str, str], ...] = (
 _MUTATING_ITEMS = {"edit", "share", "unshare", "fork", "upload", "create", "delete"}
 
 
-class ProjectSettingsScreen(ListSection):
+class ProjectSettingsScreen(SharingActions):
     """The settings menu of one project (``:settings <project>``)."""
 
     SECTION_TITLE = "Settings"
@@ -217,12 +220,13 @@ class ProjectSettingsScreen(ListSection):
     # --- project changes ----------------------------------------------------------------------
 
     def _form(self, title: str, fields: list[FormField], submit: Any, done: Callable[[Any], None], *,
-              only_changed: bool = False, label: str = "Save") -> None:
+              only_changed: bool = False, label: str = "Save", suggestions: dict[str, list[str]] | None = None) -> None:
         if self.refuse_if_read_only():
             return
-        self.app.push_screen(FormScreen(title, fields, submit, target=self.project_path, only_changed=only_changed,
-                                        submit_label=label), lambda result: done(result) if result is not None
-                             else None)
+        options: dict[str, Any] = {"target": self.project_path, "only_changed": only_changed, "submit_label": label}
+        form = (SuggestingFormScreen(title, fields, submit, suggestions=suggestions, **options) if suggestions
+                else FormScreen(title, fields, submit, **options))
+        self.app.push_screen(form, lambda result: done(result) if result is not None else None)
 
     def action_edit(self) -> None:
         """Edit the project's settings (only the changed ones are sent; ``name`` always is)."""
@@ -233,7 +237,9 @@ class ProjectSettingsScreen(ListSection):
         async def save(values: dict[str, Any]) -> Any:
             arguments = _settings_arguments(values)
             name = str(arguments.pop("name", None) or project.name or project.path or "")
-            return await self.client.projects.update(self.project_id, name=name, **arguments)
+            client = self.client
+            with client.audit.context(target=AuditTarget(project=self.project_path), confirmation="form"):
+                return await client.projects.update(self.project_id, name=name, **arguments)
 
         def done(project: Any) -> None:
             self.notify(f"{self.project_path}: settings saved.", timeout=4, markup=False)
@@ -241,51 +247,10 @@ class ProjectSettingsScreen(ListSection):
 
         self._form("Edit project settings", project_edit_fields(project), save, done, only_changed=True)
 
-    def action_share(self) -> None:
-        """Share the project with a group at an access level."""
-        fields = [FormField("group_id", "Group id", kind="int", required=True),
-                  FormField("group_access", "Access level", kind="select", required=True, value=30,
-                            options=GROUP_ACCESS),
-                  FormField("expires_at", "Expires at", help="YYYY-MM-DD; empty = never")]
-
-        async def save(values: dict[str, Any]) -> Any:
-            return await self.client.projects.share(self.project_id, values["group_id"], values["group_access"],
-                                                    expires_at=values.get("expires_at") or None) or True
-
-        def done(link: Any) -> None:
-            self.notify(f"{self.project_path} shared.", timeout=4, markup=False)
-            self.reload()
-
-        self._form("Share with a group", fields, save, done, label="Share")
-
-    def action_unshare(self) -> None:
-        """Stop sharing with one of the groups (confirmed)."""
-        if self.project is None or self.refuse_if_read_only():
-            return
-        groups = self.project.shared_with_groups
-        if not groups:
-            self.notify("The project is not shared with any group.", timeout=4)
-            return
-        options = [(f"{g.group_name or g.group_id} (#{g.group_id})", g.group_id) for g in groups]
-
-        def picked(values: Any) -> None:
-            if not values:
-                return
-            group_id = int(values["group_id"])
-
-            self.confirm_and_send(ConfirmScreen("Stop sharing", f"Remove group #{group_id}'s access to "
-                                                f"{self.project_path}?", action_label="Unshare",
-                                                target=self.project_path),
-                                  lambda: self.client.projects.unshare(self.project_id, group_id),
-                                  f"No longer shared with group #{group_id}.", "unshare")
-
-        self.app.push_screen(FormScreen("Stop sharing with a group", [
-            FormField("group_id", "Group", kind="select", required=True, options=options)],
-            target=self.project_path, submit_label="Next"), picked)
-
     def action_fork(self) -> None:
         """Fork into a namespace (asynchronous on the server)."""
-        fields = [FormField("namespace", "Namespace", required=True, help="id or path of the target namespace")]
+        fields = [FormField("namespace", "Namespace", required=True,
+                            help="path (completes from the projects listed; → accepts) or id of the target namespace")]
 
         async def save(values: dict[str, Any]) -> Any:
             namespace = str(values["namespace"])
@@ -296,7 +261,8 @@ class ProjectSettingsScreen(ListSection):
             status = f" (import {fork.import_status})" if fork.import_status else ""
             self.notify(f"Fork created: {clean(fork.path_with_namespace or fork.id)}{status}.", timeout=6, markup=False)
 
-        self._form("Fork project", fields, save, done, label="Fork")
+        known = self.console_app.known_projects.values()
+        self._form("Fork project", fields, save, done, label="Fork", suggestions={"namespace": group_paths(known)})
 
     def action_upload(self) -> None:
         """Upload a file; shows the markdown to paste and copies it."""
@@ -345,7 +311,9 @@ class ProjectSettingsScreen(ListSection):
         def confirmed(answer: bool | None) -> None:
             if answer:
                 async def send() -> None:
-                    await self.client.projects.delete(self.project_id)
+                    client = self.client
+                    with client.audit.context(target=AuditTarget(project=path), confirmation=f"typed:{path}"):
+                        await client.projects.delete(self.project_id)
                     self.notify(f"{path} is being deleted.", timeout=8, markup=False)
                     if self.app.screen is self:
                         self.app.pop_screen()
