@@ -7,6 +7,7 @@ import asyncio
 import json as jsonlib
 import os
 import re
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -335,9 +336,9 @@ class HttpEngine:
                        chunk_size: int = 256 * 1024) -> Path:
         """Stream a GET body to ``dest`` (a file, or a directory to use the server's file name).
 
-        The body goes to ``<dest>.part`` and is renamed when complete, so a broken transfer never
-        leaves a truncated file under the final name. ``progress(done, total)`` is called per
-        chunk (``total`` None when the size is unknown). Memory stays at about one chunk.
+        The body goes to a new ``<dest>.<random>.part`` and is renamed when complete, so a broken
+        transfer never leaves a truncated file under the final name. ``progress(done, total)`` is
+        called per chunk (``total`` None when the size is unknown). Memory stays at about one chunk.
         """
         response = await self.send("GET", path, params=params, stream=True)
         method, url = "GET", str(response.request.url)
@@ -348,14 +349,16 @@ class HttpEngine:
             if target.is_dir():  # noqa: ASYNC240 - a single stat, not worth a thread hop
                 name = _filename_from(response.headers.get("content-disposition")) or "download"
                 target = target / name
-            part = target.with_name(target.name + ".part")
             length = response.headers.get("content-length")
             total = int(length) if length and length.isdigit() else None
             done = 0
             if progress is not None:
                 progress(0, total)
-            # Private to the user (0600): artifacts and exports may hold secrets of the project.
-            descriptor = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            # Private to the user (0600): artifacts and exports may hold secrets of the project. A new
+            # file (O_EXCL): a leftover or a browser's ``<name>.part`` is neither truncated nor lends
+            # its mode to the download.
+            descriptor, part_name = tempfile.mkstemp(prefix=target.name + ".", suffix=".part", dir=target.parent)
+            part = Path(part_name)
             with os.fdopen(descriptor, "wb") as handle:
                 async for chunk in response.aiter_bytes(chunk_size):
                     handle.write(chunk)

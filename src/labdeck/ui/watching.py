@@ -114,7 +114,11 @@ class Watching:
 
     def toggle_alert(self, target: WatchTarget) -> bool:
         """``W``: watch ``target`` (True) or stop watching it (False)."""
-        return self.alerts.toggle(target)
+        watching = self.alerts.toggle(target)
+        # The poller may be asleep for a minute when nothing else is followed: the new target's
+        # project is read from now on, not from its next wake-up.
+        self.poller.wake()
+        return watching
 
     def _deliver(self, alert: Alert) -> None:
         self.unseen += 1

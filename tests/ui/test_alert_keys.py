@@ -1,0 +1,50 @@
+"""`W` on a job, from the jobs table and from the log viewer, when nothing else is followed (the
+board closed, the projects table hidden): the alert fires within seconds of the job ending, not at
+the shared poller's next idle wake-up a minute later."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from labdeck.config import BoardSettings
+from labdeck.sim.server import SimServer
+from labdeck.ui.screens.jobs.list import JobsScreen
+from labdeck.ui.screens.jobs.log import TraceScreen
+from tests.ui.conftest import MakeApp
+from tests.ui.helpers import run_command
+from tests.ui.sections_helpers import settle
+from tests.ui.test_board import wait_until
+from tests.watch.helpers import advance, project_id, push_pipeline
+
+FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
+
+
+@pytest.mark.parametrize("where", ["jobs table", "log viewer"])
+async def test_w_on_a_job_alerts_when_it_fails(sim_factory: Callable[..., SimServer], make_app: MakeApp,
+                                               where: str) -> None:
+    server = sim_factory()
+    pid = project_id(server, "platform/audit-log")
+    created = push_pipeline(server, pid, [{"name": "slow-deploy-check", "duration": 60, "fail": True}])
+    job_id = created["jobs"][0]["id"]
+    app = make_app(server, board=FAST)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await run_command(app, pilot, "jobs platform/audit-log")
+        screen = app.screen
+        assert isinstance(screen, JobsScreen)
+        await wait_until(pilot, lambda: screen.refresh_count > 0)
+        selected = screen.selected_job()
+        assert selected is not None and selected.id == job_id  # the newest job: the first row
+        if where == "log viewer":
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, TraceScreen))
+        await pilot.press("W")
+        await pilot.pause(0.5)
+        advance(server, 120)
+        log: Any = app.watching.log
+        await wait_until(pilot, lambda: any("slow-deploy-check" in alert.body for alert in log.entries), 10.0)
+        fired = next(alert for alert in log.entries if "slow-deploy-check" in alert.body)
+        assert "failed" in fired.title

@@ -1,0 +1,247 @@
+"""Details a user relies on: an outage on an 80-column terminal still says where, how fresh and
+how healthy; ``:theme`` by short name; downloads land private (0600) in the download folder and
+never replace a file that is already there."""
+
+from __future__ import annotations
+
+import asyncio
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from textual.widgets import Input
+
+from labdeck import paths
+from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.server import SimServer
+from labdeck.ui.screens.message import MessageScreen
+from labdeck.ui.screens.projects.list import ProjectsScreen
+from labdeck.ui.screens.settings.export import ProjectExportScreen
+from labdeck.ui.widgets.dialogs import PathDialog
+from labdeck.ui.widgets.form import FormScreen
+from labdeck.ui.widgets.status_line import StatusLine
+from tests.ui.conftest import MakeApp
+from tests.ui.helpers import run_command, screen_lines
+from tests.ui.sections_helpers import push, settle, toasts
+from tests.ui.test_jobs_support import advance, create_pipeline, open_jobs, record_notifications, wait_until
+
+ServerFactory = Callable[..., SimServer]
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def _size(path: Path) -> int:
+    return path.stat().st_size
+
+
+def _read(path: Path) -> bytes:
+    return path.read_bytes()
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.write_bytes(data)
+
+
+def _faults(server: SimServer, **config: object) -> None:
+    response = httpx.put(f"{server.base_url}/-/sim/faults", json=config, timeout=5,
+                         headers={"PRIVATE-TOKEN": DEMO_TOKENS["admin"]})
+    response.raise_for_status()
+
+
+# --- 1. an outage at 80x24 --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("outage", ["server gone", "every answer 5xx"])
+async def test_an_outage_at_80_columns_still_shows_host_data_age_and_health(
+        sim_factory: ServerFactory, make_app: MakeApp, outage: str) -> None:
+    server = sim_factory()
+    host = urlsplit(server.base_url).netloc  # 127.0.0.1:<port>
+    app = make_app(server, fast_retry=True)
+    app.connection.delays = (60.0,)  # no reconnection attempt during the test
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ProjectsScreen) and screen.table.row_count > 0
+        if outage == "server gone":
+            server.stop()
+        else:
+            _faults(server, error_rate=1.0)
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        assert app.connection.in_outage
+        server.state.clock.advance(300)  # five minutes without fresh data
+        await pilot.pause(1.2)  # the status line follows the app's one-second tick
+
+        # The toast says what happened, whole: wrapped on 80 columns, not cut off.
+        shown = [text for text in toasts(app) if "Retrying in the background" in text]
+        assert len(shown) == 1
+        rows = screen_lines(app)
+        toast_text = " ".join(row.split("▌", 1)[1].strip() for row in rows if "▌" in row)
+        assert " ".join(f"Cannot reach the server {shown[0]}".split()) in " ".join(toast_text.split())
+        assert "…" not in toast_text
+
+        # Once the toast is gone, the status line keeps saying where, how fresh and how healthy.
+        app.clear_notifications()
+        await pilot.pause(0.2)
+        status = app.screen.query_one(StatusLine)
+        parts = {label.id: label for label in status.children}
+        assert str(parts["status-instance"].render()) == host
+        assert str(parts["status-health"].render()) == "✕ offline"
+        assert str(parts["status-age"].render()) == "data 5m"
+        for name in ("status-instance", "status-health", "status-age"):
+            region = parts[name].region
+            assert region.width > 0 and region.right <= 80, (name, region)
+        row = next(line for line in screen_lines(app) if host in line)
+        assert len(row.rstrip("\n")) <= 80
+        assert "✕ offline" in row and row.rstrip().endswith("data 5m")
+        assert screen.table.row_count > 0  # what was shown stays
+
+
+# --- 2. :theme by short name ------------------------------------------------------------------------
+
+async def test_theme_by_short_name_and_an_unknown_one(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "labdeck-dark"
+        await run_command(app, pilot, "theme light")
+        assert app.theme == "labdeck-light"
+        assert not app.current_theme.dark
+        await run_command(app, pilot, "theme nosuch")
+        assert app.theme == "labdeck-light"  # unchanged
+        errors = [n for n in app._notifications if "nosuch" in str(n.message)]  # type: ignore[attr-defined]
+        assert len(errors) == 1
+        assert errors[0].severity == "error" and errors[0].title == ":theme"
+        message = str(errors[0].message)
+        assert message.startswith("unknown theme 'nosuch'")
+        known = message.split("known:", 1)[1]
+        assert {"dark", "light", "high-contrast", "production"} <= {name.strip() for name in known.split(",")}
+        assert app.is_running
+
+
+# --- 3. downloads: the download folder, mode 0600, nothing replaced -----------------------------------
+
+PROJECT, PATH = 1, "platform/api-gateway"
+
+
+async def _download_export(app: Any, pilot: Any, screen: ProjectExportScreen) -> None:
+    """``d``, then Download with the form's default destination."""
+    await pilot.press("d")
+    await settle(app, pilot)
+    form = app.screen
+    assert isinstance(form, FormScreen)
+    assert form.query_one("#f-dest", Input).value == str(paths.download_dir())
+    form.action_submit()
+    await settle(app, pilot)
+
+
+async def test_export_download_goes_to_the_download_folder_private_and_replaces_nothing(
+        sim_factory: ServerFactory, make_app: MakeApp) -> None:
+    server = sim_factory()
+    folder = paths.download_dir()
+    assert folder.is_relative_to(Path.home())  # the test's own home (tests/conftest.py), not the real one
+    app = make_app(server)
+
+    async def tick(seconds: float) -> None:
+        server.state.clock.advance(seconds)
+        await asyncio.sleep(0)
+
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        screen = ProjectExportScreen(PROJECT, PATH)
+        screen.sleep = tick
+        await push(app, pilot, screen)
+        await pilot.press("x")
+        await settle(app, pilot)
+        assert isinstance(app.screen, FormScreen)
+        app.screen.action_submit()
+        await settle(app, pilot)
+        assert screen.export_status == "finished"
+
+        await _download_export(app, pilot, screen)
+        saved = screen.downloaded
+        assert saved is not None and saved.parent == folder and saved.name.endswith("export.tar.gz")
+        assert _size(saved) > 0
+        assert _mode(saved) == 0o600
+        assert any(f"Saved {saved}" in text for text in toasts(app))
+
+        # The same download again: the file already there (the user's by now) stays as it is.
+        saved.write_bytes(b"the user's own file")
+        before = sorted(folder.iterdir())
+        await _download_export(app, pilot, screen)
+        assert saved.read_bytes() == b"the user's own file"
+        assert sorted(folder.iterdir()) == before  # no second copy, no .part left behind
+        dialog = app.screen
+        assert isinstance(dialog, MessageScreen)
+        assert "already exists; nothing was replaced" in " ".join(
+            str(widget.render()) for widget in dialog.query("Static"))
+
+
+async def test_an_old_part_file_neither_leaks_into_nor_is_clobbered_by_a_download(
+        sim_factory: ServerFactory, make_app: MakeApp) -> None:
+    """A ``<name>.part`` already in the download folder (a browser's download in progress, or one
+    of ours cut short by a crash) is someone else's: the download neither truncates it nor
+    inherits its mode."""
+    server = sim_factory()
+    app = make_app(server)
+
+    async def tick(seconds: float) -> None:
+        server.state.clock.advance(seconds)
+        await asyncio.sleep(0)
+
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        screen = ProjectExportScreen(PROJECT, PATH)
+        screen.sleep = tick
+        await push(app, pilot, screen)
+        await pilot.press("x")
+        await settle(app, pilot)
+        app.screen.action_submit()  # type: ignore[attr-defined]
+        await settle(app, pilot)
+        await _download_export(app, pilot, screen)
+        saved = screen.downloaded
+        assert saved is not None
+        saved.unlink()
+        part = saved.with_name(saved.name + ".part")
+        part.write_bytes(b"half of something else")
+        part.chmod(0o644)
+
+        await _download_export(app, pilot, screen)
+        assert saved.exists() and _size(saved) > 0
+        assert _mode(saved) == 0o600
+        assert part.read_bytes() == b"half of something else"
+
+
+async def test_artifacts_download_lands_private_in_the_download_folder(
+        sim_factory: ServerFactory, make_app: MakeApp) -> None:
+    server = sim_factory()
+    pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "pack", "duration": 10,
+                                                                           "artifacts": True}]}])
+    job_id = pipeline["jobs"][0]["id"]
+    await advance(server, 30)
+    app = make_app(server)
+    notes = record_notifications(app)
+    async with app.run_test(size=(120, 40)) as pilot:
+        from labdeck.ui.screens.jobs.table import JobTable
+
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        await wait_until(pilot, lambda: screen.query_one(JobTable).select_job(job_id), what="the job's row")
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, PathDialog), what="the path dialog")
+        dest = Path(app.screen.query_one("#dest", Input).value)
+        assert dest.parent == paths.download_dir() and dest.name.startswith(f"job-{job_id}-")
+        await pilot.click("#save")
+        await wait_until(pilot, lambda: any("Saved" in note for note in notes), what="the download")
+        assert _size(dest) > 0
+        assert _mode(dest) == 0o600
+
+        # Again, with the same default path: refused, the file stays as it is.
+        _write(dest, b"keep me")
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, PathDialog), what="the path dialog")
+        await pilot.click("#save")
+        await wait_until(pilot, lambda: any("already exists" in note for note in notes), what="the refusal")
+        assert _read(dest) == b"keep me"
