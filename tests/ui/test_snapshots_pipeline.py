@@ -1,5 +1,6 @@
-"""SVG snapshots of the pipeline view (a list at 80x24, stage columns at 120x40), the dry run of a
-bulk retry and the why-pending panel of the stuck macOS job: private simulator (gitlab dialect,
+"""SVG snapshots of the on-call board (80x24 drops the running/took/by columns), the pipeline view
+(a list at 80x24, stage columns at 120x40), the dry run of a bulk retry and the why-pending panel
+of the stuck macOS job: private simulator (gitlab dialect,
 seed 42, manual clock), a fixed instance name, the server's clock taken from the simulator."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from labdeck.sim.dataset import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.statefile import StateStore
 from labdeck.ui.app import LabdeckApp
+from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.board.pipeline import PipelineScreen
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
 from labdeck.ui.ui_state import UiState
@@ -135,5 +137,22 @@ def test_why_pending_panel(snap_compare: Any, build: Callable[[], LabdeckApp],
         await pilot.app.push_screen(screen)
         await _settle(pilot)
         assert screen.explanation is not None
+
+    assert snap_compare(build(), run_before=run_before, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_board(snap_compare: Any, build: Callable[[], LabdeckApp], size: tuple[int, int]) -> None:
+    async def run_before(pilot: Any) -> None:
+        await _settle(pilot)
+        await pilot.press("0")
+        screen = pilot.app.screen
+        assert isinstance(screen, BoardScreen)
+        for _ in range(200):
+            if screen.table.row_count and not screen.snapshot.loading:
+                break
+            await pilot.pause(0.05)
+        await _settle(pilot)
+        assert screen.table.row_count
 
     assert snap_compare(build(), run_before=run_before, terminal_size=size)

@@ -245,3 +245,29 @@ async def test_artifacts_download_lands_private_in_the_download_folder(
         await pilot.click("#save")
         await wait_until(pilot, lambda: any("already exists" in note for note in notes), what="the refusal")
         assert _read(dest) == b"keep me"
+
+
+# --- 4. the projects list refreshes itself and its ages move on, through the clock tick alone --------
+
+async def test_the_projects_list_refreshes_itself_and_its_ages_move_on(sim_factory: Callable[..., SimServer],
+                                                                       make_app: MakeApp) -> None:
+    server = sim_factory()
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ProjectsScreen)
+        ages = {row.key: str(row.cells[-1]) for row in screen.table.rows()}
+        async with httpx.AsyncClient(base_url=server.base_url, headers={"PRIVATE-TOKEN": DEMO_TOKENS["admin"]}) as http:
+            created = await http.post("/api/v4/projects", json={"name": "appeared-while-watching"})
+        assert created.status_code == 201, created.text
+        server.state.clock.advance(3 * 3600)  # nothing pressed: only the console's own clock runs
+
+        def listed() -> bool:
+            return any((row.data.path_with_namespace or "").endswith("appeared-while-watching")
+                       for row in screen.table.rows() if row.data is not None)
+
+        assert not listed()
+        await wait_until(pilot, listed, what="the automatic refresh", limit=5.0)
+        after = {row.key: str(row.cells[-1]) for row in screen.table.rows()}
+        assert any(after.get(key) != text for key, text in ages.items() if text != "—")

@@ -53,12 +53,16 @@ class Freshness:
 
     @property
     def label(self) -> str:
-        """Status-line text: ``data 4s``, ``loading 12``, with ``· paused 20s`` or ``· error``."""
+        """Status-line text: ``data <10s``, ``data 20s``, ``loading 12``, with ``· paused 20s`` or
+        ``· error``. Under a minute the age moves in ten-second steps, as every other screen's
+        (never rounded up): the board, re-read every few seconds, need not repaint every second."""
         age = self.age
         if age is None:
             text = f"loading {self.loading}" if self.loading else "data —"
+        elif age < 10:
+            text = "data <10s"
         elif age < 60:
-            text = f"data {int(age)}s"
+            text = f"data {int(age) // 10 * 10}s"
         elif age < 3600:
             text = f"data {int(age // 60)}m"
         else:

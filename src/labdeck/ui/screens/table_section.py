@@ -50,6 +50,7 @@ class TableSectionScreen(SectionScreen):
         super().__init__(name=name, id=id, classes=classes)
         self.load_count = 0
         """Completed loads (tests wait on it)."""
+        self._retimed_period: int | None = None
 
     def make_table(self) -> ResourceTable:
         """The section's table widget (override for other columns than ``COLUMNS``)."""
@@ -76,8 +77,13 @@ class TableSectionScreen(SectionScreen):
         if self.REFRESH_EVERY and loaded is not None and not self.loading_text and \
                 (now - loaded).total_seconds() >= self.REFRESH_EVERY:
             self.refresh_due()
-        if int(now.timestamp()) % self.RETIME_EVERY == 0:
-            self.retime(now)
+        # Once per period, whichever tick first sees it: a tick that lands a second late, or a
+        # server clock that jumps (a suspended laptop, a simulator's manual clock), never skips one.
+        period = int(now.timestamp()) // self.RETIME_EVERY
+        if period != self._retimed_period:
+            if self._retimed_period is not None:
+                self.retime(now)
+            self._retimed_period = period
 
     def refresh_due(self) -> None:
         """The automatic refresh (override for something cheaper than a full reload)."""
