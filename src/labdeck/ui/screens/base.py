@@ -144,7 +144,7 @@ class SectionScreen(Screen[None]):
         if tables:
             table = tables[0]
             counts = (f"{table.visible_count}/{table.row_count}" if table.filter_text
-                      else f"{table.row_count} rows")
+                      else f"{table.row_count} row{'' if table.row_count == 1 else 's'}")
         if self.loading_text:
             counts = f"{counts} · {self.loading_text}" if counts else self.loading_text
         self.query_one("#title-context", Label).update(Text(self.context_text))

@@ -52,7 +52,7 @@ class RecordDetailScreen(TableSectionScreen):
 
     SECTION_TITLE = "Detail"
     TABLE_ID = "record-fields"
-    COLUMNS = (Column("field", "Field", max_width=32, flex=True, min_width=16),
+    COLUMNS = (Column("field", "Field", max_width=32, flex=True, min_width=16, squeeze=20),
                Column("value", "Value", max_width=200, flex=True, min_width=20))
 
     def __init__(self, title: str, context: str, load: Callable[[], Awaitable[BaseModel]]) -> None:

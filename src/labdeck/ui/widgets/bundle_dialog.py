@@ -219,5 +219,5 @@ def request_bundle(screen: Screen[Any], project_path: str, *, project: ProjectRe
                                         job=job, jobs=jobs, pipeline=pipeline)
         app.push_screen(progress, lambda bundle: built(progress, bundle))
 
-    app.push_screen(PathDialog(f"Incident bundle · {label}: save to (a folder or a .tar.gz; nothing is replaced)",
+    app.push_screen(PathDialog(f"Incident bundle · {label} (a folder or a .tar.gz; an existing file is never replaced)",
                                paths.download_dir()), where)

@@ -28,6 +28,9 @@ DownloadProgressDialog > Vertical {
     background: $surface;
     padding: 1 2;
 }
+PathDialog .dialog-title {
+    width: 100%;  /* a long title (the bundle's target, the save rules) wraps instead of being cut */
+}
 StatusFilterDialog .buttons, PathDialog .buttons {
     height: auto;
     align-horizontal: right;
@@ -63,7 +66,7 @@ class PathDialog(HoldsTypeAhead, ModalScreen[tuple[str, Path] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(Text(self._title, style="bold"))
+            yield Label(Text(self._title, style="bold"), classes="dialog-title")
             if self._ask_inner:
                 yield Label("File inside the archive, e.g. coverage/report.txt (empty = the whole archive):")
                 yield Input(id="inner")

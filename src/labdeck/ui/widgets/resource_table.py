@@ -54,6 +54,9 @@ class Column:
     """Auto width grows with the content up to this."""
     flex: bool = False
     """Shrinks (down to ``min_width``) so that the whole row fits the table's width."""
+    squeeze: int = 1
+    """How readily a flexible column gives up room, relative to the others (its spare cells are
+    weighted by this): a detail's field names before their values, say."""
 
 
 @dataclass
@@ -426,11 +429,22 @@ class ResourceTable(ScrollView, can_focus=True):
             available -= self.styles.scrollbar_size_vertical
         total = sum(widths) + self.GAP * max(0, len(widths) - 1) + 1
         if available and total > available:
-            for position, column in enumerate(self.columns):
-                if column.flex:
-                    shrink = min(total - available, widths[position] - column.min_width)
-                    widths[position] -= max(0, shrink)
-                    total -= max(0, shrink)
+            # Every flexible column gives up room in proportion to what it can spare, so that no
+            # single one (the first) is squeezed to its minimum while the others stay wide.
+            spare = {position: widths[position] - column.min_width for position, column in enumerate(self.columns)
+                     if column.flex and widths[position] > column.min_width}
+            overflow = min(total - available, sum(spare.values()))
+            if overflow > 0:
+                weight = {position: room * self.columns[position].squeeze for position, room in spare.items()}
+                pool = sum(weight.values())
+                cuts = {position: min(spare[position], overflow * weight[position] // pool) for position in spare}
+                left = overflow - sum(cuts.values())
+                while left > 0:  # what rounding and the caps left over, from whoever still has room
+                    position = max(spare, key=lambda p: ((spare[p] - cuts[p]) * self.columns[p].squeeze, -p))
+                    cuts[position] += 1
+                    left -= 1
+                for position, cut in cuts.items():
+                    widths[position] -= cut
         return widths
 
     def on_resize(self) -> None:

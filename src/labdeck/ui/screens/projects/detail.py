@@ -53,7 +53,7 @@ class ProjectDetailScreen(TableSectionScreen):
 
     SECTION_TITLE = "Project"
     TABLE_ID = "project-fields"
-    COLUMNS = (Column("section", "Section", max_width=12), Column("field", "Field", max_width=48, flex=True, min_width=22),
+    COLUMNS = (Column("section", "Section", max_width=12), Column("field", "Field", max_width=48, flex=True, min_width=22, squeeze=20),
                Column("value", "Value", max_width=200, flex=True, min_width=20))
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_jobs", "Jobs", id="project-detail.jobs"),
