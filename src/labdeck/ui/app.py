@@ -68,6 +68,10 @@ HANG_UP_DEADLINE = 1.5
 _start_up_frozen = False
 
 
+FULL_PASS_EVERY = 100
+"""The collector's third threshold once a big listing is loaded (Python's default is 10)."""
+
+
 def freeze_start_up_objects() -> None:
     """Once per process, move the objects alive now out of the garbage collector's full passes.
 
@@ -314,6 +318,11 @@ class LabdeckApp(AccountSwitching):
             self.freeze_loaded_data = False
             gc.collect()
             gc.freeze()
+            # Full passes ten times rarer than Python's default (every 100 young-generation passes,
+            # not 10): what a filter keystroke leaves behind is mostly short-lived, and a full pass
+            # over a big table's worth of objects is a visible stall (18 ms measured).
+            young, middle, _ = gc.get_threshold()
+            gc.set_threshold(young, middle, FULL_PASS_EVERY)
 
     def refresh_status(self) -> None:
         """Update the status line now (the clock tick also does, once a second)."""
