@@ -112,6 +112,7 @@ async def big_instance(base_url: str, total: int) -> dict[str, float]:
     baseline = rss_mb()
     session = Session(base_url=base_url, token=Secret(DEMO_TOKENS["admin"]), profile="bench")
     app = LabdeckApp(session)
+    app.freeze_loaded_data = True  # as labdeck.ui.app.run_console sets it for the real executable
     results: dict[str, float] = {}
     start = time.perf_counter()
     async with app.run_test(size=(120, 40)) as pilot:
