@@ -32,6 +32,25 @@ notify = "osc9"
 """
 
 
+def _console_env(home: Path) -> dict[str, str]:
+    """A clean environment for the console: its own home and state, the alert config, a token."""
+    config = home / "config.toml"
+    config.write_text(CONFIG)
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("LABDECK_", "GITLAB_", "TMUX"))}
+    env.update({"TERM": "xterm-256color", "PYTHONPATH": f"{REPO / 'src'}{os.pathsep}{REPO}", "HOME": str(home),
+                "XDG_STATE_HOME": str(home / "state"), "LABDECK_CONFIG": str(config),
+                "LABDECK_TOKEN": DEMO_TOKENS["admin"]})
+    return env
+
+
+def _end(pid: int, master: int) -> None:
+    os.kill(pid, signal.SIGTERM)
+    if _ended_within(pid, 5) is None:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    os.close(master)
+
+
 def _spawn(args: list[str], env: dict[str, str]) -> tuple[int, int]:
     pid, master = pty.fork()
     if pid == 0:
@@ -50,12 +69,7 @@ def test_a_watched_project_failing_rings_the_bell_and_notifies(sim_factory: Call
                                                                tmp_path: Path) -> None:
     server = sim_factory()
     pid_project = project_id(server, "platform/audit-log")
-    config = tmp_path / "config.toml"
-    config.write_text(CONFIG)
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("LABDECK_", "GITLAB_", "TMUX"))}
-    env.update({"TERM": "xterm-256color", "PYTHONPATH": f"{REPO / 'src'}{os.pathsep}{REPO}", "HOME": str(tmp_path),
-                "XDG_STATE_HOME": str(tmp_path / "state"), "LABDECK_CONFIG": str(config),
-                "LABDECK_TOKEN": DEMO_TOKENS["admin"]})
+    env = _console_env(tmp_path)
     # A push makes the project the most recently active: the first row of the projects table.
     created = push_pipeline(server, pid_project, [{"name": "smoke-test", "duration": 30, "fail": True}])
     pid, master = _spawn(["--url", server.base_url], env)
@@ -73,11 +87,7 @@ def test_a_watched_project_failing_rings_the_bell_and_notifies(sim_factory: Call
         assert b"\x1b]2;" in seen and "✗".encode() in seen  # the title names the failure
         assert str(created["id"]).encode() in seen
     finally:
-        os.kill(pid, signal.SIGTERM)
-        if _ended_within(pid, 5) is None:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        os.close(master)
+        _end(pid, master)
 
 
 def test_a_watched_job_ending_rings_the_bell_and_notifies(sim_factory: Callable[..., SimServer],
@@ -85,12 +95,7 @@ def test_a_watched_job_ending_rings_the_bell_and_notifies(sim_factory: Callable[
     """`W` on a running job in the jobs table: when it fails, the bell and OSC 9 name that job."""
     server = sim_factory()
     pid_project = project_id(server, "platform/audit-log")
-    config = tmp_path / "config.toml"
-    config.write_text(CONFIG)
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("LABDECK_", "GITLAB_", "TMUX"))}
-    env.update({"TERM": "xterm-256color", "PYTHONPATH": f"{REPO / 'src'}{os.pathsep}{REPO}", "HOME": str(tmp_path),
-                "XDG_STATE_HOME": str(tmp_path / "state"), "LABDECK_CONFIG": str(config),
-                "LABDECK_TOKEN": DEMO_TOKENS["admin"]})
+    env = _console_env(tmp_path)
     created = push_pipeline(server, pid_project, [{"name": "slow-deploy-check", "duration": 60, "fail": True}])
     job_id = created["jobs"][0]["id"]
     pid, master = _spawn(["--url", server.base_url], env)
@@ -110,8 +115,4 @@ def test_a_watched_job_ending_rings_the_bell_and_notifies(sim_factory: Callable[
         notification = seen[seen.index(b"\x1b]9;"):].split(b"\x07")[0]
         assert b"slow-deploy-check" in notification or str(job_id).encode() in notification
     finally:
-        os.kill(pid, signal.SIGTERM)
-        if _ended_within(pid, 5) is None:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        os.close(master)
+        _end(pid, master)

@@ -140,23 +140,30 @@ async def _download_export(app: Any, pilot: Any, screen: ProjectExportScreen) ->
     await settle(app, pilot)
 
 
+async def _start_export(app: Any, pilot: Any, server: SimServer) -> ProjectExportScreen:
+    """Open the export screen of the test project (its waits move the simulator's clock) and
+    press ``x``: the export form is up."""
+
+    async def tick(seconds: float) -> None:
+        server.state.clock.advance(seconds)
+        await asyncio.sleep(0)
+
+    screen = ProjectExportScreen(PROJECT, PATH)
+    screen.sleep = tick
+    await push(app, pilot, screen)
+    await pilot.press("x")
+    await settle(app, pilot)
+    return screen
+
+
 async def test_export_download_goes_to_the_download_folder_private_and_replaces_nothing(
         sim_factory: ServerFactory, make_app: MakeApp) -> None:
     server = sim_factory()
     folder = paths.download_dir()
     assert folder.is_relative_to(Path.home())  # the test's own home (tests/conftest.py), not the real one
     app = make_app(server)
-
-    async def tick(seconds: float) -> None:
-        server.state.clock.advance(seconds)
-        await asyncio.sleep(0)
-
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        screen = ProjectExportScreen(PROJECT, PATH)
-        screen.sleep = tick
-        await push(app, pilot, screen)
-        await pilot.press("x")
-        await settle(app, pilot)
+        screen = await _start_export(app, pilot, server)
         assert isinstance(app.screen, FormScreen)
         app.screen.action_submit()
         await settle(app, pilot)
@@ -188,17 +195,8 @@ async def test_an_old_part_file_neither_leaks_into_nor_is_clobbered_by_a_downloa
     inherits its mode."""
     server = sim_factory()
     app = make_app(server)
-
-    async def tick(seconds: float) -> None:
-        server.state.clock.advance(seconds)
-        await asyncio.sleep(0)
-
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        screen = ProjectExportScreen(PROJECT, PATH)
-        screen.sleep = tick
-        await push(app, pilot, screen)
-        await pilot.press("x")
-        await settle(app, pilot)
+        screen = await _start_export(app, pilot, server)
         app.screen.action_submit()  # type: ignore[attr-defined]
         await settle(app, pilot)
         await _download_export(app, pilot, screen)
