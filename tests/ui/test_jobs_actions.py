@@ -39,6 +39,13 @@ pytestmark = pytest.mark.usefixtures("no_confirm_guard")
 LONG_JOB = [{"name": "build", "jobs": [{"name": "long-build", "duration": 600}]}]
 
 
+async def _long_running_job(server: SimServer) -> tuple[int, int]:
+    """A pipeline whose only job runs for ten minutes, five seconds in: (pipeline id, job id)."""
+    pipeline = await create_pipeline(server, LONG_JOB)
+    await advance(server, 5)
+    return int(pipeline["id"]), int(pipeline["jobs"][0]["id"])
+
+
 async def _select(screen: Any, pilot: Any, job_id: int) -> None:
     await wait_until(pilot, lambda: screen.query_one(JobTable).select_job(job_id), what=f"row of job {job_id}")
     assert screen.selected_job().id == job_id
@@ -54,12 +61,10 @@ async def _confirm(app: LabdeckApp, pilot: Any) -> ConfirmScreen:
 async def test_cancel_asks_first_and_cancel_button_has_focus(
         sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
     server = sim_factory()
-    pipeline = await create_pipeline(server, LONG_JOB)
-    job_id = pipeline["jobs"][0]["id"]
-    await advance(server, 5)
+    pipeline_id, job_id = await _long_running_job(server)
     app = make_app(server)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
         await _select(screen, pilot, job_id)
         assert row_status(screen, job_id) == "running"
 
@@ -201,12 +206,10 @@ async def test_download_archive_and_one_file(sim_factory: Callable[..., SimServe
 async def test_read_only_hides_and_refuses_actions(sim_factory: Callable[..., SimServer],
                                                    make_app: MakeApp) -> None:
     server = sim_factory()
-    pipeline = await create_pipeline(server, LONG_JOB)
-    job_id = pipeline["jobs"][0]["id"]
-    await advance(server, 5)
+    pipeline_id, job_id = await _long_running_job(server)
     app = make_app(server, read_only=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
         await _select(screen, pilot, job_id)
         shown = {binding.action for (_, binding, enabled, _) in screen.active_bindings.values()}
         assert "download_artifacts" in shown
@@ -246,15 +249,13 @@ class _LoseAnswers(httpx.AsyncBaseTransport):
 async def test_ambiguous_failure_rereads_the_job(sim_factory: Callable[..., SimServer],
                                                  tokens: dict[str, str]) -> None:
     server = sim_factory()
-    pipeline = await create_pipeline(server, LONG_JOB)
-    job_id = pipeline["jobs"][0]["id"]
-    await advance(server, 5)
+    pipeline_id, job_id = await _long_running_job(server)
     session = Session(server.base_url, Secret(tokens["admin"]), profile="test")
     async with ApiClient(server.base_url, Secret(tokens["admin"]), transport=_LoseAnswers("/cancel")) as client:
         app = LabdeckApp(session, client=client, clock=server.state.clock.now)
         notes = record_notifications(app)
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+            screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
             await _select(screen, pilot, job_id)
             await pilot.press("c")
             await _confirm(app, pilot)
@@ -269,12 +270,10 @@ async def test_ambiguous_failure_rereads_the_job(sim_factory: Callable[..., SimS
 async def test_keys_that_cannot_apply_are_not_offered(sim_factory: Callable[..., SimServer],
                                                       make_app: MakeApp) -> None:
     server = sim_factory()
-    pipeline = await create_pipeline(server, LONG_JOB)
-    job_id = pipeline["jobs"][0]["id"]
-    await advance(server, 5)
+    pipeline_id, job_id = await _long_running_job(server)
     app = make_app(server)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
         await _select(screen, pilot, job_id)
         await pilot.pause()
         offered = {binding.binding.action for binding in screen.active_bindings.values() if binding.enabled}
