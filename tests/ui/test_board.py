@@ -166,3 +166,28 @@ async def test_enter_opens_the_pipeline_and_marked_pipelines_get_a_dry_run(
         expected = {job.id for row in failed[:2] for job in row.jobs if job.status == "failed"}
         assert planned and planned <= expected
         assert all(request.path.endswith("/retry") for request in dialog.plan.requests)
+
+
+async def test_board_group_command_adds_and_removes_a_group(sim_factory: Callable[..., SimServer],
+                                                            make_app: MakeApp) -> None:
+    """`:board group:<path>` puts every project of the group on the board (in the state file);
+    `:board -group:<path>` takes them off again; a wrong word gets the usage."""
+    from tests.ui.helpers import run_command
+    from tests.watch.helpers import project_id
+
+    server = sim_factory()
+    root = next(user for user in server.state.users.values() if user.username == "root")
+    starred = {p.id for p in server.state.projects.values() if root.id in p.starred_by}
+    in_group = {project_id(server, "tools/ci-templates"), project_id(server, "tools/benchmarks")}
+    assert not in_group & starred  # the group brings projects the starred set does not have
+    app = make_app(server, board=FAST)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_board(app, pilot)
+        await run_command(app, pilot, "board group:tools")
+        assert any("Watching every project of tools." in message for message in toasts(app))
+        await wait_until(pilot, lambda: screen.snapshot.watched is not None and in_group <= screen.snapshot.watched.ids)
+        assert "tools" in app.watching.store.groups
+        await run_command(app, pilot, "board -group:tools")
+        assert "tools" not in app.watching.store.groups
+        await run_command(app, pilot, "board nonsense")
+        assert any("usage: :board" in message for message in toasts(app))
