@@ -11,7 +11,7 @@ jobs every 10 s), measured in the same run against the same simulator.
   projects: labdeck's ``BoardPoller`` with its default settings, and the naive poller (8 requests
   in flight, every project's first page of jobs every 10 s).
 - Phases: start-up (first reads), idle (nothing changes: requests/min and CPU), failures (a
-  pipeline whose only job fails after 5–8 s is pushed every 4 s to a random project; latency =
+  pipeline whose only job fails after 5–8 s is pushed every 2 s to a random project; latency =
   when the board first shows the failed job − when it failed on the server).
 
 The console's CPU (the UI on top of the poller) is not measured here: the number below is the
@@ -46,7 +46,7 @@ TOKEN = DEMO_TOKENS["admin"]
 PROJECTS = 300
 NAIVE_PERIOD = 10.0
 NAIVE_IN_FLIGHT = 8
-PUSH_EVERY = 4.0
+PUSH_EVERY = 2.0
 
 
 # --- the simulator process ---------------------------------------------------------------------------
@@ -204,7 +204,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--startup", type=float, default=11.0, help="seconds for the first reads")
     parser.add_argument("--idle", type=float, default=22.0, help="seconds of the idle measurement")
-    parser.add_argument("--pushes", type=int, default=8, help="failing pipelines pushed, one every 4 s")
+    parser.add_argument("--pushes", type=int, default=8, help="failing pipelines pushed, one every 2 s")
     args = parser.parse_args()
     context = multiprocessing.get_context("spawn")
     here, child = context.Pipe()

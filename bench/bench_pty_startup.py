@@ -89,7 +89,8 @@ def main() -> int:
             "no bytecode at all": {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(copy),
                                    "PYTHONPYCACHEPREFIX": str(base / "empty-pycache")},
         }
-        rounds = {"bytecode cached": args.runs, "PYTHONDONTWRITEBYTECODE=1": args.runs,
+        # The figures with targets get every round; the comparisons three (their spread is small).
+        rounds = {"bytecode cached": args.runs, "PYTHONDONTWRITEBYTECODE=1": min(args.runs, 3),
                   "no bytecode at all": min(args.runs, 3)}
         cases: dict[str, list[str]] = {
             "server": [LABDECK],

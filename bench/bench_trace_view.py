@@ -38,6 +38,8 @@ from _report import record
 
 LINES = 1_000_000
 PEER_LINES = 20_000
+FOLLOW_SECONDS = 6.0
+"""How long the job writes 20,000 lines/s while keys are pressed (about 25 keys)."""
 FOLLOW_RATE_LINES = 20_000
 BYTES_PER_LINE = 50.5  # average line of the simulator's bulk logs
 ADMIN = "labdeck-demo-admin-token"
@@ -327,4 +329,4 @@ async def main(follow_seconds: float) -> None:
 
 if __name__ == "__main__":
     numbers = [arg for arg in sys.argv[1:] if not arg.startswith("-")]
-    asyncio.run(main(float(numbers[0]) if numbers else 10.0))
+    asyncio.run(main(float(numbers[0]) if numbers else FOLLOW_SECONDS))
