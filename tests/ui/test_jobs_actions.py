@@ -36,14 +36,19 @@ from tests.ui.test_jobs_support import (
 
 pytestmark = pytest.mark.usefixtures("no_confirm_guard")
 
-LONG_JOB = [{"name": "build", "jobs": [{"name": "long-build", "duration": 600}]}]
+
+
+async def _one_job(server: SimServer, stage: str, job: dict[str, Any], *, after: float = 30) -> tuple[int, int]:
+    """A pipeline whose only job is ``job`` (in ``stage``), ``after`` simulated seconds in:
+    (pipeline id, job id)."""
+    pipeline = await create_pipeline(server, [{"name": stage, "jobs": [job]}])
+    await advance(server, after)
+    return int(pipeline["id"]), int(pipeline["jobs"][0]["id"])
 
 
 async def _long_running_job(server: SimServer) -> tuple[int, int]:
     """A pipeline whose only job runs for ten minutes, five seconds in: (pipeline id, job id)."""
-    pipeline = await create_pipeline(server, LONG_JOB)
-    await advance(server, 5)
-    return int(pipeline["id"]), int(pipeline["jobs"][0]["id"])
+    return await _one_job(server, "build", {"name": "long-build", "duration": 600}, after=5)
 
 
 async def _select(screen: Any, pilot: Any, job_id: int) -> None:
@@ -85,14 +90,11 @@ async def test_cancel_asks_first_and_cancel_button_has_focus(
 
 async def test_retry_shows_the_new_job(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
     server = sim_factory()
-    pipeline = await create_pipeline(server, [{"name": "test", "jobs": [{"name": "flaky", "duration": 10,
-                                                                          "fail": True}]}])
-    job_id = pipeline["jobs"][0]["id"]
-    await advance(server, 30)
+    pipeline_id, job_id = await _one_job(server, "test", {"name": "flaky", "duration": 10, "fail": True})
     app = make_app(server)
     notes = record_notifications(app)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
         assert row_status(screen, job_id) == "failed"
         await _select(screen, pilot, job_id)
         await pilot.press("r")
@@ -138,13 +140,10 @@ async def test_play_a_manual_job_and_keep_artifacts(sim_factory: Callable[..., S
 
 async def test_erase_needs_the_job_id_typed(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
     server = sim_factory()
-    pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "pack", "duration": 10,
-                                                                           "artifacts": True}]}])
-    job_id = pipeline["jobs"][0]["id"]
-    await advance(server, 30)
+    pipeline_id, job_id = await _one_job(server, "build", {"name": "pack", "duration": 10, "artifacts": True})
     app = make_app(server)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
         await _select(screen, pilot, job_id)
         await pilot.press("E")
         dialog = await _confirm(app, pilot)
@@ -169,10 +168,7 @@ async def test_erase_needs_the_job_id_typed(sim_factory: Callable[..., SimServer
 async def test_download_archive_and_one_file(sim_factory: Callable[..., SimServer], make_app: MakeApp,
                                              tmp_path: Path, tokens: dict[str, str]) -> None:
     server = sim_factory()
-    pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "pack", "duration": 10,
-                                                                           "artifacts": True}]}])
-    job_id = pipeline["jobs"][0]["id"]
-    await advance(server, 30)
+    pipeline_id, job_id = await _one_job(server, "build", {"name": "pack", "duration": 10, "artifacts": True})
     async with httpx.AsyncClient(base_url=server.api_url, headers={"PRIVATE-TOKEN": tokens["admin"]}) as http:
         expected = (await http.get(f"/projects/7/jobs/{job_id}/artifacts")).content
     inner = zipfile.ZipFile(io.BytesIO(expected)).namelist()[0]
@@ -180,7 +176,7 @@ async def test_download_archive_and_one_file(sim_factory: Callable[..., SimServe
     app = make_app(server)
     notes = record_notifications(app)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
         await _select(screen, pilot, job_id)
 
         await pilot.press("d")
@@ -287,13 +283,10 @@ async def test_keys_that_cannot_apply_are_not_offered(sim_factory: Callable[...,
 async def test_a_retry_from_a_filtered_list_shows_the_new_job(sim_factory: Callable[..., SimServer],
                                                                make_app: MakeApp) -> None:
     server = sim_factory()
-    pipeline = await create_pipeline(server, [{"name": "test", "jobs": [{"name": "flaky", "duration": 10,
-                                                                          "fail": True}]}])
-    job_id = pipeline["jobs"][0]["id"]
-    await advance(server, 30)
+    pipeline_id, job_id = await _one_job(server, "test", {"name": "flaky", "duration": 10, "fail": True})
     app = make_app(server)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
         screen.set_status_filter(frozenset({"failed"}))  # the new job (pending) does not match it
         await wait_until(pilot, lambda: screen.query_one(JobTable).select_job(job_id), what="the failed job")
         await _select(screen, pilot, job_id)
