@@ -85,7 +85,9 @@ class StatusLine(Horizontal):
     def update_status(self) -> None:
         """Re-read the app's state and the screen's data age."""
         if not self.is_mounted or not self.children:
-            return  # the clock can tick between this line's mounting and its parts' (or while removed)
+            # Called by the app's clock and after workers finish: at start-up or while the app
+            # shuts down, this line's parts may not be there.
+            return
         info = console_app(self.app).status_info()
         narrow = self.size.width and self.size.width < self.NARROW
         self._set("profile", info.profile + (" (demo)" if info.demo and info.profile != "demo" else ""))

@@ -288,10 +288,14 @@ another screen is on top). Rows whose status just changed are highlighted.
 
             self.app.push_screen(JobDetailScreen(self.project_id, self.project_path, job))
 
-    def marked_job_ids(self) -> list[int]:
-        """The marked jobs still listed, in the table's order."""
+    def marked_jobs(self) -> list[Job]:
+        """The marked jobs still listed, in the list's order."""
         marked = self.query_one(JobTable).marked
-        return [job.id for job in self.jobs if job.id in marked]
+        return [job for job in self.jobs if job.id in marked]
+
+    def marked_job_ids(self) -> list[int]:
+        """Ids of :meth:`marked_jobs` (what ``B`` bundles)."""
+        return [job.id for job in self.marked_jobs()]
 
     def action_mark(self) -> None:
         """Mark or unmark the job under the cursor, then move down."""
@@ -309,7 +313,7 @@ another screen is on top). Rows whose status just changed are highlighted.
         if kind not in PLANNERS or self.refuse_if_read_only():
             return
         table = self.query_one(JobTable)
-        marked = [job for job in self.jobs if job.id in table.marked]
+        marked = self.marked_jobs()
         jobs = marked or self._shown()
         scope = f"{len(marked)} marked job{'s' if len(marked) != 1 else ''}" if marked else "the jobs listed"
         plan = PLANNERS[cast(BulkKind, kind)](job_targets(self.project_id, self.project_path, jobs),
