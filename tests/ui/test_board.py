@@ -191,3 +191,25 @@ async def test_board_group_command_adds_and_removes_a_group(sim_factory: Callabl
         assert "tools" not in app.watching.store.groups
         await run_command(app, pilot, "board nonsense")
         assert any("usage: :board" in message for message in toasts(app))
+
+
+async def test_ages_move_on_when_nothing_changes_on_the_server(sim_factory: Callable[..., SimServer],
+                                                               make_app: MakeApp) -> None:
+    """A quiet server sends no new data: the board's ages still follow the clock (they used to
+    stay at the time of the last snapshot for as long as nothing changed)."""
+    from datetime import timedelta
+
+    server = sim_factory()
+    app = make_app(server, board=FAST)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_board(app, pilot)
+
+        def ages() -> list[str]:
+            return [str(row.cells[screen.table.columns.index(next(c for c in screen.table.columns if c.key == "age"))])
+                    for row in screen.table.visible_rows()]
+
+        before = ages()
+        later = server.state.clock.now() + timedelta(hours=30)
+        app.clock = lambda: later  # the console's clock moves on; the server's does not
+        await wait_until(pilot, lambda: ages() != before, seconds=8.0)
+        assert all(age.endswith("d") for age in ages()), ages()

@@ -45,6 +45,8 @@ COLUMNS = (
 NARROW_COLUMNS = tuple(column for column in COLUMNS if column.key not in ("running", "duration", "by"))
 """At 80 columns: what is broken, where and since when (the pipeline view has the rest)."""
 WIDE_FROM = 110
+AGES_EVERY = 5
+"""Seconds between re-renders of the ages and running times (the rows move on without new data)."""
 
 
 def short_age(delta: timedelta | None) -> str:
@@ -102,6 +104,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self.snapshot = BoardSnapshot()
         self.status_filter = ""
         self.marked: set[tuple[int, int]] = set()
+        self._aged_period: int | None = None
         """Marked pipelines: (project id, pipeline id)."""
         self._rows: dict[tuple[int, int], PipelineRow] = {}
 
@@ -178,7 +181,9 @@ server by itself; the status line says how fresh the data is (amber: older than 
         if not self.is_mounted or self.query_one_optional("#board-table", ResourceTable) is None:
             return  # a snapshot that arrives while the screen is built or taken down
         snapshot = self.snapshot
-        now = snapshot.server_now or self.console_app.clock()
+        # The server's time now, not the snapshot's: with nothing changing on the server no new
+        # snapshot comes, and ages and running times must still move on.
+        now = self.console_app.clock()
         rows = [row for row in snapshot.rows if not self.status_filter or row.status == self.status_filter]
         self._rows = {(row.project_id, row.pipeline_id): row for row in rows}
         self.marked &= set(self._rows)
@@ -234,7 +239,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
         freshness = self.console_app.watching.freshness()
         for status in self.query(StatusLine):
             status.show_freshness(freshness.label, freshness.is_stale)
-        if int(now.timestamp()) % 5 == 0 and self.snapshot.rows:
+        period = int(now.timestamp()) // AGES_EVERY
+        if period != self._aged_period and self.snapshot.rows:
+            # Once per period, whichever tick sees it first (a late tick never skips one).
+            self._aged_period = period
             self._show()
 
     def reload(self) -> None:
@@ -308,7 +316,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
             return
         key = (row.project_id, row.pipeline_id)
         self.marked.symmetric_difference_update({key})
-        now = self.snapshot.server_now or self.console_app.clock()
+        now = self.console_app.clock()
         self.table.update_row(self._table_row(row, now))
         self.table.action_cursor_down()
         self.update_title()
