@@ -11,6 +11,7 @@ TLS: verification is always on unless the caller passes ``verify=False`` explici
 
 from __future__ import annotations
 
+import functools
 import os
 import ssl
 from collections.abc import Mapping
@@ -46,6 +47,36 @@ def _verifying_context() -> ssl.SSLContext:
     return context
 
 
+def _trust_locations(verify: bool | str, ca_file: str | None, env: Mapping[str, str]) -> tuple[str, ...]:
+    """Where the trust anchors come from, first match wins (see :func:`build_ssl_context`)."""
+    explicit = verify if isinstance(verify, str) else ca_file
+    if explicit:
+        return (explicit,)
+    cert_file, cert_dir = env.get("SSL_CERT_FILE"), env.get("SSL_CERT_DIR")
+    if cert_file or cert_dir:
+        return tuple(location for location in (cert_file, cert_dir) if location)
+    return (env.get("REQUESTS_CA_BUNDLE") or env.get("CURL_CA_BUNDLE") or certifi.where(),)
+
+
+def _version(location: str) -> tuple[int, int]:
+    """What tells a changed CA file apart (a new bundle must be read again, not served from memory)."""
+    try:
+        stat = Path(location).expanduser().stat()
+    except OSError:
+        return (-1, -1)
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _shared_context(locations: tuple[str, ...], versions: tuple[tuple[int, int], ...]) -> ssl.SSLContext:
+    # Reading a CA bundle costs ~15-30 ms; the start-up check, the console and a profile switch each
+    # build a client, and one context can serve them all (an SSLContext is made to be shared).
+    context = _verifying_context()
+    for location in locations:
+        _load_location(context, location)
+    return context
+
+
 def build_ssl_context(verify: bool | str = True, *, ca_file: str | None = None,
                       environ: Mapping[str, str] | None = None) -> ssl.SSLContext | bool:
     """The ``verify`` value for httpx: a verifying context, or False.
@@ -53,25 +84,13 @@ def build_ssl_context(verify: bool | str = True, *, ca_file: str | None = None,
     Trust anchors, first match wins: ``verify`` given as a path, ``ca_file`` (a per-profile CA
     bundle), ``SSL_CERT_FILE``/``SSL_CERT_DIR``, ``REQUESTS_CA_BUNDLE`` (what python-gitlab users
     already set), then certifi. Only ``verify=False`` turns verification off; no variable can.
+    The context is shared by every client with the same trust anchors (read again when a file
+    changes); treat it as read-only.
     """
     if verify is False:
         return False
-    env = os.environ if environ is None else environ
-    context = _verifying_context()
-    explicit = verify if isinstance(verify, str) else ca_file
-    if explicit:
-        _load_location(context, explicit)
-        return context
-    cert_file, cert_dir = env.get("SSL_CERT_FILE"), env.get("SSL_CERT_DIR")
-    if cert_file or cert_dir:
-        if cert_file:
-            _load_location(context, cert_file)
-        if cert_dir:
-            _load_location(context, cert_dir)
-        return context
-    bundle = env.get("REQUESTS_CA_BUNDLE") or env.get("CURL_CA_BUNDLE")
-    _load_location(context, bundle or certifi.where())
-    return context
+    locations = _trust_locations(verify, ca_file, os.environ if environ is None else environ)
+    return _shared_context(locations, tuple(_version(location) for location in locations))
 
 
 def build_http_client(base_url: str, *, auth: httpx.Auth | None, verify: bool | str = True,

@@ -125,8 +125,9 @@ def _read_token(request: LoginRequest, stdin: IO[str], url: str, prompt: Callabl
 
 def _validate_and_store(name: str, url: str, token: Secret, tls: probe.TlsSettings, storage: str,
                         stores: TokenStores, out: Output, *, read_only: bool = False) -> bool:
-    check = probe.check_user(url, token, tls)
-    if check.outcome != "ok":
+    checked = probe.check_token(url, token, tls, read_only=read_only)
+    check = checked.user
+    if check.outcome != "ok" or checked.write is None:
         out.warn(f"labdeck login: {logsafe.printable(check.message)}. Nothing was stored for profile '{name}'.")
         return False
     admin = "an administrator" if check.is_admin else "not an administrator"
@@ -134,7 +135,7 @@ def _validate_and_store(name: str, url: str, token: Secret, tls: probe.TlsSettin
     full_name = logsafe.printable(str((check.user or {}).get("name") or ""))
     shown_name = f" ({full_name})" if full_name else ""
     out.say(f"Logged in to {url} as @{username}{shown_name}, {admin}.")
-    write = probe.check_write_access(url, token, tls, read_only=read_only)
+    write = checked.write
     if write.access == "not-checked":
         out.say("Token access: not checked (the profile is read-only by choice).")
     elif write.access == "read-only":

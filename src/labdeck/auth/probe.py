@@ -7,15 +7,20 @@ import asyncio
 import os
 import ssl
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
 from labdeck.api import ApiClient, RetryPolicy, errors
 from labdeck.api.core import describe_transport_error
+from labdeck.api.errors import TlsConfigError
+from labdeck.api.transport import build_ssl_context
 from labdeck.secret import Secret
+
+_Answer = TypeVar("_Answer")
 
 PROBE_TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 
@@ -49,11 +54,13 @@ def tls_settings(ca_file: str | None = None, insecure: bool = False, origin: str
         return TlsSettings(True, f"CA file {path} ({source})", str(path),
                            f"CA file {path} ({source}) does not exist: fix the path or remove the setting")
     try:
-        context = ssl.create_default_context(cafile=str(path))
-    except (ssl.SSLError, OSError, ValueError) as error:
-        reason = getattr(error, "reason", None) or type(error).__name__
+        # The transport's shared context: the console's clients reuse it instead of reading the file again.
+        context = build_ssl_context(str(path))
+    except TlsConfigError as error:
+        reason = str(error).rsplit(": ", 1)[-1] or type(error).__name__
         return TlsSettings(True, f"CA file {path} ({source})", str(path),
                            f"CA file {path} ({source}) is not a PEM certificate bundle ({reason})")
+    assert context is not False
     return TlsSettings(context, f"CA file {path} ({source})", str(path))
 
 
@@ -85,10 +92,10 @@ class WriteCheck:
     reason: str
 
 
-def _client(base_url: str, token: Secret | None, tls: TlsSettings, *, read_only: bool = False) -> ApiClient:
+def _client(base_url: str, token: Secret | None, tls: TlsSettings) -> ApiClient:
     # The console's own client (same auth header, TLS and proxy handling), without retries: a
     # check should answer quickly and report the first failure as it is.
-    return ApiClient(base_url, token, read_only=read_only, verify=tls.verify is not False, ca_file=tls.ca_file,
+    return ApiClient(base_url, token, verify=tls.verify is not False, ca_file=tls.ca_file,
                      timeout=PROBE_TIMEOUT, retry=RetryPolicy(max_attempts=1))
 
 
@@ -104,35 +111,7 @@ def _transport_outcome(message: str, base_url: str) -> tuple[str, str]:
 
 def check_user(base_url: str, token: Secret, tls: TlsSettings) -> UserCheck:
     """``GET /user`` through :class:`ApiClient`: reachability, latency, token accepted, who it is."""
-    return asyncio.run(_check_user(base_url, token, tls))
-
-
-async def _check_user(base_url: str, token: Secret, tls: TlsSettings) -> UserCheck:
-    async with _client(base_url, token, tls) as client:
-        started = time.perf_counter()
-        try:
-            user = await client.users.current()
-        except errors.TransportError as error:
-            return UserCheck(*_transport_outcome(error.message, base_url))
-        except errors.Unauthorized as error:
-            return UserCheck("rejected", f"the token was rejected (401: {error.message})",
-                             latency_ms=_since(started))
-        except errors.HttpError as error:
-            if 300 <= error.status < 400:
-                return UserCheck("redirect", f"the API answered {error.status} (a redirect): use the "
-                                 "instance root URL, e.g. https://gitlab.example.com", latency_ms=_since(started))
-            return UserCheck("error", f"GET /user answered {error.status} ({error.message})",
-                             latency_ms=_since(started))
-        except errors.ApiError:
-            return UserCheck("error", "GET /user did not return a user: is this a GitLab API URL?",
-                             latency_ms=_since(started))
-        latency = _since(started)
-    details = {"username": user.username, "name": user.name, "is_admin": bool(user.is_admin)}
-    return UserCheck("ok", "token accepted", details, latency)
-
-
-def _since(started: float) -> float:
-    return (time.perf_counter() - started) * 1000
+    return asyncio.run(_with_client(base_url, token, tls, lambda client: _check_user(client, base_url)))
 
 
 def check_write_access(base_url: str, token: Secret, tls: TlsSettings, *, read_only: bool = False) -> WriteCheck:
@@ -142,19 +121,73 @@ def check_write_access(base_url: str, token: Secret, tls: TlsSettings, *, read_o
     scope (read-only), 400 "name, path are missing" for a token that may write. With ``read_only``
     (the user chose read-only) nothing is sent and the answer is :data:`NOT_CHECKED`.
     """
-    return asyncio.run(_check_write_access(base_url, token, tls, read_only=read_only))
+    if read_only:
+        return NOT_CHECKED
+    return asyncio.run(_with_client(base_url, token, tls, lambda client: _check_write_access(client, base_url)))
 
 
-async def _check_write_access(base_url: str, token: Secret, tls: TlsSettings, *, read_only: bool) -> WriteCheck:
-    async with _client(base_url, token, tls, read_only=read_only) as client:
-        if client.read_only:
-            # The probe goes straight to the connection, past the client's read-only refusal.
-            return NOT_CHECKED
-        try:
-            # Straight on the client's connection: the request must be sent exactly as is, once.
-            response = await client.http.post("projects", json={})
-        except httpx.HTTPError as error:
-            return WriteCheck("unknown", _transport_outcome(describe_transport_error(error), base_url)[1])
+@dataclass
+class TokenCheck:
+    """:func:`check_token`'s answers: who the token belongs to, then (only when it was accepted)
+    whether it may write."""
+
+    user: UserCheck
+    write: WriteCheck | None
+
+
+def check_token(base_url: str, token: Secret, tls: TlsSettings, *, read_only: bool = False) -> TokenCheck:
+    """:func:`check_user`, then :func:`check_write_access` when the token was accepted, over one
+    connection (one client, one TLS handshake: this runs before the console can start)."""
+
+    async def both(client: ApiClient) -> TokenCheck:
+        user = await _check_user(client, base_url)
+        if user.outcome != "ok":
+            return TokenCheck(user, None)
+        return TokenCheck(user, NOT_CHECKED if read_only else await _check_write_access(client, base_url))
+
+    return asyncio.run(_with_client(base_url, token, tls, both))
+
+
+async def _with_client(base_url: str, token: Secret, tls: TlsSettings,
+                       check: Callable[[ApiClient], Awaitable[_Answer]]) -> _Answer:
+    async with _client(base_url, token, tls) as client:
+        return await check(client)
+
+
+async def _check_user(client: ApiClient, base_url: str) -> UserCheck:
+    started = time.perf_counter()
+    try:
+        user = await client.users.current()
+    except errors.TransportError as error:
+        return UserCheck(*_transport_outcome(error.message, base_url))
+    except errors.Unauthorized as error:
+        return UserCheck("rejected", f"the token was rejected (401: {error.message})",
+                         latency_ms=_since(started))
+    except errors.HttpError as error:
+        if 300 <= error.status < 400:
+            return UserCheck("redirect", f"the API answered {error.status} (a redirect): use the "
+                             "instance root URL, e.g. https://gitlab.example.com", latency_ms=_since(started))
+        return UserCheck("error", f"GET /user answered {error.status} ({error.message})",
+                         latency_ms=_since(started))
+    except errors.ApiError:
+        return UserCheck("error", "GET /user did not return a user: is this a GitLab API URL?",
+                         latency_ms=_since(started))
+    latency = _since(started)
+    details = {"username": user.username, "name": user.name, "is_admin": bool(user.is_admin)}
+    return UserCheck("ok", "token accepted", details, latency)
+
+
+def _since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+async def _check_write_access(client: ApiClient, base_url: str) -> WriteCheck:
+    try:
+        # Straight on the client's connection, past its read-only refusal and its retries: the
+        # request must be sent exactly as is, once.
+        response = await client.http.post("projects", json={})
+    except httpx.HTTPError as error:
+        return WriteCheck("unknown", _transport_outcome(describe_transport_error(error), base_url)[1])
     status = response.status_code
     body: Any
     try:
