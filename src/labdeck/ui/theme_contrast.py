@@ -56,6 +56,8 @@ PAIRS: tuple[Pair, ...] = (
     Pair("switch or check box that is on", "ld-on", "surface"),
     Pair("check box that is on, on a panel", "ld-on", "panel"),
     Pair("star mark", "ld-star", "surface"),
+    Pair("keys at the bottom", "ld-key", "panel"),
+    Pair("key descriptions at the bottom", "ld-key-text", "panel"),
 )
 """Every text/background combination the console's styles use."""
 

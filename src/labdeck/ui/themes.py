@@ -43,7 +43,7 @@ APP_VARIABLES = (
     "ld-archived", "ld-warning-banner", "ld-table-header", "ld-table-cursor", "ld-table-cursor-text",
     "ld-status-background", "ld-status-text", "ld-match", "ld-match-text", "ld-current-match",
     "ld-current-match-text", "ld-warning-banner-text", "ld-mode-write-text", "ld-mode-readonly-text",
-    "ld-text-warning", "ld-text-error", "ld-text-accent", "ld-text-muted", "ld-on",
+    "ld-text-warning", "ld-text-error", "ld-text-accent", "ld-text-muted", "ld-on", "ld-key", "ld-key-text",
     "job-success", "job-failed", "job-running", "job-pending", "job-canceled", "job-skipped", "job-manual",
 )
 """Variables the console's CSS uses on top of Textual's own (a theme may set any of them)."""
@@ -64,6 +64,9 @@ def app_variable_defaults(theme: Theme) -> dict[str, str]:
         def against(background: str) -> str:
             return colours["foreground"]
 
+        def on_panel(name: str) -> str:
+            return colours[name]
+
         surface = panel = None
     else:
         surface = Color.parse(colours["surface"])
@@ -82,6 +85,11 @@ def app_variable_defaults(theme: Theme) -> dict[str, str]:
 
         def against(background: str) -> str:
             return Color.parse(colours[background]).get_contrast_text(1.0).hex
+
+        def on_panel(name: str) -> str:
+            # Textual's footer colours may be see-through or "auto": as drawn on the key bar's panel.
+            assert panel is not None
+            return readable(_opaque(colours[name], panel), panel).hex
 
     return {
         "ld-env-accent": colours["primary"],
@@ -104,6 +112,8 @@ def app_variable_defaults(theme: Theme) -> dict[str, str]:
         "ld-table-cursor-text": against("primary"),
         "ld-status-background": colours["panel"],
         "ld-status-text": on("foreground", panel),
+        "ld-key": on_panel("footer-key-foreground"),
+        "ld-key-text": on_panel("footer-description-foreground"),
         "ld-match": colours["warning"],
         "ld-match-text": against("warning"),
         "ld-current-match": colours["accent"],

@@ -28,11 +28,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label
+from textual.widgets import Input, Label
 from textual.worker import Worker
 
 from labdeck.api import ApiClient
 from labdeck.ui.console import ConsoleApp, console_app
+from labdeck.ui.widgets.key_bar import KeyBar
 from labdeck.ui.widgets.resource_table import ResourceTable
 from labdeck.ui.widgets.status_line import StatusLine
 
@@ -84,7 +85,7 @@ class SectionScreen(Screen[None]):
     SectionScreen > #top-bars { dock: top; height: auto; width: 100%; }
     SectionScreen #title-row { height: 1; width: 100%; background: $panel; }
     SectionScreen > #bottom-bars { dock: bottom; height: auto; width: 100%; }
-    SectionScreen > #bottom-bars > Footer { dock: none; }
+    SectionScreen > #bottom-bars > KeyBar { dock: none; }
     SectionScreen #title-section { text-style: bold; padding: 0 1; background: $ld-env-accent; color: $ld-env-accent-text; }
     SectionScreen #title-context { width: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     SectionScreen #title-filter { color: $ld-text-accent; padding: 0 1 0 0; }
@@ -127,7 +128,7 @@ class SectionScreen(Screen[None]):
         yield from self.compose_content()
         with Vertical(id="bottom-bars"):
             yield StatusLine()
-            yield Footer()
+            yield KeyBar()
 
     def compose_content(self) -> ComposeResult:
         """The body of the section (override)."""

@@ -12,7 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from labdeck.api import errors
 from labdeck.api.models import Job
@@ -24,6 +24,7 @@ from labdeck.ui.screens.jobs.header import TraceHeader
 from labdeck.ui.screens.jobs.table import FINISHED_STATUSES
 from labdeck.ui.widgets.dialogs import PathDialog, default_download_dir
 from labdeck.ui.widgets.job_trace_document import TraceDocument
+from labdeck.ui.widgets.key_bar import KeyBar
 from labdeck.ui.widgets.trace_view import TraceView
 
 INGEST_PIECE = 32 * 1024
@@ -109,7 +110,7 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         yield PendingReasonLine(id="pending-reason")
         yield TraceView(self.document, id="trace")
         yield Input(id="search")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         """Start reading the trace."""

@@ -1,0 +1,48 @@
+"""The key bar at the bottom: whole keys only, the palette's key at the right, keys follow the screen
+(read-only mode hides the changes), and a click runs the key."""
+
+from __future__ import annotations
+
+from labdeck.sim.server import SimServer
+from labdeck.ui.screens.keys import KeysScreen
+from labdeck.ui.widgets.key_bar import SEPARATOR, KeyBar
+from tests.ui.conftest import MakeApp
+from tests.ui.helpers import screen_lines, settle
+
+
+async def test_only_whole_keys_fit_and_the_palette_key_stays_at_the_right(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        bar = app.screen.query_one(KeyBar)
+        line = screen_lines(app)[-1]
+        keys, _, palette = line.partition(SEPARATOR)
+        assert palette.strip() == "^p Palette"
+        shown = [entry for entry in bar.entries if entry.label.strip() in keys]
+        assert shown and shown[0].label.strip() == "? Keys"
+        # Every entry drawn is drawn whole, in order, and the first one left out did not fit.
+        assert keys.rstrip() == "".join(entry.label for entry in shown).rstrip()
+        left_out = bar.entries[len(shown)]
+        assert len("".join(entry.label for entry in shown)) + left_out.width > 80 - len(" ^p Palette ")
+
+
+async def test_keys_follow_the_screen_and_read_only_mode(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(app, pilot)
+        assert "s Star" in screen_lines(app)[-1]
+        app.set_read_only(True)
+        await settle(app, pilot)
+        assert "s Star" not in screen_lines(app)[-1] and "? Keys" in screen_lines(app)[-1]
+        await pilot.press("0")  # the board: its own keys
+        await settle(app, pilot)
+        assert "f Status" in screen_lines(app)[-1] and "d Details" not in screen_lines(app)[-1]
+
+
+async def test_a_click_on_a_key_runs_it(sim: SimServer, make_app: MakeApp) -> None:
+    app = make_app(sim)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.click(KeyBar, offset=(2, 0))  # on "? Keys"
+        await settle(app, pilot)
+        assert isinstance(app.screen, KeysScreen)
