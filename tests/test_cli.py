@@ -143,24 +143,72 @@ def test_no_instance_explains_how_to_start(console: list[Session], capsys: pytes
     assert "labdeck login --url" in capsys.readouterr().err and console == []
 
 
-def test_demo_runs_the_console_against_a_simulator_then_stops_it(console: list[Session],
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from labdeck.sim import demo
+def test_demo_runs_the_console_against_a_simulator_process_then_stops_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    import urllib.request
+
     from labdeck.sim.dataset import DEMO_TOKENS
+    from labdeck.sim.demo_process import DemoProcess
 
-    servers: list[SimServer] = []
-    real_start = demo.start_demo
+    spawned: list[DemoProcess] = []
+    real_spawn = DemoProcess.spawn
 
-    def start() -> SimServer:
-        servers.append(real_start())
-        return servers[-1]
+    def spawn() -> DemoProcess:
+        spawned.append(real_spawn())
+        return spawned[-1]
 
-    monkeypatch.setattr(demo, "start_demo", start)
+    monkeypatch.setattr(DemoProcess, "spawn", staticmethod(spawn))
+    seen: list[tuple[Session, dict[str, Any]]] = []
+    module = types.ModuleType("labdeck.ui.app")
+
+    def run_console(session: Session, **kwargs: Any) -> int:
+        # While the console runs, the simulator answers as the demo admin.
+        request = urllib.request.Request(f"{session.base_url}/api/v4/user",
+                                         headers={"PRIVATE-TOKEN": DEMO_TOKENS["admin"]})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            seen.append((session, json.load(answer)))
+        return 0
+
+    module.run_console = run_console  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "labdeck.ui.app", module)
     assert cli.main(["--demo"]) == 0
-    session = console[0]
+    session, user = seen[0]
     assert session.demo and session.token_source == "demo" and session.token == Secret(DEMO_TOKENS["admin"])
-    assert session.base_url == servers[0].base_url
-    assert servers[0]._thread is not None and not servers[0]._thread.is_alive()
+    assert user["username"] == "root" and session.base_url == spawned[0].base_url
+    assert spawned[0]._process.poll() is not None  # the simulator process ended with the console
+
+
+def test_the_demo_simulator_process_ends_when_its_console_is_killed() -> None:
+    import os
+    import signal
+    import subprocess
+    import time
+
+    # A stand-in console: starts the demo simulator process, prints its pid, then waits to be killed.
+    script = ("import sys, time\nfrom labdeck.sim.demo_process import DemoProcess\n"
+              "demo = DemoProcess.spawn(); demo.wait_ready(); print(demo.pid, flush=True); time.sleep(60)\n")
+    console = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert console.stdout is not None
+    child = int(console.stdout.readline())
+    os.kill(console.pid, signal.SIGKILL)
+    console.wait()
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        try:
+            with open(f"/proc/{child}/stat", encoding="ascii") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] == "Z":  # ended, not yet reaped
+                    break
+        except FileNotFoundError:
+            break
+        time.sleep(0.02)
+    else:
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the demo simulator outlived its console by 2 s")
 
 
 def test_serve_hands_the_rest_of_the_arguments_to_the_simulator(monkeypatch: pytest.MonkeyPatch) -> None:

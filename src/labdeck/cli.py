@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
+# httpx imports its own command-line client (click, rich.progress, pygments: ~50 ms at every start)
+# when it is imported, and falls back to a stub when that fails; labdeck never runs it.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
 
 def _common(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     default = argparse.SUPPRESS if suppress else None
@@ -263,18 +267,26 @@ def _run(session: Session, options: SessionOptions | None = None) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     from labdeck.secret import Secret
-    from labdeck.sim.dataset import DEMO_TOKENS
-    from labdeck.sim.demo import start_demo
+    from labdeck.sim.accounts import DEMO_TOKENS
+    from labdeck.sim.demo_process import DemoProcess, DemoProcessError
 
-    server = start_demo()
+    # The simulator starts in its own process (another core) while the console imports its UI.
+    demo = DemoProcess.spawn()
     try:
+        import labdeck.ui.app  # noqa: F401  (meanwhile)
+
+        try:
+            base_url = demo.wait_ready()
+        except DemoProcessError as error:
+            sys.stderr.write(f"labdeck: {error}\n")
+            return EXIT_FAILURE
         token = Secret(DEMO_TOKENS["admin"])
         logsafe.register_secret(token)
-        session = Session(base_url=server.base_url, token=token, token_source="demo", demo=True,
+        session = Session(base_url=base_url, token=token, token_source="demo", demo=True,
                           profile="demo", read_only=args.read_only, theme=args.theme)
         return _run(session)
     finally:
-        server.stop()
+        demo.stop()
 
 
 class SessionError(Exception):
@@ -368,18 +380,15 @@ def startup_check(session: Session, tls: TlsSettings) -> str | None:
 
     if session.token is None:
         return None
-    check = probe.check_user(session.base_url, session.token, tls)
-    if check.outcome == "rejected":
+    check = probe.check_token(session.base_url, session.token, tls, read_only=session.read_only)
+    if check.user.outcome == "rejected":
         return (f"the token from {session.token_source} was rejected by {session.base_url} (401). "
                 f"Run `labdeck login --profile {session.profile}` with a new token.")
-    if check.outcome in ("tls", "redirect"):
-        return check.message
-    if check.outcome != "ok" or session.read_only:
-        return None
-    write = probe.check_write_access(session.base_url, session.token, tls)
-    if write.access == "read-only":
+    if check.user.outcome in ("tls", "redirect"):
+        return check.user.message
+    if check.write is not None and check.write.access == "read-only":
         session.read_only = True
-        _set_if_field(session, "read_only_reason", write.reason)
+        _set_if_field(session, "read_only_reason", check.write.reason)
     return None
 
 

@@ -72,6 +72,38 @@ def _ended_within(pid: int, seconds: float) -> int | None:
     return None
 
 
+def _children(pid: int) -> list[int]:
+    """Processes whose parent is ``pid`` (the demo simulator runs in one)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii") as stat:
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _assert_children_end(children: list[int], since: float) -> None:
+    """No process the console started outlives it: each has ended ``DEADLINE`` s after ``since``."""
+    while any(_running(child) for child in children) and time.monotonic() - since < DEADLINE:
+        time.sleep(0.02)
+    left = [child for child in children if _running(child)]
+    for child in left:
+        os.kill(child, signal.SIGKILL)
+    assert not left, f"the demo simulator was still running {DEADLINE} s after the hang-up"
+
+
 @pytest.fixture
 def demo_env(tmp_path: Path) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if not key.startswith(("LABDECK_", "GITLAB_"))}
@@ -94,6 +126,7 @@ def test_a_hang_up_ends_the_console_within_two_seconds(moment: str, demo_env: di
             if moment == "a second later":
                 _read_until(master, None, 1.0)
     finally:
+        children = _children(pid)
         hung_up_at = time.monotonic()
         os.close(master)
     status = _ended_within(pid, DEADLINE)
@@ -102,7 +135,9 @@ def test_a_hang_up_ends_the_console_within_two_seconds(moment: str, demo_env: di
         os.waitpid(pid, 0)
         pytest.fail(f"the console was still running {DEADLINE} s after a hang-up ({moment})")
     assert time.monotonic() - hung_up_at <= DEADLINE
+    _assert_children_end(children, hung_up_at)
     if moment in ("rows on screen", "a second later"):
+        assert children, "the demo simulator runs in a process of its own"
         # Once the console is up, a hang-up saves its state before it goes.
         state = json.loads((tmp_path / "state" / "labdeck" / "state.json").read_text())
         assert "history" in state
@@ -117,6 +152,7 @@ def test_a_hang_up_after_the_terminal_stopped_reading(demo_env: dict[str, str], 
             os.write(master, b"\x1b[B" if index % 2 else b"\x1b[A")
             time.sleep(0.005)
         time.sleep(0.5)
+        children = _children(pid)
         hung_up_at = time.monotonic()
         os.kill(pid, signal.SIGHUP)
         status = _ended_within(pid, DEADLINE)
@@ -125,6 +161,7 @@ def test_a_hang_up_after_the_terminal_stopped_reading(demo_env: dict[str, str], 
             os.waitpid(pid, 0)
             pytest.fail(f"the console was still running {DEADLINE} s after SIGHUP with its output blocked")
         assert time.monotonic() - hung_up_at <= DEADLINE
+        _assert_children_end(children, hung_up_at)
         state = json.loads((tmp_path / "state" / "labdeck" / "state.json").read_text())
         assert "history" in state
     finally:

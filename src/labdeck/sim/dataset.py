@@ -26,6 +26,7 @@ import random
 from datetime import timedelta
 from typing import Any
 
+from labdeck.sim.accounts import DEMO_TOKENS, DEMO_USERS
 from labdeck.sim.clock import SimClock
 from labdeck.sim.dialect import SPEC, set_dialect
 from labdeck.sim.project_ops import fake_sha
@@ -43,14 +44,6 @@ from labdeck.sim.state import (
     Token,
     User,
 )
-
-DEMO_TOKENS: dict[str, str] = {
-    "admin": "labdeck-demo-admin-token",
-    "user": "labdeck-demo-user-token",
-    "readonly": "labdeck-demo-readonly-token",
-}
-# Username of each demo account, by role.
-DEMO_USERS: dict[str, str] = {"admin": "root", "user": "alice", "readonly": "viewer"}
 
 _USERS = [
     # username, name, admin
