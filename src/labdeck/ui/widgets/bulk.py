@@ -53,7 +53,7 @@ from labdeck.ui.widgets.bulk_plan import (
     run_plan,
     summarise,
 )
-from labdeck.ui.widgets.form import clean, theme_colour
+from labdeck.ui.widgets.cells import clean, theme_colour
 
 _OUTCOME_STYLE = {
     DONE: ("✓", ("success",)),

@@ -39,8 +39,8 @@ from labdeck.trail.incident import collect_incident
 from labdeck.trail.summary import CLIPBOARD_LIMIT, clipboard_summary
 from labdeck.ui.console import console_app
 from labdeck.ui.type_ahead import HoldsTypeAhead
+from labdeck.ui.widgets.cells import clean
 from labdeck.ui.widgets.dialogs import PathDialog
-from labdeck.ui.widgets.form import clean
 
 CLIPBOARD_BYTES = CLIPBOARD_LIMIT
 """Bytes of summary text one OSC 52 sequence carries (see :mod:`labdeck.trail.summary`)."""

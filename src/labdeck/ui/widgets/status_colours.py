@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import App
 
-from labdeck.ui.widgets.form import coloured
+from labdeck.ui.widgets.cells import coloured
 
 STATUS_THEME_KEYS: dict[str, tuple[str, ...]] = {
     "success": ("job-success", "success"),

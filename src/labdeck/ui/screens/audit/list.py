@@ -22,7 +22,7 @@ from labdeck.api import errors
 from labdeck.trail.audit_read import AuditEntry, read_audit
 from labdeck.ui.screens.audit.targets import NothingToOpen, target_screen
 from labdeck.ui.screens.table_section import TableSectionScreen
-from labdeck.ui.widgets.form import clean, coloured, shown
+from labdeck.ui.widgets.cells import clean, coloured, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 COLUMNS = (

@@ -20,7 +20,8 @@ from labdeck.api.resources.integrations import INTEGRATIONS, IntegrationInfo
 from labdeck.trail.audit_context import AuditTarget
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.widgets.form import FormField, FormScreen, clean, coloured
+from labdeck.ui.widgets.cells import clean, coloured
+from labdeck.ui.widgets.form import FormField, FormScreen
 
 DEPRECATED = frozenset({"cluster-platform"})
 """Neutral slugs of integrations a spec server refuses (400) while they are inactive."""

@@ -20,7 +20,7 @@ from labdeck.ui.screens.integrations.actions import (
     state_text,
 )
 from labdeck.ui.screens.table_section import TableSectionScreen
-from labdeck.ui.widgets.form import MASK, clean, field_row, fields_table
+from labdeck.ui.widgets.cells import MASK, clean, field_row, fields_table
 from labdeck.ui.widgets.resource_table import ResourceTable, TableRow
 
 

@@ -21,7 +21,7 @@ from labdeck.ui.screens.integrations.actions import (
     state_text,
 )
 from labdeck.ui.screens.table_section import TableSectionScreen
-from labdeck.ui.widgets.form import clean, shown
+from labdeck.ui.widgets.cells import clean, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 COLUMNS = (

@@ -19,7 +19,8 @@ from labdeck.ui.screens.issues.form import (
     resolve_project,
 )
 from labdeck.ui.screens.message import MessageScreen
-from labdeck.ui.widgets.form import FormField, FormScreen, clean
+from labdeck.ui.widgets.cells import clean
+from labdeck.ui.widgets.form import FormField, FormScreen
 from labdeck.ui.widgets.suggest import SuggestingFormScreen
 
 

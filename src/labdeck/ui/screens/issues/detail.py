@@ -18,7 +18,7 @@ from labdeck.api.models import Issue, UserBrief
 from labdeck.ui.screens.base import reload_screen
 from labdeck.ui.screens.issues.actions import IssueActions, issue_project_path
 from labdeck.ui.screens.table_section import TableSectionScreen
-from labdeck.ui.widgets.form import clean, field_row, fields_table, shown
+from labdeck.ui.widgets.cells import clean, field_row, fields_table, shown
 from labdeck.ui.widgets.resource_table import ResourceTable, TableRow
 
 

@@ -18,7 +18,7 @@ from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.base import ServerFilterInput
 from labdeck.ui.screens.issues.actions import IssueActions, issue_project_path
 from labdeck.ui.screens.table_section import TableSectionScreen
-from labdeck.ui.widgets.form import clean, coloured, shown
+from labdeck.ui.widgets.cells import clean, coloured, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 ISSUE_FILTERS = ("state", "scope", "labels", "milestone", "search", "author_id", "assignee_id",

@@ -291,12 +291,18 @@ class ProjectsScreen(TableSectionScreen):
         """Tell the poller which projects are on screen (it reads only those for this column)."""
         table = self.table
         top = int(table.scroll_offset.y)
-        shown = table.visible_rows()[top:top + max(1, table.size.height)]
+        shown = table.visible_rows(top, top + max(1, table.size.height))
         rows = {row.key: row.data.path_with_namespace or str(row.key) for row in shown
                 if isinstance(row.key, int) and row.data is not None}
         if rows != self._ci_rows and self._ci_subscription is not None:
             self._ci_rows = rows
             self._ci_subscription.set_projects(rows)
+
+    def apply_filter(self, text: str) -> None:
+        """Filter, then have the CI column follow the rows the filter brought on screen (after the
+        repaint, not inside the keystroke)."""
+        super().apply_filter(text)
+        self.call_after_refresh(self._follow_visible_rows)
 
     def tick(self, now: datetime) -> None:
         """Also: follow the rows on screen for the CI column (scrolling, filtering, loading)."""

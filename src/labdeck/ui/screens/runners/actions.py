@@ -16,7 +16,8 @@ from labdeck.api.models import Runner, RunnerDetail
 from labdeck.trail.audit_context import AuditTarget
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.widgets.form import FormField, FormScreen, clean, coloured
+from labdeck.ui.widgets.cells import clean, coloured
+from labdeck.ui.widgets.form import FormField, FormScreen
 
 STATUS_COLOURS: dict[str, tuple[str, ...]] = {
     "online": ("job-success", "success"),

@@ -12,7 +12,7 @@ from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.base import reload_screen
 from labdeck.ui.screens.runners.actions import RunnerActions, runner_kind, runner_status, status_text
 from labdeck.ui.screens.table_section import TableSectionScreen
-from labdeck.ui.widgets.form import clean, coloured, field_row, fields_table, shown
+from labdeck.ui.widgets.cells import clean, coloured, field_row, fields_table, shown
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 JOB_STATUSES: tuple[str, ...] = ("", "running", "success", "failed", "canceled")

@@ -21,7 +21,8 @@ from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.runners.actions import RunnerActions, runner_kind, runner_label, status_text
 from labdeck.ui.screens.table_section import TableSectionScreen
-from labdeck.ui.widgets.form import FormField, FormScreen, clean, shown
+from labdeck.ui.widgets.cells import clean, shown
+from labdeck.ui.widgets.form import FormField, FormScreen
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 MINE_SCOPES: tuple[str, ...] = ("", "active", "paused", "online")

@@ -11,7 +11,8 @@ from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.record_detail import RecordDetailScreen
 from labdeck.ui.screens.settings.list_section import ListSection
-from labdeck.ui.widgets.form import FormField, FormScreen, clean, shown
+from labdeck.ui.widgets.cells import clean, shown
+from labdeck.ui.widgets.form import FormField, FormScreen
 from labdeck.ui.widgets.resource_table import Column, TableRow
 
 BADGE_VARIABLES = "%{project_path} %{project_id} %{default_branch} %{commit_sha}"

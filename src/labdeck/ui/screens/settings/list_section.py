@@ -9,7 +9,7 @@ from typing import Any
 
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.table_section import TableSectionScreen
-from labdeck.ui.widgets.form import clean
+from labdeck.ui.widgets.cells import clean
 from labdeck.ui.widgets.resource_table import ResourceTable, TableRow
 
 

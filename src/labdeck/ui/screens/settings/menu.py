@@ -17,7 +17,8 @@ from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.settings.list_section import local_path
 from labdeck.ui.screens.settings.people import ProjectForksScreen, ProjectUsersScreen
 from labdeck.ui.screens.settings.sharing import SharingActions
-from labdeck.ui.widgets.form import FormField, FormScreen, clean
+from labdeck.ui.widgets.cells import clean
+from labdeck.ui.widgets.form import FormField, FormScreen
 from labdeck.ui.widgets.resource_table import Column, TableRow
 from labdeck.ui.widgets.suggest import SuggestingFormScreen, group_paths
 

@@ -7,7 +7,7 @@ from typing import Any
 from labdeck.ui.console import console_app
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.settings.list_section import ListSection
-from labdeck.ui.widgets.form import shown
+from labdeck.ui.widgets.cells import shown
 from labdeck.ui.widgets.resource_table import Column, TableRow
 
 

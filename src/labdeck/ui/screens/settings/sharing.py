@@ -15,7 +15,8 @@ from labdeck.api import ApiClient, errors
 from labdeck.trail.audit_context import AuditTarget
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.settings.list_section import ListSection
-from labdeck.ui.widgets.form import FormField, FormScreen, clean
+from labdeck.ui.widgets.cells import clean
+from labdeck.ui.widgets.form import FormField, FormScreen
 from labdeck.ui.widgets.suggest import SuggestingFormScreen, group_paths
 
 GROUP_ACCESS = (("guest (10)", 10), ("reporter (20)", 20), ("developer (30)", 30), ("maintainer (40)", 40))
