@@ -30,6 +30,20 @@ async def settle(app: LabdeckApp, pilot: Any) -> None:
         await pilot.pause()
 
 
+async def tables_measured(pilot: Any, seconds: float = 5.0) -> None:
+    """Wait until every ``DataTable`` on screen has measured its new rows: it does so when its
+    message queue runs empty, which ``pilot.pause()`` does not wait for on a busy machine (a
+    snapshot would catch the columns at their labels' widths)."""
+    from textual.widgets import DataTable
+
+    for _ in range(int(seconds / 0.01)):
+        tables = list(pilot.app.screen.query(DataTable))
+        if not any(table._require_update_dimensions or table._new_rows or table._updated_cells
+                   for table in tables):
+            return
+        await pilot.pause(0.01)
+
+
 async def run_command(app: LabdeckApp, pilot: Any, line: str) -> None:
     """Open the ``:`` line, put ``line`` in it (typing every key is slow) and run it."""
     await pilot.press("colon")

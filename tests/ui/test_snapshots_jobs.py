@@ -19,7 +19,7 @@ from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.log import TraceScreen
 from labdeck.ui.ui_state import UiState
-from tests.ui.helpers import wait_for_workers
+from tests.ui.helpers import tables_measured, wait_for_workers
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 SHOWN_HOST = "gitlab.example.test"
@@ -67,6 +67,7 @@ async def _settle(pilot: Any) -> None:
     for _ in range(3):
         await wait_for_workers(pilot.app)
         await pilot.pause()
+    await tables_measured(pilot)
 
 
 def _failed_job(server: SimServer) -> int:

@@ -25,7 +25,7 @@ from labdeck.ui.screens.jobs.detail import JobDetailScreen
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from labdeck.watch.clock import ServerClock
-from tests.ui.helpers import wait_for_workers
+from tests.ui.helpers import screen_lines, wait_for_workers
 from tests.ui.pipeline_support import EVERY_STATE
 from tests.ui.test_jobs_support import PROJECT_ID, PROJECT_PATH
 from tests.ui.test_snapshots_jobs import SHOWN_HOST
@@ -150,6 +150,12 @@ def test_board(snap_compare: Any, build: Callable[[], LabdeckApp], size: tuple[i
         assert isinstance(screen, BoardScreen)
         for _ in range(200):
             if screen.table.row_count and not screen.snapshot.loading:
+                break
+            await pilot.pause(0.05)
+        for _ in range(200):  # the status line catches up at the clock's next tick
+            pilot.app.refresh_status()
+            await pilot.pause()
+            if "data <10s" in screen_lines(pilot.app)[-2]:
                 break
             await pilot.pause(0.05)
         await _settle(pilot)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from labdeck.sim.server import SimServer
+from labdeck.ui.app import THEME_CHECK_DELAY
 from labdeck.ui.themes import APP_VARIABLES, ThemeFileError, load_theme_dirs, load_theme_file, theme_dirs
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import settle
@@ -119,7 +120,8 @@ def test_every_shipped_theme_is_readable_for_every_style_the_console_uses() -> N
         assert contrast_problems(theme, app_variable_defaults(theme)) == [], theme.name
     labels = " ".join(pair.label for pair in PAIRS)
     for style in ("status failed", "status success", "search match", "current search match", "switch",
-                  "check box", "status line", "table cursor", "changed row"):
+                  "check box", "status line", "table cursor", "changed row", "keys at the bottom",
+                  "key descriptions at the bottom"):
         assert style in labels
 
 
@@ -147,6 +149,13 @@ async def test_unreadable_textual_themes_are_not_offered(sim: SimServer, make_ap
         await settle(app, pilot)
         from labdeck.ui.themes import readable_theme
 
-        assert "solarized-light" not in app.available_themes  # its own text is 4.4:1 on its surface
-        assert all(readable_theme(theme) for theme in app.available_themes.values())
-        assert "labdeck-light" in app.available_themes
+        offered = app.offered_themes()  # what the theme picker and `:theme` list
+        assert "solarized-light" not in offered  # its own text is 4.4:1 on its surface
+        assert all(readable_theme(theme) for theme in offered.values())
+        assert "labdeck-light" in offered
+    later = make_app(sim)
+    async with later.run_test(size=(80, 24)) as pilot:
+        await settle(later, pilot)
+        # Checked by themselves soon after start-up too (off the first screen's path).
+        await pilot.pause(THEME_CHECK_DELAY + 0.3)
+        assert "solarized-light" not in later.available_themes and "labdeck-light" in later.available_themes

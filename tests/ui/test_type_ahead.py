@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from textual import events
 from textual.widgets import Input, Label
 
@@ -30,6 +31,16 @@ def burst(app: LabdeckApp, *keys: str) -> None:
             app.post_message(events.Key(key, None))
 
 
+async def settle_keys(app: LabdeckApp, pilot: Any) -> None:
+    """Settle, and wait until every key of the burst was handled: on a busy machine a key's way up
+    can take longer than one idle pause (the next key then waits for it, up to 0.25 s)."""
+    for _ in range(100):
+        await settle(app, pilot)
+        if app._keys.idle:
+            return
+        await pilot.pause(0.02)
+
+
 def typed(text: str) -> list[str]:
     return list(text)
 
@@ -47,13 +58,13 @@ async def test_time_form_typed_in_one_burst_fills_each_field(sim_factory: Callab
     async with app.run_test(size=(120, 40)) as pilot:
         await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
         burst(app, "t", *typed("2h"), "tab", *typed("15m"))
-        await settle(app, pilot)
+        await settle_keys(app, pilot)
         form = app.screen
         assert isinstance(form, FormScreen)
         assert form.query_one("#f-estimate", Input).value == "2h"
         assert form.query_one("#f-spent", Input).value == "15m"
         burst(app, "enter")
-        await settle(app, pilot)
+        await settle_keys(app, pilot)
         assert not isinstance(app.screen, FormScreen)
     record = server.state.issues[issue.id]
     assert (record.time_estimate, record.total_time_spent - spent_before) == (7200, 900)
@@ -65,7 +76,7 @@ async def test_edit_form_keys_typed_ahead_append_to_the_title(sim: SimServer, ma
     async with app.run_test(size=(120, 40)) as pilot:
         await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
         burst(app, "e", "end", *typed(" (edited)"))
-        await settle(app, pilot)
+        await settle_keys(app, pilot)
         form = app.screen
         assert isinstance(form, FormScreen)
         assert form.query_one("#f-title", Input).value == f"{issue.title} (edited)"
@@ -74,12 +85,12 @@ async def test_edit_form_keys_typed_ahead_append_to_the_title(sim: SimServer, ma
 async def test_a_typed_confirmation_gets_every_letter_typed_right_away(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+        await settle_keys(app, pilot)
         answers: list[bool | None] = []
         app.push_screen(ConfirmScreen("Disable", "Disable it?", target="group/project · cluster-platform",
                                       typed="cluster-platform"), answers.append)
         burst(app, *typed("cluster-platform"))
-        await settle(app, pilot)
+        await settle_keys(app, pilot)
         dialog = app.screen
         assert isinstance(dialog, ConfirmScreen)
         assert dialog.query_one("#typed", Input).value == "cluster-platform"
@@ -90,10 +101,14 @@ async def test_a_typed_confirmation_gets_every_letter_typed_right_away(sim: SimS
         assert answers == []
 
 
-async def test_the_early_press_guard_says_why_nothing_happened(sim: SimServer, make_app: MakeApp) -> None:
+async def test_the_early_press_guard_says_why_nothing_happened(sim: SimServer, make_app: MakeApp,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from labdeck.ui.screens import confirm as confirm_module
+
+    monkeypatch.setattr(confirm_module, "guard_clock", lambda: 1000.0)  # the press comes "at once", however busy
     app = make_app(sim)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+        await settle_keys(app, pilot)
         answers: list[bool | None] = []
         app.push_screen(ConfirmScreen("Cancel job", "Cancel it?", target="g/p · job #1"), answers.append)
         await pilot.pause()
@@ -114,7 +129,7 @@ async def test_issue_dialogs_name_the_project_not_only_the_iid(sim: SimServer, m
     async with app.run_test(size=(120, 40)) as pilot:
         detail = await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid, project_path=path))
         detail.action_close_reopen()
-        await settle(app, pilot)
+        await settle_keys(app, pilot)
         dialog = app.screen
         assert isinstance(dialog, ConfirmScreen)
         assert f"{path}#{issue.iid}" in str(dialog.query_one("#target", Label).render())

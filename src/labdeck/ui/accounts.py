@@ -37,6 +37,7 @@ class AccountSwitching(SectionNavigation):
     _who_am_i: Callable[[], Awaitable[None]]
     refresh_status: Callable[[], None]
     _all_screens: Callable[[], Iterable[Any]]
+    offered_themes: Callable[[], dict[str, Any]]
 
     @property
     def client(self) -> ApiClient:
@@ -145,7 +146,7 @@ class AccountSwitching(SectionNavigation):
                     await old.aclose()
             self._own_client = True
             self.current_user = None
-            theme = resolve_theme_name(session.theme, self.available_themes) if session.theme else None
+            theme = resolve_theme_name(session.theme, self.offered_themes()) if session.theme else None
             if theme is not None:
                 self.theme = theme
             self.known_projects.clear()

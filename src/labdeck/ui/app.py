@@ -27,6 +27,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
+from textual.theme import Theme
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
@@ -61,6 +62,13 @@ from labdeck.ui.widgets.status_line import StatusLine
 
 TICK_SECONDS = 1.0
 """The console's one clock: status lines, relative times and due refreshes follow it."""
+
+FREEZE_DELAY = 1.5
+"""Seconds after start-up at which the objects alive are moved out of the collector's full passes."""
+
+THEME_CHECK_DELAY = 1.0
+"""Seconds after start-up at which Textual's own themes are checked for legibility (off the path to
+the first screen)."""
 
 HANG_UP_DEADLINE = 1.5
 """Seconds after SIGHUP/SIGTERM by which the process has ended, gracefully or not."""
@@ -152,6 +160,8 @@ class LabdeckApp(AccountSwitching):
         self.signed_out = False
         """True once the server refused the token (shown on the status line)."""
         self._profile_names: list[str] | None = None
+        self._unchecked_themes: list[str] = []
+        self._theme_notices = self._register_themes()
 
     # --- client -------------------------------------------------------------------------------
 
@@ -209,29 +219,57 @@ class LabdeckApp(AccountSwitching):
         """labdeck's variables (``ld-*``, ``job-*``), derived from the active theme's colours."""
         return app_variable_defaults(self.current_theme)
 
-    def _register_themes(self) -> None:
+    def _register_themes(self) -> list[tuple[str, str, float | None]]:
+        """Register the theme files and choose the session's theme; returns what to tell the user.
+
+        Called from ``__init__``: the stylesheet is then first parsed with the chosen theme's
+        variables, instead of once with Textual's default theme and again after the switch."""
+        notices: list[tuple[str, str, float | None]] = []  # title, message, timeout
         result = load_theme_dirs()
         for theme in result.loaded.values():
             self.register_theme(theme)
-        # Textual's own themes stay on offer only when the console's text is legible in them.
-        for name in list(self.available_themes):
-            if name not in result.loaded and not readable_theme(self.available_themes[name]):
-                self.unregister_theme(name)
+        # Textual's own themes stay on offer only when the console's text is legible in them. Checking
+        # all of them is ~60 ms of colour maths: the wanted one is checked now, the rest once the first
+        # screen is up (or as soon as themes are listed, whichever comes first).
+        self._unchecked_themes = [name for name in self.available_themes if name not in result.loaded]
         if result.failed:
-            self.notify(result.failure_message(), title="Some theme files were skipped",
-                        severity="warning", timeout=12, markup=False)
+            notices.append(("Some theme files were skipped", result.failure_message(), 12))
         wanted = resolve_theme_name(self.session.theme or DEFAULT_THEME, self.available_themes)
+        if wanted is not None and wanted in self._unchecked_themes:
+            self._unchecked_themes.remove(wanted)
+            if not readable_theme(self.available_themes[wanted]):
+                self.unregister_theme(wanted)
+                wanted = None
         if wanted is not None:
             self.theme = wanted
         else:
             fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
             self.theme = fallback
             if self.session.theme:
-                self.notify(f"Unknown theme {self.session.theme!r}; using {fallback}.",
-                            severity="warning", markup=False)
+                notices.append(("", f"Unknown theme {self.session.theme!r}; using {fallback}.", None))
+        return notices
+
+    def _tell_theme_notices(self) -> None:
+        for title, message, timeout in self._theme_notices:
+            self.notify(message, title=title, severity="warning", timeout=timeout, markup=False)
+
+    def offered_themes(self) -> dict[str, Theme]:
+        """Every theme on offer by name: the theme files, and Textual's own themes in which the
+        console's text is legible (checked now if that was not done yet)."""
+        unchecked, self._unchecked_themes = self._unchecked_themes, []
+        for name in unchecked:
+            theme = self.get_theme(name)
+            if theme is not None and name != self.theme and not readable_theme(theme):
+                self.unregister_theme(name)
+        return self.available_themes
+
+    def search_themes(self) -> None:
+        """The theme picker, offering only legible themes."""
+        self.offered_themes()
+        super().search_themes()
 
     async def on_mount(self) -> None:
-        self._register_themes()
+        self._tell_theme_notices()
         if self.session.keymap:
             self.set_keymap(self.session.keymap)
         saved = self.ui_state.load()
@@ -249,8 +287,10 @@ class LabdeckApp(AccountSwitching):
         if self.session.start == "board":
             await self.action_switch_section("board")
         # Once the start-up objects exist: keep them out of full GC passes, which otherwise pause
-        # the console 100-150 ms while a busy log streams in (bench/bench_trace_view.py).
-        self.call_after_refresh(freeze_start_up_objects)
+        # the console 100-150 ms while a busy log streams in (bench/bench_trace_view.py). Not
+        # before the first screen is drawn: the collection takes ~50 ms.
+        self.set_timer(FREEZE_DELAY, freeze_start_up_objects)
+        self.set_timer(THEME_CHECK_DELAY, self.offered_themes)
         self.set_interval(TICK_SECONDS, self._tick)
         self.run_worker(self._who_am_i(), name="whoami", group="app-whoami", exclusive=True, exit_on_error=False)
         self.run_worker(self._load_profile_names(), group="app-profiles", exit_on_error=False)
@@ -313,16 +353,21 @@ class LabdeckApp(AccountSwitching):
     def listing_loaded(self) -> None:
         """A section finished its first full listing (10,000 projects, say): once per process, take
         what is alive now out of the collector's full passes, which would otherwise land inside a
-        keystroke of the filter (bench/bench_console.py)."""
+        keystroke of the filter (bench/bench_console.py). After the next repaint: the collection
+        itself takes ~40 ms, which the rows just loaded should not wait for."""
         if self.freeze_loaded_data:
             self.freeze_loaded_data = False
-            gc.collect()
-            gc.freeze()
-            # Full passes ten times rarer than Python's default (every 100 young-generation passes,
-            # not 10): what a filter keystroke leaves behind is mostly short-lived, and a full pass
-            # over a big table's worth of objects is a visible stall (18 ms measured).
-            young, middle, _ = gc.get_threshold()
-            gc.set_threshold(young, middle, FULL_PASS_EVERY)
+            self.call_after_refresh(self._freeze_loaded_data)
+
+    @staticmethod
+    def _freeze_loaded_data() -> None:
+        gc.collect()
+        gc.freeze()
+        # Full passes ten times rarer than Python's default (every 100 young-generation passes,
+        # not 10): what a filter keystroke leaves behind is mostly short-lived, and a full pass
+        # over a big table's worth of objects is a visible stall (18 ms measured).
+        young, middle, _ = gc.get_threshold()
+        gc.set_threshold(young, middle, FULL_PASS_EVERY)
 
     def refresh_status(self) -> None:
         """Update the status line now (the clock tick also does, once a second)."""

@@ -46,9 +46,9 @@ def _theme(app: ConsoleApp, args: list[str]) -> None:
     if not args:
         app.action_change_theme()
         return
-    name = resolve_theme_name(args[0], app.available_themes)
+    name = resolve_theme_name(args[0], app.offered_themes())
     if name is None:
-        known = ", ".join(short_theme_names(app.available_themes))
+        known = ", ".join(short_theme_names(app.offered_themes()))
         raise CommandError(f"unknown theme {args[0]!r}; known: {known}")
     app.theme = name
 
@@ -107,7 +107,7 @@ def register_builtin_commands(registry: CommandRegistry) -> None:
     registry.add(Command("jobs", "Jobs of a project", _jobs, usage="jobs <project>", aliases=("j",),
                          complete=lambda app: sorted(app.known_projects.values())[:500]))
     registry.add(Command("theme", "Switch theme (no argument: pick from a list)", _theme, usage="theme [name]",
-                         complete=lambda app: short_theme_names(app.available_themes)))
+                         complete=lambda app: short_theme_names(app.offered_themes())))
     registry.add(Command("readonly", "Toggle read-only mode", _readonly, usage="readonly [on|off]",
                          aliases=("ro",)))
     registry.add(Command("profile", "Switch to another configured profile", _profile, usage="profile <name>",

@@ -102,9 +102,8 @@ class ConsoleApp(Protocol):
     def instance_label(self) -> str:
         """``profile @ host`` for dialogs."""
 
-    @property
-    def available_themes(self) -> dict[str, Theme]:
-        """Every registered theme by name."""
+    def offered_themes(self) -> dict[str, Theme]:
+        """Every theme on offer by name (the legible ones)."""
 
     @property
     def screen(self) -> Screen[Any]:

@@ -87,6 +87,12 @@ class KeyOrder:
         self._in_flight = False
         self._timer: Timer | None = None
 
+    @property
+    def idle(self) -> bool:
+        """True when every key taken so far has been handed on and handled (none waits, none is on
+        its way); keys held for a dialog that is not ready yet do not count."""
+        return not self._waiting and not self._in_flight
+
     async def take(self, event: events.Event) -> bool:
         """True when ``event`` is a key from the terminal: it is handed on in its turn."""
         if not isinstance(event, events.Key) or event.is_forwarded or not self._app.screen_stack:

@@ -276,9 +276,9 @@ class ResourceTable(ScrollView, can_focus=True):
         """Every row, in insertion order (new row objects: changing them changes nothing)."""
         return [self._row(position) for position in range(len(self._keys))]
 
-    def visible_rows(self) -> list[TableRow]:
-        """Rows passing the filter, in display order."""
-        return [self._row(position) for position in self._visible]
+    def visible_rows(self, start: int = 0, stop: int | None = None) -> list[TableRow]:
+        """Rows passing the filter, in display order (``start``/``stop``: only that slice of them)."""
+        return [self._row(position) for position in self._visible[start:stop]]
 
     def set_filter(self, text: str) -> None:
         """Keep rows whose text contains ``text`` (case-insensitive); ``!text`` keeps the others."""
