@@ -7,6 +7,7 @@ called directly; ``http`` = simulator/client over loopback HTTP.
 
 Environment:
 - ``LABDECK_BENCH_IDLE_SECONDS`` — the idle-CPU window (default 60 s);
+- ``LABDECK_BENCH_SERIAL=1`` — every script alone (see :data:`ALONGSIDE`);
 - ``LABDECK_BENCH_SRC`` — run everything against another ``src`` folder (e.g. an older checkout,
   to measure "before" with today's benchmarks); it needs a ``themes`` folder beside it.
 """
@@ -26,11 +27,59 @@ FIRST = ("bench_pty_startup", "bench_idle_cpu", "bench_pty_trace", "bench_trace_
          "bench_trace_follow", "bench_api_list", "bench_download", "bench_sim", "bench_sim_traces")
 """The issue's figures first; any other bench_*.py runs after these, in name order."""
 
+ALONGSIDE = {"bench_idle_cpu": "bench_board"}
+"""Pairs run at the same time: the idle-CPU bench spends a minute with consoles doing nothing and
+measures each one's own CPU time (not wall time), and the board bench measures request counts and
+how soon failures are seen on a simulator that answers in 100 ms. Each leaves most of a core free
+for the other; run alone, one after the other, they take 170 s. ``LABDECK_BENCH_SERIAL=1`` runs
+every script alone (to compare)."""
 
-def _scripts(here: Path) -> list[Path]:
+
+def _scripts(here: Path, serial: bool) -> list[list[Path]]:
+    """The scripts in order, as groups that run at the same time (one script each when ``serial``)."""
     found = {path.stem: path for path in here.glob("bench_*.py")}
     ordered = [found.pop(name) for name in FIRST if name in found]
-    return ordered + [found[name] for name in sorted(found)]
+    ordered += [found[name] for name in sorted(found)]
+    groups: list[list[Path]] = []
+    taken: set[str] = set()
+    for script in ordered:
+        if script.stem in taken:
+            continue
+        group = [script]
+        partner = ALONGSIDE.get(script.stem)
+        if not serial and partner is not None and any(other.stem == partner for other in ordered):
+            group.append(next(other for other in ordered if other.stem == partner))
+        taken.update(member.stem for member in group)
+        groups.append(group)
+    return groups
+
+
+def _run_group(group: list[Path], env: dict[str, str], tmp: Path) -> list[str]:
+    """Run the scripts of ``group`` at the same time; print each one's output once all have ended
+    (in order, not interleaved). Returns the names of those that exited non-zero."""
+    started = time.perf_counter()
+    if len(group) == 1:  # alone: its output as it comes
+        print(f"\n=== {group[0].name} ===", flush=True)
+        result = subprocess.run([sys.executable, str(group[0])], check=False, env=env)
+        print(f"({group[0].name}: {time.perf_counter() - started:.0f} s)", flush=True)
+        return [group[0].name] if result.returncode != 0 else []
+    running = []
+    for script in group:
+        log = (tmp / f"{script.stem}.log").open("w+", encoding="utf-8")
+        process = subprocess.Popen([sys.executable, str(script)], stdout=log, stderr=subprocess.STDOUT, env=env)
+        running.append((script, process, log))
+    failures = []
+    together = f", at the same time as {' and '.join(s.name for s in group[1:])}" if len(group) > 1 else ""
+    for index, (script, process, log) in enumerate(running):
+        process.wait()
+        log.seek(0)
+        print(f"\n=== {script.name}{together if index == 0 else ', alongside ' + group[0].name} ===", flush=True)
+        print(log.read(), end="", flush=True)
+        log.close()
+        print(f"({script.name}: {time.perf_counter() - started:.0f} s from the group's start)", flush=True)
+        if process.returncode != 0:
+            failures.append(script.name)
+    return failures
 
 
 def _table(rows: list[dict[str, object]]) -> str:
@@ -56,13 +105,9 @@ def main() -> int:
         source = os.environ.get("LABDECK_BENCH_SRC")
         if source:
             env["PYTHONPATH"] = source
-        for script in _scripts(here):
-            print(f"\n=== {script.name} ===", flush=True)
-            started = time.perf_counter()
-            result = subprocess.run([sys.executable, str(script)], check=False, env=env)
-            print(f"({script.name}: {time.perf_counter() - started:.0f} s)", flush=True)
-            if result.returncode != 0:
-                failures.append(script.name)
+        serial = os.environ.get("LABDECK_BENCH_SERIAL") == "1"
+        for group in _scripts(here, serial):
+            failures += _run_group(group, env, Path(tmp))
         rows = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()] \
             if results.exists() else []
     print(f"\n=== summary ({time.perf_counter() - began:.0f} s in all"

@@ -161,6 +161,7 @@ class LabdeckApp(AccountSwitching):
         """True once the server refused the token (shown on the status line)."""
         self._profile_names: list[str] | None = None
         self._unchecked_themes: list[str] = []
+        self._refreshed_css_version: int | None = None
         self._theme_notices = self._register_themes()
 
     # --- client -------------------------------------------------------------------------------
@@ -214,6 +215,22 @@ class LabdeckApp(AccountSwitching):
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=trusted_markup)
 
     # --- start and stop -----------------------------------------------------------------------
+
+    def refresh_css(self, animate: bool = True) -> None:
+        """Textual's refresh of every style, skipped when the CSS version has not moved since the
+        last one (then the screens only take that version).
+
+        Textual calls it twice whenever a section's screen is first shown (a new screen never
+        carries the app's CSS version), and each call parses every stylesheet again and restyles
+        every widget: ~25 ms at start-up, more once many widgets exist. A new screen's widgets
+        are styled as they mount; a theme change moves the version and refreshes everything."""
+        if self._css_update_count == self._refreshed_css_version:
+            with contextlib.suppress(Exception):  # no screen yet
+                for screen in (self.screen, *self.screen_stack):
+                    screen._css_update_count = self._css_update_count
+            return
+        super().refresh_css(animate)
+        self._refreshed_css_version = self._css_update_count
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """labdeck's variables (``ld-*``, ``job-*``), derived from the active theme's colours."""
