@@ -8,14 +8,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 from rich.segment import Segment
 from textual.widgets import Input
 
+from labdeck.sim.dataset import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.jobs.header import TraceHeader
 from labdeck.ui.screens.jobs.log import TraceScreen
 from labdeck.ui.widgets.dialogs import PathDialog
+from labdeck.ui.widgets.key_bar import KeyBar
 from labdeck.ui.widgets.trace_view import TraceView
 from tests.ui.conftest import MakeApp
 from tests.ui.test_jobs_support import PROJECT_PATH, advance, append_trace, create_pipeline, wait_until
@@ -73,6 +76,27 @@ async def test_follows_a_running_job(sim_factory: Callable[..., SimServer], make
         assert styled and styled[0].style is not None and styled[0].style.color is not None
         assert styled[0].style.color.number == 1  # ANSI red
         assert view.following and view.scroll_y == view.max_scroll_y
+
+
+async def test_the_key_bar_offers_what_applies_to_the_job_now(sim_factory: Callable[..., SimServer],
+                                                            make_app: MakeApp) -> None:
+    server = sim_factory()
+    job_id = await _running_job(server)
+    app = make_app(server)
+    async with app.run_test(size=(160, 30)) as pilot:
+        screen = await open_trace(app, pilot, job_id)
+
+        def offered() -> set[str]:
+            return {entry.description for entry in screen.query_one(KeyBar).entries}
+
+        await wait_until(pilot, lambda: screen.live and "Cancel" in offered(), what="Cancel offered")
+        assert "Retry" not in offered() and "Search" in offered()
+        async with httpx.AsyncClient(base_url=server.base_url,
+                                     headers={"PRIVATE-TOKEN": DEMO_TOKENS["admin"]}) as http:
+            (await http.post(f"/api/v4/projects/7/jobs/{job_id}/cancel")).raise_for_status()
+        await wait_until(pilot, lambda: "Retry" in offered() and "Cancel" not in offered(),
+                         what="Retry offered instead of Cancel once the job was canceled")
+        assert "Search" in offered()
 
 
 async def test_scrolling_up_pauses_and_counts_new_lines(sim_factory: Callable[..., SimServer],

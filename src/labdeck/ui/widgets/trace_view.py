@@ -9,11 +9,15 @@ Folding: a collapsed section shows its header line only; the display rows are ma
 numbers through a sorted list of hidden ranges (bisect, so a million lines cost nothing).
 Following: new output scrolls into view while ``following`` is on; any upward scroll turns it off
 and the count of lines that arrived since is kept in ``pending_lines``; ``end``/``G`` resumes.
+A log that grows fast is scrolled and repainted at most every :data:`FOLLOW_FRAME_SECONDS`: each
+such frame shows lines never rendered before, and painting every slice of a 20,000-lines/s job
+would keep the event loop busy enough to delay keys.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
@@ -23,10 +27,11 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 
 from labdeck.tail.lines import safe_cut
 from labdeck.tail.sections import Section, format_duration
@@ -40,12 +45,25 @@ STRIP_CACHE_SIZE = 320
 walks, so a bigger cache makes full collections (pauses) longer, not scrolling faster."""
 LONG_SECTION_SECONDS = 120
 """Sections at least this long stand out."""
+FOLLOW_FRAME_SECONDS = 1 / 15
+"""While following, new output is scrolled into view at most this often (a person cannot read a
+firehose faster; every frame of it is all new lines to render)."""
 
 
 @dataclass(frozen=True)
 class _Row:
     line: int
     part: int
+
+
+@dataclass(frozen=True)
+class _Paint:
+    """What every row of one repaint shares (worked out once per repaint, not once per row)."""
+
+    width: int
+    style: Style
+    rows: list[_Row]
+    scroll_x: int
 
 
 class TraceView(ScrollView, can_focus=True):
@@ -126,6 +144,9 @@ class TraceView(ScrollView, can_focus=True):
         self._search_re: re.Pattern[str] | None = None
         self._starts: list[int] = []
         self._starts_of: object = None
+        self._frame_timer: Timer | None = None
+        self._frame_shown_at = 0.0
+        self._paint: _Paint | None = None
 
     # -- data ---------------------------------------------------------------------------------
 
@@ -150,6 +171,8 @@ class TraceView(ScrollView, can_focus=True):
         before = self.line_count
         self.document.finish()
         self.after_growth(before)
+        if self.following:
+            self._follow_now()  # the end is shown at once, not a frame later
 
     def reset(self, note: str = "") -> None:
         """Forget everything (the server's trace was truncated or erased)."""
@@ -175,7 +198,8 @@ class TraceView(ScrollView, can_focus=True):
         self._stable_lines = max(0, before - 1)
         self._generation += 1
         sections = self.document.sections
-        if len(sections) != self._seen_sections or self._open_fold_exists():
+        refolded = len(sections) != self._seen_sections or self._open_fold_exists()
+        if refolded:
             for index in range(self._seen_sections, len(sections)):
                 if sections[index].collapsed:
                     self._collapsed.add(index)
@@ -184,21 +208,63 @@ class TraceView(ScrollView, can_focus=True):
         added = after - before
         self._update_virtual_size()
         if self.following:
-            self.cursor_line = max(0, after - 1)
-            self._scroll_to_end()
-        elif added > 0:
-            self.pending_lines += added
-        self.refresh()
+            self._follow_soon()
+        else:
+            if added > 0:
+                self.pending_lines += added
+            # Paused above the end: only a screen that reaches the new lines (or shows a section
+            # header that may have changed) is repainted.
+            if refolded or self._shows_line(max(0, before - 1)):
+                self.refresh()
         if added and not self.following:
             self._changed()  # the "+N new lines" count moved; while following nothing shown changes
         return added
+
+    def _shows_line(self, line: int) -> bool:
+        """True if ``line`` (or a line after it) is on screen: the viewport reaches it."""
+        height = max(1, self.scrollable_content_region.height)
+        return self.line_to_display(min(line, max(0, self.line_count - 1))) < int(self.scroll_y) + height
+
+    def _follow_soon(self) -> None:
+        """Scroll new output into view now, or at the next frame if one was shown just now."""
+        if self._frame_timer is not None:
+            return
+        wait = self._frame_shown_at + FOLLOW_FRAME_SECONDS - time.monotonic()
+        if wait <= 0 or not self.is_mounted:
+            self._follow_now()
+        else:
+            self._frame_timer = self.set_timer(wait, self._follow_now, name="trace-follow-frame")
+
+    def _follow_now(self) -> None:
+        """Show the end of the log (following) with the cursor on its last line."""
+        if self._frame_timer is not None:
+            self._frame_timer.stop()
+            self._frame_timer = None
+        self._frame_shown_at = time.monotonic()
+        if self.following:
+            self.cursor_line = max(0, self.line_count - 1)
+            self._scroll_to_end()
+        self.refresh()
 
     def _open_fold_exists(self) -> bool:
         sections = self.document.sections
         return any(sections[index].end_line is None for index in self._collapsed)
 
     def _update_virtual_size(self) -> None:
-        self.virtual_size = Size(self._width + 8, self.display_count)
+        size = Size(self._width + 8, self.display_count)
+        current = self.virtual_size
+        if size == current:
+            return
+        if (size.width == current.width and size.height > current.height and self.is_mounted
+                and self.styles.overflow_y == "scroll"):
+            # Only longer: the vertical scrollbar is always there (overflow-y: scroll), so nothing
+            # around the view moves and the screen needs no layout pass (a reactive virtual_size
+            # asks for one; at 20,000 lines/s that is a layout per slice). The scrollbar's thumb
+            # follows the new height.
+            self.set_reactive(TraceView.virtual_size, size)
+            self.vertical_scrollbar.window_virtual_size = size.height
+            return
+        self.virtual_size = size
 
     def _changed(self) -> None:
         self.post_message(self.Changed())
@@ -327,9 +393,7 @@ class TraceView(ScrollView, can_focus=True):
         self.following = following
         if following:
             self.pending_lines = 0
-            self.cursor_line = max(0, self.line_count - 1)
-            self._scroll_to_end()
-            self.refresh()
+            self._follow_now()
         self._changed()
 
     def action_follow(self) -> None:
@@ -469,11 +533,23 @@ class TraceView(ScrollView, can_focus=True):
             row += 1
         return rows[:height]
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Render the rows in ``crop`` (Textual calls :meth:`render_line` for each)."""
+        self._paint = self._paint_context()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint = None
+
+    def _paint_context(self) -> _Paint:
+        # The style and the region are recomputed after every refresh: once per repaint, not per row.
+        return _Paint(self.scrollable_content_region.width, self.rich_style, self._frame_rows(),
+                      int(self.scroll_x))
+
     def render_line(self, y: int) -> Strip:
         """Render row ``y`` of the widget."""
-        width = self.scrollable_content_region.width
-        rich_style = self.rich_style
-        rows = self._frame_rows()
+        paint = self._paint or self._paint_context()
+        width, rich_style, rows = paint.width, paint.style, paint.rows
         if y >= len(rows):
             return Strip.blank(width, rich_style)
         row = rows[y]
@@ -481,8 +557,7 @@ class TraceView(ScrollView, can_focus=True):
         strip = strips[row.part] if row.part < len(strips) else Strip.blank(width, rich_style)
         if self.wrap:
             return strip.crop_extend(0, width, rich_style)
-        scroll_x = int(self.scroll_x)
-        return strip.crop_extend(scroll_x, scroll_x + width, rich_style)
+        return strip.crop_extend(paint.scroll_x, paint.scroll_x + width, rich_style)
 
     def _frame_rows(self) -> list[_Row]:
         key = (int(self.scroll_y), self.scrollable_content_region.size, self.wrap,
@@ -491,7 +566,7 @@ class TraceView(ScrollView, can_focus=True):
         if getattr(self, "_frame_key", None) != key:
             self._frame_key = key
             self._frame = self._layout()
-            if self.following and self.scroll_y < self.max_scroll_y:
+            if self.following and self._frame_timer is None and self.scroll_y < self.max_scroll_y:
                 # The viewport shrank after the last scroll (a horizontal scrollbar appeared).
                 self.call_later(self._scroll_to_end)
         return self._frame

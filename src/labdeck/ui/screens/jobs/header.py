@@ -61,6 +61,8 @@ class TraceHeader(Static):
     TraceHeader { height: 1; background: $panel; padding: 0 1; }
     """
 
+    _shown: Text | None = None
+
     def show(self, *, job: Job, live: bool, following: bool, pending_lines: int,
              wrap: bool, raw: bool, note: str = "", search: str = "", duration: float | None = None) -> None:
         """Redraw from the job record and the viewer's state (``duration`` overrides the job's)."""
@@ -101,4 +103,8 @@ class TraceHeader(Static):
             text.append(" │ " + " ".join(flags), style=muted)
         if note:
             text.append(f" │ {note}", style=muted)
-        self.update(text)
+        if text == self._shown:
+            return  # the log viewer asks after every read: most of the time nothing changed
+        self._shown = text
+        # One row high whatever it says (CSS height: 1): no layout pass for the screen.
+        self.update(text, layout=False)

@@ -27,14 +27,16 @@ from labdeck.ui.widgets.job_trace_document import TraceDocument
 from labdeck.ui.widgets.key_bar import KeyBar
 from labdeck.ui.widgets.trace_view import TraceView
 
-INGEST_PIECE = 32 * 1024
+INGEST_PIECE = 8 * 1024
 """Characters indexed at a time (about 1 ms of work)."""
-SLICE_SECONDS = 0.015
-"""Indexing runs at most this long before the event loop gets a turn (keys, repaints)."""
+SLICE_SECONDS = 0.004
+"""Indexing runs at most this long before the event loop gets a turn (keys, repaints). A key
+reaches its action through about four message queues (app, focused widget, screen, app again),
+each a turn of the loop: every turn spent indexing counts four times in the key's delay."""
 PAUSE_SECONDS = 0.001
+"""The turn: a real sleep, so every message already queued (a key…) is handled, not just one."""
 OUTAGE_AFTER_FAILURES = 3
 """Log reads failing in a row before the header speaks of a disconnection (one is "retrying")."""
-"""The turn: a real sleep, so every message already queued (a key…) is handled, not just one."""
 
 
 class TraceScreen(JobActionsMixin, Screen[None]):
