@@ -84,6 +84,26 @@ def test_any_chunking_of_the_bytes_gives_the_same_lines_and_sections(cuts: list[
         [(s.name, s.start_line, s.end_line) for s in whole.sections]
 
 
+_LINE_PIECES = st.sampled_from([
+    "a", "b c", "\n", "\n", "\n", "\r", "\t", "€", "\x1b[31m", "\x1b[0m", "\x1b[0m\n", "\x1b[0;m", "\x1b[1;44m",
+    "\x1b[38;5;208m", "\x1b[22m", "\x1b[39;49m", "\x1b[2J", "section_start:1700000000:s\r\x1b[0K",
+    "section_end:1700000009:s\r\x1b[0K", "progress 10%\rprogress 99%",
+])
+
+
+@given(st.lists(_LINE_PIECES, max_size=80).map("".join), st.integers(min_value=1, max_value=40))
+@settings(max_examples=300)
+def test_lines_arriving_together_show_as_lines_arriving_one_by_one(text: str, cut: int) -> None:
+    # Whole lines in one piece take the bulk path (only the lines that need it are rendered or
+    # given the colours still on); piece by piece, every line is finished on its own.
+    together = build(text)
+    in_pieces = build(*[text[start:start + cut] for start in range(0, len(text), cut)])
+    one_by_one = build(*text)
+    assert display(together) == display(one_by_one) == display(in_pieces)
+    assert [(s.name, s.start_line, s.end_line) for s in together.sections] == \
+        [(s.name, s.start_line, s.end_line) for s in one_by_one.sections]
+
+
 @given(st.lists(st.sampled_from(list("ab \t\r\n\x1b[31m;\x9b\u202e€") + ["section_start:1:s\r"]),
                 max_size=150).map("".join))
 @settings(max_examples=200)

@@ -160,3 +160,20 @@ def test_invisible_and_tag_characters_are_removed() -> None:
     # The raw view shows them instead, inert.
     shown = escape_raw("a\u2028b\U000e0041c")
     assert shown == "a⟨U+2028⟩b⟨U+E0041⟩c"
+
+
+_SGR_PARAMETERS = st.one_of(
+    st.integers(min_value=0, max_value=300).map(str),
+    st.sampled_from(["", "01", "38;5;208", "48;2;1;2;3", "38;5;256", "38;2;1;2", "38", "4:3", "38:2::1:2:3",
+                     "5", "6", "8", "58;5;1", "99999"]),
+)
+
+
+@given(st.lists(_SGR_PARAMETERS, min_size=1, max_size=9).map(";".join), st.sampled_from(["", "é"]))
+@settings(max_examples=400)
+def test_an_sgr_sequence_becomes_its_canonical_form_or_nothing(body: str, other: str) -> None:
+    # Canonical sequences are copied in bulk (ASCII and non-ASCII text alike), the rest go through
+    # normalise_sgr: the result must be the same either way.
+    canonical = normalise_sgr(body)
+    expected = f"\x1b[{canonical}m" if canonical is not None else ""
+    assert sanitize(f"a{other}\x1b[{body}mb\n") == f"a{other}{expected}b\n"

@@ -2,8 +2,9 @@
 
 - :mod:`labdeck.tail.sanitize`: :class:`TraceSanitizer`, :func:`sanitize`, :func:`escape_raw`.
 - :mod:`labdeck.tail.sections`: :class:`Section`, :class:`SectionTracker`, :func:`display_name`.
-- :mod:`labdeck.tail.lines`: :class:`LineIndex` (million-line logs on disk, search, sections),
-  :func:`safe_cut` (shorten sanitized text without splitting an SGR sequence).
+- :mod:`labdeck.tail.lines`: :class:`LineIndex` (million-line logs on disk, search, sections).
+- :mod:`labdeck.tail.line_text`: :func:`safe_cut` (shorten sanitized text without splitting an SGR
+  sequence), carriage returns and tabs.
 - :mod:`labdeck.tail.follower`: :class:`TraceFollower` and :class:`TraceEvent`.
 """
 
@@ -11,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from labdeck.tail.lines import LineIndex, safe_cut
+from labdeck.tail.line_text import safe_cut
+from labdeck.tail.lines import LineIndex
 from labdeck.tail.sanitize import TraceSanitizer, escape_raw, sanitize
 from labdeck.tail.sections import Section, SectionTracker, display_name, format_duration
 

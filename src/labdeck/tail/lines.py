@@ -25,9 +25,21 @@ from __future__ import annotations
 import codecs
 import re
 import threading
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import accumulate, count
+from operator import add
 
+from labdeck.tail.line_text import (
+    KEEPS_COLOUR,
+    NEEDS_RENDER,
+    RESET,
+    expand_tabs,
+    lines_with,
+    resolve_carriage_returns,
+    safe_cut,
+)
 from labdeck.tail.sanitize import TraceSanitizer, escape_raw
 from labdeck.tail.search import LineMatcher, visible
 from labdeck.tail.sections import Section, SectionTracker, strip_markers
@@ -39,49 +51,6 @@ ERROR_PATTERN = r"ERROR:|error:|FAILED|Traceback|exit code"
 _ERROR_MATCHER = LineMatcher.regex(re.compile(ERROR_PATTERN))
 _COLLAPSE_AT = 16 * 1024
 _SEARCH_BLOCK = 2 * 1024 * 1024
-
-
-def resolve_carriage_returns(text: str) -> str:
-    """The last ``\\r``-separated segment that has visible text (``""`` if none has)."""
-    if "\r" not in text:
-        return text
-    segments = text.split("\r")
-    for segment in reversed(segments):
-        if visible(segment):
-            return segment
-    return ""
-
-
-def expand_tabs(text: str, tab_size: int = 8) -> str:
-    """Replace tabs with spaces up to the next tab stop, not counting SGR sequences as columns."""
-    if "\t" not in text:
-        return text
-    out: list[str] = []
-    column = 0
-    for piece in re.split(r"(\x1b\[[0-9;]*m|\t)", text):
-        if not piece:
-            continue
-        if piece == "\t":
-            spaces = tab_size - column % tab_size
-            out.append(" " * spaces)
-            column += spaces
-        elif piece.startswith("\x1b"):
-            out.append(piece)
-        else:
-            out.append(piece)
-            column += len(piece)
-    return "".join(out)
-
-
-def safe_cut(text: str, limit: int) -> str:
-    """``text[:limit]`` without leaving a partial SGR sequence at the end (for sanitized text,
-    whose only escapes are complete ``ESC[…m``: a cut one is dropped whole, never left as a raw
-    ESC and its parameters)."""
-    cut = text[:limit]
-    escape = cut.rfind("\x1b")
-    if escape != -1 and "m" not in cut[escape:]:
-        cut = cut[:escape]
-    return cut
 
 
 @dataclass
@@ -149,31 +118,59 @@ class LineIndex:
             self._extend_partial(clean_parts[0], raw_parts[0] if raw_parts else "")
             if len(clean_parts) > 1:
                 self._finish_line()
-                self._add_lines(clean_parts[1:-1], raw_parts[1:-1] if raw_parts else None)
+                self._add_lines(clean_parts[1:-1], raw_parts[1:-1] if raw_parts else None, clean, text)
                 self._extend_partial(clean_parts[-1], raw_parts[-1] if raw_parts else "")
             self._partial_display = None
             return first_changed
 
-    def _add_lines(self, clean_lines: list[str], raw_lines: list[str] | None) -> None:
-        """Store lines that arrived whole in one chunk (the bulk of any log)."""
+    def _add_lines(self, clean_lines: list[str], raw_lines: list[str] | None, clean: str, raw: str) -> None:
+        """Store lines that arrived whole in one chunk (the bulk of any log); ``clean`` and ``raw``
+        are the whole chunk, sanitized and as received."""
         if not clean_lines:
             return
         limit = self.max_line_chars
-        base = len(self._display)
-        shown: list[str] = []
-        for offset, line in enumerate(clean_lines):
-            # Most lines need nothing but storing; the checks are cheap substring scans.
-            if "\r" in line or "\t" in line or "section_" in line or len(line) > limit:
-                line = self._render(self.tracker.feed(base + offset, line), 0)
-            if self._style or "\x1b" in line:
-                line = self._carry_style(line)
-            shown.append(line)
-        self.widest = max(self.widest, max(map(len, shown)))
-        self._display.extend(shown)
+        # Most chunks need nothing but storing: these checks run once per chunk, in C.
+        special = len(clean) > limit or "\r" in clean or "\t" in clean or "section_" in clean
+        if special or self._style or "\x1b" in clean:
+            self._shown_lines(clean_lines, clean, special)
+        self.widest = max(self.widest, max(map(len, clean_lines)))
+        self._display.extend(clean_lines)
         if self._raw is not None and raw_lines is not None:
-            raw_limit = [line if len(line) <= limit else
-                         line[:limit] + f" … [{len(line) - limit} more characters]" for line in raw_lines]
-            self._raw.extend(raw_limit)
+            if len(raw) > limit:
+                raw_lines = [line if len(line) <= limit else
+                             line[:limit] + f" … [{len(line) - limit} more characters]" for line in raw_lines]
+            self._raw.extend(raw_lines)
+
+    def _shown_lines(self, lines: list[str], clean: str, special: bool) -> None:
+        """Turn sanitized ``lines`` (the complete lines of the chunk ``clean``) into display lines,
+        in place: markers, \\r and tabs resolved, colours carried over. Only the lines that need
+        it are visited (found by one scan of the chunk): a line that ends with a reset, after lines
+        that left no colour on, is its own style (most coloured lines)."""
+        start = clean.find("\n") + 1
+        ends = list(map(add, accumulate(map(len, lines)), count(start)))
+        marked: set[int] = set()
+        if special:
+            marked.update(lines_with(NEEDS_RENDER, clean, start, ends))
+            if len(clean) > self.max_line_chars:
+                marked.update(index for index, line in enumerate(lines) if len(line) > self.max_line_chars)
+        coloured = lines_with(KEEPS_COLOUR, clean, start, ends) if "\x1b" in clean else []
+        todo = sorted(marked.union(coloured))
+        styled = bool(self._style)
+        base = len(self._display)
+        index = 0 if styled else (todo[0] if todo else len(lines))
+        while index < len(lines):
+            line = lines[index]
+            if index in marked:
+                line = self._render(self.tracker.feed(base + index, line), 0)
+            if styled or ("\x1b" in line and not line.endswith(RESET)):
+                line = self._carry_style(line)
+                styled = bool(self._style)
+            lines[index] = line
+            if styled:
+                index += 1  # colours still on: every line until they are reset takes them
+            else:
+                following = bisect_right(todo, index)
+                index = todo[following] if following < len(todo) else len(lines)
 
     def finish(self) -> int:
         """End of the trace: flush the decoder and make the partial line a complete one."""

@@ -56,10 +56,11 @@ SUB = "\x1a"
 ST_8BIT = "\x9c"
 
 # Characters that need the state machine when met in ground state. \t \n \r are kept as text.
-_GROUND_SPECIAL = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e"
-    "\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff\U000e0000-\U000e007f]"
+_SPECIAL_CHARACTERS = (
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff\U000e0000-\U000e007f"
 )
+_GROUND_SPECIAL = re.compile(f"[{_SPECIAL_CHARACTERS}]")
 # A whole CSI sequence inside one chunk (parameters/intermediates 0x20-0x3F, then a final byte).
 _WHOLE_CSI = re.compile("\x1b\\[([ -?]{0," + str(MAX_CSI) + "})([@-~])")
 # Characters that end (or abort) a control string.
@@ -76,6 +77,34 @@ _SIMPLE_SGR = frozenset(
 )
 _EXTENDED_COLOUR = (38, 48)
 _UNDERLINE_COLOUR = (58, 59)
+
+
+def _one_of(codes: frozenset[int]) -> str:
+    """A regular expression matching exactly the decimal forms of ``codes`` (character classes
+    per leading digits, longest first: far faster to match than one alternative per code)."""
+    endings: dict[str, list[str]] = {}
+    for code in sorted(codes):
+        text = str(code)
+        endings.setdefault(text[:-1], []).append(text[-1])
+    alternatives = [prefix + (digits[0] if len(digits) == 1 else f"[{''.join(digits)}]")
+                    for prefix, digits in sorted(endings.items(), key=lambda item: -len(item[0]))]
+    return "(?:" + "|".join(alternatives) + ")"
+
+
+def _canonical_sgr_pattern() -> str:
+    """An SGR sequence that :func:`normalise_sgr` would return unchanged: simple codes and 256/RGB
+    colours, written without leading zeros or empty parameters, six at most (30 numbers, under
+    :data:`MAX_SGR_PARAMS`). Anything else (``ESC[0;m``, blink, conceal…) takes the slow path."""
+    byte = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+    parameter = f"(?:(?:38|48)(?:;5;{byte}|;2;{byte};{byte};{byte})|{_one_of(_SIMPLE_SGR)})"
+    return f"\x1b\\[{parameter}(?:;{parameter}){{0,5}}m"
+
+
+# The bulk of a log in one C-level match: ordinary text and canonical SGR sequences, which the
+# state machine would copy unchanged (every line of a test runner's output is coloured). ASCII
+# text (most logs) is matched with the shorter class of the special characters it can contain.
+_ORDINARY_RUN = re.compile(f"(?:[^{_SPECIAL_CHARACTERS}]++|{_canonical_sgr_pattern()})*+")
+_ORDINARY_ASCII_RUN = re.compile(f"(?:[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]++|{_canonical_sgr_pattern()})*+")
 
 
 def _number(text: str) -> int | None:
@@ -176,9 +205,17 @@ class TraceSanitizer:
         out: list[str] = []
         position = 0
         length = len(chunk)
+        ordinary = _ORDINARY_ASCII_RUN if chunk.isascii() else _ORDINARY_RUN
         while position < length:
             state = self._state
             if state == _GROUND:
+                run = ordinary.match(chunk, position)  # always matches (maybe nothing)
+                run_end = run.end() if run is not None else position
+                if run_end > position:
+                    out.append(chunk[position:run_end])
+                    position = run_end
+                    if position == length:
+                        break
                 match = _GROUND_SPECIAL.search(chunk, position)
                 if match is None:
                     out.append(chunk[position:])

@@ -13,8 +13,11 @@ import threading
 from array import array
 from bisect import bisect_right
 from collections import OrderedDict
+from itertools import accumulate, count
+from operator import add, methodcaller
 
 _WRITE_BATCH = 256 * 1024
+_ENCODE = methodcaller("encode", "utf-8", "replace")
 
 
 class LineStore:
@@ -57,18 +60,13 @@ class LineStore:
             return
         text = "\n".join(lines) + "\n"
         data = text.encode("utf-8", "replace")
+        # Byte lengths: the characters' for ASCII text, else each line encoded on its own.
+        lengths = map(len, lines) if len(data) == len(text) else map(len, map(_ENCODE, lines))
         with self._lock:
             offsets = self._offsets
-            end = offsets[-1]
-            if len(data) == len(text):
-                # ASCII only: byte lengths are character lengths.
-                for line in lines:
-                    end += len(line) + 1
-                    offsets.append(end)
-            else:
-                for line in lines:
-                    end += len(line.encode("utf-8", "replace")) + 1
-                    offsets.append(end)
+            # Each line ends one past the previous end plus its length (its newline): summed in C,
+            # not line by line in Python (a million-line log arrives in a few seconds).
+            offsets.extend(map(add, accumulate(lengths), count(offsets[-1] + 1)))
             self._pending += data
             if len(self._pending) >= _WRITE_BATCH:
                 self._flush()
