@@ -4,7 +4,7 @@ lines with any number of folds cost nothing to scroll through."""
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 
 from labdeck.tail.sections import Section
@@ -74,3 +74,39 @@ class FoldMap:
         """True when ``line`` is inside a folded section."""
         index = bisect_right(self._starts, line) - 1
         return index >= 0 and line <= self._ends[index]
+
+
+class SectionLookup:
+    """Which section a line belongs to, by bisection over the sections' start lines (kept until
+    sections are added or the list is replaced)."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._of: object = None
+
+    def _starts_of(self, sections: Sequence[Section]) -> list[int]:
+        if self._of is not sections or len(self._starts) != len(sections):
+            self._starts = [section.start_line for section in sections]
+            self._of = sections
+        return self._starts
+
+    def section_for(self, sections: Sequence[Section], line: int) -> int | None:
+        """Index of the innermost section whose header is ``line`` or which contains it."""
+        index = bisect_right(self._starts_of(sections), line) - 1
+        # Walking back from the last section that starts at or before the line: the first one
+        # that contains it is the innermost (a nested section starts after its parent). A
+        # top-level section that ended before the line means no earlier one contains it.
+        while index >= 0:
+            section = sections[index]
+            if section.contains(line):
+                return index
+            if section.depth == 0:
+                return None
+            index -= 1
+        return None
+
+    def header_of(self, sections: Sequence[Section], line: int) -> int | None:
+        """Index of the section whose header is ``line``, if any."""
+        starts = self._starts_of(sections)
+        index = bisect_left(starts, line)
+        return index if index < len(starts) and starts[index] == line else None

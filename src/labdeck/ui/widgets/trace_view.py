@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 import time
-from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -33,27 +32,21 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from labdeck.tail.lines import safe_cut
-from labdeck.tail.sections import Section, format_duration
+from labdeck.tail.sections import Section
 from labdeck.ui.widgets.job_trace_document import TraceDocument
-from labdeck.ui.widgets.job_trace_folds import FoldMap
+from labdeck.ui.widgets.job_trace_folds import FoldMap, SectionLookup
+from labdeck.ui.widgets.job_trace_lines import MAX_LINE_CHARS as MAX_LINE_CHARS
+from labdeck.ui.widgets.job_trace_lines import LineLook, Part, Row, line_text, wrapped_rows
 
-MAX_LINE_CHARS = 5_000
-"""Longer lines are cut before rendering (the saved log keeps them whole)."""
 STRIP_CACHE_SIZE = 320
-"""Rendered lines kept (a few screens). Each strip is a dozen objects the garbage collector
-walks, so a bigger cache makes full collections (pauses) longer, not scrolling faster."""
-LONG_SECTION_SECONDS = 120
-"""Sections at least this long stand out."""
-FOLLOW_FRAME_SECONDS = 1 / 15
-"""While following, new output is scrolled into view at most this often (a person cannot read a
-firehose faster; every frame of it is all new lines to render)."""
-
-
-@dataclass(frozen=True)
-class _Row:
-    line: int
-    part: int
+"""Rendered lines kept (a few screens), as segments: a ``Strip`` is made from them at each paint.
+A kept ``Strip`` would also keep every strip Textual derives from it while painting (cropped,
+styled, filtered, divided: some forty objects for the garbage collector), and while following a
+fast log a screen of those per frame lives long enough to be walked by every full collection."""
+FOLLOW_FRAME_SECONDS = 0.1
+"""New output is shown (scrolled into view while following, the scrollbar updated) at most this
+often: a person cannot read a firehose faster, and every frame of one is a screen of lines never
+rendered before (10-20 ms)."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +55,7 @@ class _Paint:
 
     width: int
     style: Style
-    rows: list[_Row]
+    rows: list[Row]
     scroll_x: int
 
 
@@ -132,7 +125,7 @@ class TraceView(ScrollView, can_focus=True):
         self.match_ordinal: int | None = None
         self.error_line: int | None = None
         """A line to mark as the first error (set after a jump)."""
-        self._strips: LRUCache[tuple[object, ...], list[Strip]] = LRUCache(STRIP_CACHE_SIZE)
+        self._strips: LRUCache[tuple[object, ...], list[Part]] = LRUCache(STRIP_CACHE_SIZE)
         self._collapsed: set[int] = set()
         self._seen_sections = 0
         self._folds = FoldMap()
@@ -142,10 +135,10 @@ class TraceView(ScrollView, can_focus=True):
         self._width = 0
         self._adjusting = False
         self._search_re: re.Pattern[str] | None = None
-        self._starts: list[int] = []
-        self._starts_of: object = None
+        self._sections = SectionLookup()
         self._frame_timer: Timer | None = None
         self._frame_shown_at = 0.0
+        self._repaint_due = False
         self._paint: _Paint | None = None
 
     # -- data ---------------------------------------------------------------------------------
@@ -171,8 +164,7 @@ class TraceView(ScrollView, can_focus=True):
         before = self.line_count
         self.document.finish()
         self.after_growth(before)
-        if self.following:
-            self._follow_now()  # the end is shown at once, not a frame later
+        self._show_now()  # the end is shown at once, not a frame later
 
     def reset(self, note: str = "") -> None:
         """Forget everything (the server's trace was truncated or erased)."""
@@ -206,16 +198,13 @@ class TraceView(ScrollView, can_focus=True):
             self._seen_sections = len(sections)
             self._rebuild_folds()
         added = after - before
-        self._update_virtual_size()
-        if self.following:
-            self._follow_soon()
-        else:
-            if added > 0:
-                self.pending_lines += added
-            # Paused above the end: only a screen that reaches the new lines (or shows a section
-            # header that may have changed) is repainted.
-            if refolded or self._shows_line(max(0, before - 1)):
-                self.refresh()
+        if not self.following and added > 0:
+            self.pending_lines += added
+        # Paused above the end, only a screen that reaches the new lines (or shows a section
+        # header that may have changed) needs repainting.
+        self._repaint_due = self._repaint_due or self.following or refolded or \
+            self._shows_line(max(0, before - 1))
+        self._show_soon()
         if added and not self.following:
             self._changed()  # the "+N new lines" count moved; while following nothing shown changes
         return added
@@ -225,26 +214,30 @@ class TraceView(ScrollView, can_focus=True):
         height = max(1, self.scrollable_content_region.height)
         return self.line_to_display(min(line, max(0, self.line_count - 1))) < int(self.scroll_y) + height
 
-    def _follow_soon(self) -> None:
-        """Scroll new output into view now, or at the next frame if one was shown just now."""
+    def _show_soon(self) -> None:
+        """Show what arrived now, or at the next frame if one was shown just now."""
         if self._frame_timer is not None:
             return
         wait = self._frame_shown_at + FOLLOW_FRAME_SECONDS - time.monotonic()
         if wait <= 0 or not self.is_mounted:
-            self._follow_now()
+            self._show_now()
         else:
-            self._frame_timer = self.set_timer(wait, self._follow_now, name="trace-follow-frame")
+            self._frame_timer = self.set_timer(wait, self._show_now, name="trace-frame")
 
-    def _follow_now(self) -> None:
-        """Show the end of the log (following) with the cursor on its last line."""
+    def _show_now(self) -> None:
+        """Bring the view up to date with the document: its extent and, while following, the end
+        of the log with the cursor on the last line."""
         if self._frame_timer is not None:
             self._frame_timer.stop()
             self._frame_timer = None
         self._frame_shown_at = time.monotonic()
+        self._update_virtual_size()
         if self.following:
             self.cursor_line = max(0, self.line_count - 1)
             self._scroll_to_end()
-        self.refresh()
+        if self._repaint_due or self.following:
+            self._repaint_due = False
+            self.refresh()
 
     def _open_fold_exists(self) -> bool:
         sections = self.document.sections
@@ -288,27 +281,7 @@ class TraceView(ScrollView, can_focus=True):
 
     def section_for(self, line: int) -> int | None:
         """Index of the innermost section whose header is ``line`` or which contains it."""
-        sections = self.document.sections
-        index = bisect_right(self._section_starts(), line) - 1
-        # Walking back from the last section that starts at or before the line: the first one
-        # that contains it is the innermost (a nested section starts after its parent). A
-        # top-level section that ended before the line means no earlier one contains it.
-        while index >= 0:
-            section = sections[index]
-            if section.contains(line):
-                return index
-            if section.depth == 0:
-                return None
-            index -= 1
-        return None
-
-    def _section_starts(self) -> list[int]:
-        """Start lines of the sections, in order (rebuilt when sections were added or reset)."""
-        sections = self.document.sections
-        if self._starts_of is not sections or len(self._starts) != len(sections):
-            self._starts = [section.start_line for section in sections]
-            self._starts_of = sections
-        return self._starts
+        return self._sections.section_for(self.document.sections, line)
 
     def set_collapsed(self, index: int, collapsed: bool) -> None:
         """Fold or unfold one section."""
@@ -393,7 +366,7 @@ class TraceView(ScrollView, can_focus=True):
         self.following = following
         if following:
             self.pending_lines = 0
-            self._follow_now()
+            self._show_now()
         self._changed()
 
     def action_follow(self) -> None:
@@ -413,7 +386,7 @@ class TraceView(ScrollView, can_focus=True):
             self._collapsed = {index for index in self._collapsed if not sections[index].contains(line)
                                or sections[index].start_line == line}
             self._rebuild_folds()
-            self._update_virtual_size()
+        self._update_virtual_size()  # the line may have arrived after the last frame
         self.cursor_line = line
         self._scroll_cursor_into_view(center=center)
         self.refresh()
@@ -508,30 +481,15 @@ class TraceView(ScrollView, can_focus=True):
         super().notify_style_update()
         self._strips.clear()
 
-    def _layout(self) -> list[_Row]:
+    def _layout(self) -> list[Row]:
         height = self.scrollable_content_region.height
         count = self.display_count
         top = int(self.scroll_y)
         if not self.wrap:
-            return [_Row(self.display_to_line(row), 0) for row in range(top, min(count, top + height))]
+            return [Row(self.display_to_line(row), 0) for row in range(top, min(count, top + height))]
         width = max(1, self.scrollable_content_region.width)
-        rows: list[_Row] = []
-        if top >= max(0, count - height):
-            # At the end: anchor the last line at the bottom.
-            row = count - 1
-            while row >= 0 and len(rows) < height:
-                line = self.display_to_line(row)
-                parts = len(self._strips_for(line, width))
-                rows[:0] = [_Row(line, part) for part in range(parts)]
-                row -= 1
-            return rows[-height:] if len(rows) > height else rows
-        row = top
-        while row < count and len(rows) < height:
-            line = self.display_to_line(row)
-            parts = len(self._strips_for(line, width))
-            rows.extend(_Row(line, part) for part in range(parts))
-            row += 1
-        return rows[:height]
+        return wrapped_rows(count, top, height, self.display_to_line,
+                            lambda line: len(self._parts_for(line, width)))
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """Render the rows in ``crop`` (Textual calls :meth:`render_line` for each)."""
@@ -553,13 +511,15 @@ class TraceView(ScrollView, can_focus=True):
         if y >= len(rows):
             return Strip.blank(width, rich_style)
         row = rows[y]
-        strips = self._strips_for(row.line, width if self.wrap else None)
-        strip = strips[row.part] if row.part < len(strips) else Strip.blank(width, rich_style)
+        parts = self._parts_for(row.line, width if self.wrap else None)
+        if row.part >= len(parts):
+            return Strip.blank(width, rich_style)
+        strip = Strip(*parts[row.part])
         if self.wrap:
             return strip.crop_extend(0, width, rich_style)
         return strip.crop_extend(paint.scroll_x, paint.scroll_x + width, rich_style)
 
-    def _frame_rows(self) -> list[_Row]:
+    def _frame_rows(self) -> list[Row]:
         key = (int(self.scroll_y), self.scrollable_content_region.size, self.wrap,
                self._folds.version + self._header_version,
                self.line_count, self._generation, self.raw)
@@ -571,8 +531,9 @@ class TraceView(ScrollView, can_focus=True):
                 self.call_later(self._scroll_to_end)
         return self._frame
 
-    def _strips_for(self, line: int, width: int | None) -> list[Strip]:
-        section_index = self._header_section(line)
+    def _parts_for(self, line: int, width: int | None) -> list[Part]:
+        """The rendered rows of ``line`` (one, or several when wrapping at ``width``)."""
+        section_index = self._sections.header_of(self.document.sections, line)
         key = (
             line,
             self._generation if line >= self._stable_lines else 0,
@@ -591,74 +552,34 @@ class TraceView(ScrollView, can_focus=True):
         text = self._line_text(line, section_index)
         console = self.app.console
         if width is None:
-            strips = [Strip(list(text.render(console)), text.cell_len)]
+            parts: list[Part] = [(list(text.render(console)), text.cell_len)]
             self._width = max(self._width, text.cell_len)
             if self._width + 8 > self.virtual_size.width:
                 self.call_later(self._update_virtual_size)
         else:
-            strips = [
-                Strip(list(part.render(console)), part.cell_len)
+            parts = [
+                (list(part.render(console)), part.cell_len)
                 for part in text.wrap(console, width, no_wrap=False, overflow="fold")
-            ] or [Strip.blank(width)]
-        self._strips[key] = strips
-        return strips
-
-    def _header_section(self, line: int) -> int | None:
-        starts = self._section_starts()
-        index = bisect_left(starts, line)
-        return index if index < len(starts) and starts[index] == line else None
+            ] or [([Segment(" " * width)], width)]
+        self._strips[key] = parts
+        return parts
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"trace-view--{name}", partial=True)
 
     def _line_text(self, line: int, section_index: int | None) -> Text:
         document = self.document
-        gutter_width = max(4, len(str(self.line_count)))
-        text = Text(no_wrap=not self.wrap, end="")
-        text.append(f"{line + 1:>{gutter_width}} ", style=self._style("gutter"))
         section = document.sections[section_index] if section_index is not None else None
+        folded = section_index is not None and section_index in self._collapsed
         if section is not None:
-            text.append("▸ " if section_index in self._collapsed else "▾ ",
-                        style=self._style("fold"))
-        elif document.sections and self.section_for(line) is not None:
-            text.append("  ")
-        body_start = len(text)
-        if self.raw:
-            body = Text(document.raw_line(line)[:MAX_LINE_CHARS])
+            fold = "▸ " if folded else "▾ "
         else:
-            body = Text.from_ansi(safe_cut(document.line(line), MAX_LINE_CHARS))
-            body.expand_tabs(8)
-        text.append_text(body)
-        if section is not None:
-            self._decorate_header(text, section, section_index)
-        if self._search_re is not None:
-            match_style = self._style("current-match" if line == self.match_line else "match")
-            plain = text.plain
-            for match in self._search_re.finditer(plain, body_start):
-                text.stylize(match_style, match.start(), match.end())
-        if line == self.error_line:
-            text.stylize(self._style("error-line"), body_start)
-        if line == self.cursor_line and self.has_focus:
-            text.stylize(self._style("cursor"), 0)
-            text.stylize(Style(reverse=True), 0, gutter_width)
-        return text
-
-    def _decorate_header(self, text: Text, section: Section, index: int | None) -> None:
-        failed = self.document.section_failed(section)
-        long = (section.duration or 0) >= LONG_SECTION_SECONDS
-        if not text.plain.strip():
-            text.append(section.title)
-        if not section.hide_duration:
-            duration = format_duration(section.duration) if section.duration is not None else "running…"
-            text.append(f"  {duration}", style=self._style("duration"))
-        hidden = (section.end_line - section.start_line) if section.end_line is not None else 0
-        if index is not None and index in self._collapsed and hidden:
-            text.append(f"  [{hidden} line{'' if hidden == 1 else 's'}]", style=self._style("duration"))
-        if failed:
-            text.append("  ✗ failed", style=self._style("failed"))
-            text.stylize(self._style("failed"), 0)
-        elif long:
-            text.append("  ⚠ long", style=self._style("long"))
+            fold = "  " if document.sections and self.section_for(line) is not None else ""
+        look = LineLook(gutter_width=max(4, len(str(self.line_count))), wrap=self.wrap, raw=self.raw, fold=fold,
+                        section=section, folded=folded, search=self._search_re,
+                        current_match=line == self.match_line, error=line == self.error_line,
+                        cursor=line == self.cursor_line and self.has_focus)
+        return line_text(document, line, look, self._style)
 
     def strip_text(self, y: int) -> str:
         """Plain text of widget row ``y`` (tests)."""
