@@ -218,7 +218,10 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
             self.read_failures = 0
             self.note = ""
             self.live = event.status not in FINISHED_STATUSES
-            await self._refresh_job()
+            if event.status != self.job.status:
+                # The first poll reports the status the job was opened with: reading the job
+                # again then would only delay the first screen of the log by a round trip.
+                await self._refresh_job()
         elif kind == "error":
             # One failed read is a hiccup: say "retrying". Only reads failing in a row for a while
             # are an outage worth the word (the data on screen stays, the follower keeps trying).
