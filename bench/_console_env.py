@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import urllib.request
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,6 +30,21 @@ _DROP = ("LABDECK_", "GITLAB_", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX"
          "PYTHONPROFILEIMPORTTIME", "XDG_", "NO_COLOR", "TEXTUAL")
 
 
+@cache
+def needs_source_path() -> bool:
+    """Whether ``SOURCE`` must be put on ``PYTHONPATH`` for the venv's ``labdeck`` to run it.
+
+    Not whenever ``SOURCE`` differs from this checkout's ``src``: the venv's editable install
+    points at one checkout, so benchmarks run from another git worktree (``LABDECK_BENCH_SRC``
+    set to that worktree's ``src`` or not) would otherwise time the install's code, not theirs.
+    Asked once, before any timing, of a Python started without ``PYTHONPATH``."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    answer = subprocess.run([PYTHON, "-c", "import labdeck, pathlib; print(pathlib.Path(labdeck.__file__).parent.parent)"],
+                            env=env, cwd="/", capture_output=True, text=True, check=False)
+    imported = answer.stdout.strip()
+    return answer.returncode != 0 or Path(imported).resolve() != SOURCE.resolve()
+
+
 def console_env(home: Path, *, url: str | None = None, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of a console under test: clean home and XDG folders, a plain xterm."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(_DROP)}
@@ -39,7 +55,7 @@ def console_env(home: Path, *, url: str | None = None, extra: dict[str, str] | N
                TERM="xterm-256color", COLORTERM="truecolor", LANG="C.UTF-8", LC_ALL="C.UTF-8")
     if url is not None:
         env.update(LABDECK_URL=url, LABDECK_TOKEN=ADMIN_TOKEN)
-    if SOURCE != ROOT / "src":
+    if needs_source_path():
         env["PYTHONPATH"] = str(SOURCE)
     env.update(extra or {})
     return env
@@ -53,7 +69,7 @@ class Server:
 
     def __enter__(self) -> Server:
         env = {key: value for key, value in os.environ.items() if not key.startswith("LABDECK_")}
-        if SOURCE != ROOT / "src":
+        if needs_source_path():
             env["PYTHONPATH"] = str(SOURCE)
         self._process = subprocess.Popen([LABDECK, "serve", "--port", "0", *self.options], env=env,
                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
