@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import record
 
 LINES = 1_000_000
-PEER_LINES = 20_000
+PEER_LINES = 10_000
 FOLLOW_SECONDS = 6.0
 """How long the job writes 20,000 lines/s while keys are pressed (about 25 keys)."""
 FOLLOW_RATE_LINES = 20_000
@@ -259,6 +259,7 @@ async def console_run(info: dict[str, Any], follow_seconds: float, *, huge: bool
 
     session = Session(info["base_url"], Secret(ADMIN), profile="bench")
     app = LabdeckApp(session)
+    app.freeze_loaded_data = True  # as labdeck.ui.app.run_console sets it for the real executable
     results: dict[str, Any] = {}
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause(0.5)
