@@ -215,7 +215,9 @@ class BoardPoller(PollerReads):
         self._sync_tracks(now)
         work = sorted(self._plan(now), key=lambda item: item.rank)
         launched: list[_Work] = []
-        steady_blocked = startup_blocked = False
+        startup_blocked = False
+        steady_blocked: float | None = None
+        """The reserve the first steady item that found the bucket too low needed."""
         limit = max(1, self.settings.max_in_flight) * 2
         reserve = self.settings.burst / 2
         for item in work:
@@ -225,8 +227,10 @@ class BoardPoller(PollerReads):
                 if not self.budget.try_take(startup=True):
                     startup_blocked = True
                     continue
-            elif steady_blocked or not self.budget.try_take(reserve=reserve if item.background else 0.0):
-                steady_blocked = True
+            elif steady_blocked is not None:
+                continue
+            elif not self.budget.try_take(reserve=reserve if item.background else 0.0):
+                steady_blocked = reserve if item.background else 0.0
                 continue
             if item.track is not None:
                 item.track.in_flight = True
@@ -236,9 +240,13 @@ class BoardPoller(PollerReads):
         self._publish()
         if launched:
             return 0.0
-        waits = [self._next_wake(self._clock())]
-        if steady_blocked:
-            waits.append(max(self.budget.wait_time(), 0.25))  # (background work waits for a reserve)
+        # Whatever is due now and was not launched waits for its budget, and what falls due later
+        # cannot go before the bucket holds a token either: sleep until then, not until "now" —
+        # that would wake the poller 20 times a second while the budget is spent (300 watched
+        # projects with running jobs), each wake planning every project again for nothing.
+        waits = [max(self._next_wake(self._clock()), self.budget.wait_time())]
+        if steady_blocked is not None:
+            waits.append(self.budget.wait_time(reserve=steady_blocked))
         if startup_blocked:
             waits.append(self.budget.wait_time(startup=True))
         return max(0.05, min(waits))
@@ -310,15 +318,17 @@ class BoardPoller(PollerReads):
         return frozenset(ids)
 
     def _next_wake(self, now: float) -> float:
+        """Seconds until the next work falls due. Work already due is left out: :meth:`step`
+        launched it, or it waits for the budget (and :meth:`step` adds that wait)."""
         times = [track.next_due for pid in self._interest if not (track := self.tracks[pid]).in_flight]
-        if self._interest:
+        if self._interest and not self._activity_busy:
             times.append(self._next_activity)
         for sub in self._subs:
             if isinstance(sub, BoardSubscription) and sub.active and isinstance(sub.source, WatchedSet):
                 times.append((sub.listed_at or now) + self.settings.watched_refresh)
             elif isinstance(sub, RunningNowSubscription) and sub.active:
                 times.append(self._next_running)
-        return min(times, default=now + 60.0) - now
+        return min((moment for moment in times if moment > now), default=now + 60.0) - now
 
     async def _guarded(self, item: _Work) -> None:
         async with self._semaphore:
