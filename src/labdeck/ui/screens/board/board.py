@@ -237,7 +237,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
     def tick(self, now: datetime) -> None:
         """Ages and durations move on every few seconds; the data age follows the poller."""
         freshness = self.console_app.watching.freshness()
-        for status in self.query(StatusLine):
+        for status in StatusLine.on_screen(self):
             status.show_freshness(freshness.label, freshness.is_stale)
         period = int(now.timestamp()) // AGES_EVERY
         if period != self._aged_period and self.snapshot.rows:
