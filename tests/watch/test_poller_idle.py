@@ -1,12 +1,13 @@
 """What the shared poller costs while nothing changes, counted on its own clock (no timing): it
-wakes up only when a read is due and affordable, not over and over while its budget is spent."""
+wakes up only when a read is due and affordable, not over and over while its budget is spent, and
+the projects table's CI column alone costs one round of reads per overview interval."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from labdeck.sim.server import SimServer
-from labdeck.watch import BoardPoller, BoardSnapshot, WatchedProject, WatchedProjects
+from labdeck.watch import BoardPoller, BoardSnapshot, ProjectsSnapshot, WatchedProject, WatchedProjects
 from tests.watch.helpers import FakeClock, api_client, make_poller, project_id, push_pipeline, run_until
 
 BUSY = ("platform/infra/observability", "web/storefront", "platform/search", "data/reports")
@@ -45,4 +46,40 @@ async def test_a_spent_budget_puts_the_poller_to_sleep_until_it_refills(sim_fact
         made = poller.stats.requests - requests
         assert 30 <= made <= 2 * 20 + 2  # the budget is used, and kept to
         assert steps <= 2 * made + 10  # one step reads, the next one sleeps until a token is there
+        poller.close()
+
+
+async def test_the_ci_column_alone_is_read_in_one_round_per_overview_interval(
+        sim_factory: Callable[..., SimServer]) -> None:
+    """The projects table on top, no board, no alert: the activity check and the reads of the
+    rows' projects go out together once per ``overview_interval`` (one wake-up each round, not
+    one per read and a check every 5 s), and a push still reaches the column within two rounds."""
+    server = sim_factory()
+    fake = FakeClock()
+    ids = [project_id(server, path) for path in BUSY]
+    for pid in ids[:2]:
+        push_pipeline(server, pid, [{"name": "long-build", "duration": 3600}])
+    seen: list[ProjectsSnapshot] = []
+    async with api_client(server) as client:
+        poller = make_poller(client, server, fake, overview_interval=30.0)
+        poller.subscribe_projects(seen.append, dict.fromkeys(ids, ""))
+        await run_until(poller, fake, lambda: bool(seen) and all(s.loaded for s in seen[-1].projects.values()))
+        hot = [pid for pid in ids if poller.tracks[pid].lane == "hot"]
+        quiet = next(pid for pid in ids if poller.tracks[pid].lane == "cold")
+        assert len(hot) >= 2
+        await count_steps(poller, fake, 60)
+        checks, reads = poller.stats.by_kind["activity"], poller.stats.by_kind["jobs"]
+        last = {pid: poller.tracks[pid].last_ok for pid in hot}
+        steps = 0
+        for _ in range(4):
+            steps += await count_steps(poller, fake, 30)
+            assert all(poller.tracks[pid].last_ok != last[pid] for pid in hot)  # read every round
+            last = {pid: poller.tracks[pid].last_ok for pid in hot}
+        assert poller.stats.by_kind["activity"] - checks <= 4 + 1
+        assert poller.stats.by_kind["jobs"] - reads <= 4 * len(hot) + 1
+        assert steps <= 4 * 3  # a round: one step reads, the next sleeps until the next round
+        pushed = push_pipeline(server, quiet, [{"name": "unit-tests", "duration": 600}])
+        waited = await run_until(poller, fake, lambda: (newest := seen[-1].projects[quiet].newest) is not None
+                                 and newest.pipeline_id == pushed["id"])
+        assert waited <= 2 * 30
         poller.close()

@@ -45,6 +45,7 @@ from labdeck.watch.tracking import (
     HOT,
     SLOW,
     ProjectTrack,
+    overview_round,
 )
 from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
 
@@ -100,6 +101,7 @@ class BoardPoller(PollerReads):
         self._error: str | None = None
         self._failures = 0
         self._next_running = 0.0
+        self._live = False
         self._stopping = False
 
     # --- subscriptions -----------------------------------------------------------------------------
@@ -287,13 +289,20 @@ class BoardPoller(PollerReads):
                 work.append(_Work((1, sub.listed_at or 0.0), "watched", functools.partial(self._list_watched, sub)))
         known = self.activity.known
         live = self._live_ids(alert_ids)
+        self._live = bool(live)
         for pid in self._interest:
             track = self.tracks[pid]
-            if track.in_flight or track.next_due > now:
+            if track.in_flight:
                 continue
-            if pid not in live and track.last_ok is not None and now - track.last_ok < s.overview_interval:
-                # Only the CI column wants it: an overview, read at its own slower pace.
-                track.next_due = track.last_ok + s.overview_interval
+            if track.last_ok is not None:
+                if pid not in live:
+                    # Only the CI column wants it: an overview, read at its own slower pace, and
+                    # in the same wake-up as the other overview reads (see overview_round).
+                    track.next_due = overview_round(max(track.next_due, track.last_ok + s.overview_interval), s)
+                elif track.lane == HOT:
+                    # The board (or an alert) follows it now: the live cadence, not the overview's.
+                    track.next_due = min(track.next_due, track.last_ok + s.interval)
+            if track.next_due > now:
                 continue
             read = functools.partial(self._read_project, track)
             if not track.loaded and track.error is None:
@@ -303,11 +312,21 @@ class BoardPoller(PollerReads):
             else:
                 lane_rank = 2 if pid in alert_ids else _LANE_RANK.get(track.lane, 8)
                 work.append(_Work((lane_rank, track.next_due), "jobs", read, track=track))
-        if self._interest and not self._activity_busy and now >= self._next_activity:
-            work.append(_Work((3, self._next_activity), "activity", self._check_activity))
+        activity_due = self._activity_due()
+        if self._interest and not self._activity_busy and now >= activity_due:
+            work.append(_Work((3, activity_due), "activity", self._check_activity))
         if any(isinstance(sub, RunningNowSubscription) and sub.active for sub in self._subs) and now >= self._next_running:
             work.append(_Work((6, self._next_running), "runners", self._read_running_now))
         return work
+
+    def _activity_due(self) -> float:
+        """When the activity check is next due: every ``interval`` while the board or an alert
+        follows projects; with only the CI column, once per overview round, with its reads (what
+        the check finds is read no sooner than that)."""
+        if self._live or self._activity_ok is None:
+            return self._next_activity
+        return max(self._next_activity, overview_round(self._activity_ok + self.settings.overview_interval,
+                                                       self.settings))
 
     def _live_ids(self, alert_ids: frozenset[int]) -> frozenset[int]:
         """Projects the board or an alert follows (read at the live cadence)."""
@@ -322,7 +341,7 @@ class BoardPoller(PollerReads):
         launched it, or it waits for the budget (and :meth:`step` adds that wait)."""
         times = [track.next_due for pid in self._interest if not (track := self.tracks[pid]).in_flight]
         if self._interest and not self._activity_busy:
-            times.append(self._next_activity)
+            times.append(self._activity_due())
         for sub in self._subs:
             if isinstance(sub, BoardSubscription) and sub.active and isinstance(sub.source, WatchedSet):
                 times.append((sub.listed_at or now) + self.settings.watched_refresh)

@@ -17,6 +17,7 @@ Lanes (see :class:`~labdeck.watch.settings.PollerSettings` for the intervals):
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -111,6 +112,14 @@ def next_due(track: ProjectTrack, now: float, settings: PollerSettings, rng: ran
             return now + settings.sweep_period * rng.random()
         return now + settings.sweep_period * (0.9 + 0.2 * rng.random())
     return now
+
+
+def overview_round(moment: float, settings: PollerSettings) -> float:
+    """The first overview round at or after ``moment``: rounds fall on whole multiples of
+    ``overview_interval`` of the poller's clock, so that the reads only the CI column wants (and
+    its activity check) go out together, one wake-up per round, not each at its own second."""
+    period = settings.overview_interval
+    return math.ceil(moment / period) * period if period > 0 else moment
 
 
 def set_lane(track: ProjectTrack, lane: str, now: float) -> None:
