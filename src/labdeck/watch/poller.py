@@ -98,6 +98,7 @@ class BoardPoller(PollerReads):
         self._next_activity = 0.0
         self._activity_busy = False
         self._activity_ok: float | None = None
+        self._activity_round: float | None = None
         self._error: str | None = None
         self._failures = 0
         self._next_running = 0.0
@@ -323,9 +324,9 @@ class BoardPoller(PollerReads):
         """When the activity check is next due: every ``interval`` while the board or an alert
         follows projects; with only the CI column, once per overview round, with its reads (what
         the check finds is read no sooner than that)."""
-        if self._live or self._activity_ok is None:
+        if self._live or self._activity_round is None:
             return self._next_activity
-        return max(self._next_activity, overview_round(self._activity_ok + self.settings.overview_interval,
+        return max(self._next_activity, overview_round(self._activity_round + self.settings.overview_interval,
                                                        self.settings))
 
     def _live_ids(self, alert_ids: frozenset[int]) -> frozenset[int]:

@@ -114,12 +114,18 @@ def next_due(track: ProjectTrack, now: float, settings: PollerSettings, rng: ran
     return now
 
 
+ROUND_SLACK = 1.0
+"""Seconds by which a moment may pass an overview round and still belong to it (a wake-up a
+little late, a check that took a moment): it is not put off to the next round."""
+
+
 def overview_round(moment: float, settings: PollerSettings) -> float:
-    """The first overview round at or after ``moment``: rounds fall on whole multiples of
-    ``overview_interval`` of the poller's clock, so that the reads only the CI column wants (and
-    its activity check) go out together, one wake-up per round, not each at its own second."""
+    """The overview round of ``moment`` (the first at or after it, give or take :data:`ROUND_SLACK`):
+    rounds fall on whole multiples of ``overview_interval`` of the poller's clock, so that the reads
+    only the CI column wants (and its activity check) go out together, one wake-up per round, not
+    each at its own second."""
     period = settings.overview_interval
-    return math.ceil(moment / period) * period if period > 0 else moment
+    return math.ceil((moment - ROUND_SLACK) / period) * period if period > ROUND_SLACK else moment
 
 
 def set_lane(track: ProjectTrack, lane: str, now: float) -> None:
