@@ -39,14 +39,7 @@ from labdeck.watch.subscriptions import (
     RunningNowSubscription,
     Subscription,
 )
-from labdeck.watch.tracking import (
-    COLD,
-    ERROR,
-    HOT,
-    SLOW,
-    ProjectTrack,
-    overview_round,
-)
+from labdeck.watch.tracking import COLD, ERROR, HOT, SLOW, ProjectTrack, overview_round
 from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
 
 log = logging.getLogger("labdeck.watch")
@@ -319,15 +312,6 @@ class BoardPoller(PollerReads):
         if any(isinstance(sub, RunningNowSubscription) and sub.active for sub in self._subs) and now >= self._next_running:
             work.append(_Work((6, self._next_running), "runners", self._read_running_now))
         return work
-
-    def _activity_due(self) -> float:
-        """When the activity check is next due: every ``interval`` while the board or an alert
-        follows projects; with only the CI column, once per overview round, with its reads (what
-        the check finds is read no sooner than that)."""
-        if self._live or self._activity_round is None:
-            return self._next_activity
-        return max(self._next_activity, overview_round(self._activity_round + self.settings.overview_interval,
-                                                       self.settings))
 
     def _live_ids(self, alert_ids: frozenset[int]) -> frozenset[int]:
         """Projects the board or an alert follows (read at the live cadence)."""

@@ -31,6 +31,7 @@ from labdeck.watch.tracking import (
     ProjectTrack,
     classify,
     next_due,
+    overview_round,
     set_lane,
     signature,
 )
@@ -63,6 +64,7 @@ class PollerReads:
     _activity_busy: bool
     _activity_ok: float | None
     _activity_round: float | None
+    _live: bool
     _error: str | None
     _failures: int
     _next_running: float
@@ -171,6 +173,15 @@ class PollerReads:
         if wanted and wanted <= members:
             return "membership"
         return None
+
+    def _activity_due(self) -> float:
+        """When the activity check is next due: every ``interval`` while the board or an alert
+        follows projects; with only the CI column, once per overview round, with its reads (what
+        the check finds is read no sooner than that)."""
+        if self._live or self._activity_round is None:
+            return self._next_activity
+        return max(self._next_activity, overview_round(self._activity_round + self.settings.overview_interval,
+                                                       self.settings))
 
     async def _check_activity(self) -> None:
         self._activity_busy = True
