@@ -10,7 +10,15 @@ import httpx
 
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardPoller, BoardSnapshot, ProjectsSnapshot, WatchedProject, WatchedProjects
-from tests.watch.helpers import FakeClock, api_client, make_poller, project_id, push_pipeline, run_until
+from tests.watch.helpers import (
+    FakeClock,
+    api_client,
+    make_poller,
+    project_id,
+    push_pipeline,
+    run_until,
+    set_faults,
+)
 
 BUSY = ("platform/infra/observability", "web/storefront", "platform/search", "data/reports")
 
@@ -88,4 +96,33 @@ async def test_the_ci_column_alone_is_read_in_one_round_per_overview_interval(
         waited = await run_until(poller, fake, lambda: (newest := seen[-1].projects[quiet].newest) is not None
                                  and newest.pipeline_id == pushed["id"])
         assert waited <= 30
+        poller.close()
+
+
+async def test_a_project_of_the_ci_column_put_on_the_board_goes_live_and_errors_still_back_off(
+        sim_factory: Callable[..., SimServer]) -> None:
+    """Once the board shows a project the CI column was reading at its overview pace, it is read
+    at the live cadence at once (the board's data age stays fresh); when the server then fails,
+    its reads back off instead of going out at every step."""
+    server = sim_factory()
+    fake = FakeClock()
+    pid = project_id(server, BUSY[0])
+    push_pipeline(server, pid, [{"name": "long-build", "duration": 3600}])
+    async with api_client(server, retries=False) as client:
+        poller = make_poller(client, server, fake, overview_interval=30.0)
+        poller.subscribe_projects(lambda _snapshot: None, {pid: BUSY[0]})
+        await run_until(poller, fake, lambda: (track := poller.tracks.get(pid)) is not None and track.loaded)
+        await count_steps(poller, fake, 40)
+        assert poller.tracks[pid].lane == "hot"
+        read_at = poller.tracks[pid].last_ok
+        board: list[BoardSnapshot] = []
+        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, BUSY[0]),)))
+        waited = await run_until(poller, fake, lambda: poller.tracks[pid].last_ok != read_at)
+        assert waited <= poller.settings.interval
+        await count_steps(poller, fake, 10)
+        assert not poller.freshness().is_stale
+        set_faults(server, {"error_rate": 1.0, "error_statuses": [503]})
+        requests = poller.stats.requests
+        await count_steps(poller, fake, 60)
+        assert poller.stats.requests - requests <= 20  # 5 s, 10 s, 20 s … apart, not every step
         poller.close()

@@ -293,9 +293,12 @@ class BoardPoller(PollerReads):
                     # Only the CI column wants it: an overview, read at its own slower pace, and
                     # in the same wake-up as the other overview reads (see overview_round).
                     track.next_due = overview_round(max(track.next_due, track.last_ok + s.overview_interval), s)
-                elif track.lane == HOT:
-                    # The board (or an alert) follows it now: the live cadence, not the overview's.
-                    track.next_due = min(track.next_due, track.last_ok + s.interval)
+                    track.overview = True
+                elif track.overview:
+                    # The board (or an alert) follows it now: its lane's cadence, not the overview's.
+                    track.overview = False
+                    if track.lane == HOT:
+                        track.next_due = min(track.next_due, track.last_ok + s.interval)
             if track.next_due > now:
                 continue
             read = functools.partial(self._read_project, track)

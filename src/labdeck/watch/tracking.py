@@ -52,6 +52,8 @@ class ProjectTrack:
     changed_at: float | None = None
     error: str | None = None
     in_flight: bool = False
+    overview: bool = False
+    """``next_due`` is at the CI column's overview pace (only the projects table shows it)."""
     extra_pipelines: set[int] = field(default_factory=set)
     """Pipelines an alert target needs that may have left the first page of jobs."""
     extra_rows: dict[int, PipelineRow] = field(default_factory=dict)
