@@ -19,6 +19,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.screen import Screen
 from textual.widgets import Label
 
 from labdeck.ui.console import console_app
@@ -64,7 +65,7 @@ class StatusLine(Horizontal):
     _mounted: ClassVar[WeakSet[StatusLine]] = WeakSet()
 
     @classmethod
-    def on_screen(cls, screen: Any) -> Iterator[StatusLine]:
+    def on_screen(cls, screen: Screen[Any]) -> Iterator[StatusLine]:
         """The status lines mounted on ``screen``, found without a query of the screen's widgets
         (the app's clock asks every second)."""
         for status in list(cls._mounted):
