@@ -39,6 +39,8 @@ async def test_filter_invert_and_cursor_follow() -> None:
         table.set_filter("!group2/")
         assert table.visible_count == 20
         assert all(not row.cells[0].startswith("group2/") for row in table.visible_rows())
+        window = table.visible_rows(5, 9)  # what is on screen, say, without building the rest
+        assert [row.key for row in window] == [row.key for row in table.visible_rows()[5:9]] == [7, 9, 10, 12]
         table.set_filter("")
         assert table.visible_count == 30
 

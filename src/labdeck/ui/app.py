@@ -388,7 +388,7 @@ class LabdeckApp(AccountSwitching):
 
     def refresh_status(self) -> None:
         """Update the status line now (the clock tick also does, once a second)."""
-        for status in self.screen.query(StatusLine):
+        for status in StatusLine.on_screen(self.screen):
             status.update_status()
 
     def _tick(self) -> None:

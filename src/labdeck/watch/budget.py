@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -39,6 +40,10 @@ class Attribution:
     kind: str
     requests: int = 0
 
+
+_ROUNDING = 1e-6
+"""Tokens short of a whole one by no more than this count as one: a caller that slept exactly
+:meth:`RequestBudget.wait_time` must find its token, not wake again for a rounding error."""
 
 _CURRENT: contextvars.ContextVar[Attribution | None] = contextvars.ContextVar("labdeck_watch_tap", default=None)
 
@@ -126,25 +131,29 @@ class RequestBudget:
             return False
         self._refill()
         if startup:
-            if self._startup_tokens >= 1.0:
+            if self._startup_tokens >= 1.0 - _ROUNDING:
                 self._startup_tokens -= 1.0
                 return True
             return False
-        if self._tokens >= 1.0 + reserve:
+        if self._tokens >= 1.0 + reserve - _ROUNDING:
             self._tokens -= 1.0
             return True
         return False
 
-    def wait_time(self, *, startup: bool = False) -> float:
-        """Seconds until the (startup or steady) bucket holds a token again, or the pause ends."""
+    def wait_time(self, *, startup: bool = False, reserve: float = 0.0) -> float:
+        """Seconds until the (startup or steady) bucket holds a token again, or the pause ends;
+        ``reserve``: a token beyond that many (see :meth:`try_take`)."""
         pause = self.paused()
         if pause > 0:
             return pause
         self._refill()
         tokens, rate = (self._startup_tokens, self.startup_rate) if startup else (self._tokens, self.rate)
-        if tokens >= 1.0:
+        wanted = 1.0 if startup else 1.0 + reserve
+        if tokens >= wanted - _ROUNDING:
             return 0.0
-        return (1.0 - tokens) / (rate * self.factor)
+        if wanted > (self.startup_burst if startup else self.burst):
+            return math.inf  # the bucket never holds that much: only other work can wake the caller
+        return (wanted - tokens) / (rate * self.factor)
 
     def charge(self, requests: int) -> None:
         """Take ``requests`` more tokens after the fact (extra pages of a listing); the bucket may

@@ -39,13 +39,7 @@ from labdeck.watch.subscriptions import (
     RunningNowSubscription,
     Subscription,
 )
-from labdeck.watch.tracking import (
-    COLD,
-    ERROR,
-    HOT,
-    SLOW,
-    ProjectTrack,
-)
+from labdeck.watch.tracking import COLD, ERROR, HOT, SLOW, ProjectTrack, overview_round
 from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
 
 log = logging.getLogger("labdeck.watch")
@@ -97,9 +91,11 @@ class BoardPoller(PollerReads):
         self._next_activity = 0.0
         self._activity_busy = False
         self._activity_ok: float | None = None
+        self._activity_round: float | None = None
         self._error: str | None = None
         self._failures = 0
         self._next_running = 0.0
+        self._live = False
         self._stopping = False
 
     # --- subscriptions -----------------------------------------------------------------------------
@@ -215,7 +211,9 @@ class BoardPoller(PollerReads):
         self._sync_tracks(now)
         work = sorted(self._plan(now), key=lambda item: item.rank)
         launched: list[_Work] = []
-        steady_blocked = startup_blocked = False
+        startup_blocked = False
+        steady_blocked: float | None = None
+        """The reserve the first steady item that found the bucket too low needed."""
         limit = max(1, self.settings.max_in_flight) * 2
         reserve = self.settings.burst / 2
         for item in work:
@@ -225,8 +223,10 @@ class BoardPoller(PollerReads):
                 if not self.budget.try_take(startup=True):
                     startup_blocked = True
                     continue
-            elif steady_blocked or not self.budget.try_take(reserve=reserve if item.background else 0.0):
-                steady_blocked = True
+            elif steady_blocked is not None:
+                continue
+            elif not self.budget.try_take(reserve=reserve if item.background else 0.0):
+                steady_blocked = reserve if item.background else 0.0
                 continue
             if item.track is not None:
                 item.track.in_flight = True
@@ -236,9 +236,13 @@ class BoardPoller(PollerReads):
         self._publish()
         if launched:
             return 0.0
-        waits = [self._next_wake(self._clock())]
-        if steady_blocked:
-            waits.append(max(self.budget.wait_time(), 0.25))  # (background work waits for a reserve)
+        # Whatever is due now and was not launched waits for its budget, and what falls due later
+        # cannot go before the bucket holds a token either: sleep until then, not until "now" —
+        # that would wake the poller 20 times a second while the budget is spent (300 watched
+        # projects with running jobs), each wake planning every project again for nothing.
+        waits = [max(self._next_wake(self._clock()), self.budget.wait_time())]
+        if steady_blocked is not None:
+            waits.append(self.budget.wait_time(reserve=steady_blocked))
         if startup_blocked:
             waits.append(self.budget.wait_time(startup=True))
         return max(0.05, min(waits))
@@ -279,13 +283,23 @@ class BoardPoller(PollerReads):
                 work.append(_Work((1, sub.listed_at or 0.0), "watched", functools.partial(self._list_watched, sub)))
         known = self.activity.known
         live = self._live_ids(alert_ids)
+        self._live = bool(live)
         for pid in self._interest:
             track = self.tracks[pid]
-            if track.in_flight or track.next_due > now:
+            if track.in_flight:
                 continue
-            if pid not in live and track.last_ok is not None and now - track.last_ok < s.overview_interval:
-                # Only the CI column wants it: an overview, read at its own slower pace.
-                track.next_due = track.last_ok + s.overview_interval
+            if track.last_ok is not None:
+                if pid not in live:
+                    # Only the CI column wants it: an overview, read at its own slower pace, and
+                    # in the same wake-up as the other overview reads (see overview_round).
+                    track.next_due = overview_round(max(track.next_due, track.last_ok + s.overview_interval), s)
+                    track.overview = True
+                elif track.overview:
+                    # The board (or an alert) follows it now: its lane's cadence, not the overview's.
+                    track.overview = False
+                    if track.lane == HOT:
+                        track.next_due = min(track.next_due, track.last_ok + s.interval)
+            if track.next_due > now:
                 continue
             read = functools.partial(self._read_project, track)
             if not track.loaded and track.error is None:
@@ -295,8 +309,9 @@ class BoardPoller(PollerReads):
             else:
                 lane_rank = 2 if pid in alert_ids else _LANE_RANK.get(track.lane, 8)
                 work.append(_Work((lane_rank, track.next_due), "jobs", read, track=track))
-        if self._interest and not self._activity_busy and now >= self._next_activity:
-            work.append(_Work((3, self._next_activity), "activity", self._check_activity))
+        activity_due = self._activity_due()
+        if self._interest and not self._activity_busy and now >= activity_due:
+            work.append(_Work((3, activity_due), "activity", self._check_activity))
         if any(isinstance(sub, RunningNowSubscription) and sub.active for sub in self._subs) and now >= self._next_running:
             work.append(_Work((6, self._next_running), "runners", self._read_running_now))
         return work
@@ -310,15 +325,17 @@ class BoardPoller(PollerReads):
         return frozenset(ids)
 
     def _next_wake(self, now: float) -> float:
+        """Seconds until the next work falls due. Work already due is left out: :meth:`step`
+        launched it, or it waits for the budget (and :meth:`step` adds that wait)."""
         times = [track.next_due for pid in self._interest if not (track := self.tracks[pid]).in_flight]
-        if self._interest:
-            times.append(self._next_activity)
+        if self._interest and not self._activity_busy:
+            times.append(self._activity_due())
         for sub in self._subs:
             if isinstance(sub, BoardSubscription) and sub.active and isinstance(sub.source, WatchedSet):
                 times.append((sub.listed_at or now) + self.settings.watched_refresh)
             elif isinstance(sub, RunningNowSubscription) and sub.active:
                 times.append(self._next_running)
-        return min(times, default=now + 60.0) - now
+        return min((moment for moment in times if moment > now), default=now + 60.0) - now
 
     async def _guarded(self, item: _Work) -> None:
         async with self._semaphore:

@@ -31,6 +31,7 @@ from labdeck.watch.tracking import (
     ProjectTrack,
     classify,
     next_due,
+    overview_round,
     set_lane,
     signature,
 )
@@ -62,6 +63,8 @@ class PollerReads:
     _next_activity: float
     _activity_busy: bool
     _activity_ok: float | None
+    _activity_round: float | None
+    _live: bool
     _error: str | None
     _failures: int
     _next_running: float
@@ -171,8 +174,18 @@ class PollerReads:
             return "membership"
         return None
 
+    def _activity_due(self) -> float:
+        """When the activity check is next due: every ``interval`` while the board or an alert
+        follows projects; with only the CI column, once per overview round, with its reads (what
+        the check finds is read no sooner than that)."""
+        if self._live or self._activity_round is None:
+            return self._next_activity
+        return max(self._next_activity, overview_round(self._activity_round + self.settings.overview_interval,
+                                                       self.settings))
+
     async def _check_activity(self) -> None:
         self._activity_busy = True
+        started = self._clock()
         try:
             dialect = await self.client.discover()  # one GET /version per client, then cached
             result = await self.activity.run(self._activity_scope(), since=dialect.flavour == "gitlab")
@@ -184,12 +197,13 @@ class PollerReads:
         self._recovered()
         now = self._clock()
         self.stats.parsed += result.parsed
-        self._activity_ok = now
+        self._activity_ok, self._activity_round = now, started
         self._next_activity = now + self.settings.interval
         for pid in result.moved:
             track = self.tracks.get(pid)
             if track is not None and pid in self._interest and track.loaded:
-                track.next_due, track.changed_at = now, now
+                # Due when the check started: the CI column reads it in this round, not the next.
+                track.next_due, track.changed_at = started, now
                 set_lane(track, HOT, now)
         if result.overflow:
             for track in self.tracks.values():

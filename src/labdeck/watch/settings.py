@@ -18,7 +18,8 @@ class PollerSettings:
     """How often and how politely the poller reads (seconds unless said otherwise)."""
 
     interval: float = 5.0
-    """Cadence of the activity check and of projects with running (or fresh) jobs."""
+    """Cadence of the activity check and of projects with running (or fresh) jobs, while the board
+    or an alert follows projects (with only the projects table's CI column: ``overview_interval``)."""
     requests_per_minute: float = 60.0
     """Steady-state budget: the poller never sends more than this, on average, per minute."""
     burst: float = 10.0
@@ -47,7 +48,8 @@ class PollerSettings:
     """How often starred projects and board groups are re-listed."""
     overview_interval: float = 30.0
     """Cadence of projects only the projects table's CI column shows (not on the board, no alert):
-    an overview, not the live monitor; they are read at most this often."""
+    an overview, not the live monitor; they are read at most this often, all in one round (and the
+    activity check with them when nothing else is followed)."""
     running_now_interval: float = 60.0
     """Cadence of the admin "running now" strip (``/runners/all`` + running jobs per runner)."""
     recent_window: float = 86_400.0

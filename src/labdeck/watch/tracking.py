@@ -17,6 +17,7 @@ Lanes (see :class:`~labdeck.watch.settings.PollerSettings` for the intervals):
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -51,6 +52,8 @@ class ProjectTrack:
     changed_at: float | None = None
     error: str | None = None
     in_flight: bool = False
+    overview: bool = False
+    """``next_due`` is at the CI column's overview pace (only the projects table shows it)."""
     extra_pipelines: set[int] = field(default_factory=set)
     """Pipelines an alert target needs that may have left the first page of jobs."""
     extra_rows: dict[int, PipelineRow] = field(default_factory=dict)
@@ -111,6 +114,20 @@ def next_due(track: ProjectTrack, now: float, settings: PollerSettings, rng: ran
             return now + settings.sweep_period * rng.random()
         return now + settings.sweep_period * (0.9 + 0.2 * rng.random())
     return now
+
+
+ROUND_SLACK = 1.0
+"""Seconds by which a moment may pass an overview round and still belong to it (a wake-up a
+little late, a check that took a moment): it is not put off to the next round."""
+
+
+def overview_round(moment: float, settings: PollerSettings) -> float:
+    """The overview round of ``moment`` (the first at or after it, give or take :data:`ROUND_SLACK`):
+    rounds fall on whole multiples of ``overview_interval`` of the poller's clock, so that the reads
+    only the CI column wants (and its activity check) go out together, one wake-up per round, not
+    each at its own second."""
+    period = settings.overview_interval
+    return math.ceil((moment - ROUND_SLACK) / period) * period if period > ROUND_SLACK else moment
 
 
 def set_lane(track: ProjectTrack, lane: str, now: float) -> None:

@@ -3,17 +3,23 @@
 ``[profile] instance  user  READ-ONLY|WRITE  rate 1990/2000  ● ok  data 12s  ⚠ plaintext token``
 
 Each part is its own label so that colours come only from theme variables (app.tcss). The line
-refreshes every second from the app's ``status_info()`` and the screen's ``data_loaded_at``.
+refreshes every second from the app's ``status_info()`` and the screen's ``data_loaded_at``; a
+second where nothing it shows changed costs no repaint, and a part whose new text fits the room
+it has costs no layout of the screen (see :meth:`StatusLine._set`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
+from typing import Any, ClassVar
+from weakref import WeakSet
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.screen import Screen
 from textual.widgets import Label
 
 from labdeck.ui.console import console_app
@@ -53,6 +59,18 @@ class StatusLine(Horizontal):
         """Seconds after which the data counts as stale: twice the screen's refresh interval."""
         self._shown: dict[str, str] = {}
         self._freshness: tuple[str, bool] | None = None
+        self._parts: dict[str, Label] = {}
+        self._part_classes: dict[tuple[str, str], bool] = {}
+
+    _mounted: ClassVar[WeakSet[StatusLine]] = WeakSet()
+
+    @classmethod
+    def on_screen(cls, screen: Screen[Any]) -> Iterator[StatusLine]:
+        """The status lines mounted on ``screen``, found without a query of the screen's widgets
+        (the app's clock asks every second)."""
+        for status in list(cls._mounted):
+            if status.is_attached and status.screen is screen:
+                yield status
 
     def compose(self) -> ComposeResult:
         yield Label("", id="status-profile", markup=False)
@@ -67,16 +85,36 @@ class StatusLine(Horizontal):
 
     def on_mount(self) -> None:
         # The app's one clock tick keeps the line current (see LabdeckApp._tick); no timer here.
+        StatusLine._mounted.add(self)
         self.update_status()
 
+    def on_unmount(self) -> None:
+        StatusLine._mounted.discard(self)
+
+    def _part(self, name: str) -> Label:
+        label = self._parts.get(name)
+        if label is None:
+            label = self._parts[name] = self.query_one(f"#status-{name}", Label)
+        return label
+
     def _set(self, name: str, text: str) -> None:
-        """Show ``text`` in a part, repainting only what changed (and laying out only on a new width)."""
+        """Show ``text`` in a part, repainting only what changed.
+
+        A layout of the screen (which repaints every widget on it) only when the text needs more
+        room than the part has: the data age goes from ``<10s`` to ``10s`` and back every minute,
+        and a shorter text is simply shown in the room the longer one had until the next layout."""
         previous = self._shown.get(name)
         if previous == text:
             return
         self._shown[name] = text
-        label = self.query_one(f"#status-{name}", Label)
-        label.update(Text(text), layout=previous is None or cell_len(previous) != cell_len(text))
+        label = self._part(name)
+        label.update(Text(text), layout=previous is None or cell_len(text) > label.size.width)
+
+    def _set_class(self, name: str, add: bool, css_class: str) -> None:
+        key = (name, css_class)
+        if self._part_classes.get(key) != add:
+            self._part_classes[key] = add
+            self._part(name).set_class(add, css_class)
 
     def show_freshness(self, label: str, stale: bool) -> None:
         """Data that a poller keeps current (the board): its own age label and staleness."""
@@ -103,18 +141,18 @@ class StatusLine(Horizontal):
         # Demo sessions say "demo" already; "none" means signed out.
         shown = info.token_source not in ("none", "demo") and not narrow
         self._set("source", f"via {info.token_source}" if shown else "")
-        self.query_one("#status-source", Label).display = shown
+        source = self._part("source")
+        if source.display != shown:
+            source.display = shown
         self._set("mode", "READ-ONLY" if info.read_only else "WRITE")
-        mode = self.query_one("#status-mode", Label)
-        mode.set_class(info.read_only, "-read-only")
-        mode.set_class(not info.read_only, "-write")
+        self._set_class("mode", info.read_only, "-read-only")
+        self._set_class("mode", not info.read_only, "-write")
         self._set("rate", f"rate {info.rate_limit}" if info.rate_limit and not narrow else "")
         # Short words only: the full error is in the toast and the log header; a long one here
         # would push the instance and the data age off an 80-column line.
         self._set("health", {"ok": "● online", "reconnecting": "◌ retrying"}.get(info.health, "✕ offline"))
-        health = self.query_one("#status-health", Label)
-        health.set_class(info.health == "reconnecting", "-reconnecting")
-        health.set_class(info.health not in ("ok", "reconnecting"), "-error")
+        self._set_class("health", info.health == "reconnecting", "-reconnecting")
+        self._set_class("health", info.health not in ("ok", "reconnecting"), "-error")
         if self._freshness is not None:
             text, stale = self._freshness
         else:
@@ -123,6 +161,6 @@ class StatusLine(Horizontal):
             text = f"data {age(seconds)}" if seconds is not None else "data —"
             stale = seconds is not None and seconds > self.stale_after
         self._set("age", text)
-        self.query_one("#status-age", Label).set_class(stale, "-stale")
+        self._set_class("age", stale, "-stale")
         self._set("warning", "⚠ token in plaintext file" if info.insecure_storage else "")
-        self.query_one("#status-warning", Label).set_class(not info.insecure_storage, "-hidden")
+        self._set_class("warning", not info.insecure_storage, "-hidden")

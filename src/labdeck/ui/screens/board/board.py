@@ -107,6 +107,9 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self._aged_period: int | None = None
         """Marked pipelines: (project id, pipeline id)."""
         self._rows: dict[tuple[int, int], PipelineRow] = {}
+        self._timed: dict[tuple[int, int], tuple[str, str]] = {}
+        """Each row's age and running time as shown (a clock tick re-renders the rows whose text moved)."""
+        self._titled: tuple[str, int, int, str] | None = None
 
     def compose_top_bars(self) -> ComposeResult:
         yield Static("", id="running-now", markup=False)
@@ -187,6 +190,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         rows = [row for row in snapshot.rows if not self.status_filter or row.status == self.status_filter]
         self._rows = {(row.project_id, row.pipeline_id): row for row in rows}
         self.marked &= set(self._rows)
+        self._timed.clear()
         table = self.table
         keep = table.cursor_key
         table.clear()
@@ -197,18 +201,30 @@ server by itself; the status line says how fresh the data is (amber: older than 
         if snapshot.generation:
             self.mark_loaded()
 
+    def _retime(self, now: datetime) -> None:
+        """The clock moved on, the data did not: re-render only the rows whose age or running
+        time reads differently now (most ticks, none: no repaint at all)."""
+        moved = [self._table_row(row, now) for key, row in self._rows.items()
+                 if self._times(row, now) != self._timed.get(key)]
+        if moved:
+            self.table.append_rows(moved)  # rows with known keys are replaced in place, in one go
+
+    @staticmethod
+    def _times(row: PipelineRow, now: datetime) -> tuple[str, str]:
+        """The cells that move with the clock: age, running time."""
+        duration = row.duration_at(now)
+        return short_age(row.age_at(now)), format_duration(duration.total_seconds()) if duration else "—"
+
     def _table_row(self, row: PipelineRow, now: datetime) -> TableRow:
         key = (row.project_id, row.pipeline_id)
         status = status_text(self.app, row.status)
         failed = ", ".join(row.failed_jobs)
-        duration = row.duration_at(now)
+        self._timed[key] = age, duration = self._times(row, now)
         cells: dict[str, Text | str] = {
             "mark": "●" if key in self.marked else " ", "project": clean(row.project_path),
             "pipeline": f"#{row.pipeline_id}", "ref": clean(row.ref or "—"), "status": status,
             "failed": clean(failed) or "—", "running": str(row.running) if row.running else "",
-            "age": short_age(row.age_at(now)),
-            "duration": format_duration(duration.total_seconds()) if duration else "—",
-            "by": clean(row.triggered_by or "—"),
+            "age": age, "duration": duration, "by": clean(row.triggered_by or "—"),
         }
         return TableRow(
             key=key,
@@ -232,18 +248,22 @@ server by itself; the status line says how fresh the data is (amber: older than 
         if unseen:
             parts.append(f"{unseen} alert{'s' if unseen != 1 else ''} (!)")
         self.context_text = " · ".join(parts)
-        self.update_title()
+        table = self.table
+        titled = (self.context_text, table.row_count, table.visible_count, table.filter_text)
+        if titled != self._titled:  # the title row's labels lay the screen out again when updated
+            self._titled = titled
+            self.update_title()
 
     def tick(self, now: datetime) -> None:
         """Ages and durations move on every few seconds; the data age follows the poller."""
         freshness = self.console_app.watching.freshness()
-        for status in self.query(StatusLine):
+        for status in StatusLine.on_screen(self):
             status.show_freshness(freshness.label, freshness.is_stale)
         period = int(now.timestamp()) // AGES_EVERY
         if period != self._aged_period and self.snapshot.rows:
             # Once per period, whichever tick sees it first (a late tick never skips one).
             self._aged_period = period
-            self._show()
+            self._retime(now)
 
     def reload(self) -> None:
         """``ctrl+r``: list the starred and group projects again and read them."""
