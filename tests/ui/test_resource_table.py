@@ -84,3 +84,29 @@ async def test_server_strings_are_not_markup() -> None:
         line = table.render_line(1)
         assert "[bold red]evil[/]" in line.text
         assert app.is_running
+
+
+async def test_a_row_replaced_in_place_shows_its_new_text_and_only_its_line_is_redrawn() -> None:
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(ResourceTable)
+        table.append_rows(_rows(30))
+        await pilot.pause()
+        before = [table.render_line(y).text for y in range(1, 8)]
+        repaints: list[object] = []
+        original = table.refresh
+
+        def counted(*regions: object, **kwargs: object) -> object:
+            repaints.append(regions or "whole")
+            return original(*regions, **kwargs)  # type: ignore[arg-type]
+
+        table.refresh = counted  # type: ignore[method-assign]
+        table.update_row(TableRow(key=3, cells=("group0/project-3", "5"), data={"id": 3}))  # same width
+        assert repaints and "whole" not in repaints  # one line, not the table
+        after = [table.render_line(y).text for y in range(1, 8)]
+        assert after[3].rstrip().endswith("5") and before[3].rstrip().endswith("3")
+        assert after[:3] == before[:3] and after[4:] == before[4:]
+        # A longer cell widens its column: then every line is laid out again.
+        repaints.clear()
+        table.update_row(TableRow(key=4, cells=("group1/project-4-with-a-much-longer-name", "1"), data={"id": 4}))
+        assert "whole" in repaints

@@ -199,6 +199,8 @@ class ResourceTable(ScrollView, can_focus=True):
         self._render_widths = list(self._widths)
         self._cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(self.STRIP_CACHE_SIZE)
         self._generation = 0
+        self._versions: dict[Hashable, int] = {}
+        """How many times each row was replaced in place (part of its cached line's key)."""
 
     # --- data ---------------------------------------------------------------------------------
 
@@ -228,15 +230,19 @@ class ResourceTable(ScrollView, can_focus=True):
         self._visible_exact = True
         self._widths = [max(c.min_width, len(c.label)) for c in self.columns]
         self._cursor = 0
+        self._versions.clear()
         self._changed(structure=True)
 
     def append_rows(self, rows: Iterable[TableRow]) -> None:
         """Add rows at the end; a row whose key exists replaces the old one in place."""
         invert, needle = _parse_filter(self._filter)
         widths = self._widths
+        widths_before = list(widths)
         columns = self.columns
         keys, cells_list, search_list, data_list = self._keys, self._cells, self._search, self._data
         index, visible = self._index, self._visible
+        replaced: list[int] = []
+        added = False
         for row in rows:
             cells = tuple(row.cells)
             search = row.search_text or " ".join(_plain(cell) for cell in cells).lower()
@@ -247,9 +253,11 @@ class ResourceTable(ScrollView, can_focus=True):
             existing = index.get(row.key)
             if existing is not None:
                 cells_list[existing], search_list[existing], data_list[existing] = cells, search, row.data
+                replaced.append(existing)
                 if needle:
                     self._visible_exact = False  # whether it passes the filter may have changed
                 continue
+            added = True
             index[row.key] = len(keys)
             keys.append(row.key)
             cells_list.append(cells)
@@ -257,7 +265,24 @@ class ResourceTable(ScrollView, can_focus=True):
             data_list.append(row.data)
             if not needle or (needle in search) != invert:
                 visible.append(len(keys) - 1)
-        self._changed(structure=True)
+        if added or (replaced and needle) or widths != widths_before:
+            self._changed(structure=True)
+        elif replaced:
+            self._replaced(replaced)
+
+    def _replaced(self, positions: list[int]) -> None:
+        """Rows changed in place, nothing else: repaint their lines only (an age ticking on a
+        10,000-row table rewrote every line on screen)."""
+        versions, keys = self._versions, self._keys
+        top = int(self.scroll_offset.y)
+        bottom = top + max(0, self.size.height - 1)
+        where = {position: shown for shown, position in enumerate(self._visible[top:bottom], start=top)}
+        for position in positions:
+            key = keys[position]
+            versions[key] = versions.get(key, 0) + 1
+            shown = where.get(position)
+            if shown is not None:
+                self.refresh_line(shown + 1)  # line 0 is the header
 
     def update_row(self, row: TableRow) -> None:
         """Replace the row with the same key (appends it when new)."""
@@ -530,5 +555,6 @@ class ResourceTable(ScrollView, can_focus=True):
         position = self._visible[index]
         is_cursor = index == self._cursor
         style = base + self.get_component_rich_style("resource-table--cursor") if is_cursor else base
-        key = ("row", self._generation, self._keys[position], is_cursor, scroll_x, width)
+        row_key = self._keys[position]
+        key = ("row", self._generation, row_key, self._versions.get(row_key, 0), is_cursor, scroll_x, width)
         return self._strip_for(key, self._cells[position], style, scroll_x, width)

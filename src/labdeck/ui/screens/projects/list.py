@@ -202,12 +202,10 @@ class ProjectsScreen(TableSectionScreen):
         self.mark_loaded()
 
     def retime(self, now: datetime) -> None:
-        """Re-render the rows whose "last activity" text moved on."""
+        """Re-render the rows whose "last activity" text moved on (in one update)."""
         table = self.table
-        for row in table.rows():
-            project = row.data
-            if project is not None and str(row.cells[ACTIVITY_COLUMN]) != relative_time(project.last_activity_at, now):
-                table.update_row(self._row(project))
+        table.append_rows([self._row(row.data) for row in table.rows() if row.data is not None and
+                           str(row.cells[ACTIVITY_COLUMN]) != relative_time(row.data.last_activity_at, now)])
 
     async def _load_starred(self) -> None:
         client = self.client
@@ -283,12 +281,16 @@ class ProjectsScreen(TableSectionScreen):
             self._ci_subscription.close()
 
     def _ci_changed(self, snapshot: ProjectsSnapshot) -> None:
+        if not self.is_attached:  # a round that ended while the screen was being closed
+            return
         changed = [pid for pid, status in snapshot.projects.items() if self.ci.get(pid) != status]
         self.ci = dict(snapshot.projects)
         self._refresh_rows(set(changed))
 
     def _follow_visible_rows(self) -> None:
         """Tell the poller which projects are on screen (it reads only those for this column)."""
+        if not self.is_attached:  # after a filter, the repaint it waited for may come at closing
+            return
         table = self.table
         top = int(table.scroll_offset.y)
         shown = table.visible_rows(top, top + max(1, table.size.height))
