@@ -93,9 +93,10 @@ def main() -> int:
             "no bytecode at all": {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(copy),
                                    "PYTHONPYCACHEPREFIX": str(base / "empty-pycache")},
         }
-        # The figures with targets get every round; the comparisons three (their spread is small).
+        # The figures with targets get every round; the comparisons three, or two for the slowest
+        # (their spread is small; README's troubleshooting quotes them).
         rounds = {"bytecode cached": args.runs, "PYTHONDONTWRITEBYTECODE=1": min(args.runs, 3),
-                  "no bytecode at all": min(args.runs, 3)}
+                  "no bytecode at all": min(args.runs, 2)}
         cases: dict[str, list[str]] = {
             "server": [LABDECK],
             "demo": [LABDECK, "--demo"],

@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -27,57 +28,57 @@ FIRST = ("bench_pty_startup", "bench_idle_cpu", "bench_pty_trace", "bench_trace_
          "bench_trace_follow", "bench_api_list", "bench_download", "bench_sim", "bench_sim_traces")
 """The issue's figures first; any other bench_*.py runs after these, in name order."""
 
-ALONGSIDE = {"bench_idle_cpu": "bench_board"}
-"""Pairs run at the same time: the idle-CPU bench spends a minute with consoles doing nothing and
-measures each one's own CPU time (not wall time), and the board bench measures request counts and
-how soon failures are seen on a simulator that answers in 100 ms. Each leaves most of a core free
-for the other; run alone, one after the other, they take 170 s. ``LABDECK_BENCH_SERIAL=1`` runs
-every script alone (to compare)."""
+ALONGSIDE = {"bench_idle_cpu": ("bench_board", "bench_trace_follow")}
+"""Scripts run beside another, one after the other: the idle-CPU bench spends a minute and a half
+with consoles doing nothing and measures each one's own CPU time (not wall time); meanwhile the
+board bench measures request counts and how soon failures are seen on a simulator that answers in
+100 ms, then the follow bench counts the bytes a follower downloads. None of them leaves less than
+most of a core free; run alone, one after the other, they take three minutes.
+``LABDECK_BENCH_SERIAL=1`` runs every script alone (to compare)."""
 
 
-def _scripts(here: Path, serial: bool) -> list[list[Path]]:
-    """The scripts in order, as groups that run at the same time (one script each when ``serial``)."""
+def _scripts(here: Path, serial: bool) -> list[tuple[Path, list[Path]]]:
+    """The scripts in order, each with those to run beside it (none when ``serial``)."""
     found = {path.stem: path for path in here.glob("bench_*.py")}
     ordered = [found.pop(name) for name in FIRST if name in found]
     ordered += [found[name] for name in sorted(found)]
-    groups: list[list[Path]] = []
-    taken: set[str] = set()
-    for script in ordered:
-        if script.stem in taken:
-            continue
-        group = [script]
-        partner = ALONGSIDE.get(script.stem)
-        if not serial and partner is not None and any(other.stem == partner for other in ordered):
-            group.append(next(other for other in ordered if other.stem == partner))
-        taken.update(member.stem for member in group)
-        groups.append(group)
-    return groups
+    by_name = {script.stem: script for script in ordered}
+    beside = {} if serial else {name: [by_name[other] for other in others if other in by_name]
+                                for name, others in ALONGSIDE.items() if name in by_name}
+    taken = {script.stem for scripts in beside.values() for script in scripts}
+    return [(script, beside.get(script.stem, [])) for script in ordered if script.stem not in taken]
 
 
-def _run_group(group: list[Path], env: dict[str, str], tmp: Path) -> list[str]:
-    """Run the scripts of ``group`` at the same time; print each one's output once all have ended
-    (in order, not interleaved). Returns the names of those that exited non-zero."""
+def _run_group(main: Path, beside: list[Path], env: dict[str, str], tmp: Path) -> list[str]:
+    """Run ``main``, and ``beside`` one after the other at the same time; print each one's output
+    once all have ended (in order, not interleaved). Returns the names of those that exited non-zero."""
     started = time.perf_counter()
-    if len(group) == 1:  # alone: its output as it comes
-        print(f"\n=== {group[0].name} ===", flush=True)
-        result = subprocess.run([sys.executable, str(group[0])], check=False, env=env)
-        print(f"({group[0].name}: {time.perf_counter() - started:.0f} s)", flush=True)
-        return [group[0].name] if result.returncode != 0 else []
-    running = []
-    for script in group:
-        log = (tmp / f"{script.stem}.log").open("w+", encoding="utf-8")
-        process = subprocess.Popen([sys.executable, str(script)], stdout=log, stderr=subprocess.STDOUT, env=env)
-        running.append((script, process, log))
+    if not beside:  # alone: its output as it comes
+        print(f"\n=== {main.name} ===", flush=True)
+        result = subprocess.run([sys.executable, str(main)], check=False, env=env)
+        print(f"({main.name}: {time.perf_counter() - started:.0f} s)", flush=True)
+        return [main.name] if result.returncode != 0 else []
+    outcomes: dict[str, tuple[int, float]] = {}
+
+    def run(script: Path) -> None:
+        with (tmp / f"{script.stem}.log").open("w", encoding="utf-8") as log:
+            code = subprocess.run([sys.executable, str(script)], stdout=log, stderr=subprocess.STDOUT,
+                                  env=env, check=False).returncode
+        outcomes[script.name] = (code, time.perf_counter() - started)
+
+    lane = threading.Thread(target=lambda: [run(script) for script in beside])
+    lane.start()
+    run(main)
+    lane.join()
     failures = []
-    together = f", at the same time as {' and '.join(s.name for s in group[1:])}" if len(group) > 1 else ""
-    for index, (script, process, log) in enumerate(running):
-        process.wait()
-        log.seek(0)
-        print(f"\n=== {script.name}{together if index == 0 else ', alongside ' + group[0].name} ===", flush=True)
-        print(log.read(), end="", flush=True)
-        log.close()
-        print(f"({script.name}: {time.perf_counter() - started:.0f} s from the group's start)", flush=True)
-        if process.returncode != 0:
+    for index, script in enumerate([main, *beside]):
+        title = (f"{main.name}, with {' then '.join(s.name for s in beside)} beside it" if index == 0
+                 else f"{script.name}, beside {main.name}")
+        print(f"\n=== {title} ===", flush=True)
+        print((tmp / f"{script.stem}.log").read_text(encoding="utf-8"), end="", flush=True)
+        code, ended = outcomes[script.name]
+        print(f"({script.name}: ended {ended:.0f} s after the group's start)", flush=True)
+        if code != 0:
             failures.append(script.name)
     return failures
 
@@ -106,8 +107,8 @@ def main() -> int:
         if source:
             env["PYTHONPATH"] = source
         serial = os.environ.get("LABDECK_BENCH_SERIAL") == "1"
-        for group in _scripts(here, serial):
-            failures += _run_group(group, env, Path(tmp))
+        for main_script, beside in _scripts(here, serial):
+            failures += _run_group(main_script, beside, env, Path(tmp))
         rows = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()] \
             if results.exists() else []
     print(f"\n=== summary ({time.perf_counter() - began:.0f} s in all"

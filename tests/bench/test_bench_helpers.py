@@ -60,3 +60,15 @@ def test_records_become_one_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert "idle CPU, projects" in table and "met" in table and "—" in table
     assert table.splitlines()[0].split()[:5] == ["measure", "target", "result", "met", "how"]
     assert spread([0.7, 0.6, 0.8]) == "0.70 s (0.60–0.80, n=3)"
+
+
+def test_the_idle_bench_has_the_count_only_benches_beside_it_unless_serial() -> None:
+    from run_all import _scripts
+
+    here = Path(__file__).resolve().parents[2] / "bench"
+    grouped = {main.stem: [other.stem for other in beside] for main, beside in _scripts(here, serial=False)}
+    assert grouped["bench_idle_cpu"] == ["bench_board", "bench_trace_follow"]
+    assert "bench_board" not in grouped and "bench_trace_follow" not in grouped
+    alone = _scripts(here, serial=True)
+    assert all(not beside for _, beside in alone)
+    assert {main.stem for main, _ in alone} >= {"bench_idle_cpu", "bench_board", "bench_trace_follow"}
