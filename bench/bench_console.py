@@ -41,10 +41,14 @@ KEYSTROKES = ("project-12" + "\b" * 4 + "group" + "\b" * 5 + "!p" + "\b" * 2) * 
 """Typed into the ``/`` filter (``\b`` deletes): narrowing, widening, inverting, emptying."""
 
 CHILD_COLD_START = r"""
-import asyncio, sys, time
+import gc
+gc.disable()  # as `labdeck` does while the console starts (the app turns it on again)
+import asyncio, os, sys, time
+from labdeck import trust
 from labdeck.sim.demo_process import DemoProcess
 
 server = DemoProcess.spawn()  # as `labdeck --demo` does: the simulator's own process starts first
+trust.read_ahead(trust.trust_locations(True, None, os.environ))  # and the CA bundle read meanwhile
 from labdeck.secret import Secret
 from labdeck.session import Session
 from labdeck.sim.accounts import DEMO_TOKENS

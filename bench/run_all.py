@@ -28,13 +28,14 @@ FIRST = ("bench_pty_startup", "bench_idle_cpu", "bench_pty_trace", "bench_trace_
          "bench_trace_follow", "bench_api_list", "bench_download", "bench_sim", "bench_sim_traces")
 """The issue's figures first; any other bench_*.py runs after these, in name order."""
 
-ALONGSIDE = {"bench_idle_cpu": ("bench_board", "bench_trace_follow")}
+ALONGSIDE = {"bench_idle_cpu": ("bench_board", "bench_trace_follow", "bench_api_list")}
 """Scripts run beside another, one after the other: the idle-CPU bench spends a minute and a half
 with consoles doing nothing and measures each one's own CPU time (not wall time); meanwhile the
 board bench measures request counts and how soon failures are seen on a simulator that answers in
-100 ms, then the follow bench counts the bytes a follower downloads. None of them leaves less than
-most of a core free; run alone, one after the other, they take three minutes.
-``LABDECK_BENCH_SERIAL=1`` runs every script alone (to compare)."""
+100 ms, the follow bench counts the bytes a follower downloads, and the listing bench compares two
+clients against the same simulator (its target case waits on 100 ms answers). The idle consoles
+use about 2 % of one core together; run alone, one after the other, these take three and a half
+minutes. ``LABDECK_BENCH_SERIAL=1`` runs every script alone (to compare)."""
 
 
 def _scripts(here: Path, serial: bool) -> list[tuple[Path, list[Path]]]:

@@ -329,3 +329,44 @@ def test_switching_profile_after_url_goes_to_that_profiles_instance(console: lis
     switched = sys.modules["labdeck.ui.app"].kwargs["session_for_profile"]("b")
     # The switch resolves profile b (its URL and stored token); the startup probe is skipped here.
     assert console[0].base_url == sim.base_url and switched.base_url == "https://b.example"
+
+
+def test_the_collector_is_paused_while_the_console_starts_and_on_again_however_it_ends(
+        console: list[Session], sim: SimServer, tokens: dict[str, str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import gc
+
+    seen: list[bool] = []
+    recorder = sys.modules["labdeck.ui.app"].run_console
+
+    def run_console(session: Session, **kwargs: Any) -> int:
+        seen.append(gc.isenabled())
+        return int(recorder(session, **kwargs))
+
+    monkeypatch.setattr(sys.modules["labdeck.ui.app"], "run_console", run_console)
+    monkeypatch.setenv("LABDECK_URL", sim.base_url)
+    monkeypatch.setenv("LABDECK_TOKEN", tokens["admin"])
+    assert gc.isenabled()
+    assert cli.main([]) == 0 and seen == [False]  # the app turns it on after its first screen
+    assert gc.isenabled()
+    monkeypatch.setenv("LABDECK_TOKEN", "not-a-valid-token")
+    assert cli.main([]) == 1 and "rejected" in capsys.readouterr().err
+    assert gc.isenabled() and seen == [False]
+
+
+async def test_the_console_turns_the_collector_on_after_its_first_screen(sim: SimServer, tokens: dict[str, str]) -> None:
+    import gc
+
+    from labdeck.ui.app import FREEZE_DELAY, LabdeckApp
+
+    session = Session(base_url=sim.base_url, token=Secret(tokens["admin"]), token_source="test", profile="t")
+    gc.disable()  # as the command line leaves it
+    try:
+        app = LabdeckApp(session)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.2)
+            assert not gc.isenabled()  # the start-up is not interrupted by collections
+            await pilot.pause(FREEZE_DELAY)
+            assert gc.isenabled()
+    finally:
+        gc.enable()

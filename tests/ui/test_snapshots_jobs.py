@@ -81,8 +81,15 @@ def _open_jobs(*keys: str) -> Callable[[Any], Any]:
     async def run_before(pilot: Any) -> None:
         await _settle(pilot)
         pilot.app.open_jobs(PROJECT_ID, PROJECT_PATH)
+        # The first refresh starts from a timer: on a busy machine no worker may be running yet
+        # when the screen first settles, and rows added later would be caught unmeasured.
+        for _ in range(1000):
+            screen = pilot.app.screen
+            if isinstance(screen, JobsScreen) and screen.refresh_count:
+                break
+            await pilot.pause(0.01)
         await _settle(pilot)
-        assert isinstance(pilot.app.screen, JobsScreen)
+        assert isinstance(pilot.app.screen, JobsScreen) and pilot.app.screen.refresh_count
         if keys:
             await pilot.press(*keys)
             await _settle(pilot)

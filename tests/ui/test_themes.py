@@ -159,3 +159,39 @@ async def test_unreadable_textual_themes_are_not_offered(sim: SimServer, make_ap
         # Checked by themselves soon after start-up too (off the first screen's path).
         await pilot.pause(THEME_CHECK_DELAY + 0.3)
         assert "solarized-light" not in later.available_themes and "labdeck-light" in later.available_themes
+
+
+MURKY = """
+name = "murky"
+primary = "#336699"
+background = "#101010"
+surface = "#141414"
+[variables]
+job-failed = "#3a1010"
+"""
+
+
+async def test_an_unreadable_user_theme_is_withdrawn_with_a_notice_chosen_or_not(sim: SimServer,
+                                                                                 make_app: MakeApp) -> None:
+    _write(theme_dirs()[-1], "murky.toml", MURKY)
+    chosen = make_app(sim, theme="murky")
+    async with chosen.run_test(size=(100, 30)) as pilot:
+        await settle(chosen, pilot)
+        # Checked before the first screen: never shown, the default instead, and the user told why.
+        assert chosen.theme == "labdeck-dark"
+        assert "murky" not in chosen.available_themes
+        assert any("murky.toml" in str(n.message) and "job-failed" in str(n.message) for n in chosen._notifications)
+    other = make_app(sim)
+    async with other.run_test(size=(100, 30)) as pilot:
+        await settle(other, pilot)
+        assert other.theme == "labdeck-dark"
+        offered = other.offered_themes()  # the picker's list: checked by then
+        assert "murky" not in offered and "labdeck-light" in offered
+        await pilot.pause()
+        assert any("murky.toml" in str(n.message) for n in other._notifications)
+    later = make_app(sim)
+    async with later.run_test(size=(100, 30)) as pilot:
+        await settle(later, pilot)
+        await pilot.pause(THEME_CHECK_DELAY + 0.3)  # or by itself soon after start-up
+        assert "murky" not in later.available_themes
+        assert any("murky.toml" in str(n.message) for n in later._notifications)

@@ -19,6 +19,7 @@ from labdeck.api.core import describe_transport_error
 from labdeck.api.errors import TlsConfigError
 from labdeck.api.transport import build_ssl_context
 from labdeck.secret import Secret
+from labdeck.trust import chosen_ca_file
 
 _Answer = TypeVar("_Answer")
 
@@ -41,12 +42,7 @@ def tls_settings(ca_file: str | None = None, insecure: bool = False, origin: str
     > the default trust store. Only ``--insecure`` turns verification off."""
     if insecure:
         return TlsSettings(False, "verification OFF (--insecure): anyone on the path can read the token")
-    chosen, source = ca_file, origin
-    if not chosen:
-        for name in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"):
-            if os.environ.get(name):
-                chosen, source = os.environ[name], name
-                break
+    chosen, source = chosen_ca_file(ca_file, origin, os.environ)
     if not chosen:
         return TlsSettings(True, "default trust store (certifi)")
     path = Path(chosen).expanduser()

@@ -19,6 +19,7 @@ import contextlib
 import gc
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -50,7 +51,9 @@ from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.terminal_filter import InertTextFilter
 from labdeck.ui.themes import (
     DEFAULT_THEME,
+    ThemeFileError,
     app_variable_defaults,
+    check_readable,
     load_theme_dirs,
     readable_theme,
     resolve_theme_name,
@@ -81,7 +84,8 @@ FULL_PASS_EVERY = 100
 
 
 def freeze_start_up_objects() -> None:
-    """Once per process, move the objects alive now out of the garbage collector's full passes.
+    """Once per process, move the objects alive now out of the garbage collector's full passes;
+    then turn the collector on (the command line pauses it while the console starts).
 
     Once only: frozen objects are never collected, so freezing again (tests start many apps in one
     process) would keep each earlier app's cycles alive."""
@@ -90,6 +94,7 @@ def freeze_start_up_objects() -> None:
         _start_up_frozen = True
         gc.collect()
         gc.freeze()
+    gc.enable()
 
 
 class LabdeckApp(AccountSwitching):
@@ -161,6 +166,7 @@ class LabdeckApp(AccountSwitching):
         """True once the server refused the token (shown on the status line)."""
         self._profile_names: list[str] | None = None
         self._unchecked_themes: list[str] = []
+        self._unchecked_files: dict[str, Path] = {}
         self._refreshed_css_version: int | None = None
         self._theme_notices = self._register_themes()
 
@@ -242,42 +248,61 @@ class LabdeckApp(AccountSwitching):
         Called from ``__init__``: the stylesheet is then first parsed with the chosen theme's
         variables, instead of once with Textual's default theme and again after the switch."""
         notices: list[tuple[str, str, float | None]] = []  # title, message, timeout
-        result = load_theme_dirs()
+        # A theme file's readability check is ~4 ms of colour maths each: the files are read and
+        # registered now, the chosen theme (and the fallback, if needed) checked now, the rest with
+        # Textual's own themes, once the first screen is up or as soon as themes are listed.
+        result = load_theme_dirs(check_contrast=False)
         for theme in result.loaded.values():
             self.register_theme(theme)
-        # Textual's own themes stay on offer only when the console's text is legible in them. Checking
-        # all of them is ~60 ms of colour maths: the wanted one is checked now, the rest once the first
-        # screen is up (or as soon as themes are listed, whichever comes first).
+        self._unchecked_files = dict(result.paths)
         self._unchecked_themes = [name for name in self.available_themes if name not in result.loaded]
         if result.failed:
             notices.append(("Some theme files were skipped", result.failure_message(), 12))
         wanted = resolve_theme_name(self.session.theme or DEFAULT_THEME, self.available_themes)
-        if wanted is not None and wanted in self._unchecked_themes:
-            self._unchecked_themes.remove(wanted)
-            if not readable_theme(self.available_themes[wanted]):
-                self.unregister_theme(wanted)
-                wanted = None
+        if wanted is not None and not self._check_theme(wanted, notices):
+            wanted = None
         if wanted is not None:
             self.theme = wanted
         else:
-            fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+            fallback = DEFAULT_THEME if self._check_theme(DEFAULT_THEME, notices) else "textual-dark"
             self.theme = fallback
             if self.session.theme:
                 notices.append(("", f"Unknown theme {self.session.theme!r}; using {fallback}.", None))
         return notices
 
-    def _tell_theme_notices(self) -> None:
-        for title, message, timeout in self._theme_notices:
+    def _check_theme(self, name: str, notices: list[tuple[str, str, float | None]]) -> bool:
+        """Check one theme's readability if not done yet; an unreadable one is withdrawn (a theme
+        file's problems are added to ``notices``). True when ``name`` is on offer and readable."""
+        theme = self.get_theme(name)
+        if theme is None:
+            return False
+        if name in self._unchecked_themes:
+            self._unchecked_themes.remove(name)
+            if not readable_theme(theme):
+                self.unregister_theme(name)
+                return False
+        if (path := self._unchecked_files.pop(name, None)) is not None:
+            try:
+                check_readable(theme, path)
+            except ThemeFileError as error:
+                self.unregister_theme(name)
+                notices.append(("Some theme files were skipped", str(error), 12))
+                return False
+        return True
+
+    def _tell_theme_notices(self, notices: list[tuple[str, str, float | None]]) -> None:
+        for title, message, timeout in notices:
             self.notify(message, title=title, severity="warning", timeout=timeout, markup=False)
 
     def offered_themes(self) -> dict[str, Theme]:
         """Every theme on offer by name: the theme files, and Textual's own themes in which the
         console's text is legible (checked now if that was not done yet)."""
-        unchecked, self._unchecked_themes = self._unchecked_themes, []
-        for name in unchecked:
-            theme = self.get_theme(name)
-            if theme is not None and name != self.theme and not readable_theme(theme):
-                self.unregister_theme(name)
+        notices: list[tuple[str, str, float | None]] = []
+        for name in [*self._unchecked_themes, *self._unchecked_files]:
+            if name != self.theme:
+                self._check_theme(name, notices)
+        self._unchecked_themes, self._unchecked_files = [], {}
+        self._tell_theme_notices(notices)
         return self.available_themes
 
     def search_themes(self) -> None:
@@ -286,7 +311,7 @@ class LabdeckApp(AccountSwitching):
         super().search_themes()
 
     async def on_mount(self) -> None:
-        self._tell_theme_notices()
+        self._tell_theme_notices(self._theme_notices)
         if self.session.keymap:
             self.set_keymap(self.session.keymap)
         saved = self.ui_state.load()

@@ -49,9 +49,25 @@ APP_VARIABLES = (
 """Variables the console's CSS uses on top of Textual's own (a theme may set any of them)."""
 
 
+_derived: dict[int, tuple[Theme, dict[str, str]]] = {}
+
+
 def app_variable_defaults(theme: Theme) -> dict[str, str]:
     """Values for :data:`APP_VARIABLES` derived from ``theme``'s colours (for themes that omit them),
     each text colour made readable (4.5:1) on the background the console draws it on."""
+    # Worked out once per theme object (~4 ms of colour maths): checking a theme file and styling
+    # the console with it ask for the same values.
+    known = _derived.get(id(theme))
+    if known is not None and known[0] is theme:
+        return dict(known[1])
+    values = _derive_app_variables(theme)
+    if len(_derived) >= 64:
+        _derived.clear()
+    _derived[id(theme)] = (theme, values)
+    return dict(values)
+
+
+def _derive_app_variables(theme: Theme) -> dict[str, str]:
     colours = theme.to_color_system().generate()
     if theme.ansi:
         # The terminal's own palette: colours are names the terminal resolves, nothing to adjust.
@@ -164,8 +180,9 @@ def _check_colour(label: str, value: object, problems: list[str]) -> str | None:
     return value
 
 
-def parse_theme(data: dict[str, object], path: Path) -> Theme:
-    """Validate one parsed theme file and build the Textual theme; raise :class:`ThemeFileError`."""
+def parse_theme(data: dict[str, object], path: Path, *, check_contrast: bool = True) -> Theme:
+    """Validate one parsed theme file and build the Textual theme; raise :class:`ThemeFileError`.
+    ``check_contrast=False`` leaves :func:`check_readable` (the costly part) to the caller."""
     problems: list[str] = []
     known = set(_COLOUR_FIELDS) | set(_OTHER_FIELDS) | {"variables"}
     for key in data:
@@ -214,11 +231,17 @@ def parse_theme(data: dict[str, object], path: Path) -> Theme:
         raise ThemeFileError(path, problems)
     kwargs["variables"] = variables
     theme = Theme(**kwargs)  # type: ignore[arg-type]
-    # Readability is part of validity: a theme whose text the console cannot show legibly is refused.
+    if check_contrast:
+        check_readable(theme, path)
+    return theme
+
+
+def check_readable(theme: Theme, path: Path) -> None:
+    """Readability is part of a theme file's validity: raise :class:`ThemeFileError` naming every
+    text style the console could not show legibly in ``theme``."""
     problems = contrast_problems(theme, app_variable_defaults(theme))
     if problems:
         raise ThemeFileError(path, problems)
-    return theme
 
 
 def readable_theme(theme: Theme) -> bool:
@@ -227,15 +250,15 @@ def readable_theme(theme: Theme) -> bool:
     return not contrast_problems(theme, app_variable_defaults(theme))
 
 
-def load_theme_file(path: Path) -> Theme:
-    """Read and validate one ``.toml`` theme file."""
+def load_theme_file(path: Path, *, check_contrast: bool = True) -> Theme:
+    """Read and validate one ``.toml`` theme file (see :func:`parse_theme` for ``check_contrast``)."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
         raise ThemeFileError(path, [f"cannot read: {error}"]) from error
     except tomllib.TOMLDecodeError as error:
         raise ThemeFileError(path, [f"not valid TOML: {error}"]) from error
-    return parse_theme(data, path)
+    return parse_theme(data, path, check_contrast=check_contrast)
 
 
 @dataclass
@@ -244,6 +267,8 @@ class ThemeLoadResult:
 
     loaded: dict[str, Theme] = field(default_factory=dict)
     failed: list[ThemeFileError] = field(default_factory=list)
+    paths: dict[str, Path] = field(default_factory=dict)
+    """The file each loaded theme came from, by name."""
 
     def failure_message(self) -> str:
         """One message listing every failed file (empty when none failed)."""
@@ -279,8 +304,9 @@ def theme_dirs() -> list[Path]:
     return dirs
 
 
-def load_theme_dirs(dirs: Iterable[Path] | None = None) -> ThemeLoadResult:
-    """Load every ``*.toml`` in ``dirs`` (default :func:`theme_dirs`); missing folders are skipped."""
+def load_theme_dirs(dirs: Iterable[Path] | None = None, *, check_contrast: bool = True) -> ThemeLoadResult:
+    """Load every ``*.toml`` in ``dirs`` (default :func:`theme_dirs`); missing folders are skipped.
+    ``check_contrast=False``: see :func:`parse_theme`."""
     result = ThemeLoadResult()
     seen: set[Path] = set()
     for folder in theme_dirs() if dirs is None else dirs:
@@ -293,9 +319,10 @@ def load_theme_dirs(dirs: Iterable[Path] | None = None) -> ThemeLoadResult:
         seen.add(resolved)
         for path in sorted(folder.glob("*.toml")):
             try:
-                theme = load_theme_file(path)
+                theme = load_theme_file(path, check_contrast=check_contrast)
             except ThemeFileError as error:
                 result.failed.append(error)
                 continue
             result.loaded[theme.name] = theme
+            result.paths[theme.name] = path
     return result
