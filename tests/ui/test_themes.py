@@ -125,17 +125,19 @@ def test_every_shipped_theme_is_readable_for_every_style_the_console_uses() -> N
         assert style in labels
 
 
-def test_an_unreadable_theme_file_is_refused_naming_the_style(tmp_path: Path) -> None:
-    path = _write(tmp_path, "murky.toml", """
+MURKY = """
 name = "murky"
 primary = "#336699"
 background = "#101010"
 surface = "#141414"
 [variables]
 job-failed = "#3a1010"
-ld-current-match = "#777777"
-ld-current-match-text = "#888888"
-""")
+"""
+"""A theme whose failed-job colour cannot be read on its surface."""
+
+
+def test_an_unreadable_theme_file_is_refused_naming_the_style(tmp_path: Path) -> None:
+    path = _write(tmp_path, "murky.toml", MURKY + 'ld-current-match = "#777777"\nld-current-match-text = "#888888"\n')
     with pytest.raises(ThemeFileError) as caught:
         load_theme_file(path)
     message = str(caught.value)
@@ -160,15 +162,6 @@ async def test_unreadable_textual_themes_are_not_offered(sim: SimServer, make_ap
         await pilot.pause(THEME_CHECK_DELAY + 0.3)
         assert "solarized-light" not in later.available_themes and "labdeck-light" in later.available_themes
 
-
-MURKY = """
-name = "murky"
-primary = "#336699"
-background = "#101010"
-surface = "#141414"
-[variables]
-job-failed = "#3a1010"
-"""
 
 
 async def test_an_unreadable_user_theme_is_withdrawn_with_a_notice_chosen_or_not(sim: SimServer,
