@@ -95,15 +95,18 @@ def shared_context(locations: tuple[str, ...]) -> ssl.SSLContext:
             future = _contexts[key] = Future()
             while len(_contexts) > _KEEP:
                 del _contexts[next(iter(_contexts))]
-    if reader:
-        try:
-            future.set_result(_verifying_context(locations))
-        except TrustStoreError as error:
-            with _contexts_lock:  # a failed read is not kept: the file may be fixed meanwhile
-                if _contexts.get(key) is future:
-                    del _contexts[key]
-            future.set_exception(error)
-    return future.result()
+    if not reader:
+        return future.result()
+    try:
+        context = _verifying_context(locations)
+    except BaseException as error:  # whatever it is, the threads waiting for this read hear of it
+        with _contexts_lock:  # and it is not kept: the file may be fixed meanwhile
+            if _contexts.get(key) is future:
+                del _contexts[key]
+        future.set_exception(error)
+        raise
+    future.set_result(context)
+    return context
 
 
 def checked_locations(ca_file: str | None, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
@@ -122,7 +125,7 @@ def read_ahead(locations: tuple[str, ...]) -> None:
     def read() -> None:
         try:
             shared_context(locations)
-        except TrustStoreError:
+        except Exception:
             pass  # reported by whoever needs the context: it reads the files again
 
     threading.Thread(target=read, name="labdeck-trust", daemon=True).start()
