@@ -370,3 +370,20 @@ async def test_the_console_turns_the_collector_on_after_its_first_screen(sim: Si
             assert gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_ca_file_that_cannot_be_used_is_explained_in_one_clean_line(
+        console: list[Session], sim: SimServer, tokens: dict[str, str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
+    monkeypatch.setenv("LABDECK_URL", sim.base_url)
+    monkeypatch.setenv("LABDECK_TOKEN", tokens["admin"])
+    assert cli.main(["--ca-file", "~nosuchuser-labdeck/ca.pem"]) == 1  # no traceback for an unknown ~user
+    assert "CA file ~nosuchuser-labdeck/ca.pem (--ca-file) does not exist" in capsys.readouterr().err
+    bad = tmp_path / "bad.pem"
+    bad.write_text("not a certificate\n")
+    assert cli.main(["--ca-file", str(bad)]) == 1
+    error = capsys.readouterr().err
+    assert f"CA file {bad} (--ca-file) is not a PEM certificate bundle (" in error
+    # OpenSSL's whole reason ("[X509: …] no certificate …"), not a piece cut at its first ": ".
+    assert error.count("[") == error.count("]") and error.count("(") == error.count(")")
+    assert console == []

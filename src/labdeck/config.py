@@ -396,14 +396,6 @@ def _section_values(config: Config) -> dict[str, tuple[dict[str, Any], dict[str,
 # --- writing ---------------------------------------------------------------------------------------
 
 
-def _toml_writer() -> Any:
-    """:mod:`tomlkit`, imported when a config file is written (reading it needs only tomllib)."""
-    import tomlkit
-    import tomlkit.exceptions
-
-    return tomlkit
-
-
 def save_config(config: Config) -> None:
     """Write the config file (mode 0600, atomic).
 
@@ -412,13 +404,16 @@ def save_config(config: Config) -> None:
     A new file gets the commented layout of :func:`dump_config`.
     """
     if config.path.exists():
+        import tomlkit  # only to write a file (reading it needs only tomllib)
+        import tomlkit.exceptions
+
         text = config.path.read_text(encoding="utf-8")
         try:
-            document = _toml_writer().parse(text)
-        except _toml_writer().exceptions.TOMLKitError as error:
+            document = tomlkit.parse(text)
+        except tomlkit.exceptions.TOMLKitError as error:
             raise ConfigError(config.path, [f"cannot be updated without losing its content: {error}"]) from None
         _update_document(document, config)
-        write_private(config.path, _toml_writer().dumps(document).encode("utf-8"))
+        write_private(config.path, tomlkit.dumps(document).encode("utf-8"))
     else:
         write_private(config.path, dump_config(config).encode("utf-8"))
     config.exists = True
@@ -443,6 +438,7 @@ def _sync(table: Any, wanted: dict[str, Any], *, keep_equal_defaults: dict[str, 
 
 def _update_document(document: Any, config: Config) -> None:
     """Bring a parsed (tomlkit) config document in line with ``config``, preserving everything else."""
+    import tomlkit
     if config.default_profile:
         if document.get("default_profile") != config.default_profile:
             document["default_profile"] = config.default_profile
@@ -450,7 +446,7 @@ def _update_document(document: Any, config: Config) -> None:
         del document["default_profile"]
     profiles = document.get("profiles")
     if profiles is None and config.profiles:
-        profiles = _toml_writer().table(is_super_table=True)
+        profiles = tomlkit.table(is_super_table=True)
         document["profiles"] = profiles
     if profiles is not None:
         for name in [name for name in profiles if name not in config.profiles]:
@@ -458,7 +454,7 @@ def _update_document(document: Any, config: Config) -> None:
         for name, profile in config.profiles.items():
             table = profiles.get(name)
             if table is None:
-                table = _toml_writer().table()
+                table = tomlkit.table()
                 profiles[name] = table
             _sync(table, {"url": profile.url, "theme": profile.theme, "read_only": profile.read_only,
                           "ca_file": profile.ca_file, "token_store": profile.token_store},
@@ -466,7 +462,7 @@ def _update_document(document: Any, config: Config) -> None:
     if config.keymap or "keymap" in document:
         keymap = document.get("keymap")
         if keymap is None:
-            keymap = _toml_writer().table()
+            keymap = tomlkit.table()
             document["keymap"] = keymap
         for key in [key for key in keymap if key not in config.keymap]:
             del keymap[key]
@@ -482,14 +478,14 @@ def _update_document(document: Any, config: Config) -> None:
     if "ui" in document or any(wanted[name] != getattr(defaults, name) for name in names):
         ui = document.get("ui")
         if ui is None:
-            ui = _toml_writer().table()
+            ui = tomlkit.table()
             document["ui"] = ui
         _sync(ui, wanted, keep_equal_defaults={name: getattr(defaults, name) for name in names})
     for section, (values, section_defaults) in _section_values(config).items():
         if section in document or values != section_defaults:
             table = document.get(section)
             if table is None:
-                table = _toml_writer().table()
+                table = tomlkit.table()
                 document[section] = table
             _sync(table, values, keep_equal_defaults=section_defaults)
 

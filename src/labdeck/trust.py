@@ -19,6 +19,20 @@ from pathlib import Path
 class TrustStoreError(Exception):
     """A CA file or folder cannot be read as trust anchors: ``str()`` names it and says why."""
 
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"cannot load CA certificates from {path}: {reason}")
+
+
+def expand(location: str) -> Path:
+    """``location`` with ``~`` expanded (left as it is when it names no known user: the file is
+    then reported missing, not a traceback)."""
+    try:
+        return Path(location).expanduser()
+    except RuntimeError:
+        return Path(location)
+
 
 def trust_locations(verify: bool | str, ca_file: str | None, env: Mapping[str, str]) -> tuple[str, ...]:
     """Where the trust anchors come from, first match wins: ``verify`` given as a path, ``ca_file``
@@ -52,7 +66,7 @@ def chosen_ca_file(ca_file: str | None, origin: str, env: Mapping[str, str]) -> 
 def _version(location: str) -> tuple[int, int]:
     """What tells a changed CA file apart (a new bundle must be read again, not served from memory)."""
     try:
-        stat = Path(location).expanduser().stat()
+        stat = expand(location).stat()
     except OSError:
         return (-1, -1)
     return (stat.st_mtime_ns, stat.st_size)
@@ -64,14 +78,14 @@ def _verifying_context(locations: tuple[str, ...]) -> ssl.SSLContext:
     context.verify_mode = ssl.CERT_REQUIRED
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     for location in locations:
-        path = Path(location).expanduser()
+        path = expand(location)
         try:
             if path.is_dir():
                 context.load_verify_locations(capath=str(path))
             else:
                 context.load_verify_locations(cafile=str(path))
         except (OSError, ssl.SSLError, ValueError) as exc:
-            raise TrustStoreError(f"cannot load CA certificates from {path}: {exc}") from None
+            raise TrustStoreError(path, str(exc) or type(exc).__name__) from None
     return context
 
 
@@ -114,7 +128,7 @@ def checked_locations(ca_file: str | None, env: Mapping[str, str] | None = None)
     reads the file it names, :func:`chosen_ca_file`, and hands it on as the session's CA file)."""
     environ = os.environ if env is None else env
     chosen, _ = chosen_ca_file(ca_file, "", environ)
-    return (str(Path(chosen).expanduser()),) if chosen else trust_locations(True, None, environ)
+    return (str(expand(chosen)),) if chosen else trust_locations(True, None, environ)
 
 
 def read_ahead(locations: tuple[str, ...]) -> None:

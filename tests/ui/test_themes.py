@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from labdeck.sim.server import SimServer
-from labdeck.ui.app import THEME_CHECK_DELAY
+from labdeck.ui.theme_offer import THEME_CHECK_DELAY
 from labdeck.ui.themes import APP_VARIABLES, ThemeFileError, load_theme_dirs, load_theme_file, theme_dirs
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import settle
@@ -174,6 +174,7 @@ async def test_an_unreadable_user_theme_is_withdrawn_with_a_notice_chosen_or_not
         assert chosen.theme == "labdeck-dark"
         assert "murky" not in chosen.available_themes
         assert any("murky.toml" in str(n.message) and "job-failed" in str(n.message) for n in chosen._notifications)
+        assert any("Unreadable theme 'murky'; using labdeck-dark" in str(n.message) for n in chosen._notifications)
     other = make_app(sim)
     async with other.run_test(size=(100, 30)) as pilot:
         await settle(other, pilot)
@@ -188,3 +189,19 @@ async def test_an_unreadable_user_theme_is_withdrawn_with_a_notice_chosen_or_not
         await pilot.pause(THEME_CHECK_DELAY + 0.3)  # or by itself soon after start-up
         assert "murky" not in later.available_themes
         assert any("murky.toml" in str(n.message) for n in later._notifications)
+
+
+async def test_an_unreadable_user_theme_never_takes_the_place_of_the_theme_it_names(sim: SimServer,
+                                                                                     make_app: MakeApp) -> None:
+    user_dir = theme_dirs()[-1]
+    _write(user_dir, "mine.toml", MURKY.replace('"murky"', '"labdeck-dark"'))
+    _write(user_dir, "nord.toml", MURKY.replace('"murky"', '"nord"'))
+    app = make_app(sim)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        # The shipped labdeck-dark and Textual's own nord stay, told apart from the refused files.
+        assert app.theme == "labdeck-dark" and app.current_theme.primary != "#336699"
+        offered = app.offered_themes()
+        assert "nord" in offered and offered["nord"].primary != "#336699"
+        skipped = " ".join(str(n.message) for n in app._notifications)
+        assert "mine.toml" in skipped and "nord.toml" in skipped

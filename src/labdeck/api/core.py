@@ -11,7 +11,6 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,6 +20,7 @@ import pydantic
 from labdeck import logsafe
 from labdeck.api import errors
 from labdeck.api.cache import EtagCache
+from labdeck.api.parsers import parser_for
 from labdeck.api.results import ActionResult, ConnectionHealth
 from labdeck.api.retry import (
     IDEMPOTENT_METHODS,
@@ -36,11 +36,6 @@ T = TypeVar("T")
 Progress = Callable[[int, int | None], None]
 FilesFactory = Callable[[], Mapping[str, Any]]
 _OK_NO_RAISE = frozenset({304})
-
-
-@lru_cache(maxsize=256)
-def _adapter(model: Any) -> pydantic.TypeAdapter[Any]:
-    return pydantic.TypeAdapter(model)
 
 
 def _claim(part: Path, target: Path) -> None:
@@ -258,7 +253,7 @@ class HttpEngine:
     def parse(response: httpx.Response, model: Any) -> Any:
         """Validate the body against ``model`` (a type such as ``Project`` or ``list[Job]``)."""
         try:
-            return _adapter(model).validate_json(response.content or b"null")
+            return parser_for(model).validate_json(response.content or b"null")
         except pydantic.ValidationError as exc:
             raise errors.UnexpectedResponse(f"response did not match {getattr(model, '__name__', model)}: "
                                      f"{exc.error_count()} problem(s)",
@@ -320,7 +315,7 @@ class HttpEngine:
         if since is not None and read.etag == since:
             return ActionResult(None, changed=False, status=status, etag=read.etag)
         try:
-            value = _adapter(model).validate_json(read.content or b"null")
+            value = parser_for(model).validate_json(read.content or b"null")
         except pydantic.ValidationError as exc:
             raise errors.UnexpectedResponse(f"response did not match {getattr(model, '__name__', model)}: "
                                             f"{exc.error_count()} problem(s)", method="GET", url=read.url) from None

@@ -31,6 +31,7 @@ import httpx
 import pydantic
 
 from labdeck.api import errors
+from labdeck.api.parsers import list_parser
 from labdeck.api.results import ActionResult
 
 if TYPE_CHECKING:
@@ -167,7 +168,7 @@ class Paginator(Generic[T]):
         if raw.empty:
             return []
         try:
-            return list(_list_adapter(self._model).validate_json(raw.content))
+            return list(list_parser(self._model).validate_json(raw.content))
         except pydantic.ValidationError as exc:
             raise errors.UnexpectedResponse(f"list did not match {self._model.__name__}: "
                                             f"{exc.error_count()} problem(s)", method="GET", url=self._path) from None
@@ -284,11 +285,4 @@ class Paginator(Generic[T]):
             last = raw
 
 
-_ADAPTERS: dict[Any, Any] = {}
 
-
-def _list_adapter(model: Any) -> Any:
-    adapter = _ADAPTERS.get(model)
-    if adapter is None:
-        adapter = _ADAPTERS[model] = pydantic.TypeAdapter(list[model])
-    return adapter

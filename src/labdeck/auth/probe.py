@@ -9,17 +9,14 @@ import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
 
 from labdeck.api import ApiClient, RetryPolicy, errors
 from labdeck.api.core import describe_transport_error
-from labdeck.api.errors import TlsConfigError
-from labdeck.api.transport import build_ssl_context
 from labdeck.secret import Secret
-from labdeck.trust import chosen_ca_file
+from labdeck.trust import TrustStoreError, chosen_ca_file, expand, shared_context
 
 _Answer = TypeVar("_Answer")
 
@@ -45,18 +42,16 @@ def tls_settings(ca_file: str | None = None, insecure: bool = False, origin: str
     chosen, source = chosen_ca_file(ca_file, origin, os.environ)
     if not chosen:
         return TlsSettings(True, "default trust store (certifi)")
-    path = Path(chosen).expanduser()
+    path = expand(chosen)
     if not path.is_file():
         return TlsSettings(True, f"CA file {path} ({source})", str(path),
                            f"CA file {path} ({source}) does not exist: fix the path or remove the setting")
     try:
         # The transport's shared context: the console's clients reuse it instead of reading the file again.
-        context = build_ssl_context(str(path))
-    except TlsConfigError as error:
-        reason = str(error).rsplit(": ", 1)[-1] or type(error).__name__
+        context = shared_context((str(path),))
+    except TrustStoreError as error:
         return TlsSettings(True, f"CA file {path} ({source})", str(path),
-                           f"CA file {path} ({source}) is not a PEM certificate bundle ({reason})")
-    assert context is not False
+                           f"CA file {path} ({source}) is not a PEM certificate bundle ({error.reason})")
     return TlsSettings(context, f"CA file {path} ({source})", str(path))
 
 

@@ -19,7 +19,6 @@ import contextlib
 import gc
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -28,7 +27,6 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
-from textual.theme import Theme
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
@@ -49,15 +47,7 @@ from labdeck.ui.screens.keys import KeysScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.terminal_filter import InertTextFilter
-from labdeck.ui.themes import (
-    DEFAULT_THEME,
-    ThemeFileError,
-    app_variable_defaults,
-    check_readable,
-    load_theme_dirs,
-    readable_theme,
-    resolve_theme_name,
-)
+from labdeck.ui.theme_offer import THEME_CHECK_DELAY, ThemeOffer
 from labdeck.ui.type_ahead import KeyOrder, KeysReleased, KeyTravelled
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.watching import Watching
@@ -69,9 +59,6 @@ TICK_SECONDS = 1.0
 FREEZE_DELAY = 1.5
 """Seconds after start-up at which the objects alive are moved out of the collector's full passes."""
 
-THEME_CHECK_DELAY = 1.0
-"""Seconds after start-up at which Textual's own themes are checked for legibility (off the path to
-the first screen)."""
 
 HANG_UP_DEADLINE = 1.5
 """Seconds after SIGHUP/SIGTERM by which the process has ended, gracefully or not."""
@@ -97,7 +84,7 @@ def freeze_start_up_objects() -> None:
     gc.enable()
 
 
-class LabdeckApp(AccountSwitching):
+class LabdeckApp(AccountSwitching, ThemeOffer):
     """The labdeck console."""
 
     TITLE = "labdeck"
@@ -165,10 +152,8 @@ class LabdeckApp(AccountSwitching):
         self.signed_out = False
         """True once the server refused the token (shown on the status line)."""
         self._profile_names: list[str] | None = None
-        self._unchecked_themes: list[str] = []
-        self._unchecked_files: dict[str, Path] = {}
         self._refreshed_css_version: int | None = None
-        self._theme_notices = self._register_themes()
+        self._theme_notices = self.install_themes(session.theme)
 
     # --- client -------------------------------------------------------------------------------
 
@@ -238,80 +223,8 @@ class LabdeckApp(AccountSwitching):
         super().refresh_css(animate)
         self._refreshed_css_version = self._css_update_count
 
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        """labdeck's variables (``ld-*``, ``job-*``), derived from the active theme's colours."""
-        return app_variable_defaults(self.current_theme)
-
-    def _register_themes(self) -> list[tuple[str, str, float | None]]:
-        """Register the theme files and choose the session's theme; returns what to tell the user.
-
-        Called from ``__init__``: the stylesheet is then first parsed with the chosen theme's
-        variables, instead of once with Textual's default theme and again after the switch."""
-        notices: list[tuple[str, str, float | None]] = []  # title, message, timeout
-        # A theme file's readability check is ~4 ms of colour maths each: the files are read and
-        # registered now, the chosen theme (and the fallback, if needed) checked now, the rest with
-        # Textual's own themes, once the first screen is up or as soon as themes are listed.
-        result = load_theme_dirs(check_contrast=False)
-        for theme in result.loaded.values():
-            self.register_theme(theme)
-        self._unchecked_files = dict(result.paths)
-        self._unchecked_themes = [name for name in self.available_themes if name not in result.loaded]
-        if result.failed:
-            notices.append(("Some theme files were skipped", result.failure_message(), 12))
-        wanted = resolve_theme_name(self.session.theme or DEFAULT_THEME, self.available_themes)
-        if wanted is not None and not self._check_theme(wanted, notices):
-            wanted = None
-        if wanted is not None:
-            self.theme = wanted
-        else:
-            fallback = DEFAULT_THEME if self._check_theme(DEFAULT_THEME, notices) else "textual-dark"
-            self.theme = fallback
-            if self.session.theme:
-                notices.append(("", f"Unknown theme {self.session.theme!r}; using {fallback}.", None))
-        return notices
-
-    def _check_theme(self, name: str, notices: list[tuple[str, str, float | None]]) -> bool:
-        """Check one theme's readability if not done yet; an unreadable one is withdrawn (a theme
-        file's problems are added to ``notices``). True when ``name`` is on offer and readable."""
-        theme = self.get_theme(name)
-        if theme is None:
-            return False
-        if name in self._unchecked_themes:
-            self._unchecked_themes.remove(name)
-            if not readable_theme(theme):
-                self.unregister_theme(name)
-                return False
-        if (path := self._unchecked_files.pop(name, None)) is not None:
-            try:
-                check_readable(theme, path)
-            except ThemeFileError as error:
-                self.unregister_theme(name)
-                notices.append(("Some theme files were skipped", str(error), 12))
-                return False
-        return True
-
-    def _tell_theme_notices(self, notices: list[tuple[str, str, float | None]]) -> None:
-        for title, message, timeout in notices:
-            self.notify(message, title=title, severity="warning", timeout=timeout, markup=False)
-
-    def offered_themes(self) -> dict[str, Theme]:
-        """Every theme on offer by name: the theme files, and Textual's own themes in which the
-        console's text is legible (checked now if that was not done yet)."""
-        notices: list[tuple[str, str, float | None]] = []
-        for name in [*self._unchecked_themes, *self._unchecked_files]:
-            if name != self.theme:
-                self._check_theme(name, notices)
-        self._unchecked_themes, self._unchecked_files = [], {}
-        self._tell_theme_notices(notices)
-        return self.available_themes
-
-    def search_themes(self) -> None:
-        """The theme picker, offering only legible themes."""
-        self.offered_themes()
-        super().search_themes()
-
     async def on_mount(self) -> None:
-        self._tell_theme_notices(self._theme_notices)
+        self.tell_theme_notices(self._theme_notices)
         if self.session.keymap:
             self.set_keymap(self.session.keymap)
         saved = self.ui_state.load()

@@ -25,7 +25,7 @@ from pathlib import Path
 from platformdirs import user_config_dir
 from textual.color import Color, ColorParseError
 from textual.design import ColorSystem
-from textual.theme import Theme
+from textual.theme import BUILTIN_THEMES, Theme
 
 from labdeck.ui.theme_contrast import contrast_problems, readable
 
@@ -57,8 +57,8 @@ def app_variable_defaults(theme: Theme) -> dict[str, str]:
     each text colour made readable (4.5:1) on the background the console draws it on."""
     # Worked out once per theme object (~4 ms of colour maths): checking a theme file and styling
     # the console with it ask for the same values.
-    known = _derived.get(id(theme))
-    if known is not None and known[0] is theme:
+    known = _derived.get(id(theme))  # the entry keeps its theme alive: the id stays its own
+    if known is not None:
         return dict(known[1])
     values = _derive_app_variables(theme)
     if len(_derived) >= 64:
@@ -239,15 +239,20 @@ def parse_theme(data: dict[str, object], path: Path, *, check_contrast: bool = T
 def check_readable(theme: Theme, path: Path) -> None:
     """Readability is part of a theme file's validity: raise :class:`ThemeFileError` naming every
     text style the console could not show legibly in ``theme``."""
-    problems = contrast_problems(theme, app_variable_defaults(theme))
+    problems = legibility_problems(theme)
     if problems:
         raise ThemeFileError(path, problems)
+
+
+def legibility_problems(theme: Theme) -> list[str]:
+    """Every text style the console uses that is not legible in ``theme`` (empty: all are)."""
+    return contrast_problems(theme, app_variable_defaults(theme))
 
 
 def readable_theme(theme: Theme) -> bool:
     """True when every text colour the console uses is legible in ``theme`` (Textual's built-in
     themes that are not are not offered)."""
-    return not contrast_problems(theme, app_variable_defaults(theme))
+    return not legibility_problems(theme)
 
 
 def load_theme_file(path: Path, *, check_contrast: bool = True) -> Theme:
@@ -267,8 +272,9 @@ class ThemeLoadResult:
 
     loaded: dict[str, Theme] = field(default_factory=dict)
     failed: list[ThemeFileError] = field(default_factory=list)
-    paths: dict[str, Path] = field(default_factory=dict)
-    """The file each loaded theme came from, by name."""
+    unchecked: dict[str, Path] = field(default_factory=dict)
+    """Loaded themes whose legibility is still to be checked (``check_contrast=False``), by name,
+    with the file each came from."""
 
     def failure_message(self) -> str:
         """One message listing every failed file (empty when none failed)."""
@@ -306,7 +312,11 @@ def theme_dirs() -> list[Path]:
 
 def load_theme_dirs(dirs: Iterable[Path] | None = None, *, check_contrast: bool = True) -> ThemeLoadResult:
     """Load every ``*.toml`` in ``dirs`` (default :func:`theme_dirs`); missing folders are skipped.
-    ``check_contrast=False``: see :func:`parse_theme`."""
+
+    ``check_contrast=False`` leaves the legibility check of the themes with new names to the
+    caller (:attr:`ThemeLoadResult.unchecked`). A file that takes the name of an earlier folder's
+    theme or of one of Textual's is checked here all the same: an illegible one is skipped, so the
+    theme it would have replaced stays."""
     result = ThemeLoadResult()
     seen: set[Path] = set()
     for folder in theme_dirs() if dirs is None else dirs:
@@ -319,10 +329,15 @@ def load_theme_dirs(dirs: Iterable[Path] | None = None, *, check_contrast: bool 
         seen.add(resolved)
         for path in sorted(folder.glob("*.toml")):
             try:
-                theme = load_theme_file(path, check_contrast=check_contrast)
+                theme = load_theme_file(path, check_contrast=False)
+                replaces = theme.name in result.loaded or theme.name in BUILTIN_THEMES
+                if check_contrast or replaces:
+                    check_readable(theme, path)
             except ThemeFileError as error:
                 result.failed.append(error)
                 continue
             result.loaded[theme.name] = theme
-            result.paths[theme.name] = path
+            result.unchecked.pop(theme.name, None)
+            if not (check_contrast or replaces):
+                result.unchecked[theme.name] = path
     return result

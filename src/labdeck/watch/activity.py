@@ -14,21 +14,13 @@ are the poller's unfinished-job reads and its sweep.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pydantic
-
 from labdeck.api.core import HttpEngine
 from labdeck.api.models import Project
-
-
-@functools.cache
-def _projects_adapter() -> pydantic.TypeAdapter[list[Project]]:
-    # Built on first use, not at import: the console imports this before its first screen.
-    return pydantic.TypeAdapter(list[Project])
+from labdeck.api.parsers import list_parser
 
 MARGIN = timedelta(seconds=1)
 """``last_activity_after`` is strict and timestamps tie: look a second further back."""
@@ -88,7 +80,7 @@ class ActivityCheck:
             result.pages += 1
             if read.etag is not None and self._etags.get(read.url) == read.etag:
                 return result  # the same page as last time: nothing moved
-            projects = _projects_adapter().validate_json(read.content or b"[]")
+            projects = list_parser(Project).validate_json(read.content or b"[]")
             result.parsed += 1
             self._etags[read.url] = read.etag
             all_moved = bool(projects)

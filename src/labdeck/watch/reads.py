@@ -5,17 +5,15 @@ none raises for server trouble."""
 
 from __future__ import annotations
 
-import functools
 import logging
 import random
 from datetime import datetime
 from typing import Any
 
-import pydantic
-
 from labdeck.api import errors
 from labdeck.api.client import ApiClient
 from labdeck.api.models import Job
+from labdeck.api.parsers import list_parser
 from labdeck.watch.activity import ActivityCheck
 from labdeck.watch.budget import PollStats, RequestBudget
 from labdeck.watch.clock import Clock, ServerClock
@@ -39,12 +37,6 @@ from labdeck.watch.tracking import (
 from labdeck.watch.watched import WatchedSet
 
 log = logging.getLogger("labdeck.watch")
-
-
-@functools.cache
-def _jobs_adapter() -> pydantic.TypeAdapter[list[Job]]:
-    # Built on first use (~20 ms), not at import: the console imports this before its first screen.
-    return pydantic.TypeAdapter(list[Job])
 
 
 _REFUSED = (errors.NotFound, errors.Forbidden, errors.Unauthorized)
@@ -125,7 +117,7 @@ class PollerReads:
         self._recovered()
         now, server_now = self._clock(), self.server_now()
         if not (track.loaded and read.etag is not None and read.etag == track.etag):
-            jobs = _jobs_adapter().validate_json(read.content or b"[]")
+            jobs = list_parser(Job).validate_json(read.content or b"[]")
             self.stats.parsed += 1
             rows = tuple(derive_pipelines(pid, track.path, jobs, now=server_now,
                                           page_full=len(jobs) >= s.jobs_per_project))
@@ -158,7 +150,7 @@ class PollerReads:
                     f"projects/{track.project_id}/pipelines/{pipeline_id}/jobs", {"per_page": 100})
             except errors.ApiError:
                 continue  # gone or unreadable: the target keeps its last state
-            jobs = _jobs_adapter().validate_json(read.content or b"[]")
+            jobs = list_parser(Job).validate_json(read.content or b"[]")
             self.stats.parsed += 1
             if not jobs:
                 continue
