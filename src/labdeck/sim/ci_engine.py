@@ -378,7 +378,7 @@ class CiStore(TraceStore, IndexedStore):
         if self.next_pipeline_at is not None:
             at = self.next_pipeline_at
             offer(at, 1, 1 << 62, lambda: self._generate(at))
-        for event in self.queue.events(self, self.cursor, busy, gitlab=self.gitlab):
+        for event in self.queue.events(self, self.cursor, now, busy, gitlab=self.gitlab):
             offer(*event)
         if best is None:
             return None
