@@ -371,18 +371,14 @@ class CiStore(TraceStore, IndexedStore):
             if at <= now and (best is None or (at, rank, order) < best[:3]):
                 best = (at, rank, order, action)
 
-        busy: dict[int, int] = {}
-        for job_id in sorted(self.queue.running | self.queue.timed):
+        busy = self.queue.busy(self)
+        finishing = self.queue.next_finish(self)
+        if finishing is not None:
+            done, ending = finishing
+            offer(done, 0, ending.id, lambda: self.finish(ending, done))
+        for job_id in sorted(self.queue.timed):
             job = self.jobs.get(job_id)
-            if job is None or job_id not in self.active:
-                continue
-            if job.status in ("running", "canceling"):
-                busy[job.runner_id or 0] = busy.get(job.runner_id or 0, 0) + 1
-            if job.status == "running":
-                if job.planned_duration is not None and job.started_at is not None:
-                    done = job.started_at + timedelta(seconds=job.planned_duration)
-                    offer(done, 0, job.id, lambda job=job, done=done: self.finish(job, done))  # type: ignore[misc]
-            else:
+            if job is not None and job_id in self.active:
                 timed = ci_lifecycle.timed_event(self, job)
                 if timed is not None:
                     offer(timed[0], timed[1], job.id, timed[2])

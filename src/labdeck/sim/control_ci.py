@@ -31,7 +31,9 @@
 
 - ``POST /-/sim/projects/{id}/jobs/{job_id}/trace``: appends the raw request body to the job's log;
   answers 201 ``{"id", "size"}``.
-- ``PUT /-/sim/runners/{runner_id}`` JSON ``{"connected": bool}``: a runner stops or resumes polling.
+- ``PUT /-/sim/runners/{runner_id}`` JSON ``{"connected": bool, "concurrent": N}``: a runner stops or
+  resumes polling; ``concurrent`` sets how many jobs it runs at once (an autoscaling fleet for
+  pipelines of thousands of jobs; the shared runners run 4 and 3).
 
 Every route refuses non-loopback clients (404) and callers without an admin ``api`` token (403).
 """
@@ -227,7 +229,7 @@ async def append_trace(request: Request) -> Response:
 
 
 async def set_runner(request: Request) -> Response:
-    """PUT /-/sim/runners/{runner_id}: ``{"connected": bool}``."""
+    """PUT /-/sim/runners/{runner_id}: ``{"connected": bool, "concurrent": N}``."""
     try:
         state, _ = _admin(request)
         try:
@@ -242,13 +244,18 @@ async def set_runner(request: Request) -> Response:
                 runner = None
             if runner is None:
                 raise _Refused(404, {"message": "404 Not found"})
+            if isinstance(body, dict) and "concurrent" in body:
+                concurrent = body["concurrent"]
+                if not isinstance(concurrent, int) or isinstance(concurrent, bool) or not 1 <= concurrent <= 100_000:
+                    raise _Refused(400, {"error": "concurrent must be an integer from 1 to 100000"})
+                runner.concurrent = concurrent
             if isinstance(body, dict) and "connected" in body:
                 runner.connected = bool(body["connected"])
                 if runner.connected:
                     runner.contacted_at = state.now()
                 elif runner.contacted_at is not None:
                     runner.contacted_at = min(runner.contacted_at, state.now())
-            return JSONResponse({"id": runner.id, "connected": runner.connected,
+            return JSONResponse({"id": runner.id, "connected": runner.connected, "concurrent": runner.concurrent,
                                  "status": runner.status(state.now(), gitlab=is_gitlab(state))})
     except _Refused as refused:
         return refused.response
