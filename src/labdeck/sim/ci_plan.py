@@ -1,12 +1,9 @@
-"""What a pipeline is made of (the specs the data set and the control surface build), and how the
-statuses of its jobs make up its own."""
+"""What a pipeline is made of (the specs the data set and the control surface build); how the
+statuses of its jobs make up its own is :mod:`labdeck.sim.ci_status`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from labdeck.sim import ci_status
-from labdeck.sim.ci_model import COMPLETED_STATUSES, Job
 
 
 @dataclass
@@ -38,16 +35,6 @@ class JobSpec:
 class StageSpec:
     name: str
     jobs: list[JobSpec]
-
-
-def stage_done(job: Job) -> bool:
-    """Whether ``job`` no longer holds its stage back (complete, or an optional manual job)."""
-    return job.status in COMPLETED_STATUSES or (job.status == "manual" and job.allow_failure)
-
-
-def composite_status(jobs: list[Job], *, gitlab: bool = False) -> str:
-    """The status ``jobs`` make up (see :mod:`labdeck.sim.ci_status`); pass only latest tries."""
-    return ci_status.composite(ci_status.counts_of((job.status, job.allow_failure) for job in jobs), gitlab=gitlab)
 
 
 def go_duration(seconds: int) -> str:

@@ -29,6 +29,9 @@
         {"name": "test", "jobs": [{"name": "unit", "count": 1200, "fail": [1], "duration": 30}]},
         {"name": "deploy", "jobs": [{"name": "deploy", "count": 300, "duration": 30}]}]}
 
+  On the default shared runners (4 + 3 slots) its test stage takes about 90 simulated minutes;
+  widen a runner (below) to run the stage at once.
+
 - ``POST /-/sim/projects/{id}/jobs/{job_id}/trace``: appends the raw request body to the job's log;
   answers 201 ``{"id", "size"}``.
 - ``PUT /-/sim/runners/{runner_id}`` JSON ``{"connected": bool, "concurrent": N}``: a runner stops or
