@@ -66,9 +66,9 @@ async def open_pipeline(app: LabdeckApp, pilot: Any, pipeline_id: int, *, projec
 
 
 async def bulk_dialog(app: LabdeckApp, pilot: Any) -> BulkActionScreen:
-    """The bulk dialog once it is on top and ready (its focus set)."""
-    await wait_until(pilot, lambda: isinstance(app.screen, BulkActionScreen) and app.screen.keys_released,
-                     what="the bulk dialog")
+    """The bulk dialog once it is on top and ready (its focus set, its plan made)."""
+    await wait_until(pilot, lambda: isinstance(app.screen, BulkActionScreen) and app.screen.keys_released
+                     and app.screen.plan is not None, what="the bulk dialog")
     dialog = app.screen
     assert isinstance(dialog, BulkActionScreen)
     return dialog
