@@ -86,6 +86,8 @@ class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
 
     GUARD_SECONDS: ClassVar[float] = 0.5
     """Confirm presses within this time after opening are ignored (the confirmation dialog's guard)."""
+    REDRAW_SECONDS: ClassVar[float] = 0.15
+    """While requests are sent, the dry run and its results are redrawn at most this often."""
     HOLD_KEYS_SECONDS: ClassVar[float] = 1.5
     """While a plan is being made, keys typed ahead wait for it (so that they act on the dry run
     they were typed for) for at most this long; after that they go through (``escape`` must
@@ -136,6 +138,7 @@ class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
         self._sending: Request | None = None
         self._stop = False
         self._released = False
+        self._drawn_at = 0.0
         self._opened_at = bulk_guard_clock()
 
     # --- layout -------------------------------------------------------------------------------
@@ -358,12 +361,20 @@ class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
 
     def _on_sending(self, request: Request) -> None:
         self._sending = request
-        self._redraw()
+        self._redraw_soon()
 
     def _on_result(self, result: JobResult) -> None:
         self.results.append(result)
         self._sending = None
-        self._redraw()
+        self._redraw_soon()
+
+    def _redraw_soon(self) -> None:
+        # The whole dry run is laid out again on each redraw: with a thousand requests, once per
+        # request would cost more than the requests themselves.
+        now = time.monotonic()
+        if now - self._drawn_at >= self.REDRAW_SECONDS:
+            self._drawn_at = now
+            self._redraw()
 
     def _finish(self) -> None:
         self.state = "finished"

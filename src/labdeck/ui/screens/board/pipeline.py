@@ -254,8 +254,6 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         return build_row(self.project_id, self.project_path, self.pipeline_id, self.jobs, self.server_now())
 
     def _redraw(self) -> None:
-        if not self.is_mounted:
-            return
         stages = stages_of([job for job in self.jobs if job_matches(job, self._filter)])
         view = self.view
         view.marked &= {job.id for job in self.jobs}

@@ -100,6 +100,7 @@ failure reason), **enter** opens the job's log, **i** its details, **y** copies 
         self.stage = stage
         self.jobs: list[Job] = []
         self._shown_from: int | None = None
+        self._ready = False
 
     def compose_content(self) -> ComposeResult:
         yield ResourceTable(COLUMNS, id="stage-jobs")
@@ -111,12 +112,15 @@ failure reason), **enter** opens the job's log, **i** its details, **y** copies 
 
     def on_mount(self) -> None:
         """Show the stage's jobs as the pipeline view holds them."""
+        self._ready = True
         self.table.focus()
         self.update_jobs()
 
     def update_jobs(self) -> None:
         """Take the stage's jobs from the pipeline view again (it read more, or refreshed)."""
-        if not self.is_mounted or self._shown_from == self.pipeline.jobs_version:
+        if not self._ready:
+            return
+        if self._shown_from == self.pipeline.jobs_version:
             self.update_title()
             return
         self._shown_from = self.pipeline.jobs_version

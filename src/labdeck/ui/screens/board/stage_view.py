@@ -50,6 +50,9 @@ class StageView(VerticalScroll, can_focus=True):
         self.partial = False
         """True while the pipeline's jobs are still being read (no stage status is derived)."""
         self.current: Layout | None = None
+        self._moved = False
+        """Once the user moved the cursor it stays on its item; before, it keeps to the first item
+        (stages appear above it while the pages arrive)."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="stage-lines")
@@ -61,6 +64,8 @@ class StageView(VerticalScroll, can_focus=True):
         previous = self.cursor_job
         self.stages = list(stages)
         self.partial = partial
+        if not self._moved:
+            self.cursor = None
         if previous is not None and self.cursor not in self._job_ids():
             same = [job for stage in self.stages for job in stage.jobs if job.name == previous.name]
             if same:
@@ -166,9 +171,11 @@ class StageView(VerticalScroll, can_focus=True):
             flat = [item for items in groups for item in items]
             position = flat.index(self.cursor) if self.cursor in flat else 0
             self.cursor = flat[max(0, min(len(flat) - 1, position + jobs))]
+            self._moved = True
             self.redraw()
             return
         self.cursor = groups[number][index]
+        self._moved = True
         self.redraw()
 
     def action_edge(self, direction: int) -> None:
@@ -176,12 +183,14 @@ class StageView(VerticalScroll, can_focus=True):
         flat = [item for items in self._items() for item in items]
         if flat:
             self.cursor = flat[0] if direction < 0 else flat[-1]
+            self._moved = True
             self.redraw()
 
     def toggle_mark(self) -> bool:
         """Mark or unmark the job under the cursor; True when it is now marked."""
         if not isinstance(self.cursor, int):
             return False
+        self._moved = True
         now_marked = self.cursor not in self.marked
         if now_marked:
             self.marked.add(self.cursor)
