@@ -26,6 +26,7 @@ from tests.ui.pipeline_support import (
     big_pipeline,
     big_stages,
     bulk_dialog,
+    close_finished,
     confirm_and_finish,
     dialog_text,
     gated_proxy,
@@ -209,6 +210,16 @@ async def test_retry_while_filling_in_plans_exactly_the_40_failed_jobs(sim_facto
             retried = {name for name in ids if len(tries(server, pipeline_id, name)) == 2}
             assert retried == {f"unit-{index:04d}" for index in BIG_FAILED}
             proxy.open()
+            await close_finished(app, pilot, dialog)
+            # The view reads the pipeline again: each retried job counts once (its newest try).
+            await wait_until(pilot, lambda: screen.complete and not any(
+                job.status == "failed" for stage in screen.view.stages for job in stage.jobs), what="the new tries")
+            test = screen.view.stages[0]
+            assert test.name == "test" and len(test.jobs) == 1200
+            counts = test.counts
+            assert (counts.success, counts.failed, counts.pending + counts.running) == (1160, 0, 40)
+            lines = _lines(screen)
+            assert "▸ test 1,160 ✓ 0 ✗" in lines[1] and "  40 pending" in lines[2]
 
 
 @pytest.mark.usefixtures("no_bulk_guard")

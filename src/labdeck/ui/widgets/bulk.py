@@ -121,14 +121,15 @@ class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
     """
 
     def __init__(self, plan: BulkPlan | None, project_path: str | None = None, *, planner: Planner | None = None,
-                 planning: str = "", kind: BulkKind = "retry") -> None:
+                 planning: str = "", reading: str = "", kind: BulkKind = "retry") -> None:
         """``project_path`` names the target in the dialog (default: the plan's projects). Without
-        a ``plan``, ``planner()`` builds it once the dialog is open; ``planning`` says meanwhile
-        what is read, ``kind`` which action it is."""
+        a ``plan``, ``planner()`` builds it once the dialog is open; meanwhile ``planning`` is the
+        title, ``reading`` says what is read, ``kind`` which action it is."""
         super().__init__()
         self.plan: BulkPlan | None = plan
         self.planner = planner
         self.planning_text = planning
+        self.reading_text = reading
         self.kind: BulkKind = plan.kind if plan is not None else kind
         self.project_path = project_path
         self.state = "review" if plan is not None else "planning"
@@ -185,6 +186,7 @@ class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
         jobs = len(plan.jobs)
         confirm.label = Text(f"{plan.verb} {jobs} job{'' if jobs == 1 else 's'}")
         confirm.disabled = not count
+        confirm.refresh(layout=True)  # the label's width changed
         self._redraw()
 
     def on_mount(self) -> None:
@@ -246,7 +248,8 @@ class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
         text = Text(no_wrap=False, overflow="fold")
         plan = self.plan
         if plan is None:
-            text.append(self.planning_text or "Planning…", style=self._colour("foreground-muted", "foreground"))
+            text.append(self.reading_text or "Reading what to act on…",
+                        style=self._colour("foreground-muted", "foreground"))
             return text
         if plan.note:
             text.append(plan.note + "\n", style=self._colour("foreground-muted", "foreground"))
@@ -254,21 +257,25 @@ class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
         for request in plan.requests:
             if isinstance(request, PipelineRequest):
                 text.append(f"{request.describe()}\n", style=self._colour("accent") + Style(bold=True))
+                self._result(text, request, done)  # above its jobs: a long list must not hide it
                 for target in request.jobs:
                     self._job_line(text, target, indent="  ")
             else:
                 self._job_line(text, request.target)
                 text.append(f"  {request.describe()}\n", style=self._colour("accent"))
-            result = done.get(id(request))
-            if result is not None:
-                mark, colours = _OUTCOME_STYLE[result.outcome]
-                text.append(f"  {mark} {result.outcome}: ", style=self._colour(*colours) + Style(bold=True))
-                text.append(clean(result.detail) + "\n")
-            elif request is self._sending:
-                text.append("  … sending\n", style=self._colour("accent"))
+                self._result(text, request, done)
         self._left_out(text, plan.left_out)
         text.rstrip()
         return text
+
+    def _result(self, text: Text, request: Request, done: dict[int, JobResult]) -> None:
+        result = done.get(id(request))
+        if result is not None:
+            mark, colours = _OUTCOME_STYLE[result.outcome]
+            text.append(f"  {mark} {result.outcome}: ", style=self._colour(*colours) + Style(bold=True))
+            text.append(clean(result.detail) + "\n")
+        elif request is self._sending:
+            text.append("  … sending\n", style=self._colour("accent"))
 
     def _left_out(self, text: Text, left_out: tuple[LeftOut, ...]) -> None:
         """Each job left out and why; past :data:`LEFT_OUT_LISTED`, how many for each reason."""
@@ -450,16 +457,16 @@ def open_bulk_action(app: App[Any], plan: BulkPlan, *, project_path: str | None 
 
 
 def open_planned_bulk_action(app: App[Any], kind: BulkKind, planner: Planner, *, planning: str,
-                             project_path: str | None = None,
+                             reading: str = "", project_path: str | None = None,
                              on_done: Callable[[BulkOutcome], None] | None = None) -> bool:
     """As :func:`open_bulk_action` for a plan that needs reading first: the dialog opens at once
-    and says ``planning`` until ``planner()`` returns the plan (a plan with nothing to send closes
+    and says ``planning`` (its title) and ``reading`` (what it reads) until ``planner()`` returns the plan (a plan with nothing to send closes
     it again with the usual toast). True when the dialog opened."""
     console = console_app(app)
     if console.read_only:
         console.notify("Read-only mode: this action is disabled (:readonly toggles it).", severity="warning",
                        title="Read-only", markup=False)
         return False
-    screen = BulkActionScreen(None, project_path, planner=planner, planning=planning, kind=kind)
+    screen = BulkActionScreen(None, project_path, planner=planner, planning=planning, reading=reading, kind=kind)
     app.push_screen(screen, _finished(app, lambda: screen.plan.title if screen.plan else planning, on_done))
     return True

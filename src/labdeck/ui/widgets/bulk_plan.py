@@ -266,8 +266,8 @@ def through_pipeline(plan: BulkPlan, project_id: int, project_path: str, pipelin
     endpoint, naming the same jobs."""
     targets = tuple(target for request in plan.requests for target in request_jobs(request))
     request = PipelineRequest(project_id, project_path, pipeline_id, plan.kind, targets)
-    return replace(plan, requests=(request,), note=plan.note or "One request for the whole pipeline "
-                   "(the server has the pipelines API); it acts on these jobs:")
+    note = "One request for the whole pipeline (the server has the pipelines API); it acts on these jobs:"
+    return replace(plan, requests=(request,), note=f"{plan.note} {note}" if plan.note else note)
 
 
 # --- the run ------------------------------------------------------------------------------------

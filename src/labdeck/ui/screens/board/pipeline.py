@@ -114,6 +114,8 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         """True once every page of the pipeline's jobs was read (then statuses are derived)."""
         self.read_total: int | None = None
         """What the server announced (``X-Total``) for the read in progress."""
+        self.read_count = 0
+        """Jobs read so far by the read in progress (0: only the caller's are shown)."""
         self.load_count = 0
         """Completed loads (tests wait on it)."""
         self.opened_at = time.monotonic()
@@ -197,13 +199,15 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         first page: they may be stale or from a cut-off list)."""
         paginator = self.client.jobs.list(self.project_id, pipeline_id=self.pipeline_id, conditional=True)
         read: dict[int, Job] = {}
+        self.read_count = 0
         drawn = 0.0
-        self.loading_text = loading_words(0, None)
+        self.loading_text = "loading the jobs…"
         self.update_title()
         async for page in paginator.pages():
             for job in page:
                 read[job.id] = job  # a job pushed onto the next page by a new one comes twice
             self.read_total = paginator.total
+            self.read_count = len(read)
             self._set_jobs(list(read.values()))
             self.loading_text = loading_words(len(read), paginator.total)
             now = time.monotonic()
@@ -270,7 +274,7 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         marked = len(self.view.marked)
         if not self.complete:
             if self.jobs:
-                header.show_partial(self.pipeline_id, self.jobs, read=len(self.jobs), total=self.read_total,
+                header.show_partial(self.pipeline_id, self.jobs, read=self.read_count, total=self.read_total,
                                     failed=self.load_failed, marked=marked)
             else:
                 header.show(None, self.server_now(), marked=marked, shown=0)
@@ -421,10 +425,12 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
             return await plan_whole_pipeline(client, kind, target, complete=complete, loaded=loaded, scope=scope,
                                              stage=stage_name)
 
-        verb = {"retry": "Retry failed jobs", "cancel": "Cancel the active jobs", "play": "Play the manual jobs"}[kind]
-        reading = ("Checking what the server offers for whole pipelines…" if complete is not None
-                   else "Reading the pipeline's jobs in the states concerned (the view is still loading)…")
-        open_planned_bulk_action(self.app, kind, planner, planning=f"{verb} of {scope}: {reading}",
+        verb = {"retry": "Retry the failed jobs", "cancel": "Cancel the active jobs", "play": "Play the manual jobs"}[kind]
+        reading = ("Asking whether the server has the pipelines API (one request for the whole pipeline)…"
+                   if complete is not None else
+                   "Reading the pipeline's jobs in the states concerned from the server (the view is still "
+                   "reading its pages)…")
+        open_planned_bulk_action(self.app, kind, planner, planning=f"{verb} of {scope}", reading=reading,
                                  project_path=self.project_path, on_done=self._after_bulk)
 
     def _after_bulk(self, outcome: BulkOutcome) -> None:

@@ -65,12 +65,21 @@ class PipelineHeader(Static):
         if row.retries:
             second.append(f" · {row.retries:,} older tr{'y' if row.retries == 1 else 'ies'} hidden")
         if row.failed_jobs:
-            second.append(" · failed: " + clean(failed_names(row.failed_jobs)), style=palette.error)
+            second.append(" · failed: " + clean(self._names_that_fit(second, row.failed_jobs)), style=palette.error)
         if marked:
             second.append(f" · {marked} marked", style=palette.mark)
         if row.allowed_failures:
             second.append(f" · ⚠ {len(row.allowed_failures):,} allowed to fail", style=palette.warning)
         self.update(Text("\n").join([first, second]))
+
+    def _names_that_fit(self, line: Text, names: Sequence[str], lead: str = " · failed: ") -> str:
+        """As many of ``names`` as fit after ``line`` (at least one), then ``+N more``."""
+        room = (self.size.width or self.app.size.width) - 2 - line.cell_len - len(lead)
+        for shown in (3, 2):
+            text = failed_names(names, shown)
+            if len(text) <= room:
+                return text
+        return failed_names(names, 1)
 
     def show_partial(self, pipeline_id: int, jobs: Sequence[Job], *, read: int, total: int | None,
                      failed: bool, marked: int) -> None:
@@ -88,12 +97,16 @@ class PipelineHeader(Static):
         if failed:
             second.append(f"partial: read {read:,}{f' of {total:,}' if total else ''} jobs; the rest could not "
                           "be read (trying again)", style=palette.error)
+        elif read == 0:
+            second.append(f"reading the pipeline's jobs; meanwhile the {len(jobs):,} the board knew "
+                          "(status when all are in)")
         else:
             second.append(loading_words(read, total) + " status when all are in")
         latest, _ = latest_tries(jobs)
         failing = [job.name or f"#{job.id}" for job in latest if job.status == "failed" and not job.allow_failure]
         if failing:
-            second.append(" · failed so far: " + clean(failed_names(failing)), style=palette.error)
+            second.append(" · failed so far: " + clean(self._names_that_fit(second, failing, " · failed so far: ")),
+                          style=palette.error)
         if marked:
             second.append(f" · {marked} marked", style=palette.mark)
         self.update(Text("\n").join([first, second]))

@@ -227,21 +227,23 @@ def _counts_text(stage: Stage, palette: Palette) -> Text:
     return text
 
 
-def _other_counts(stage: Stage, partial: bool) -> str:
-    """``2 ⚠ allowed to fail · 300 skipped`` (and ``so far`` while the jobs are still being read)."""
+def _other_counts(stage: Stage) -> str:
+    """``2 ⚠ allowed to fail · 300 skipped``: the states other than passed and failed."""
     extra = stage.counts.summary().split(" · ", 1)[1:]
-    return " ".join(part for part in (extra[0] if extra else "", "so far" if partial else "") if part)
+    return extra[0] if extra else ""
 
 
 def _folded_block(stage: Stage, width: int, palette: Palette, partial: bool) -> list[Text]:
     first = Text(no_wrap=True, overflow="ellipsis")
     first.append("▸ ", style=palette.mark)
     first.append_text(_counts_text(stage, palette))
+    other = _other_counts(stage)
+    if partial and not other:
+        first.append(" so far", style=palette.muted)
     first.truncate(width, overflow="ellipsis", pad=True)
     block = [first]
-    other = _other_counts(stage, partial)
     if other:
-        block.append(_cell(f"  {other}", width, palette.muted))
+        block.append(_cell(f"  {other}{' so far' if partial else ''}", width, palette.muted))
     block.append(_cell(f"  enter: its {len(stage.jobs):,} jobs", width, palette.muted))
     return block
 
@@ -347,9 +349,11 @@ def _list(stages: Sequence[Stage], width: int, height: int, palette: Palette, cu
 def _folded_line(stage: Stage, palette: Palette, partial: bool) -> Text:
     """``test 1,199 ✓ 1 ✗ · 300 skipped (enter: its jobs)`` for the grouped list."""
     line = _counts_text(stage, palette)
-    other = _other_counts(stage, partial)
+    other = _other_counts(stage)
     if other:
         line.append(f" · {other}", style=palette.muted)
+    if partial:
+        line.append(" so far", style=palette.muted)
     line.append("  (enter: its jobs)", style=palette.muted)
     return line
 
