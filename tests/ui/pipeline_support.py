@@ -190,7 +190,8 @@ def statuses(server: SimServer, pipeline_id: int) -> dict[str, int]:
 
 class GatedProxy(LosingProxy):
     """A proxy that holds the requests for page 2 onwards of one pipeline's full list of jobs (no
-    ``scope``) until :meth:`open` is called, and forwards everything else at once."""
+    ``scope``) until :meth:`open` is called (or answers them 503 while ``refuse`` is set), and
+    forwards everything else at once."""
 
     def __init__(self, upstream_host: str, upstream_port: int, pipeline_id: int) -> None:
         super().__init__(upstream_host, upstream_port)
@@ -198,6 +199,8 @@ class GatedProxy(LosingProxy):
         self.gate = asyncio.Event()
         self.held = 0
         """Requests waiting at the gate now."""
+        self.refuse = False
+        """True: those pages are answered 503 at once instead of held."""
 
     def open(self) -> None:
         """Let the held pages (and every later one) through."""
@@ -212,6 +215,8 @@ class GatedProxy(LosingProxy):
 
     async def _forward(self, head: bytes, body: bytes) -> bytes:
         target = head.split(b" ", 2)[1].decode("latin-1")
+        if self._holds(target) and self.refuse:
+            return b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
         if self._holds(target) and not self.gate.is_set():
             self.held += 1
             try:

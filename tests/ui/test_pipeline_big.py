@@ -36,7 +36,7 @@ from tests.ui.pipeline_support import (
     tries,
 )
 from tests.ui.sections_helpers import settle
-from tests.ui.test_jobs_support import PROJECT_ID, wait_until
+from tests.ui.test_jobs_support import PROJECT_ID, advance, wait_until
 
 SimFactory = Callable[..., SimServer]
 DIALECTS = pytest.mark.parametrize("dialect", ["spec", "gitlab"])
@@ -278,3 +278,59 @@ async def test_cancel_lists_exactly_the_unfinished_jobs(sim_factory: SimFactory,
             await wait_until(pilot, lambda: app.screen is screen, what="the dialog to close")
             assert statuses(server, pipeline_id) == counts  # nothing sent
 
+
+
+async def test_play_while_filling_in_plans_every_manual_job_of_the_stage(sim_factory: SimFactory,
+                                                                         make_app: MakeApp) -> None:
+    server = sim_factory()
+    stages = big_stages([])
+    stages[1]["jobs"][0]["when"] = "manual"
+    pipeline_id, ids = await big_pipeline(server, stages)
+    assert statuses(server, pipeline_id) == {"success": 1200, "manual": 300}
+    async with gated_proxy(server, pipeline_id) as (proxy, via_proxy):
+        app = make_app(via_proxy)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            screen = PipelineScreen(PROJECT_ID, "platform/audit-log", pipeline_id)
+            await app.push_screen(screen)
+            await wait_until(pilot, lambda: screen.first_drawn_at is not None and proxy.held > 0,
+                             what="the first page")
+            assert screen.view.folded_cursor is not None and screen.view.folded_cursor.name == "deploy"
+            assert len(screen.view.folded_cursor.jobs) == 100  # page 1 only
+            await pilot.press("P")
+            dialog = await bulk_dialog(app, pilot)
+            assert not screen.complete
+            plan = dialog.plan
+            assert plan is not None and plan.title == f"Play 300 jobs of stage deploy of pipeline #{pipeline_id}"
+            assert sorted(request.describe() for request in plan.requests) == sorted(
+                f"POST /projects/{PROJECT_ID}/jobs/{ids[f'deploy-{index:04d}']}/play" for index in range(1, 301))
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: app.screen is screen, what="the dialog to close")
+            proxy.open()
+            await wait_until(pilot, lambda: screen.complete, what="every page")
+            assert statuses(server, pipeline_id) == {"success": 1200, "manual": 300}  # nothing sent
+
+
+async def test_pages_that_cannot_be_read_leave_a_partial_view_that_says_so(sim_factory: SimFactory,
+                                                                           make_app: MakeApp) -> None:
+    server = sim_factory()
+    pipeline_id, _ = await big_pipeline(server)
+    async with gated_proxy(server, pipeline_id) as (proxy, via_proxy):
+        proxy.refuse = True
+        app = make_app(via_proxy, fast_retry=True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            screen = PipelineScreen(PROJECT_ID, "platform/audit-log", pipeline_id)
+            await app.push_screen(screen)
+            await wait_until(pilot, lambda: screen.load_failed, what="the read to fail")
+            await pilot.pause(0.1)
+            header = _header(screen)
+            assert not screen.complete and "partial: read 100 of 1,500 jobs; the rest could not be read" in header
+            assert not re.search(r"● (failed|skipped|success|running|pending)", header), header
+            assert "so far" in _lines(screen)[1]
+            proxy.refuse = False  # the server is back: the next refresh (on the server's clock) reads to the end
+            proxy.open()
+            await advance(server, 5)
+            await wait_until(pilot, lambda: screen.complete, what="every page")
+            await pilot.pause(0.1)
+            assert "● failed" in _header(screen) and "test 1,199 ✓ 1 ✗" in _lines(screen)[1]

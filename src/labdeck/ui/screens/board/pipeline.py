@@ -128,6 +128,7 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         self._hooked: httpx.AsyncClient | None = None
         self._version: str | None = None
         self._loading = False
+        self._load_number = 0
         self._last_load: datetime | None = None
         self._filter = ""
         self._stage_screens: list[StageJobsScreen] = []
@@ -170,12 +171,14 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         after that (an unchanged list is not parsed); ``quiet``: the automatic refresh, which does
         not flash "loading…" in the title every few seconds."""
         self._loading = True
+        self._load_number += 1
         if not quiet and self.complete:
             self.loading_text = "loading…"
             self.update_title()
-        self.run_api(self._load, "load")
+        number = self._load_number
+        self.run_api(lambda: self._load(number), "load")
 
-    async def _load(self) -> None:
+    async def _load(self, number: int) -> None:
         try:
             if self.complete:
                 await self._refresh()
@@ -189,10 +192,11 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
             self._redraw()
             raise
         finally:
-            self._loading = False
-            self._last_load = self.console_app.clock()
-            self.loading_text = ""
-            self.update_title()
+            if number == self._load_number:  # not a load replaced by a newer one (that one is under way)
+                self._loading = False
+                self._last_load = self.console_app.clock()
+                self.loading_text = ""
+                self.update_title()
 
     async def _read_pages(self) -> None:
         """The first complete read, drawn as the pages arrive (the caller's jobs give way to the

@@ -32,6 +32,9 @@ MIN_COLUMN = 24
 SEPARATOR = " │ "
 MIN_UNFOLDED = 3
 """A stage of this many jobs or fewer is never folded, however low the view."""
+LIST_BUDGET = 300
+"""Most lines the grouped list lays out: past it, the longest stages fold too (every cursor move
+lays the whole list out again, and a key must be answered at once)."""
 
 Item = int | str
 """What the cursor can be on: a job (its id) or a folded stage (its name)."""
@@ -294,6 +297,20 @@ def _columns(stages: Sequence[Stage], width: int, height: int, palette: Palette,
     return Layout(rows, spans, True, items, frozenset(folded))
 
 
+def _list_folds(stages: Sequence[Stage], height: int) -> set[str]:
+    """The stages the grouped list folds: those longer than the view, then the longest others
+    until the list is within :data:`LIST_BUDGET` lines."""
+    folds = {stage.name for stage in stages if len(stage.jobs) > max(height - 2, MIN_UNFOLDED)}
+    lines = sum(2 if stage.name in folds else 1 + len(stage.jobs) for stage in stages)
+    for stage in sorted(stages, key=lambda stage: -len(stage.jobs)):
+        if lines <= LIST_BUDGET:
+            break
+        if stage.name not in folds and len(stage.jobs) > MIN_UNFOLDED:
+            folds.add(stage.name)
+            lines -= len(stage.jobs) - 1
+    return folds
+
+
 def _list(stages: Sequence[Stage], width: int, height: int, palette: Palette, cursor: Item | None,
           marked: Collection[int], partial: bool) -> Layout:
     rest = max(width - 4 - 10 - 8, 20)
@@ -304,8 +321,9 @@ def _list(stages: Sequence[Stage], width: int, height: int, palette: Palette, cu
     spans: dict[Item, tuple[int, int]] = {}
     items: list[list[Item]] = []
     folded: set[str] = set()
+    folded_names = _list_folds(stages, height)
     for stage in stages:
-        fold = len(stage.jobs) > max(height - 2, MIN_UNFOLDED)
+        fold = stage.name in folded_names
         heading = Text(no_wrap=True, overflow="ellipsis")
         heading.append(f"{'▸' if fold else '▾'} {clean(stage.name)}", style=Style(bold=True, underline=True))
         heading.append(" · ")
