@@ -26,6 +26,7 @@ from labdeck.ui.screens.jobs.detail import JobDetailScreen, job_web_url
 from labdeck.ui.screens.jobs.log import TraceScreen
 from labdeck.ui.screens.jobs.table import format_duration, runner_label
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
+from labdeck.ui.widgets.status_line import StatusLine
 
 
 class StageSource(Protocol):
@@ -35,6 +36,7 @@ class StageSource(Protocol):
     project_path: str
     pipeline_id: int
     loading_text: str
+    data_loaded_at: datetime | None
 
     @property
     def jobs(self) -> Sequence[Job]:
@@ -85,6 +87,7 @@ class StageJobsScreen(SectionScreen):
     SECTION_TITLE = "Stage"
     BINDING_GROUP_TITLE = "Stage"
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_log", "Log", id="stage.log", tooltip="Open the job's log"),
         Binding("i", "job_detail", "Detail", id="stage.detail", tooltip="The job's details; why a pending job waits"),
     ]
     HELP = """
@@ -116,10 +119,20 @@ failure reason), **enter** opens the job's log, **i** its details, **y** copies 
         self.table.focus()
         self.update_jobs()
 
+    def _show_data_age(self) -> None:
+        """The status line gives the age of the pipeline view's data (it is this list's)."""
+        loaded = self.pipeline.data_loaded_at
+        if loaded is not None and loaded != self.data_loaded_at:
+            self.data_loaded_at = loaded
+            for status in self.query(StatusLine):
+                status.data_loaded_at = loaded
+                status.update_status()
+
     def update_jobs(self) -> None:
         """Take the stage's jobs from the pipeline view again (it read more, or refreshed)."""
         if not self._ready:
             return
+        self._show_data_age()
         if self._shown_from == self.pipeline.jobs_version:
             self.update_title()
             return
@@ -171,7 +184,11 @@ failure reason), **enter** opens the job's log, **i** its details, **y** copies 
         return job_web_url(self.client, self.pipeline.project_path, job) if job is not None else None
 
     @on(ResourceTable.Selected)
-    def _open_log(self, event: ResourceTable.Selected) -> None:
+    def _selected(self, event: ResourceTable.Selected) -> None:
+        self.action_open_log()
+
+    def action_open_log(self) -> None:
+        """The log of the job under the cursor."""
         job = self.selected_job()
         if job is not None:
             self.app.push_screen(TraceScreen(self.pipeline.project_id, self.pipeline.project_path, job))
