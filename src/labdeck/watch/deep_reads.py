@@ -84,6 +84,7 @@ class DeepReads:
             await self._refresh_failed(track, row, state, probe=True)
             if state.server_status != before:
                 return False  # the pipeline moved on (finished, or running again): read the page
+            await self._refresh_running(track, row, state, force=False)  # only when a failure came
         self._recomplete(track)
         return True
 
