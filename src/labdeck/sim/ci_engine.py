@@ -16,15 +16,19 @@ import random
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from labdeck.sim import ci_lifecycle
+from labdeck.sim import ci_lifecycle, ci_status
 from labdeck.sim.ci_artifacts import ArtifactStore
 from labdeck.sim.ci_model import COMPLETED_STATUSES, Job, Pipeline, Runner
-from labdeck.sim.ci_plan import JobSpec, StageSpec, composite_status, go_duration, stage_done
+from labdeck.sim.ci_plan import JobSpec, StageSpec, go_duration
+from labdeck.sim.ci_queue import RunQueue
+from labdeck.sim.ci_tally import IndexedStore, PipelineTally
 from labdeck.sim.ci_trace_store import TraceStore
 from labdeck.sim.dialect import is_gitlab
 from labdeck.sim.state import Project, SimState, User
 
-MAX_JOBS = 4000  # older finished pipelines are pruned beyond this many jobs
+# Older finished pipelines are pruned beyond this many jobs: room for 30 projects running 1,500-job
+# pipelines at once (45,000 jobs) and their history.
+MAX_JOBS = 60_000
 MAX_CATCH_UP = timedelta(hours=3)  # pipelines are generated for at most this much of a long gap
 ACTIVITY_RESET_INTERVAL = timedelta(hours=1)  # Event::RESET_PROJECT_ACTIVITY_INTERVAL
 _CANCELABLE = frozenset({"created", "pending", "running", "manual"})
@@ -42,7 +46,7 @@ def store(state: SimState) -> CiStore:
     return created
 
 
-class CiStore(TraceStore):
+class CiStore(TraceStore, IndexedStore):
     """Runners, pipelines and jobs of one simulator, with their generated traces and archives."""
 
     def __init__(self, state: SimState, seed: int) -> None:
@@ -58,7 +62,9 @@ class CiStore(TraceStore):
         self.generator_rng = random.Random(seed * 17 + 3)
         self.next_pipeline_at: datetime | None = None
         self.pipeline_factory: Callable[[CiStore, Project, datetime], None] | None = None
-        self._by_pipeline: dict[int, list[int]] = {}
+        self._init_indexes()
+        self.queue = RunQueue()
+        self._touched: set[int] = set()  # pipelines one of whose jobs changed status since the last update
         self._init_traces()
 
     @property
@@ -66,34 +72,27 @@ class CiStore(TraceStore):
         """Whether jobs follow current GitLab (the gitlab dialect)."""
         return is_gitlab(self.state)
 
-    # --- entities ------------------------------------------------------------------------------------
-
-    @property
-    def runners(self) -> dict[int, Runner]:
-        return self.state.runners
-
-    @property
-    def jobs(self) -> dict[int, Job]:
-        return self.state.jobs
-
-    @property
-    def pipelines(self) -> dict[int, Pipeline]:
-        return self.state.pipelines
+    # --- entities -----------------------------------------------------------------------------------
 
     def create_pipeline(self, project: Project, ref: str, stages: list[StageSpec], user: User, at: datetime,
-                        *, title: str = "Update CI configuration", sha: str | None = None) -> Pipeline:
-        """A new pipeline with its jobs (all ``created``), processed at once so stage 1 is queued."""
+                        *, title: str = "Update CI configuration", sha: str | None = None,
+                        author: User | None = None, source: str = "push") -> Pipeline:
+        """A new pipeline with its jobs (all ``created``), processed at once so stage 1 is queued.
+        Its commit is ``sha`` (a new one when None) by ``author`` (the user when None)."""
         pipeline_id = self.state.next_id("pipeline")
         rng = random.Random(self.seed * 131 + pipeline_id)
         sha = sha or f"{rng.getrandbits(160):040x}"
+        author = author or user
         pipeline = Pipeline(
             id=pipeline_id, project_id=project.id, ref=ref, sha=sha, user_id=user.id, created_at=at,
             stages=[stage.name for stage in stages], commit_title=title,
-            commit_message=f"{title}\n\nSigned-off-by: {user.name} <{user.email}>\n",
-            author_name=user.name, author_email=user.email, parent_sha=f"{rng.getrandbits(160):040x}",
-            tag=ref.startswith("v") and ref[1:2].isdigit(), updated_at=at,
+            commit_message=f"{title}\n\nSigned-off-by: {author.name} <{author.email}>\n",
+            author_name=author.name, author_email=author.email, parent_sha=f"{rng.getrandbits(160):040x}",
+            tag=ref.startswith("v") and ref[1:2].isdigit(), updated_at=at, source=source,
         )
         self.pipelines[pipeline.id] = pipeline
+        self._tallies[pipeline.id] = PipelineTally()
+        pipeline.iid = self.index.add_pipeline(project.id, pipeline.id)
         # A pipeline comes from a push: real servers count it as project activity. Current GitLab
         # (and 10.x, not modelled in the spec dialect) resets it at most once an hour.
         recent = self.gitlab and project.last_activity_at > at - ACTIVITY_RESET_INTERVAL
@@ -120,58 +119,87 @@ class CiStore(TraceStore):
             resource_group=spec.resource_group, prepare=spec.prepare, start_in=spec.start_in,
         )
         self.jobs[job.id] = job
-        self._by_pipeline.setdefault(pipeline.id, []).append(job.id)
+        self._tallies[pipeline.id].add(job)
+        self.index.add_job(pipeline.project_id, job.id)
+        job.observer = self._moved
         return job
 
-    def pipeline_jobs(self, pipeline: Pipeline, *, latest: bool = True) -> list[Job]:
-        """Jobs of a pipeline; only the latest try of each unless ``latest`` is False."""
-        jobs = [self.jobs[job_id] for job_id in self._by_pipeline.get(pipeline.id, ()) if job_id in self.jobs]
-        return [job for job in jobs if not job.retried] if latest else jobs
+    def _moved(self, job: Job, name: str, old: object) -> None:
+        """A job's status, ``retried`` or ``queued_at`` changed: keep the tallies and the queue."""
+        tally = self._tallies.get(job.pipeline_id)
+        if tally is not None:
+            tally.moved(job, name, old)
+        if name != "queued_at":
+            self._touched.add(job.pipeline_id)
+        self.queue.moved(job, name, old)
 
     # --- transitions ---------------------------------------------------------------------------------
 
     def process(self, pipeline: Pipeline, at: datetime) -> None:
-        """Queue, actionize or skip created jobs whose earlier stages are complete; update the status."""
-        jobs = self.pipeline_jobs(pipeline)
-        by_stage: dict[int, list[Job]] = {}
-        for job in jobs:
-            by_stage.setdefault(job.stage_idx, []).append(job)
+        """Queue, actionize or skip created jobs whose earlier stages are complete; update the status.
+        Reads only the stages' tallies, and the jobs of a stage that still has created ones."""
+        tally = self._tallies.get(pipeline.id)
+        if tally is None:
+            return
+        gitlab = self.gitlab
         prior_ok = True
-        for index in sorted(by_stage):
-            stage_jobs = by_stage[index]
-            for job in stage_jobs:
-                if job.status != "created":
-                    continue
-                if job.when == "always" or (job.when == "on_success" and prior_ok):
-                    self.enqueue(job, at)
-                elif job.when == "on_failure" and not prior_ok:
-                    self.enqueue(job, at)
-                elif job.when == "delayed" and prior_ok:
-                    # 10.x has no delayed jobs: the spec dialect queues them at once.
-                    if self.gitlab:
-                        ci_lifecycle.schedule(self, job, at)
-                    else:
-                        self.enqueue(job, at)
-                elif job.when == "manual" and prior_ok:
-                    job.status = "manual"
-                else:
-                    job.status = "skipped"
-            if not all(stage_done(job) for job in stage_jobs):
+        for index in sorted(tally.stage_counts):
+            if tally.has_created(index):
+                for job_id in tally.stage_jobs[index]:
+                    job = self.jobs.get(job_id)
+                    if job is not None and not job.retried and job.status == "created":
+                        self._start(job, prior_ok, at)
+            counts = tally.stage_counts[index]
+            if not ci_status.stage_done(counts):
                 break
-            prior_ok = prior_ok and composite_status(stage_jobs) in ("success", "skipped", "manual")
-        self._update_pipeline(pipeline, jobs, at)
+            prior_ok = prior_ok and ci_status.composite(counts, gitlab=gitlab) in ("success", "skipped", "manual")
+        self._update_pipeline(pipeline, at)
 
-    def _update_pipeline(self, pipeline: Pipeline, jobs: list[Job], at: datetime) -> None:
-        status = composite_status(jobs)
+    def _start(self, job: Job, prior_ok: bool, at: datetime) -> None:
+        """A created job whose earlier stages are done: queued, scheduled, manual or skipped."""
+        if job.when == "always" or (job.when == "on_success" and prior_ok):
+            self.enqueue(job, at)
+        elif job.when == "on_failure" and not prior_ok:
+            self.enqueue(job, at)
+        elif job.when == "delayed" and prior_ok:
+            # 10.x has no delayed jobs: the spec dialect queues them at once.
+            if self.gitlab:
+                ci_lifecycle.schedule(self, job, at)
+            else:
+                self.enqueue(job, at)
+        elif job.when == "manual" and prior_ok:
+            job.status = "manual"
+        else:
+            job.status = "skipped"
+
+    def _update_pipeline(self, pipeline: Pipeline, at: datetime) -> None:
+        """The pipeline's status from its tally. Its ``updated_at`` moves to ``at`` whenever one of
+        its jobs changed status (current GitLab saves the pipeline only when its own status changes;
+        the simulator moves it on every job change so that ``updated_after`` finds any change)."""
+        tally = self._tallies.get(pipeline.id)
+        status = ci_status.composite(tally.counts if tally else {}, gitlab=self.gitlab)
+        touched = pipeline.id in self._touched
+        self._touched.discard(pipeline.id)
         if status != pipeline.status:
             pipeline.status = status
-            pipeline.updated_at = at
+            touched = True
+        if touched:
+            pipeline.updated_at = max(pipeline.updated_at or at, at)
         if pipeline.started_at is None and status not in ("created", "pending"):
             pipeline.started_at = at
         if status in COMPLETED_STATUSES or status == "manual":
             pipeline.finished_at = pipeline.finished_at or at
         else:
             pipeline.finished_at = None
+
+    def flush(self, at: datetime) -> None:
+        """Update the pipelines whose jobs changed outside :meth:`process` (a job done preparing)."""
+        for pipeline_id in list(self._touched):
+            pipeline = self.pipelines.get(pipeline_id)
+            if pipeline is None:
+                self._touched.discard(pipeline_id)
+            else:
+                self._update_pipeline(pipeline, at)
 
     def enqueue(self, job: Job, at: datetime) -> None:
         """``enqueue``: → pending (queued_at set); in the gitlab dialect possibly
@@ -196,7 +224,7 @@ class CiStore(TraceStore):
             job.failure_message = f"execution took longer than {go_duration(runner.maximum_timeout)} seconds"
         pipeline = self.pipelines.get(job.pipeline_id)
         if pipeline is not None:
-            self._update_pipeline(pipeline, self.pipeline_jobs(pipeline), at)
+            self._update_pipeline(pipeline, at)
 
     def finish(self, job: Job, at: datetime) -> None:
         """``success`` or ``drop`` as planned; artifacts expire in a week."""
@@ -222,7 +250,7 @@ class CiStore(TraceStore):
             ci_lifecycle.begin_cancel(self, job, at)
             pipeline = self.pipelines.get(job.pipeline_id)
             if pipeline is not None:
-                self._update_pipeline(pipeline, self.pipeline_jobs(pipeline), at)
+                self._update_pipeline(pipeline, at)
             return True
         self.finish_cancel(job, at)
         return True
@@ -279,8 +307,7 @@ class CiStore(TraceStore):
         if job.status in ("manual", "scheduled"):
             job.user_id = user.id
             self.enqueue(job, at)
-            pipeline = self.pipelines[job.pipeline_id]
-            self._update_pipeline(pipeline, self.pipeline_jobs(pipeline), at)
+            self._update_pipeline(self.pipelines[job.pipeline_id], at)
             return job
         return self.retry(job, user, at)
 
@@ -315,66 +342,47 @@ class CiStore(TraceStore):
                 at, action = event
                 self.cursor = max(self.cursor, at)
                 action()
+                self.flush(at)
             self.cursor = now
+        self.flush(now)
         for runner in self.runners.values():
             if runner.connected and runner.contacted_at is not None:
                 runner.contacted_at = max(runner.contacted_at, now - timedelta(seconds=runner.id % 7 + 1))
 
     def _next_event(self, now: datetime) -> tuple[datetime, Callable[[], None]] | None:
-        best: tuple[datetime, int, Callable[[], None]] | None = None
+        """The earliest event due by ``now``: a running job finishing, a timed transition, a new
+        pipeline, a runner picking a pending job, a stuck job dropped (in that order at one time;
+        the lowest job id first among equals)."""
+        best: tuple[datetime, int, int, Callable[[], None]] | None = None
 
-        def offer(at: datetime, rank: int, action: Callable[[], None]) -> None:
+        def offer(at: datetime, rank: int, order: int, action: Callable[[], None]) -> None:
             nonlocal best
-            if at <= now and (best is None or (at, rank) < (best[0], best[1])):
-                best = (at, rank, action)
+            if at <= now and (best is None or (at, rank, order) < best[:3]):
+                best = (at, rank, order, action)
 
         busy: dict[int, int] = {}
-        pending: list[Job] = []
-        gitlab = self.gitlab
-        for job_id in sorted(self.active):
+        for job_id in sorted(self.queue.running | self.queue.timed):
             job = self.jobs.get(job_id)
-            if job is None:
+            if job is None or job_id not in self.active:
                 continue
-            if job.status == "running":
+            if job.status in ("running", "canceling"):
                 busy[job.runner_id or 0] = busy.get(job.runner_id or 0, 0) + 1
+            if job.status == "running":
                 if job.planned_duration is not None and job.started_at is not None:
                     done = job.started_at + timedelta(seconds=job.planned_duration)
-                    offer(done, 0, lambda job=job, done=done: self.finish(job, done))  # type: ignore[misc]
-            elif job.status == "pending":
-                pending.append(job)
-                if gitlab:
-                    stuck = ci_lifecycle.stuck_event(self, job)
-                    if stuck is not None:
-                        offer(*stuck)
-            elif job.status in ci_lifecycle.TIMED_STATUSES:
-                if job.status == "canceling":
-                    busy[job.runner_id or 0] = busy.get(job.runner_id or 0, 0) + 1
+                    offer(done, 0, job.id, lambda job=job, done=done: self.finish(job, done))  # type: ignore[misc]
+            else:
                 timed = ci_lifecycle.timed_event(self, job)
                 if timed is not None:
-                    offer(*timed)
+                    offer(timed[0], timed[1], job.id, timed[2])
         if self.next_pipeline_at is not None:
             at = self.next_pipeline_at
-            offer(at, 1, lambda: self._generate(at))
-        for job in pending:
-            assert job.queued_at is not None
-            ready = max(job.queued_at + timedelta(seconds=1 + (job.id * 7 + self.seed) % 5), self.cursor)
-            if best is not None and ready > best[0]:
-                continue
-            runner = self._free_runner(job, busy)
-            if runner is not None:
-                offer(ready, 2, lambda job=job, runner=runner, ready=ready: self.run(job, runner, ready))  # type: ignore[misc]
+            offer(at, 1, 1 << 62, lambda: self._generate(at))
+        for event in self.queue.events(self, self.cursor, busy, gitlab=self.gitlab):
+            offer(*event)
         if best is None:
             return None
-        return best[0], best[2]
-
-    def _free_runner(self, job: Job, busy: dict[int, int]) -> Runner | None:
-        project = self.state.projects.get(job.project_id)
-        if project is None:
-            return None
-        candidates = [r for r in self.runners.values() if busy.get(r.id, 0) < r.concurrent and self.can_run(r, job, project)]
-        if not candidates:
-            return None
-        return min(candidates, key=lambda r: (busy.get(r.id, 0), r.id))
+        return best[0], best[3]
 
     def can_run(self, runner: Runner, job: Job, project: Project) -> bool:
         """Whether ``runner`` would pick ``job`` (active, connected, allowed in the project, tags)."""
@@ -402,24 +410,4 @@ class CiStore(TraceStore):
         project = self.state.projects.get(rng.choice(self.generator_projects))
         if project is not None and not project.deleted and not project.archived:
             self.pipeline_factory(self, project, at)
-        self.prune()
-
-    def prune(self) -> None:
-        """Drop the oldest finished pipelines (and their jobs) beyond :data:`MAX_JOBS` jobs."""
-        if len(self.jobs) <= MAX_JOBS:
-            return
-        by_pipeline: dict[int, list[Job]] = {}
-        for job in self.jobs.values():
-            by_pipeline.setdefault(job.pipeline_id, []).append(job)
-        for pipeline_id in sorted(by_pipeline):
-            if len(self.jobs) <= MAX_JOBS * 9 // 10:
-                break
-            jobs = by_pipeline[pipeline_id]
-            if any(job.id in self.active or job.id in self.pinned for job in jobs):
-                continue
-            for job in jobs:
-                del self.jobs[job.id]
-                self.artifacts.drop(job.id)
-                self._forget_trace(job.id)
-            self.pipelines.pop(pipeline_id, None)
-            self._by_pipeline.pop(pipeline_id, None)
+        self.prune(MAX_JOBS)

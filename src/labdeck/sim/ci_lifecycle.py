@@ -140,29 +140,3 @@ def timed_event(ci: LifecycleStore, job: Job) -> Event | None:
         at = job.cancel_at
         return at, 0, lambda: ci.finish_cancel(job, at)
     return None
-
-
-def stuck_event(ci: LifecycleStore, job: Job) -> Event | None:
-    """Dropping a pending job: after an hour when no runner could ever pick it, after a day anyway."""
-    if job.queued_at is None:
-        return None
-    project = ci.state.projects.get(job.project_id)
-    can_be_picked = project is not None and any(ci.can_run(runner, job, project) for runner in ci.runners.values())
-    at = job.queued_at + (OUTDATED_PENDING_TIMEOUT if can_be_picked else STUCK_TIMEOUT)
-    return at, 3, lambda: ci.drop(job, at, STUCK_REASON)
-
-
-def composite(statuses: list[str]) -> str | None:
-    """The pipeline status (Gitlab::Ci::Status::Composite) when current statuses are among the
-    jobs', or None to use the 10.x rules."""
-    present = set(statuses)
-    if not present & {"scheduled", "preparing", "waiting_for_resource", "canceling"}:
-        return None
-    if present == {"preparing"}:
-        return "preparing"
-    for wanted, result in ((("running", "pending"), "running"), (("canceling",), "canceling"),
-                           (("waiting_for_resource",), "waiting_for_resource"), (("manual",), "manual"),
-                           (("scheduled",), "scheduled"), (("preparing",), "preparing")):
-        if present & set(wanted):
-            return result
-    return "running"

@@ -10,6 +10,7 @@ they follow current GitLab: runners add ``paused`` and ``runner_type``, report `
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -30,6 +31,7 @@ ONLINE_CONTACT_TIMEOUT = timedelta(hours=1)
 CURRENT_ONLINE_CONTACT_TIMEOUT = timedelta(hours=2)
 STALE_TIMEOUT = timedelta(days=7)
 ARTIFACTS_FILENAME = "artifacts.zip"
+_OBSERVED = frozenset({"status", "retried", "queued_at"})
 
 
 @dataclass
@@ -132,6 +134,8 @@ class Pipeline:
     started_at: datetime | None = None
     finished_at: datetime | None = None
     updated_at: datetime | None = None
+    iid: int = 0
+    source: str = "push"
 
     def brief(self) -> dict[str, Any]:
         """``{id, sha, ref, status}`` as embedded in job records."""
@@ -210,6 +214,20 @@ class Job:
     trace_log: bytearray | None = None  # materialised once something was appended through the control surface
     trace_gen_pos: int = 0
     trace_erased: bool = False
+    # Told ``(job, attribute, old value)`` when ``status``, ``retried`` or ``queued_at`` changes, so
+    # that the CI store keeps its per-pipeline tallies and its queue without scanning every job.
+    observer: Callable[[Job, str, Any], None] | None = field(default=None, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _OBSERVED:
+            observer = self.__dict__.get("observer")
+            if observer is not None:
+                old = self.__dict__.get(name)
+                object.__setattr__(self, name, value)
+                if old != value:
+                    observer(self, name, old)
+                return
+        object.__setattr__(self, name, value)
 
     @property
     def complete(self) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from labdeck.sim import ci_lifecycle
+from labdeck.sim import ci_status
 from labdeck.sim.ci_model import COMPLETED_STATUSES, Job
 
 
@@ -45,40 +45,9 @@ def stage_done(job: Job) -> bool:
     return job.status in COMPLETED_STATUSES or (job.status == "manual" and job.allow_failure)
 
 
-def composite_status(jobs: list[Job]) -> str:
-    """10.x ``HasStatus.status_sql`` over jobs, ignoring allowed failures and optional manual jobs
-    (current GitLab's rules when its statuses are present)."""
-    relevant = [j.status for j in jobs if not (j.allow_failure and j.status in ("failed", "canceled", "manual"))]
-    current = ci_lifecycle.composite(relevant)
-    if current is not None:
-        return current
-    total = len(relevant)
-    count = {status: relevant.count(status) for status in set(relevant)}
-
-    def n(*names: str) -> int:
-        return sum(count.get(name, 0) for name in names)
-
-    if total == 0:
-        if any(j.status == "manual" for j in jobs):
-            return "manual"
-        return "success" if any(j.status == "failed" for j in jobs) else "skipped"
-    if total == n("skipped"):
-        return "skipped"
-    if total == n("success", "skipped"):
-        return "success"
-    if total == n("created"):
-        return "created"
-    if total == n("success", "skipped", "canceled"):
-        return "canceled"
-    if total == n("created", "skipped", "pending"):
-        return "pending"
-    if n("running", "pending") > 0:
-        return "running"
-    if n("manual") > 0:
-        return "manual"
-    if n("created") > 0:
-        return "running"
-    return "failed"
+def composite_status(jobs: list[Job], *, gitlab: bool = False) -> str:
+    """The status ``jobs`` make up (see :mod:`labdeck.sim.ci_status`); pass only latest tries."""
+    return ci_status.composite(ci_status.counts_of((job.status, job.allow_failure) for job in jobs), gitlab=gitlab)
 
 
 def go_duration(seconds: int) -> str:

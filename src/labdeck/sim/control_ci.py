@@ -5,7 +5,7 @@
       {"ref": "master", "stages": [{"name": "build", "jobs": [{"name": "compile", "tags": ["docker"],
         "when": "manual" | "on_success", "script_lines": ["make"], "fail": false, "duration": 90}]}]}
 
-  creates a pipeline and answers 201 ``{"id", "project_id", "ref", "sha", "status", "jobs": [Job…]}``.
+  creates a pipeline and answers 201 ``{"id", "iid", "project_id", "ref", "sha", "status", "jobs": [Job…]}``.
   Extra job keys: ``allow_failure``; ``artifacts`` (true, or ``"big"`` with ``artifact_bytes``);
   ``generate_trace: false`` (the log holds only appended bytes); ``trace_bytes`` + ``trace_rate``
   (a bulk log of that size growing that many bytes/s) or ``trace_lines`` (a bulk log of that many
@@ -13,6 +13,22 @@
   ``runner_system_failure``); ``flaky`` (fails, passes on retry); ``resource_group``; ``prepare``
   (passes through ``preparing``, gitlab dialect); ``when: delayed`` with ``start_in`` seconds (gitlab
   dialect only).
+
+  ``"count": N`` expands one job spec into N jobs named ``<name>-0001`` … ``<name>-NNNN`` (four
+  digits, more from 10,000 on); its ``"fail"`` and ``"allow_failure"`` are then ``true`` (every one),
+  ``false``, or a list of 1-based indexes of the expanded jobs (``"fail": [1]``: only the first).
+
+  Body keys ``sha``, ``title`` and ``user`` (a username; the admin calling when absent) say whose
+  commit the pipeline runs and who started it: each pipeline is a new commit unless ``sha`` names
+  one the project already ran (its title and author are kept unless given); ``source`` (``push``
+  when absent) is what the pipelines API reports.
+
+  A pipeline whose first test job fails, 1,500 jobs::
+
+      {"ref": "master", "stages": [
+        {"name": "test", "jobs": [{"name": "unit", "count": 1200, "fail": [1], "duration": 30}]},
+        {"name": "deploy", "jobs": [{"name": "deploy", "count": 300, "duration": 30}]}]}
+
 - ``POST /-/sim/projects/{id}/jobs/{job_id}/trace``: appends the raw request body to the job's log;
   answers 201 ``{"id", "size"}``.
 - ``PUT /-/sim/runners/{runner_id}`` JSON ``{"connected": bool}``: a runner stops or resumes polling.
@@ -31,12 +47,15 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from labdeck.sim.ci_engine import JobSpec, StageSpec, store
+from labdeck.sim.ci_model import Pipeline
+from labdeck.sim.ci_pipelines import SOURCES
 from labdeck.sim.ci_views import job_entity
 from labdeck.sim.context import token_from
 from labdeck.sim.dialect import is_gitlab
 from labdeck.sim.state import SimState, User
 
 _WHEN = ("on_success", "manual", "always", "on_failure")
+_MAX_COUNT = 50_000
 
 
 class _Refused(Exception):
@@ -60,6 +79,37 @@ def _admin(request: Request) -> tuple[SimState, User]:
     if user is None or token is None or not user.is_admin or token.read_only:
         raise _Refused(403, {"message": "403 Forbidden"})
     return state, user
+
+
+def _job_specs(raw: Any, gitlab: bool) -> list[JobSpec]:
+    """One job spec, or ``count`` of them."""
+    if not isinstance(raw, dict) or "count" not in raw:
+        return [_job_spec(raw, gitlab)]
+    count = raw["count"]
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= _MAX_COUNT:
+        raise _Refused(400, {"error": f"count must be an integer from 1 to {_MAX_COUNT}"})
+    picks = {name: _indexes(raw.get(name), name, count) for name in ("fail", "allow_failure")}
+    width = max(4, len(str(count)))
+    base = {key: value for key, value in raw.items() if key not in ("count", "fail", "allow_failure")}
+    specs = []
+    for index in range(1, count + 1):
+        one = {**base, "name": f"{raw.get('name')}-{index:0{width}d}", "fail": index in picks["fail"]}
+        if raw.get("allow_failure") is not None:
+            one["allow_failure"] = index in picks["allow_failure"]
+        specs.append(_job_spec(one, gitlab))
+    return specs
+
+
+def _indexes(value: Any, name: str, count: int) -> set[int]:
+    """``true`` (all), ``false``/absent (none) or a list of 1-based indexes."""
+    if value is None or value is False:
+        return set()
+    if value is True:
+        return set(range(1, count + 1))
+    if isinstance(value, list) and all(isinstance(i, int) and not isinstance(i, bool) and 1 <= i <= count
+                                       for i in value):
+        return set(value)
+    raise _Refused(400, {"error": f"{name} must be true, false or a list of indexes from 1 to {count}"})
 
 
 def _job_spec(raw: Any, gitlab: bool) -> JobSpec:
@@ -99,6 +149,26 @@ def _job_spec(raw: Any, gitlab: bool) -> JobSpec:
     return spec
 
 
+def _commit(state: SimState, earlier: list[Pipeline], body: dict[str, Any], admin: User) -> dict[str, Any]:
+    """Who starts the pipeline and which commit it runs (``user``, ``sha``, ``title``, ``source``)."""
+    user = admin
+    if body.get("user") is not None:
+        found = next((u for u in state.users.values() if u.username == str(body["user"])), None)
+        if found is None:
+            raise _Refused(400, {"error": f"no user {body['user']!r}"})
+        user = found
+    source = str(body.get("source") or "push")
+    if source not in SOURCES:
+        raise _Refused(400, {"error": "source does not have a valid value"})
+    sha = str(body["sha"]) if body.get("sha") else None
+    same = next((p for p in reversed(earlier) if sha is not None and p.sha == sha), None)
+    title = str(body.get("title") or (same.commit_title if same else "Pipeline from the control surface"))
+    author = user
+    if same is not None and body.get("user") is None:
+        author = next((u for u in state.users.values() if u.email == same.author_email), user)
+    return {"user": user, "sha": sha, "title": title, "author": author, "source": source}
+
+
 async def create_pipeline(request: Request) -> Response:
     """POST /-/sim/projects/{id}/pipelines (see the module docstring)."""
     try:
@@ -113,7 +183,7 @@ async def create_pipeline(request: Request) -> Response:
         for raw_stage in body["stages"]:
             if not isinstance(raw_stage, dict) or not raw_stage.get("name"):
                 raise _Refused(400, {"error": "every stage needs a name"})
-            jobs = [_job_spec(raw, is_gitlab(state)) for raw in raw_stage.get("jobs") or []]
+            jobs = [spec for raw in raw_stage.get("jobs") or [] for spec in _job_specs(raw, is_gitlab(state))]
             stages.append(StageSpec(str(raw_stage["name"]), jobs))
         state.tick()
         with state.lock:
@@ -122,11 +192,11 @@ async def create_pipeline(request: Request) -> Response:
                 raise _Refused(404, {"message": "404 Project Not Found"})
             ci = store(state)
             now = state.now()
-            pipeline = ci.create_pipeline(project, str(body.get("ref") or project.default_branch), stages, user, now,
-                                          title=str(body.get("title") or "Pipeline from the control surface"))
+            pipeline = ci.create_pipeline(project, str(body.get("ref") or project.default_branch), stages,
+                                          **_commit(state, ci.project_pipelines(project.id), body, user), at=now)
             base = f"{request.url.scheme}://{request.url.netloc}"
             created = sorted(ci.pipeline_jobs(pipeline), key=lambda j: j.id)
-            answer = {**pipeline.brief(), "project_id": project.id,
+            answer = {**pipeline.brief(), "iid": pipeline.iid, "project_id": project.id,
                       "jobs": [job_entity(ci, job, base, now) for job in created]}
         return JSONResponse(answer, status_code=201)
     except _Refused as refused:

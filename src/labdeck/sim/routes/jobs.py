@@ -22,12 +22,12 @@ from labdeck.sim.state import REPORTER, Project
 _RANGE = re.compile(r"^bytes=(\d+)-(\d*)$")
 
 
-def _readable_project(ctx: Ctx) -> Project:
+def readable_project(ctx: Ctx, *, anonymous: bool = False) -> Project:
     """``authorize_read_builds!``: members from reporter up, or anyone who sees the project when
-    its jobs are public."""
+    its jobs are public (``anonymous``: without a token too, as the pipelines API allows)."""
     project = ctx.project()
-    user = ctx.require_user()
-    if user.is_admin or ctx.state.access_level(user, project) >= REPORTER:
+    user = ctx.user if anonymous else ctx.require_user()
+    if user is not None and (user.is_admin or ctx.state.access_level(user, project) >= REPORTER):
         return project
     if project.settings.get("public_jobs", True):
         return project
@@ -67,27 +67,28 @@ def _job_list(ctx: Ctx, ci: CiStore, jobs: list[Job], *, with_counts: bool = Tru
 async def list_jobs(ctx: Ctx) -> Any:
     """GET /projects/:id/jobs (scope / scope[]), newest first. Current GitLab never counts this list
     (no ``X-Total``, ``X-Total-Pages`` or ``rel="last"``, wire-facts §1.3)."""
-    project = _readable_project(ctx)
+    project = readable_project(ctx)
     ci = store(ctx.state)
-    return _job_list(ctx, ci, [job for job in ci.jobs.values() if job.project_id == project.id],
-                     with_counts=not is_gitlab(ctx.state))
+    return _job_list(ctx, ci, ci.project_jobs(project.id), with_counts=not is_gitlab(ctx.state))
 
 
 @endpoint(auth=True)
 async def list_pipeline_jobs(ctx: Ctx) -> Any:
-    """GET /projects/:id/pipelines/:pipeline_id/jobs (scope / scope[])."""
-    project = _readable_project(ctx)
+    """GET /projects/:id/pipelines/:pipeline_id/jobs (scope / scope[]). The spec (10.x) lists every
+    try; current GitLab only the latest unless ``include_retried``."""
+    project = readable_project(ctx)
     ci = store(ctx.state)
     pipeline = ci.pipelines.get(ctx.path_int("pipeline_id"))
     if pipeline is None or pipeline.project_id != project.id:
         raise record_not_found()
-    return _job_list(ctx, ci, [job for job in ci.jobs.values() if job.pipeline_id == pipeline.id])
+    latest = is_gitlab(ctx.state) and not ctx.params.bool("include_retried", False)
+    return _job_list(ctx, ci, ci.pipeline_jobs(pipeline, latest=latest))
 
 
 @endpoint(auth=True)
 async def get_job(ctx: Ctx) -> Any:
     """GET /projects/:id/jobs/:job_id."""
-    project = _readable_project(ctx)
+    project = readable_project(ctx)
     job = _job(ctx, project)
     return job_entity(store(ctx.state), job, ctx.base_url, ctx.state.now())
 
@@ -160,7 +161,7 @@ async def keep_artifacts(ctx: Ctx) -> Any:
 @endpoint(auth=True)
 async def get_trace(ctx: Ctx) -> Any:
     """GET …/trace: the whole log as text/plain (Range only with ``trace_range``)."""
-    project = _readable_project(ctx)
+    project = readable_project(ctx)
     job = _job(ctx, project)
     data = store(ctx.state).trace(job, ctx.state.now())
     headers = {"Content-Disposition": f'infile; filename="{job.id}.log"'}
@@ -212,7 +213,7 @@ def _archive_response(ci: CiStore, job: Job, request: Request) -> Response:
 @endpoint(auth=True)
 async def download_artifacts(ctx: Ctx) -> Any:
     """GET …/jobs/:job_id/artifacts: the archive, streamed."""
-    project = _readable_project(ctx)
+    project = readable_project(ctx)
     job = _job(ctx, project)
     ci = store(ctx.state)
     if not job.has_artifacts():
@@ -223,7 +224,7 @@ async def download_artifacts(ctx: Ctx) -> Any:
 @endpoint(auth=True)
 async def download_by_ref(ctx: Ctx) -> Any:
     """GET …/jobs/artifacts/:ref_name/download?job=: latest successful job of that name."""
-    project = _readable_project(ctx)
+    project = readable_project(ctx)
     name = ctx.params.str("job")
     if not name:
         raise missing("job")
@@ -242,7 +243,7 @@ async def download_by_ref(ctx: Ctx) -> Any:
 @endpoint(auth=True)
 async def artifact_file(ctx: Ctx) -> Any:
     """GET …/jobs/:job_id/artifacts/*path: one file of the archive, streamed."""
-    project = _readable_project(ctx)
+    project = readable_project(ctx)
     job = _job(ctx, project)
     path = ctx.path("artifact_path")
     if not valid_member_path(path):
