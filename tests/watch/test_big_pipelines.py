@@ -7,11 +7,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 import pytest
 
 from labdeck.sim.server import SimServer
-from labdeck.watch import AlertEngine, BoardSnapshot, ProjectsSnapshot, WatchedProject, WatchedProjects, WatchTarget
+from labdeck.watch import (
+    AlertEngine,
+    BoardSnapshot,
+    ProjectsSnapshot,
+    WatchedProject,
+    WatchedProjects,
+    WatchTarget,
+)
 from labdeck.watch.pipelines import PipelineRow
 from tests.watch.helpers import (
     FakeClock,
@@ -119,7 +125,7 @@ async def test_a_failure_on_the_last_page_of_a_running_pipeline_shows_within_a_r
         poller = make_poller(client, server, fake)
         poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, QUIET),)))
         pushed = push_stages(server, pid, big_stages(fail=(1,), durations={1: 3600}, long=(1200,)))
-        advance(server, 900)
+        advance(server, 1800)  # all but unit-0001 and unit-1200 have passed
         await run_until(poller, fake, lambda: (row := newest(board, pushed["id"])) is not None
                         and row.status == "running" and row.running_known and row.running == 2, limit=300)
         await run_for(poller, fake, 30)
@@ -128,7 +134,7 @@ async def test_a_failure_on_the_last_page_of_a_running_pipeline_shows_within_a_r
         spent = poller.stats.requests - before
         rounds = 60 / poller.settings.interval
         assert spent <= rounds * 1.5 + 60 / poller.settings.interval  # the probe (+ page every 4th) + activity
-        advance(server, 3000)  # unit-0001 fails
+        advance(server, 2400)  # unit-0001 fails (it started a moment after the push, ran an hour)
         took = await run_until(poller, fake, lambda: (row := newest(board, pushed["id"])) is not None
                                and row.status == "failed", limit=60)
         assert took <= 2 * poller.settings.interval
