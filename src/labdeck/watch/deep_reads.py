@@ -19,7 +19,7 @@ What a round of a loaded project costs, per dialect:
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from labdeck.api import errors
@@ -39,6 +39,8 @@ _CLEAN = frozenset({"success", "skipped", "canceled"})
 """Server statuses that leave nothing to read about failures."""
 MARGIN = timedelta(seconds=1)
 """``updated_after`` is strict and timestamps tie: look a second further back."""
+LISTED = 20
+"""Pipelines per listing (ordered by ``updated_at``, newest change first)."""
 PAGE_EVERY = 4
 """Spec dialect: a project with a big unfinished pipeline re-reads its page of newest jobs every
 this many rounds (probes in between)."""
@@ -84,12 +86,16 @@ class DeepReads:
             await self._refresh_failed(track, row, state, probe=True)
             if state.server_status != before:
                 return False  # the pipeline moved on (finished, or running again): read the page
+            await self._refresh_running(track, row, state, force=False)  # only when a failure came
         self._recomplete(track)
         return True
 
     async def _list_round(self, track: ProjectTrack) -> bool:
         """GitLab: one conditional listing of the pipelines updated since the last round."""
-        params: dict[str, Any] = {"per_page": 20}
+        params: dict[str, Any] = {"per_page": LISTED, "order_by": "updated_at", "sort": "desc"}
+        first = track.watermark is None
+        if first:
+            track.watermark = _page_watermark(track)
         if track.watermark is not None:
             params["updated_after"] = iso(track.watermark - MARGIN)
         read = await self.client.fetch_conditional(f"projects/{track.project_id}/pipelines", params)
@@ -99,9 +105,9 @@ class DeepReads:
         self.stats.parsed += 1
         track.list_etag = read.etag
         stamps = [p.updated_at for p in pipelines if p.updated_at is not None]
-        first = track.watermark is None
-        if stamps:
-            track.watermark = max([*stamps, *([track.watermark] if track.watermark else [])])
+        if stamps and len(pipelines) >= LISTED // 2:
+            # The listing grew: ask from its newest change on (a new URL: one more full answer).
+            track.watermark = max(stamps)
         rows = {row.pipeline_id: row for row in track.page_rows}
         need_page = False
         moved: list[PipelineRow] = []
@@ -211,3 +217,11 @@ class DeepReads:
             track.rows = rows
             self._dirty.add(track.project_id)
 
+
+def _page_watermark(track: ProjectTrack) -> datetime | None:
+    """The newest moment the page of newest jobs shows (a job created, started or finished): the
+    first listing asks for pipelines updated since (what moved after the page was read, and the
+    pipelines whose jobs beyond the page moved later)."""
+    stamps = [stamp for row in track.page_rows for job in row.jobs
+              for stamp in (job.created_at, job.started_at, job.finished_at) if stamp is not None]
+    return max(stamps) if stamps else None
