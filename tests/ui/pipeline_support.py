@@ -190,7 +190,7 @@ def statuses(server: SimServer, pipeline_id: int) -> dict[str, int]:
 
 class GatedProxy(LosingProxy):
     """A proxy that holds the requests for page 2 onwards of one pipeline's full list of jobs (no
-    ``scope``) until :meth:`open` is called (or answers them 503 while ``refuse`` is set), and
+    ``scope``) until :meth:`open` is called (or answers them 500 while ``refuse`` is set), and
     forwards everything else at once."""
 
     def __init__(self, upstream_host: str, upstream_port: int, pipeline_id: int) -> None:
@@ -200,7 +200,7 @@ class GatedProxy(LosingProxy):
         self.held = 0
         """Requests waiting at the gate now."""
         self.refuse = False
-        """True: those pages are answered 503 at once instead of held."""
+        """True: those pages are answered 500 at once instead of held."""
 
     def open(self) -> None:
         """Let the held pages (and every later one) through."""
@@ -216,7 +216,7 @@ class GatedProxy(LosingProxy):
     async def _forward(self, head: bytes, body: bytes) -> bytes:
         target = head.split(b" ", 2)[1].decode("latin-1")
         if self._holds(target) and self.refuse:
-            return b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            return b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
         if self._holds(target) and not self.gate.is_set():
             self.held += 1
             try:
