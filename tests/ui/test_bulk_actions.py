@@ -23,11 +23,13 @@ from labdeck.ui.widgets.bulk_plan import (
     BulkOutcome,
     JobTarget,
     job_targets,
+    pipeline_endpoint_differs,
     pipeline_targets,
     plan_cancel,
     plan_play,
     plan_retry,
     run_plan,
+    through_pipeline,
 )
 from labdeck.watch.pipelines import derive_pipelines
 from tests.ui.conftest import MakeApp
@@ -85,6 +87,24 @@ def test_retry_plans_the_failed_jobs_and_says_why_it_leaves_the_others_out() -> 
         7: "created: has not finished", 8: "scheduled: has not finished"}
     assert plan.title == "Retry 2 jobs of pipeline #12" and plan.action == "pipeline.retry-failed"
     assert plan.project_paths == ("platform/audit-log",)
+
+
+def test_a_whole_pipeline_goes_through_its_endpoint_only_when_that_acts_on_exactly_the_planned_jobs() -> None:
+    jobs = [_job(1, "unit", "failed"), _job(2, "lint", "canceled"), _job(3, "e2e", "success")]
+    plan = plan_retry(job_targets(7, "platform/audit-log", jobs), action="pipeline.retry-failed",
+                      scope="pipeline #12", pipeline_id=12)
+    # A pipeline's retry also retries its canceled jobs: not what "retry failed" planned.
+    assert pipeline_endpoint_differs(plan, jobs) == "the pipeline's own retry would also act on 1 canceled job"
+    failed_only = [job for job in jobs if job.status != "canceled"]
+    plan = plan_retry(job_targets(7, "platform/audit-log", failed_only), action="pipeline.retry-failed",
+                      scope="pipeline #12", pipeline_id=12)
+    assert pipeline_endpoint_differs(plan, failed_only) == ""
+    through = through_pipeline(plan, 7, "platform/audit-log", 12)
+    assert [request.describe() for request in through.requests] == ["POST /projects/7/pipelines/12/retry"]
+    assert [target.job.id for target in through.jobs] == [1] and through.title == "Retry 1 job of pipeline #12"
+    cancel = plan_cancel(job_targets(7, "platform/audit-log", JOBS), action="pipeline.cancel-active",
+                         scope="pipeline #12", pipeline_id=12)
+    assert pipeline_endpoint_differs(cancel, JOBS) == ""  # the same statuses either way
 
 
 def test_marked_jobs_are_retried_whatever_finished_state_they_are_in() -> None:

@@ -306,6 +306,28 @@ async def test_a_lost_answer_to_the_pipeline_retry_is_unknown_and_never_resent(s
             assert all(len(tries(server, pipeline_id, name)) == 2 for name in ("unit-tests", "lint"))
 
 
+@pytest.mark.usefixtures("no_bulk_guard")
+async def test_retry_with_a_canceled_job_is_one_request_per_job_and_says_why(sim_factory: SimFactory,
+                                                                              make_app: MakeApp) -> None:
+    server = sim_factory(dialect="gitlab")
+    pipeline_id, ids = await pipeline_in_every_state(server)
+    async with httpx.AsyncClient(base_url=server.api_url, headers={"PRIVATE-TOKEN": DEMO_TOKENS["user"]}) as http:
+        assert (await http.post(f"/projects/{PROJECT_ID}/jobs/{ids['e2e-browser']}/cancel")).status_code == 201
+    await advance(server, 30)  # canceling → canceled
+    assert server.state.jobs[ids["e2e-browser"]].status == "canceled"
+    app = make_app(server)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_pipeline(app, pilot, pipeline_id)
+        await pilot.press("R")
+        dialog = await bulk_dialog(app, pilot)
+        assert dialog.plan is not None
+        assert [request.describe() for request in dialog.plan.requests] == [
+            f"POST /projects/{PROJECT_ID}/jobs/{job_id}/retry" for job_id in (ids["unit-tests"], ids["lint"])]
+        assert ("One request per job: the pipeline's own retry would also act on 1 canceled job."
+                in dialog_text(dialog))
+        await pilot.press("escape")
+
+
 async def test_read_only_hides_and_refuses_the_bulk_actions(sim_factory: SimFactory, make_app: MakeApp) -> None:
     server = sim_factory()
     pipeline_id, _ = await pipeline_in_every_state(server)

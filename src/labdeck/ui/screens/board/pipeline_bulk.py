@@ -90,7 +90,8 @@ async def plan_whole_pipeline(client: ApiClient, kind: BulkKind, target: Pipelin
         plan = plan_from_jobs(kind, target, complete, scope=scope, stage=stage)
         latest, _ = latest_tries(complete)
     else:
-        scopes = scopes_for(kind, client.dialect.flavour == "gitlab")
+        dialect = await client.discover()  # once per client; GitLab filters by every status, the spec by fewer
+        scopes = scopes_for(kind, dialect.flavour == "gitlab")
         found = with_newer_tries(await read_scoped(client, target, scopes), loaded)
         note = (f"Planned from the server's list of the pipeline's {'/'.join(scopes)} jobs "
                 "(the view was still reading its pages).")

@@ -215,11 +215,6 @@ def stage_status_label(stage: Stage, partial: bool) -> str:
     return "…" if partial else stage.status
 
 
-def folded_summary(stage: Stage, partial: bool) -> str:
-    """``test 1,199 ✓ 1 ✗ · 300 skipped`` (``… so far`` while the jobs are still being read)."""
-    return f"{stage.name} {stage.counts.summary()}" + (" so far" if partial else "")
-
-
 def _counts_text(stage: Stage, palette: Palette) -> Text:
     """``test 1,199 ✓ 1 ✗``."""
     counts = stage.counts
