@@ -26,6 +26,7 @@ from typing import ClassVar
 
 import httpx
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label
@@ -150,6 +151,10 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         self.view.focus()
         self._redraw()
         self.reload()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The header says as much as the new width holds (the stages lay themselves out)."""
+        self._draw_header()
 
     def on_unmount(self) -> None:
         """Stop observing the client's answers."""
@@ -347,6 +352,9 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
 
     def action_job_detail(self) -> None:
         """The details of the job under the cursor (and why it is pending)."""
+        if self.view.folded_cursor is not None:
+            self.notify("A folded stage: enter lists its jobs, i there gives one's details.", timeout=4)
+            return
         job = self.selected_job()
         if job is not None:
             self.app.push_screen(JobDetailScreen(self.project_id, self.project_path, job))
