@@ -180,6 +180,29 @@ async def test_partial_failure_across_projects_one_audit_operation(sim_factory: 
     assert {record["target"]["project"] for record in sent} == {PROJECT_PATH, OTHER_PROJECT[1]}
 
 
+async def test_a_pipeline_request_is_sent_once_and_audited_as_the_pipeline(sim_factory: SimFactory,
+                                                                          tokens: dict[str, str]) -> None:
+    server = sim_factory(dialect="gitlab")
+    ids = await _failed_pipeline(server, PROJECT_ID, ("unit", "lint"))
+    await advance(server, 600)  # the gitlab dialect's runners are busier
+    pipeline_id = server.state.jobs[ids["unit"]].pipeline_id
+    async with ApiClient(server.base_url, Secret(tokens["user"])) as alice:
+        jobs = await alice.jobs.list(PROJECT_ID, pipeline_id=pipeline_id).all()
+        assert {job.status for job in jobs} == {"failed"}
+        plan = plan_retry(job_targets(PROJECT_ID, PROJECT_PATH, jobs), action="pipeline.retry-failed",
+                          scope=f"pipeline #{pipeline_id}", pipeline_id=pipeline_id)
+        plan = through_pipeline(plan, PROJECT_ID, PROJECT_PATH, pipeline_id)
+        seen: list[str] = []
+        results = await run_plan(alice, plan, on_sending=lambda request: seen.append(request.describe()))
+    assert seen == [f"POST /projects/{PROJECT_ID}/pipelines/{pipeline_id}/retry"]
+    (result,) = results
+    assert result.outcome == "done" and result.detail.startswith("pipeline retried (2 jobs); it is now ")
+    assert all(server.state.jobs[job_id].retried for job_id in ids.values())
+    sent = [record for record in _audit_records() if record["phase"] == "sent"]
+    assert len(sent) == 1 and sent[0]["action"] == "pipeline.retry-failed"
+    assert sent[0]["target"]["project"] == PROJECT_PATH and sent[0]["target"]["pipeline"] == pipeline_id
+
+
 async def test_an_ambiguous_5xx_is_unknown_the_job_reread_and_the_run_stops(sim_factory: SimFactory,
                                                                          tokens: dict[str, str]) -> None:
     server = sim_factory()

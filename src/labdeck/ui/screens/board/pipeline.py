@@ -288,6 +288,9 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
             else:
                 header.show(None, self.server_now(), marked=marked, shown=0)
             return
+        if not self.jobs:
+            header.update(Text(f"pipeline #{self.pipeline_id}: the server lists no jobs for it"))
+            return
         shown = sum(len(stage.jobs) for stage in self.view.stages)
         header.show(self.row(), self.server_now(), marked=marked, shown=shown)
 
