@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+import httpx
 import pytest
 from rich.cells import cell_len
 
@@ -334,3 +335,36 @@ async def test_pages_that_cannot_be_read_leave_a_partial_view_that_says_so(sim_f
             await wait_until(pilot, lambda: screen.complete, what="every page")
             await pilot.pause(0.1)
             assert "● failed" in _header(screen) and "test 1,199 ✓ 1 ✗" in _lines(screen)[1]
+
+
+async def test_refreshes_of_a_big_pipeline_ask_its_record_and_read_the_jobs_only_when_it_moved(
+        sim_factory: SimFactory, make_app: MakeApp, tokens: dict[str, str]) -> None:
+    server = sim_factory(dialect="gitlab")
+    stages = big_stages([])
+    stages[0]["jobs"][0]["tags"] = ["no-runner-has-this"]  # pending for good: active, nothing moves
+    pipeline_id, ids = await big_pipeline(server, stages, seconds=5)
+    assert statuses(server, pipeline_id) == {"pending": 1200, "created": 300}
+    jobs_path = f"/api/v4/projects/{PROJECT_ID}/pipelines/{pipeline_id}/jobs"
+    record_path = f"/api/v4/projects/{PROJECT_ID}/pipelines/{pipeline_id}"
+    async with losing_proxy(server) as (proxy, via_proxy):
+        app = make_app(via_proxy)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await open_pipeline(app, pilot, pipeline_id)
+
+            def reads(path: str) -> int:
+                return sum(1 for method, seen in proxy.forwarded if method == "GET" and seen == path)
+
+            await advance(server, 3)  # the first refresh reads the jobs once more, with the record
+            await wait_until(pilot, lambda: reads(record_path) >= 1 and not screen._loading, what="a refresh")
+            pages = reads(jobs_path)
+            for round_number in range(2, 4):
+                await advance(server, 3)
+                await wait_until(pilot, lambda n=round_number: reads(record_path) >= n and not screen._loading,
+                                 what="a refresh")
+            assert reads(jobs_path) == pages  # the record did not move: no page of jobs read again
+            async with httpx.AsyncClient(base_url=server.api_url, headers={"PRIVATE-TOKEN": tokens["admin"]}) as http:
+                answer = await http.post(f"/projects/{PROJECT_ID}/jobs/{ids['unit-0007']}/cancel")
+                assert answer.status_code == 201
+            await advance(server, 3)
+            await wait_until(pilot, lambda: reads(jobs_path) > pages, what="the jobs read again")
+            await wait_until(pilot, lambda: "1 canceled" in _lines(screen)[1], what="the canceled job counted")

@@ -212,6 +212,8 @@ class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
         except errors.ApiError as exc:
             self._say_why_not(f"Could not read what to act on: {exc.user_message()} Nothing was sent.")
             self.query_one("#intro", Label).update(Text("No plan: nothing can be sent."))
+            self.reading_text = "No dry run: what to act on could not be read (close, then try again)."
+            self._redraw()
             self._release_once()
             return
         if not plan.requests:

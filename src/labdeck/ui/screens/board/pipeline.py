@@ -95,6 +95,9 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
     """Seconds between refreshes while some job can still change by itself."""
     idle_interval = 30.0
     """Seconds between refreshes once every job is finished or waits for a person."""
+    big_pipeline = 100
+    """Past this many jobs (more than one page), automatic refreshes ask the pipeline's record
+    first where the server has one (see :meth:`_refresh`)."""
     draw_interval = 0.1
     """While pages arrive, the screen is redrawn at most this often (seconds), and on the last."""
 
@@ -130,6 +133,9 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         self._version: str | None = None
         self._loading = False
         self._load_number = 0
+        self._moved_at: datetime | None = None
+        """The pipeline's ``updated_at`` when its jobs on screen were read (pipelines API only)."""
+        self._jobs_read_at: datetime | None = None
         self._last_load: datetime | None = None
         self._filter = ""
         self._stage_screens: list[StageJobsScreen] = []
@@ -181,12 +187,12 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
             self.loading_text = "loading…"
             self.update_title()
         number = self._load_number
-        self.run_api(lambda: self._load(number), "load")
+        self.run_api(lambda: self._load(number, asked=not quiet), "load")
 
-    async def _load(self, number: int) -> None:
+    async def _load(self, number: int, *, asked: bool = True) -> None:
         try:
             if self.complete:
-                await self._refresh()
+                await self._refresh(asked=asked)
             else:
                 await self._read_pages()
             self.load_count += 1
@@ -233,13 +239,27 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         self._redraw()
         self.completed_at = time.monotonic()
 
-    async def _refresh(self) -> None:
+    async def _refresh(self, *, asked: bool) -> None:
+        """Read the jobs again (conditionally). For a pipeline of more than one page, on a server
+        with the pipelines API, the automatic refresh first asks the pipeline's record and reads
+        the jobs only if it moved (``updated_at`` moves whenever a job changes status), or when the
+        jobs on screen are ``idle_interval`` old (a running job's duration moves without it)."""
+        moved: datetime | None = None
+        if len(self.jobs) > self.big_pipeline and await self.client.has_pipelines_api(self.project_id):
+            moved = (await self.client.pipelines.get(self.project_id, self.pipeline_id)).updated_at
+            fresh = (self._jobs_read_at is not None
+                     and (self.console_app.clock() - self._jobs_read_at).total_seconds() < self.idle_interval)
+            if not asked and fresh and moved is not None and moved == self._moved_at:
+                return
         paginator = self.client.jobs.list(self.project_id, pipeline_id=self.pipeline_id, since=self._version)
         result = await paginator.poll()
         if result.changed and result.value is not None:
             self._set_jobs(list(result.value))
             self._redraw()
         self._version = result.etag
+        # Asked before the jobs were read: a change meanwhile moves it past this, and is read next time.
+        self._moved_at = moved
+        self._jobs_read_at = self.console_app.clock()
 
     def _set_jobs(self, jobs: list[Job]) -> None:
         self.jobs = jobs
