@@ -368,3 +368,27 @@ async def test_refreshes_of_a_big_pipeline_ask_its_record_and_read_the_jobs_only
             await advance(server, 3)
             await wait_until(pilot, lambda: reads(jobs_path) > pages, what="the jobs read again")
             await wait_until(pilot, lambda: "1 canceled" in _lines(screen)[1], what="the canceled job counted")
+
+
+async def test_without_the_pipelines_api_a_big_running_pipeline_is_read_a_second_per_page(
+        sim_factory: SimFactory, make_app: MakeApp) -> None:
+    server = sim_factory()
+    stages = big_stages([])
+    stages[0]["jobs"][0]["tags"] = ["no-runner-has-this"]
+    pipeline_id, _ = await big_pipeline(server, stages, seconds=5)
+    app = make_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_pipeline(app, pilot, pipeline_id)
+        assert "live · every 2s" in str(screen.query_one("#title-context").render())
+        loads = screen.load_count
+        await advance(server, 3)
+        await wait_until(pilot, lambda: screen.load_count > loads, what="a refresh")
+        assert screen.refresh_interval() == 15.0  # 1,500 jobs: 15 pages, each refresh reads them all
+        await wait_until(pilot, lambda: "live · every 15s" in str(screen.query_one("#title-context").render()),
+                         what="the title to say so")
+        loads = screen.load_count
+        await advance(server, 5)
+        await pilot.pause(1.5)
+        assert screen.load_count == loads  # not due yet
+        await advance(server, 10)
+        await wait_until(pilot, lambda: screen.load_count > loads, what="the next refresh")

@@ -136,6 +136,8 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         self._moved_at: datetime | None = None
         """The pipeline's ``updated_at`` when its jobs on screen were read (pipelines API only)."""
         self._jobs_read_at: datetime | None = None
+        self._record_api: bool | None = None
+        """Whether the server has the pipelines API (None: not asked yet)."""
         self._last_load: datetime | None = None
         self._filter = ""
         self._stage_screens: list[StageJobsScreen] = []
@@ -245,7 +247,9 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         the jobs only if it moved (``updated_at`` moves whenever a job changes status), or when the
         jobs on screen are ``idle_interval`` old (a running job's duration moves without it)."""
         moved: datetime | None = None
-        if len(self.jobs) > self.big_pipeline and await self.client.has_pipelines_api(self.project_id):
+        if len(self.jobs) > self.big_pipeline:
+            self._record_api = await self.client.has_pipelines_api(self.project_id)
+        if len(self.jobs) > self.big_pipeline and self._record_api:
             moved = (await self.client.pipelines.get(self.project_id, self.pipeline_id)).updated_at
             fresh = (self._jobs_read_at is not None
                      and (self.console_app.clock() - self._jobs_read_at).total_seconds() < self.idle_interval)
@@ -273,10 +277,20 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         latest, _ = latest_tries(self.jobs)
         return any(job_unfinished(job.status) for job in latest)
 
+    def refresh_interval(self) -> float:
+        """Seconds between automatic refreshes: ``active_interval`` while jobs can change, but on a
+        server without the pipelines API at least one second per page of jobs (each refresh reads
+        them all, conditionally); ``idle_interval`` once nothing changes by itself."""
+        if not self.active:
+            return self.idle_interval
+        if self.complete and self._record_api is False:
+            return max(self.active_interval, float(-(-len(self.jobs) // 100)))
+        return self.active_interval
+
     def tick(self, now: datetime) -> None:
         """Once a second: the age and duration move on; refresh when due."""
         self._draw_header()
-        interval = self.active_interval if self.active else self.idle_interval
+        interval = self.refresh_interval()
         if not self._loading and (self._last_load is None or (now - self._last_load).total_seconds() >= interval):
             self.reload(quiet=True)
 
@@ -316,7 +330,7 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
 
     def update_title(self) -> None:
         """The title row: project, pipeline, refresh state, counts, filter."""
-        live = f"live · every {self.active_interval:g}s" if self.active else f"every {self.idle_interval:g}s"
+        live = f"live · every {self.refresh_interval():g}s" if self.active else f"every {self.idle_interval:g}s"
         self.context_text = f"{self.project_path} · #{self.pipeline_id} · {live}"
         super().update_title()
         if not self.is_mounted:
