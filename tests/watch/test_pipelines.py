@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from labdeck.api.models import Job
-from labdeck.watch.pipelines import PipelineRow, derive_pipelines, sort_by_attention
+from labdeck.watch.pipelines import PipelineRow, as_partial, derive_pipelines, sort_by_attention
 from tests.watch.helpers import T0, job
 
 
@@ -98,11 +98,58 @@ def test_grouping_newest_first_and_superseded_refs() -> None:
     assert [r.broken for r in rows] == [True, False, False]
 
 
-def test_a_full_page_drops_its_oldest_pipeline_which_may_be_cut() -> None:
+def test_a_full_page_marks_its_oldest_pipeline_partial_and_keeps_the_server_status() -> None:
     jobs = [job(5, "a", "success", pipeline=3), job(4, "b", "failed", pipeline=2)]
-    assert [r.pipeline_id for r in derive_pipelines(1, "p", jobs, now=T0, page_full=True)] == [3]
-    assert [r.pipeline_id for r in derive_pipelines(1, "p", jobs[1:], now=T0, page_full=True)] == [2]
+    rows = derive_pipelines(1, "p", jobs, now=T0, page_full=True)
+    assert [(r.pipeline_id, r.partial) for r in rows] == [(3, False), (2, True)]
     assert [r.pipeline_id for r in derive_pipelines(1, "p", jobs, now=T0)] == [3, 2]
+    assert not any(r.partial for r in derive_pipelines(1, "p", jobs, now=T0))
+
+
+def big(statuses: list[str], server: str, *, pipeline: int = 9) -> list[Job]:
+    """The newest jobs of a big pipeline (ids descending from 1500) whose server status is ``server``."""
+    out = []
+    for i, status in enumerate(statuses):
+        record = job(1500 - i, f"deploy-{300 - i:04d}", status, pipeline=pipeline)
+        assert record.pipeline is not None
+        out.append(record.model_copy(update={"pipeline": record.pipeline.model_copy(update={"status": server})}))
+    return out
+
+
+def test_a_cut_pipeline_of_skipped_jobs_that_the_server_calls_failed_is_failed_names_unknown() -> None:
+    row = derive_pipelines(1, "p", big(["skipped"] * 40, "failed"), now=T0, page_full=True)[0]
+    assert row.partial and row.status == "failed" and row.server_status == "failed"
+    assert row.failed_jobs == () and not row.failed_known and row.failed_label == "…"
+    assert not row.unfinished and row.broken
+
+
+def test_a_cut_running_pipeline_is_running_not_pending_and_its_count_unknown() -> None:
+    row = derive_pipelines(1, "p", big(["created"] * 40, "running"), now=T0, page_full=True)[0]
+    assert row.status == "running" and row.unfinished
+    assert not row.running_known and row.running_label == "…"
+    assert not row.timing_known and row.duration is None
+
+
+def test_a_cut_successful_pipeline_has_no_failures_to_read() -> None:
+    row = derive_pipelines(1, "p", big(["success"] * 40, "success"), now=T0, page_full=True)[0]
+    assert row.status == "success" and row.failed_known and row.failed_label == ""
+    assert row.running_known and row.running_label == ""
+
+
+def test_a_pipeline_whose_jobs_disagree_with_the_server_is_partial_even_when_newer_than_the_cut() -> None:
+    jobs = big(["skipped"] * 39, "failed", pipeline=9) + [job(100, "x", "success", pipeline=8)]
+    rows = derive_pipelines(1, "p", jobs, now=T0, page_full=True)
+    assert [(r.pipeline_id, r.partial, r.status) for r in rows] == [(9, True, "failed"), (8, True, "success")]
+
+
+def test_known_failures_complete_a_partial_row_and_win_while_others_run() -> None:
+    row = derive_pipelines(1, "p", big(["created"] * 40, "running"), now=T0, page_full=True)[0]
+    names = tuple(f"unit-{i:04d}" for i in range(1, 41))
+    done = as_partial(row, failed=names, running=3, started_at=T0, timing_known=True)
+    assert done.status == "failed" and done.failed_known and done.failed_label == "unit-0001 +39 more"
+    assert done.running_label == "3" and done.duration == timedelta(0)
+    assert as_partial(row, failed=("unit-0007",)).failed_label == "unit-0007"
+    assert as_partial(row, failed=()).status == "running"
 
 
 def test_attention_order() -> None:

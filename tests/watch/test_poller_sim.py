@@ -151,7 +151,9 @@ async def test_a_304_parses_nothing(sim_factory: Callable[..., SimServer], diale
         poller = make_poller(client, server, fake, sweep_period=30.0)
         poller.subscribe_board(board.append, watched=fixed(server, QUIET, "platform/search", "web/storefront"))
         await run_until(poller, fake, lambda: bool(board) and board[-1].loading == 0)
-        await run_for(poller, fake, 10)  # the first activity check learns the list
+        # The first activity check learns the list; where the server lists pipelines, the first round
+        # after it learns each project's listing (one full answer each).
+        await run_for(poller, fake, 20)
         parsed, requests, not_modified, snapshots = (poller.stats.parsed, poller.stats.requests,
                                                      poller.stats.not_modified, len(board))
         await run_for(poller, fake, 120)

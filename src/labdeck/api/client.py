@@ -26,6 +26,7 @@ from labdeck.api.resources.integrations import IntegrationsResource
 from labdeck.api.resources.issues import IssuesResource
 from labdeck.api.resources.jobs import JobsResource
 from labdeck.api.resources.notifications import NotificationsResource
+from labdeck.api.resources.pipelines import PipelinesResource
 from labdeck.api.resources.projects import ProjectsResource
 from labdeck.api.resources.protected_branches import ProtectedBranchesResource
 from labdeck.api.resources.runners import RunnersResource
@@ -87,6 +88,7 @@ class ApiClient(HttpEngine):
         self.exports = ExportsResource(self)
         self.runners = RunnersResource(self, self.dialects)
         self.jobs = JobsResource(self)
+        self.pipelines = PipelinesResource(self, self.dialects)
         self.issues = IssuesResource(self)
         self.integrations = IntegrationsResource(self, self.dialects)
         self.notifications = NotificationsResource(self)
@@ -109,6 +111,12 @@ class ApiClient(HttpEngine):
         Never raises: on failure the spec's dialect is used and retried later. Run it in the
         background at start-up; calls that depend on it also trigger it."""
         return await self.dialects.discover(refresh=refresh)
+
+    async def has_pipelines_api(self, project: int | str | None = None) -> bool:
+        """Whether the server has ``GET /projects/:id/pipelines`` (GitLab: yes; the spec and the
+        simulator's spec dialect: no). Asked once per client, then known (``dialect.lists_pipelines``).
+        ``project``: one the caller can read, to ask about (optional)."""
+        return await self.pipelines.available(project)
 
     @property
     def closed(self) -> bool:

@@ -52,6 +52,9 @@ class Dialect:
     """Why discovery failed (the fallback is then in use), for ``labdeck doctor``-style display."""
     lists_integrations: bool | None = None
     """``GET /projects/:id/<integrations_path>`` exists: True, False, or None (unknown: try it)."""
+    lists_pipelines: bool | None = None
+    """``GET /projects/:id/pipelines`` exists (real GitLab, the simulator's gitlab dialect): True,
+    False (the spec documents no pipelines endpoint: the spec dialect answers 404), None: unknown."""
 
     def at_least(self, major: int, minor: int = 0) -> bool:
         """True when the server is a known release ≥ ``major.minor``."""

@@ -148,6 +148,41 @@ async def _runner(client: ApiClient, runner_id: int, fallback: dict[str, Any] | 
     return _redact(body) if isinstance(body, dict) else None
 
 
+EVIDENCE_ALL_UP_TO = 50
+"""A pipeline of at most this many jobs (newest tries) gets every job's evidence (JSON and log);
+a bigger one (a monorepo's 1,500) that of its failed, running and waiting jobs only (at most
+:data:`EVIDENCE_MAX`): the job list of the whole pipeline is in ``pipeline-<id>.json`` anyway."""
+EVIDENCE_MAX = 200
+
+
+def latest_items(items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The newest try of each job name (by id) among a pipeline's job records, oldest first."""
+    newest: dict[str, dict[str, Any]] = {}
+    for item in items:
+        if not isinstance(item.get("id"), int):
+            continue
+        key = str(item.get("name") or f"#{item['id']}")
+        held = newest.get(key)
+        if held is None or item["id"] > held["id"]:
+            newest[key] = item
+    return sorted(newest.values(), key=lambda item: item["id"])
+
+
+def evidence_jobs(items: Sequence[dict[str, Any]]) -> tuple[list[int], str | None]:
+    """Which jobs of a pipeline get their evidence read, and a note on those left out (None: all)."""
+    ids = [int(item["id"]) for item in items if isinstance(item.get("id"), int)]
+    latest = latest_items(items)
+    if len(latest) <= EVIDENCE_ALL_UP_TO:
+        return ids, None
+    order = {"failed": 0, "running": 1, "pending": 2}
+    chosen = sorted((item for item in latest if item.get("status") in order),
+                    key=lambda item: (order[str(item.get("status"))], item["id"]))
+    kept = [int(item["id"]) for item in chosen[:EVIDENCE_MAX]]
+    return kept, (f"{len(latest) - len(kept):,} of {len(latest):,} jobs of the pipeline without their log "
+                  "(it is big: the failed, running and pending ones were read; the others are in the "
+                  "pipeline's job list)")
+
+
 async def collect_incident(client: ApiClient, project: ProjectRef, *, job: int | None = None,
                            jobs: Sequence[int] = (), pipeline: int | None = None, now: datetime | None = None,
                            audit_path: Path | None = None) -> Incident:
@@ -159,10 +194,12 @@ async def collect_incident(client: ApiClient, project: ProjectRef, *, job: int |
     """
     wanted = [int(j) for j in ([job] if job is not None else []) + list(jobs)]
     pipeline_items: dict[int, list[dict[str, Any]]] = {}
+    left_out: str | None = None
     if pipeline is not None:
         items = await Paginator(client, f"projects/{ref(project)}/pipelines/{int(pipeline)}/jobs", dict).all()
         pipeline_items[int(pipeline)] = items
-        wanted += [int(item["id"]) for item in items if isinstance(item.get("id"), int)]
+        chosen, left_out = evidence_jobs(items)
+        wanted += chosen
     wanted = list(dict.fromkeys(wanted))
     if not wanted:
         raise ValueError("collect_incident needs a job, jobs or a pipeline")
@@ -190,6 +227,8 @@ async def collect_incident(client: ApiClient, project: ProjectRef, *, job: int |
         runners = {rid: body for rid, body in zip(runner_ids, fetched, strict=True) if body is not None}
         notes = [f"job {e.id}: {e.log_note.strip()}" for e in evidence if e.log_note]
         notes += [f"runner {rid}: details not readable" for rid in runner_ids if rid not in runners]
+        if left_out:
+            notes.append(left_out)
         audit = [entry for entry in read_audit(instance=client.audit.instance, path=audit_path)
                  if entry.concerns(jobs=wanted, pipelines=pipeline_items, runners=runners)]
         return Incident(client.audit.instance, info, generated, evidence, pipeline_items, runners, audit, workdir,

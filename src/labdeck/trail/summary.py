@@ -18,9 +18,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from labdeck import logsafe
-from labdeck.trail.incident import Incident, JobEvidence
+from labdeck.trail.incident import Incident, JobEvidence, latest_items
 
 CLIPBOARD_LIMIT = 74_994
 """Bytes of text that fit one OSC 52 sequence of 100,000 bytes once base64-encoded."""
@@ -96,6 +97,33 @@ def _job_section(evidence: JobEvidence, files: Sequence[str]) -> list[str]:
     return lines + [""]
 
 
+def pipeline_line(pid: int, items: Sequence[dict[str, Any]]) -> str:
+    """``- Pipeline #77: failed · 1,500 jobs · failed: unit-0001 +39 more · 2 running``: the status
+    is the server's (embedded in its newest job), a retried job counts once (its newest try), and
+    failures of ``allow_failure`` jobs are named apart."""
+    latest = latest_items(items)
+    newest = max((item for item in items if isinstance(item.get("id"), int)), key=lambda item: item["id"], default=None)
+    embedded = newest.get("pipeline") if newest is not None else None
+    status = embedded.get("status") if isinstance(embedded, dict) else None
+    failed = [str(item.get("name") or f"#{item['id']}") for item in latest
+              if item.get("status") == "failed" and not item.get("allow_failure")]
+    allowed = [str(item.get("name") or f"#{item['id']}") for item in latest
+               if item.get("status") == "failed" and item.get("allow_failure")]
+    running = sum(1 for item in latest if item.get("status") in ("running", "canceling"))
+    parts = [f"- Pipeline #{pid}: {text(status or 'status unknown')}", f"{len(latest):,} jobs"]
+    retried = len([item for item in items if isinstance(item.get("id"), int)]) - len(latest)
+    if retried:
+        parts[-1] += f" (+{retried:,} older tries)"
+    if failed:
+        more = f" +{len(failed) - 1:,} more" if len(failed) > 1 else ""
+        parts.append(f"failed: {code(failed[0])}{more}")
+    if allowed:
+        parts.append(f"allowed to fail: {len(allowed):,}")
+    if running:
+        parts.append(f"{running:,} running")
+    return " · ".join(parts) + f" (`pipeline-{pid}.json`)"
+
+
 def render_summary(incident: Incident, files: Sequence[str] = ()) -> str:
     """``summary.md``: what failed, when, where, runners, first errors, why pending, links, audit."""
     project = incident.project
@@ -114,7 +142,7 @@ def render_summary(incident: Incident, files: Sequence[str] = ()) -> str:
         lines.append(f"  - #{job.id} {code(job.name or '?')} {text(job.status)} (stage {code(job.stage or '?')})"
                      + first_text)
     for pid in incident.pipelines:
-        lines.append(f"- Pipeline #{pid}: {len(incident.pipelines[pid])} jobs (`pipeline-{pid}.json`)")
+        lines.append(pipeline_line(pid, incident.pipelines[pid]))
     lines.append("")
     ordered = sorted(incident.jobs, key=lambda e: (e.job.status not in ("failed", "pending"), e.id))
     for evidence in ordered:

@@ -22,6 +22,14 @@ derived status        job statuses that lead to it (first match wins, top to bot
 Retried jobs: GitLab lists every try; the try with the highest id of a name in a pipeline decides,
 so a failed job retried to success no longer makes its pipeline failed.
 
+Partial pipelines: a row derived from *some* of a pipeline's jobs (one page of a project's newest
+jobs cuts a 1,500-job pipeline) is never derived from what it holds. It is marked ``partial`` and
+its status is the server's own (``pipeline.status`` embedded in every job record, GitLab's
+composite rules), or ``failed`` when a blocking failure among the latest tries is actually known
+(the board's precedence); what is not known yet (failed names, the running count, the duration)
+says so (``failed_known``, ``running_known``, ``timing_known``) until the poller's scoped reads
+complete it (:mod:`labdeck.watch.deep`).
+
 Times (age, duration so far) are measured against the *server's* clock (``as_of``, see
 :mod:`labdeck.watch.clock`), never the local one: a console on a laptop with a drifting clock must
 not show "-3 min" or a running job that ran for an hour.
@@ -111,11 +119,52 @@ class PipelineRow:
     """False when a newer pipeline of the same project and ref is on the same page of jobs."""
     failed_at: datetime | None = field(default=None)
     """When the newest blocking failure happened (``finished_at`` of that job)."""
+    server_status: str | None = None
+    """The pipeline's status as the server states it (embedded ``pipeline.status`` or the
+    pipelines API), GitLab's own composite; None when no job carried one."""
+    partial: bool = False
+    """``jobs`` holds only some of the pipeline's jobs: ``status`` is the server's (or ``failed``
+    for a known blocking failure), never derived from the jobs held."""
+    failed_known: bool = True
+    """``failed_jobs`` names every blocking failure (False: not read yet, shown as ``…``)."""
+    failed_count: int | None = None
+    """How many blocking failures there are when more are known than named (None: ``len(failed_jobs)``)."""
+    running_known: bool = True
+    """``running`` and ``pending`` are the pipeline's counts (False: not read yet)."""
+    timing_known: bool = True
+    """``started_at``/``finished_at`` are the pipeline's (False: a partial pipeline whose first
+    job or end was not read: the duration shows ``…``)."""
 
     @property
     def unfinished(self) -> bool:
         """True when some job will still change on its own (polling must go on)."""
+        if self.partial and self.server_status is not None:
+            return job_unfinished(self.server_status)
         return any(job_unfinished(job.status) for job in self.jobs)
+
+    @property
+    def failed_total(self) -> int:
+        """Blocking failures known (all of them when :attr:`failed_known`)."""
+        return self.failed_count if self.failed_count is not None else len(self.failed_jobs)
+
+    @property
+    def failed_label(self) -> str:
+        """``unit-0001``, ``unit-0001 +39 more``; ``…`` (or ``unit-0001 +…``) while not all
+        failures are read; empty when none fails."""
+        total = self.failed_total
+        if not self.failed_jobs:
+            return "…" if not self.failed_known else ""
+        first = self.failed_jobs[0]
+        if not self.failed_known:
+            return f"{first} +…"
+        return first if total <= 1 else f"{first} +{total - 1} more"
+
+    @property
+    def running_label(self) -> str:
+        """The running count for a cell: ``12``, empty when none, ``…`` when not read yet."""
+        if not self.running_known:
+            return "…"
+        return str(self.running) if self.running else ""
 
     @property
     def broken(self) -> bool:
@@ -139,8 +188,9 @@ class PipelineRow:
         return max(now - self.created_at, timedelta(0))
 
     def duration_at(self, now: datetime) -> timedelta | None:
-        """Duration so far at the server time ``now``; None before the first job started."""
-        if self.started_at is None:
+        """Duration so far at the server time ``now``; None before the first job started (and
+        while :attr:`timing_known` is False)."""
+        if self.started_at is None or not self.timing_known:
             return None
         end = self.finished_at or now
         return max(end - self.started_at, timedelta(0))
@@ -196,6 +246,8 @@ def build_row(project_id: int, project_path: str, pipeline_id: int, jobs: list[J
     failed_times = [job.finished_at for job in failed if job.finished_at is not None]
     ref_job = next((job for job in latest if job.pipeline is not None), first)
     pipeline = ref_job.pipeline
+    newest = max(jobs, key=lambda job: job.id)
+    server_status = newest.pipeline.status if newest.pipeline is not None and newest.pipeline.status else None
     return PipelineRow(
         project_id=project_id,
         project_path=project_path,
@@ -216,6 +268,7 @@ def build_row(project_id: int, project_path: str, pipeline_id: int, jobs: list[J
         retries=retries,
         as_of=now,
         failed_at=max(failed_times) if failed_times else None,
+        server_status=server_status,
     )
 
 
@@ -223,26 +276,99 @@ def derive_pipelines(project_id: int, project_path: str, jobs: Iterable[Job], *,
                      page_full: bool = False) -> list[PipelineRow]:
     """Group a project's jobs by ``pipeline.id`` into rows, newest pipeline first.
 
-    ``page_full``: the jobs are one full page of a longer list (newest first), so the oldest
-    pipeline on it may be cut in half; it is left out unless it is the only one. Jobs without a
-    pipeline (action responses) are ignored. ``latest_for_ref`` is set per ref on what is seen.
+    ``page_full``: the jobs are one full page of a longer list (newest first), so pipelines may be
+    cut by the page boundary: the pipeline of the page's oldest job and every older one are
+    ``partial`` (see :func:`as_partial`), and so is any other whose jobs disagree with the status
+    the server states for it (:func:`consistent`). Jobs without a pipeline (action responses) are
+    ignored. ``latest_for_ref`` is set per ref on what is seen.
     """
     groups: dict[int, list[Job]] = {}
+    oldest: Job | None = None
     for job in jobs:
         if job.pipeline is None or job.pipeline.id is None:
             continue
         groups.setdefault(job.pipeline.id, []).append(job)
-    if page_full and len(groups) > 1:
-        del groups[min(groups)]
-    rows = [build_row(project_id, project_path, pid, members, now) for pid, members in groups.items()]
-    rows.sort(key=lambda row: row.pipeline_id, reverse=True)
+        if oldest is None or job.id < oldest.id:
+            oldest = job
+    cut = oldest.pipeline.id if page_full and oldest is not None and oldest.pipeline is not None else None
+    rows = []
+    for pid, members in groups.items():
+        row = build_row(project_id, project_path, pid, members, now)
+        if cut is not None and (pid <= cut or not consistent(row)):
+            row = as_partial(row)
+        rows.append(row)
+    return mark_latest_for_ref(rows)
+
+
+def mark_latest_for_ref(rows: Iterable[PipelineRow]) -> list[PipelineRow]:
+    """``rows`` newest first, ``latest_for_ref`` False on all but the newest of each ref."""
+    ordered = sorted(rows, key=lambda row: row.pipeline_id, reverse=True)
     seen_refs: set[str | None] = set()
     marked: list[PipelineRow] = []
-    for row in rows:
+    for row in ordered:
         newest = row.ref not in seen_refs
         seen_refs.add(row.ref)
-        marked.append(row if newest else replace(row, latest_for_ref=False))
+        marked.append(row if newest == row.latest_for_ref else replace(row, latest_for_ref=newest))
     return marked
+
+
+_SETTLED_CLEAN: Final = frozenset({SUCCESS, SKIPPED, CANCELED})
+"""Server statuses that imply no blocking failure and nothing running (GitLab's composite: a
+failure among the latest tries makes a finished pipeline ``failed``)."""
+
+
+def consistent(row: PipelineRow) -> bool:
+    """Whether the jobs a row holds can be all of its pipeline's jobs, given the status the server
+    states for it. A row whose jobs say ``skipped`` while the server says ``failed`` (the page holds
+    only the skipped last stage) cannot; nor one whose jobs all finished while the server says
+    ``running``."""
+    server = row.server_status
+    if server is None:
+        return True
+    bucket = _BUCKET.get(server, PENDING)
+    unfinished = any(job_unfinished(job.status) for job in row.jobs)
+    if bucket == FAILED:
+        return bool(row.failed_jobs) and not unfinished
+    if bucket in (RUNNING, PENDING):
+        return unfinished
+    if bucket == MANUAL:
+        return row.manual > 0
+    return not row.failed_jobs and not unfinished and (bucket != CANCELED or any(
+        job.status == "canceled" for job in row.jobs))
+
+
+def as_partial(row: PipelineRow, *, failed: tuple[str, ...] | None = None, failed_count: int | None = None,
+               failed_at: datetime | None = None, running: int | None = None, pending: int | None = None,
+               started_at: datetime | None = None, finished_at: datetime | None = None,
+               timing_known: bool = False) -> PipelineRow:
+    """``row`` (derived from some of its pipeline's jobs) as a partial row: the server's status, or
+    ``failed`` when a blocking failure is known; what was read beyond the jobs (every failed
+    job's name ``failed``, the running and pending counts, the times) completes it."""
+    server = row.server_status
+    bucket = _BUCKET.get(server, PENDING) if server is not None else None
+    names = failed if failed is not None else row.failed_jobs
+    settled_clean = bucket in _SETTLED_CLEAN
+    if settled_clean:
+        # The server says no blocking failure is left (retried to success, allowed to fail).
+        names, failed_known, failed_count = (), True, None
+    else:
+        failed_known = failed is not None
+    if bucket == FAILED or (names and not settled_clean):
+        status = FAILED  # the server's word, or a failure actually known while others still run
+    else:
+        status = bucket or row.status
+    finished = server is not None and not job_unfinished(server)
+    running_known = running is not None or finished
+    return replace(
+        row, partial=True, status=status, failed_jobs=names, failed_known=failed_known,
+        failed_count=failed_count if failed_known and not settled_clean else None,
+        failed_at=failed_at if failed_at is not None else (row.failed_at if names else None),
+        running=running if running is not None else 0, pending=pending if pending is not None else 0,
+        running_known=running_known,
+        started_at=started_at if started_at is not None else row.started_at,
+        finished_at=finished_at if finished_at is not None else (row.finished_at if timing_known else None),
+        timing_known=timing_known,
+    )
 
 
 def sort_by_attention(rows: Iterable[PipelineRow]) -> list[PipelineRow]:

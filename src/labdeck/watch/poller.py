@@ -97,6 +97,7 @@ class BoardPoller(PollerReads):
         self._next_running = 0.0
         self._live = False
         self._stopping = False
+        self._pipelines_api: bool | None = None
 
     # --- subscriptions -----------------------------------------------------------------------------
 

@@ -17,7 +17,9 @@ from labdeck.api.parsers import list_parser
 from labdeck.watch.activity import ActivityCheck
 from labdeck.watch.budget import PollStats, RequestBudget
 from labdeck.watch.clock import Clock, ServerClock
-from labdeck.watch.pipelines import build_row, derive_pipelines
+from labdeck.watch.deep import DeepPipeline, complete
+from labdeck.watch.deep_reads import DeepReads
+from labdeck.watch.pipelines import as_partial, build_row, derive_pipelines
 from labdeck.watch.running import read_running_now
 from labdeck.watch.settings import PollerSettings
 from labdeck.watch.snapshots import RunningNowSnapshot
@@ -42,7 +44,7 @@ log = logging.getLogger("labdeck.watch")
 _REFUSED = (errors.NotFound, errors.Forbidden, errors.Unauthorized)
 
 
-class PollerReads:
+class PollerReads(DeepReads):
     """State and reads of the poller; :class:`~labdeck.watch.poller.BoardPoller` sets it all up."""
 
     client: ApiClient
@@ -100,13 +102,15 @@ class PollerReads:
     async def _read_project(self, track: ProjectTrack) -> None:
         s, pid = self.settings, track.project_id
         try:
-            read = await self.client.fetch_conditional(f"projects/{pid}/jobs", {"per_page": s.jobs_per_project})
+            spared = await self._round_without_page(track)
+            read = None if spared else await self.client.fetch_conditional(
+                f"projects/{pid}/jobs", {"per_page": s.jobs_per_project})
         except _REFUSED as exc:
             self.stats.errors += 1
             if isinstance(exc, errors.Unauthorized):
                 self._error = exc.user_message()  # the token, not this project: show it in the status line
             now = self._clock()
-            track.error, track.rows, track.loaded = exc.user_message(), (), False
+            track.error, track.rows, track.page_rows, track.loaded = exc.user_message(), (), (), False
             set_lane(track, ERROR, now)
             track.next_due = next_due(track, now, s, self._rng)
             self._dirty.add(pid)
@@ -116,17 +120,17 @@ class PollerReads:
             return
         self._recovered()
         now, server_now = self._clock(), self.server_now()
-        if not (track.loaded and read.etag is not None and read.etag == track.etag):
-            jobs = list_parser(Job).validate_json(read.content or b"[]")
-            self.stats.parsed += 1
-            rows = tuple(derive_pipelines(pid, track.path, jobs, now=server_now,
-                                          page_full=len(jobs) >= s.jobs_per_project))
-            if not track.loaded or signature(rows) != signature(track.rows):
+        if read is not None:
+            changed = not (track.loaded and read.etag is not None and read.etag == track.etag)
+            if changed:
+                jobs = list_parser(Job).validate_json(read.content or b"[]")
+                self.stats.parsed += 1
+                track.page_rows = tuple(derive_pipelines(pid, track.path, jobs, now=server_now,
+                                                         page_full=len(jobs) >= s.jobs_per_project))
                 # (changed_at is set by the activity check only: a push whose pipeline may not be
                 # there yet. A status change needs no warm-up: unfinished jobs keep a project hot.)
-                track.rows = rows
-                self._dirty.add(pid)
-            track.etag, track.loaded, track.error = read.etag, True, None
+                track.etag, track.loaded, track.error = read.etag, True, None
+            await self._complete_partial(track, changed)
         await self._read_followed_pipelines(track, server_now)
         lane = classify(track, now, server_now, s)
         if lane != track.lane:
@@ -155,6 +159,17 @@ class PollerReads:
             if not jobs:
                 continue
             row = build_row(track.project_id, track.path, pipeline_id, jobs, server_now)
+            if (read.headers.get("x-next-page") or "").isdigit():
+                # More than a page of jobs: completed by scoped reads as a partial row is.
+                row = as_partial(row)
+                state = track.deep.setdefault(pipeline_id, DeepPipeline(pipeline_id))
+                state.server_status = row.server_status
+                try:
+                    await self._refresh_failed(track, row, state, probe=False)
+                    await self._refresh_running(track, row, state, force=False)
+                except errors.ApiError:
+                    pass  # what was learned stays
+                row = complete(row, state)
             held = track.extra_rows.get(pipeline_id)
             if held is None or signature((held,)) != signature((row,)):
                 track.extra_rows[pipeline_id] = row
@@ -189,6 +204,7 @@ class PollerReads:
         try:
             dialect = await self.client.discover()  # one GET /version per client, then cached
             result = await self.activity.run(self._activity_scope(), since=dialect.flavour == "gitlab")
+            await self._learn_pipelines_api(next(iter(self._interest), None))
         except errors.ApiError as exc:
             self._next_activity = self._clock() + self._transient(exc)
             return

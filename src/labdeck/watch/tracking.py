@@ -22,17 +22,23 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from labdeck.watch.deep import DeepPipeline
 from labdeck.watch.pipelines import RUNNING_JOB_STATUSES, PipelineRow, job_unfinished, newest_pipeline
 from labdeck.watch.settings import PollerSettings
 from labdeck.watch.snapshots import ProjectStatus
 
 INITIAL, HOT, SLOW, COLD, ERROR = "initial", "hot", "slow", "cold", "error"
+RUNNING_PIPELINE = frozenset({"running", "canceling", "preparing"})
+"""Server statuses of a pipeline with a job that holds a runner."""
 
 
-def signature(rows: tuple[PipelineRow, ...]) -> tuple[tuple[int, str, tuple[tuple[int, str], ...]], ...]:
+def signature(rows: tuple[PipelineRow, ...]) -> tuple[tuple[object, ...], ...]:
     """What makes two readings of a project different for a subscriber: pipelines, derived
-    statuses, and each job's id and status (not durations that grow while a job runs)."""
-    return tuple((row.pipeline_id, row.status, tuple((job.id, job.status) for job in row.jobs)) for row in rows)
+    statuses, each job's id and status (not durations that grow while a job runs), and what a
+    partial row knows (failures, running count, times)."""
+    return tuple((row.pipeline_id, row.status, tuple((job.id, job.status) for job in row.jobs), row.partial,
+                  row.server_status, row.failed_known, row.failed_total, row.running_known, row.running,
+                  row.timing_known, row.started_at, row.finished_at) for row in rows)
 
 
 @dataclass
@@ -57,6 +63,21 @@ class ProjectTrack:
     extra_pipelines: set[int] = field(default_factory=set)
     """Pipelines an alert target needs that may have left the first page of jobs."""
     extra_rows: dict[int, PipelineRow] = field(default_factory=dict)
+    page_rows: tuple[PipelineRow, ...] = ()
+    """Rows as derived from the page of newest jobs (``rows`` are these, partial ones completed)."""
+    deep: dict[int, DeepPipeline] = field(default_factory=dict)
+    """What was read beyond the page about its partial pipelines (:mod:`labdeck.watch.deep`)."""
+    rounds: int = 0
+    """Rounds since the page of newest jobs was last read (deep probes in between)."""
+    list_etag: str | None = None
+    """ETag of the last pipelines listing parsed (GitLab's pipelines API)."""
+    watermark: datetime | None = None
+    """Newest ``updated_at`` the pipelines listing showed (its next ``updated_after``)."""
+
+    def deep_unfinished(self, limit: int) -> list[PipelineRow]:
+        """Partial pipelines among the newest ``limit`` that will still change on their own."""
+        newest = sorted(self.rows, key=lambda row: row.pipeline_id, reverse=True)[:limit]
+        return [row for row in newest if row.partial and row.unfinished]
 
     def status(self) -> ProjectStatus:
         """The immutable view for snapshots."""
@@ -87,8 +108,11 @@ def classify(track: ProjectTrack, now: float, server_now: datetime, settings: Po
         return INITIAL
     if track.changed_at is not None and now - track.changed_at < settings.warm_for:
         return HOT
-    unfinished = [job for row in track.all_rows() for job in row.jobs if job_unfinished(job.status)]
-    if not unfinished:
+    rows = track.all_rows()
+    if any(row.partial and row.server_status in RUNNING_PIPELINE for row in rows):
+        return HOT  # a big pipeline whose running jobs are beyond the page
+    unfinished = [job for row in rows for job in row.jobs if job_unfinished(job.status)]
+    if not unfinished and not any(row.unfinished for row in rows):
         return COLD
     if any(job.status in RUNNING_JOB_STATUSES for job in unfinished):
         return HOT

@@ -11,8 +11,10 @@ from labdeck.api.models.base import Message, Model
 from labdeck.api.models.ci import (
     Artifact,
     ArtifactsFile,
+    DetailedStatus,
     Job,
     JobStatus,
+    Pipeline,
     Runner,
     RunnerDetail,
     RunnerJob,
@@ -56,11 +58,9 @@ from labdeck.api.models.settings import (
     ProtectedBranch,
 )
 
-Pipeline = PipelineRef
-
 __all__ = [
     "NOTIFICATION_EVENTS", "AccessLevel", "Artifact", "ArtifactsFile", "Badge", "BadgePreview", "Commit",
-    "ExportStatus", "ExportStatusValue", "ImportStatus", "ImportStatusValue", "Integration", "Issue",
+    "DetailedStatus", "ExportStatus", "ExportStatusValue", "ImportStatus", "ImportStatusValue", "Integration", "Issue",
     "IssueState", "Job", "JobStatus", "Message", "MergeRequest", "Milestone", "Model", "Namespace",
     "NotificationLevel", "NotificationSettings", "Owner", "Permissions", "Pipeline", "PipelineRef",
     "Project", "ProjectGroupLink", "ProjectHook", "ProjectIdentity", "ProjectMember", "ProjectStatistics",

@@ -171,3 +171,53 @@ class RunnerJob(Job):
     """An item of ``GET /runners/:id/jobs`` (adds the project)."""
 
     project: ProjectIdentity | None = None
+
+
+class DetailedStatus(Model):
+    """``detailed_status`` of a pipeline detail (the web UI's badge)."""
+
+    icon: str | None = None
+    text: str | None = None
+    label: str | None = None
+    group: str | None = None
+    tooltip: str | None = None
+    has_details: bool | None = None
+    details_path: str | None = None
+
+
+class Pipeline(Model):
+    """A pipeline (GitLab's ``GET /projects/:id/pipelines`` basic object, and the detail of
+    ``GET /projects/:id/pipelines/:pipeline_id``, whose extra fields stay None in a list).
+
+    ``status`` is the server's composite over the newest try of every job (allowed failures
+    ignored, manual and skipped stages as GitLab's rules say); ``updated_at`` moves whenever one
+    of its jobs changes status, so ``updated_after`` finds pipelines whose jobs moved. The spec
+    (10.x) documents no pipelines endpoint: see ``ApiClient.has_pipelines_api``."""
+
+    id: int
+    iid: int | None = None
+    project_id: int | None = None
+    sha: str | None = None
+    ref: str | None = None
+    status: Status = ""
+    source: str | None = None
+    created_at: Timestamp = None
+    updated_at: Timestamp = None
+    web_url: str | None = None
+    before_sha: str | None = None
+    tag: bool | None = None
+    yaml_errors: str | None = None
+    user: User | None = None
+    started_at: Timestamp = None
+    finished_at: Timestamp = None
+    committed_at: Timestamp = None
+    duration: float | None = None
+    """Seconds the pipeline ran (detail only; None while running on some servers)."""
+    queued_duration: float | None = None
+    coverage: str | float | None = None
+    detailed_status: DetailedStatus | None = None
+
+    @property
+    def finished(self) -> bool:
+        """True for a status that will not change on its own."""
+        return JobStatus.is_finished(self.status)

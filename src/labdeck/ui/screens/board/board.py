@@ -213,17 +213,19 @@ server by itself; the status line says how fresh the data is (amber: older than 
     def _times(row: PipelineRow, now: datetime) -> tuple[str, str]:
         """The cells that move with the clock: age, running time."""
         duration = row.duration_at(now)
+        if duration is None and not row.timing_known:
+            return short_age(row.age_at(now)), "…"  # a partial pipeline whose start or end is not read yet
         return short_age(row.age_at(now)), format_duration(duration.total_seconds()) if duration else "—"
 
     def _table_row(self, row: PipelineRow, now: datetime) -> TableRow:
         key = (row.project_id, row.pipeline_id)
         status = status_text(self.app, row.status)
-        failed = ", ".join(row.failed_jobs)
+        failed = row.failed_label  # "unit-0001 +39 more"; "…" while not every failure is read
         self._timed[key] = age, duration = self._times(row, now)
         cells: dict[str, Text | str] = {
             "mark": "●" if key in self.marked else " ", "project": clean(row.project_path),
             "pipeline": f"#{row.pipeline_id}", "ref": clean(row.ref or "—"), "status": status,
-            "failed": clean(failed) or "—", "running": str(row.running) if row.running else "",
+            "failed": clean(failed) or "—", "running": row.running_label,
             "age": age, "duration": duration, "by": clean(row.triggered_by or "—"),
         }
         return TableRow(

@@ -21,6 +21,7 @@ from labdeck.ui.formatting import relative_time
 from labdeck.ui.formatting import size as format_size
 from labdeck.ui.widgets.form import clean, theme_colour
 from labdeck.ui.widgets.status_colours import STATUS_THEME_KEYS
+from labdeck.watch.pipelines import latest_tries
 
 ACTIVE_STATUSES = JobStatus.ACTIVE | {JobStatus.CREATED, JobStatus.SCHEDULED, "started"}
 """Statuses that can still change without anyone pressing a key (drives the fast refresh);
@@ -223,15 +224,28 @@ class JobGroup:
 
     pipeline_id: int | None
     pipeline_status: str
+    """The server's status of the pipeline (embedded in the newest job listed), never derived
+    from the jobs listed: a status filter or a cut list holds only some of them."""
     ref: str
     stage: str | None
+    jobs: int | None = None
+    """Jobs in the group, a retried job counted once (its newest try); None: count the rows."""
+    failed: tuple[str, ...] = ()
+    """Names of the blocking failures among them (newest tries, ``allow_failure`` left out)."""
+    running: int = 0
 
     def cells(self, count: int) -> dict[str, str]:
         """Cell texts by column key."""
         head = f"▾ #{self.pipeline_id}" if self.pipeline_id is not None else "▾ —"
-        jobs = f"{count} job" + ("" if count == 1 else "s")
-        return {"id": head, "status": self.pipeline_status, "stage": self.stage or "", "name": f"[{jobs}]",
-                "ref": self.ref}
+        total = self.jobs if self.jobs is not None else count
+        parts = [f"{total:,} job" + ("" if total == 1 else "s")]
+        if self.failed:
+            more = f" +{len(self.failed) - 1:,} more" if len(self.failed) > 1 else ""
+            parts.append(f"✗ {self.failed[0]}{more}")
+        if self.running:
+            parts.append(f"{self.running:,} running")
+        return {"id": head, "status": self.pipeline_status, "stage": self.stage or "",
+                "name": f"[{' · '.join(parts)}]", "ref": self.ref}
 
     def title(self) -> str:
         """One-line description (tests, help)."""
@@ -252,18 +266,27 @@ def group_jobs(jobs: Sequence[Job], mode: str) -> list[tuple[JobGroup | None, li
     groups: list[tuple[JobGroup | None, list[Job]]] = []
     for pid in sorted(by_pipeline, key=lambda value: -(value or 0)):
         members = sorted(by_pipeline[pid], key=lambda job: job.id)
-        pipeline = members[0].pipeline
+        # The newest job carries the server's latest word on the pipeline.
+        pipeline = next((job.pipeline for job in reversed(members) if job.pipeline is not None), None)
         ref = (pipeline.ref if pipeline is not None else None) or members[0].ref or ""
         status = (pipeline.status if pipeline is not None else None) or ""
         if mode == "pipeline":
-            groups.append((JobGroup(pid, status, ref, None), members))
+            groups.append((_group(pid, status, ref, None, members), members))
             continue
         stages: dict[str, list[Job]] = {}
         for job in members:
             stages.setdefault(job.stage or "—", []).append(job)
         for stage, stage_jobs in stages.items():
-            groups.append((JobGroup(pid, status, ref, stage), stage_jobs))
+            groups.append((_group(pid, status, ref, stage, stage_jobs), stage_jobs))
     return groups
+
+
+def _group(pid: int | None, status: str, ref: str, stage: str | None, members: list[Job]) -> JobGroup:
+    """A header row summing up its jobs: each name once (newest try), its blocking failures, running."""
+    latest, _ = latest_tries(members)
+    failed = tuple(job.name or f"#{job.id}" for job in latest if job.status == "failed" and not job.allow_failure)
+    running = sum(1 for job in latest if job.status in ("running", "canceling"))
+    return JobGroup(pid, status, ref, stage, len(latest), failed, running)
 
 
 def _fit(text: str, max_width: int | None) -> Text:
@@ -360,7 +383,9 @@ class JobTable(DataTable[Text]):
                 cell.stylize(Style(bgcolor=highlight, bold=True))
         return values
 
-    def _group_cells(self, group: JobGroup, count: int) -> list[Text]:
+    def _group_cells(self, group: JobGroup, count: int, name_width: int) -> list[Text]:
+        """``name_width``: the widest job name listed: the summary in the name cell is cut to it
+        (the table must not grow wider than its jobs make it)."""
         accent = theme_colour(self.app, "accent")
         style = Style(bold=True, color=accent)
         texts = group.cells(count)
@@ -370,7 +395,10 @@ class JobTable(DataTable[Text]):
                 cell = self.status_text(group.pipeline_status)
                 cell.stylize(Style(bold=True))
             else:
-                cell = _fit(texts.get(column.key, ""), column.max_width)
+                width = column.max_width
+                if column.key == "name":
+                    width = min(width or name_width, max(name_width, 12))
+                cell = _fit(texts.get(column.key, ""), width)
                 cell.stylize(style)
             cells.append(cell)
         return cells
@@ -382,9 +410,10 @@ class JobTable(DataTable[Text]):
         self.clear(columns=False)
         self.jobs_by_key.clear()
         self.groups.clear()
+        name_width = max((Text(clean(job.name or "")).cell_len for job in jobs), default=0)
         for index, (group, members) in enumerate(group_jobs(jobs, group_mode)):
             if group is not None:
-                self.add_row(*self._group_cells(group, len(members)), key=f"group:{index}")
+                self.add_row(*self._group_cells(group, len(members), name_width), key=f"group:{index}")
                 self.groups[f"group:{index}"] = group
             for job in members:
                 key = str(job.id)

@@ -1,0 +1,227 @@
+"""The poller's reads beyond the page of newest jobs (a base of
+:class:`labdeck.watch.reads.PollerReads`): big pipelines completed by scoped reads, and GitLab's
+pipelines API as the per-round read where the server has it.
+
+What a round of a loaded project costs, per dialect:
+
+- **GitLab (pipelines API)**: ``GET /projects/:id/pipelines?updated_after=<newest seen>``,
+  conditional: while no job of the project changed status the URL and the answer stay the same
+  (304, nothing parsed). The page of newest jobs is read only when it shows a pipeline the rows do
+  not hold or a small pipeline that moved; a big (partial) pipeline that moved gets its
+  failed-count probe (and its failed jobs when that count moved).
+- **Spec (no pipelines list)**: a project with a big unfinished pipeline is probed instead of
+  re-reading its page: ``GET …/pipelines/:id/jobs?scope[]=failed&per_page=1`` (``X-Total``, and
+  the pipeline's status in the one job it holds). The page of newest jobs (new pipelines, the
+  running count) comes every ``deep_page_every`` rounds, or at once when the probe shows the
+  pipeline's status moved.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from labdeck.api import errors
+from labdeck.api.client import ApiClient
+from labdeck.api.models import Pipeline
+from labdeck.api.parsers import list_parser
+from labdeck.api.resources.pipelines import iso
+from labdeck.watch.budget import PollStats
+from labdeck.watch.deep import DeepPipeline, complete, count, first_job, read_scope
+from labdeck.watch.pipelines import PipelineRow, job_unfinished, mark_latest_for_ref
+from labdeck.watch.settings import PollerSettings
+from labdeck.watch.tracking import ProjectTrack, signature
+
+log = logging.getLogger("labdeck.watch")
+
+_CLEAN = frozenset({"success", "skipped", "canceled"})
+"""Server statuses that leave nothing to read about failures."""
+MARGIN = timedelta(seconds=1)
+"""``updated_after`` is strict and timestamps tie: look a second further back."""
+LISTED = 20
+"""Pipelines per listing (ordered by ``updated_at``, newest change first)."""
+PAGE_EVERY = 4
+"""Spec dialect: a project with a big unfinished pipeline re-reads its page of newest jobs every
+this many rounds (probes in between)."""
+
+
+class DeepReads:
+    """Reads for partial pipelines; state lives in each :class:`ProjectTrack`."""
+
+    client: ApiClient
+    settings: PollerSettings
+    stats: PollStats
+    _dirty: set[int]
+    _pipelines_api: bool | None
+
+    async def _has_pipelines(self, project_id: int) -> bool:
+        """Whether rounds use the pipelines list: learned once per client, with the activity
+        check (:meth:`_learn_pipelines_api`); until then the page of newest jobs is read."""
+        return bool(self._pipelines_api)
+
+    async def _learn_pipelines_api(self, project_id: int | None) -> None:
+        """Ask the server once whether it lists pipelines (one request; a failure asks again later)."""
+        if self._pipelines_api is not None:
+            return
+        try:
+            self._pipelines_api = await self.client.has_pipelines_api(project_id)
+        except errors.ApiError:
+            return
+
+    async def _round_without_page(self, track: ProjectTrack) -> bool:
+        """A round of a loaded project that may spare the page of newest jobs: True when the
+        round is done (nothing or only partial pipelines moved), False when the page is due."""
+        if not track.loaded:
+            return False
+        if await self._has_pipelines(track.project_id):
+            return await self._list_round(track)
+        hot = track.deep_unfinished(self.settings.rows_per_project)
+        if not hot or track.rounds + 1 >= PAGE_EVERY:
+            return False
+        track.rounds += 1
+        for row in hot:
+            state = track.deep.setdefault(row.pipeline_id, DeepPipeline(row.pipeline_id))
+            before = state.server_status or row.server_status
+            await self._refresh_failed(track, row, state, probe=True)
+            if state.server_status != before:
+                return False  # the pipeline moved on (finished, or running again): read the page
+            await self._refresh_running(track, row, state, force=False)  # only when a failure came
+        self._recomplete(track)
+        return True
+
+    async def _list_round(self, track: ProjectTrack) -> bool:
+        """GitLab: one conditional listing of the pipelines updated since the last round."""
+        params: dict[str, Any] = {"per_page": LISTED, "order_by": "updated_at", "sort": "desc"}
+        first = track.watermark is None
+        if first:
+            track.watermark = _page_watermark(track)
+        if track.watermark is not None:
+            params["updated_after"] = iso(track.watermark - MARGIN)
+        read = await self.client.fetch_conditional(f"projects/{track.project_id}/pipelines", params)
+        if read.etag is not None and read.etag == track.list_etag:
+            return True  # nothing moved
+        pipelines = list_parser(Pipeline).validate_json(read.content or b"[]")
+        self.stats.parsed += 1
+        track.list_etag = read.etag
+        stamps = [p.updated_at for p in pipelines if p.updated_at is not None]
+        if stamps and len(pipelines) >= LISTED // 2:
+            # The listing grew: ask from its newest change on (a new URL: one more full answer).
+            track.watermark = max(stamps)
+        rows = {row.pipeline_id: row for row in track.page_rows}
+        need_page = False
+        moved: list[PipelineRow] = []
+        for pipeline in pipelines:
+            row = rows.get(pipeline.id)
+            if row is None:
+                # Not among the rows: new (a push), or older than the page (the first listing).
+                need_page = need_page or not first or pipeline.id > max(rows, default=0)
+                continue
+            state = track.deep.get(pipeline.id)
+            if not row.partial:
+                if pipeline.status != row.server_status:
+                    need_page = True
+                continue
+            state = state or track.deep.setdefault(pipeline.id, DeepPipeline(pipeline.id))
+            if state.updated_at != pipeline.updated_at or state.server_status != pipeline.status:
+                state.updated_at, state.server_status = pipeline.updated_at, pipeline.status
+                moved.append(row)
+        if need_page:
+            return False
+        for row in moved:
+            state = track.deep[row.pipeline_id]
+            await self._refresh_failed(track, row, state, probe=True)
+            await self._refresh_running(track, row, state, force=True)
+            await self._refresh_timing(track, row, state)
+        self._recomplete(track)
+        return True
+
+    async def _complete_partial(self, track: ProjectTrack, page_changed: bool) -> None:
+        """After a page read: complete its partial rows (only the newest ``rows_per_project``
+        pipelines and those an alert follows are read beyond the page)."""
+        track.rounds = 0
+        wanted = {row.pipeline_id for row in sorted(track.page_rows, key=lambda r: r.pipeline_id,
+                                                     reverse=True)[: self.settings.rows_per_project]}
+        keep = {row.pipeline_id for row in track.page_rows if row.partial} | set(track.extra_rows)
+        for pipeline_id in list(track.deep):
+            if pipeline_id not in keep:
+                del track.deep[pipeline_id]
+        for row in track.page_rows:
+            if not row.partial or row.pipeline_id not in wanted:
+                continue
+            state = track.deep.setdefault(row.pipeline_id, DeepPipeline(row.pipeline_id))
+            state.server_status = row.server_status
+            try:
+                await self._refresh_failed(track, row, state, probe=False)
+                await self._refresh_running(track, row, state, force=page_changed)
+                await self._refresh_timing(track, row, state)
+            except (errors.NotFound, errors.Forbidden):
+                track.deep.pop(row.pipeline_id, None)
+            except errors.ApiError as exc:
+                log.info("watch: reading beyond the page of %s failed: %s", track.path, exc.user_message())
+                break  # what was learned stays; the next round tries again
+        self._recomplete(track)
+
+    async def _refresh_failed(self, track: ProjectTrack, row: PipelineRow, state: DeepPipeline, *,
+                              probe: bool) -> None:
+        """The failed jobs, read again only when their count moved (one ``per_page=1`` request)."""
+        status = state.server_status or row.server_status
+        if status in _CLEAN:
+            return
+        finished = status is not None and not job_unfinished(status)
+        if finished and state.failed is not None and not probe:
+            return  # a finished pipeline's failures do not change without a retry (a new pipeline status)
+        total, newest = await count(self.client, track.project_id, row.pipeline_id, "failed")
+        if newest and newest[0].pipeline is not None and newest[0].pipeline.status:
+            state.server_status = newest[0].pipeline.status
+        if total is not None and total == state.failed_seen and state.failed is not None:
+            return
+        before = state.failed
+        state.failed = tuple(await read_scope(self.client, state, track.project_id, "failed"))
+        state.failed_seen = total if total is not None else len(state.failed)
+        if before != state.failed:
+            state.running_for = None  # something failed: the running count moved too
+
+    async def _refresh_running(self, track: ProjectTrack, row: PipelineRow, state: DeepPipeline, *,
+                               force: bool) -> None:
+        status = state.server_status or row.server_status
+        if status is None or not job_unfinished(status):
+            state.running = 0
+            return
+        key = (status, state.failed_seen)
+        if state.running is not None and state.running_for == key and not force:
+            return
+        total, _ = await count(self.client, track.project_id, row.pipeline_id, "running")
+        if total is None:
+            total = len(await read_scope(self.client, state, track.project_id, "running"))
+        state.running, state.running_for = total, key
+
+    async def _refresh_timing(self, track: ProjectTrack, row: PipelineRow, state: DeepPipeline) -> None:
+        status = state.server_status or row.server_status
+        if status in ("created", "pending", "waiting_for_resource", "scheduled"):
+            return  # nothing started yet
+        if self._pipelines_api:
+            finished = status is not None and not job_unfinished(status)
+            have = state.detail
+            if have is None or (finished and (have.status != status or have.finished_at is None)):
+                state.detail = await self.client.pipelines.get(track.project_id, row.pipeline_id)
+            return
+        if state.first is None or state.first.started_at is None:
+            state.first = await first_job(self.client, track.project_id, row.pipeline_id)
+
+    def _recomplete(self, track: ProjectTrack) -> None:
+        """``track.rows`` from its page rows and what was read beyond them; dirty when changed."""
+        rows = tuple(mark_latest_for_ref(complete(row, track.deep.get(row.pipeline_id)) if row.partial else row
+                                         for row in track.page_rows))
+        if signature(rows) != signature(track.rows):
+            track.rows = rows
+            self._dirty.add(track.project_id)
+
+
+def _page_watermark(track: ProjectTrack) -> datetime | None:
+    """The newest moment the page of newest jobs shows (a job created, started or finished): the
+    first listing asks for pipelines updated since (what moved after the page was read, and the
+    pipelines whose jobs beyond the page moved later)."""
+    stamps = [stamp for row in track.page_rows for job in row.jobs
+              for stamp in (job.created_at, job.started_at, job.finished_at) if stamp is not None]
+    return max(stamps) if stamps else None

@@ -1,0 +1,144 @@
+"""Monorepo pipelines (1,500 jobs: 1,200 tests, 300 deploys) on the board, the CI column and
+project alerts, both dialects, against the simulator over real HTTP: the page of 40 newest jobs
+holds only deploy jobs, so every row here is partial and completed by scoped reads."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from labdeck.sim.server import SimServer
+from labdeck.watch import (
+    AlertEngine,
+    BoardSnapshot,
+    ProjectsSnapshot,
+    WatchedProject,
+    WatchedProjects,
+    WatchTarget,
+)
+from labdeck.watch.pipelines import PipelineRow
+from tests.watch.helpers import (
+    FakeClock,
+    advance,
+    api_client,
+    big_stages,
+    control,
+    make_poller,
+    project_id,
+    push_stages,
+    run_for,
+    run_until,
+)
+
+QUIET = "platform/infra/observability"
+
+SCENARIOS: dict[str, tuple[dict[str, Any], str, str, int]] = {
+    # name: (big_stages options, status, failed label, running)
+    "failed-first": ({"fail": (1,)}, "failed", "unit-0001", 0),
+    "failed-last": ({"fail": (1200,)}, "failed", "unit-1200", 0),
+    "forty-failed": ({"fail": tuple(range(1, 41))}, "failed", "unit-0001 +39 more", 0),
+    "running": ({"long": (1200,)}, "running", "", 1),
+    "allow-failure": ({"allowed": (1,)}, "success", "", 0),
+}
+
+
+def newest(board: list[BoardSnapshot], pipeline_id: int) -> PipelineRow | None:
+    return next((row for row in board[-1].rows if row.pipeline_id == pipeline_id), None) if board else None
+
+
+@pytest.mark.parametrize("dialect", ["spec", "gitlab"])
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+async def test_a_monorepo_pipeline_is_right_on_the_board_the_ci_column_and_alerts(
+        sim_factory: Callable[..., SimServer], dialect: str, scenario: str) -> None:
+    options, status, label, running = SCENARIOS[scenario]
+    server = sim_factory(dialect=dialect)
+    fake = FakeClock()
+    pid = project_id(server, QUIET)
+    board: list[BoardSnapshot] = []
+    column: list[ProjectsSnapshot] = []
+    alerts = AlertEngine()
+    async with api_client(server) as client:
+        poller = make_poller(client, server, fake)
+        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, QUIET),)))
+        poller.subscribe_projects(column.append, {pid: QUIET})
+        alerts.watch(WatchTarget.for_project(pid, QUIET))
+        poller.add_alerts(alerts)
+        await run_until(poller, fake, lambda: bool(board) and board[-1].loading == 0)
+        pushed = push_stages(server, pid, big_stages(**options))
+        advance(server, 900)  # every test job has run (the long one still runs)
+        await run_until(poller, fake, lambda: (row := newest(board, pushed["id"])) is not None
+                        and row.status == status and row.failed_known and row.running_known, limit=300)
+        row = newest(board, pushed["id"])
+        assert row is not None and row.partial  # 40 deploy jobs on the page: never derived from them
+        assert (row.status, row.failed_label, row.running) == (status, label, running)
+        ci = column[-1].projects[pid].newest
+        assert ci is not None and (ci.pipeline_id, ci.status, ci.failed_label) == (pushed["id"], status, label)
+        fired = [alert for alert in alerts.log.entries if alert.pipeline_id == pushed["id"]]
+        if status == "failed":
+            assert [alert.event for alert in fired] == ["new_failure"]
+            assert label.split(" ")[0] in fired[0].body
+        else:
+            assert fired == []
+        poller.close()
+
+
+@pytest.mark.parametrize("dialect", ["spec", "gitlab"])
+async def test_a_retried_failure_counts_once_and_its_latest_try_decides(
+        sim_factory: Callable[..., SimServer], dialect: str) -> None:
+    server = sim_factory(dialect=dialect)
+    fake = FakeClock()
+    pid = project_id(server, QUIET)
+    board: list[BoardSnapshot] = []
+    async with api_client(server) as client:
+        poller = make_poller(client, server, fake)
+        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, QUIET),)))
+        pushed = push_stages(server, pid, big_stages(flaky=(1,)))
+        advance(server, 900)
+        await run_until(poller, fake, lambda: (row := newest(board, pushed["id"])) is not None
+                        and row.failed_label == "unit-0001", limit=300)
+        with control(server) as admin:
+            failed = admin.get(f"/api/v4/projects/{pid}/pipelines/{pushed['id']}/jobs",
+                               params={"scope[]": "failed"}).json()
+            assert [job["name"] for job in failed] == ["unit-0001"]
+            assert admin.post(f"/api/v4/projects/{pid}/jobs/{failed[0]['id']}/retry").status_code == 201
+        advance(server, 900)  # the retry passes, the deploy stage runs
+        await run_until(poller, fake, lambda: (row := newest(board, pushed["id"])) is not None
+                        and row.status == "success", limit=600)
+        row = newest(board, pushed["id"])
+        assert row is not None and row.failed_jobs == () and row.failed_label == ""
+        poller.close()
+
+
+@pytest.mark.parametrize("dialect", ["spec", "gitlab"])
+async def test_a_failure_on_the_last_page_of_a_running_pipeline_shows_within_a_round_for_one_probe_a_round(
+        sim_factory: Callable[..., SimServer], dialect: str) -> None:
+    """unit-0001 (the pipeline's oldest job: the last page of its jobs) fails after an hour while
+    unit-1200 still runs: the board says failed at the next read, not when the pipeline ends; in
+    between, the project costs about one request a round."""
+    server = sim_factory(dialect=dialect)
+    fake = FakeClock()
+    pid = project_id(server, QUIET)
+    board: list[BoardSnapshot] = []
+    async with api_client(server) as client:
+        poller = make_poller(client, server, fake)
+        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, QUIET),)))
+        pushed = push_stages(server, pid, big_stages(fail=(1,), durations={1: 3600}, long=(1200,)))
+        advance(server, 1800)  # all but unit-0001 and unit-1200 have passed
+        await run_until(poller, fake, lambda: (row := newest(board, pushed["id"])) is not None
+                        and row.status == "running" and row.running_known and row.running == 2, limit=300)
+        await run_for(poller, fake, 30)
+        before = poller.stats.requests
+        await run_for(poller, fake, 60)
+        spent = poller.stats.requests - before
+        rounds = 60 / poller.settings.interval
+        assert spent <= rounds * 1.5 + 60 / poller.settings.interval  # the probe (+ page every 4th) + activity
+        advance(server, 2400)  # unit-0001 fails (it started a moment after the push, ran an hour)
+        took = await run_until(poller, fake, lambda: (row := newest(board, pushed["id"])) is not None
+                               and row.status == "failed", limit=60)
+        assert took <= 2 * poller.settings.interval
+        row = newest(board, pushed["id"])
+        assert row is not None and row.failed_label == "unit-0001" and row.running == 1
+        assert row.duration is not None  # the first job's start is known: a running pipeline's time
+        poller.close()
