@@ -32,7 +32,10 @@ class ConnectionHealth:
 
     state: Literal["ok", "reconnecting", "error"] = "ok"
     last_error: str | None = None
+    """Short and safe: ``502 Bad Gateway (nginx)``, ``token refused (401)``, ``rate limited``."""
     last_ok_at: datetime | None = None
+    retry_at: datetime | None = None
+    """When the client sends again (a wait the server asked for, or the back-off of an outage)."""
 
 
 @dataclass(frozen=True)

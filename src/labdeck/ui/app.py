@@ -30,13 +30,13 @@ from textual.notifications import SeverityLevel
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
-from labdeck.api import ApiClient
+from labdeck.api import ApiClient, errors
 from labdeck.logsafe import redact
 from labdeck.session import Session
 from labdeck.ui import sections
 from labdeck.ui.accounts import AccountSwitching, SessionForProfile
 from labdeck.ui.builtin_commands import register_builtin_commands
-from labdeck.ui.connection import ConnectionWatch, is_outage
+from labdeck.ui.connection import ConnectionWatch, is_outage, trouble_text
 from labdeck.ui.console import CommandError, CommandRegistry, StatusInfo, Ticks
 from labdeck.ui.errors import react_to
 from labdeck.ui.formatting import Clock, system_clock
@@ -103,6 +103,8 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
         Binding("ctrl+p", "command_palette", "Palette", show=False, id="app.palette"),
         Binding("escape", "back", "Back", show=False, id="app.back"),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit"),
+        Binding("ctrl+z", "suspend_process", "Suspend", show=False, id="app.suspend",
+                tooltip="Suspend the console to the shell (fg brings it back)"),
     ]
     SECTIONS: ClassVar[tuple[str, ...]] = ("projects", "jobs")
 
@@ -115,8 +117,12 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
         session_for_profile: SessionForProfile | None = None,
         ui_state: UiState | None = None,
         install_signals: bool = False,
+        check_write: bool = False,
     ) -> None:
         super().__init__()
+        self._check_write = check_write
+        """Probe whether the token may write once the first frame is drawn (the command line skips
+        it before start-up: one round trip before the first frame, not two)."""
         self.session = session
         self._own_client = client is None
         self._client = client if client is not None else self._build_client(session)
@@ -152,6 +158,7 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
         self.signed_out = False
         """True once the server refused the token (shown on the status line)."""
         self._profile_names: list[str] | None = None
+        self._audit_asked = False
         self._refreshed_css_version: int | None = None
         self._theme_notices = self.install_themes(session.theme)
 
@@ -247,7 +254,11 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
         self.set_timer(FREEZE_DELAY, freeze_start_up_objects)
         self.set_timer(THEME_CHECK_DELAY, self.offered_themes)
         self.set_interval(TICK_SECONDS, self._tick)
+        self.app_resume_signal.subscribe(self, self._redraw_after_resume)
         self.run_worker(self._who_am_i(), name="whoami", group="app-whoami", exclusive=True, exit_on_error=False)
+        if self._check_write:
+            self.call_after_refresh(self._start_write_check)
+        self.call_after_refresh(self._start_audit_check)
         self.run_worker(self._load_profile_names(), group="app-profiles", exit_on_error=False)
         if self.session.start_command:
             self.call_after_refresh(self.run_command_line, self.session.start_command)
@@ -286,6 +297,71 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
     async def _who_am_i(self) -> None:
         self.current_user = await self._probe_user()
         self.refresh_status()
+
+    def _redraw_after_resume(self, _app: object = None) -> None:
+        """Back from ``ctrl+z``/SIGTSTP and ``fg``: the terminal kept nothing of the screen, so
+        every widget of the screen on top is laid out and painted again (header, status line,
+        key bar), not only what changed meanwhile."""
+        with contextlib.suppress(Exception):  # shutting down
+            screen = self.screen
+            for widget in screen.walk_children(with_self=True):
+                widget.refresh()
+            screen.refresh(repaint=True, layout=True)
+            self.refresh_status()
+
+    def _start_audit_check(self) -> None:
+        self.run_worker(self._audit_check(), group="app-audit-check", exclusive=True, exit_on_error=False)
+
+    async def _audit_check(self) -> None:
+        """At start-up: can changes be recorded? If not, ask once whether to send them without."""
+        if self.read_only:
+            return
+        problem = await asyncio.to_thread(self.client.audit.problem)
+        if problem is not None:
+            self.ask_about_audit(problem)
+
+    def ask_about_audit(self, reason: str) -> None:
+        """Once per session: send changes without an audit record, or refuse them (and say why)."""
+        if self._audit_asked:
+            return
+        self._audit_asked = True
+        from labdeck.ui.screens.confirm import ConfirmScreen
+
+        def answered(send: bool | None) -> None:
+            self.client.audit.allow_unrecorded = bool(send)
+            if send:
+                self.notify("Changes will be sent without an audit record in this session.", severity="warning",
+                            timeout=8)
+            else:
+                self.notify(f"Changes are refused until the audit log can be written: {reason}.",
+                            title="No audit record, no change", severity="warning", timeout=10)
+
+        self.push_screen(ConfirmScreen(
+            "Audit log not writable",
+            f"Every change is recorded in the audit log before it leaves, but {reason}.\n\n"
+            "Send without an audit record? (No: changes are refused, reads go on.)",
+            action_label="Send without records", danger=True), answered)
+
+    def _start_write_check(self) -> None:
+        self.run_worker(self._write_check(), group="app-write-check", exclusive=True, exit_on_error=False)
+
+    async def _write_check(self) -> None:
+        """After the first frame: may the token write? If not, read-only mode, and why."""
+        from labdeck.auth.probe import write_access
+
+        if self.read_only:
+            return
+        check = await write_access(self.client)
+        if check.access == "read-only" and not self.read_only:
+            self.session.read_only = True
+            self.session.read_only_reason = check.reason
+            self.read_only = True
+            self.client.read_only = True
+            for screen in self._all_screens():
+                with contextlib.suppress(Exception):
+                    screen.refresh_bindings()
+            self.refresh_status()
+            self.notify(f"Read-only mode: {check.reason}.", title="This token may not write", timeout=8)
 
     async def _probe_user(self) -> str:
         user = await self.client.users.current()
@@ -386,6 +462,7 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
             now=self.clock(),
             token_source=self.session.token_source,
             signed_out=self.signed_out,
+            trouble=trouble_text(health),
         )
 
     # --- errors -------------------------------------------------------------------------------
@@ -397,6 +474,10 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
     def handle_worker_state(self, worker: Worker[Any], state: WorkerState) -> None:
         """The one place where worker errors become toasts, the sign-in dialog or a modal."""
         if state != WorkerState.ERROR or worker.error is None:
+            return
+        if isinstance(worker.error, errors.AuditUnavailable):
+            self.notify(worker.error.user_message(), title="Not sent", severity="error", timeout=10)
+            self.ask_about_audit(worker.error.reason)
             return
         reaction = react_to(worker.error)
         if is_outage(worker.error):
@@ -471,9 +552,12 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
         self.push_screen(KeysScreen(title, screen.active_bindings))
 
 
-def run_console(session: Session, *, session_for_profile: SessionForProfile | None = None) -> int:
-    """Run the console until the user quits; returns the exit code."""
-    app = LabdeckApp(session, session_for_profile=session_for_profile, install_signals=True)
+def run_console(session: Session, *, session_for_profile: SessionForProfile | None = None,
+                check_write: bool = False) -> int:
+    """Run the console until the user quits; returns the exit code. ``check_write``: probe write
+    access after the first frame (see :meth:`LabdeckApp._write_check`)."""
+    app = LabdeckApp(session, session_for_profile=session_for_profile, install_signals=True,
+                     check_write=check_write)
     app.freeze_loaded_data = True
     result = app.run()
     if app.return_code:
