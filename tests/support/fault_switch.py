@@ -178,8 +178,8 @@ class FaultSwitch:
                 await writer.drain()
                 if (_header(headers, "connection") or "").lower() == "close":
                     return
-        except (ConnectionError, ssl.SSLError, OSError):
-            return
+        except (ConnectionError, ssl.SSLError, OSError, asyncio.CancelledError):
+            return  # the client went away, or the switch is stopping
         finally:
             with contextlib.suppress(Exception):
                 writer.close()

@@ -172,12 +172,15 @@ class HttpEngine:
             if callable(close):
                 close()
 
-    def _mark(self, state: str, error: str | None = None, *, wait: float | None = None) -> None:
+    def _mark(self, state: str, error: str | None = None, *, wait: float | None = None,
+              answered: bool = False) -> None:
+        """Note the connection's state; ``answered``: ``error`` is what the server said."""
         if state == "ok":
             self._health = ConnectionHealth("ok", None, datetime.now(UTC))
         else:
             retry_at = datetime.now(UTC) + timedelta(seconds=wait) if wait is not None else None
-            self._health = ConnectionHealth(state, error, self._health.last_ok_at, retry_at)  # type: ignore[arg-type]
+            self._health = ConnectionHealth(state, error, self._health.last_ok_at, retry_at,  # type: ignore[arg-type]
+                                            error if answered else None)
 
     def _held(self, method: str, url: str, wait: float) -> errors.HttpError:
         """The error of a read the gate did not let go (nothing was sent)."""
@@ -197,7 +200,7 @@ class HttpEngine:
             if wait > 0:
                 if attempt + 1 >= policy.max_attempts or policy.clock() - started + wait > policy.budget:
                     raise self._held(method, url, wait)
-                self._mark("reconnecting", gate.reason, wait=wait)
+                self._mark("reconnecting", gate.reason, wait=wait, answered=True)
                 await policy.sleep(wait)
                 attempt += 1
                 # The whole wait was slept (on the policy's clock, which may be a test's): go.
@@ -323,12 +326,12 @@ class HttpEngine:
             self.rate_limit = limit
         status = response.status_code
         if status >= 500:
-            self._mark("error", status_reason(response))
+            self._mark("error", status_reason(response), answered=True)
         elif status == 401:
-            self._mark("error", TOKEN_REFUSED)
+            self._mark("error", TOKEN_REFUSED, answered=True)
         elif status == 429:
             wait = server_wait(response.headers, self.retry.wall(), 429)
-            self._mark("reconnecting", "rate limited", wait=wait)
+            self._mark("reconnecting", "rate limited", wait=wait, answered=True)
         else:
             self._mark("ok")
 

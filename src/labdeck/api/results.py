@@ -36,6 +36,9 @@ class ConnectionHealth:
     last_ok_at: datetime | None = None
     retry_at: datetime | None = None
     """When the client sends again (a wait the server asked for, or the back-off of an outage)."""
+    reason: str | None = None
+    """What the server answered, said short, when it answered (401, 429, 5xx); None when no answer
+    came (unreachable): the status line then says "offline"."""
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events, on
-from textual.app import App
+from textual.app import App, ScreenStackError
 from textual.binding import Binding, BindingType
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
@@ -402,7 +402,11 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
 
     def refresh_status(self) -> None:
         """Update the status line now (the clock tick also does, once a second)."""
-        for status in StatusLine.on_screen(self.screen):
+        try:
+            screen = self.screen
+        except ScreenStackError:  # shutting down: a worker finished after the last screen went
+            return
+        for status in StatusLine.on_screen(screen):
             status.update_status()
 
     def _tick(self) -> None:

@@ -153,6 +153,8 @@ class StatusLine(Horizontal):
         # Short words when all is well; the server's trouble said as such when not ("token refused
         # (401)", "502 Bad Gateway (nginx) — retrying in 8 s", "rate limited — retrying in 5 s").
         trouble = info.trouble
+        if trouble and narrow:
+            trouble = trouble.split(" — ", 1)[0]  # 80 columns: what, not when
         if info.health == "ok" or not trouble:
             health = {"ok": "● online", "reconnecting": "◌ retrying"}.get(info.health, "✕ offline")
         else:

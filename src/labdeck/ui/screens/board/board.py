@@ -144,6 +144,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self.query_one("#running-now", Static).display = False
         self.table.focus()
         self._show()
+        self.call_after_refresh(self._show)  # the header says "loading…" from the first frame on
 
     def on_screen_resume(self) -> None:
         """Visible: the poller sends snapshots again (at once: the current one)."""
