@@ -263,6 +263,7 @@ class HttpEngine:
             asked = server_wait(response.headers, policy.wall(), status)
             reason = "rate limited" if status == 429 else status_reason(response)
             wait = self.gate.failed(status, reason, asked)
+            self._mark("error" if status >= 500 else "reconnecting", reason, wait=wait, answered=True)
             if status in policy.statuses and (asked is None or asked <= policy.max_wait) \
                     and attempt + 1 < policy.max_attempts and policy.clock() - started + wait <= policy.budget:
                 await response.aclose()
