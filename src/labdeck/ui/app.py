@@ -31,6 +31,7 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from labdeck.api import ApiClient, errors
+from labdeck.api.core import TOKEN_REFUSED
 from labdeck.logsafe import redact
 from labdeck.session import Session
 from labdeck.ui import sections
@@ -418,8 +419,17 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
             # not there yet: the next tick finds them.
             return
         self.refresh_status()
+        self._notice_refused_token()
         if isinstance(screen, Ticks):
             screen.tick(self.clock())
+
+    def _notice_refused_token(self) -> None:
+        """The server refuses the token (the poller's reads say so even when no screen asks):
+        offer the sign-in dialog once, as a screen's refused read does."""
+        health = getattr(self.client, "health", None)
+        if getattr(health, "reason", None) == TOKEN_REFUSED and not self.signed_out:
+            self.signed_out = True
+            self.show_login("The server refused the token (401): it was revoked or has expired.")
 
     # --- crash handling -----------------------------------------------------------------------
 
