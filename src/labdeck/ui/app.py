@@ -57,6 +57,10 @@ from labdeck.ui.widgets.status_line import StatusLine
 TICK_SECONDS = 1.0
 """The console's one clock: status lines, relative times and due refreshes follow it."""
 
+WRITE_CHECK_DELAY = 2.0
+"""Seconds after the first frame at which the token's write access is probed (one ``POST
+/projects`` the server refuses before acting): on a slow link, never before the first frame."""
+
 FREEZE_DELAY = 1.5
 """Seconds after start-up at which the objects alive are moved out of the collector's full passes."""
 
@@ -258,7 +262,9 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
         self.app_resume_signal.subscribe(self, self._redraw_after_resume)
         self.run_worker(self._who_am_i(), name="whoami", group="app-whoami", exclusive=True, exit_on_error=False)
         if self._check_write:
-            self.call_after_refresh(self._start_write_check)
+            # After the first frame, and after the first screen's own reads: nothing a person
+            # waits for queues behind the probe.
+            self.call_after_refresh(self.set_timer, WRITE_CHECK_DELAY, self._start_write_check)
         self.call_after_refresh(self._start_audit_check)
         self.run_worker(self._load_profile_names(), group="app-profiles", exit_on_error=False)
         if self.session.start_command:
