@@ -95,7 +95,6 @@ def _filename_from(disposition: str | None) -> str | None:
     return name if name not in ("", ".", "..") else None
 
 
-@dataclass(frozen=True)
 class _Retry(Exception):
     """Internal: a transport failure the engine retries (after its back-off)."""
 

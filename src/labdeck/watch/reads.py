@@ -12,6 +12,7 @@ from typing import Any
 
 from labdeck.api import errors
 from labdeck.api.client import ApiClient
+from labdeck.api.core import TOKEN_REFUSED
 from labdeck.api.models import Job
 from labdeck.api.parsers import list_parser
 from labdeck.watch.activity import ActivityCheck
@@ -47,7 +48,7 @@ def trouble(exc: errors.ApiError) -> str:
     """A failure said short, the same way everywhere (``token refused (401)``, ``502 Bad Gateway
     (nginx)``, ``rate limited``): the status line and the board's header show it."""
     if isinstance(exc, errors.Unauthorized):
-        return "token refused (401)"
+        return TOKEN_REFUSED
     if isinstance(exc, errors.RateLimited):
         return "rate limited"
     if isinstance(exc, errors.HttpError) and exc.status >= 500:
