@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,12 +20,6 @@ from labdeck.watch.settings import PollerSettings
 from tests.support.fault_switch import NGINX_502, FaultSwitch, self_signed, server_context
 
 
-@pytest.fixture
-def switch(sim: SimServer) -> Iterator[FaultSwitch]:
-    with FaultSwitch(sim.base_url) as proxy:
-        yield proxy
-
-
 def test_nginx_page_is_said_in_a_few_words() -> None:
     page = NGINX_502.decode()
     assert errors.html_page_summary(page) == "502 Bad Gateway (nginx)"
@@ -37,11 +31,11 @@ def test_nginx_page_is_said_in_a_few_words() -> None:
     assert errors.server_message(page, "HTTP 502") == "502 Bad Gateway (nginx)"
 
 
-async def test_a_502_storm_is_one_short_error_and_the_client_backs_off(switch: FaultSwitch,
+async def test_a_502_storm_is_one_short_error_and_the_client_backs_off(fault_switch: FaultSwitch,
                                                                         tokens: dict[str, str]) -> None:
-    switch.set("bad_gateway")
+    fault_switch.set("bad_gateway")
     began = time.monotonic()
-    async with ApiClient(switch.url, Secret(tokens["admin"])) as client:
+    async with ApiClient(fault_switch.url, Secret(tokens["admin"])) as client:
         async def reader(n: int) -> list[str]:
             said = []
             while time.monotonic() - began < 12:
@@ -54,7 +48,7 @@ async def test_a_502_storm_is_one_short_error_and_the_client_backs_off(switch: F
 
         said = [text for texts in await asyncio.gather(*(reader(n) for n in range(6))) for text in texts]
         assert client.health.reason == "502 Bad Gateway (nginx)" and client.health.retry_at is not None
-    sent = switch.api_requests(since=began)
+    sent = fault_switch.api_requests(since=began)
     # The six first reads leave together (nothing failed yet); then one probe at a time, 0.25–0.5,
     # 0.5–1, 1–2, 2–4, 4–8 s apart: a handful in 12 s, however many ask.
     later = [t for t, *_ in sent if t - began > 1.0]
@@ -62,15 +56,15 @@ async def test_a_502_storm_is_one_short_error_and_the_client_backs_off(switch: F
     assert said and all("502 Bad Gateway (nginx)" in text and "<" not in text for text in said)
 
 
-async def test_reads_wait_for_one_probe_then_all_go_when_the_server_is_back(switch: FaultSwitch,
+async def test_reads_wait_for_one_probe_then_all_go_when_the_server_is_back(fault_switch: FaultSwitch,
                                                                              tokens: dict[str, str]) -> None:
-    switch.set("bad_gateway")
-    async with ApiClient(switch.url, Secret(tokens["admin"])) as client:
+    fault_switch.set("bad_gateway")
+    async with ApiClient(fault_switch.url, Secret(tokens["admin"])) as client:
         with pytest.raises(errors.ServerError):
             await client.projects.get(1)  # four attempts, the gate's waits between them
         failures = client.gate.failures
         assert failures >= 3 and client.gate.wait() > 0
-        switch.set("pass")
+        fault_switch.set("pass")
         await asyncio.sleep(client.gate.wait())
         started = time.monotonic()
         results = await asyncio.gather(*(client.projects.get(pid) for pid in (1, 2, 3, 1, 2, 3)))
@@ -79,36 +73,35 @@ async def test_reads_wait_for_one_probe_then_all_go_when_the_server_is_back(swit
         assert client.health.state == "ok" and client.health.reason is None
 
 
-async def test_a_429_holds_every_read_for_retry_after(switch: FaultSwitch, tokens: dict[str, str]) -> None:
-    switch.set("rate_limited", retry_after=2)
-    async with ApiClient(switch.url, Secret(tokens["admin"])) as client:
+async def test_a_429_holds_every_read_for_retry_after(fault_switch: FaultSwitch, tokens: dict[str, str]) -> None:
+    fault_switch.set("rate_limited", retry_after=2)
+    async with ApiClient(fault_switch.url, Secret(tokens["admin"])) as client:
         first = asyncio.create_task(client.projects.get(1))
         await asyncio.sleep(0.3)
         assert client.health.reason == "rate limited" and client.health.retry_at is not None
-        switch.set("pass")
+        fault_switch.set("pass")
         began = time.monotonic()
         second = await client.projects.get(2)  # waits for the same Retry-After, no request meanwhile
         assert second.id == 2 and (await first).id == 1
         assert time.monotonic() - began >= 1.0
 
 
-def _connections_over(client_calls: int, gap: float, switch: FaultSwitch, client: ApiClient) -> int:
+def _connections_over(client_calls: int, gap: float, proxy: FaultSwitch, client: ApiClient) -> int:
     async def run() -> None:
         for _ in range(client_calls):
             await client.users.current()
             await asyncio.sleep(gap)
 
     asyncio.run(run())
-    return switch.connections
+    return proxy.connections
 
 
-def test_reads_keep_their_connection_across_poll_rounds(sim: SimServer, tokens: dict[str, str]) -> None:
+def test_reads_keep_their_connection_across_poll_rounds(fault_switch: FaultSwitch, tokens: dict[str, str]) -> None:
     """The board polls every 5 s: a kept connection must outlive that (it used to expire after 4 s)."""
     assert DEFAULT_LIMITS.keepalive_expiry == READ_KEEPALIVE > 30
     assert WRITE_LIMITS.keepalive_expiry == WRITE_KEEPALIVE < 5  # a change never meets a closing one
-    with FaultSwitch(sim.base_url) as switch:
-        client = ApiClient(switch.url, Secret(tokens["admin"]))
-        assert _connections_over(3, 5.5, switch, client) == 1
+    client = ApiClient(fault_switch.url, Secret(tokens["admin"]))
+    assert _connections_over(3, 5.5, fault_switch, client) == 1
 
 
 def test_over_tls_an_idle_board_makes_no_new_handshake_per_poll(sim_factory: Callable[..., SimServer],
@@ -140,10 +133,10 @@ def test_over_tls_an_idle_board_makes_no_new_handshake_per_poll(sim_factory: Cal
         assert counts[1] - counts[0] <= 1, (counts, len(idle_reads))  # ≤ 2 a minute: none here
 
 
-def test_the_start_up_check_is_one_round_trip(switch: FaultSwitch, tokens: dict[str, str]) -> None:
+def test_the_start_up_check_is_one_round_trip(fault_switch: FaultSwitch, tokens: dict[str, str]) -> None:
     from labdeck.auth.probe import check_token, tls_settings
 
-    switch.set("latency", seconds=0.5)
-    check = check_token(switch.url, Secret(tokens["admin"]), tls_settings(), read_only=True)
+    fault_switch.set("latency", seconds=0.5)
+    check = check_token(fault_switch.url, Secret(tokens["admin"]), tls_settings(), read_only=True)
     assert check.user.outcome == "ok"
-    assert [(method, path) for _, method, path, _ in switch.api_requests()] == [("GET", "/api/v4/user")]
+    assert [(method, path) for _, method, path, _ in fault_switch.api_requests()] == [("GET", "/api/v4/user")]
