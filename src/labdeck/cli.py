@@ -273,16 +273,20 @@ def _run(session: Session, options: SessionOptions | None = None) -> int:
     from labdeck.ui.app import run_console
 
     crash.install_crash_handler()
+    # The write probe waits until the console has drawn its first frame (issue 24: on a slow link
+    # two round trips in a row before anything shows is a long blank terminal).
+    check_write = session.token is not None and not session.read_only
     if options is None:
-        return int(run_console(session))
+        return int(run_console(session, check_write=check_write))
 
     def session_for_profile(name: str) -> Session:
         # Called from a worker thread while the TUI owns the terminal: never prompt.
         # The profile's own URL: a --url given at start named the first instance only.
         switched = dataclasses.replace(options, profile=name, url=None)
-        return resolve_session(switched, stdin_token=None, interactive=False)
+        # The console is already drawn: check write access now (it switches to read-only at once).
+        return resolve_session(switched, stdin_token=None, interactive=False, check_write=True)
 
-    return int(run_console(session, session_for_profile=session_for_profile))
+    return int(run_console(session, session_for_profile=session_for_profile, check_write=check_write))
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -329,11 +333,12 @@ class SessionOptions:
 
 
 def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = None,
-                    interactive: bool | None = None) -> Session:
+                    interactive: bool | None = None, check_write: bool = False) -> Session:
     """Profile, token (chain), TLS and the startup check → a Session, or :class:`SessionError`.
 
     ``interactive=False`` never prompts (used while the console runs); ``None`` prompts when a
-    terminal is attached.
+    terminal is attached. ``check_write``: also probe write access now (otherwise the console does,
+    after its first frame).
     """
     from labdeck.auth import probe
     from labdeck.auth.chain import TokenChain, TokenInputError, resolve_url
@@ -377,7 +382,7 @@ def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = Non
         insecure_storage=resolution.insecure_storage, start=profile.start if profile else "projects",
         board=config.board, alerts=config.alerts,
     )
-    problem = startup_check(session, tls)
+    problem = startup_check(session, tls, check_write=check_write)
     if problem is not None:
         raise SessionError(problem)
     return session
@@ -392,8 +397,10 @@ def _profile_name(config: Any, wanted: str | None, url: str, origin: str) -> str
     return re.sub(r"[^A-Za-z0-9_.-]", "-", netloc)[:64] or "default"
 
 
-def startup_check(session: Session, tls: TlsSettings) -> str | None:
-    """Check the token before the console starts; switch to read-only when writes are refused.
+def startup_check(session: Session, tls: TlsSettings, *, check_write: bool = False) -> str | None:
+    """Check the token before the console starts (one round trip: ``GET /user``); with
+    ``check_write``, also whether it may write and switch to read-only when it may not. The
+    console itself runs that write check after its first frame (``run_console(check_write=…)``).
 
     Returns an error message when the token is rejected (naming its source); an unreachable instance
     is not fatal here (the console shows the connection state and retries).
@@ -402,13 +409,14 @@ def startup_check(session: Session, tls: TlsSettings) -> str | None:
 
     if session.token is None:
         return None
-    check = probe.check_token(session.base_url, session.token, tls, read_only=session.read_only)
+    check = probe.check_token(session.base_url, session.token, tls,
+                              read_only=session.read_only or not check_write)
     if check.user.outcome == "rejected":
         return (f"the token from {session.token_source} was rejected by {session.base_url} (401). "
                 f"Run `labdeck login --profile {session.profile}` with a new token.")
     if check.user.outcome in ("tls", "redirect"):
         return check.user.message
-    if check.write is not None and check.write.access == "read-only":
+    if check_write and check.write is not None and check.write.access == "read-only":
         session.read_only = True
         _set_if_field(session, "read_only_reason", check.write.reason)
     return None
