@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 
+from labdeck.sim.ci_engine import store
 from labdeck.sim.dataset import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.sim.state import Project, SimState
@@ -28,13 +29,22 @@ def advance(server: SimServer, seconds: float) -> None:
     assert response.status_code == 200, response.text
 
 
-def pipeline(server: SimServer, project_id: int, stages: list[dict[str, Any]], ref: str = "master") -> dict[str, Any]:
-    """Create a pipeline through the control surface; returns its JSON (with ``jobs``)."""
+def pipeline(server: SimServer, project_id: int, stages: list[dict[str, Any]], ref: str = "master",
+             **body: Any) -> dict[str, Any]:
+    """Create a pipeline through the control surface (``body``: ``sha``, ``title``, ``user`` …);
+    returns its JSON (with ``jobs``)."""
     with control(server) as admin:
-        response = admin.post(f"/-/sim/projects/{project_id}/pipelines", json={"ref": ref, "stages": stages})
+        response = admin.post(f"/-/sim/projects/{project_id}/pipelines",
+                              json={"ref": ref, "stages": stages, **body}, timeout=60)
     assert response.status_code == 201, response.text
     body: dict[str, Any] = response.json()
     return body
+
+
+def quiet(server: SimServer) -> SimServer:
+    """Stop the server's pipeline generator, so that only the test's pipelines appear."""
+    store(server.state).next_pipeline_at = None
+    return server
 
 
 def project(state: SimState, path: str) -> Project:

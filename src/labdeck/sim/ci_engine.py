@@ -5,9 +5,20 @@ current simulated time in time order (a runner picking a pending job, a running 
 new pipeline being pushed), so the outcome does not depend on how often requests arrive. Jobs move
 created → pending → running → success|failed (wire-facts §4.2); later stages wait for earlier ones;
 ``when: manual`` jobs sit in ``manual`` until played. Pipelines take the composite status of their
-latest jobs (10.x ``HasStatus.status_sql``). In the gitlab dialect jobs also pass through current
-GitLab's statuses (:mod:`labdeck.sim.ci_lifecycle`), stuck jobs are dropped, and a pipeline resets
-the project's last activity only when it is an hour old (``Event::RESET_PROJECT_ACTIVITY_INTERVAL``).
+latest jobs (:mod:`labdeck.sim.ci_status`: 10.x ``HasStatus.status_sql`` in the spec dialect,
+current GitLab's ``Composite`` in the gitlab dialect). In the gitlab dialect jobs also pass through
+current GitLab's statuses (:mod:`labdeck.sim.ci_lifecycle`), stuck jobs are dropped, and a pipeline
+resets the project's last activity only when it is an hour old
+(``Event::RESET_PROJECT_ACTIVITY_INTERVAL``).
+
+A pipeline's ``updated_at`` moves whenever one of its jobs changes status. Current GitLab only saves
+a pipeline when its own status changes (``AtomicProcessingService`` calls ``pipeline.set_status``,
+whose state machine does nothing for the same status); the simulator moves it on every job change,
+so that ``GET /projects/:id/pipelines?updated_after=`` finds any change.
+
+Scale: every job tells the store when its status changes (``Job.observer``), which keeps
+per-pipeline tallies (:mod:`labdeck.sim.ci_tally`) and the run queue (:mod:`labdeck.sim.ci_queue`)
+up to date, so that an event costs the same with 45,000 jobs in flight as with 50.
 """
 
 from __future__ import annotations
@@ -378,7 +389,7 @@ class CiStore(TraceStore, IndexedStore):
         if self.next_pipeline_at is not None:
             at = self.next_pipeline_at
             offer(at, 1, 1 << 62, lambda: self._generate(at))
-        for event in self.queue.events(self, self.cursor, busy, gitlab=self.gitlab):
+        for event in self.queue.events(self, self.cursor, now, busy, gitlab=self.gitlab):
             offer(*event)
         if best is None:
             return None

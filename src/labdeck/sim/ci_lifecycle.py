@@ -41,6 +41,9 @@ class LifecycleStore(Protocol):
     def can_run(self, runner: Runner, job: Job, project: Project) -> bool:
         """Whether ``runner`` would pick ``job``."""
 
+    def project_jobs(self, project_id: int) -> list[Job]:
+        """Every job of a project, oldest first."""
+
     def enqueue(self, job: Job, at: datetime) -> None:
         """→ pending."""
 
@@ -75,10 +78,9 @@ def resource_holder(ci: LifecycleStore, job: Job) -> Job | None:
     """The job of the same project and resource group that holds the resource, if any."""
     if not job.resource_group:
         return None
-    for other_id in ci.active:
-        other = ci.jobs.get(other_id)
-        if other is not None and other.id != job.id and other.project_id == job.project_id \
-                and other.resource_group == job.resource_group and other.status in HOLDING_STATUSES:
+    for other in ci.project_jobs(job.project_id):
+        if other.id != job.id and other.id in ci.active and other.resource_group == job.resource_group \
+                and other.status in HOLDING_STATUSES:
             return other
     return None
 
@@ -114,12 +116,9 @@ def release(ci: LifecycleStore, job: Job, at: datetime) -> None:
     """After ``job`` completed: the oldest job waiting for its resource goes on."""
     if not job.resource_group or job.status in HOLDING_STATUSES:
         return
-    waiting = sorted(
-        (other for other_id in ci.active if (other := ci.jobs.get(other_id)) is not None
-         and other.status == "waiting_for_resource" and other.project_id == job.project_id
-         and other.resource_group == job.resource_group),
-        key=lambda other: other.id,
-    )
+    waiting = [other for other in ci.project_jobs(job.project_id)
+               if other.status == "waiting_for_resource" and other.id in ci.active
+               and other.resource_group == job.resource_group]
     if waiting:
         enqueue(ci, waiting[0], at)
 

@@ -87,11 +87,13 @@ class RunQueue:
         if job.status == "pending":
             self._fresh.add(job.id)
 
-    def events(self, ci: QueueStore, cursor: datetime, busy: dict[int, int], *, gitlab: bool) -> Iterator[Event]:
+    def events(self, ci: QueueStore, cursor: datetime, now: datetime, busy: dict[int, int], *,
+               gitlab: bool) -> Iterator[Event]:
         """For each group: the next pick (when a runner able to take its jobs is free) and, in the
-        gitlab dialect, the next stuck job dropped."""
+        gitlab dialect, the next stuck job dropped (only those due by ``now``)."""
         self._absorb(ci)
         runners = _runner_fingerprint(ci)
+        idle = {runner.id for runner in ci.runners.values() if busy.get(runner.id, 0) < runner.concurrent}
         for key in list(self._groups):
             group = self._groups[key]
             oldest = _first_queued(ci, group)
@@ -99,10 +101,11 @@ class RunQueue:
                 del self._groups[key]
                 continue
             eligible = self._eligible(ci, key, group, runners, oldest)
-            if gitlab:
-                at = oldest.queued_at + (OUTDATED_PENDING_TIMEOUT if eligible else STUCK_TIMEOUT)  # type: ignore[operator]
-                yield at, 3, oldest.id, lambda job=oldest, at=at: ci.drop(job, at, STUCK_REASON)  # type: ignore[misc]
-            free = [runner for runner in eligible if busy.get(runner.id, 0) < runner.concurrent]
+            if gitlab and oldest.queued_at is not None:
+                at = oldest.queued_at + (OUTDATED_PENDING_TIMEOUT if eligible else STUCK_TIMEOUT)
+                if at <= now:
+                    yield at, 3, oldest.id, lambda job=oldest, at=at: ci.drop(job, at, STUCK_REASON)  # type: ignore[misc]
+            free = [runner for runner in eligible if runner.id in idle]
             if not free:
                 continue
             runner = min(free, key=lambda r: (busy.get(r.id, 0), r.id))

@@ -216,7 +216,7 @@ def keep_stuck(ci: CiStore, at: datetime) -> None:
         project = state.projects.get(project_id)
         if project is None or project.deleted or project.archived:
             continue
-        if any(_waiting(job, project_id, name) for job in ci.jobs.values()):
+        if any(_waiting(job, project_id, name) for job in ci.project_jobs(project_id)):
             continue
         _stuck_pipeline(ci, project, name, tags, at, f"Retry {name} on a fresh runner image")
 

@@ -12,6 +12,9 @@ listed in the docstrings of the code that branches on it; the short version:
 - projects: ``topics``, ``last_activity_after``/``_before``, last activity reset at most hourly;
 - jobs: ``failure_reason``, the current status list (``scheduled``, ``preparing``,
   ``waiting_for_resource``, ``canceling``), stuck jobs dropped, no counts on the project job list;
+- pipelines: the pipelines API (list, one pipeline, retry, cancel; 404 in the spec dialect), only the
+  latest try of each job in a pipeline's job list (``include_retried``), the status rules of
+  ``Gitlab::Ci::Status::Composite``;
 - ``GET /version``.
 """
 

@@ -230,8 +230,7 @@ async def download_by_ref(ctx: Ctx) -> Any:
         raise missing("job")
     ref = ctx.path("ref_name")
     ci = store(ctx.state)
-    candidates = [j for j in ci.jobs.values()
-                  if j.project_id == project.id and j.ref == ref and j.name == name and j.status == "success"]
+    candidates = [j for j in ci.project_jobs(project.id) if j.ref == ref and j.name == name and j.status == "success"]
     if not candidates:
         raise not_found()
     job = max(candidates, key=lambda j: (j.pipeline_id, j.id))
