@@ -76,9 +76,9 @@ def format_table(report: TriageReport) -> str:
             rows.append((failure.project, failure.job.ref or "", f"{failure.job.name} #{failure.job.id}",
                          f"#{failure.pipeline_id}", failure.verdict.label, failure.owner or "-",
                          failure.verdict.history.strip() if failure.verdict.history else ""))
-        widths = [min(max(len(_clean(row[i])) for row in rows), 40) for i in range(len(rows[0]))]
+        widths = [min(max(len(_clean(row[i])) for row in rows), 48) for i in range(len(rows[0]))]
         for index, row in enumerate(rows):
-            lines.append("  ".join(_clean(cell)[:40].ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+            lines.append("  ".join(_clean(cell)[:48].ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
             if index:
                 for line in report.failures[index - 1].verdict.evidence[:2]:
                     lines.append(f"    {_clean(line)}")

@@ -47,7 +47,7 @@ PLATFORM_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 _AFTER_SCRIPT = re.compile(r"Running after_script")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\r")
-_SECTION = re.compile(r"section_(?:start|end):\d+:[\w.-]+(?:\[[^\]]*\])?")
+_SECTION = re.compile(r"section_(?:start|end):\d+:[\w.-]+(?:\[[^\]]*\])?\r")
 _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?"), "<time>"),
     (re.compile(r"\b\d\d:\d\d:\d\d(?:[.,]\d+)?\b"), "<time>"),
@@ -72,7 +72,7 @@ _GENERIC = re.compile(r"^(?:Traceback \(most recent call last\):|Return code: <n
 def normalize(line: str) -> str:
     """The signature of one error line: volatile parts replaced by placeholders, spaces collapsed,
     cut to :data:`MAX_SIGNATURE` characters."""
-    text = _SECTION.sub("", _ANSI.sub("", line))
+    text = _ANSI.sub("", _SECTION.sub("", line))
     for pattern, placeholder in _REPLACEMENTS:
         text = pattern.sub(placeholder, text)
     text = _SPACES.sub(" ", text).strip()
@@ -123,14 +123,26 @@ def _platform_line(lines: list[str]) -> tuple[str, str] | None:
     for line in lines:
         if line.startswith("$ ") or not _PLATFORM_PREFILTER.search(line):
             continue
-        clean = _SECTION.sub("", _ANSI.sub("", line)).strip()
+        clean = _ANSI.sub("", _SECTION.sub("", line)).strip()
         for label, pattern in PLATFORM_PATTERNS:
             if pattern.search(clean):
+                named = _name_host(label, clean)
                 if "ERROR" in clean or "error:" in clean.lower():
-                    return label, clean
-                found = found or (label, clean)
+                    return named, clean
+                found = found or (named, clean)
                 break
     return found
+
+
+_HOST = re.compile(r"https?://([\w.-]+\.[a-z]{2,})|image \"([\w.-]+\.[a-z]{2,})(?::\d+)?/")
+
+
+def _name_host(label: str, line: str) -> str:
+    """``image pull from registry.example.com failed`` when the line names the registry."""
+    match = _HOST.search(line)
+    if label == "image pull failed" and match:
+        return f"image pull from {match.group(1) or match.group(2)} failed"
+    return label
 
 
 def read_log(data: bytes | str) -> LogFacts:
@@ -150,6 +162,6 @@ def read_log(data: bytes | str) -> LogFacts:
         else:
             signature = normalize(candidates[0])
     platform = _platform_line(lines)
-    if platform is not None and first is not None and first.is_trailer:
+    if platform is not None and (first is None or first.is_trailer):
         signature = normalize(platform[1])
     return LogFacts(first, signature, platform)

@@ -1,0 +1,91 @@
+"""Triage stories in the demo data (both dialects), on projects the demo users star: why did it
+fail, and whose is it. Added after the on-call scenarios, so earlier ids stay as they were; the
+stories happened in the last three hours (their projects' last activity moves accordingly).
+
+- a registry outage: ``build-image`` fails in ``web/design-system``, ``web/admin-console`` and
+  ``tools/ci-templates`` with the same image pull error from ``registry.example.com`` in the log,
+  reported as ``script_failure`` (as the docker and kubernetes executors do);
+- a flaky integration test: ``integration-tests`` of ``platform/auth-service`` fails, then passes
+  when retried on the same commit;
+- a break introduced by a named commit: ``unit-tests`` of ``alice/notes`` passed on "Group notes by
+  notebook", then fails on "Store notes in SQLite" and on the commit after it;
+- a runner that fails what it picks up: ``k8s-autoscaler`` is marked failing (every job it takes
+  fails with ``runner_system_failure``; the spec dialect has no ``failure_reason``, its log says
+  so); its recent ``kubernetes`` jobs in ``platform/auth-service``, ``web/admin-console`` and
+  ``alice/notes`` failed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from labdeck.sim.ci_engine import CiStore, JobSpec, StageSpec
+from labdeck.sim.ci_model import Pipeline
+from labdeck.sim.ci_scenarios import _author, _play_out, _project, _runner
+from labdeck.sim.state import Project, User
+
+OUTAGE = ("web/design-system", "web/admin-console", "tools/ci-templates")
+FLAKY = "platform/auth-service"
+BROKEN = "alice/notes"
+FAILING_RUNNER = "k8s-autoscaler"
+RUNNER_PROJECTS = ("platform/auth-service", "web/admin-console", "alice/notes")
+
+
+def add_triage_stories(ci: CiStore, now: datetime) -> None:
+    """Add the stories of the module docstring."""
+    state = ci.state
+    runner = _runner(ci, FAILING_RUNNER)
+    if runner is not None:
+        runner.failing = True
+        for offset, path in enumerate(RUNNER_PROJECTS):
+            project = _project(state, path)
+            if project is None:
+                continue
+            if project.id not in runner.project_ids:
+                runner.project_ids.append(project.id)
+            stages = [StageSpec("deploy", [JobSpec("deploy-review", ["kubernetes"], duration=60.0,
+                                                   script=["helm upgrade --install review ./chart"])])]
+            _run(ci, project, stages, now - timedelta(minutes=70 - offset * 7),
+                 "Deploy a review app for every merge request")
+    for offset, path in enumerate(OUTAGE):
+        project = _project(state, path)
+        if project is None:
+            continue
+        stages = [StageSpec("build", [JobSpec("build-image", ["docker"], duration=50.0, fail=True,
+                                              failure_log="image_pull",
+                                              script=["docker build -t $CI_REGISTRY_IMAGE ."])])]
+        _run(ci, project, stages, now - timedelta(minutes=40 - offset * 3), "Rebuild the base image")
+    flaky = _project(state, FLAKY)
+    if flaky is not None:
+        stages = [StageSpec("test", [JobSpec("integration-tests", ["docker"], flaky=True, duration=120.0,
+                                             script=["npx playwright test tests/integration --retries=0"])])]
+        at = now - timedelta(minutes=55)
+        pipeline = _run(ci, flaky, stages, at, "Cache the session lookups")
+        job = next(j for j in ci.pipeline_jobs(pipeline) if j.name == "integration-tests")
+        ci.retry(job, _author(state, flaky), at + timedelta(minutes=4))
+        _play_out(ci, pipeline, at + timedelta(minutes=4))
+    broken = _project(state, BROKEN)
+    if broken is not None:
+        culprit = _culprit(ci, broken)
+        for minutes, title, author, fail in ((150, "Group notes by notebook", None, False),
+                                             (100, "Store notes in SQLite", culprit, True),
+                                             (45, "Fix the typo in the README", None, True)):
+            stages = [StageSpec("test", [JobSpec("unit-tests", ["docker"], fail=fail, duration=80.0,
+                                                 script=["pytest -q"])])]
+            _run(ci, broken, stages, now - timedelta(minutes=minutes), title, author)
+
+
+def _culprit(ci: CiStore, project: Project) -> User:
+    """A developer of the project other than the usual author, when there is one."""
+    usual = _author(ci.state, project)
+    others = [u for u in sorted(ci.state.users.values(), key=lambda u: u.id)
+              if not u.is_admin and u.id != usual.id and ci.state.can_develop(u, project)]
+    return others[0] if others else usual
+
+
+def _run(ci: CiStore, project: Project, stages: list[StageSpec], at: datetime, title: str,
+         author: User | None = None) -> Pipeline:
+    pipeline = ci.create_pipeline(project, project.default_branch, stages, author or _author(ci.state, project), at,
+                                  title=title)
+    _play_out(ci, pipeline, at)
+    return pipeline
