@@ -241,7 +241,8 @@ def _triage(args: argparse.Namespace) -> int:
                              ca_file=getattr(args, "ca_file", None), insecure=bool(getattr(args, "insecure", False)),
                              url=getattr(args, "url", None))
     try:
-        session = resolve_session(options, stdin_token=stdin_token, interactive=False)
+        # No startup check: the first read says as much about the token (one request less).
+        session = resolve_session(options, stdin_token=stdin_token, interactive=False, check=False)
     except SessionError as error:
         sys.stderr.write(f"labdeck triage: {logsafe.printable(str(error), keep_newlines=True)}\n")
         return EXIT_FAILURE
@@ -376,11 +377,12 @@ class SessionOptions:
 
 
 def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = None,
-                    interactive: bool | None = None) -> Session:
+                    interactive: bool | None = None, check: bool = True) -> Session:
     """Profile, token (chain), TLS and the startup check → a Session, or :class:`SessionError`.
 
     ``interactive=False`` never prompts (used while the console runs); ``None`` prompts when a
-    terminal is attached.
+    terminal is attached. ``check=False`` skips the startup check (a read-only command whose first
+    request says as much about the token).
     """
     from labdeck.auth import probe
     from labdeck.auth.chain import TokenChain, TokenInputError, resolve_url
@@ -424,7 +426,7 @@ def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = Non
         insecure_storage=resolution.insecure_storage, start=profile.start if profile else "projects",
         board=config.board, alerts=config.alerts,
     )
-    problem = startup_check(session, tls)
+    problem = startup_check(session, tls) if check else None
     if problem is not None:
         raise SessionError(problem)
     return session

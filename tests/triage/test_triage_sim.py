@@ -17,9 +17,11 @@ from labdeck.secret import Secret
 from labdeck.sim.ci_engine import store
 from labdeck.sim.dataset import DEMO_TOKENS
 from labdeck.sim.server import SimServer
+from labdeck.statefile import StateStore
 from labdeck.triage.collect import Triager
 from labdeck.triage.logcache import LogCache
 from labdeck.triage.report import Failure, TriageReport
+from labdeck.watch.watched import WatchedSet, WatchStore
 from tests.sim.helpers import advance, control, pipeline, quiet
 
 ADMIN = DEMO_TOKENS["admin"]
@@ -182,3 +184,24 @@ def test_triage_json_end_to_end(stories: tuple[SimServer, list[tuple[int, str]]]
     assert set(cluster) >= {"signature", "verdict", "projects", "job_ids"}
     assert cluster["verdict"] == "infrastructure" and len(cluster["projects"]) == 3
     assert "registry.example.com" in cluster["signature"]
+
+
+async def test_the_demo_tells_the_four_stories_on_alices_starred_projects(sim_factory: Callable[..., SimServer],
+                                                                         dialect: str) -> None:
+    server = quiet(sim_factory(dialect=dialect))
+    async with ApiClient(server.base_url, Secret(DEMO_TOKENS["user"])) as client:
+        watched = await WatchedSet(client, WatchStore(StateStore(), client.base_url)).resolve()
+        projects = [(p.id, p.path) for p in watched.projects]
+        report = await Triager(client).round(projects)
+    kinds = {(f.project, f.job.name): f for f in report.failures}
+    outage = [kinds[(path, "build-image")] for path in ("web/design-system", "web/admin-console", "tools/ci-templates")]
+    assert {f.verdict.reason for f in outage} == {"image pull from registry.example.com failed"}
+    assert any(c.title == "image pull from registry.example.com failed · 3 projects · infra" for c in report.clusters)
+    assert kinds[("platform/auth-service", "integration-tests")].verdict.kind == "flaky"
+    broken = kinds[("alice/notes", "unit-tests")]
+    assert broken.verdict.kind == "broken" and broken.verdict.first_failure is not None
+    assert broken.verdict.first_failure.title == "Store notes in SQLite"
+    runner = [f for f in report.failures if f.job.name == "deploy-review"]
+    assert len(runner) == 3 and {f.verdict.kind for f in runner} == {"infrastructure"}
+    assert "k8s-autoscaler" in [share.description for share in report.flagged_runners]
+    assert kinds[("platform/api-gateway", "e2e-browser")].verdict.kind == "unknown"

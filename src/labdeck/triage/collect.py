@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 CONCURRENCY = 8
+"""Log reads in flight."""
+PAGE_CONCURRENCY = 20
+"""Jobs pages in flight: small JSON answers, where the round's time goes on a slow server."""
 PAGE_SIZE = 100
 
 
@@ -139,11 +142,14 @@ class Triager:
         async def read(project_id: int, path: str) -> ProjectJobs | None:
             try:
                 return await self.page(project_id, path)
+            except errors.Unauthorized:
+                raise  # the token, not the project: nothing else will read either
             except errors.ApiError as exc:
                 problems.append(f"{path}: {exc.user_message()}")
                 return None
 
-        pages = [page for page in await _bounded([lambda p=p: read(*p) for p in projects]) if page is not None]  # type: ignore[misc]
+        reads = [lambda p=p: read(*p) for p in projects]
+        pages = [page for page in await _bounded(reads, PAGE_CONCURRENCY) if page is not None]
         everything = [job for page in pages for job in page.jobs]
         shares = runner_shares(everything)
         calls = []

@@ -144,11 +144,13 @@ class TriageReport:
         return next((failure for failure in self.failures if failure.job.id == job_id), None)
 
     def as_json(self) -> dict[str, Any]:
-        """The ``labdeck triage --json`` shape (``failures``, ``clusters``; plus ``runners`` and ``problems``)."""
+        """The ``labdeck triage --json`` shape (``failures``, ``clusters``; plus flagged ``runners``,
+        ``problems`` and ``stats``: projects read and logs fetched from the server)."""
         return {
             "failures": [failure.as_json() for failure in self.failures],
             "clusters": [c.as_json() for c in self.clusters],
             "runners": [{"id": s.id, "description": s.description, "failed": s.failed, "total": s.total}
                         for s in self.flagged_runners],
             "problems": list(self.problems),
+            "stats": {"projects": self.projects, "logs_read": self.logs_read},
         }

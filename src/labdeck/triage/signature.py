@@ -112,8 +112,8 @@ def _visible_lines(text: str) -> list[str]:
     return lines
 
 
-_PLATFORM_PREFILTER = re.compile(r"pull|137|OOM|memory|space left|reset by peer|time|Time|runner|50[234]",
-                                 re.IGNORECASE)
+_PLATFORM_PREFILTER = re.compile(r"(?i:pull|137|OOM|out of memory|space left|reset by peer|time ?out|timed out|"
+                                 r"runner|took longer|50[234] )")
 
 
 def _platform_line(lines: list[str]) -> tuple[str, str] | None:
