@@ -9,10 +9,11 @@ stories happened in the last three hours (their projects' last activity moves ac
   when retried on the same commit;
 - a break introduced by a named commit: ``unit-tests`` of ``alice/notes`` passed on "Group notes by
   notebook", then fails on "Store notes in SQLite" and on the commit after it;
-- a runner that fails what it picks up: ``k8s-autoscaler`` is marked failing (every job it takes
-  fails with ``runner_system_failure``; the spec dialect has no ``failure_reason``, its log says
-  so); its recent ``kubernetes`` jobs in ``platform/auth-service``, ``web/admin-console`` and
-  ``alice/notes`` failed.
+- a runner that failed what it picked up: ``k8s-autoscaler`` failed its recent ``kubernetes`` jobs
+  in ``platform/auth-service``, ``web/admin-console`` and ``alice/notes`` with
+  ``runner_system_failure`` (the spec dialect has no ``failure_reason``: its log says so). Live
+  jobs it takes later pass as before; ``PUT /-/sim/runners/:id {"failing": true}`` makes a runner
+  fail for good.
 """
 
 from __future__ import annotations
@@ -32,10 +33,13 @@ RUNNER_PROJECTS = ("platform/auth-service", "web/admin-console", "alice/notes")
 
 
 def add_triage_stories(ci: CiStore, now: datetime) -> None:
-    """Add the stories of the module docstring."""
+    """Add the stories of the module docstring (15 jobs: a multiple of 5, so the run queue's order
+    among jobs created later, ``(id * 7 + seed) % 5``, stays what it was without them)."""
     state = ci.state
     runner = _runner(ci, FAILING_RUNNER)
     if runner is not None:
+        # Failing while it ran the stories' jobs; live jobs are left alone (the rest of the demo
+        # runs on it too). The control surface can make it fail for good: PUT /-/sim/runners/:id.
         runner.failing = True
         for offset, path in enumerate(RUNNER_PROJECTS):
             project = _project(state, path)
@@ -47,18 +51,21 @@ def add_triage_stories(ci: CiStore, now: datetime) -> None:
                                                    script=["helm upgrade --install review ./chart"])])]
             _run(ci, project, stages, now - timedelta(minutes=70 - offset * 7),
                  "Deploy a review app for every merge request")
+        runner.failing = False
     for offset, path in enumerate(OUTAGE):
         project = _project(state, path)
         if project is None:
             continue
         stages = [StageSpec("build", [JobSpec("build-image", ["docker"], duration=50.0, fail=True,
                                               failure_log="image_pull",
-                                              script=["docker build -t $CI_REGISTRY_IMAGE ."])])]
+                                              script=["docker build -t $CI_REGISTRY_IMAGE ."])]),
+                  StageSpec("test", [JobSpec("unit-tests", ["docker"], duration=60.0, script=["make test"])])]
         _run(ci, project, stages, now - timedelta(minutes=40 - offset * 3), "Rebuild the base image")
     flaky = _project(state, FLAKY)
     if flaky is not None:
         stages = [StageSpec("test", [JobSpec("integration-tests", ["docker"], flaky=True, duration=120.0,
-                                             script=["npx playwright test tests/integration --retries=0"])])]
+                                             script=["npx playwright test tests/integration --retries=0"]),
+                                     JobSpec("lint", ["docker"], duration=30.0, script=["ruff check"])])]
         at = now - timedelta(minutes=55)
         pipeline = _run(ci, flaky, stages, at, "Cache the session lookups")
         job = next(j for j in ci.pipeline_jobs(pipeline) if j.name == "integration-tests")
