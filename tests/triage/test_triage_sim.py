@@ -197,7 +197,7 @@ async def test_the_demo_tells_the_four_stories_on_alices_starred_projects(sim_fa
     outage = [kinds[(path, "build-image")] for path in ("web/design-system", "web/admin-console", "tools/ci-templates")]
     assert {f.verdict.reason for f in outage} == {"image pull from registry.example.com failed"}
     assert any(c.title == "image pull from registry.example.com failed · 3 projects · infra" for c in report.clusters)
-    assert kinds[("platform/auth-service", "integration-tests")].verdict.kind == "flaky"
+    assert kinds[("web/design-system", "integration-tests")].verdict.kind == "flaky"
     broken = kinds[("alice/notes", "unit-tests")]
     assert broken.verdict.kind == "broken" and broken.verdict.first_failure is not None
     assert broken.verdict.first_failure.title == "Store notes in SQLite"

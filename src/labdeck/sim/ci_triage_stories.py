@@ -1,16 +1,17 @@
 """Triage stories in the demo data (both dialects), on projects the demo users star: why did it
 fail, and whose is it. Added after the on-call scenarios, so earlier ids stay as they were; the
-stories happened in the last three hours (their projects' last activity moves accordingly).
+stories happened in the last three hours (their projects' last activity moves accordingly). The
+on-call scenarios' projects (auth-service, api-gateway, k8s-manifests…) are left as they were.
 
 - a registry outage: ``build-image`` fails in ``web/design-system``, ``web/admin-console`` and
   ``tools/ci-templates`` with the same image pull error from ``registry.example.com`` in the log,
   reported as ``script_failure`` (as the docker and kubernetes executors do);
-- a flaky integration test: ``integration-tests`` of ``platform/auth-service`` fails, then passes
-  when retried on the same commit;
+- a flaky integration test: ``integration-tests`` of ``web/design-system`` fails, then passes
+  when retried on the same commit (before the outage reached that project);
 - a break introduced by a named commit: ``unit-tests`` of ``alice/notes`` passed on "Group notes by
   notebook", then fails on "Store notes in SQLite" and on the commit after it;
 - a runner that failed what it picked up: ``k8s-autoscaler`` failed its recent ``kubernetes`` jobs
-  in ``platform/auth-service``, ``web/admin-console`` and ``alice/notes`` with
+  in ``tools/ci-templates``, ``web/admin-console`` and ``alice/notes`` with
   ``runner_system_failure`` (the spec dialect has no ``failure_reason``: its log says so). Live
   jobs it takes later pass as before; ``PUT /-/sim/runners/:id {"failing": true}`` makes a runner
   fail for good.
@@ -26,10 +27,10 @@ from labdeck.sim.ci_scenarios import _author, _play_out, _project, _runner
 from labdeck.sim.state import Project, User
 
 OUTAGE = ("web/design-system", "web/admin-console", "tools/ci-templates")
-FLAKY = "platform/auth-service"
+FLAKY = "web/design-system"
 BROKEN = "alice/notes"
 FAILING_RUNNER = "k8s-autoscaler"
-RUNNER_PROJECTS = ("platform/auth-service", "web/admin-console", "alice/notes")
+RUNNER_PROJECTS = ("tools/ci-templates", "web/admin-console", "alice/notes")
 
 
 def add_triage_stories(ci: CiStore, now: datetime) -> None:
