@@ -184,6 +184,20 @@ def test_triage_json_end_to_end(stories: tuple[SimServer, list[tuple[int, str]]]
     assert set(cluster) >= {"signature", "verdict", "projects", "job_ids"}
     assert cluster["verdict"] == "infrastructure" and len(cluster["projects"]) == 3
     assert "registry.example.com" in cluster["signature"]
+    assert data["stats"]["logs_read"] > 0
+
+    # People's table, warm: clusters first, every failure with its verdict; no log read this time.
+    code = cli.main(["triage", "--url", server.base_url, *(path for _, path in projects)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("PROJECT"))
+    assert "cluster  image pull from registry.example.com failed · 3 projects · infra" in lines[:lines.index(header)]
+    assert header.split() == ["PROJECT", "REF", "JOB", "PIPELINE", "WHY", "WHOSE", "HISTORY"]
+    assert sum(" infra " in line and "build-image" in line for line in lines) == 3
+    assert "runner failing above the fleet: shared-windows: 3 of its last 3 jobs failed" in lines
+    code = cli.main(["triage", "--url", server.base_url, "--json", *(path for _, path in projects)])
+    assert code == 0 and json.loads(capsys.readouterr().out)["stats"]["logs_read"] == 0
 
 
 async def test_the_demo_tells_the_four_stories_on_alices_starred_projects(sim_factory: Callable[..., SimServer],
