@@ -53,15 +53,6 @@ def add_triage_stories(ci: CiStore, now: datetime) -> None:
             _run(ci, project, stages, now - timedelta(minutes=70 - offset * 7),
                  "Deploy a review app for every merge request")
         runner.failing = False
-    for offset, path in enumerate(OUTAGE):
-        project = _project(state, path)
-        if project is None:
-            continue
-        stages = [StageSpec("build", [JobSpec("build-image", ["docker"], duration=50.0, fail=True,
-                                              failure_log="image_pull",
-                                              script=["docker build -t $CI_REGISTRY_IMAGE ."])]),
-                  StageSpec("test", [JobSpec("unit-tests", ["docker"], duration=60.0, script=["make test"])])]
-        _run(ci, project, stages, now - timedelta(minutes=40 - offset * 3), "Rebuild the base image")
     flaky = _project(state, FLAKY)
     if flaky is not None:
         stages = [StageSpec("test", [JobSpec("integration-tests", ["docker"], flaky=True, duration=120.0,
@@ -72,6 +63,15 @@ def add_triage_stories(ci: CiStore, now: datetime) -> None:
         job = next(j for j in ci.pipeline_jobs(pipeline) if j.name == "integration-tests")
         ci.retry(job, _author(state, flaky), at + timedelta(minutes=4))
         _play_out(ci, pipeline, at + timedelta(minutes=4))
+    for offset, path in enumerate(OUTAGE):
+        project = _project(state, path)
+        if project is None:
+            continue
+        stages = [StageSpec("build", [JobSpec("build-image", ["docker"], duration=50.0, fail=True,
+                                              failure_log="image_pull",
+                                              script=["docker build -t $CI_REGISTRY_IMAGE ."])]),
+                  StageSpec("test", [JobSpec("unit-tests", ["docker"], duration=60.0, script=["make test"])])]
+        _run(ci, project, stages, now - timedelta(minutes=40 - offset * 3), "Rebuild the base image")
     broken = _project(state, BROKEN)
     if broken is not None:
         culprit = _culprit(ci, broken)
