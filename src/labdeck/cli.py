@@ -1,4 +1,4 @@
-"""Command line: ``labdeck`` (the console), ``login``, ``logout``, ``doctor``, ``audit``, ``serve``.
+"""Command line: ``labdeck`` (the console), ``login``, ``logout``, ``doctor``, ``audit``, ``triage``, ``serve``.
 
 Everything that may block or prompt (token chain, keyring, passphrase, the startup probe) happens
 here, before the TUI takes the terminal. No option takes a token value: argv is visible to every
@@ -116,6 +116,18 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--since", metavar="WHEN", help="only changes since WHEN: 30m, 2h, 1d, 1w or an ISO time (UTC)")
     audit.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
 
+    triage = commands.add_parser("triage", help="why did each failure fail, and whose is it (no TUI)")
+    _common(triage, suppress=True)
+    _tls_options(triage, suppress=True)
+    triage.add_argument("--url", default=argparse.SUPPRESS, help="instance root URL")
+    triage.add_argument("--token-stdin", action="store_true", default=argparse.SUPPRESS,
+                        help="read the token from standard input")
+    triage.add_argument("projects", nargs="*", metavar="PROJECT",
+                        help="project paths or ids (default: the watched set)")
+    triage.add_argument("--since", metavar="WHEN", default="24h",
+                        help="the window: 30m, 24h, 2d, 1w or an ISO time (default 24h)")
+    triage.add_argument("--json", action="store_true", help="print JSON: failures and clusters")
+
     commands.add_parser("serve", help="run the simulator (see `labdeck serve --help`)", add_help=False)
     return parser
 
@@ -144,6 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _doctor(args)
         if args.command == "audit":
             return _audit(args)
+        if args.command == "triage":
+            return _triage(args)
         with _collector_paused():
             return _console(args)
     except KeyboardInterrupt:
@@ -199,6 +213,40 @@ def _audit(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write("No changes recorded" + (" in that period" if since else "") + ".\n")
     return EXIT_OK
+
+
+def _triage(args: argparse.Namespace) -> int:
+    from labdeck.auth.chain import TokenInputError, read_token_stream
+    from labdeck.trail.audit_read import parse_since
+    from labdeck.triage_command import run_triage
+
+    try:
+        # A duration is measured back from the server's clock (its Date header), an ISO time is absolute.
+        from datetime import UTC, datetime
+
+        anchor = datetime(2000, 1, 1, tzinfo=UTC)
+        start = parse_since(args.since, now=anchor)
+        since: Any = anchor - start if re.match(r"^\s*\d+(?:\.\d+)?\s*[smhdw]\s*$", args.since, re.I) else start
+    except ValueError as error:
+        sys.stderr.write(f"labdeck triage: {error}\n")
+        return EXIT_USAGE
+    stdin_token = None
+    if getattr(args, "token_stdin", False):
+        try:
+            stdin_token = read_token_stream(sys.stdin)
+        except TokenInputError as error:
+            sys.stderr.write(f"labdeck triage: {error}\n")
+            return EXIT_USAGE
+    options = SessionOptions(profile=getattr(args, "profile", None), read_only=True,
+                             ca_file=getattr(args, "ca_file", None), insecure=bool(getattr(args, "insecure", False)),
+                             url=getattr(args, "url", None))
+    try:
+        # No startup check: the first read says as much about the token (one request less).
+        session = resolve_session(options, stdin_token=stdin_token, interactive=False, check=False)
+    except SessionError as error:
+        sys.stderr.write(f"labdeck triage: {logsafe.printable(str(error), keep_newlines=True)}\n")
+        return EXIT_FAILURE
+    return run_triage(session, args.projects, since, args.json, sys.stdout, sys.stderr)
 
 
 @contextlib.contextmanager
@@ -333,12 +381,13 @@ class SessionOptions:
 
 
 def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = None,
-                    interactive: bool | None = None, check_write: bool = False) -> Session:
+                    interactive: bool | None = None, check: bool = True, check_write: bool = False) -> Session:
     """Profile, token (chain), TLS and the startup check → a Session, or :class:`SessionError`.
 
     ``interactive=False`` never prompts (used while the console runs); ``None`` prompts when a
-    terminal is attached. ``check_write``: also probe write access now (otherwise the console does,
-    after its first frame).
+    terminal is attached. ``check=False`` skips the startup check (a read-only command whose first
+    request says as much about the token). ``check_write``: also probe write access now (otherwise
+    the console does, after its first frame).
     """
     from labdeck.auth import probe
     from labdeck.auth.chain import TokenChain, TokenInputError, resolve_url
@@ -382,7 +431,7 @@ def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = Non
         insecure_storage=resolution.insecure_storage, start=profile.start if profile else "projects",
         board=config.board, alerts=config.alerts,
     )
-    problem = startup_check(session, tls, check_write=check_write)
+    problem = startup_check(session, tls, check_write=check_write) if check else None
     if problem is not None:
         raise SessionError(problem)
     return session

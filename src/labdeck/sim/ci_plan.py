@@ -26,6 +26,7 @@ class JobSpec:
     outcome_fixed: bool = True
     failure: str | None = None  # the failure_reason of a planned failure (script_failure when None)
     flaky: bool = False  # fails, passes on retry
+    failure_log: str | None = None  # "image_pull": a failure's log shows a failed image pull (script_failure)
     resource_group: str | None = None
     prepare: bool = False  # an environment with prerequisites: ``preparing`` first (gitlab dialect)
     start_in: float | None = None  # seconds, for ``when: delayed``

@@ -41,9 +41,11 @@ MARGIN = timedelta(seconds=1)
 """``updated_after`` is strict and timestamps tie: look a second further back."""
 LISTED = 20
 """Pipelines per listing (ordered by ``updated_at``, newest change first)."""
-PAGE_EVERY = 4
+PAGE_EVERY = 12
 """Spec dialect: a project with a big unfinished pipeline re-reads its page of newest jobs every
-this many rounds (probes in between)."""
+this many rounds (probes in between; a push the activity check sees reads it at once)."""
+RUNNING_EVERY = 4
+"""…and its running count every this many rounds."""
 
 
 class DeepReads:
@@ -77,8 +79,9 @@ class DeepReads:
         if await self._has_pipelines(track.project_id):
             return await self._list_round(track)
         hot = track.deep_unfinished(self.settings.rows_per_project)
-        if not hot or track.rounds + 1 >= PAGE_EVERY:
-            return False
+        pushed = track.changed_at is not None and (track.last_ok is None or track.changed_at >= track.last_ok)
+        if not hot or pushed or track.rounds + 1 >= PAGE_EVERY:
+            return False  # the page: a push the activity check saw, or the safety net
         track.rounds += 1
         for row in hot:
             state = track.deep.setdefault(row.pipeline_id, DeepPipeline(row.pipeline_id))
@@ -86,7 +89,8 @@ class DeepReads:
             await self._refresh_failed(track, row, state, probe=True)
             if state.server_status != before:
                 return False  # the pipeline moved on (finished, or running again): read the page
-            await self._refresh_running(track, row, state, force=False)  # only when a failure came
+            # The running count: when a failure came, and every few rounds (jobs start and end).
+            await self._refresh_running(track, row, state, force=track.rounds % RUNNING_EVERY == 0)
         self._recomplete(track)
         return True
 
@@ -136,7 +140,7 @@ class DeepReads:
         self._recomplete(track)
         return True
 
-    async def _complete_partial(self, track: ProjectTrack, page_changed: bool) -> None:
+    async def _complete_partial(self, track: ProjectTrack) -> None:
         """After a page read: complete its partial rows (only the newest ``rows_per_project``
         pipelines and those an alert follows are read beyond the page)."""
         track.rounds = 0
@@ -153,7 +157,7 @@ class DeepReads:
             state.server_status = row.server_status
             try:
                 await self._refresh_failed(track, row, state, probe=False)
-                await self._refresh_running(track, row, state, force=page_changed)
+                await self._refresh_running(track, row, state, force=True)
                 await self._refresh_timing(track, row, state)
             except (errors.NotFound, errors.Forbidden):
                 track.deep.pop(row.pipeline_id, None)

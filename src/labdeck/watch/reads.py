@@ -146,7 +146,7 @@ class PollerReads(DeepReads):
                 # (changed_at is set by the activity check only: a push whose pipeline may not be
                 # there yet. A status change needs no warm-up: unfinished jobs keep a project hot.)
                 track.etag, track.loaded, track.error = read.etag, True, None
-            await self._complete_partial(track, changed)
+            await self._complete_partial(track)
         await self._read_followed_pipelines(track, server_now)
         lane = classify(track, now, server_now, s)
         if lane != track.lane:
