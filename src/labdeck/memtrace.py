@@ -1,0 +1,114 @@
+"""What keeps growing in a console left open: ``LABDECK_DEBUG_TRACEMALLOC=<seconds>[,<warm-up>]``.
+
+When the variable is set, :func:`start_from_env` starts :mod:`tracemalloc` and a daemon thread that,
+every ``<seconds>`` (default 60), compares a snapshot with the baseline, taken ``<warm-up>`` seconds
+after the start (default: one interval; make it longer than start-up and the first reads), and writes the allocation sites that grew most (by traceback), the object types whose counts grew
+(:func:`gc.get_objects`), and the process's RSS to ``<state dir>/tracemalloc.txt``, replacing the
+previous report. For finding leaks, not for everyday use: tracing makes every allocation slower and
+the snapshots cost memory of their own (not counted in the figures: tracemalloc's own frames are
+filtered out).
+"""
+
+from __future__ import annotations
+
+import collections
+import gc
+import os
+import threading
+import time
+import tracemalloc
+from collections.abc import Mapping
+from pathlib import Path
+
+ENV = "LABDECK_DEBUG_TRACEMALLOC"
+FRAMES = 10
+TOP = 30
+
+
+def start_from_env(environ: Mapping[str, str], folder: Path) -> threading.Thread | None:
+    """Start tracing when ``environ`` asks for it (see the module docstring); the report goes to
+    ``folder / "tracemalloc.txt"``. Returns the reporting thread, or None when not asked."""
+    raw = environ.get(ENV)
+    if not raw:
+        return None
+    interval, warm_up = parse_setting(raw)
+    tracemalloc.start(FRAMES)
+    thread = threading.Thread(target=_report_loop, args=(interval, warm_up, folder / "tracemalloc.txt"),
+                              name="labdeck-tracemalloc", daemon=True)
+    thread.start()
+    return thread
+
+
+def parse_setting(raw: str) -> tuple[float, float]:
+    """``"<seconds>[,<warm-up>]"`` → (interval, warm-up) in seconds (60 and one interval by default;
+    what cannot be read falls back to the default)."""
+    first, _, second = raw.partition(",")
+    interval = _seconds(first, 60.0)
+    return interval, _seconds(second, interval)
+
+
+def _seconds(text: str, default: float) -> float:
+    try:
+        return max(1.0, float(text))
+    except ValueError:
+        return default
+
+
+def _filtered(snapshot: tracemalloc.Snapshot) -> tracemalloc.Snapshot:
+    return snapshot.filter_traces((
+        tracemalloc.Filter(False, tracemalloc.__file__),
+        tracemalloc.Filter(False, "<frozen importlib._bootstrap>"),
+        tracemalloc.Filter(False, "<frozen importlib._bootstrap_external>"),
+        tracemalloc.Filter(False, __file__),
+    ))
+
+
+def type_counts() -> collections.Counter[str]:
+    """Live objects tracked by the collector, by type name."""
+    return collections.Counter(type(item).__qualname__ for item in gc.get_objects())
+
+
+def rss_kib() -> int:
+    """The process's resident set (``VmRSS``), 0 where /proc is missing."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _report_loop(interval: float, warm_up: float, target: Path) -> None:
+    began = time.monotonic()
+    time.sleep(warm_up)
+    baseline = _filtered(tracemalloc.take_snapshot())
+    base_counts = type_counts()
+    base_rss = rss_kib()
+    rounds = 0
+    while True:
+        time.sleep(interval)
+        rounds += 1
+        snapshot = _filtered(tracemalloc.take_snapshot())
+        counts = type_counts()
+        lines = [f"after {time.monotonic() - began:.0f} s ({rounds} intervals of {interval:.0f} s since the "
+                 f"baseline): RSS {rss_kib() / 1024:.1f} MiB ({(rss_kib() - base_rss) / 1024:+.2f}); traced "
+                 f"{sum(stat.size for stat in snapshot.statistics('filename')) / 1024:.0f} KiB", "",
+                 "object counts that grew (type: now, change):"]
+        grown = sorted(((counts[name] - base_counts.get(name, 0), name) for name in counts), reverse=True)
+        lines += [f"  {name}: {counts[name]} ({change:+d})" for change, name in grown[:TOP] if change > 0]
+        lines += ["", "allocation sites that grew most (by traceback):"]
+        for stat in snapshot.compare_to(baseline, "traceback")[:TOP]:
+            if stat.size_diff <= 0:
+                continue
+            lines.append(f"  {stat.size_diff / 1024:+.1f} KiB ({stat.count_diff:+d} blocks), now "
+                         f"{stat.size / 1024:.1f} KiB:")
+            lines += [f"      {frame.filename}:{frame.lineno}" for frame in stat.traceback]
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            temporary = target.with_suffix(".tmp")
+            temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            os.replace(temporary, target)
+        except OSError:
+            return
