@@ -1,4 +1,5 @@
-"""What keeps growing in a console left open: ``LABDECK_DEBUG_TRACEMALLOC=<seconds>[,<warm-up>]``.
+"""What keeps growing in a console left open:
+``LABDECK_DEBUG_TRACEMALLOC=<seconds>[,<warm-up>[,<frames>]]``.
 
 When the variable is set, :func:`start_from_env` starts :mod:`tracemalloc` and a daemon thread that,
 every ``<seconds>`` (default 60), compares a snapshot with the baseline, taken ``<warm-up>`` seconds
@@ -6,7 +7,7 @@ after the start (default: one interval; make it longer than start-up and the fir
 (:func:`gc.get_objects`), and the process's RSS to ``<state dir>/tracemalloc.txt``, replacing the
 previous report. For finding leaks, not for everyday use: tracing makes every allocation slower and
 the snapshots cost memory of their own (not counted in the figures: tracemalloc's own frames are
-filtered out).
+filtered out). ``<frames>`` (default 10) is how many frames each traceback keeps: 1 costs least.
 """
 
 from __future__ import annotations
@@ -31,20 +32,20 @@ def start_from_env(environ: Mapping[str, str], folder: Path) -> threading.Thread
     raw = environ.get(ENV)
     if not raw:
         return None
-    interval, warm_up = parse_setting(raw)
-    tracemalloc.start(FRAMES)
+    interval, warm_up, frames = parse_setting(raw)
+    tracemalloc.start(frames)
     thread = threading.Thread(target=_report_loop, args=(interval, warm_up, folder / "tracemalloc.txt"),
                               name="labdeck-tracemalloc", daemon=True)
     thread.start()
     return thread
 
 
-def parse_setting(raw: str) -> tuple[float, float]:
-    """``"<seconds>[,<warm-up>]"`` → (interval, warm-up) in seconds (60 and one interval by default;
-    what cannot be read falls back to the default)."""
-    first, _, second = raw.partition(",")
-    interval = _seconds(first, 60.0)
-    return interval, _seconds(second, interval)
+def parse_setting(raw: str) -> tuple[float, float, int]:
+    """``"<seconds>[,<warm-up>[,<frames>]]"`` → (interval, warm-up, frames): 60 s, one interval and
+    :data:`FRAMES` by default (what cannot be read falls back to the default)."""
+    parts = [*raw.split(","), "", ""]
+    interval = _seconds(parts[0], 60.0)
+    return interval, _seconds(parts[1], interval), int(_seconds(parts[2], FRAMES))
 
 
 def _seconds(text: str, default: float) -> float:
