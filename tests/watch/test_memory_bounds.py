@@ -12,7 +12,9 @@ import pytest
 from labdeck.sim.server import SimServer
 from labdeck.watch import activity
 from labdeck.watch.activity import ActivityCheck
-from tests.watch.helpers import advance, api_client, push_pipeline
+from labdeck.watch.alerts import REMEMBERED_FAILURES, Alert, AlertEngine, AlertLog, WatchTarget
+from labdeck.watch.pipelines import derive_pipelines
+from tests.watch.helpers import T0, advance, api_client, job, push_pipeline
 
 ONE_JOB = [{"name": "unit-tests", "duration": 30}]
 
@@ -57,3 +59,19 @@ async def test_the_activity_check_forgets_the_longest_quiet_projects_past_its_li
         advance(server, 3700)
         push_pipeline(server, pids[0], ONE_JOB)
         assert pids[0] in (await check.run(None)).moved
+
+
+def test_a_project_target_remembers_a_bounded_number_of_failed_pipelines() -> None:
+    fired: list[Alert] = []
+    alerts = AlertEngine(AlertLog(), on_alert=fired.append)
+    target = WatchTarget.for_project(7, "platform/api")
+    alerts.watch(target)
+    page = 3  # pipelines on the first page of jobs at any time
+    rounds = REMEMBERED_FAILURES * 3
+    for pipeline in range(1, rounds + 1):  # a new failed pipeline each round, the oldest leaves the page
+        shown = [job(pipeline * 10 + n, "unit-tests", "failed", pipeline=n, minutes=n)
+                 for n in range(max(1, pipeline - page + 1), pipeline + 1)]
+        alerts.observe(7, derive_pipelines(7, "platform/api", shown, now=T0 + timedelta(days=1)), T0)
+    assert len(fired) == rounds - 1  # every new failure after the baseline, once
+    state = alerts._targets[target]
+    assert state.failed_pipelines is not None and len(state.failed_pipelines) <= REMEMBERED_FAILURES + page
