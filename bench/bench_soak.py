@@ -14,8 +14,9 @@ per simulated hour, i.e. at most 17 MB over a week.
 
 Environment: ``LABDECK_BENCH_SOAK_HOURS`` (simulated hours after loading, default 12),
 ``LABDECK_BENCH_SOAK_SPEED`` (the simulator's ``--speed``, default 360: 12 simulated hours in two
-minutes; the issue's 60 and 120 work too), ``LABDECK_BENCH_SOAK_TRACE=<seconds>`` (runs the console
-with ``LABDECK_DEBUG_TRACEMALLOC`` and prints its last report: what grew, by traceback).
+minutes; the issue's 60 and 120 work too), ``LABDECK_BENCH_SOAK_TRACE=<seconds>[,<warm-up>[,<frames>]]`` (runs the
+console with ``LABDECK_DEBUG_TRACEMALLOC`` and prints its last report: what grew, by traceback),
+``LABDECK_BENCH_SOAK_WATCH_ALL=0`` (the board as a new user finds it: the starred projects, not all 300).
 Run standalone: ``LABDECK_BENCH_SOAK_HOURS=4 .venv/bin/python bench/bench_soak.py``.
 """
 
@@ -30,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _console_env import LABDECK, Server, temp_dir, watching_all
+from _console_env import LABDECK, Server, console_env, temp_dir, watching_all
 from _pty import PtyProgram, cpu_seconds, strip_escapes
 from _report import record
 
@@ -41,13 +42,18 @@ LOAD_TIMEOUT = 180.0
 _HEADER = re.compile(r"projects watched( · loading \d+)?")
 
 
-def rss_mb(pid: int) -> float:
-    """Resident set of process ``pid`` in MB (10^6 bytes)."""
+def memory_mb(pid: int) -> dict[str, float]:
+    """``VmRSS``, ``RssAnon`` and ``RssFile`` of process ``pid`` in MB (10^6 bytes): the resident set,
+    and its part that is the process's own memory (heap, stacks) and its part mapped from files
+    (code of Python and its libraries, paged in the first time it runs; it grows as new code
+    paths run, and is shared and dropped under memory pressure)."""
+    found: dict[str, float] = {}
     with open(f"/proc/{pid}/status", encoding="ascii") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024 / 1e6
-    raise RuntimeError(f"no VmRSS for {pid}")
+            name, _, value = line.partition(":")
+            if name in ("VmRSS", "RssAnon", "RssFile"):
+                found[name] = int(value.split()[0]) * 1024 / 1e6
+    return found
 
 
 def slope(points: list[tuple[float, float]]) -> float:
@@ -70,6 +76,7 @@ def main() -> int:
     hours = int(float(os.environ.get("LABDECK_BENCH_SOAK_HOURS", "12")))
     speed = float(os.environ.get("LABDECK_BENCH_SOAK_SPEED", "360"))
     trace = os.environ.get("LABDECK_BENCH_SOAK_TRACE", "")
+    watch_all = os.environ.get("LABDECK_BENCH_SOAK_WATCH_ALL", "1") != "0"
     hour_seconds = 3600 / speed
     label = f"soak: board, {PROJECTS} watched projects, --speed {speed:g}: RSS growth per simulated hour"
     target = f"≤ {TARGET_MB_PER_HOUR} MB/h"
@@ -79,9 +86,11 @@ def main() -> int:
         extra = {"PYTHONPYCACHEPREFIX": str(Path(tmp) / "pycache")}
         if trace:
             extra["LABDECK_DEBUG_TRACEMALLOC"] = trace
-        env = watching_all(server, home, extra, at_least=PROJECTS)
+        env = (watching_all(server, home, extra, at_least=PROJECTS) if watch_all
+               else console_env(home, url=server.url, extra=extra))
         first = server.project_paths()[0][:16]
         samples: list[tuple[int, float]] = []
+        anon: list[tuple[int, float]] = []
         try:
             with PtyProgram([LABDECK], env=env, columns=80, rows=24) as program:
                 program.wait_for(lambda out: first in strip_escapes(out), 60)
@@ -94,15 +103,17 @@ def main() -> int:
                 loaded_after = program.wait_for(_loaded, LOAD_TIMEOUT)
                 began = time.perf_counter()
                 cpu, sim_cpu, written = cpu_seconds(program.pid), cpu_seconds(server.pid), len(program.output)
-                samples.append((0, rss_mb(program.pid)))
                 print(f"board loaded {loaded_after:.0f} s after start; RSS at each simulated hour "
-                      f"(one every {hour_seconds:.0f} s):", flush=True)
-                print(f"  hour  0: {samples[0][1]:6.1f} MB", flush=True)
-                for hour in range(1, hours + 1):
+                      f"(one every {hour_seconds:.0f} s), and its parts: the process's own memory (anon) "
+                      "and pages of code mapped from files (file):", flush=True)
+                for hour in range(hours + 1):
                     program.drain(began + hour * hour_seconds - time.perf_counter())
-                    samples.append((hour, rss_mb(program.pid)))
-                    print(f"  hour {hour:2d}: {samples[-1][1]:6.1f} MB ({samples[-1][1] - samples[-2][1]:+.2f})",
-                          flush=True)
+                    memory = memory_mb(program.pid)
+                    samples.append((hour, memory["VmRSS"]))
+                    anon.append((hour, memory.get("RssAnon", 0.0)))
+                    change = f"({samples[-1][1] - samples[-2][1]:+.2f})" if hour else ""
+                    print(f"  hour {hour:2d}: {memory['VmRSS']:6.1f} MB {change:9} anon {memory.get('RssAnon', 0):6.1f}"
+                          f" file {memory.get('RssFile', 0):5.1f}", flush=True)
                 elapsed = time.perf_counter() - began
                 cpu_percent = (cpu_seconds(program.pid) - cpu) / elapsed * 100
                 sim_percent = (cpu_seconds(server.pid) - sim_cpu) / elapsed * 100
@@ -124,14 +135,16 @@ def main() -> int:
             print(f"\n--- {report.name} (the console's last tracemalloc report) ---")
             print(report.read_text(encoding="utf-8") if report.exists() else "(none written)")
     growth = slope([(hour, rss) for hour, rss in samples if hour >= 1])
+    anon_growth = slope([(hour, mb) for hour, mb in anon if hour >= 1])
     per_week = growth * 24 * 7
     print(f"growth after the first hour: {growth:+.3f} MB per simulated hour ({per_week:+.0f} MB a week at "
           f"that rate; hour 1 → {hours}: {samples[-1][1] - samples[1][1]:+.2f} MB)   "
-          f"(target ≤ {TARGET_MB_PER_HOUR} MB/h: {'ok' if growth <= TARGET_MB_PER_HOUR else 'MISSED'})")
+          f"(target ≤ {TARGET_MB_PER_HOUR} MB/h: {'ok' if growth <= TARGET_MB_PER_HOUR else 'MISSED'}); "
+          f"of which anon {anon_growth:+.3f} MB/h")
     print(f"console CPU {cpu_percent:.2f} % of one core; simulator CPU {sim_percent:.2f} %; terminal output "
           f"{rate:,.0f} B/s; {elapsed:.0f} s for {hours} simulated hours")
     record(label, target, f"{growth:+.3f} MB/h", growth <= TARGET_MB_PER_HOUR, how="pty",
-           note=f"{hours} h: {samples[1][1]:.1f}→{samples[-1][1]:.1f} MB; CPU {cpu_percent:.1f} %, "
+           note=f"{hours} h: {samples[1][1]:.1f}→{samples[-1][1]:.1f} MB (anon {anon_growth:+.2f} MB/h); CPU {cpu_percent:.1f} %, "
                 f"sim {sim_percent:.0f} %; {rate:,.0f} B/s")
     return 0
 

@@ -7,17 +7,20 @@ after the start (default: one interval; make it longer than start-up and the fir
 (:func:`gc.get_objects`), and the process's RSS to ``<state dir>/tracemalloc.txt``, replacing the
 previous report. For finding leaks, not for everyday use: tracing makes every allocation slower and
 the snapshots cost memory of their own (not counted in the figures: tracemalloc's own frames are
-filtered out). ``<frames>`` (default 10) is how many frames each traceback keeps: 1 costs least.
+filtered out). ``<frames>`` (default 10) is how many frames each traceback keeps: 1 costs least; 0 traces
+nothing (object counts, RSS and the C allocator's figures only: no slowdown).
 """
 
 from __future__ import annotations
 
 import collections
+import ctypes
 import gc
 import os
 import threading
 import time
 import tracemalloc
+import types
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -33,7 +36,8 @@ def start_from_env(environ: Mapping[str, str], folder: Path) -> threading.Thread
     if not raw:
         return None
     interval, warm_up, frames = parse_setting(raw)
-    tracemalloc.start(frames)
+    if frames:
+        tracemalloc.start(frames)
     thread = threading.Thread(target=_report_loop, args=(interval, warm_up, folder / "tracemalloc.txt"),
                               name="labdeck-tracemalloc", daemon=True)
     thread.start()
@@ -45,7 +49,8 @@ def parse_setting(raw: str) -> tuple[float, float, int]:
     :data:`FRAMES` by default (what cannot be read falls back to the default)."""
     parts = [*raw.split(","), "", ""]
     interval = _seconds(parts[0], 60.0)
-    return interval, _seconds(parts[1], interval), int(_seconds(parts[2], FRAMES))
+    frames = 0 if parts[2].strip() == "0" else int(_seconds(parts[2], FRAMES))
+    return interval, _seconds(parts[1], interval), frames
 
 
 def _seconds(text: str, default: float) -> float:
@@ -69,6 +74,40 @@ def type_counts() -> collections.Counter[str]:
     return collections.Counter(type(item).__qualname__ for item in gc.get_objects())
 
 
+_PLAIN = frozenset({"list", "dict", "tuple", "set", "frozenset", "function", "method", "cell", "type",
+                    "builtin_function_or_method", "ReferenceType", "FIFOCache", "LRUCache"})
+HELD_TYPES = 4
+SAMPLE = 40
+
+
+def holders(type_name: str) -> collections.Counter[str]:
+    """For a sample of live objects of ``type_name``: what refers to them, three levels up (each
+    level the first referrer that is not a frame or this module's own list), as ``A < B < C``."""
+    objects = [item for item in gc.get_objects() if type(item).__qualname__ == type_name]
+    sample = objects[-SAMPLE:]
+    chains: collections.Counter[str] = collections.Counter()
+    mine = {id(objects), id(sample)}
+    for index in range(len(sample)):
+        names: list[str] = []
+        current: object = sample[index]
+        for _ in range(3):
+            referrers = gc.get_referrers(current)
+            mine.add(id(referrers))
+            found = [ref for ref in referrers if id(ref) not in mine and not isinstance(ref, types.FrameType)]
+            del referrers
+            if not found:
+                break
+            current = found[0]
+            del found
+            label = type(current).__qualname__
+            if isinstance(current, dict | list | collections.OrderedDict):
+                label += f"[{len(current)}]"
+            names.append(label)
+        chains[" < ".join(names) or "(nothing tracked)"] += 1
+    del objects, sample
+    return chains
+
+
 def rss_kib() -> int:
     """The process's resident set (``VmRSS``), 0 where /proc is missing."""
     try:
@@ -81,26 +120,54 @@ def rss_kib() -> int:
     return 0
 
 
+def malloc_kib() -> tuple[int, int]:
+    """glibc's (bytes in use, bytes held free) in KiB (``mallinfo2``); (0, 0) elsewhere."""
+    try:
+        libc = ctypes.CDLL(None)
+        info = libc.mallinfo2
+    except (OSError, AttributeError):
+        return 0, 0
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_size_t) for name in (
+            "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks",
+            "keepcost")]
+
+    info.restype = MallInfo2
+    figures = info()
+    return (figures.uordblks + figures.hblkhd) // 1024, figures.fordblks // 1024
+
+
 def _report_loop(interval: float, warm_up: float, target: Path) -> None:
     began = time.monotonic()
     time.sleep(warm_up)
-    baseline = _filtered(tracemalloc.take_snapshot())
+    tracing = tracemalloc.is_tracing()
+    baseline = _filtered(tracemalloc.take_snapshot()) if tracing else None
     base_counts = type_counts()
     base_rss = rss_kib()
+    history: list[str] = []
     rounds = 0
     while True:
         time.sleep(interval)
         rounds += 1
-        snapshot = _filtered(tracemalloc.take_snapshot())
+        snapshot = _filtered(tracemalloc.take_snapshot()) if tracing else None
         counts = type_counts()
+        used, free = malloc_kib()
+        history.append(f"  {time.monotonic() - began:6.0f} s: RSS {rss_kib() / 1024:7.1f} MiB; malloc in use "
+                       f"{used / 1024:7.1f} MiB, held free {free / 1024:6.1f} MiB; "
+                       f"{sum(counts.values())} objects; traced "
+                       f"{tracemalloc.get_traced_memory()[0] / 1024 / 1024:.1f} MiB")
         lines = [f"after {time.monotonic() - began:.0f} s ({rounds} intervals of {interval:.0f} s since the "
-                 f"baseline): RSS {rss_kib() / 1024:.1f} MiB ({(rss_kib() - base_rss) / 1024:+.2f}); traced "
-                 f"{sum(stat.size for stat in snapshot.statistics('filename')) / 1024:.0f} KiB", "",
-                 "object counts that grew (type: now, change):"]
+                 f"baseline): RSS {rss_kib() / 1024:.1f} MiB ({(rss_kib() - base_rss) / 1024:+.2f})", "",
+                 "every interval:", *history, "", "object counts that grew (type: now, change):"]
         grown = sorted(((counts[name] - base_counts.get(name, 0), name) for name in counts), reverse=True)
         lines += [f"  {name}: {counts[name]} ({change:+d})" for change, name in grown[:TOP] if change > 0]
+        lines += ["", "who holds them (sampled referrer chains of the types that grew most):"]
+        for change, name in [item for item in grown if item[1] not in _PLAIN][:HELD_TYPES]:
+            if change > 0:
+                lines += [f"  {name}:", *(f"    {count} × {chain}" for chain, count in holders(name).most_common(6))]
         lines += ["", "allocation sites that grew most (by traceback):"]
-        for stat in snapshot.compare_to(baseline, "traceback")[:TOP]:
+        for stat in snapshot.compare_to(baseline, "traceback")[:TOP] if snapshot and baseline else []:
             if stat.size_diff <= 0:
                 continue
             lines.append(f"  {stat.size_diff / 1024:+.1f} KiB ({stat.count_diff:+d} blocks), now "
