@@ -29,19 +29,32 @@ FRAMES = 10
 TOP = 30
 
 
-def start_from_env(environ: Mapping[str, str], folder: Path) -> threading.Thread | None:
+class Reporter:
+    """The reporting thread (a daemon: it ends with the process, or at :meth:`stop`)."""
+
+    def __init__(self, interval: float, warm_up: float, target: Path) -> None:
+        self._stopped = threading.Event()
+        self.thread = threading.Thread(target=_report_loop, args=(interval, warm_up, target, self._stopped),
+                                       name="labdeck-tracemalloc", daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        """End the reports (and the tracing, if on)."""
+        self._stopped.set()
+        self.thread.join()
+        tracemalloc.stop()
+
+
+def start_from_env(environ: Mapping[str, str], folder: Path) -> Reporter | None:
     """Start tracing when ``environ`` asks for it (see the module docstring); the report goes to
-    ``folder / "tracemalloc.txt"``. Returns the reporting thread, or None when not asked."""
+    ``folder / "tracemalloc.txt"``. Returns the reporter, or None when not asked."""
     raw = environ.get(ENV)
     if not raw:
         return None
     interval, warm_up, frames = parse_setting(raw)
     if frames:
         tracemalloc.start(frames)
-    thread = threading.Thread(target=_report_loop, args=(interval, warm_up, folder / "tracemalloc.txt"),
-                              name="labdeck-tracemalloc", daemon=True)
-    thread.start()
-    return thread
+    return Reporter(interval, warm_up, folder / "tracemalloc.txt")
 
 
 def parse_setting(raw: str) -> tuple[float, float, int]:
@@ -138,17 +151,17 @@ def malloc_kib() -> tuple[int, int]:
     return (figures.uordblks + figures.hblkhd) // 1024, figures.fordblks // 1024
 
 
-def _report_loop(interval: float, warm_up: float, target: Path) -> None:
+def _report_loop(interval: float, warm_up: float, target: Path, stopped: threading.Event) -> None:
     began = time.monotonic()
-    time.sleep(warm_up)
+    if stopped.wait(warm_up):
+        return
     tracing = tracemalloc.is_tracing()
     baseline = _filtered(tracemalloc.take_snapshot()) if tracing else None
     base_counts = type_counts()
     base_rss = rss_kib()
     history: list[str] = []
     rounds = 0
-    while True:
-        time.sleep(interval)
+    while not stopped.wait(interval):
         rounds += 1
         snapshot = _filtered(tracemalloc.take_snapshot()) if tracing else None
         counts = type_counts()
