@@ -66,9 +66,10 @@ def test_the_idle_bench_has_the_count_only_benches_beside_it_unless_serial() -> 
     from run_all import _scripts
 
     here = Path(__file__).resolve().parents[2] / "bench"
-    grouped = {main.stem: [other.stem for other in beside] for main, beside in _scripts(here, serial=False)}
-    assert grouped["bench_idle_cpu"] == ["bench_board", "bench_trace_follow", "bench_api_list"]
-    assert "bench_board" not in grouped and "bench_api_list" not in grouped
+    grouped = {main.stem: [[other.stem for other in lane] for lane in lanes]
+               for main, lanes in _scripts(here, serial=False)}
+    assert grouped["bench_idle_cpu"] == [["bench_board", "bench_trace_follow", "bench_api_list"], ["bench_soak"]]
+    assert "bench_board" not in grouped and "bench_api_list" not in grouped and "bench_soak" not in grouped
     alone = _scripts(here, serial=True)
     assert all(not beside for _, beside in alone)
     assert {main.stem for main, _ in alone} >= {"bench_idle_cpu", "bench_board", "bench_trace_follow"}
