@@ -4,24 +4,33 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: demo test bench lint serve clean
+.PHONY: demo test bench lint serve clean first-run-notice
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# pip stays quiet (its own output is a page of "Collecting …" lines), so the first `make demo` says
+# what it installs before it starts and how long that took once it is done.
+first-run-notice:
+	@if [ ! -e $(STAMP_RUN) ]; then echo "First run: installing labdeck and its dependencies (textual, \
+	httpx, pydantic, uvicorn, keyring …) into $(VENV); this takes about 25 s."; \
+	elif [ pyproject.toml -nt $(STAMP_RUN) ]; then echo "pyproject.toml changed: installing labdeck's \
+	dependencies into $(VENV) again (a few seconds when nothing new is needed)."; fi
+
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e .
-	touch $@
+	@started=$$(date +%s); $(BIN)/pip install --quiet -e . \
+	&& echo "Installed in $$(( $$(date +%s) - started )) s."
+	@touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@ $(STAMP_RUN)
 
-demo: $(STAMP_RUN)
+demo: first-run-notice $(STAMP_RUN)
 	$(BIN)/labdeck --demo
 
-serve: $(STAMP_RUN)
+serve: first-run-notice $(STAMP_RUN)
 	$(BIN)/labdeck serve
 
 lint: $(STAMP_TEST)

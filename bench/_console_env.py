@@ -81,6 +81,11 @@ class Server:
         self.url = line.split("listening on", 1)[1].split()[0]
         return self
 
+    @property
+    def pid(self) -> int:
+        """The simulator's process id (for its CPU time)."""
+        return self._process.pid
+
     def get(self, path: str) -> object:
         """GET ``/api/v4/<path>`` as the demo admin (JSON)."""
         request = urllib.request.Request(f"{self.url}/api/v4/{path}", headers={"PRIVATE-TOKEN": ADMIN_TOKEN})
@@ -108,6 +113,27 @@ class Server:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
+
+
+def watching_all(server: Server, home: Path, extra: dict[str, str] | None = None, *, at_least: int = 1) -> dict[str, str]:
+    """A console environment (see :func:`console_env`) whose state file already watches every
+    project of ``server`` on the board (as ``w`` on each would have left it)."""
+    from labdeck.statefile import StateStore
+    from labdeck.watch.watched import WatchStore
+
+    env = console_env(home, url=server.url, extra=extra)
+    store = WatchStore(StateStore(home / "state" / "labdeck" / "state.json"), server.url)
+    page = 1
+    while True:
+        projects = server.get(f"projects?per_page=100&page={page}&order_by=id&sort=asc")
+        assert isinstance(projects, list)
+        for project in projects:
+            store.add(int(project["id"]), str(project["path_with_namespace"]))
+        if len(projects) < 100:
+            break
+        page += 1
+    assert len(store.projects) >= at_least, len(store.projects)
+    return env
 
 
 def row_markers(paths: list[str], width: int = 16) -> list[str]:

@@ -39,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _console_env import LABDECK, PYTHON, Server, console_env, row_markers, temp_dir
+from _console_env import LABDECK, PYTHON, Server, console_env, row_markers, temp_dir, watching_all
 from _pty import PtyProgram, cpu_seconds, strip_escapes
 from _report import record
 
@@ -173,7 +173,7 @@ def main() -> int:
                      [(":", []), (f"jobs {project['path_with_namespace']}\r", ["running", "Jobs"])]),
             "board": ([LABDECK], console_env(base / "home-board", url=server.url, extra=cache),
                       [("0", ["Board", "watched"])]),
-            "board300": ([LABDECK], _watching_all(many, base / "home-board300", cache),
+            "board300": ([LABDECK], watching_all(many, base / "home-board300", cache, at_least=WATCHED),
                          [("0", ["Board", "watched"])]),
             "demo": ([LABDECK, "--demo"], console_env(base / "home-demo", extra=cache), []),
             "floor": ([PYTHON, str(floor_app)], console_env(base / "home-floor", extra=cache), []),
@@ -253,27 +253,6 @@ def _children_cpu(pid: int) -> dict[int, float]:
         except (OSError, ValueError, IndexError):
             continue
     return found
-
-
-def _watching_all(server: Server, home: Path, extra: dict[str, str]) -> dict[str, str]:
-    """A console environment whose state file already watches every project of ``server`` (as
-    ``w`` on each would have left it)."""
-    from labdeck.statefile import StateStore
-    from labdeck.watch.watched import WatchStore
-
-    env = console_env(home, url=server.url, extra=extra)
-    store = WatchStore(StateStore(home / "state" / "labdeck" / "state.json"), server.url)
-    page = 1
-    while True:
-        projects = server.get(f"projects?per_page=100&page={page}&order_by=id&sort=asc")
-        assert isinstance(projects, list)
-        for project in projects:
-            store.add(int(project["id"]), str(project["path_with_namespace"]))
-        if len(projects) < 100:
-            break
-        page += 1
-    assert len(store.projects) >= WATCHED, len(store.projects)
-    return env
 
 
 def _project_with_running_jobs(server: Server, wanted: int) -> dict[str, object]:

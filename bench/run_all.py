@@ -7,6 +7,8 @@ called directly; ``http`` = simulator/client over loopback HTTP.
 
 Environment:
 - ``LABDECK_BENCH_IDLE_SECONDS`` — the idle-CPU window (default 60 s);
+- ``LABDECK_BENCH_SOAK_HOURS`` — simulated hours of the soak (default 12, at ``--speed 360``:
+  two minutes; ``LABDECK_BENCH_SOAK_SPEED`` changes the speed, see bench/bench_soak.py);
 - ``LABDECK_BENCH_SERIAL=1`` — every script alone (see :data:`ALONGSIDE`);
 - ``LABDECK_BENCH_SRC`` — run everything against another ``src`` folder (e.g. an older checkout,
   to measure "before" with today's benchmarks); it needs a ``themes`` folder beside it.
@@ -29,32 +31,37 @@ FIRST = ("bench_pty_startup", "bench_idle_cpu", "bench_pty_trace", "bench_trace_
          "bench_faults", "bench_triage")
 """The issue's figures first; any other bench_*.py runs after these, in name order."""
 
-ALONGSIDE = {"bench_idle_cpu": ("bench_board", "bench_trace_follow", "bench_api_list")}
-"""Scripts run beside another, one after the other: the idle-CPU bench spends a minute and a half
-with consoles doing nothing and measures each one's own CPU time (not wall time); meanwhile the
-board bench measures request counts and how soon failures are seen on a simulator that answers in
-100 ms, the follow bench counts the bytes a follower downloads, and the listing bench compares two
-clients against the same simulator (its target case waits on 100 ms answers). The idle consoles
-use about 2 % of one core together; run alone, one after the other, these take three and a half
-minutes. ``LABDECK_BENCH_SERIAL=1`` runs every script alone (to compare)."""
+ALONGSIDE = {"bench_idle_cpu": (("bench_board", "bench_trace_follow", "bench_api_list"), ("bench_soak",))}
+"""Scripts run beside another, in lanes (the scripts of a lane one after the other, the lanes at
+the same time): the idle-CPU bench spends a minute and a half with consoles doing nothing and
+measures each one's own CPU time (not wall time); meanwhile the board bench measures request
+counts and how soon failures are seen on a simulator that answers in 100 ms, the follow bench
+counts the bytes a follower downloads, and the listing bench compares two clients against the
+same simulator (its target case waits on 100 ms answers). In a lane of its own, the soak measures
+a console's memory (and its own CPU time) over two and a half minutes. The idle consoles use about
+2 % of one core together, the soak's console and simulator about as much; run alone, one after the
+other, these take six minutes. ``LABDECK_BENCH_SERIAL=1`` runs every script alone (to compare)."""
 
 
-def _scripts(here: Path, serial: bool) -> list[tuple[Path, list[Path]]]:
-    """The scripts in order, each with those to run beside it (none when ``serial``)."""
+def _scripts(here: Path, serial: bool) -> list[tuple[Path, list[list[Path]]]]:
+    """The scripts in order, each with the lanes to run beside it (none when ``serial``)."""
     found = {path.stem: path for path in here.glob("bench_*.py")}
     ordered = [found.pop(name) for name in FIRST if name in found]
     ordered += [found[name] for name in sorted(found)]
     by_name = {script.stem: script for script in ordered}
-    beside = {} if serial else {name: [by_name[other] for other in others if other in by_name]
-                                for name, others in ALONGSIDE.items() if name in by_name}
-    taken = {script.stem for scripts in beside.values() for script in scripts}
+    beside = {} if serial else {
+        name: [lane for lane in ([by_name[other] for other in others if other in by_name] for others in lanes) if lane]
+        for name, lanes in ALONGSIDE.items() if name in by_name}
+    taken = {script.stem for lanes in beside.values() for lane in lanes for script in lane}
     return [(script, beside.get(script.stem, [])) for script in ordered if script.stem not in taken]
 
 
-def _run_group(main: Path, beside: list[Path], env: dict[str, str], tmp: Path) -> list[str]:
-    """Run ``main``, and ``beside`` one after the other at the same time; print each one's output
-    once all have ended (in order, not interleaved). Returns the names of those that exited non-zero."""
+def _run_group(main: Path, lanes: list[list[Path]], env: dict[str, str], tmp: Path) -> list[str]:
+    """Run ``main``, and each lane's scripts one after the other, all lanes at the same time; print
+    each one's output once all have ended (in order, not interleaved). Returns the names of those
+    that exited non-zero."""
     started = time.perf_counter()
+    beside = [script for lane in lanes for script in lane]
     if not beside:  # alone: its output as it comes
         print(f"\n=== {main.name} ===", flush=True)
         result = subprocess.run([sys.executable, str(main)], check=False, env=env)
@@ -68,14 +75,16 @@ def _run_group(main: Path, beside: list[Path], env: dict[str, str], tmp: Path) -
                                   env=env, check=False).returncode
         outcomes[script.name] = (code, time.perf_counter() - started)
 
-    lane = threading.Thread(target=lambda: [run(script) for script in beside])
-    lane.start()
+    threads = [threading.Thread(target=lambda lane=lane: [run(script) for script in lane]) for lane in lanes]
+    for thread in threads:
+        thread.start()
     run(main)
-    lane.join()
+    for thread in threads:
+        thread.join()
     failures = []
     for index, script in enumerate([main, *beside]):
-        title = (f"{main.name}, with {' then '.join(s.name for s in beside)} beside it" if index == 0
-                 else f"{script.name}, beside {main.name}")
+        title = (f"{main.name}, with {' and '.join(' then '.join(s.name for s in lane) for lane in lanes)} "
+                 "beside it" if index == 0 else f"{script.name}, beside {main.name}")
         print(f"\n=== {title} ===", flush=True)
         print((tmp / f"{script.stem}.log").read_text(encoding="utf-8"), end="", flush=True)
         code, ended = outcomes[script.name]

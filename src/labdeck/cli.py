@@ -145,6 +145,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     log_file = getattr(args, "log_file", None) or os.environ.get("LABDECK_LOG_FILE")
     if log_file:
         logsafe.configure_file_logging(log_file)
+    if os.environ.get("LABDECK_DEBUG_TRACEMALLOC"):  # finding what grows in a console left open
+        from labdeck import memtrace, paths
+
+        memtrace.start_from_env(os.environ, paths.state_dir())
     try:
         if args.command == "login":
             return _login(args)

@@ -66,9 +66,24 @@ def test_the_idle_bench_has_the_count_only_benches_beside_it_unless_serial() -> 
     from run_all import _scripts
 
     here = Path(__file__).resolve().parents[2] / "bench"
-    grouped = {main.stem: [other.stem for other in beside] for main, beside in _scripts(here, serial=False)}
-    assert grouped["bench_idle_cpu"] == ["bench_board", "bench_trace_follow", "bench_api_list"]
-    assert "bench_board" not in grouped and "bench_api_list" not in grouped
+    grouped = {main.stem: [[other.stem for other in lane] for lane in lanes]
+               for main, lanes in _scripts(here, serial=False)}
+    assert grouped["bench_idle_cpu"] == [["bench_board", "bench_trace_follow", "bench_api_list"], ["bench_soak"]]
+    assert "bench_board" not in grouped and "bench_api_list" not in grouped and "bench_soak" not in grouped
     alone = _scripts(here, serial=True)
     assert all(not beside for _, beside in alone)
     assert {main.stem for main, _ in alone} >= {"bench_idle_cpu", "bench_board", "bench_trace_follow"}
+
+
+def test_the_soak_reads_growth_as_a_slope_and_waits_for_the_header_without_loading() -> None:
+    from bench_soak import _loaded, memory_mb, slope
+
+    assert slope([(1, 80.0), (2, 80.1), (3, 80.2), (4, 80.3)]) == pytest.approx(0.1)
+    assert slope([(1, 80.0), (2, 81.5), (3, 80.0)]) == pytest.approx(0.0)  # one allocator step is not a trend
+    assert slope([(1, 80.0)]) == 0.0
+    header = b"\x1b[1;1Hnothing failing \xc2\xb7 0 running \xc2\xb7 300 projects watched"
+    assert not _loaded(b"projects")
+    assert not _loaded(header + " · loading 12".encode())
+    assert _loaded(header + " · loading 12".encode() + b"\x1b[1;1H" + header + b" \xc2\xb7 f=failed")
+    figures = memory_mb(os.getpid())
+    assert figures["VmRSS"] > 0 and figures["RssAnon"] + figures["RssFile"] <= figures["VmRSS"] + 1

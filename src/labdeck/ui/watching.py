@@ -14,10 +14,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from textual.app import App
+from textual.timer import Timer
 
 from labdeck.api import ApiClient
 from labdeck.session import Session
 from labdeck.statefile import StateStore
+from labdeck.ui.collector import keep_collecting
 from labdeck.watch import (
     Alert,
     AlertChannels,
@@ -56,6 +58,7 @@ class Watching:
         self.alerts = AlertEngine(self.log, on_alert=self._deliver)
         self._title_pushed = False
         self._last_title = ""
+        self._collector: Timer | None = None
         self.unseen = 0
         """Alerts fired since the alert log was last opened (shown beside the board's title)."""
         self._build(client)
@@ -69,9 +72,12 @@ class Watching:
     # --- lifecycle ----------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Run the poller in the app's worker group ``watch-poller`` (one for the whole app)."""
+        """Run the poller in the app's worker group ``watch-poller`` (one for the whole app), and
+        the regular full collections that keep a console left open from growing."""
         self._app.run_worker(self.poller.run(), group="watch-poller", exclusive=True, exit_on_error=False,
                              description="Watch projects")
+        if self._collector is None:
+            self._collector = keep_collecting(self._app)
 
     def replace_client(self, client: ApiClient) -> None:
         """A new sign-in or profile. The same instance (a token given again): the same poller goes
@@ -88,6 +94,9 @@ class Watching:
     def stop(self) -> None:
         """Stop polling and give the terminal its title back."""
         self.poller.stop()
+        if self._collector is not None:
+            self._collector.stop()
+            self._collector = None
         if self._title_pushed:
             self._write(pop_title())
             self._title_pushed = False

@@ -24,6 +24,11 @@ from labdeck.api.parsers import list_parser
 
 MARGIN = timedelta(seconds=1)
 """``last_activity_after`` is strict and timestamps tie: look a second further back."""
+KNOWN_LIMIT = 2000
+"""Projects whose last activity is remembered. Past it the longest-quiet are forgotten: one seen
+again is then compared with the watermark instead (it moved if it is newer), which is what a
+project seen for the first time gets. Without a limit, a console left open for a week on a large
+instance would remember every project that ever reached the top of the list."""
 
 
 @dataclass
@@ -49,7 +54,9 @@ class ActivityCheck:
         self.max_pages = max(1, max_pages)
         self.watermark: datetime | None = None
         self.known: dict[int, datetime] = {}
-        self._etags: dict[str, str | None] = {}
+        self._etags: dict[int, str | None] = {}
+        """The ETag of each page (by number) as last parsed. By page, not by URL: with
+        ``last_activity_after`` every move of the watermark makes new URLs, one entry each."""
         self.scope: str | None = None
 
     def use_engine(self, engine: HttpEngine) -> None:
@@ -82,11 +89,11 @@ class ActivityCheck:
         for page in range(1, self.max_pages + 1):
             read = await self._engine.fetch_conditional("projects", self._params(scope, page, since))
             result.pages += 1
-            if read.etag is not None and self._etags.get(read.url) == read.etag:
+            if read.etag is not None and self._etags.get(page) == read.etag:
                 return result  # the same page as last time: nothing moved
             projects = list_parser(Project).validate_json(read.content or b"[]")
             result.parsed += 1
-            self._etags[read.url] = read.etag
+            self._etags[page] = read.etag
             all_moved = bool(projects)
             for project in projects:
                 moment = project.last_activity_at
@@ -109,7 +116,15 @@ class ActivityCheck:
         else:
             result.overflow = True
         self.watermark = newest
+        self._forget_quiet()
         return result
+
+    def _forget_quiet(self) -> None:
+        """Keep :attr:`known` within :data:`KNOWN_LIMIT`: forget the projects quiet the longest."""
+        excess = len(self.known) - KNOWN_LIMIT
+        if excess > 0:
+            for pid, _ in sorted(self.known.items(), key=lambda item: item[1])[:excess]:
+                del self.known[pid]
 
 
 def _iso(moment: datetime) -> str:

@@ -46,6 +46,9 @@ log = logging.getLogger("labdeck.watch")
 TargetKind = Literal["job", "pipeline", "project"]
 Event = Literal["failed", "finished", "new_failure"]
 LOG_KEY = "watch_alerts"
+REMEMBERED_FAILURES = 100
+"""Failed pipelines of a project target remembered once they have left the first page of jobs
+(the newest by id: pipeline ids only grow)."""
 
 
 @dataclass(frozen=True)
@@ -295,8 +298,11 @@ class AlertEngine:
             for pipeline_id, row in sorted(failed.items()):
                 if pipeline_id not in state.failed_pipelines:
                     self._fire(target, "new_failure", FAILED, row, None)
-            # A pipeline that recovered (retried) may fail again; one that left the page is forgotten.
-            state.failed_pipelines = set(failed) | {pid for pid in state.failed_pipelines if pid not in known}
+            # A pipeline that recovered (retried) may fail again. Those that left the page are
+            # remembered (no second alert if one comes back), the newest few only: a project
+            # watched for a week would otherwise keep every pipeline that ever failed there.
+            left = sorted(pid for pid in state.failed_pipelines if pid not in known)
+            state.failed_pipelines = set(failed) | set(left[-REMEMBERED_FAILURES:])
         if any(row.broken for row in rows):
             self._failing.add(target)
         else:

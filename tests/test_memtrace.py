@@ -1,0 +1,42 @@
+"""``LABDECK_DEBUG_TRACEMALLOC``: its setting, and a report that says what grew and who holds it."""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+from pathlib import Path
+
+from labdeck import memtrace
+
+
+def test_the_setting_reads_interval_warm_up_and_frames() -> None:
+    assert memtrace.parse_setting("30") == (30.0, 30.0, memtrace.FRAMES)
+    assert memtrace.parse_setting("30,120,1") == (30.0, 120.0, 1)
+    assert memtrace.parse_setting("30,5,0") == (30.0, 5.0, 0)  # no tracing: counts only
+    assert memtrace.parse_setting("soon") == (60.0, 60.0, memtrace.FRAMES)
+
+
+def test_nothing_starts_without_the_variable(tmp_path: Path) -> None:
+    assert memtrace.start_from_env({}, tmp_path) is None
+    assert not (tmp_path / "tracemalloc.txt").exists()
+
+
+class Held:
+    """A type of this test only, so its growth is told apart."""
+
+
+def test_the_report_names_the_type_that_grew_and_what_holds_it(tmp_path: Path) -> None:
+    keeper: list[Held] = []
+    reporter = memtrace.start_from_env({memtrace.ENV: "1,1,0"}, tmp_path)
+    assert reporter is not None and not tracemalloc.is_tracing()
+    time.sleep(1.2)  # the baseline is taken after the warm-up
+    keeper.extend(Held() for _ in range(500))
+    report = tmp_path / "tracemalloc.txt"
+    limit = time.monotonic() + 10
+    while not (report.exists() and "Held" in report.read_text(encoding="utf-8")) and time.monotonic() < limit:
+        time.sleep(0.2)
+    reporter.stop()
+    text = report.read_text(encoding="utf-8")
+    assert "Held: 500 (+500)" in text
+    assert "list[500]" in text.split("who holds them", 1)[1]  # the list that keeps them
+    assert "RSS" in text and "malloc in use" in text

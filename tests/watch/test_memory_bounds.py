@@ -1,0 +1,77 @@
+"""What the watch layer remembers stays bounded however long the console stays open (issue 24's
+soak: a board left open for a week must not grow): each structure is driven through many rounds
+and must stay within its limit, while what it is for still works."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+import pytest
+
+from labdeck.sim.server import SimServer
+from labdeck.watch import activity
+from labdeck.watch.activity import ActivityCheck
+from labdeck.watch.alerts import REMEMBERED_FAILURES, Alert, AlertEngine, AlertLog, WatchTarget
+from labdeck.watch.pipelines import derive_pipelines
+from tests.watch.helpers import T0, advance, api_client, job, push_pipeline
+
+ONE_JOB = [{"name": "unit-tests", "duration": 30}]
+
+
+async def test_the_activity_check_keeps_one_etag_per_page_while_its_watermark_moves(
+        sim_factory: Callable[..., SimServer]) -> None:
+    # Current GitLab: every move of the watermark changes the URL (last_activity_after=…).
+    server = sim_factory(dialect="gitlab", projects=40)
+    pids = sorted(pid for pid, project in server.state.projects.items() if not project.archived)
+    async with api_client(server) as client:
+        check = ActivityCheck(client, per_page=20, max_pages=3)
+        await check.run(None, since=True)
+        for round_ in range(25):
+            advance(server, 3700)  # past GitLab's one-hour activity gap: every push moves the project
+            pid = pids[round_ % len(pids)]
+            push_pipeline(server, pid, ONE_JOB)
+            moved = await check.run(None, since=True)
+            assert pid in moved.moved
+            unchanged = await check.run(None, since=True)
+            assert unchanged.moved == set()
+        assert len(check._etags) <= check.max_pages
+
+
+async def test_the_activity_check_forgets_the_longest_quiet_projects_past_its_limit(
+        sim_factory: Callable[..., SimServer], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(activity, "KNOWN_LIMIT", 5)
+    server = sim_factory(projects=60)
+    pids = sorted(pid for pid, project in server.state.projects.items()
+                  if not project.archived and project.last_activity_at < server.state.now() - timedelta(hours=2))
+    async with api_client(server) as client:
+        check = ActivityCheck(client, per_page=20, max_pages=3)
+        await check.run(None)
+        assert len(check.known) <= 5
+        for pid in pids[:12]:
+            advance(server, 3700)
+            push_pipeline(server, pid, ONE_JOB)
+            moved = await check.run(None)
+            assert pid in moved.moved
+            assert len(check.known) <= 5
+        # One forgotten long ago moves again: still seen as moved (it is newer than the watermark).
+        assert pids[0] not in check.known
+        advance(server, 3700)
+        push_pipeline(server, pids[0], ONE_JOB)
+        assert pids[0] in (await check.run(None)).moved
+
+
+def test_a_project_target_remembers_a_bounded_number_of_failed_pipelines() -> None:
+    fired: list[Alert] = []
+    alerts = AlertEngine(AlertLog(), on_alert=fired.append)
+    target = WatchTarget.for_project(7, "platform/api")
+    alerts.watch(target)
+    page = 3  # pipelines on the first page of jobs at any time
+    rounds = REMEMBERED_FAILURES * 3
+    for pipeline in range(1, rounds + 1):  # a new failed pipeline each round, the oldest leaves the page
+        shown = [job(pipeline * 10 + n, "unit-tests", "failed", pipeline=n, minutes=n)
+                 for n in range(max(1, pipeline - page + 1), pipeline + 1)]
+        alerts.observe(7, derive_pipelines(7, "platform/api", shown, now=T0 + timedelta(days=1)), T0)
+    assert len(fired) == rounds - 1  # every new failure after the baseline, once
+    state = alerts._targets[target]
+    assert state.failed_pipelines is not None and len(state.failed_pipelines) <= REMEMBERED_FAILURES + page
