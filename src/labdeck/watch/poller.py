@@ -356,7 +356,7 @@ class BoardPoller(PollerReads):
                     if item.track is not None:
                         item.track.in_flight = False
             # Extra pages and pipeline reads cost budget too (the token covered one request).
-            self.budget.charge(attribution.requests - 1)
+            self.budget.charge(attribution.requests - 1, startup=item.startup)
 
     # --- publishing -------------------------------------------------------------------------------
 
