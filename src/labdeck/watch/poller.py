@@ -98,6 +98,7 @@ class BoardPoller(PollerReads):
         self._live = False
         self._stopping = False
         self._pipelines_api: bool | None = None
+        self._pipelines_lock = asyncio.Lock()
 
     # --- subscriptions -----------------------------------------------------------------------------
 
