@@ -241,7 +241,9 @@ def run_monorepo(dialect: str, startup: float, idle: float, fails: int) -> int:
         pollers[kind] = (process, mine)
     time.sleep(max(0.0, schedule["idle_end"] - time.time()))
     injected: list[int] = []
-    for number, (_pid, jobs) in enumerate(sorted(info["pushed"].items())[:fails]):
+    # Random pipelines (not in the poller's reading order), one every 2 s.
+    chosen = random.Random(7).sample(sorted(info["pushed"].items()), min(fails, len(info["pushed"])))
+    for number, (_pid, jobs) in enumerate(chosen):
         job_id = jobs["first"] if number % 2 == 0 else jobs["last"]  # the last page, then the first
         control.send(("fail", job_id))
         control.recv()
