@@ -16,6 +16,7 @@ import pytest
 
 from labdeck.sim.clock import SimClock
 from labdeck.sim.server import SimServer
+from tests.support.fault_switch import FaultSwitch
 from tests.support.keyring_backend import InMemoryKeyring
 
 _ENV_PREFIXES = ("LABDECK_", "GITLAB_", "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY")
@@ -82,3 +83,11 @@ def tokens() -> dict[str, str]:
     from labdeck.sim.dataset import DEMO_TOKENS
 
     return dict(DEMO_TOKENS)
+
+
+@pytest.fixture
+def fault_switch(sim: SimServer) -> Iterator[FaultSwitch]:
+    """A fault-switching proxy in front of the shared simulator (``switch.set("bad_gateway")`` …;
+    see :mod:`tests.support.fault_switch`)."""
+    with FaultSwitch(sim.base_url) as switch:
+        yield switch

@@ -69,7 +69,10 @@ def test_a_read_only_token_starts_the_console_read_only(console: list[Session], 
     monkeypatch.setenv("GITLAB_URL", sim.base_url)
     monkeypatch.setenv("GITLAB_TOKEN", tokens["readonly"])
     assert cli.main([]) == 0
-    assert console[0].read_only and console[0].token_source == "env:GITLAB_TOKEN"
+    # One round trip before the console starts (GET /user); the console probes write access after
+    # its first frame and turns read-only then (tests/ui/test_faults24.py).
+    assert not console[0].read_only and console[0].token_source == "env:GITLAB_TOKEN"
+    assert sys.modules["labdeck.ui.app"].kwargs["check_write"] is True  # type: ignore[attr-defined]
 
 
 def test_read_only_by_choice(console: list[Session], sim: SimServer, tokens: dict[str, str],
@@ -324,7 +327,7 @@ def test_switching_profile_after_url_goes_to_that_profiles_instance(console: lis
     _profiles(b=Profile("b", "https://b.example"))
     isolated_machine.set_password("labdeck", account("b", "https://b.example"), tokens["readonly"])
     monkeypatch.setenv("LABDECK_TOKEN", tokens["admin"])
-    monkeypatch.setattr(cli, "startup_check", lambda session, tls: None)
+    monkeypatch.setattr(cli, "startup_check", lambda session, tls, **options: None)
     assert cli.main(["--url", sim.base_url]) == 0
     switched = sys.modules["labdeck.ui.app"].kwargs["session_for_profile"]("b")
     # The switch resolves profile b (its URL and stored token); the startup probe is skipped here.

@@ -1,4 +1,4 @@
-"""Command line: ``labdeck`` (the console), ``login``, ``logout``, ``doctor``, ``audit``, ``serve``.
+"""Command line: ``labdeck`` (the console), ``login``, ``logout``, ``doctor``, ``audit``, ``triage``, ``serve``.
 
 Everything that may block or prompt (token chain, keyring, passphrase, the startup probe) happens
 here, before the TUI takes the terminal. No option takes a token value: argv is visible to every
@@ -116,6 +116,18 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--since", metavar="WHEN", help="only changes since WHEN: 30m, 2h, 1d, 1w or an ISO time (UTC)")
     audit.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
 
+    triage = commands.add_parser("triage", help="why did each failure fail, and whose is it (no TUI)")
+    _common(triage, suppress=True)
+    _tls_options(triage, suppress=True)
+    triage.add_argument("--url", default=argparse.SUPPRESS, help="instance root URL")
+    triage.add_argument("--token-stdin", action="store_true", default=argparse.SUPPRESS,
+                        help="read the token from standard input")
+    triage.add_argument("projects", nargs="*", metavar="PROJECT",
+                        help="project paths or ids (default: the watched set)")
+    triage.add_argument("--since", metavar="WHEN", default="24h",
+                        help="the window: 30m, 24h, 2d, 1w or an ISO time (default 24h)")
+    triage.add_argument("--json", action="store_true", help="print JSON: failures and clusters")
+
     commands.add_parser("serve", help="run the simulator (see `labdeck serve --help`)", add_help=False)
     return parser
 
@@ -144,6 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _doctor(args)
         if args.command == "audit":
             return _audit(args)
+        if args.command == "triage":
+            return _triage(args)
         with _collector_paused():
             return _console(args)
     except KeyboardInterrupt:
@@ -199,6 +213,40 @@ def _audit(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write("No changes recorded" + (" in that period" if since else "") + ".\n")
     return EXIT_OK
+
+
+def _triage(args: argparse.Namespace) -> int:
+    from labdeck.auth.chain import TokenInputError, read_token_stream
+    from labdeck.trail.audit_read import parse_since
+    from labdeck.triage_command import run_triage
+
+    try:
+        # A duration is measured back from the server's clock (its Date header), an ISO time is absolute.
+        from datetime import UTC, datetime
+
+        anchor = datetime(2000, 1, 1, tzinfo=UTC)
+        start = parse_since(args.since, now=anchor)
+        since: Any = anchor - start if re.match(r"^\s*\d+(?:\.\d+)?\s*[smhdw]\s*$", args.since, re.I) else start
+    except ValueError as error:
+        sys.stderr.write(f"labdeck triage: {error}\n")
+        return EXIT_USAGE
+    stdin_token = None
+    if getattr(args, "token_stdin", False):
+        try:
+            stdin_token = read_token_stream(sys.stdin)
+        except TokenInputError as error:
+            sys.stderr.write(f"labdeck triage: {error}\n")
+            return EXIT_USAGE
+    options = SessionOptions(profile=getattr(args, "profile", None), read_only=True,
+                             ca_file=getattr(args, "ca_file", None), insecure=bool(getattr(args, "insecure", False)),
+                             url=getattr(args, "url", None))
+    try:
+        # No startup check: the first read says as much about the token (one request less).
+        session = resolve_session(options, stdin_token=stdin_token, interactive=False, check=False)
+    except SessionError as error:
+        sys.stderr.write(f"labdeck triage: {logsafe.printable(str(error), keep_newlines=True)}\n")
+        return EXIT_FAILURE
+    return run_triage(session, args.projects, since, args.json, sys.stdout, sys.stderr)
 
 
 @contextlib.contextmanager
@@ -273,16 +321,20 @@ def _run(session: Session, options: SessionOptions | None = None) -> int:
     from labdeck.ui.app import run_console
 
     crash.install_crash_handler()
+    # The write probe waits until the console has drawn its first frame (issue 24: on a slow link
+    # two round trips in a row before anything shows is a long blank terminal).
+    check_write = session.token is not None and not session.read_only
     if options is None:
-        return int(run_console(session))
+        return int(run_console(session, check_write=check_write))
 
     def session_for_profile(name: str) -> Session:
         # Called from a worker thread while the TUI owns the terminal: never prompt.
         # The profile's own URL: a --url given at start named the first instance only.
         switched = dataclasses.replace(options, profile=name, url=None)
-        return resolve_session(switched, stdin_token=None, interactive=False)
+        # The console is already drawn: check write access now (it switches to read-only at once).
+        return resolve_session(switched, stdin_token=None, interactive=False, check_write=True)
 
-    return int(run_console(session, session_for_profile=session_for_profile))
+    return int(run_console(session, session_for_profile=session_for_profile, check_write=check_write))
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -329,11 +381,13 @@ class SessionOptions:
 
 
 def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = None,
-                    interactive: bool | None = None) -> Session:
+                    interactive: bool | None = None, check: bool = True, check_write: bool = False) -> Session:
     """Profile, token (chain), TLS and the startup check → a Session, or :class:`SessionError`.
 
     ``interactive=False`` never prompts (used while the console runs); ``None`` prompts when a
-    terminal is attached.
+    terminal is attached. ``check=False`` skips the startup check (a read-only command whose first
+    request says as much about the token). ``check_write``: also probe write access now (otherwise
+    the console does, after its first frame).
     """
     from labdeck.auth import probe
     from labdeck.auth.chain import TokenChain, TokenInputError, resolve_url
@@ -377,7 +431,7 @@ def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = Non
         insecure_storage=resolution.insecure_storage, start=profile.start if profile else "projects",
         board=config.board, alerts=config.alerts,
     )
-    problem = startup_check(session, tls)
+    problem = startup_check(session, tls, check_write=check_write) if check else None
     if problem is not None:
         raise SessionError(problem)
     return session
@@ -392,8 +446,10 @@ def _profile_name(config: Any, wanted: str | None, url: str, origin: str) -> str
     return re.sub(r"[^A-Za-z0-9_.-]", "-", netloc)[:64] or "default"
 
 
-def startup_check(session: Session, tls: TlsSettings) -> str | None:
-    """Check the token before the console starts; switch to read-only when writes are refused.
+def startup_check(session: Session, tls: TlsSettings, *, check_write: bool = False) -> str | None:
+    """Check the token before the console starts (one round trip: ``GET /user``); with
+    ``check_write``, also whether it may write and switch to read-only when it may not. The
+    console itself runs that write check after its first frame (``run_console(check_write=…)``).
 
     Returns an error message when the token is rejected (naming its source); an unreachable instance
     is not fatal here (the console shows the connection state and retries).
@@ -402,13 +458,14 @@ def startup_check(session: Session, tls: TlsSettings) -> str | None:
 
     if session.token is None:
         return None
-    check = probe.check_token(session.base_url, session.token, tls, read_only=session.read_only)
+    check = probe.check_token(session.base_url, session.token, tls,
+                              read_only=session.read_only or not check_write)
     if check.user.outcome == "rejected":
         return (f"the token from {session.token_source} was rejected by {session.base_url} (401). "
                 f"Run `labdeck login --profile {session.profile}` with a new token.")
     if check.user.outcome in ("tls", "redirect"):
         return check.user.message
-    if check.write is not None and check.write.access == "read-only":
+    if check_write and check.write is not None and check.write.access == "read-only":
         session.read_only = True
         _set_if_field(session, "read_only_reason", check.write.reason)
     return None

@@ -91,7 +91,23 @@ def diagnose(options: DoctorOptions, keyring_store: KeyringStore | None = None) 
         _check_proxy(findings, url)
     if url and tls.problem is None:
         _check_server(findings, url, token, tls, options.read_only or bool(profile and profile.read_only))
+    _check_audit_log(findings)
     return findings
+
+
+def _check_audit_log(findings: list[Finding]) -> None:
+    """Every change is recorded before it leaves: the audit log's folder must be writable."""
+    from labdeck import paths
+    from labdeck.trail.audit import writable_problem
+
+    path = paths.audit_file()
+    problem = writable_problem(path)
+    if problem is None:
+        findings.append(Finding("ok", "audit log", f"{path} is writable"))
+    else:
+        findings.append(Finding("warn", "audit log", f"{problem}: changes will be refused (or sent without a "
+                                "record if you agree in the console)",
+                                f"make {path.parent} writable (chmod u+w), or point XDG_STATE_HOME elsewhere"))
 
 
 def _report_token(findings: list[Finding], resolution: TokenResolution, profile_name: str, url: str) -> None:

@@ -38,6 +38,16 @@ def crash_dir() -> Path:
     return state_dir()
 
 
+def cache_dir() -> Path:
+    """Files that may be thrown away at any time (the finished-log cache)."""
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
+def log_cache_dir() -> Path:
+    """Finished job logs kept by triage (files mode 0600, bounded; see :mod:`labdeck.triage.logcache`)."""
+    return cache_dir() / "logs"
+
+
 def audit_file() -> Path:
     """The local audit log of changes sent to instances (JSON lines, mode 0600; rotated)."""
     return state_dir() / "audit.jsonl"

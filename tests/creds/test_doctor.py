@@ -111,3 +111,16 @@ def test_no_token_fails_with_the_login_command(run_labdeck: Callable[..., Run], 
     assert result.returncode == 1
     assert "[FAIL] token: no usable token" in result.stdout and "labdeck login" in result.stdout
     assert "[ ok ] reachability:" in result.stdout
+
+
+def test_the_audit_log_folder_is_checked(monkeypatch: pytest.MonkeyPatch, canaries: Canaries, tmp_path: Path) -> None:
+    """Every change is recorded before it leaves (issue 24): doctor says when it cannot be."""
+    monkeypatch.setenv("LABDECK_URL", canaries.url)
+    monkeypatch.setenv("LABDECK_TOKEN", canaries.admin)
+    assert by_topic(diagnose(DoctorOptions()))["audit log"].level == "ok"
+    blocker = tmp_path / "state-is-a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocker))
+    finding = by_topic(diagnose(DoctorOptions()))["audit log"]
+    assert finding.level == "warn" and "cannot be created" in finding.text and "refused" in finding.text
+    assert "writable" in (finding.fix or "")

@@ -142,3 +142,19 @@ def test_sha_title_and_user_make_the_commit(sim_factory: Callable[..., SimServer
     with control(server) as admin:
         refused = admin.post(f"/-/sim/projects/{PROJECT}/pipelines", json={"stages": one, "user": "nobody-here"})
     assert refused.status_code == 400
+
+
+def test_a_runner_made_wide_runs_1500_jobs_at_once(sim_factory: Callable[..., SimServer]) -> None:
+    server = _server(sim_factory, "gitlab")
+    shared = next(r for r in server.state.runners.values() if r.description == "shared-docker-01")
+    with control(server) as admin:
+        assert admin.put(f"/-/sim/runners/{shared.id}", json={"concurrent": 0}).status_code == 400
+        widened = admin.put(f"/-/sim/runners/{shared.id}", json={"concurrent": 5000})
+    assert widened.status_code == 200 and widened.json()["concurrent"] == 5000
+    created = pipeline(server, PROJECT, _stages([{"name": "unit", "count": 1200, "fail": [1200], "duration": 30}]))
+    advance(server, 10)
+    assert _jobs(server, created["id"], "running")[1] == 1200
+    advance(server, 30)
+    failed, _ = _jobs(server, created["id"], "failed")
+    assert [job["name"] for job in failed] == ["unit-1200"] and failed[0]["pipeline"]["status"] == "failed"
+    assert _jobs(server, created["id"], "skipped")[1] == 300

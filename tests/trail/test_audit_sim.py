@@ -236,13 +236,21 @@ async def test_bulk_action_shares_one_operation_and_tasks_inherit_the_context(
     assert {(e.action, e.confirmation, e.outcome) for e in entries} == {("jobs.cancel", "typed:3 jobs", "done")}
 
 
-async def test_an_unwritable_log_never_blocks_the_change(sim_factory: Callable[..., Any], tokens: dict[str, str],
-                                                         tmp_path: Path) -> None:
+async def test_an_unwritable_log_refuses_the_change_unless_allowed(sim_factory: Callable[..., Any],
+                                                                  tokens: dict[str, str], tmp_path: Path) -> None:
+    """No change leaves without its record (issue 24): refused, nothing sent, and why; sent only
+    once the user agreed to go without records."""
     server = sim_factory()
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("")
     job = _pending_job(server, tokens["admin"])
     log = AuditLog(server.base_url, path=blocker / "audit.jsonl")
+    assert log.problem() is not None
     async with ApiClient(server.base_url, Secret(tokens["admin"]), audit=log) as client:
+        with pytest.raises(errors.AuditUnavailable) as refused:
+            await client.jobs.cancel(PROJECT, job)
+        assert (await client.jobs.get(PROJECT, job)).status == "pending"  # nothing left
+        assert "audit log" in refused.value.user_message() and "Not sent" in refused.value.user_message()
+        log.allow_unrecorded = True
         assert (await client.jobs.cancel(PROJECT, job)).status == "canceled"
     assert log.write_error is not None and "could not be written" in log.write_error

@@ -23,11 +23,13 @@ from labdeck.ui.widgets.bulk_plan import (
     BulkOutcome,
     JobTarget,
     job_targets,
+    pipeline_endpoint_differs,
     pipeline_targets,
     plan_cancel,
     plan_play,
     plan_retry,
     run_plan,
+    through_pipeline,
 )
 from labdeck.watch.pipelines import derive_pipelines
 from tests.ui.conftest import MakeApp
@@ -85,6 +87,24 @@ def test_retry_plans_the_failed_jobs_and_says_why_it_leaves_the_others_out() -> 
         7: "created: has not finished", 8: "scheduled: has not finished"}
     assert plan.title == "Retry 2 jobs of pipeline #12" and plan.action == "pipeline.retry-failed"
     assert plan.project_paths == ("platform/audit-log",)
+
+
+def test_a_whole_pipeline_goes_through_its_endpoint_only_when_that_acts_on_exactly_the_planned_jobs() -> None:
+    jobs = [_job(1, "unit", "failed"), _job(2, "lint", "canceled"), _job(3, "e2e", "success")]
+    plan = plan_retry(job_targets(7, "platform/audit-log", jobs), action="pipeline.retry-failed",
+                      scope="pipeline #12", pipeline_id=12)
+    # A pipeline's retry also retries its canceled jobs: not what "retry failed" planned.
+    assert pipeline_endpoint_differs(plan, jobs) == "the pipeline's own retry would also act on 1 canceled job"
+    failed_only = [job for job in jobs if job.status != "canceled"]
+    plan = plan_retry(job_targets(7, "platform/audit-log", failed_only), action="pipeline.retry-failed",
+                      scope="pipeline #12", pipeline_id=12)
+    assert pipeline_endpoint_differs(plan, failed_only) == ""
+    through = through_pipeline(plan, 7, "platform/audit-log", 12)
+    assert [request.describe() for request in through.requests] == ["POST /projects/7/pipelines/12/retry"]
+    assert [target.job.id for target in through.jobs] == [1] and through.title == "Retry 1 job of pipeline #12"
+    cancel = plan_cancel(job_targets(7, "platform/audit-log", JOBS), action="pipeline.cancel-active",
+                         scope="pipeline #12", pipeline_id=12)
+    assert pipeline_endpoint_differs(cancel, JOBS) == ""  # the same statuses either way
 
 
 def test_marked_jobs_are_retried_whatever_finished_state_they_are_in() -> None:
@@ -158,6 +178,29 @@ async def test_partial_failure_across_projects_one_audit_operation(sim_factory: 
     assert {record["action"] for record in sent} == {"board.retry-failed"}
     assert {record["confirmation"] for record in sent} == {"dialog"}
     assert {record["target"]["project"] for record in sent} == {PROJECT_PATH, OTHER_PROJECT[1]}
+
+
+async def test_a_pipeline_request_is_sent_once_and_audited_as_the_pipeline(sim_factory: SimFactory,
+                                                                          tokens: dict[str, str]) -> None:
+    server = sim_factory(dialect="gitlab")
+    ids = await _failed_pipeline(server, PROJECT_ID, ("unit", "lint"))
+    await advance(server, 600)  # the gitlab dialect's runners are busier
+    pipeline_id = server.state.jobs[ids["unit"]].pipeline_id
+    async with ApiClient(server.base_url, Secret(tokens["user"])) as alice:
+        jobs = await alice.jobs.list(PROJECT_ID, pipeline_id=pipeline_id).all()
+        assert {job.status for job in jobs} == {"failed"}
+        plan = plan_retry(job_targets(PROJECT_ID, PROJECT_PATH, jobs), action="pipeline.retry-failed",
+                          scope=f"pipeline #{pipeline_id}", pipeline_id=pipeline_id)
+        plan = through_pipeline(plan, PROJECT_ID, PROJECT_PATH, pipeline_id)
+        seen: list[str] = []
+        results = await run_plan(alice, plan, on_sending=lambda request: seen.append(request.describe()))
+    assert seen == [f"POST /projects/{PROJECT_ID}/pipelines/{pipeline_id}/retry"]
+    (result,) = results
+    assert result.outcome == "done" and result.detail.startswith("pipeline retried (2 jobs); it is now ")
+    assert all(server.state.jobs[job_id].retried for job_id in ids.values())
+    sent = [record for record in _audit_records() if record["phase"] == "sent"]
+    assert len(sent) == 1 and sent[0]["action"] == "pipeline.retry-failed"
+    assert sent[0]["target"]["project"] == PROJECT_PATH and sent[0]["target"]["pipeline"] == pipeline_id
 
 
 async def test_an_ambiguous_5xx_is_unknown_the_job_reread_and_the_run_stops(sim_factory: SimFactory,

@@ -131,7 +131,7 @@ async def test_columns_at_120x40_and_the_cursor_moves_between_stages(sim_factory
 
 @pytest.mark.usefixtures("no_bulk_guard")
 async def test_retry_failed_dry_run_then_each_request_once(sim_factory: SimFactory, make_app: MakeApp) -> None:
-    server = sim_factory(dialect="gitlab")
+    server = sim_factory()  # the spec dialect: one request per job (no pipelines API)
     pipeline_id, ids = await pipeline_in_every_state(server)
     app = make_app(server)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -253,7 +253,7 @@ async def test_marked_jobs_are_the_only_ones_acted_on(sim_factory: SimFactory, m
 @pytest.mark.usefixtures("no_bulk_guard")
 async def test_a_lost_answer_is_unknown_never_resent_and_the_job_is_reread(sim_factory: SimFactory,
                                                                            make_app: MakeApp) -> None:
-    server = sim_factory(dialect="gitlab")
+    server = sim_factory()  # the spec dialect: one request per job (no pipelines API)
     pipeline_id, ids = await pipeline_in_every_state(server)
     lost = ("POST", f"/api/v4/projects/{PROJECT_ID}/jobs/{ids['unit-tests']}/retry")
     lint_retry = ("POST", f"/api/v4/projects/{PROJECT_ID}/jobs/{ids['lint']}/retry")
@@ -277,6 +277,55 @@ async def test_a_lost_answer_is_unknown_never_resent_and_the_job_is_reread(sim_f
             assert proxy.forwarded.count(lost) == 1 and proxy.forwarded.count(lint_retry) == 0
             assert len(tries(server, pipeline_id, "unit-tests")) == 2
             assert ("GET", f"/api/v4/projects/{PROJECT_ID}/jobs/{ids['unit-tests']}") in proxy.forwarded
+
+
+@pytest.mark.usefixtures("no_bulk_guard")
+async def test_a_lost_answer_to_the_pipeline_retry_is_unknown_and_never_resent(sim_factory: SimFactory,
+                                                                               make_app: MakeApp) -> None:
+    server = sim_factory(dialect="gitlab")
+    pipeline_id, ids = await pipeline_in_every_state(server)
+    lost = ("POST", f"/api/v4/projects/{PROJECT_ID}/pipelines/{pipeline_id}/retry")
+    async with losing_proxy(server, [lost]) as (proxy, via_proxy):
+        app = make_app(via_proxy)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await open_pipeline(app, pilot, pipeline_id)
+            await pilot.press("R")
+            dialog = await bulk_dialog(app, pilot)
+            assert dialog.plan is not None
+            assert [request.describe() for request in dialog.plan.requests] == [
+                f"POST /projects/{PROJECT_ID}/pipelines/{pipeline_id}/retry"]
+            assert [target.job.id for target in dialog.plan.jobs] == [ids["unit-tests"], ids["lint"]]
+            await confirm_and_finish(pilot, dialog)
+            (unknown,) = dialog.results
+            assert unknown.outcome == "unknown" and "will not be sent again" in unknown.detail
+            assert "Re-read: the pipeline is now" in unknown.detail
+            await close_finished(app, pilot, dialog)
+            await pilot.pause(0.3)
+            assert proxy.forwarded.count(lost) == 1  # applied once, never replayed
+            assert ("GET", f"/api/v4/projects/{PROJECT_ID}/pipelines/{pipeline_id}") in proxy.forwarded
+            assert all(len(tries(server, pipeline_id, name)) == 2 for name in ("unit-tests", "lint"))
+
+
+@pytest.mark.usefixtures("no_bulk_guard")
+async def test_retry_with_a_canceled_job_is_one_request_per_job_and_says_why(sim_factory: SimFactory,
+                                                                              make_app: MakeApp) -> None:
+    server = sim_factory(dialect="gitlab")
+    pipeline_id, ids = await pipeline_in_every_state(server)
+    async with httpx.AsyncClient(base_url=server.api_url, headers={"PRIVATE-TOKEN": DEMO_TOKENS["user"]}) as http:
+        assert (await http.post(f"/projects/{PROJECT_ID}/jobs/{ids['e2e-browser']}/cancel")).status_code == 201
+    await advance(server, 30)  # canceling → canceled
+    assert server.state.jobs[ids["e2e-browser"]].status == "canceled"
+    app = make_app(server)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_pipeline(app, pilot, pipeline_id)
+        await pilot.press("R")
+        dialog = await bulk_dialog(app, pilot)
+        assert dialog.plan is not None
+        assert [request.describe() for request in dialog.plan.requests] == [
+            f"POST /projects/{PROJECT_ID}/jobs/{job_id}/retry" for job_id in (ids["unit-tests"], ids["lint"])]
+        assert ("One request per job: the pipeline's own retry would also act on 1 canceled job."
+                in dialog_text(dialog))
+        await pilot.press("escape")
 
 
 async def test_read_only_hides_and_refuses_the_bulk_actions(sim_factory: SimFactory, make_app: MakeApp) -> None:

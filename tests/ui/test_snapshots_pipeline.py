@@ -1,7 +1,8 @@
 """SVG snapshots of the on-call board (80x24 drops the running/took/by columns), the pipeline view
-(a list at 80x24, stage columns at 120x40), the dry run of a bulk retry and the why-pending panel
-of the stuck macOS job: private simulator (gitlab dialect,
-seed 42, manual clock), a fixed instance name, the server's clock taken from the simulator."""
+(a list at 80x24, stage columns at 120x40), a 1,500-job pipeline (stages folded into counts), the
+dry run of a bulk retry and the why-pending panel of the stuck macOS job: private simulator
+(gitlab dialect, seed 42, manual clock), a fixed instance name, the server's clock taken from the
+simulator."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from labdeck.watch.clock import ServerClock
 from tests.ui.helpers import screen_lines, wait_for_workers
-from tests.ui.pipeline_support import EVERY_STATE
+from tests.ui.pipeline_support import EVERY_STATE, big_stages
 from tests.ui.test_jobs_support import PROJECT_ID, PROJECT_PATH
 from tests.ui.test_snapshots_jobs import SHOWN_HOST
 
@@ -68,18 +69,37 @@ def pipeline_snap_server() -> Iterator[tuple[SimServer, int]]:
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def big_snap_server() -> Iterator[tuple[SimServer, int]]:
+    """A private simulator for the module with the issue's 1,500-job pipeline (the first of 1,200
+    test jobs failed, 300 deploy jobs skipped), four simulated hours in, nothing else running."""
+    from labdeck.sim.ci_engine import store
+    from labdeck.sim.clock import SimClock
+    from labdeck.sim.dataset import build_state
+
+    server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"), dialect="gitlab")).start()
+    store(server.state).next_pipeline_at = None
+    headers = {"PRIVATE-TOKEN": DEMO_TOKENS["admin"]}
+    created = httpx.post(f"{server.base_url}/-/sim/projects/{PROJECT_ID}/pipelines", headers=headers,
+                         json={"ref": "main", "stages": big_stages()}, timeout=30)
+    created.raise_for_status()
+    httpx.post(f"{server.base_url}/-/sim/clock/advance?seconds=14400", headers=headers).raise_for_status()
+    yield server, int(created.json()["id"])
+    server.stop()
+
+
+def _app_for(server: SimServer, tmp_path: Path) -> LabdeckApp:
+    token = Secret(DEMO_TOKENS["admin"])
+    session = Session(base_url=f"http://{SHOWN_HOST}", token=token, profile="prod")
+    client = ApiClient(f"http://{SHOWN_HOST}", token, transport=_ToServer(server))
+    return LabdeckApp(session, client=client, clock=server.state.clock.now,
+                      ui_state=UiState(StateStore(tmp_path / "state.json")))
+
+
 @pytest.fixture
 def build(pipeline_snap_server: tuple[SimServer, int], tmp_path: Path) -> Callable[[], LabdeckApp]:
     server, _ = pipeline_snap_server
-
-    def make() -> LabdeckApp:
-        token = Secret(DEMO_TOKENS["admin"])
-        session = Session(base_url=f"http://{SHOWN_HOST}", token=token, profile="prod")
-        client = ApiClient(f"http://{SHOWN_HOST}", token, transport=_ToServer(server))
-        return LabdeckApp(session, client=client, clock=server.state.clock.now,
-                          ui_state=UiState(StateStore(tmp_path / "state.json")))
-
-    return make
+    return lambda: _app_for(server, tmp_path)
 
 
 async def _settle(pilot: Any) -> None:
@@ -112,6 +132,14 @@ def test_pipeline_by_stage(snap_compare: Any, build: Callable[[], LabdeckApp],
                            pipeline_snap_server: tuple[SimServer, int], size: tuple[int, int]) -> None:
     server, pipeline_id = pipeline_snap_server
     assert snap_compare(build(), run_before=_open_pipeline(server, pipeline_id, "l", "space"), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_big_pipeline_folded_into_counts(snap_compare: Any, big_snap_server: tuple[SimServer, int],
+                                         tmp_path: Path, size: tuple[int, int]) -> None:
+    server, pipeline_id = big_snap_server
+    assert snap_compare(_app_for(server, tmp_path), run_before=_open_pipeline(server, pipeline_id),
+                        terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES[:1])

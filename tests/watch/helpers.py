@@ -56,7 +56,9 @@ def api_client(server: SimServer, role: str = "admin", *, retries: bool = True) 
 
 def make_poller(client: ApiClient, server: SimServer, fake: FakeClock, **settings: Any) -> BoardPoller:
     """A poller on ``client`` with the fake clock, reading the simulator's own (simulated) time as
-    the server's: the simulator's ``Date`` header is the wall clock, not its simulated one."""
+    the server's: the simulator's ``Date`` header is the wall clock, not its simulated one. The
+    client's back-off from a failing server (``client.gate``) follows the fake clock too."""
+    client.gate.clock = fake.clock
     return BoardPoller(client, PollerSettings(**settings), clock=fake.clock, sleep=fake.sleep,
                        server_clock=ServerClock(source=server.state.now), rng=random.Random(3))
 

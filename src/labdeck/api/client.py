@@ -32,7 +32,7 @@ from labdeck.api.resources.protected_branches import ProtectedBranchesResource
 from labdeck.api.resources.runners import RunnersResource
 from labdeck.api.resources.users import UsersResource
 from labdeck.api.retry import RetryPolicy
-from labdeck.api.transport import build_http_client
+from labdeck.api.transport import WRITE_LIMITS, build_http_client, share_event_hooks
 from labdeck.secret import Secret
 from labdeck.trail.audit import AuditLog
 
@@ -77,7 +77,12 @@ class ApiClient(HttpEngine):
         auth = TokenAuth(token, self.base_url) if token else None
         http = build_http_client(self.api_url + "/", auth=auth, verify=verify, ca_file=ca_file,
                                  timeout=timeout, transport=transport, user_agent=user_agent)
-        super().__init__(http, read_only=read_only, retry=retry or RetryPolicy())
+        # Changes on their own short-lived connections, reads on long-lived ones (see transport).
+        writes = build_http_client(self.api_url + "/", auth=auth, verify=verify, ca_file=ca_file,
+                                   timeout=timeout, transport=transport, user_agent=user_agent,
+                                   limits=WRITE_LIMITS)
+        share_event_hooks(http, writes)
+        super().__init__(http, read_only=read_only, retry=retry or RetryPolicy(), writes=writes)
         self.dialects = DialectDiscovery(self)
         self.audit = audit if audit is not None else AuditLog(self.base_url)
         self.users = UsersResource(self)
@@ -123,8 +128,10 @@ class ApiClient(HttpEngine):
         return self._http.is_closed
 
     async def aclose(self) -> None:
-        """Close the connection pool (idempotent)."""
+        """Close the connection pools (idempotent)."""
         await self._http.aclose()
+        if self._writes is not None:
+            await self._writes.aclose()
 
     async def __aenter__(self) -> ApiClient:
         return self

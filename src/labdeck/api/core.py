@@ -10,7 +10,7 @@ import re
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,9 +23,11 @@ from labdeck.api.cache import EtagCache
 from labdeck.api.parsers import parser_for
 from labdeck.api.results import ActionResult, ConnectionHealth
 from labdeck.api.retry import (
+    GATED_STATUSES,
     IDEMPOTENT_METHODS,
     RateLimit,
     RetryPolicy,
+    ServerGate,
     never_left,
     retryable_exception,
     server_wait,
@@ -93,6 +95,31 @@ def _filename_from(disposition: str | None) -> str | None:
     return name if name not in ("", ".", "..") else None
 
 
+class _Retry(Exception):
+    """Internal: a transport failure the engine retries (after its back-off)."""
+
+
+TOKEN_REFUSED = "token refused (401)"
+"""What the status line and the board say once the server refuses the token."""
+
+
+def status_reason(response: httpx.Response) -> str:
+    """A short, safe name for an error answer: ``502 Bad Gateway (nginx)`` for a proxy's HTML page,
+    the server's message otherwise (never the page itself)."""
+    status = response.status_code
+    try:
+        body = body_of(response)
+    except httpx.ResponseNotRead:
+        body = None
+    if isinstance(body, str):
+        page = errors.html_page_summary(body, response.headers.get("server"))
+        text = page if page is not None else body
+    else:
+        text = errors.server_message(body, f"HTTP {status}")
+    text = " ".join(logsafe.printable(text).split())[:80] or f"HTTP {status}"
+    return text if text.startswith(str(status)) else f"HTTP {status}: {text}"
+
+
 @dataclass(frozen=True)
 class ConditionalRead:
     """One conditional GET: the full body either way; ``not_modified`` when it came from the cache."""
@@ -107,12 +134,17 @@ class ConditionalRead:
 class HttpEngine:
     """Owns one ``httpx.AsyncClient`` and turns HTTP exchanges into models or :mod:`errors`."""
 
-    def __init__(self, http: httpx.AsyncClient, *, read_only: bool, retry: RetryPolicy) -> None:
+    def __init__(self, http: httpx.AsyncClient, *, read_only: bool, retry: RetryPolicy,
+                 writes: httpx.AsyncClient | None = None) -> None:
         self._http = http
+        self._writes = writes
+        """The client changes go through (None: ``http``): see :data:`labdeck.api.transport.WRITE_KEEPALIVE`."""
         self.read_only = read_only
         self.retry = retry
         self.cache = EtagCache()
         self.rate_limit: RateLimit | None = None
+        self.gate = ServerGate(base=retry.base, clock=retry.clock, rng=retry.rng)
+        """Holds every read back while the server answers 429/502/503/504 (see :class:`ServerGate`)."""
         self._health = ConnectionHealth()
 
     @property
@@ -139,11 +171,51 @@ class HttpEngine:
             if callable(close):
                 close()
 
-    def _mark(self, state: str, error: str | None = None) -> None:
+    def _mark(self, state: str, error: str | None = None, *, wait: float | None = None,
+              answered: bool = False) -> None:
+        """Note the connection's state; ``answered``: ``error`` is what the server said."""
         if state == "ok":
             self._health = ConnectionHealth("ok", None, datetime.now(UTC))
         else:
-            self._health = ConnectionHealth(state, error, self._health.last_ok_at)  # type: ignore[arg-type]
+            retry_at = datetime.now(UTC) + timedelta(seconds=wait) if wait is not None else None
+            self._health = ConnectionHealth(state, error, self._health.last_ok_at, retry_at,  # type: ignore[arg-type]
+                                            error if answered else None)
+
+    def _held(self, method: str, url: str, wait: float) -> errors.HttpError:
+        """The error of a read the gate did not let go (nothing was sent)."""
+        gate = self.gate
+        status = gate.status or 503
+        if status == 429:
+            return errors.RateLimited(429, method, url, "rate limited", retry_after=wait)
+        return errors.ServerError(status, method, url, gate.reason or f"HTTP {status}")
+
+    async def _pass_gate(self, method: str, url: str, started: float, attempt: int) -> tuple[bool, int]:
+        """Wait until a read may go while the server is in trouble: ``(probe, attempt)``, where
+        ``probe`` says this request is the one testing the server. Raises the last failure when
+        the wait does not fit the call's budget or attempts (nothing is sent then)."""
+        gate, policy = self.gate, self.retry
+        while not gate.closed:
+            wait = gate.wait()
+            if wait > 0:
+                if attempt + 1 >= policy.max_attempts or policy.clock() - started + wait > policy.budget:
+                    raise self._held(method, url, wait)
+                self._mark("reconnecting", gate.reason, wait=wait, answered=True)
+                await policy.sleep(wait)
+                attempt += 1
+                # The whole wait was slept (on the policy's clock, which may be a test's): go.
+                if gate.closed:
+                    break
+                if gate.claim():
+                    return True, attempt
+            elif gate.claim():
+                return True, attempt
+            remaining = policy.budget - (policy.clock() - started)
+            try:
+                async with asyncio.timeout(max(remaining, 0.0)):
+                    await gate.probe_answered()
+            except TimeoutError:
+                raise self._held(method, url, gate.wait()) from None
+        return False, attempt
 
     @audited  # every non-GET is written to the audit log (labdeck.trail.audit) before it leaves
     async def send(self, method: str, path: str, *, params: Any = None, data: Any = None,
@@ -152,7 +224,9 @@ class HttpEngine:
         """Send with the retry rules of :mod:`labdeck.api.retry`; return the final response.
 
         Error statuses are returned, not raised (see :meth:`check`). Raises ReadOnlyError,
-        TransportError, or OutcomeUnknown (a non-GET that may have reached the server).
+        TransportError, or OutcomeUnknown (a non-GET that may have reached the server). A read
+        waits while :attr:`gate` holds the client back (the server failing or rate limiting), or
+        raises that failure at once when the wait does not fit its budget.
         """
         method = method.upper()
         idempotent = method in IDEMPOTENT_METHODS
@@ -163,52 +237,81 @@ class HttpEngine:
             if self.read_only and not idempotent:
                 url = str(self._http.build_request(method, path, params=params).url)
                 raise errors.ReadOnlyError(method, url)
-            opened = files() if files is not None else None
-            request = self._build(method, path, params, data, opened, json, headers)
-            url = str(request.url)
-            remaining = policy.budget - (policy.clock() - started)
+            probe = False
+            if idempotent and not self.gate.closed:
+                where = str(self._http.build_request(method, path, params=params).url)
+                probe, attempt = await self._pass_gate(method, where, started, attempt)
             try:
-                async with asyncio.timeout(max(remaining, 0.01)):
-                    response = await self._http.send(request, stream=stream)
-                    if stream and response.status_code >= 300:
-                        await response.aread()
-            except TimeoutError:
-                self._mark("error", "no answer within the time budget")
-                text = f"no answer within {policy.budget:g} s"
-                if idempotent:
-                    raise errors.TransportError(text, method=method, url=url) from None
-                raise errors.OutcomeUnknown(text, method=method, url=url) from None
-            except httpx.RequestError as exc:
-                text = describe_transport_error(exc)
-                if isinstance(exc, httpx.LocalProtocolError):
-                    # Refused while building the request head, before anything was sent; resending
-                    # the same headers cannot help.
-                    self._mark("error", text)
-                    raise errors.TransportError(text, method=method, url=url) from None
-                if retryable_exception(exc, method) and attempt + 1 < policy.max_attempts:
-                    delay = policy.backoff(attempt)
-                    if policy.clock() - started + delay < policy.budget:
-                        self._mark("reconnecting", text)
-                        await policy.sleep(delay)
-                        attempt += 1
-                        continue
-                self._mark("error", text)
-                if idempotent or never_left(exc):
-                    raise errors.TransportError(text, method=method, url=url) from None
-                raise errors.OutcomeUnknown(text, method=method, url=url) from None
-            finally:
-                self._close_files(opened)
-            self._note(response)
-            if idempotent and response.status_code in policy.statuses:
-                wait = self._retry_wait(response, attempt)
-                if (wait is not None and attempt + 1 < policy.max_attempts
-                        and policy.clock() - started + wait <= policy.budget):
-                    await response.aclose()
-                    self._mark("reconnecting", f"HTTP {response.status_code}")
-                    await policy.sleep(wait)
-                    attempt += 1
-                    continue
+                response = await self._attempt(method, path, params, data, files, json, headers, stream,
+                                               started, attempt)
+            except _Retry:
+                if probe:
+                    self.gate.abandoned()
+                attempt += 1
+                continue
+            except BaseException:
+                if probe:
+                    self.gate.abandoned()
+                raise
+            if not idempotent:
+                return response
+            status = response.status_code
+            if status not in GATED_STATUSES:
+                self.gate.answered()
+                return response
+            asked = server_wait(response.headers, policy.wall(), status)
+            reason = "rate limited" if status == 429 else status_reason(response)
+            wait = self.gate.failed(status, reason, asked)
+            self._mark("error" if status >= 500 else "reconnecting", reason, wait=wait, answered=True)
+            if status in policy.statuses and (asked is None or asked <= policy.max_wait) \
+                    and attempt + 1 < policy.max_attempts and policy.clock() - started + wait <= policy.budget:
+                await response.aclose()
+                continue  # the gate makes this call (and every other read) wait, then retries
             return response
+
+    async def _attempt(self, method: str, path: str, params: Any, data: Any, files: FilesFactory | None,
+                       json: Any, headers: Mapping[str, str] | None, stream: bool, started: float,
+                       attempt: int) -> httpx.Response:
+        """One exchange; raises :class:`_Retry` after sleeping when a transport failure may be retried."""
+        policy = self.retry
+        idempotent = method in IDEMPOTENT_METHODS
+        opened = files() if files is not None else None
+        request = self._build(method, path, params, data, opened, json, headers)
+        url = str(request.url)
+        remaining = policy.budget - (policy.clock() - started)
+        try:
+            async with asyncio.timeout(max(remaining, 0.01)):
+                sender = self._http if idempotent or self._writes is None else self._writes
+                response = await sender.send(request, stream=stream)
+                if stream and response.status_code >= 300:
+                    await response.aread()
+        except TimeoutError:
+            self._mark("error", "no answer within the time budget")
+            text = f"no answer within {policy.budget:g} s"
+            if idempotent:
+                raise errors.TransportError(text, method=method, url=url) from None
+            raise errors.OutcomeUnknown(text, method=method, url=url) from None
+        except httpx.RequestError as exc:
+            text = describe_transport_error(exc)
+            if isinstance(exc, httpx.LocalProtocolError):
+                # Refused while building the request head, before anything was sent; resending
+                # the same headers cannot help.
+                self._mark("error", text)
+                raise errors.TransportError(text, method=method, url=url) from None
+            if retryable_exception(exc, method) and attempt + 1 < policy.max_attempts:
+                delay = policy.backoff(attempt)
+                if policy.clock() - started + delay < policy.budget:
+                    self._mark("reconnecting", text)
+                    await policy.sleep(delay)
+                    raise _Retry from None
+            self._mark("error", text)
+            if idempotent or never_left(exc):
+                raise errors.TransportError(text, method=method, url=url) from None
+            raise errors.OutcomeUnknown(text, method=method, url=url) from None
+        finally:
+            self._close_files(opened)
+        self._note(response)
+        return response
 
     def _retry_wait(self, response: httpx.Response, attempt: int) -> float | None:
         """The wait before retrying a retryable status; None when the server asks too long."""
@@ -221,8 +324,14 @@ class HttpEngine:
         limit = RateLimit.from_headers(response.headers)
         if limit is not None:
             self.rate_limit = limit
-        if response.status_code >= 500:
-            self._mark("error", f"HTTP {response.status_code}")
+        status = response.status_code
+        if status >= 500:
+            self._mark("error", status_reason(response), answered=True)
+        elif status == 401:
+            self._mark("error", TOKEN_REFUSED, answered=True)
+        elif status == 429:
+            wait = server_wait(response.headers, self.retry.wall(), 429)
+            self._mark("reconnecting", "rate limited", wait=wait, answered=True)
         else:
             self._mark("ok")
 

@@ -105,6 +105,19 @@ class OutcomeUnknown(ApiError):
         return _one_line(f"{self.method} may or may not have been applied ({self.message}); refresh to check")
 
 
+class AuditUnavailable(ApiError):
+    """A change was not sent because its audit record could not be written first (the audit log's
+    folder is not writable, the disk is full…). Nothing left: safe to do again once allowed."""
+
+    def __init__(self, method: str, url: str, reason: str) -> None:
+        super().__init__(f"not sent: {reason}", method=method, url=url)
+        self.reason = reason
+
+    def user_message(self) -> str:
+        return _one_line(f"Not sent: every change is recorded in the audit log before it leaves, and {self.reason}",
+                         300)
+
+
 class ReadOnlyError(ApiError):
     """A state-changing request was refused locally because the client is read-only."""
 
@@ -242,8 +255,32 @@ def server_message(body: Any, fallback: str) -> str:
                 text = f"{text}: {body['error_description']}"
             return text
     if isinstance(body, str) and body.strip():
-        return body.strip()
+        page = html_page_summary(body)
+        return page if page is not None else body.strip()
     return fallback
+
+
+_HTML_START = re.compile(r"^\s*(<!doctype html|<html|<head|<body)", re.IGNORECASE)
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_HEADING = re.compile(r"<h1[^>]*>(.*?)</h1>", re.IGNORECASE | re.DOTALL)
+_SIGNATURE = re.compile(r"<hr[^>]*>\s*<center[^>]*>(.*?)</center>", re.IGNORECASE | re.DOTALL)
+_TAGS = re.compile(r"<[^>]*>")
+
+
+def html_page_summary(text: str, server: str | None = None) -> str | None:
+    """``502 Bad Gateway (nginx)`` for a proxy's HTML error page (its title or first heading, and
+    the server's signature or ``Server`` header); None when ``text`` is not an HTML page.
+
+    A gateway's page must never reach a toast or the status line as markup soup."""
+    if not _HTML_START.match(text):
+        return None
+    found = _TITLE.search(text) or _HEADING.search(text)
+    title = " ".join(_TAGS.sub(" ", found.group(1)).split()) if found else ""
+    signature = _SIGNATURE.search(text)
+    name = " ".join(_TAGS.sub(" ", signature.group(1)).split()) if signature else (server or "").strip()
+    name = name.split("/", 1)[0][:40]  # "nginx/1.25.3": the product is enough
+    title = _one_line(title or "an HTML error page", 80)
+    return f"{title} ({_one_line(name, 40)})" if name else title
 
 
 def _flatten_fields(data: dict[str, Any], prefix: str = "") -> dict[str, list[str]]:

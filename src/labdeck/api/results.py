@@ -32,7 +32,13 @@ class ConnectionHealth:
 
     state: Literal["ok", "reconnecting", "error"] = "ok"
     last_error: str | None = None
+    """Short and safe: ``502 Bad Gateway (nginx)``, ``token refused (401)``, ``rate limited``."""
     last_ok_at: datetime | None = None
+    retry_at: datetime | None = None
+    """When the client sends again (a wait the server asked for, or the back-off of an outage)."""
+    reason: str | None = None
+    """What the server answered, said short, when it answered (401, 429, 5xx); None when no answer
+    came (unreachable): the status line then says "offline"."""
 
 
 @dataclass(frozen=True)

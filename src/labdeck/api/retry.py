@@ -113,6 +113,90 @@ def server_wait(headers: httpx.Headers, now: float, status: int) -> float | None
     return None
 
 
+GATED_STATUSES = frozenset({429, 502, 503, 504})
+"""Answers after which the whole client holds back (the server, not one request, is in trouble)."""
+
+
+class ServerGate:
+    """One client's manners towards a server in trouble, shared by every read it makes.
+
+    After a 502/503/504 nothing more is sent until a wait is over: exponential with jitter
+    (``U(d/2, d)``, ``d = base·2^(n-1)`` up to ``cap``) after the n-th failure in a row, or what
+    the server asked for (a 429's ``Retry-After``). Then one request goes (the probe) while the
+    others wait for its answer: a storm costs a handful of requests a minute whatever the number
+    of screens, projects and retries waiting (issue 24: at most 30 a minute).
+    """
+
+    def __init__(self, *, base: float = 1.0, cap: float = 60.0, clock: Clock = time.monotonic,
+                 rng: random.Random | None = None) -> None:
+        self.base = base
+        self.cap = cap
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.failures = 0
+        self.open_until = 0.0
+        self.status: int | None = None
+        self.reason: str | None = None
+        """What the last failure was (``502 Bad Gateway (nginx)``, ``rate limited``)."""
+        self._probe: asyncio.Event | None = None
+
+    @property
+    def closed(self) -> bool:
+        """True while nothing holds requests back."""
+        return self.failures == 0
+
+    def wait(self) -> float:
+        """Seconds before the next request may be sent (0: now)."""
+        return 0.0 if self.failures == 0 else max(0.0, self.open_until - self.clock())
+
+    @property
+    def probing(self) -> bool:
+        """A request is testing whether the server is back."""
+        return self._probe is not None
+
+    def claim(self) -> bool:
+        """Become the probe (True), unless one is under way or nothing is held back."""
+        if self.failures == 0:
+            return False
+        if self._probe is not None:
+            return False
+        self._probe = asyncio.Event()
+        return True
+
+    async def probe_answered(self) -> None:
+        """Wait until the probe under way has its answer (at once when there is none)."""
+        probe = self._probe
+        if probe is not None:
+            await probe.wait()
+
+    def _settle(self) -> None:
+        probe, self._probe = self._probe, None
+        if probe is not None:
+            probe.set()
+
+    def failed(self, status: int, reason: str, asked: float | None = None) -> float:
+        """The server failed again (``asked``: the wait it asked for); returns the wait."""
+        self.failures += 1
+        if asked is not None:
+            delay = asked
+        else:
+            ceiling = min(self.cap, self.base * 2 ** (self.failures - 1))
+            delay = self.rng.uniform(ceiling / 2, ceiling)
+        self.open_until = max(self.open_until, self.clock() + delay) if asked is None else self.clock() + delay
+        self.status, self.reason = status, reason
+        self._settle()
+        return self.wait()
+
+    def answered(self) -> None:
+        """The server answered (anything but a gated status): nothing is held back."""
+        self.failures, self.open_until, self.status, self.reason = 0, 0.0, None, None
+        self._settle()
+
+    def abandoned(self) -> None:
+        """The probe ended without an answer to judge by (cancelled, a transport failure)."""
+        self._settle()
+
+
 @dataclass(frozen=True)
 class RateLimit:
     """The server's rate-limit state from ``RateLimit-*`` headers (for the status bar)."""

@@ -21,9 +21,18 @@ from labdeck.api.errors import TlsConfigError
 from labdeck.trust import TrustStoreError, shared_context, trust_locations
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=30.0, write=30.0, pool=5.0)
-# Keep-alive shorter than common server idle timeouts (uvicorn/nginx: 5 s+) so a POST is not
-# written into a connection the server is closing, which would make its outcome ambiguous.
-DEFAULT_LIMITS = httpx.Limits(max_connections=16, max_keepalive_connections=16, keepalive_expiry=4.0)
+READ_KEEPALIVE = 50.0
+"""Seconds an idle connection for reads is kept: longer than the poller's slowest regular round
+(the board's 5 s, the CI column's overview) and shorter than the servers' own idle timeouts
+(GitLab's nginx: 65 s), so a board left open over TLS pays no new handshake per poll (issue 24).
+A server that closes sooner costs nothing but a new connection: httpx drops a connection the
+server closed before reusing it, and a read that meets one closing anyway is retried."""
+WRITE_KEEPALIVE = 4.0
+"""Changes go on their own connections, kept shorter than common server idle timeouts
+(uvicorn/nginx: 5 s+): a POST must not be written into a connection the server is closing,
+which would make its outcome ambiguous."""
+DEFAULT_LIMITS = httpx.Limits(max_connections=16, max_keepalive_connections=16, keepalive_expiry=READ_KEEPALIVE)
+WRITE_LIMITS = httpx.Limits(max_connections=8, max_keepalive_connections=4, keepalive_expiry=WRITE_KEEPALIVE)
 
 
 def build_ssl_context(verify: bool | str = True, *, ca_file: str | None = None,
@@ -48,16 +57,24 @@ def build_ssl_context(verify: bool | str = True, *, ca_file: str | None = None,
 def build_http_client(base_url: str, *, auth: httpx.Auth | None, verify: bool | str = True,
                       ca_file: str | None = None, timeout: httpx.Timeout | float | None = None,
                       transport: httpx.AsyncBaseTransport | None = None,
-                      user_agent: str = "labdeck") -> httpx.AsyncClient:
-    """One long-lived client. Redirects are not followed: a 3xx from the API is an error."""
+                      user_agent: str = "labdeck", limits: httpx.Limits = DEFAULT_LIMITS) -> httpx.AsyncClient:
+    """One long-lived client. Redirects are not followed: a 3xx from the API is an error.
+    ``limits``: :data:`DEFAULT_LIMITS` for reads, :data:`WRITE_LIMITS` for changes."""
     return httpx.AsyncClient(
         base_url=base_url,
         auth=auth,
         verify=build_ssl_context(verify, ca_file=ca_file),
         timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
-        limits=DEFAULT_LIMITS,
+        limits=limits,
         transport=transport,
         trust_env=True,
         follow_redirects=False,
         headers={"User-Agent": user_agent, "Accept": "application/json"},
     )
+
+
+def share_event_hooks(source: httpx.AsyncClient, target: httpx.AsyncClient) -> None:
+    """Make ``target`` run ``source``'s request and response hooks, now and as they change (the
+    write pool answers to the same observers as the read pool: the poller's tap, tests' spies).
+    httpx copies the hook lists it is given, so the one dict is shared instead."""
+    target._event_hooks = source._event_hooks

@@ -172,6 +172,11 @@ def _since(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+async def write_access(client: ApiClient) -> WriteCheck:
+    """:func:`check_write_access` on a client already open (the console's, after its first frame)."""
+    return await _check_write_access(client, client.base_url)
+
+
 async def _check_write_access(client: ApiClient, base_url: str) -> WriteCheck:
     try:
         # Straight on the client's connection, past its read-only refusal and its retries: the

@@ -17,7 +17,7 @@ import random
 from datetime import datetime, timedelta
 from typing import Any
 
-from labdeck.sim import ci_scenarios
+from labdeck.sim import ci_scenarios, ci_triage_stories
 from labdeck.sim.ci_engine import CiStore, JobSpec, StageSpec, store
 from labdeck.sim.ci_model import Job, Pipeline, Runner
 from labdeck.sim.dialect import is_gitlab
@@ -74,6 +74,7 @@ def populate(state: SimState, rng: random.Random) -> None:
     _warm_up(ci, rng, active, now)
     ci.next_pipeline_at = now + timedelta(seconds=rng.uniform(60, 240))
     ci_scenarios.add_scenarios(ci, now)
+    ci_triage_stories.add_triage_stories(ci, now)
     options = dict(state.extra.get("options") or {})
     options.update({k: v for k, v in state.extra.items() if k.startswith("ci_")})
     if any(options.get(name) for name in ("ci_huge_trace_bytes", "ci_million_line_trace", "ci_big_artifact_bytes")):

@@ -57,6 +57,14 @@ def store(state: SimState) -> CiStore:
     return created
 
 
+
+def runner_fault(job: Job, runner: Runner) -> None:
+    """A failing runner (``Runner.failing``) fails what it picks up: a runner system failure."""
+    if runner.failing:
+        job.will_fail = True
+        job.planned_failure = "runner_system_failure"
+        job.planned_duration = min(job.planned_duration or 40.0, 40.0)
+
 class CiStore(TraceStore, IndexedStore):
     """Runners, pipelines and jobs of one simulator, with their generated traces and archives."""
 
@@ -128,6 +136,7 @@ class CiStore(TraceStore, IndexedStore):
             bulk_initial_bytes=spec.bulk_initial_bytes, bulk_rate=spec.bulk_rate, bulk_lines=spec.bulk_lines,
             outcome_fixed=spec.outcome_fixed, planned_failure=spec.failure, flaky=spec.flaky,
             resource_group=spec.resource_group, prepare=spec.prepare, start_in=spec.start_in,
+            failure_log=spec.failure_log,
         )
         self.jobs[job.id] = job
         self._tallies[pipeline.id].add(job)
@@ -228,6 +237,7 @@ class CiStore(TraceStore, IndexedStore):
         job.started_at = at
         job.runner_id = runner.id
         job.runner_label = f"{runner.description} {runner.token}"
+        runner_fault(job, runner)
         if runner.maximum_timeout and job.planned_duration and job.planned_duration > runner.maximum_timeout:
             job.planned_duration = float(runner.maximum_timeout)
             job.will_fail = True
@@ -300,7 +310,7 @@ class CiStore(TraceStore, IndexedStore):
             trace_kind=job.trace_kind, bulk_initial_bytes=job.bulk_initial_bytes, bulk_rate=job.bulk_rate,
             bulk_lines=job.bulk_lines, outcome_fixed=job.outcome_fixed,
             failure=None if runner_fault else job.planned_failure, resource_group=job.resource_group,
-            prepare=job.prepare, start_in=job.start_in,
+            prepare=job.prepare, start_in=job.start_in, failure_log=job.failure_log,
         )
         clone = self._new_job(pipeline, spec, job.stage, job.stage_idx, user.id, at)
         clone.flaky = job.flaky
@@ -371,18 +381,14 @@ class CiStore(TraceStore, IndexedStore):
             if at <= now and (best is None or (at, rank, order) < best[:3]):
                 best = (at, rank, order, action)
 
-        busy: dict[int, int] = {}
-        for job_id in sorted(self.queue.running | self.queue.timed):
+        busy = self.queue.busy(self)
+        finishing = self.queue.next_finish(self)
+        if finishing is not None:
+            done, ending = finishing
+            offer(done, 0, ending.id, lambda: self.finish(ending, done))
+        for job_id in sorted(self.queue.timed):
             job = self.jobs.get(job_id)
-            if job is None or job_id not in self.active:
-                continue
-            if job.status in ("running", "canceling"):
-                busy[job.runner_id or 0] = busy.get(job.runner_id or 0, 0) + 1
-            if job.status == "running":
-                if job.planned_duration is not None and job.started_at is not None:
-                    done = job.started_at + timedelta(seconds=job.planned_duration)
-                    offer(done, 0, job.id, lambda job=job, done=done: self.finish(job, done))  # type: ignore[misc]
-            else:
+            if job is not None and job_id in self.active:
                 timed = ci_lifecycle.timed_event(self, job)
                 if timed is not None:
                     offer(timed[0], timed[1], job.id, timed[2])

@@ -56,6 +56,7 @@ class Runner:
     ip_address: str | None = "10.0.0.10"
     contacted_at: datetime | None = None
     connected: bool = True  # an online runner keeps polling; contacted_at follows the clock
+    failing: bool = False  # every job it picks up fails with runner_system_failure (a broken host)
     concurrent: int = 2
     name: str | None = "gitlab-runner"
     created_at: datetime | None = None
@@ -186,6 +187,7 @@ class Job:
     planned_failure: str | None = None  # the failure_reason a planned failure gets (script_failure when None)
     failure_reason: str | None = None  # set when the job fails (exposed in the gitlab dialect)
     flaky: bool = False  # fails, and every retry passes
+    failure_log: str | None = None  # "image_pull": a failure's log is a failed image pull from the registry
     resource_group: str | None = None
     prepare: bool = False  # passes through ``preparing`` (gitlab dialect)
     start_in: float | None = None  # ``when: delayed``

@@ -1,12 +1,9 @@
-"""What a pipeline is made of (the specs the data set and the control surface build), and how the
-statuses of its jobs make up its own."""
+"""What a pipeline is made of (the specs the data set and the control surface build); how the
+statuses of its jobs make up its own is :mod:`labdeck.sim.ci_status`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from labdeck.sim import ci_status
-from labdeck.sim.ci_model import COMPLETED_STATUSES, Job
 
 
 @dataclass
@@ -29,6 +26,7 @@ class JobSpec:
     outcome_fixed: bool = True
     failure: str | None = None  # the failure_reason of a planned failure (script_failure when None)
     flaky: bool = False  # fails, passes on retry
+    failure_log: str | None = None  # "image_pull": a failure's log shows a failed image pull (script_failure)
     resource_group: str | None = None
     prepare: bool = False  # an environment with prerequisites: ``preparing`` first (gitlab dialect)
     start_in: float | None = None  # seconds, for ``when: delayed``
@@ -38,16 +36,6 @@ class JobSpec:
 class StageSpec:
     name: str
     jobs: list[JobSpec]
-
-
-def stage_done(job: Job) -> bool:
-    """Whether ``job`` no longer holds its stage back (complete, or an optional manual job)."""
-    return job.status in COMPLETED_STATUSES or (job.status == "manual" and job.allow_failure)
-
-
-def composite_status(jobs: list[Job], *, gitlab: bool = False) -> str:
-    """The status ``jobs`` make up (see :mod:`labdeck.sim.ci_status`); pass only latest tries."""
-    return ci_status.composite(ci_status.counts_of((job.status, job.allow_failure) for job in jobs), gitlab=gitlab)
 
 
 def go_duration(seconds: int) -> str:

@@ -71,21 +71,55 @@ class RunQueue:
     """Running, timed and pending jobs of the CI store, indexed by status."""
 
     def __init__(self) -> None:
-        self.running: set[int] = set()  # running or canceling: they hold a runner slot
         self.timed: set[int] = set()  # scheduled, preparing, canceling: an event at a known time
         self._fresh: set[int] = set()  # pending (again) since the last look
         self._groups: dict[_Key, _Group] = {}
+        self._moved_running: set[int] = set()  # entered or left running/canceling since the last look
+        self._holding: dict[int, int] = {}  # job id → the runner whose slot it holds
+        self._busy: dict[int, int] = {}  # runner id → jobs running (or canceling) on it
+        self._finishing: list[tuple[datetime, int, datetime]] = []  # (done, id, started_at) of running jobs
 
     def moved(self, job: Job, name: str, old: object) -> None:
         """``job``'s ``status`` or ``queued_at`` changed from ``old``."""
         if name == "status":
-            for bucket, statuses in ((self.running, _RUNNING), (self.timed, _TIMED)):
-                if job.status in statuses:
-                    bucket.add(job.id)
-                elif old in statuses:
-                    bucket.discard(job.id)
+            if job.status in _TIMED:
+                self.timed.add(job.id)
+            elif old in _TIMED:
+                self.timed.discard(job.id)
+            if job.status in _RUNNING or old in _RUNNING:
+                self._moved_running.add(job.id)
         if job.status == "pending":
             self._fresh.add(job.id)
+
+    def busy(self, ci: QueueStore) -> dict[int, int]:
+        """Jobs running (or canceling) per runner id, among the jobs with events ahead."""
+        for job_id in self._moved_running:
+            runner_id = self._holding.pop(job_id, None)
+            if runner_id is not None:
+                self._busy[runner_id] -= 1
+            job = ci.jobs.get(job_id)
+            if job is None or job.status not in _RUNNING or job_id not in ci.active:
+                continue
+            runner_id = job.runner_id or 0
+            self._holding[job_id] = runner_id
+            self._busy[runner_id] = self._busy.get(runner_id, 0) + 1
+            if job.status == "running" and job.planned_duration is not None and job.started_at is not None:
+                done = job.started_at + timedelta(seconds=job.planned_duration)
+                heapq.heappush(self._finishing, (done, job_id, job.started_at))
+        self._moved_running.clear()
+        return self._busy
+
+    def next_finish(self, ci: QueueStore) -> tuple[datetime, Job] | None:
+        """The running job that finishes first (the lowest id among equals); call :meth:`busy` first."""
+        while self._finishing:
+            done, job_id, started_at = self._finishing[0]
+            job = ci.jobs.get(job_id)
+            if job is not None and job.status == "running" and job.started_at == started_at \
+                    and job_id in ci.active and job.planned_duration is not None \
+                    and job.started_at + timedelta(seconds=job.planned_duration) == done:
+                return done, job
+            heapq.heappop(self._finishing)
+        return None
 
     def events(self, ci: QueueStore, cursor: datetime, now: datetime, busy: dict[int, int], *,
                gitlab: bool) -> Iterator[Event]:

@@ -29,7 +29,7 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from labdeck.sim.ci_engine import CiStore, JobSpec, StageSpec
+from labdeck.sim.ci_engine import CiStore, JobSpec, StageSpec, runner_fault
 from labdeck.sim.ci_model import Job, Pipeline, Runner
 from labdeck.sim.dialect import is_gitlab
 from labdeck.sim.state import Project, SimState, User
@@ -169,6 +169,7 @@ def _play_out(ci: CiStore, pipeline: Pipeline, start: datetime) -> None:
             job.started_at = at + timedelta(seconds=3 + job.id % 20)
             job.status, job.runner_id = "running", runner.id
             job.runner_label = f"{runner.description} {runner.token}"
+            runner_fault(job, runner)
             finished = job.started_at + timedelta(seconds=job.planned_duration or 60.0)
             ci.finish(job, finished)
             stage_end = max(stage_end, finished)

@@ -75,6 +75,8 @@ class ScriptSpec:
     depends_on: list[tuple[str, int]] = field(default_factory=list)
     # The runner, not the script, failed (``runner_system_failure``): the log stops while preparing.
     system_failure: bool = False
+    # The registry refused the job's image (docker/kubernetes executors report script_failure).
+    image_pull_failure: bool = False
     runner_version: str = RUNNER_VERSION
     runner_revision: str = RUNNER_REVISION
     script_section: str = "build_script"
@@ -126,6 +128,8 @@ def build_script(spec: ScriptSpec) -> Script:
     out.emit(0.0, f"  on {spec.runner_description} {spec.runner_token[:8]}\n")
     if spec.system_failure:
         return _system_failure(out, rng, image, duration)
+    if spec.image_pull_failure and spec.failed:
+        return _image_pull_failure(out, rng, duration)
     t_sources = duration * 0.05
     out.section_start(0.2, "prepare_executor", f"Using Docker executor with image {image} ...\n")
     out.spread(0.3, t_sources * 0.6, [
@@ -180,6 +184,24 @@ def _system_failure(out: _Writer, rng: random.Random, image: str, duration: floa
                        f"policies [always]: Error response from daemon: Get \"https://registry-1.docker.io/v2/\": "
                        f"net/http: request canceled while waiting for connection (Client.Timeout exceeded while "
                        f"awaiting headers) (manager.go:250:15s){RESET}\n")
+    return out.script()
+
+
+REGISTRY = "registry.example.com"
+
+
+def _image_pull_failure(out: _Writer, rng: random.Random, duration: float) -> Script:
+    """The project's build image cannot be pulled: the registry times out (a registry outage)."""
+    image = f"{REGISTRY}/platform/ci-images/builder:{rng.randint(1, 9)}.{rng.randint(0, 20)}"
+    address = f"10.20.{rng.randint(0, 255)}.{rng.randint(2, 250)}:443"
+    out.section_start(0.2, "prepare_executor", f"Using Docker executor with image {image} ...\n")
+    out.emit(0.3, f"Pulling docker image {image} ...\n")
+    out.emit(duration * 0.5, f"{YELLOW}WARNING: Failed to pull image with policy \"always\": Error response from daemon: "
+                             f"Get \"https://{REGISTRY}/v2/\": dial tcp {address}: i/o timeout{RESET}\n")
+    out.section_end(duration * 0.95, "prepare_executor")
+    out.emit(duration, f"{RED}ERROR: Job failed: failed to pull image \"{image}\" with specified policies [always]: "
+                       f"Error response from daemon: Get \"https://{REGISTRY}/v2/\": dial tcp {address}: "
+                       f"i/o timeout (manager.go:{rng.randint(200, 260)}:{rng.randint(10, 30)}s){RESET}\n")
     return out.script()
 
 

@@ -10,7 +10,9 @@
   ``generate_trace: false`` (the log holds only appended bytes); ``trace_bytes`` + ``trace_rate``
   (a bulk log of that size growing that many bytes/s) or ``trace_lines`` (a bulk log of that many
   lines); ``duration: null`` runs until canceled; ``failure_reason`` (with ``fail``: e.g.
-  ``runner_system_failure``); ``flaky`` (fails, passes on retry); ``resource_group``; ``prepare``
+  ``runner_system_failure``); ``flaky`` (fails, passes on retry); ``failure_log: "image_pull"``
+  (with ``fail``: the log is a failed pull of the job's image from ``registry.example.com``, reported
+  as ``script_failure`` as the docker and kubernetes executors do); ``resource_group``; ``prepare``
   (passes through ``preparing``, gitlab dialect); ``when: delayed`` with ``start_in`` seconds (gitlab
   dialect only).
 
@@ -29,9 +31,15 @@
         {"name": "test", "jobs": [{"name": "unit", "count": 1200, "fail": [1], "duration": 30}]},
         {"name": "deploy", "jobs": [{"name": "deploy", "count": 300, "duration": 30}]}]}
 
+  On the default shared runners (4 + 3 slots) its test stage takes about 90 simulated minutes;
+  widen a runner (below) to run the stage at once.
+
 - ``POST /-/sim/projects/{id}/jobs/{job_id}/trace``: appends the raw request body to the job's log;
   answers 201 ``{"id", "size"}``.
-- ``PUT /-/sim/runners/{runner_id}`` JSON ``{"connected": bool}``: a runner stops or resumes polling.
+- ``PUT /-/sim/runners/{runner_id}`` JSON ``{"connected": bool, "concurrent": N, "failing": bool}``: a
+  runner stops or resumes polling; ``concurrent`` sets how many jobs it runs at once (an autoscaling
+  fleet for pipelines of thousands of jobs; the shared runners run 4 and 3); a failing runner fails
+  every job it picks up (``runner_system_failure``).
 
 Every route refuses non-loopback clients (404) and callers without an admin ``api`` token (403).
 """
@@ -142,6 +150,10 @@ def _job_spec(raw: Any, gitlab: bool) -> JobSpec:
         spec.trace_kind, spec.bulk_lines = "bulk", int(raw["trace_lines"])
     spec.failure = str(raw["failure_reason"]) if raw.get("failure_reason") else None
     spec.flaky = bool(raw.get("flaky", False))
+    if raw.get("failure_log") is not None:
+        if raw["failure_log"] != "image_pull":
+            raise _Refused(400, {"error": "failure_log must be \"image_pull\""})
+        spec.failure_log = "image_pull"
     spec.resource_group = str(raw["resource_group"]) if raw.get("resource_group") else None
     spec.prepare = bool(raw.get("prepare", False))
     if when == "delayed":
@@ -227,7 +239,7 @@ async def append_trace(request: Request) -> Response:
 
 
 async def set_runner(request: Request) -> Response:
-    """PUT /-/sim/runners/{runner_id}: ``{"connected": bool}``."""
+    """PUT /-/sim/runners/{runner_id}: ``{"connected": bool, "concurrent": N}``."""
     try:
         state, _ = _admin(request)
         try:
@@ -242,13 +254,21 @@ async def set_runner(request: Request) -> Response:
                 runner = None
             if runner is None:
                 raise _Refused(404, {"message": "404 Not found"})
+            if isinstance(body, dict) and "concurrent" in body:
+                concurrent = body["concurrent"]
+                if not isinstance(concurrent, int) or isinstance(concurrent, bool) or not 1 <= concurrent <= 100_000:
+                    raise _Refused(400, {"error": "concurrent must be an integer from 1 to 100000"})
+                runner.concurrent = concurrent
+            if isinstance(body, dict) and "failing" in body:
+                runner.failing = bool(body["failing"])
             if isinstance(body, dict) and "connected" in body:
                 runner.connected = bool(body["connected"])
                 if runner.connected:
                     runner.contacted_at = state.now()
                 elif runner.contacted_at is not None:
                     runner.contacted_at = min(runner.contacted_at, state.now())
-            return JSONResponse({"id": runner.id, "connected": runner.connected,
+            return JSONResponse({"id": runner.id, "connected": runner.connected, "concurrent": runner.concurrent,
+                                 "failing": runner.failing,
                                  "status": runner.status(state.now(), gitlab=is_gitlab(state))})
     except _Refused as refused:
         return refused.response

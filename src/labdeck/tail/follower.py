@@ -77,7 +77,9 @@ class FollowStats:
     waits: list[float] = field(default_factory=list)
 
 
-_RETRYABLE = (errors.TransportError, errors.ServerError, errors.RateLimited)
+_RETRYABLE = (errors.TransportError, errors.ServerError, errors.RateLimited, errors.Unauthorized)
+"""Failures following waits out: the network's, the server's, and a refused token (the console
+asks for a new one, and the log goes on with it: :meth:`TraceFollower.use_client`)."""
 
 
 class TraceFollower:
@@ -87,7 +89,7 @@ class TraceFollower:
     decoded text (not yet sanitized: feed it to :class:`labdeck.tail.lines.LineIndex`), ``reset``
     means "clear what you have, the log starts over" (its ``message`` says why), ``status`` carries
     the job's new status, ``error`` a one-line message while following pauses and retries, and
-    ``end`` comes once, last. Errors other than transport/5xx/429 (404, 403, 401…) are reported as
+    ``end`` comes once, last. Errors other than transport/5xx/429/401 (404, 403…) are reported as
     ``error`` followed by ``end``.
     """
 
@@ -114,6 +116,13 @@ class TraceFollower:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._started = False
         self._got_data = False
+
+    def use_client(self, client: Any) -> None:
+        """Read through ``client`` from the next read on (a new sign-in replaced the client): the
+        log goes on from where it is, nothing is read twice."""
+        self._jobs = client.jobs
+        send, check = getattr(client, "send", None), getattr(client, "check", None)
+        self._client = client if callable(send) and callable(check) else None
 
     def __aiter__(self) -> AsyncIterator[TraceEvent]:
         if self._started:

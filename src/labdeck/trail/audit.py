@@ -118,8 +118,10 @@ class AuditLog:
         max_bytes, keep_files: rotation (10 MB, 5 files).
         clock: the local time source (tests).
 
-    A write that fails (disk full, permissions) never blocks the request: the reason is kept in
-    :attr:`write_error` for the UI to show, and logged.
+    No change leaves without its record: when the ``sent`` line cannot be written (the folder is
+    not writable, the disk is full) the change is refused with :class:`labdeck.api.errors.AuditUnavailable`
+    (nothing sent), unless the user agreed to send without records (:attr:`allow_unrecorded`).
+    The reason is kept in :attr:`write_error`, and logged.
     """
 
     def __init__(self, instance: str, path: Path | None = None, *, max_bytes: int = MAX_BYTES,
@@ -137,7 +139,14 @@ class AuditLog:
         self.user: str | None = None
         self._user_bound = False
         self.write_error: str | None = None
+        self.allow_unrecorded = False
+        """The user agreed to send changes although their records cannot be written."""
         self._lock = threading.Lock()
+
+    def problem(self) -> str | None:
+        """Why records cannot be written now (the folder missing and not creatable, or not
+        writable); None when they can. Asked at start-up and by ``labdeck doctor``."""
+        return writable_problem(self.path)
 
     @property
     def path(self) -> Path:
@@ -181,7 +190,8 @@ class AuditLog:
         }
         if refused_locally:
             record.update(phase="local", outcome="refused", local=True, detail="read-only mode")
-        self._append(record, sync=True)
+        if not self._append(record, sync=True) and not refused_locally and not self.allow_unrecorded:
+            raise errors.AuditUnavailable(method, raw_path, self.write_error or "the audit log could not be written")
         return attempt
 
     def finish(self, attempt: Attempt, outcome: str, *, status: int | None = None,
@@ -234,7 +244,7 @@ class AuditLog:
 
     # --- the file ------------------------------------------------------------------------------
 
-    def _append(self, record: dict[str, Any], *, sync: bool) -> None:
+    def _append(self, record: dict[str, Any], *, sync: bool) -> bool:
         # ensure_ascii: every control character in a server string is written as a \\u escape,
         # so the file is safe to cat.
         line = (json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
@@ -251,9 +261,11 @@ class AuditLog:
                 finally:
                     os.close(fd)
             self.write_error = None
+            return True
         except OSError as exc:
             self.write_error = f"the audit log could not be written to {path}: {exc.strerror or exc}"
             _log.warning("%s", self.write_error)
+            return False
 
     def _rotate(self, path: Path, incoming: int) -> None:
         try:
@@ -272,6 +284,21 @@ class AuditLog:
             os.replace(path, rotated_path(path, 1))
         else:
             path.unlink()
+
+
+def writable_problem(path: Path) -> str | None:
+    """Why ``path`` (an audit log file) cannot be written: its folder cannot be created or is not
+    writable, or the file itself is read-only; None when it can."""
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        return f"the audit log's folder {folder} cannot be created ({exc.strerror or exc})"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"the audit log's folder {folder} is not writable"
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"the audit log {path} is not writable"
+    return None
 
 
 def rotated_path(path: Path, number: int) -> Path:

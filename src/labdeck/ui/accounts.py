@@ -79,13 +79,21 @@ class AccountSwitching(SectionNavigation):
     async def _replace_token(self, token: Secret) -> None:
         old, self._client = self._client, self._build_client(self.session, token)
         self._client.read_only = self.read_only
+        self._client.audit.allow_unrecorded = old.audit.allow_unrecorded  # asked once per session
         self.session.token = token
         self.session.token_source = "prompt"
+        # Everything that reads moves to the new client before the old one is closed: a read still
+        # under way on it then ends as a retry with the new one, not as a dead subscription.
+        self.watching.replace_client(self._client)
+        for screen in self._all_screens():
+            replaced = getattr(screen, "client_replaced", None)
+            if callable(replaced):
+                replaced()
         if self._own_client:
             with contextlib.suppress(Exception):
                 await old.aclose()
         self._own_client = True
-        self.watching.replace_client(self._client)
+        self.signed_out = False
         await self._who_am_i()
         reload = getattr(self.screen, "reload", None)
         if reload is not None:

@@ -23,24 +23,25 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events, on
-from textual.app import App
+from textual.app import App, ScreenStackError
 from textual.binding import Binding, BindingType
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
-from labdeck.api import ApiClient
+from labdeck.api import ApiClient, errors
 from labdeck.logsafe import redact
 from labdeck.session import Session
 from labdeck.ui import sections
 from labdeck.ui.accounts import AccountSwitching, SessionForProfile
 from labdeck.ui.builtin_commands import register_builtin_commands
-from labdeck.ui.connection import ConnectionWatch, is_outage
+from labdeck.ui.connection import ConnectionWatch, is_outage, trouble_text
 from labdeck.ui.console import CommandError, CommandRegistry, StatusInfo, Ticks
 from labdeck.ui.errors import react_to
 from labdeck.ui.formatting import Clock, system_clock
 from labdeck.ui.palette import ProjectJumpProvider, ScreenActionsProvider
+from labdeck.ui.safeguards import WRITE_CHECK_DELAY, Safeguards
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.command_line import CommandLineScreen
 from labdeck.ui.screens.keys import KeysScreen
@@ -84,7 +85,7 @@ def freeze_start_up_objects() -> None:
     gc.enable()
 
 
-class LabdeckApp(AccountSwitching, ThemeOffer):
+class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
     """The labdeck console."""
 
     TITLE = "labdeck"
@@ -103,6 +104,8 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
         Binding("ctrl+p", "command_palette", "Palette", show=False, id="app.palette"),
         Binding("escape", "back", "Back", show=False, id="app.back"),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit"),
+        Binding("ctrl+z", "suspend_process", "Suspend", show=False, id="app.suspend",
+                tooltip="Suspend the console to the shell (fg brings it back)"),
     ]
     SECTIONS: ClassVar[tuple[str, ...]] = ("projects", "jobs")
 
@@ -115,8 +118,12 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
         session_for_profile: SessionForProfile | None = None,
         ui_state: UiState | None = None,
         install_signals: bool = False,
+        check_write: bool = False,
     ) -> None:
         super().__init__()
+        self._check_write = check_write
+        """Probe whether the token may write once the first frame is drawn (the command line skips
+        it before start-up: one round trip before the first frame, not two)."""
         self.session = session
         self._own_client = client is None
         self._client = client if client is not None else self._build_client(session)
@@ -152,6 +159,7 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
         self.signed_out = False
         """True once the server refused the token (shown on the status line)."""
         self._profile_names: list[str] | None = None
+        self._audit_asked = False
         self._refreshed_css_version: int | None = None
         self._theme_notices = self.install_themes(session.theme)
 
@@ -247,7 +255,13 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
         self.set_timer(FREEZE_DELAY, freeze_start_up_objects)
         self.set_timer(THEME_CHECK_DELAY, self.offered_themes)
         self.set_interval(TICK_SECONDS, self._tick)
+        self.app_resume_signal.subscribe(self, self._redraw_after_resume)
         self.run_worker(self._who_am_i(), name="whoami", group="app-whoami", exclusive=True, exit_on_error=False)
+        if self._check_write:
+            # After the first frame, and after the first screen's own reads: nothing a person
+            # waits for queues behind the probe.
+            self.call_after_refresh(self.set_timer, WRITE_CHECK_DELAY, self._start_write_check)
+        self.call_after_refresh(self._start_audit_check)
         self.run_worker(self._load_profile_names(), group="app-profiles", exit_on_error=False)
         if self.session.start_command:
             self.call_after_refresh(self.run_command_line, self.session.start_command)
@@ -326,7 +340,11 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
 
     def refresh_status(self) -> None:
         """Update the status line now (the clock tick also does, once a second)."""
-        for status in StatusLine.on_screen(self.screen):
+        try:
+            screen = self.screen
+        except ScreenStackError:  # shutting down: a worker finished after the last screen went
+            return
+        for status in StatusLine.on_screen(screen):
             status.update_status()
 
     def _tick(self) -> None:
@@ -338,6 +356,7 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
             # not there yet: the next tick finds them.
             return
         self.refresh_status()
+        self._notice_refused_token()
         if isinstance(screen, Ticks):
             screen.tick(self.clock())
 
@@ -386,6 +405,7 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
             now=self.clock(),
             token_source=self.session.token_source,
             signed_out=self.signed_out,
+            trouble=trouble_text(health),
         )
 
     # --- errors -------------------------------------------------------------------------------
@@ -397,6 +417,10 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
     def handle_worker_state(self, worker: Worker[Any], state: WorkerState) -> None:
         """The one place where worker errors become toasts, the sign-in dialog or a modal."""
         if state != WorkerState.ERROR or worker.error is None:
+            return
+        if isinstance(worker.error, errors.AuditUnavailable):
+            self.notify(worker.error.user_message(), title="Not sent", severity="error", timeout=10)
+            self.ask_about_audit(worker.error.reason)
             return
         reaction = react_to(worker.error)
         if is_outage(worker.error):
@@ -471,9 +495,12 @@ class LabdeckApp(AccountSwitching, ThemeOffer):
         self.push_screen(KeysScreen(title, screen.active_bindings))
 
 
-def run_console(session: Session, *, session_for_profile: SessionForProfile | None = None) -> int:
-    """Run the console until the user quits; returns the exit code."""
-    app = LabdeckApp(session, session_for_profile=session_for_profile, install_signals=True)
+def run_console(session: Session, *, session_for_profile: SessionForProfile | None = None,
+                check_write: bool = False) -> int:
+    """Run the console until the user quits; returns the exit code. ``check_write``: probe write
+    access after the first frame (see :meth:`LabdeckApp._write_check`)."""
+    app = LabdeckApp(session, session_for_profile=session_for_profile, install_signals=True,
+                     check_write=check_write)
     app.freeze_loaded_data = True
     result = app.run()
     if app.return_code:

@@ -57,6 +57,8 @@ class StatusInfo:
     token_source: str = "none"
     signed_out: bool = False
     """The server refused the token (or there is none): not just "not known yet"."""
+    trouble: str | None = None
+    """The server's trouble, said short (``token refused (401)``, ``rate limited — retrying in 5 s``)."""
     """Where the token came from (``keyring``, ``env:LABDECK_TOKEN``, ``stdin`` …)."""
 
 

@@ -74,7 +74,13 @@ class Watching:
                              description="Watch projects")
 
     def replace_client(self, client: ApiClient) -> None:
-        """A new sign-in or profile: a new poller on the new client (alerts and their log stay)."""
+        """A new sign-in or profile. The same instance (a token given again): the same poller goes
+        on with the new client, so the board, the CI column, alerts and their subscriptions resume
+        at once. Another instance: a new poller (alerts and their log stay)."""
+        if client.base_url == self.poller.client.base_url:
+            self.watched.client = client
+            self.poller.replace_client(client)
+            return
         self.poller.stop()
         self._build(client)
         self.start()

@@ -52,6 +52,10 @@ class ActivityCheck:
         self._etags: dict[str, str | None] = {}
         self.scope: str | None = None
 
+    def use_engine(self, engine: HttpEngine) -> None:
+        """Read through ``engine`` from now on (a new sign-in replaced the client)."""
+        self._engine = engine
+
     def _params(self, scope: str | None, page: int, since: bool) -> dict[str, Any]:
         params: dict[str, Any] = {"order_by": "last_activity_at", "sort": "desc", "simple": "true",
                                   "per_page": self.per_page}

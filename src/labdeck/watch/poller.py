@@ -170,6 +170,23 @@ class BoardPoller(PollerReads):
         """Stop observing the client's responses (when :meth:`step` was driven by hand)."""
         self.tap.uninstall()
 
+    def replace_client(self, client: ApiClient) -> None:
+        """A new sign-in (the same instance, another token): every subscription and alert goes on
+        with the new client, and everything the old one could not read is read again now (what
+        was read stays on show meanwhile). Reads still under way on the old client end quietly."""
+        self.tap.uninstall()
+        self.client = client
+        self.activity.use_engine(client)
+        now = self._clock()
+        for track in self.tracks.values():
+            track.next_due = min(track.next_due, now)
+        self._next_activity = min(self._next_activity, now)
+        self._error = None
+        self._failures = 0
+        for sub in self._subs:
+            self._to_send.add(id(sub))
+        self.wake()
+
     @property
     def requests_made(self) -> int:
         """HTTP exchanges made by the poller so far."""
@@ -340,11 +357,19 @@ class BoardPoller(PollerReads):
         return min((moment for moment in times if moment > now), default=now + 60.0) - now
 
     async def _guarded(self, item: _Work) -> None:
+        client = self.client
         async with self._semaphore:
             with self.tap.attributed(item.kind) as attribution:
                 try:
                     await item.run()
                 except Exception as exc:  # never let one read stop the board
+                    if self.client is not client:
+                        # The client was replaced (a new sign-in) and the old one closed under this
+                        # read: not a failure of the server; read again with the new one at once.
+                        log.debug("watch: %s read ended with the old client", item.kind)
+                        if item.track is not None:
+                            item.track.next_due = self._clock()
+                        return
                     log.warning("watch: %s read failed: %s", item.kind, type(exc).__name__)
                     self._error = f"{item.kind}: {type(exc).__name__}"
                     # Not again at once: a body that cannot be read will not read better in a second.

@@ -12,6 +12,7 @@ from typing import Any
 
 from labdeck.api import errors
 from labdeck.api.client import ApiClient
+from labdeck.api.core import TOKEN_REFUSED
 from labdeck.api.models import Job
 from labdeck.api.parsers import list_parser
 from labdeck.watch.activity import ActivityCheck
@@ -41,7 +42,21 @@ from labdeck.watch.watched import WatchedSet
 log = logging.getLogger("labdeck.watch")
 
 
-_REFUSED = (errors.NotFound, errors.Forbidden, errors.Unauthorized)
+_REFUSED = (errors.NotFound, errors.Forbidden)
+"""This project's own refusals. A 401 is the token's (every read gets it): :meth:`_transient`."""
+
+
+def trouble(exc: errors.ApiError) -> str:
+    """A failure said short, the same way everywhere (``token refused (401)``, ``502 Bad Gateway
+    (nginx)``, ``rate limited``): the status line and the board's header show it."""
+    if isinstance(exc, errors.Unauthorized):
+        return TOKEN_REFUSED
+    if isinstance(exc, errors.RateLimited):
+        return "rate limited"
+    if isinstance(exc, errors.HttpError) and exc.status >= 500:
+        message = exc.message
+        return message if message.startswith(str(exc.status)) else f"HTTP {exc.status}: {message}"[:80]
+    return exc.user_message()
 
 
 class PollerReads(DeepReads):
@@ -86,13 +101,16 @@ class PollerReads(DeepReads):
             log.exception("watch: %s subscriber failed", sub.kind)
 
     def _transient(self, exc: errors.ApiError) -> float:
-        """A failure that is not the project's fault: note it and back off (exponential, ≤ 60 s)."""
+        """A failure that is not the project's fault (the server's, the network's, the token's):
+        note it and back off, exponential with jitter up to 60 s. What was read before stays
+        (shown stale), never replaced by nothing."""
         self.stats.errors += 1
         self._failures += 1
-        self._error = exc.user_message()
+        self._error = trouble(exc)
         if isinstance(exc, errors.RateLimited):
-            return self.budget.paused() or self.settings.interval
-        return min(60.0, self.settings.interval * 2 ** min(self._failures, 6))
+            return max(self.budget.paused(), exc.retry_after or 0.0) or self.settings.interval
+        ceiling = min(60.0, self.settings.interval * 2 ** min(self._failures - 1, 6))
+        return self._rng.uniform(ceiling / 2, ceiling)
 
     def _recovered(self) -> None:
         self._failures = 0
@@ -107,8 +125,6 @@ class PollerReads(DeepReads):
                 f"projects/{pid}/jobs", {"per_page": s.jobs_per_project})
         except _REFUSED as exc:
             self.stats.errors += 1
-            if isinstance(exc, errors.Unauthorized):
-                self._error = exc.user_message()  # the token, not this project: show it in the status line
             now = self._clock()
             track.error, track.rows, track.page_rows, track.loaded = exc.user_message(), (), (), False
             set_lane(track, ERROR, now)

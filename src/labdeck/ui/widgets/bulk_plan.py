@@ -1,7 +1,10 @@
 """Bulk job actions without any UI: the plan (the dry run) and the run.
 
 A plan lists, for each job it acts on, the exact request it will send (``POST
-/projects/:id/jobs/:job_id/retry|cancel|play``) and the jobs it leaves out with the reason::
+/projects/:id/jobs/:job_id/retry|cancel|play``) and the jobs it leaves out with the reason. On a
+server with the pipelines API, retrying or canceling a whole pipeline is one request (``POST
+/projects/:id/pipelines/:pipeline_id/retry|cancel``, a :class:`PipelineRequest`) that names the
+jobs it acts on (:func:`through_pipeline`)::
 
     plan = plan_retry(job_targets(7, "platform/audit-log", jobs), action="pipeline.retry-failed",
                       scope="pipeline #12", pipeline_id=12)
@@ -18,7 +21,7 @@ server cannot be reached or asks to slow down, or when the user stopped it).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from labdeck.api import ApiClient, errors
@@ -80,6 +83,43 @@ class PlannedRequest:
 
 
 @dataclass(frozen=True)
+class PipelineRequest:
+    """One request on a whole pipeline (the pipelines API), and the jobs the server will act on:
+    for a retry, the newest tries that failed or were canceled; for a cancel, every job that has
+    not finished and is not manual."""
+
+    project_id: int
+    project_path: str
+    pipeline_id: int
+    kind: BulkKind
+    jobs: tuple[JobTarget, ...]
+    method: str = "POST"
+
+    @property
+    def path(self) -> str:
+        """``/projects/7/pipelines/12/retry``."""
+        return f"/projects/{self.project_id}/pipelines/{self.pipeline_id}/{self.kind}"
+
+    def describe(self) -> str:
+        """``POST /projects/7/pipelines/12/retry``."""
+        return f"{self.method} {self.path}"
+
+
+Request = PlannedRequest | PipelineRequest
+"""Any request of a plan."""
+
+
+def request_jobs(request: Request) -> tuple[JobTarget, ...]:
+    """The jobs one request acts on."""
+    return request.jobs if isinstance(request, PipelineRequest) else (request.target,)
+
+
+def request_project(request: Request) -> str:
+    """The path of the project a request goes to."""
+    return request.project_path if isinstance(request, PipelineRequest) else request.target.project_path
+
+
+@dataclass(frozen=True)
 class LeftOut:
     """A job the plan does not act on, and why."""
 
@@ -94,12 +134,19 @@ class BulkPlan:
     kind: BulkKind
     action: str
     """The audit log's ``action`` for every request (``pipeline.retry-failed`` …)."""
-    requests: tuple[PlannedRequest, ...]
+    requests: tuple[Request, ...]
     left_out: tuple[LeftOut, ...] = ()
     scope: str = ""
     """What the jobs were taken from, for the title: ``pipeline #12``, ``3 marked jobs``."""
     pipeline_id: int | None = None
     """The one pipeline every job belongs to, when there is one (audit target)."""
+    note: str = ""
+    """Said under the dry run: how the plan was made, when that is not obvious."""
+
+    @property
+    def jobs(self) -> tuple[JobTarget, ...]:
+        """Every job the plan acts on, in request order."""
+        return tuple(target for request in self.requests for target in request_jobs(request))
 
     @property
     def verb(self) -> str:
@@ -109,14 +156,14 @@ class BulkPlan:
     @property
     def title(self) -> str:
         """``Retry 3 jobs of pipeline #12``."""
-        count = len(self.requests)
+        count = len(self.jobs)
         text = f"{self.verb} {count} job{'' if count == 1 else 's'}"
         return f"{text} of {self.scope}" if self.scope else text
 
     @property
     def project_paths(self) -> tuple[str, ...]:
         """The projects the requests go to, sorted."""
-        return tuple(sorted({request.target.project_path for request in self.requests}))
+        return tuple(sorted({request_project(request) for request in self.requests}))
 
 
 def _reason(kind: BulkKind, job: Job, marked: bool) -> str | None:
@@ -197,6 +244,31 @@ def plan_play(targets: Iterable[JobTarget], *, marked: bool = False, action: str
 
 PLANNERS: dict[BulkKind, Callable[..., BulkPlan]] = {"retry": plan_retry, "cancel": plan_cancel, "play": plan_play}
 
+PIPELINE_RETRIES = frozenset({"failed", "canceled"})
+"""What a pipeline's retry retries (newest tries); a cancel stops :data:`CANCELABLE` jobs."""
+
+
+def pipeline_endpoint_differs(plan: BulkPlan, latest: Iterable[Job]) -> str:
+    """Why the pipeline endpoint would not do exactly what ``plan`` (a whole, unmarked pipeline)
+    does, given the newest tries ``latest`` of its jobs; "" when it would."""
+    planned = {request.target.job.id for request in plan.requests if isinstance(request, PlannedRequest)}
+    acts = PIPELINE_RETRIES if plan.kind == "retry" else CANCELABLE
+    extra = [job for job in latest if (job.status or "") in acts and job.id not in planned]
+    if plan.kind == "play" or not extra:
+        return "" if plan.kind != "play" else "the pipelines API has no play"
+    statuses = sorted({job.status or "?" for job in extra})
+    return (f"the pipeline's own {plan.kind} would also act on {len(extra)} "
+            f"{'/'.join(statuses)} job{'' if len(extra) == 1 else 's'}")
+
+
+def through_pipeline(plan: BulkPlan, project_id: int, project_path: str, pipeline_id: int) -> BulkPlan:
+    """``plan`` (every job to retry or cancel in one pipeline) as one request to the pipeline's
+    endpoint, naming the same jobs."""
+    targets = tuple(target for request in plan.requests for target in request_jobs(request))
+    request = PipelineRequest(project_id, project_path, pipeline_id, plan.kind, targets)
+    note = "One request for the whole pipeline (the server has the pipelines API); it acts on these jobs:"
+    return replace(plan, requests=(request,), note=f"{plan.note} {note}" if plan.note else note)
+
 
 # --- the run ------------------------------------------------------------------------------------
 
@@ -205,7 +277,7 @@ PLANNERS: dict[BulkKind, Callable[..., BulkPlan]] = {"retry": plan_retry, "cance
 class JobResult:
     """What became of one planned request."""
 
-    request: PlannedRequest
+    request: Request
     outcome: str
     """One of :data:`OUTCOMES`."""
     detail: str
@@ -276,8 +348,48 @@ async def _reread(client: ApiClient, request: PlannedRequest) -> tuple[Job | Non
     return current, note
 
 
-async def _send(client: ApiClient, request: PlannedRequest) -> tuple[JobResult, str | None]:
+async def _reread_pipeline(client: ApiClient, request: PipelineRequest) -> str:
+    """The pipeline's state after an unknown outcome (a GET: safe to repeat)."""
+    try:
+        current = await client.pipelines.get(request.project_id, request.pipeline_id)
+    except errors.ApiError as exc:
+        return f"Could not re-read it: {exc.user_message()}"
+    return f"Re-read: the pipeline is now {current.status}."
+
+
+async def _send_pipeline(client: ApiClient, request: PipelineRequest) -> tuple[JobResult, str | None]:
+    """Send one pipeline request (see :func:`_send`)."""
+    method = client.pipelines.retry if request.kind == "retry" else client.pipelines.cancel
+    try:
+        answer = await method(request.project_id, request.pipeline_id)
+    except errors.OutcomeUnknown as exc:
+        note = await _reread_pipeline(client, request)
+        status = f"{exc.status} " if isinstance(exc, errors.HttpError) else ""
+        reason = " ".join(f"{status}{exc.message}".split())[:80]
+        detail = f"no usable answer ({reason}): the server may have applied it. It will not be sent again. {note}"
+        return JobResult(request, UNKNOWN, detail), "stopped after an answer that was lost"
+    except (errors.RateLimited, errors.Unauthorized) as exc:
+        return (JobResult(request, REFUSED, f"{exc.status}: {exc.user_message()}", status=exc.status),
+                "stopped: the server refuses further requests for now")
+    except errors.HttpError as exc:
+        return JobResult(request, REFUSED, f"{exc.status}: {exc.message}", status=exc.status), None
+    except errors.ReadOnlyError:
+        return JobResult(request, NOT_REACHED, "read-only mode: not sent"), "stopped: read-only mode"
+    except errors.TransportError as exc:
+        return (JobResult(request, NOT_REACHED, f"not sent: {exc.user_message()}"),
+                "stopped: the server cannot be reached")
+    except errors.ApiError as exc:  # a 2xx whose body did not parse: it was applied
+        note = await _reread_pipeline(client, request)
+        return JobResult(request, DONE, f"accepted, answer unreadable ({exc.user_message()}). {note}"), None
+    count = len(request.jobs)
+    return JobResult(request, DONE, f"pipeline {_VERBS[request.kind][1]} ({count} job{'' if count == 1 else 's'}); "
+                                    f"it is now {answer.status}"), None
+
+
+async def _send(client: ApiClient, request: Request) -> tuple[JobResult, str | None]:
     """Send one request; the result, and why the run must stop after it (None: go on)."""
+    if isinstance(request, PipelineRequest):
+        return await _send_pipeline(client, request)
     target = request.target
     method = {"retry": client.jobs.retry, "cancel": client.jobs.cancel, "play": client.jobs.play}[request.kind]
     try:
@@ -307,7 +419,7 @@ async def _send(client: ApiClient, request: PlannedRequest) -> tuple[JobResult, 
 
 
 async def run_plan(client: ApiClient, plan: BulkPlan, *, confirmation: str = "dialog",
-                   on_sending: Callable[[PlannedRequest], None] | None = None,
+                   on_sending: Callable[[Request], None] | None = None,
                    on_result: Callable[[JobResult], None] | None = None,
                    stop: Callable[[], bool] | None = None) -> list[JobResult]:
     """Send the plan's requests one by one (see the module docstring); ``stop()`` is asked before
@@ -326,7 +438,9 @@ async def run_plan(client: ApiClient, plan: BulkPlan, *, confirmation: str = "di
                 if on_sending is not None:
                     on_sending(request)
                 # Each job names its own project: a board plan spans several.
-                inner = AuditTarget(project=request.target.project_path, job=request.target.job.id)
+                inner = (AuditTarget(project=request.project_path, pipeline=request.pipeline_id)
+                         if isinstance(request, PipelineRequest)
+                         else AuditTarget(project=request.target.project_path, job=request.target.job.id))
                 with client.audit.context(target=inner):
                     result, halted = await _send(client, request)
             results.append(result)

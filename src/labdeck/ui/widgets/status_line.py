@@ -150,7 +150,16 @@ class StatusLine(Horizontal):
         self._set("rate", f"rate {info.rate_limit}" if info.rate_limit and not narrow else "")
         # Short words only: the full error is in the toast and the log header; a long one here
         # would push the instance and the data age off an 80-column line.
-        self._set("health", {"ok": "● online", "reconnecting": "◌ retrying"}.get(info.health, "✕ offline"))
+        # Short words when all is well; the server's trouble said as such when not ("token refused
+        # (401)", "502 Bad Gateway (nginx) — retrying in 8 s", "rate limited — retrying in 5 s").
+        trouble = info.trouble
+        if trouble and narrow:
+            trouble = trouble.split(" — ", 1)[0]  # 80 columns: what, not when
+        if info.health == "ok" or not trouble:
+            health = {"ok": "● online", "reconnecting": "◌ retrying"}.get(info.health, "✕ offline")
+        else:
+            health = f"{'◌' if info.health == 'reconnecting' else '✕'} {trouble}"
+        self._set("health", health)
         self._set_class("health", info.health == "reconnecting", "-reconnecting")
         self._set_class("health", info.health not in ("ok", "reconnecting"), "-error")
         if self._freshness is not None:

@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
+from labdeck.ui.connection import trouble_text
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.jobs.table import format_duration
 from labdeck.ui.widgets.bulk import open_bulk_action
@@ -143,6 +144,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self.query_one("#running-now", Static).display = False
         self.table.focus()
         self._show()
+        self.call_after_refresh(self._show)  # the header says "loading…" from the first frame on
 
     def on_screen_resume(self) -> None:
         """Visible: the poller sends snapshots again (at once: the current one)."""
@@ -238,11 +240,32 @@ server by itself; the status line says how fresh the data is (amber: older than 
 
     def _update_context(self, rows: list[PipelineRow]) -> None:
         snapshot = self.snapshot
+        watching = self.console_app.watching
+        freshness = watching.freshness()
+        trouble = trouble_text(getattr(self.console_app.client, "health", None)) or freshness.error
+        listed = watching.watched.resolved and not (snapshot.watched is not None and snapshot.watched.problems)
         watched = len(snapshot.watched.projects) if snapshot.watched is not None else 0
-        parts = [f"{snapshot.broken} failed" if snapshot.broken else "nothing failing",
-                 f"{sum(1 for row in rows if row.status == 'running')} running",
-                 f"{watched} projects watched"]
-        if snapshot.loading:
+        parts: list[str] = []
+        if trouble:
+            # The server refuses, fails or throttles: say so; what was read before stays, as stale.
+            parts.append(trouble)
+            if snapshot.rows:
+                parts.append("last rows kept (stale)")
+        elif freshness.paused_for > 0:
+            parts.append(f"rate limited — retrying in {int(freshness.paused_for + 0.999)} s")
+        if not trouble and freshness.paused_for <= 0:
+            if listed and watched == 0:
+                pass  # nothing to read: "0 projects watched" says it all
+            elif freshness.last_complete_at is None or not listed:
+                parts.append("loading…")  # no round complete yet: nothing is known to be fine
+            else:
+                if freshness.is_stale:
+                    parts.append("stale")
+                parts += [f"{snapshot.broken} failed" if snapshot.broken else "nothing failing",
+                          f"{sum(1 for row in rows if row.status == 'running')} running"]
+        if listed:
+            parts.append(f"{watched} projects watched")
+        if snapshot.loading and freshness.last_complete_at is None:
             parts.append(f"loading {snapshot.loading}")
         if self.status_filter:
             parts.append(f"f={self.status_filter}")
@@ -261,6 +284,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
         freshness = self.console_app.watching.freshness()
         for status in StatusLine.on_screen(self):
             status.show_freshness(freshness.label, freshness.is_stale)
+        if self.is_mounted and self.query_one_optional("#board-table", ResourceTable) is not None:
+            # The header follows the connection too (an error, a countdown, the first round done).
+            self._update_context([row for row in self.snapshot.rows
+                                  if not self.status_filter or row.status == self.status_filter])
         period = int(now.timestamp()) // AGES_EVERY
         if period != self._aged_period and self.snapshot.rows:
             # Once per period, whichever tick sees it first (a late tick never skips one).

@@ -1,24 +1,23 @@
 """The jobs of one pipeline by stage: side by side when the stages fit, else a list grouped by
-stage (80 columns), with a cursor on one job and marks.
+stage (80 columns). A stage whose jobs do not fit the view's height is shown folded, as counts
+(``test 1,199 ✓ 1 ✗ · 300 skipped``); ``enter`` on it lists its jobs.
 
 :func:`stages_of` groups the newest try of each job by stage, in pipeline order; :func:`layout`
 turns stages into lines of ``rich.text.Text`` (server strings made inert with ``clean``, never
-markup) and says where each job is; :class:`StageView` shows them and moves the cursor.
+markup) and says where each item is (a job by its id, a folded stage by its name). While the
+pipeline's jobs are still being read (``partial``) no stage status is derived: headings say "…"
+and counts say "so far".
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.style import Style
 from rich.text import Text
-from textual import events
-from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.app import App
 
 from labdeck.api.models import Job
 from labdeck.ui.screens.jobs.table import format_duration, runner_label
@@ -31,6 +30,57 @@ COLUMNS_FROM = 118
 MIN_COLUMN = 24
 """Narrowest stage column; with more stages than fit, the list is used."""
 SEPARATOR = " │ "
+MIN_UNFOLDED = 3
+"""A stage of this many jobs or fewer is never folded, however low the view."""
+LIST_BUDGET = 300
+"""Most lines the grouped list lays out: past it, the longest stages fold too (every cursor move
+lays the whole list out again, and a key must be answered at once)."""
+
+Item = int | str
+"""What the cursor can be on: a job (its id) or a folded stage (its name)."""
+
+
+@dataclass(frozen=True)
+class StageCounts:
+    """How many of a stage's jobs (newest tries) are in each state."""
+
+    success: int = 0
+    failed: int = 0
+    """Failed jobs that fail the pipeline."""
+    allowed: int = 0
+    """Failed jobs allowed to fail: warnings, not failures."""
+    running: int = 0
+    pending: int = 0
+    manual: int = 0
+    canceled: int = 0
+    skipped: int = 0
+
+    def summary(self) -> str:
+        """``1,199 ✓ 1 ✗`` then the other states where non-zero (``2 ⚠ · 3 running · 300 skipped``)."""
+        parts = [f"{self.success:,} ✓ {self.failed:,} ✗"]
+        if self.allowed:
+            parts.append(f"{self.allowed:,} ⚠ allowed to fail")
+        parts.extend(f"{count:,} {name}" for name, count in (
+            ("running", self.running), ("pending", self.pending), ("manual", self.manual),
+            ("canceled", self.canceled), ("skipped", self.skipped)) if count)
+        return " · ".join(parts)
+
+
+def count_jobs(jobs: Sequence[Job]) -> StageCounts:
+    """The counts of ``jobs`` (already the newest try of each)."""
+    tally = dict.fromkeys(("success", "failed", "allowed", "running", "pending", "manual", "canceled",
+                           "skipped"), 0)
+    for job in jobs:
+        status = job.status or ""
+        if status == "failed":
+            tally["allowed" if job.allow_failure else "failed"] += 1
+        elif status in ("running", "canceling"):
+            tally["running"] += 1
+        elif status in ("success", "manual", "canceled", "skipped"):
+            tally[status] += 1
+        else:  # pending, created, waiting … and unknown statuses: they will move on their own
+            tally["pending"] += 1
+    return StageCounts(**tally)
 
 
 @dataclass(frozen=True)
@@ -45,6 +95,11 @@ class Stage:
         """The most urgent derived status of its jobs (as a pipeline's is derived)."""
         buckets = {job_bucket(job) for job in self.jobs}
         return next((status for status in STATUS_ORDER if status in buckets), "skipped")
+
+    @property
+    def counts(self) -> StageCounts:
+        """How many of its jobs are in each state."""
+        return count_jobs(self.jobs)
 
 
 def stages_of(jobs: Sequence[Job]) -> list[Stage]:
@@ -79,6 +134,7 @@ class Palette:
     muted: Style
     error: Style
     mark: Style
+    warning: Style = field(default_factory=Style)
     cursor: Style = field(default_factory=lambda: Style(reverse=True))
 
 
@@ -93,16 +149,35 @@ def palette_for(app: App[Any]) -> Palette:
         keys = STATUS_THEME_KEYS.get(name)
         return (colour(*keys) if keys else Style()) + Style(bold=name in ("failed", "running"))
 
-    return Palette(status, colour("foreground-muted", "foreground"), colour("error"), colour("accent") + Style(bold=True))
+    return Palette(status, colour("foreground-muted", "foreground"), colour("error"),
+                   colour("accent") + Style(bold=True), colour("warning"))
+
+
+def job_status_text(job: Job, palette: Palette) -> Text:
+    """A job's status; a failure allowed by ``allow_failure`` is a warning (``⚠ failed``)."""
+    status = job.status or "?"
+    if status == "failed" and job.allow_failure:
+        return Text("⚠ failed", style=palette.warning)
+    return Text(clean(status), style=palette.status(status))
+
+
+def job_status_cell(job: Job, width: int, palette: Palette) -> Text:
+    """:func:`job_status_text` cut or padded to ``width`` cells."""
+    cell = job_status_text(job, palette)
+    cell.truncate(max(width, 0), overflow="ellipsis", pad=True)
+    return cell
 
 
 @dataclass
 class Layout:
-    """Lines to show and where each job is: ``spans[job id] = (first line, line count)``."""
+    """Lines to show and where each item is: ``spans[item] = (first line, line count)``;
+    ``items[i]``: the items of stage ``i`` in cursor order (one, its name, for a folded stage)."""
 
     lines: list[Text]
-    spans: dict[int, tuple[int, int]]
+    spans: dict[Item, tuple[int, int]]
     columns: bool
+    items: list[list[Item]] = field(default_factory=list)
+    folded: frozenset[str] = frozenset()
 
 
 def _cell(text: str, width: int, style: Style | str = "") -> Text:
@@ -119,13 +194,11 @@ def fits_columns(stages: Sequence[Stage], width: int) -> bool:
 
 def _job_block(job: Job, width: int, palette: Palette, marked: bool) -> list[Text]:
     """A job in a stage column: name and status, then duration and runner, then the failure reason."""
-    status = job.status or "?"
     first = Text(no_wrap=True)
     first.append("● " if marked else "  ", style=palette.mark)
     first.append_text(_cell(job.name or f"#{job.id}", width - 2 - 11, Style(bold=True)))
     first.append(" ")
-    status_cell = _cell(status, 10, palette.status(status))
-    first.append_text(status_cell)
+    first.append_text(job_status_cell(job, 10, palette))
     second = _cell(f"  {format_duration(job.duration)} · {runner_label(job)}", width, palette.muted)
     block = [first, second]
     if job.failure_reason:
@@ -133,17 +206,72 @@ def _job_block(job: Job, width: int, palette: Palette, marked: bool) -> list[Tex
     return block
 
 
-def _columns(stages: Sequence[Stage], width: int, palette: Palette, cursor: int | None,
-             marked: Collection[int]) -> Layout:
+def _block_height(job: Job) -> int:
+    return 3 if job.failure_reason else 2
+
+
+def stage_status_label(stage: Stage, partial: bool) -> str:
+    """The stage's derived status, or ``…`` while the pipeline's jobs are still being read."""
+    return "…" if partial else stage.status
+
+
+def _counts_text(stage: Stage, palette: Palette) -> Text:
+    """``test 1,199 ✓ 1 ✗``."""
+    counts = stage.counts
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(clean(stage.name), style=Style(bold=True))
+    text.append(f" {counts.success:,} ✓ ", style=palette.status("success"))
+    text.append(f"{counts.failed:,} ✗", style=palette.error if counts.failed else palette.muted)
+    return text
+
+
+def _other_counts(stage: Stage) -> str:
+    """``2 ⚠ allowed to fail · 300 skipped``: the states other than passed and failed."""
+    extra = stage.counts.summary().split(" · ", 1)[1:]
+    return extra[0] if extra else ""
+
+
+def _folded_block(stage: Stage, width: int, palette: Palette, partial: bool) -> list[Text]:
+    first = Text(no_wrap=True, overflow="ellipsis")
+    first.append("▸ ", style=palette.mark)
+    first.append_text(_counts_text(stage, palette))
+    other = _other_counts(stage)
+    if partial and not other:
+        first.append(" so far", style=palette.muted)
+    first.truncate(width, overflow="ellipsis", pad=True)
+    block = [first]
+    if other:
+        block.append(_cell(f"  {other}{' so far' if partial else ''}", width, palette.muted))
+    block.append(_cell(f"  enter: its {len(stage.jobs):,} jobs", width, palette.muted))
+    return block
+
+
+def _columns(stages: Sequence[Stage], width: int, height: int, palette: Palette, cursor: Item | None,
+             marked: Collection[int], partial: bool) -> Layout:
     count = len(stages)
     column = (width - (count - 1) * len(SEPARATOR)) // count
     blocks: list[list[Text]] = []
-    spans: dict[int, tuple[int, int]] = {}
+    spans: dict[Item, tuple[int, int]] = {}
+    items: list[list[Item]] = []
+    folded: set[str] = set()
     for stage in stages:
         heading = Text(no_wrap=True)
-        heading.append_text(_cell(f"{stage.name} ({len(stage.jobs)})", column - 10, Style(bold=True, underline=True)))
-        heading.append_text(_cell(stage.status, 10, palette.status(stage.status)))
+        heading.append_text(_cell(f"{stage.name} ({len(stage.jobs):,})", column - 10,
+                                  Style(bold=True, underline=True)))
+        label = stage_status_label(stage, partial)
+        heading.append_text(_cell(label, 10, palette.status(label)))
         lines = [heading]
+        if len(stage.jobs) > MIN_UNFOLDED and 1 + sum(_block_height(job) for job in stage.jobs) > height:
+            folded.add(stage.name)
+            block = _folded_block(stage, column, palette, partial)
+            if stage.name == cursor:
+                for line in block:
+                    line.stylize(palette.cursor)
+            spans[stage.name] = (1, len(block))
+            items.append([stage.name])
+            lines.extend(block)
+            blocks.append(lines)
+            continue
         for job in stage.jobs:
             block = _job_block(job, column, palette, job.id in marked)
             if job.id == cursor:
@@ -151,41 +279,73 @@ def _columns(stages: Sequence[Stage], width: int, palette: Palette, cursor: int 
                     line.stylize(palette.cursor)
             spans[job.id] = (len(lines), len(block))
             lines.extend(block)
+        items.append([job.id for job in stage.jobs])
         blocks.append(lines)
-    height = max(len(lines) for lines in blocks)
     rows: list[Text] = []
-    for index in range(height):
+    for index in range(max(len(lines) for lines in blocks)):
         row = Text(no_wrap=True)
         for number, lines in enumerate(blocks):
             if number:
                 row.append(SEPARATOR, style=palette.muted)
             row.append_text(lines[index] if index < len(lines) else _cell("", column))
         rows.append(row)
-    return Layout(rows, spans, True)
+    return Layout(rows, spans, True, items, frozenset(folded))
 
 
-def _list(stages: Sequence[Stage], width: int, palette: Palette, cursor: int | None,
-          marked: Collection[int]) -> Layout:
+def _list_folds(stages: Sequence[Stage], height: int) -> set[str]:
+    """The stages the grouped list folds: those longer than the view, then the longest others
+    until the list is within :data:`LIST_BUDGET` lines."""
+    folds = {stage.name for stage in stages if len(stage.jobs) > max(height - 2, MIN_UNFOLDED)}
+    lines = sum(2 if stage.name in folds else 1 + len(stage.jobs) for stage in stages)
+    for stage in sorted(stages, key=lambda stage: -len(stage.jobs)):
+        if lines <= LIST_BUDGET:
+            break
+        if stage.name not in folds and len(stage.jobs) > MIN_UNFOLDED:
+            folds.add(stage.name)
+            lines -= len(stage.jobs) - 1
+    return folds
+
+
+def _list(stages: Sequence[Stage], width: int, height: int, palette: Palette, cursor: Item | None,
+          marked: Collection[int], partial: bool) -> Layout:
     rest = max(width - 4 - 10 - 8, 20)
     name_w = min(28, max(12, rest * 35 // 100))
     runner_w = min(20, max(8, (rest - name_w) * 45 // 100))
     reason_w = rest - name_w - runner_w - 1
     lines: list[Text] = []
-    spans: dict[int, tuple[int, int]] = {}
+    spans: dict[Item, tuple[int, int]] = {}
+    items: list[list[Item]] = []
+    folded: set[str] = set()
+    folded_names = _list_folds(stages, height)
     for stage in stages:
+        fold = stage.name in folded_names
         heading = Text(no_wrap=True, overflow="ellipsis")
-        heading.append(f"▾ {clean(stage.name)}", style=Style(bold=True, underline=True))
+        heading.append(f"{'▸' if fold else '▾'} {clean(stage.name)}", style=Style(bold=True, underline=True))
         heading.append(" · ")
-        heading.append(clean(stage.status), style=palette.status(stage.status))
-        heading.append(f" · {len(stage.jobs)} job{'' if len(stage.jobs) == 1 else 's'}", style=palette.muted)
+        label = stage_status_label(stage, partial)
+        heading.append(label, style=palette.status(label))
+        total = len(stage.jobs)
+        heading.append(f" · {total:,} job{'' if total == 1 else 's'}{' so far' if partial else ''}",
+                       style=palette.muted)
         lines.append(heading)
+        if fold:
+            folded.add(stage.name)
+            line = Text(no_wrap=True, overflow="ellipsis")
+            line.append("    ")
+            line.append_text(_folded_line(stage, palette, partial))
+            line.truncate(width, overflow="ellipsis", pad=True)
+            if stage.name == cursor:
+                line.stylize(palette.cursor)
+            spans[stage.name] = (len(lines), 1)
+            items.append([stage.name])
+            lines.append(line)
+            continue
         for job in stage.jobs:
-            status = job.status or "?"
             line = Text(no_wrap=True)
             line.append("  ● " if job.id in marked else "    ", style=palette.mark)
             line.append_text(_cell(job.name or f"#{job.id}", name_w, Style(bold=True)))
             line.append(" ")
-            line.append_text(_cell(status, 9, palette.status(status)))
+            line.append_text(job_status_cell(job, 9, palette))
             line.append_text(_cell(format_duration(job.duration), 7, palette.muted))
             line.append(" ")
             line.append_text(_cell(runner_label(job), runner_w, palette.muted))
@@ -195,143 +355,29 @@ def _list(stages: Sequence[Stage], width: int, palette: Palette, cursor: int | N
                 line.stylize(palette.cursor)
             spans[job.id] = (len(lines), 1)
             lines.append(line)
-    return Layout(lines, spans, False)
+        items.append([job.id for job in stage.jobs])
+    return Layout(lines, spans, False, items, frozenset(folded))
 
 
-def layout(stages: Sequence[Stage], width: int, palette: Palette, *, cursor: int | None = None,
-           marked: Collection[int] = ()) -> Layout:
-    """Columns when the stages fit ``width``, else the grouped list."""
+def _folded_line(stage: Stage, palette: Palette, partial: bool) -> Text:
+    """``test 1,199 ✓ 1 ✗ · 300 skipped (enter: its jobs)`` for the grouped list."""
+    line = _counts_text(stage, palette)
+    other = _other_counts(stage)
+    if other:
+        line.append(f" · {other}", style=palette.muted)
+    if partial:
+        line.append(" so far", style=palette.muted)
+    line.append("  (enter: its jobs)", style=palette.muted)
+    return line
+
+
+def layout(stages: Sequence[Stage], width: int, palette: Palette, *, cursor: Item | None = None,
+           marked: Collection[int] = (), height: int = 1_000_000, partial: bool = False) -> Layout:
+    """Columns when the stages fit ``width``, else the grouped list; stages too long for ``height``
+    lines are folded into counts."""
     if not stages:
-        return Layout([Text("No jobs to show.", style=palette.muted)], {}, False)
+        text = "Reading the pipeline's jobs…" if partial else "No jobs to show."
+        return Layout([Text(text, style=palette.muted)], {}, False)
     if fits_columns(stages, width):
-        return _columns(stages, width, palette, cursor, marked)
-    return _list(stages, width, palette, cursor, marked)
-
-
-class StageView(VerticalScroll, can_focus=True):
-    """The stages of one pipeline with a job cursor (``h``/``l`` stages, ``j``/``k`` jobs)."""
-
-    BINDING_GROUP_TITLE = "Pipeline"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "move(0, -1)", "Up", show=False, id="pipeline.up"),
-        Binding("down,j", "move(0, 1)", "Down", show=False, id="pipeline.down"),
-        Binding("left,h", "move(-1, 0)", "Previous stage", show=False, id="pipeline.left"),
-        Binding("right,l", "move(1, 0)", "Next stage", show=False, id="pipeline.right"),
-        Binding("home,g", "edge(-1)", "First job", show=False, id="pipeline.first"),
-        Binding("end,G", "edge(1)", "Last job", show=False, id="pipeline.last"),
-    ]
-    DEFAULT_CSS = """
-    StageView { height: 1fr; scrollbar-size-vertical: 1; }
-    StageView > Static { width: 100%; height: auto; }
-    """
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.stages: list[Stage] = []
-        """The stages shown (after the filter)."""
-        self.cursor: int | None = None
-        """Id of the job under the cursor."""
-        self.marked: set[int] = set()
-        self.current: Layout | None = None
-
-    def compose(self) -> ComposeResult:
-        yield Static("", id="stage-lines")
-
-    # --- content -------------------------------------------------------------------------------
-
-    def show(self, stages: Sequence[Stage]) -> None:
-        """Show ``stages``; the cursor stays on the same job, or on the newest try of its name."""
-        previous = self.cursor_job
-        self.stages = list(stages)
-        jobs = [job for stage in self.stages for job in stage.jobs]
-        ids = {job.id for job in jobs}
-        if previous is None or previous.id not in ids:
-            same_name = [job for job in jobs if previous is not None and job.name == previous.name]
-            self.cursor = same_name[0].id if same_name else (jobs[0].id if jobs else None)
-        self.redraw()
-
-    @property
-    def cursor_job(self) -> Job | None:
-        """The job under the cursor."""
-        for stage in self.stages:
-            for job in stage.jobs:
-                if job.id == self.cursor:
-                    return job
-        return None
-
-    @property
-    def cursor_stage(self) -> Stage | None:
-        """The stage of the job under the cursor."""
-        return next((stage for stage in self.stages if any(job.id == self.cursor for job in stage.jobs)), None)
-
-    def redraw(self) -> None:
-        """Lay the stages out again (width, cursor, marks or theme changed)."""
-        if not self.is_mounted:
-            return
-        width = self.scrollable_content_region.width or self.size.width or self.app.size.width
-        self.current = layout(self.stages, width, palette_for(self.app), cursor=self.cursor, marked=self.marked)
-        self.query_one("#stage-lines", Static).update(Text("\n").join(self.current.lines))
-        self.call_after_refresh(self._scroll_to_cursor)
-
-    def _scroll_to_cursor(self) -> None:
-        if self.current is None or self.cursor not in self.current.spans:
-            return
-        first, count = self.current.spans[self.cursor]
-        height = self.scrollable_content_region.height
-        if first - 1 < self.scroll_y:
-            self.scroll_to(y=max(first - 1, 0), animate=False)  # the stage heading stays in view
-        elif first + count > self.scroll_y + height:
-            self.scroll_to(y=first + count - height, animate=False)
-
-    def on_resize(self, event: events.Resize) -> None:
-        """Columns or list, whichever fits the new width."""
-        self.redraw()
-
-    # --- cursor --------------------------------------------------------------------------------
-
-    def _position(self) -> tuple[int, int]:
-        for number, stage in enumerate(self.stages):
-            for index, job in enumerate(stage.jobs):
-                if job.id == self.cursor:
-                    return number, index
-        return 0, 0
-
-    def action_move(self, stages: int, jobs: int) -> None:
-        """Move between stages (``stages``) or jobs (``jobs``): in a column in the column layout,
-        through the whole list otherwise."""
-        if not self.stages:
-            return
-        number, index = self._position()
-        columns = self.current is not None and self.current.columns
-        if stages:
-            number = max(0, min(len(self.stages) - 1, number + stages))
-            index = min(index, len(self.stages[number].jobs) - 1) if columns else 0
-        elif columns:
-            index = max(0, min(len(self.stages[number].jobs) - 1, index + jobs))
-        else:
-            flat = [job.id for stage in self.stages for job in stage.jobs]
-            position = flat.index(self.cursor) if self.cursor in flat else 0
-            self.cursor = flat[max(0, min(len(flat) - 1, position + jobs))]
-            self.redraw()
-            return
-        self.cursor = self.stages[number].jobs[index].id
-        self.redraw()
-
-    def action_edge(self, direction: int) -> None:
-        """First (``-1``) or last (``1``) job."""
-        flat = [job.id for stage in self.stages for job in stage.jobs]
-        if flat:
-            self.cursor = flat[0] if direction < 0 else flat[-1]
-            self.redraw()
-
-    def toggle_mark(self) -> bool:
-        """Mark or unmark the job under the cursor; True when it is now marked."""
-        if self.cursor is None:
-            return False
-        now_marked = self.cursor not in self.marked
-        if now_marked:
-            self.marked.add(self.cursor)
-        else:
-            self.marked.discard(self.cursor)
-        self.redraw()
-        return now_marked
+        return _columns(stages, width, height, palette, cursor, marked, partial)
+    return _list(stages, width, height, palette, cursor, marked, partial)

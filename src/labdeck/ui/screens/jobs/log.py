@@ -17,6 +17,7 @@ from textual.widgets import Input
 from labdeck.api import errors
 from labdeck.api.models import Job
 from labdeck.tail.follower import TraceFollower
+from labdeck.ui.connection import trouble_text
 from labdeck.ui.console import console_app
 from labdeck.ui.screens.jobs.actions import JobActionsMixin
 from labdeck.ui.screens.jobs.detail import PendingReasonLine
@@ -96,6 +97,8 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         self.note = ""
         self.error_position = ""
         """``error 2/5`` once ``e`` was used."""
+        self.waiting = ""
+        """What the client waits for (``rate limited — retrying in 5 s``), said while the log waits."""
         self.read_failures = 0
         """Log reads that failed in a row (one is "retrying", several an outage)."""
         self.finished_reading = False
@@ -160,7 +163,7 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
                 search = f"/{view.search_term} {ordinal}/{view.match_total}"
         self.query_one(TraceHeader).show(
             job=self.job, live=self.live, following=view.following, pending_lines=view.pending_lines,
-            wrap=view.wrap, raw=view.raw, note=" · ".join(part for part in (self.error_position, self.note) if part),
+            wrap=view.wrap, raw=view.raw, note=" · ".join(part for part in (self.error_position, self.waiting, self.note) if part),
             search=search, duration=self._running_for(),
         )
         # A waiting job gets a line saying why (worked out again only when its status changes).
@@ -176,9 +179,19 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         return max(0.0, (console_app(self.app).watching.server_now() - started).total_seconds())
 
     def tick(self, now: datetime) -> None:
-        """The console's clock: the running time in the header moves (no timer of its own)."""
-        if self.job.status == "running":
+        """The console's clock: the running time in the header moves (no timer of its own), and
+        so does what the client waits for (a rate limit's countdown, a gateway's failure)."""
+        waiting = trouble_text(getattr(self.client, "health", None)) or ""
+        if waiting != self.waiting:
+            self.waiting = waiting
             self._update_header()
+        elif self.job.status == "running":
+            self._update_header()
+
+    def client_replaced(self) -> None:
+        """A new sign-in: the log goes on with the new client from where it is."""
+        if self.follower is not None and not self.finished_reading:
+            self.follower.use_client(self.client)
 
     @on(TraceView.Changed)
     def _view_changed(self) -> None:

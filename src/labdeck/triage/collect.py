@@ -1,0 +1,165 @@
+"""A triage round with the API client: one jobs page per project, plus a log read only for the
+failures ``failure_reason`` does not explain (finished logs come from :class:`LogCache` once kept).
+
+:class:`Triager` is what the UI and ``labdeck triage`` use:
+
+- :meth:`Triager.round`: failures with verdicts, clusters and runner shares for a set of projects;
+- :meth:`Triager.failure`: the verdict for one job, given the project's jobs the caller holds;
+- :meth:`Triager.log_facts`: a failed job's error, signature and platform pattern (cache first).
+
+Which failures a round lists (:func:`newest_failures`): per project, ref and job name, the newest
+pipeline in the window in which the job failed, unless a later pipeline's run of it passed;
+failures allowed to fail are left out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, TypeVar
+
+from labdeck.api import errors
+from labdeck.api.models import Job
+from labdeck.api.resources.base import ref
+from labdeck.triage.gather import server_time
+from labdeck.triage.history import pipeline_id, runs, same_job
+from labdeck.triage.logcache import LogCache
+from labdeck.triage.owners import RunnerShare, owner, runner_shares
+from labdeck.triage.report import Failure, TriageReport, cluster
+from labdeck.triage.signature import LogFacts, normalize, platform_failure, read_log
+from labdeck.triage.verdict import decide
+
+if TYPE_CHECKING:
+    from labdeck.api.client import ApiClient
+
+T = TypeVar("T")
+CONCURRENCY = 8
+"""Log reads in flight."""
+PAGE_CONCURRENCY = 20
+"""Jobs pages in flight: small JSON answers, where the round's time goes on a slow server."""
+PAGE_SIZE = 100
+
+
+@dataclass(frozen=True)
+class ProjectJobs:
+    """One project's jobs page (every attempt, newest first as the server lists them)."""
+
+    project_id: int
+    path: str
+    jobs: tuple[Job, ...]
+    now: datetime
+    """The server's clock when it answered (its ``Date`` header): windows are measured from it."""
+
+
+def in_window(jobs: Iterable[Job], since: datetime | None) -> list[Job]:
+    """Jobs created at or after ``since`` (every job when None; a job without a time is kept)."""
+    if since is None:
+        return list(jobs)
+    return [job for job in jobs if job.created_at is None or job.created_at >= since]
+
+
+def newest_failures(jobs: Sequence[Job]) -> list[Job]:
+    """The failures a round reports (see the module docstring), newest pipeline first."""
+    chosen: list[Job] = []
+    keys = {(job.ref, job.name) for job in jobs if job.status == "failed" and not job.allow_failure}
+    for job_ref, name in keys:
+        attempts = same_job(jobs, name, job_ref)
+        history = runs(attempts)
+        failed_pipelines = {pipeline_id(job) for job in attempts if job.status == "failed" and not job.allow_failure}
+        newest = max(failed_pipelines)
+        if any(run.pipeline_id > newest and run.status == "success" for run in history):
+            continue
+        in_pipeline = [job for job in attempts if pipeline_id(job) == newest and job.status == "failed"]
+        chosen.append(in_pipeline[-1] if in_pipeline[-1:] else attempts[-1])
+    return sorted(chosen, key=lambda job: (-pipeline_id(job), job.name or ""))
+
+
+async def _bounded(calls: Sequence[Callable[[], Awaitable[T]]], limit: int = CONCURRENCY) -> list[T]:
+    gate = asyncio.Semaphore(limit)
+
+    async def one(call: Callable[[], Awaitable[T]]) -> T:
+        async with gate:
+            return await call()
+
+    return list(await asyncio.gather(*(one(call) for call in calls)))
+
+
+class Triager:
+    """Verdicts with the API client and a finished-log cache (``cache=None``: no cache)."""
+
+    def __init__(self, client: ApiClient, cache: LogCache | None = None) -> None:
+        self.client = client
+        self.cache = cache
+        self.logs_read = 0
+        """Logs fetched from the server by this triager (cache hits excluded)."""
+
+    async def page(self, project_id: int, path: str) -> ProjectJobs:
+        """One jobs page of a project (``GET /projects/:id/jobs?per_page=100``; retried attempts included)."""
+        response = await self.client.request("GET", f"projects/{ref(project_id)}/jobs", params={"per_page": PAGE_SIZE})
+        jobs: list[Job] = self.client.parse(response, list[Job])
+        return ProjectJobs(project_id, path, tuple(jobs), server_time(response.headers.get("date")))
+
+    async def log_facts(self, project_id: int, job: Job) -> LogFacts:
+        """The error, signature and platform pattern of a finished job's log (cache, else one read)."""
+        instance = self.client.base_url
+        data = self.cache.get(instance, project_id, job.id) if self.cache is not None else None
+        if data is None:
+            read = await self.client.jobs.trace(project_id, job.id)
+            data = read.data
+            self.logs_read += 1
+            if self.cache is not None and job.finished_at is not None:
+                await asyncio.to_thread(self.cache.put, instance, project_id, job.id, data)
+        return read_log(data)
+
+    def needs_log(self, job: Job) -> bool:
+        """Whether ``failure_reason`` leaves the failure unexplained (so the log must decide)."""
+        return not platform_failure(job.failure_reason)
+
+    async def failure(self, project_id: int, path: str, job: Job, jobs: Sequence[Job], *,
+                      shares: dict[int, RunnerShare] | None = None) -> Failure:
+        """The verdict for failed ``job`` given ``jobs`` (its project's page, within the window)."""
+        facts: LogFacts | None = None
+        if self.needs_log(job):
+            try:
+                facts = await self.log_facts(project_id, job)
+            except errors.ApiError:
+                facts = None  # the verdict then rests on the history alone
+        verdict = decide(job, jobs, facts)
+        signature = facts.signature if facts is not None and facts.signature else normalize(job.failure_reason or "")
+        return Failure(path, project_id, job, verdict, signature,
+                       owner(verdict, job, path, shares if shares is not None else runner_shares(jobs)),
+                       facts, facts is not None)
+
+    async def round(self, projects: Sequence[tuple[int, str]], *,
+                    since: timedelta | datetime | None = None) -> TriageReport:
+        """Triage ``projects`` (id, path): one jobs page each, logs only where needed. ``since``: the
+        window's start, or its length before the server's clock."""
+        before = self.logs_read
+        problems: list[str] = []
+
+        async def read(project_id: int, path: str) -> ProjectJobs | None:
+            try:
+                return await self.page(project_id, path)
+            except errors.Unauthorized:
+                raise  # the token, not the project: nothing else will read either
+            except errors.ApiError as exc:
+                problems.append(f"{path}: {exc.user_message()}")
+                return None
+
+        reads = [lambda p=p: read(*p) for p in projects]
+        pages = [page for page in await _bounded(reads, PAGE_CONCURRENCY) if page is not None]
+        everything = [job for page in pages for job in page.jobs]
+        shares = runner_shares(everything)
+        calls = []
+        for page in pages:
+            window = in_window(page.jobs, page.now - since if isinstance(since, timedelta) else since)
+            for job in newest_failures(window):
+                calls.append(lambda page=page, job=job, window=window:
+                             self.failure(page.project_id, page.path, job, window, shares=shares))
+        failures = await _bounded(calls)
+        failures.sort(key=lambda f: (f.project, f.job.ref or "", f.job.name or ""))
+        return TriageReport(tuple(failures), tuple(cluster(failures)), shares, tuple(problems),
+                            projects=len(projects), logs_read=self.logs_read - before)
+

@@ -1,0 +1,156 @@
+"""A triage round's result: failures with verdicts, clusters across projects, runner flags. No I/O.
+
+:func:`cluster` groups failures that share a signature across projects (exact signatures first,
+then near matches: an edit distance under 10 % of the length). :meth:`TriageReport.as_json` is the
+``labdeck triage --json`` shape.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from labdeck.api.models import Job
+from labdeck.triage.owners import RunnerShare
+from labdeck.triage.signature import LogFacts
+from labdeck.triage.verdict import Verdict
+
+_ORDER = ("infrastructure", "broken", "flaky", "unknown")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failed job (the newest failed pipeline of a project, ref and job name) and its verdict."""
+
+    project: str
+    project_id: int
+    job: Job
+    verdict: Verdict
+    signature: str
+    owner: str = ""
+    log: LogFacts | None = field(default=None, compare=False)
+    log_read: bool = False
+    """Whether the log was needed (``failure_reason`` did not explain the failure)."""
+
+    @property
+    def pipeline_id(self) -> int:
+        return int(self.job.pipeline.id) if self.job.pipeline and self.job.pipeline.id is not None else 0
+
+    def as_json(self) -> dict[str, Any]:
+        """One entry of ``failures`` in the ``--json`` shape (plus ``owner``, ``evidence``, ``history``)."""
+        runner = self.job.runner
+        history = self.verdict.history
+        return {
+            "project": self.project, "pipeline_id": self.pipeline_id, "job_id": self.job.id,
+            "job_name": self.job.name, "ref": self.job.ref, "verdict": self.verdict.kind,
+            "reason": self.verdict.reason, "signature": self.signature,
+            "first_failure": self.verdict.first_failure.as_json() if self.verdict.first_failure else None,
+            "runner": {"id": runner.id, "description": runner.description or runner.name or ""} if runner else None,
+            "owner": self.owner, "evidence": list(self.verdict.evidence),
+            "history": history.strip() if history else "",
+        }
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """Failures sharing a signature across projects within the window."""
+
+    signature: str
+    verdict: str
+    failures: tuple[Failure, ...]
+
+    @property
+    def projects(self) -> list[str]:
+        return sorted({failure.project for failure in self.failures})
+
+    @property
+    def job_ids(self) -> list[int]:
+        return [failure.job.id for failure in self.failures]
+
+    @property
+    def title(self) -> str:
+        """``image pull failed · 3 projects · infra`` for the board."""
+        verdict = "infra" if self.verdict == "infrastructure" else self.verdict
+        reasons = {f.verdict.reason for f in self.failures}
+        head = next(iter(reasons)) if len(reasons) == 1 and self.verdict == "infrastructure" else self.signature
+        return f"{head} · {len(self.projects)} projects · {verdict}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"signature": self.signature, "verdict": self.verdict, "projects": self.projects,
+                "job_ids": self.job_ids, "title": self.title}
+
+
+def _near(a: str, b: str) -> bool:
+    """Edit distance under 10 % of the longer length (banded, so long lines stay cheap)."""
+    limit = max(len(a), len(b)) // 10
+    if abs(len(a) - len(b)) > limit:
+        return False
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, char_b in enumerate(b, 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
+        if min(current) > limit:
+            return False
+        previous = current
+    return previous[-1] <= limit
+
+
+def cluster(failures: Sequence[Failure]) -> list[Cluster]:
+    """Clusters of failures that share a signature in two or more projects, biggest first."""
+    groups: list[tuple[str, list[Failure]]] = []
+    for failure in failures:
+        if not failure.signature:
+            continue
+        home = next((members for signature, members in groups if signature == failure.signature), None)
+        if home is None:
+            home = next((members for signature, members in groups if _near(signature, failure.signature)), None)
+        if home is None:
+            groups.append((failure.signature, [failure]))
+        else:
+            home.append(failure)
+    result = []
+    for signature, members in groups:
+        if len({member.project for member in members}) < 2:
+            continue
+        votes = Counter(member.verdict.kind for member in members)
+        verdict = max(votes, key=lambda kind: (votes[kind], -_ORDER.index(kind)))
+        result.append(Cluster(signature, verdict, tuple(members)))
+    return sorted(result, key=lambda c: (-len(c.projects), -len(c.failures), c.signature))
+
+
+@dataclass(frozen=True)
+class TriageReport:
+    """Everything one round found. ``problems``: projects that could not be read (never silently
+    "nothing failing")."""
+
+    failures: tuple[Failure, ...]
+    clusters: tuple[Cluster, ...]
+    runners: dict[int, RunnerShare]
+    problems: tuple[str, ...] = ()
+    projects: int = 0
+    logs_read: int = 0
+    """Logs fetched from the server this round (the cache answers the rest)."""
+
+    @property
+    def flagged_runners(self) -> list[RunnerShare]:
+        """Runners failing well above the fleet."""
+        return [share for share in self.runners.values() if share.flagged]
+
+    def verdict_for(self, job_id: int) -> Failure | None:
+        """The failure entry of a job, if it is one of this round's failures."""
+        return next((failure for failure in self.failures if failure.job.id == job_id), None)
+
+    def as_json(self) -> dict[str, Any]:
+        """The ``labdeck triage --json`` shape (``failures``, ``clusters``; plus flagged ``runners``,
+        ``problems`` and ``stats``: projects read and logs fetched from the server)."""
+        return {
+            "failures": [failure.as_json() for failure in self.failures],
+            "clusters": [c.as_json() for c in self.clusters],
+            "runners": [{"id": s.id, "description": s.description, "failed": s.failed, "total": s.total}
+                        for s in self.flagged_runners],
+            "problems": list(self.problems),
+            "stats": {"projects": self.projects, "logs_read": self.logs_read},
+        }

@@ -1,0 +1,296 @@
+"""A fault-switching HTTP proxy in front of ``labdeck serve``, for tests, benchmarks and trials.
+
+The one proxy for "what a user meets when the server is in trouble" (issue 24). It runs on a
+loopback port in its own thread (so Pilot tests, pty tests and benchmarks can all use it) and
+keeps the client's connection alive like nginx does (``idle_timeout``, 75 s by default), while
+every request goes upstream on a fresh connection. Switch the fault at any moment:
+
+- ``switch.set("pass")``: forward everything.
+- ``switch.set("revoked", tokens={"…"})``: 401 to every API request (to those carrying one of
+  ``tokens`` when given: a token revoked, another one given again works).
+- ``switch.set("bad_gateway")``: nginx's 502 page (``text/html``, ``Server: nginx``).
+- ``switch.set("rate_limited", retry_after=5)``: 429 ``Retry later`` with ``Retry-After``.
+- ``switch.set("latency", seconds=3)``: every API request waits that long, then is forwarded.
+
+Only ``/api/v4`` is faulted: the simulator's ``/-/sim`` control stays reachable. ``PUT
+/-/proxy/fault`` with ``{"kind": …, …}`` switches from outside (tmux trials), ``GET /-/proxy/stats``
+says what went through. ``requests`` lists ``(monotonic time, method, path, status)``;
+``connections`` counts connections accepted (TLS handshakes, with ``tls``).
+
+Run it by hand: ``python -m tests.support.fault_switch --upstream http://127.0.0.1:18xxx --port N``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime
+import ipaddress
+import json
+import ssl
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+NGINX_502 = (b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+             b"<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n")
+KINDS = ("pass", "revoked", "bad_gateway", "rate_limited", "latency")
+
+
+@dataclass
+class Fault:
+    """What the proxy does to API requests now."""
+
+    kind: str = "pass"
+    seconds: float = 0.0
+    """``latency``: the delay of every request."""
+    retry_after: int = 5
+    """``rate_limited``: the ``Retry-After`` sent."""
+    tokens: frozenset[str] = field(default_factory=frozenset)
+    """``revoked``: the tokens refused (empty: every request)."""
+
+
+def _head(data: bytes) -> tuple[str, list[tuple[str, str]]]:
+    lines = data.decode("latin-1").split("\r\n")
+    headers = []
+    for line in lines[1:]:
+        if line:
+            name, _, value = line.partition(":")
+            headers.append((name.strip(), value.strip()))
+    return lines[0], headers
+
+
+def _header(headers: list[tuple[str, str]], name: str) -> str | None:
+    return next((value for key, value in headers if key.lower() == name), None)
+
+
+def _response(status: int, reason: str, body: bytes, headers: dict[str, str]) -> bytes:
+    lines = [f"HTTP/1.1 {status} {reason}", f"Content-Length: {len(body)}", "Connection: keep-alive",
+             *[f"{k}: {v}" for k, v in headers.items()], "", ""]
+    return "\r\n".join(lines).encode("latin-1") + body
+
+
+class FaultSwitch:
+    """See the module docstring. ``upstream`` is the simulator's base URL."""
+
+    def __init__(self, upstream: str, *, tls: ssl.SSLContext | None = None, idle_timeout: float = 75.0,
+                 port: int = 0) -> None:
+        parts = urlsplit(upstream)
+        self.upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
+        self.tls = tls
+        self.idle_timeout = idle_timeout
+        self.fault = Fault()
+        self.requests: list[tuple[float, str, str, int]] = []
+        self.connections = 0
+        self._port = port
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.base_events.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._lock = threading.Lock()
+
+    # --- control ---------------------------------------------------------------------------------
+
+    def set(self, kind: str, *, seconds: float = 0.0, retry_after: int = 5, tokens: Any = ()) -> None:
+        """Switch to fault ``kind`` (one of :data:`KINDS`) from now on."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown fault {kind!r} (one of {', '.join(KINDS)})")
+        self.fault = Fault(kind, float(seconds), int(retry_after), frozenset(str(t) for t in tokens))
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        return int(self._server.sockets[0].getsockname()[1])
+
+    @property
+    def url(self) -> str:
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
+
+    def api_requests(self, since: float = 0.0) -> list[tuple[float, str, str, int]]:
+        """API requests answered (faulted or forwarded) at or after monotonic ``since``."""
+        with self._lock:
+            return [item for item in self.requests if item[0] >= since and item[2].startswith("/api/v4")]
+
+    def stats(self) -> dict[str, Any]:
+        now = time.monotonic()
+        return {"fault": self.fault.kind, "connections": self.connections,
+                "requests": len(self.api_requests()), "last_minute": len(self.api_requests(now - 60))}
+
+    # --- lifecycle -------------------------------------------------------------------------------
+
+    def start(self) -> FaultSwitch:
+        self._thread = threading.Thread(target=self._run, name="fault-switch", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("the fault switch did not start")
+        return self
+
+    def stop(self) -> None:
+        loop = self._loop
+        if loop is not None and loop.is_running():
+            loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(5)
+
+    def __enter__(self) -> FaultSwitch:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        loop = self._loop = asyncio.new_event_loop()
+        self._server = loop.run_until_complete(
+            asyncio.start_server(self._serve, "127.0.0.1", self._port, ssl=self.tls))
+        self._ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            self._server.close()
+            for task in asyncio.all_tasks(loop):
+                task.cancel()
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(asyncio.sleep(0))
+            loop.close()
+
+    # --- serving ---------------------------------------------------------------------------------
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                try:
+                    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.idle_timeout)
+                except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+                    return  # idle too long (nginx's keepalive_timeout), or the client went away
+                start, headers = _head(head)
+                method, target, _ = start.split(" ", 2)
+                length = int(_header(headers, "content-length") or 0)
+                body = await reader.readexactly(length) if length else b""
+                answer, status = await self._answer(method, target, head, headers, body)
+                with self._lock:
+                    self.requests.append((time.monotonic(), method, target.split("?", 1)[0], status))
+                writer.write(answer)
+                await writer.drain()
+                if (_header(headers, "connection") or "").lower() == "close":
+                    return
+        except (ConnectionError, ssl.SSLError, OSError, asyncio.CancelledError):
+            return  # the client went away, or the switch is stopping
+        finally:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _answer(self, method: str, target: str, head: bytes, headers: list[tuple[str, str]],
+                      body: bytes) -> tuple[bytes, int]:
+        path = target.split("?", 1)[0]
+        if path.startswith("/-/proxy/"):
+            return self._control(method, path, body), 200
+        fault = self.fault
+        if path.startswith("/api/v4"):
+            if fault.kind == "revoked" and (not fault.tokens or _header(headers, "private-token") in fault.tokens):
+                return _response(401, "Unauthorized", b'{"message":"401 Unauthorized"}',
+                                 {"Content-Type": "application/json"}), 401
+            if fault.kind == "bad_gateway":
+                return _response(502, "Bad Gateway", NGINX_502, {"Content-Type": "text/html", "Server": "nginx"}), 502
+            if fault.kind == "rate_limited":
+                reset = int(time.time()) + fault.retry_after
+                return _response(429, "Too Many Requests", b"Retry later", {
+                    "Content-Type": "text/plain", "Retry-After": str(fault.retry_after),
+                    "RateLimit-Limit": "600", "RateLimit-Observed": "601", "RateLimit-Remaining": "0",
+                    "RateLimit-Reset": str(reset)}), 429
+            if fault.kind == "latency" and fault.seconds > 0:
+                await asyncio.sleep(fault.seconds)
+        return await self._forward(head, body)
+
+    def _control(self, method: str, path: str, body: bytes) -> bytes:
+        if method == "PUT" and path == "/-/proxy/fault":
+            try:
+                options = json.loads(body or b"{}")
+                self.set(str(options.pop("kind", "pass")), **options)
+            except (ValueError, TypeError) as error:
+                return _response(400, "Bad Request", str(error).encode(), {"Content-Type": "text/plain"})
+        payload = json.dumps(self.stats()).encode()
+        return _response(200, "OK", payload, {"Content-Type": "application/json"})
+
+    async def _forward(self, head: bytes, body: bytes) -> tuple[bytes, int]:
+        lines = head.decode("latin-1").split("\r\n")
+        kept = [line for line in lines[:-2] if not line.lower().startswith(("connection:", "keep-alive:"))]
+        request = ("\r\n".join([*kept, "Connection: close", "", ""])).encode("latin-1") + body
+        up_reader, up_writer = await asyncio.open_connection(*self.upstream)
+        try:
+            up_writer.write(request)
+            await up_writer.drain()
+            raw = await up_reader.read(-1)
+        finally:
+            up_writer.close()
+        split = raw.find(b"\r\n\r\n")
+        if split < 0:
+            return _response(502, "Bad Gateway", b"upstream sent no answer", {}), 502
+        start, headers = _head(raw[: split + 4])
+        rest = raw[split + 4:]
+        status = int(start.split(" ", 2)[1])
+        headers = [(k, v) for k, v in headers if k.lower() not in ("connection", "keep-alive")]
+        if _header(headers, "content-length") is None and \
+                (_header(headers, "transfer-encoding") or "").lower() != "chunked":
+            headers.append(("Content-Length", str(len(rest))))
+        lines = [start, *[f"{k}: {v}" for k, v in headers], "Connection: keep-alive", "", ""]
+        return "\r\n".join(lines).encode("latin-1") + rest, status
+
+
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key, made here (``cryptography``): ``(cert, key)``."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=2))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_path, key_path = folder / "proxy-cert.pem", folder / "proxy-key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
+
+
+def server_context(cert: Path, key: Path) -> ssl.SSLContext:
+    """The TLS context the proxy serves with."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    return context
+
+
+def main() -> None:
+    """Run the proxy by hand (tmux trials): Ctrl+C stops it."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--upstream", required=True)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--tls-dir", help="serve HTTPS with a self-signed certificate written here")
+    args = parser.parse_args()
+    tls = None
+    if args.tls_dir:
+        folder = Path(args.tls_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        tls = server_context(*self_signed(folder))
+    switch = FaultSwitch(args.upstream, tls=tls, port=args.port).start()
+    print(f"fault switch on {switch.url} → {args.upstream}; PUT {switch.url}/-/proxy/fault", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        while True:
+            time.sleep(3600)
+    switch.stop()
+
+
+if __name__ == "__main__":
+    main()
