@@ -88,7 +88,8 @@ async def test_an_outage_at_80_columns_still_shows_host_data_age_and_health(
 
         # Once the toast is gone, the status line keeps saying where, how fresh and how healthy.
         app.clear_notifications()
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: any(host in line for line in screen_lines(app)), limit=5.0,
+                         what="the status line drawn again without the toast")
         status = app.screen.query_one(StatusLine)
         parts = {label.id: label for label in status.children}
         assert str(parts["status-instance"].render()) == host
