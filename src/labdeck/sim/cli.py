@@ -20,7 +20,7 @@ from labdeck.sim.clock import SimClock
 from labdeck.sim.dataset import DEMO_TOKENS, DEMO_USERS, build_state
 from labdeck.sim.dialect import DIALECTS, SPEC
 from labdeck.sim.faults import FaultConfig, set_config
-from labdeck.sim.server import KEEP_ALIVE_SECONDS, create_app
+from labdeck.sim.server import create_app
 from labdeck.sim.state import SimState
 
 _ROLE_LABELS = {"admin": "admin", "user": "user", "readonly": "read-only"}
@@ -81,8 +81,7 @@ def serve_main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     state = prepare_state(args)
     config = uvicorn.Config(create_app(state), host=args.host, port=args.port, log_level="warning",
-                            access_log=False, lifespan="off", date_header=False,
-                            timeout_keep_alive=KEEP_ALIVE_SECONDS)
+                            access_log=False, lifespan="off", date_header=False)
     server = uvicorn.Server(config)
     host = f"[{args.host}]" if ":" in args.host else args.host
 

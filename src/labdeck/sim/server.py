@@ -22,10 +22,6 @@ from labdeck.sim.context import weak_etag
 from labdeck.sim.routes import all_routes
 from labdeck.sim.state import SimState
 
-KEEP_ALIVE_SECONDS = 65
-"""How long an idle connection stays open: what GitLab's bundled nginx keeps (``keepalive_timeout 65``),
-so a console polling every few seconds reuses its connection here as it does against a real server."""
-
 
 class RawPathMiddleware:
     """Keep ``%2F`` encoded in the routed path so that ``:id`` may be ``group%2Fproject``.
@@ -164,8 +160,7 @@ class SimServer:
         self.port = port or free_port(host)
         self.state.base_url = self.base_url
         config = uvicorn.Config(create_app(state), host=host, port=self.port, log_level="warning",
-                                access_log=False, lifespan="off", date_header=False,
-                                timeout_keep_alive=KEEP_ALIVE_SECONDS)
+                                access_log=False, lifespan="off", date_header=False)
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
 
