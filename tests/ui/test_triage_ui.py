@@ -12,6 +12,7 @@ from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
 from labdeck.ui.screens.jobs.why import WhyFailed
+from labdeck.ui.screens.runners.list import RunnersScreen
 from labdeck.ui.triaging import triaging
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from labdeck.ui.widgets.bulk_plan import request_jobs
@@ -110,3 +111,23 @@ async def test_the_job_detail_says_why_whose_and_the_history(sim_factory: Callab
         shown = str(panel.render())
         assert shown.startswith("Why: infra — ")
         assert "whose: k8s-autoscaler:" in shown and "of its last" in shown
+
+
+async def test_the_runners_screen_flags_the_runner_failing_above_the_fleet(
+        sim_factory: Callable[..., SimServer], make_app: MakeApp, dialect: str) -> None:
+    server = quiet(sim_factory(dialect=dialect))
+    app = make_app(server, "user", board=FAST)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await triaged_board(app, pilot)  # the board's round holds the runners' shares
+        await pilot.press("3")
+        screen = app.screen
+        assert isinstance(screen, RunnersScreen)
+        # Alice's own runners view, then every runner she may list: the failing one is marked.
+        await wait_until(pilot, lambda: screen.load_count > 0 and bool(screen.flags))
+        assert {share.description for share in screen.flags.values()} == {"k8s-autoscaler"}
+        flagged = next(iter(screen.flags))
+        row = next(row for row in screen.table.rows() if row.key == flagged)
+        assert "⚠" in str(row.cells[1]) and "failed" in str(row.cells[1])
+        assert "k8s-autoscaler:" in screen.context_text and "p pauses" in screen.context_text
+        others = [row for row in screen.table.rows() if row.key != flagged]
+        assert others and all("⚠" not in str(row.cells[1]) for row in others)

@@ -20,6 +20,7 @@ from labdeck.api.models import Job
 from labdeck.triage.collect import Triager
 from labdeck.triage.history import History, job_history
 from labdeck.triage.logcache import LogCache
+from labdeck.triage.owners import RunnerShare
 from labdeck.triage.report import Failure, TriageReport
 
 WINDOW = timedelta(hours=24)
@@ -98,12 +99,11 @@ class Triaging:
                 self.failures[job.id] = known
         return known, job_history(page, job.name, job.ref)
 
-    def flagged_runners(self) -> dict[int, str]:
-        """Runner id → ``k8s-autoscaler: 5 of its last 8 jobs failed`` for runners failing well
-        above the fleet (empty before a round)."""
+    def flagged_runners(self) -> dict[int, RunnerShare]:
+        """Runner id → its share, for runners failing well above the fleet (empty before a round)."""
         if self.report is None:
             return {}
-        return {share.id: share.describe() for share in self.report.flagged_runners}
+        return {share.id: share for share in self.report.flagged_runners}
 
 
 _BY_APP: WeakKeyDictionary[Any, Triaging] = WeakKeyDictionary()
