@@ -10,7 +10,10 @@ from typing import Any
 from labdeck.sim.server import SimServer
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
+from labdeck.ui.screens.board.pipeline import PipelineScreen
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
+from labdeck.ui.screens.jobs.list import JobsScreen
+from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.screens.jobs.why import WhyFailed
 from labdeck.ui.screens.runners.list import RunnersScreen
 from labdeck.ui.triaging import triaging
@@ -131,3 +134,32 @@ async def test_the_runners_screen_flags_the_runner_failing_above_the_fleet(
         assert "k8s-autoscaler:" in screen.context_text and "p pauses" in screen.context_text
         others = [row for row in screen.table.rows() if row.key != flagged]
         assert others and all("⚠" not in str(row.cells[1]) for row in others)
+
+
+async def test_the_jobs_table_and_the_pipeline_view_show_the_verdict(
+        sim_factory: Callable[..., SimServer], make_app: MakeApp, dialect: str) -> None:
+    server = quiet(sim_factory(dialect=dialect))
+    app = make_app(server, "user", board=FAST)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await triaged_board(app, pilot)
+        row = next(row.data for row in screen.table.visible_rows()
+                   if row.data.project_path == "alice/notes" and "unit-tests" in row.data.failed_jobs)
+        screen.table.move_cursor_to_key((row.project_id, row.pipeline_id))
+        await pilot.press("enter")
+        pipeline = app.screen
+        assert isinstance(pipeline, PipelineScreen)
+        await wait_until(pilot, lambda: any(label.startswith("broken since #") for label in pipeline.view.why.values()))
+        assert "why: broken since #" in "\n".join(str(line) for line in pipeline.view.current.lines)
+        await pilot.press("escape")
+        app.open_jobs(row.project_id, row.project_path)
+        await wait_until(pilot, lambda: isinstance(app.screen, JobsScreen) and app.screen.query_one(JobTable).row_count > 0)
+        table = app.screen.query_one(JobTable)
+        why = [column.key for column in table.columns_shown].index("why")
+
+        def verdicts() -> dict[int, str]:
+            return {int(key): str(table.get_row(key)[why]) for key in table.jobs_by_key
+                    if table.jobs_by_key[key].status == "failed"}
+
+        await wait_until(pilot, lambda: bool(verdicts()) and "…" not in verdicts().values())
+        assert any(label.startswith("broken since #") for label in verdicts().values())
+        assert all(str(table.get_row(key)[why]) == "" for key, job in table.jobs_by_key.items() if job.status == "success")

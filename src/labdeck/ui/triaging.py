@@ -20,11 +20,13 @@ from labdeck.api.models import Job
 from labdeck.triage.collect import Triager
 from labdeck.triage.history import History, job_history
 from labdeck.triage.logcache import LogCache
-from labdeck.triage.owners import RunnerShare
+from labdeck.triage.owners import RunnerShare, runner_shares
 from labdeck.triage.report import Failure, TriageReport
 
 WINDOW = timedelta(hours=24)
 """How far back a round looks (``labdeck triage``'s default ``--since``)."""
+AT_ONCE = 30
+"""Failed jobs of a jobs table worked out per look (a log read each, at most, when not cached)."""
 PENDING = "…"
 """The ``Why`` cell while the verdict is not known yet."""
 
@@ -83,6 +85,22 @@ class Triaging:
         for listener in list(self._listeners):
             listener()
         return report
+
+    async def verdicts(self, client: ApiClient, project_id: int, path: str, jobs: Sequence[Job]) -> None:
+        """Verdicts for the failed ``jobs`` of one project not known yet (the newest :data:`AT_ONCE`):
+        one jobs page, logs only where needed; listeners are told afterwards."""
+        unknown = [job for job in jobs if job.status == "failed" and job.id not in self.failures][:AT_ONCE]
+        if not unknown:
+            return
+        triager = self.triager(client)
+        page = (await triager.page(project_id, path)).jobs
+        self.pages[project_id] = page
+        shares = runner_shares(page)
+        for job in unknown:
+            held = page if any(known.id == job.id for known in page) else (*page, job)
+            self.failures[job.id] = await triager.failure(project_id, path, job, held, shares=shares)
+        for listener in list(self._listeners):
+            listener()
 
     async def one(self, client: ApiClient, project_id: int, path: str, job: Job) -> tuple[Failure | None, History]:
         """The verdict (failed jobs) and history of one job: from what is held when known, else one

@@ -19,6 +19,7 @@ from labdeck.api.models.ci import Job, JobStatus
 from labdeck.ui.console import console_app
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.formatting import size as format_size
+from labdeck.ui.triaging import triaging
 from labdeck.ui.widgets.form import clean, theme_colour
 from labdeck.ui.widgets.status_colours import STATUS_THEME_KEYS
 from labdeck.watch.pipelines import latest_tries
@@ -54,6 +55,7 @@ COLUMNS: tuple[JobColumn, ...] = (
     JobColumn("created", "Created"),
     JobColumn("runner", "Runner", 16),
     JobColumn("reason", "Reason", 16),
+    JobColumn("why", "Why", 18),
     JobColumn("artifacts", "Artifacts", 10),
 )
 """Every column, in order, on a terminal of :data:`FULL_FROM` columns or more. Start and finish
@@ -367,6 +369,7 @@ class JobTable(DataTable[Text]):
             "created": relative_time(job.created_at, self._now()),
             "runner": runner_label(job),
             "reason": (job.failure_reason or "").replace("_", " "),
+            "why": triaging(self.app).label(job),  # the triage verdict of a failed job; … until known
             "artifacts": artifacts_label(job, with_name=False),
         }
 
