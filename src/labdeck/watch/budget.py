@@ -155,12 +155,17 @@ class RequestBudget:
             return math.inf  # the bucket never holds that much: only other work can wake the caller
         return (wanted - tokens) / (rate * self.factor)
 
-    def charge(self, requests: int) -> None:
+    def charge(self, requests: int, *, startup: bool = False) -> None:
         """Take ``requests`` more tokens after the fact (extra pages of a listing); the bucket may
-        go below zero, which delays what comes next: the average stays within the budget."""
+        go below zero, which delays what comes next: the average stays within the budget.
+        ``startup``: the first read of a project (a big pipeline's scoped reads with it) is paid
+        from the start-up bucket, not from the steady one the board lives on afterwards."""
         if requests > 0:
             self._refill()
-            self._tokens -= requests
+            if startup:
+                self._startup_tokens -= requests
+            else:
+                self._tokens -= requests
 
     # --- what the server says ----------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ What a round of a loaded project costs, per dialect:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import datetime, timedelta
 from typing import Any
@@ -56,6 +57,7 @@ class DeepReads:
     stats: PollStats
     _dirty: set[int]
     _pipelines_api: bool | None
+    _pipelines_lock: asyncio.Lock
 
     async def _has_pipelines(self, project_id: int) -> bool:
         """Whether rounds use the pipelines list: learned once per client, with the activity
@@ -64,17 +66,19 @@ class DeepReads:
 
     async def _learn_pipelines_api(self, project_id: int | None) -> None:
         """Ask the server once whether it lists pipelines (one request; a failure asks again later)."""
-        if self._pipelines_api is not None:
-            return
-        try:
-            self._pipelines_api = await self.client.has_pipelines_api(project_id)
-        except errors.ApiError:
-            return
+        async with self._pipelines_lock:
+            if self._pipelines_api is not None:
+                return
+            try:
+                self._pipelines_api = await self.client.has_pipelines_api(project_id)
+            except errors.ApiError:
+                return
 
     async def _round_without_page(self, track: ProjectTrack) -> bool:
         """A round of a loaded project that may spare the page of newest jobs: True when the
         round is done (nothing or only partial pipelines moved), False when the page is due."""
         if not track.loaded:
+            await self._learn_pipelines_api(track.project_id)  # once per client, with the first read
             return False
         if await self._has_pipelines(track.project_id):
             return await self._list_round(track)
@@ -94,8 +98,10 @@ class DeepReads:
         self._recomplete(track)
         return True
 
-    async def _list_round(self, track: ProjectTrack) -> bool:
-        """GitLab: one conditional listing of the pipelines updated since the last round."""
+    async def _list_round(self, track: ProjectTrack, *, baseline: bool = False) -> bool:
+        """GitLab: one conditional listing of the pipelines updated since the last round.
+        ``baseline``: the first listing, read right after the page and before the scoped reads
+        (which then know at least what it shows): it only notes where things stand."""
         params: dict[str, Any] = {"per_page": LISTED, "order_by": "updated_at", "sort": "desc"}
         first = track.watermark is None
         if first:
@@ -113,30 +119,45 @@ class DeepReads:
             # The listing grew: ask from its newest change on (a new URL: one more full answer).
             track.watermark = max(stamps)
         rows = {row.pipeline_id: row for row in track.page_rows}
+        if baseline:
+            for pipeline in pipelines:
+                row = rows.get(pipeline.id)
+                if row is not None and row.partial:
+                    noted = track.deep.setdefault(pipeline.id, DeepPipeline(pipeline.id))
+                    noted.updated_at, noted.server_status = pipeline.updated_at, pipeline.status
+            return True
         need_page = False
-        moved: list[PipelineRow] = []
+        moved: list[tuple[PipelineRow, str | None]] = []
         for pipeline in pipelines:
             row = rows.get(pipeline.id)
             if row is None:
                 # Not among the rows: new (a push), or older than the page (the first listing).
                 need_page = need_page or not first or pipeline.id > max(rows, default=0)
                 continue
-            state = track.deep.get(pipeline.id)
             if not row.partial:
                 if pipeline.status != row.server_status:
                     need_page = True
                 continue
-            state = state or track.deep.setdefault(pipeline.id, DeepPipeline(pipeline.id))
+            state = track.deep.setdefault(pipeline.id, DeepPipeline(pipeline.id))
             if state.updated_at != pipeline.updated_at or state.server_status != pipeline.status:
+                moved.append((row, state.server_status))
                 state.updated_at, state.server_status = pipeline.updated_at, pipeline.status
-                moved.append(row)
         if need_page:
             return False
-        for row in moved:
+        track.rounds += 1
+        for row, status in moved:
+            # A job of it changed status: a new failure? (one probe); the running count when a
+            # failure came or every few rounds; the times when the pipeline's own status moved.
+            # A first listing only checks what the page read learned moments ago.
             state = track.deep[row.pipeline_id]
+            seen = state.failed_seen
             await self._refresh_failed(track, row, state, probe=True)
-            await self._refresh_running(track, row, state, force=True)
-            await self._refresh_timing(track, row, state)
+            if first:
+                continue
+            await self._refresh_running(track, row, state, force=state.failed_seen != seen
+                                        or track.rounds % RUNNING_EVERY == 0)
+            if state.server_status != status:
+                await self._refresh_timing(track, row, state)
         self._recomplete(track)
         return True
 
@@ -144,6 +165,11 @@ class DeepReads:
         """After a page read: complete its partial rows (only the newest ``rows_per_project``
         pipelines and those an alert follows are read beyond the page)."""
         track.rounds = 0
+        if self._pipelines_api and track.list_etag is None and any(row.partial for row in track.page_rows):
+            try:
+                await self._list_round(track, baseline=True)
+            except errors.ApiError:
+                track.watermark = None  # the next round lists from scratch
         wanted = {row.pipeline_id for row in sorted(track.page_rows, key=lambda r: r.pipeline_id,
                                                      reverse=True)[: self.settings.rows_per_project]}
         keep = {row.pipeline_id for row in track.page_rows if row.partial} | set(track.extra_rows)

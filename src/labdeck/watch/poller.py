@@ -98,6 +98,7 @@ class BoardPoller(PollerReads):
         self._live = False
         self._stopping = False
         self._pipelines_api: bool | None = None
+        self._pipelines_lock = asyncio.Lock()
 
     # --- subscriptions -----------------------------------------------------------------------------
 
@@ -381,7 +382,7 @@ class BoardPoller(PollerReads):
                     if item.track is not None:
                         item.track.in_flight = False
             # Extra pages and pipeline reads cost budget too (the token covered one request).
-            self.budget.charge(attribution.requests - 1)
+            self.budget.charge(attribution.requests - 1, startup=item.startup)
 
     # --- publishing -------------------------------------------------------------------------------
 
