@@ -37,6 +37,8 @@ def cluster_row(cluster: Cluster) -> TableRow:
 class ClusterStrip(ResourceTable):
     """The clusters above the board's pipelines (hidden when there are none)."""
 
+    MAIN = False
+
     DEFAULT_CSS = """
     ClusterStrip { height: auto; max-height: 6; display: none; }
     ClusterStrip.-shown { display: block; }

@@ -54,15 +54,17 @@ COLUMNS: tuple[JobColumn, ...] = (
     JobColumn("user", "User", 12),
     JobColumn("created", "Created"),
     JobColumn("runner", "Runner", 16),
-    JobColumn("reason", "Reason", 16),
     JobColumn("why", "Why", 18),
+    JobColumn("reason", "Reason", 16),
     JobColumn("artifacts", "Artifacts", 10),
 )
 """Every column, in order, on a terminal of :data:`FULL_FROM` columns or more. Start and finish
 times are in the job's record (the log viewer's header shows the duration); the table shows ages."""
 
-MEDIUM_COLUMNS: tuple[JobColumn, ...] = tuple(column for column in COLUMNS if column.key not in ("user", "artifacts"))
-"""From :data:`MEDIUM_FROM` columns (120 included): all but the user (``/user:NAME`` still filters)
+MEDIUM_COLUMNS: tuple[JobColumn, ...] = tuple(column for column in COLUMNS
+                                              if column.key not in ("user", "artifacts", "reason"))
+"""From :data:`MEDIUM_FROM` columns (120 included): all but the user (``/user:NAME`` still filters),
+the failure reason (the Why column's verdict says more; the job's record has the reason)
 and the artifacts (the job's record has them; ``d`` downloads)."""
 
 NARROW_COLUMNS: tuple[JobColumn, ...] = (

@@ -47,7 +47,7 @@ class WhyFailed(Static):
     """The verdict, evidence, owner and history of one job (hidden until :meth:`follow`)."""
 
     DEFAULT_CSS = """
-    WhyFailed { height: auto; max-height: 7; padding: 0 1; border: round $primary; display: none; }
+    WhyFailed { height: auto; max-height: 5; padding: 0 1; background: $boost; display: none; }
     WhyFailed.-shown { display: block; }
     """
 
