@@ -42,6 +42,11 @@ class Triaging:
         self.pages: dict[int, tuple[Job, ...]] = {}
         """Project id → its latest jobs page (histories come from it without a request)."""
         self.rounds = 0
+        self.missing = 0
+        """Failed jobs the last round was asked about and left for the next (see :data:`AT_ONCE`)."""
+        self._asked = 0
+        self._stored = 0
+        """Rounds run side by side (never cancelled half-way): an older one finishing last is not kept."""
         self._listeners: list[Callable[[], None]] = []
 
     def triager(self, client: ApiClient) -> Triager:
@@ -69,17 +74,27 @@ class Triaging:
         """A round over ``projects`` (one jobs page each, logs only where ``failure_reason`` does not
         explain a failure), plus the verdicts of ``failed`` jobs the round does not list (older
         failed pipelines on the board) from the same pages. Listeners are told afterwards."""
+        self._asked += 1
+        ticket = self._asked
         triager = self.triager(client)
         report = await triager.round(projects, since=WINDOW)
         found = {failure.job.id: failure for failure in report.failures}
+        extra = 0
         for project_id, path, job in failed:
             page = report.pages.get(project_id)
-            if job.id in found or page is None:
+            if job.id in found or job.id in self.failures or page is None:
                 continue
+            extra += 1
+            if extra > AT_ONCE:
+                break  # the next round goes on (logs read are cached: a round never reads one twice)
             jobs = page if any(known.id == job.id for known in page) else (*page, job)
             found[job.id] = await triager.failure(project_id, path, job, jobs, shares=report.runners)
-        self.report = report
         self.failures.update(found)
+        self.missing = max(0, extra - AT_ONCE)
+        if ticket < self._stored:
+            return report  # a newer round already answered
+        self._stored = ticket
+        self.report = report
         self.pages.update(report.pages)
         self.rounds += 1
         for listener in list(self._listeners):
@@ -136,13 +151,15 @@ def triaging(app: Any) -> Triaging:
 
 
 def why_label(failures: Sequence[Failure | None]) -> str:
-    """The ``Why`` cell of a pipeline from its failed jobs' verdicts: ``…`` while any is unknown;
-    otherwise the most telling one (broken, infra, flaky, ?), ``+`` when the others differ."""
+    """The ``Why`` cell of a pipeline from its failed jobs' verdicts: the most telling one (broken,
+    infra, flaky, ?), ``+`` when the others differ, `` +…`` while some are not known yet; ``…``
+    while none is."""
     if not failures:
         return ""
-    if any(failure is None for failure in failures):
-        return PENDING
     order = ("broken", "infrastructure", "flaky", "unknown")
     known = sorted((f for f in failures if f is not None), key=lambda f: order.index(f.verdict.kind))
+    if not known:
+        return PENDING
     labels = {f.verdict.label for f in known}
-    return known[0].verdict.label + ("+" if len(labels) > 1 else "")
+    pending = " +…" if len(known) < len(failures) else ""
+    return known[0].verdict.label + ("+" if len(labels) > 1 else "") + pending

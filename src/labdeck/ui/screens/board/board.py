@@ -7,6 +7,7 @@ snapshots; it makes no request of its own, and while hidden it receives none.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta
 from typing import ClassVar
 
@@ -51,6 +52,8 @@ NARROW_COLUMNS = tuple(column for column in COLUMNS if column.key not in ("runni
 """At 80 columns: what is broken, where and since when (the pipeline view has the rest)."""
 WIDE_FROM = 110
 AGES_EVERY = 5
+TRIAGE_GAP = 2.0
+"""Seconds between two triage rounds when failures keep changing (each reads the projects' jobs pages)."""
 """Seconds between re-renders of the ages and running times (the rows move on without new data)."""
 
 
@@ -120,6 +123,8 @@ server by itself; the status line says how fresh the data is (amber: older than 
         """Each row's age and running time as shown (a clock tick re-renders the rows whose text moved)."""
         self._titled: tuple[str, int, int, str] | None = None
         self._triaged: tuple[object, ...] | None = None
+        self._triage_wanted: tuple[list[tuple[int, str]], list[tuple[int, str, Job]]] | None = None
+        self._triage_busy = False
         """What the last triage round was asked about (a new round only when the failures change)."""
 
     def compose_top_bars(self) -> ComposeResult:
@@ -200,8 +205,26 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self._triaged = key
         projects = sorted({(row.project_id, row.project_path) for row, _ in failed})
         jobs = [(row.project_id, row.project_path, job) for row, job in failed]
+        self._triage_wanted = (projects, jobs)
+        if not self._triage_busy:
+            self._triage_busy = True
+            self.run_api(self._triage_rounds, "triage", exclusive=False)
+
+    async def _triage_rounds(self) -> None:
+        """One round at a time, never cancelled half-way; again (after a pause) while the failures
+        changed meanwhile or a round left verdicts for the next."""
         state = triaging(self.app)
-        self.run_api(lambda: state.round(self.console_app.client, projects, jobs), "triage")
+        try:
+            while self._triage_wanted is not None:
+                projects, jobs = self._triage_wanted
+                self._triage_wanted = None
+                await state.round(self.console_app.client, projects, jobs)
+                if state.missing and self._triage_wanted is None:
+                    self._triage_wanted = (projects, jobs)
+                if self._triage_wanted is not None:
+                    await asyncio.sleep(TRIAGE_GAP)
+        finally:
+            self._triage_busy = False
 
     def _triage_done(self) -> None:
         """A round ended: the ``Why`` cells and the clusters follow."""

@@ -313,9 +313,10 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         shown = [job for stage in stages for job in stage.jobs]
         view.why = {job.id: state.label(job) for job in shown if job.status == "failed"}
         asked = frozenset(job_id for job_id, label in view.why.items() if label == PENDING)
-        if asked and asked != self._why_asked:  # in a worker: one jobs page, logs if needed
+        if asked and self.complete and asked != self._why_asked:  # in a worker: one jobs page, logs if needed
             self._why_asked = asked
-            self.run_api(lambda: state.verdicts(self.client, self.project_id, self.project_path, shown), "why")
+            self.run_api(lambda: state.verdicts(self.client, self.project_id, self.project_path, shown), "why",
+                         exclusive=False)
         view.show(stages, partial=not self.complete)
         self._draw_header()
         for screen in list(self._stage_screens):

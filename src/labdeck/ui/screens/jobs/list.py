@@ -227,7 +227,8 @@ another screen is on top). Rows whose status just changed are highlighted.
             asked = frozenset(job.id for job in visible if state.label(job) == PENDING)
             if asked and asked != self._why_asked:
                 self._why_asked = asked
-                self.run_api(lambda: state.verdicts(self.client, self.project_id, self.project_path, visible), "why")
+                self.run_api(lambda: state.verdicts(self.client, self.project_id, self.project_path, visible), "why",
+                             exclusive=False)
         if self._select_after_refresh is not None and table.select_job(self._select_after_refresh):
             self._select_after_refresh = None
         self._update_header()

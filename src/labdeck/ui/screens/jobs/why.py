@@ -74,7 +74,8 @@ class WhyFailed(Static):
         if self.failure is None or self.failure.job.id != job.id:
             self.update(Text("Why: …" if job.status == "failed" and not self.history_only else "runs: …",
                              style=self._style("foreground-muted")))
-        self.run_worker(self._read(client, project_id, project_path, job), exclusive=True, group="why-failed",
+        # Not exclusive (never cancelled half-way); an answer for an older state is dropped.
+        self.run_worker(self._read(client, project_id, project_path, job), group="why-failed",
                         exit_on_error=False, description="Why did the job fail")
 
     async def _read(self, client: ApiClient, project_id: int, project_path: str, job: Job) -> None:
@@ -83,8 +84,9 @@ class WhyFailed(Static):
         except errors.ApiError as exc:
             self.update(Text(clean(f"Why: cannot tell: {exc.user_message()}"), style=self._style("warning")))
         else:
-            self.failure, self.history = failure, history
-            self._render_answer()
+            if self._key == (job.id, job.status):
+                self.failure, self.history = failure, history
+                self._render_answer()
         self.done += 1
 
     def _render_answer(self) -> None:
