@@ -110,7 +110,14 @@ class DeepReads:
             params["updated_after"] = iso(track.watermark - MARGIN)
         read = await self.client.fetch_conditional(f"projects/{track.project_id}/pipelines", params)
         if read.etag is not None and read.etag == track.list_etag:
-            return True  # nothing moved
+            # Nothing moved: a quiet round catches up a running count left stale by a busy one.
+            stale = [row for row in track.deep_unfinished(self.settings.rows_per_project)
+                     if (state := track.deep.get(row.pipeline_id)) is not None and state.running_for is None]
+            for lagging in stale[:1]:
+                await self._refresh_running(track, lagging, track.deep[lagging.pipeline_id], force=True)
+            if stale:
+                self._recomplete(track)
+            return True
         pipelines = list_parser(Pipeline).validate_json(read.content or b"[]")
         self.stats.parsed += 1
         track.list_etag = read.etag
@@ -154,8 +161,9 @@ class DeepReads:
             await self._refresh_failed(track, row, state, probe=True)
             if first:
                 continue
-            await self._refresh_running(track, row, state, force=state.failed_seen != seen
-                                        or track.rounds % RUNNING_EVERY == 0)
+            state.running_for = None  # stale: read now, every few busy rounds, or in the next quiet one
+            if state.failed_seen != seen or track.rounds % RUNNING_EVERY == 0:
+                await self._refresh_running(track, row, state, force=True)
             if state.server_status != status:
                 await self._refresh_timing(track, row, state)
         self._recomplete(track)

@@ -359,6 +359,8 @@ def as_partial(row: PipelineRow, *, failed: tuple[str, ...] | None = None, faile
         status = bucket or row.status
     finished = server is not None and not job_unfinished(server)
     running_known = running is not None or finished
+    if finished:
+        running = pending = 0  # nothing runs in a finished pipeline, whatever was counted before
     return replace(
         row, partial=True, status=status, failed_jobs=names, failed_known=failed_known,
         failed_count=failed_count if failed_known and not settled_clean else None,
