@@ -131,7 +131,7 @@ async def test_the_runners_screen_flags_the_runner_failing_above_the_fleet(
         flagged = next(iter(screen.flags))
         row = next(row for row in screen.table.rows() if row.key == flagged)
         assert "⚠" in str(row.cells[1]) and "failed" in str(row.cells[1])
-        assert "k8s-autoscaler:" in screen.context_text and "p pauses" in screen.context_text
+        assert screen.context_text.startswith("⚠ failing well above the fleet: k8s-autoscaler:") and "p pauses" in screen.context_text
         others = [row for row in screen.table.rows() if row.key != flagged]
         assert others and all("⚠" not in str(row.cells[1]) for row in others)
 

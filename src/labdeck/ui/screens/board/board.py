@@ -40,7 +40,7 @@ COLUMNS = (
     Column("ref", "Ref", min_width=6, max_width=20, flex=True),
     Column("status", "Status", max_width=8),
     Column("failed", "Failed jobs", min_width=8, max_width=48, flex=True),
-    Column("why", "Why", min_width=3, max_width=18, flex=True),
+    Column("why", "Why", max_width=18),
     Column("running", "Run", align="right", max_width=3),
     Column("age", "Age", align="right", max_width=6),
     Column("duration", "Took", align="right", max_width=7),
@@ -48,7 +48,8 @@ COLUMNS = (
 )
 """The board's columns from :data:`WIDE_FROM` columns of terminal on."""
 
-NARROW_COLUMNS = tuple(column for column in COLUMNS if column.key not in ("running", "duration", "by"))
+NARROW_COLUMNS = tuple(Column("why", "Why", min_width=6, max_width=18, flex=True) if column.key == "why" else column
+                       for column in COLUMNS if column.key not in ("running", "duration", "by"))
 """At 80 columns: what is broken, where and since when (the pipeline view has the rest)."""
 WIDE_FROM = 110
 AGES_EVERY = 5

@@ -139,7 +139,7 @@ The failed jobs that share one normalized error across projects: one incident, n
             return
         targets = [JobTarget(f.project_id, f.project, f.job) for f in chosen]
         plan = plan_retry(targets, marked=True, action="cluster.retry",
-                          scope=f"{len(chosen)} job{'s' if len(chosen) != 1 else ''} of a cluster")
+                          scope=f"a cluster ({len({f.project for f in chosen})} projects)")
 
         def done(outcome: object) -> None:
             if outcome is not None:

@@ -47,7 +47,8 @@ class WhyFailed(Static):
     """The verdict, evidence, owner and history of one job (hidden until :meth:`follow`)."""
 
     DEFAULT_CSS = """
-    WhyFailed { height: auto; max-height: 5; padding: 0 1; background: $boost; display: none; }
+    WhyFailed { height: auto; max-height: 5; padding: 0 1; background: $boost; display: none;
+                text-wrap: nowrap; text-overflow: ellipsis; }
     WhyFailed.-shown { display: block; }
     """
 

@@ -189,7 +189,7 @@ class RunnersScreen(RunnerActions, RunnerTableScreen):
                 self.table.update_row(runner_row(self.app, runner, self.tags.get(runner_id), self.flags[runner_id]))
         if self.flags:
             names = "; ".join(share.describe() for share in self.flags.values())
-            self.context_text = f"{self._view_text()} · ⚠ failing well above the fleet: {names} (p pauses)"
+            self.context_text = f"⚠ failing well above the fleet: {names} (p pauses) · {self._view_text()}"
             self.update_title()
 
     # --- view ---------------------------------------------------------------------------------
