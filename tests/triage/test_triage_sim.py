@@ -219,3 +219,6 @@ async def test_the_demo_tells_the_four_stories_on_alices_starred_projects(sim_fa
     assert len(runner) == 3 and {f.verdict.kind for f in runner} == {"infrastructure"}
     assert "k8s-autoscaler" in [share.description for share in report.flagged_runners]
     assert kinds[("platform/api-gateway", "e2e-browser")].verdict.kind == "unknown"
+    # The round keeps each project's page (within the window): the UI's other verdicts need no request.
+    notes = next(pid for pid, path in projects if path == "alice/notes")
+    assert broken.job.id in {job.id for job in report.pages[notes]}

@@ -153,13 +153,15 @@ class Triager:
         everything = [job for page in pages for job in page.jobs]
         shares = runner_shares(everything)
         calls = []
+        windows: dict[int, tuple[Job, ...]] = {}
         for page in pages:
             window = in_window(page.jobs, page.now - since if isinstance(since, timedelta) else since)
+            windows[page.project_id] = tuple(window)
             for job in newest_failures(window):
                 calls.append(lambda page=page, job=job, window=window:
                              self.failure(page.project_id, page.path, job, window, shares=shares))
         failures = await _bounded(calls)
         failures.sort(key=lambda f: (f.project, f.job.ref or "", f.job.name or ""))
         return TriageReport(tuple(failures), tuple(cluster(failures)), shares, tuple(problems),
-                            projects=len(projects), logs_read=self.logs_read - before)
+                            projects=len(projects), logs_read=self.logs_read - before, pages=windows)
 

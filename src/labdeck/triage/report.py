@@ -133,6 +133,9 @@ class TriageReport:
     projects: int = 0
     logs_read: int = 0
     """Logs fetched from the server this round (the cache answers the rest)."""
+    pages: dict[int, tuple[Job, ...]] = field(default_factory=dict, compare=False)
+    """Project id → the jobs page read this round, within the window (for verdicts of other
+    failed jobs of those projects, and histories, without another request)."""
 
     @property
     def flagged_runners(self) -> list[RunnerShare]:

@@ -140,7 +140,7 @@ class SectionScreen(Screen[None]):
 
     def update_title(self) -> None:
         """Refresh the title row (counts, filter, context, loading state)."""
-        tables = list(self.query(ResourceTable))
+        tables = [table for table in self.query(ResourceTable) if table.MAIN]
         counts = ""
         if tables:
             table = tables[0]
@@ -242,7 +242,7 @@ class SectionScreen(Screen[None]):
         return True
 
     def _focus_body(self) -> None:
-        tables = list(self.query(ResourceTable))
+        tables = [table for table in self.query(ResourceTable) if table.MAIN]
         if tables:
             tables[0].focus()
         else:

@@ -109,6 +109,9 @@ class ResourceTable(ScrollView, can_focus=True):
     """A keyboard-driven table that renders only its visible rows."""
 
     BINDING_GROUP_TITLE = "Table"
+    MAIN: ClassVar[bool] = True
+    """A screen's main table: the title row counts its rows, closing the filter focuses it (False:
+    a strip beside it, like the board's clusters)."""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "cursor_up", "Up", show=False, id="table.up"),
         Binding("down,j", "cursor_down", "Down", show=False, id="table.down"),

@@ -7,6 +7,7 @@ snapshots; it makes no request of its own, and while hidden it receives none.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta
 from typing import ClassVar
 
@@ -15,9 +16,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
+from labdeck.api.models import Job
 from labdeck.ui.connection import trouble_text
 from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
 from labdeck.ui.screens.jobs.table import format_duration
+from labdeck.ui.triaging import triaging, why_label
 from labdeck.ui.widgets.bulk import open_bulk_action
 from labdeck.ui.widgets.bulk_plan import PLANNERS, BulkKind, BulkOutcome, pipeline_targets
 from labdeck.ui.widgets.form import clean
@@ -36,6 +40,7 @@ COLUMNS = (
     Column("ref", "Ref", min_width=6, max_width=20, flex=True),
     Column("status", "Status", max_width=8),
     Column("failed", "Failed jobs", min_width=8, max_width=48, flex=True),
+    Column("why", "Why", max_width=18),
     Column("running", "Run", align="right", max_width=3),
     Column("age", "Age", align="right", max_width=6),
     Column("duration", "Took", align="right", max_width=7),
@@ -43,10 +48,13 @@ COLUMNS = (
 )
 """The board's columns from :data:`WIDE_FROM` columns of terminal on."""
 
-NARROW_COLUMNS = tuple(column for column in COLUMNS if column.key not in ("running", "duration", "by"))
+NARROW_COLUMNS = tuple(Column("why", "Why", min_width=6, max_width=18, flex=True) if column.key == "why" else column
+                       for column in COLUMNS if column.key not in ("running", "duration", "by"))
 """At 80 columns: what is broken, where and since when (the pipeline view has the rest)."""
 WIDE_FROM = 110
 AGES_EVERY = 5
+TRIAGE_GAP = 2.0
+"""Seconds between two triage rounds when failures keep changing (each reads the projects' jobs pages)."""
 """Seconds between re-renders of the ages and running times (the rows move on without new data)."""
 
 
@@ -73,6 +81,8 @@ class BoardScreen(SectionScreen):
     MUTATING_ACTIONS = frozenset({"retry_marked", "cancel_marked", "play_marked"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_pipeline", "Pipeline", id="board.open", tooltip="The pipeline's jobs"),
+        Binding("c", "clusters", "Clusters", id="board.clusters",
+                tooltip="Move to the clusters (the same error in several projects) above the pipelines, and back"),
         Binding("f", "cycle_status", "Status", id="board.status",
                 tooltip="Show only failed, running, pending, manual or successful pipelines"),
         Binding("w", "toggle_watch", "Watch", id="board.watch",
@@ -94,6 +104,8 @@ The pipelines of your starred projects, of projects added with **w**, and of `:b
 failed first (newest first), then running, pending, manual and recent successes. It follows the
 server by itself; the status line says how fresh the data is (amber: older than it should be).
 
+- **Why**: infra, flaky, broken since #N, or ? (not enough evidence yet); … while it is worked out
+- **c** the clusters above (the same error in several projects) · **enter** on one lists its jobs
 - **enter** the pipeline · **f** status filter · **/** filter · **w** watch / unwatch the project
 - **W** alert when the pipeline fails or finishes · **!** the alerts that fired
 - **space** mark pipelines · **R**/**C**/**P** retry failed / cancel / play manual jobs of the marked ones
@@ -111,11 +123,16 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self._timed: dict[tuple[int, int], tuple[str, str]] = {}
         """Each row's age and running time as shown (a clock tick re-renders the rows whose text moved)."""
         self._titled: tuple[str, int, int, str] | None = None
+        self._triaged: tuple[object, ...] | None = None
+        self._triage_wanted: tuple[list[tuple[int, str]], list[tuple[int, str, Job]]] | None = None
+        self._triage_busy = False
+        """What the last triage round was asked about (a new round only when the failures change)."""
 
     def compose_top_bars(self) -> ComposeResult:
         yield Static("", id="running-now", markup=False)
 
     def compose_content(self) -> ComposeResult:
+        yield ClusterStrip(id="board-clusters")
         yield ResourceTable(self._columns_for(self.app.size.width), id="board-table")
 
     @staticmethod
@@ -142,6 +159,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         for status in self.query(StatusLine):
             status.stale_after = 2 * watching.poller.interval
         self.query_one("#running-now", Static).display = False
+        self._untriage = triaging(self.app).subscribe(self._triage_done)
         self.table.focus()
         self._show()
         self.call_after_refresh(self._show)  # the header says "loading…" from the first frame on
@@ -157,6 +175,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self._running_now.set_visible(False)
 
     def on_unmount(self) -> None:
+        self._untriage()
         self._pipelines.close()
         self._running_now.close()
 
@@ -165,6 +184,63 @@ server by itself; the status line says how fresh the data is (amber: older than 
     def _board_changed(self, snapshot: BoardSnapshot) -> None:
         self.snapshot = snapshot
         self._show()
+        self._triage()
+
+    @staticmethod
+    def failed_jobs(row: PipelineRow) -> list[Job]:
+        """The failed jobs that fail the pipeline (newest try of each name)."""
+        newest: dict[str, Job] = {}
+        for job in row.jobs:
+            if job.status == "failed" and job.name in row.failed_jobs and not job.allow_failure:
+                if job.name not in newest or job.id > newest[job.name].id:
+                    newest[job.name] = job
+        return list(newest.values())
+
+    def _triage(self) -> None:
+        """Verdicts and clusters for the failed pipelines, in the ``triage`` worker: one jobs page
+        per project with a failure, logs only where ``failure_reason`` does not explain it."""
+        failed = [(row, job) for row in self.snapshot.rows if row.status == "failed" for job in self.failed_jobs(row)]
+        key = tuple(sorted((row.project_id, job.id) for row, job in failed))
+        if not failed or key == self._triaged:
+            return
+        self._triaged = key
+        projects = sorted({(row.project_id, row.project_path) for row, _ in failed})
+        jobs = [(row.project_id, row.project_path, job) for row, job in failed]
+        self._triage_wanted = (projects, jobs)
+        if not self._triage_busy:
+            self._triage_busy = True
+            self.run_api(self._triage_rounds, "triage", exclusive=False)
+
+    async def _triage_rounds(self) -> None:
+        """One round at a time, never cancelled half-way; again (after a pause) while the failures
+        changed meanwhile or a round left verdicts for the next."""
+        state = triaging(self.app)
+        try:
+            while self._triage_wanted is not None:
+                projects, jobs = self._triage_wanted
+                self._triage_wanted = None
+                await state.round(self.console_app.client, projects, jobs)
+                if state.missing and self._triage_wanted is None:
+                    self._triage_wanted = (projects, jobs)
+                if self._triage_wanted is not None:
+                    await asyncio.sleep(TRIAGE_GAP)
+        finally:
+            self._triage_busy = False
+
+    def _triage_done(self) -> None:
+        """A round ended: the ``Why`` cells and the clusters follow."""
+        report = triaging(self.app).report
+        strip = self.query_one_optional("#board-clusters", ClusterStrip)
+        if strip is not None and report is not None:
+            strip.show_clusters(report.clusters)
+        self._show()
+
+    def why(self, row: PipelineRow) -> str:
+        """The ``Why`` cell: the verdicts of the pipeline's failed jobs (``…`` while unknown)."""
+        if row.status != "failed":
+            return ""
+        state = triaging(self.app)
+        return why_label([state.failure(job.id) for job in self.failed_jobs(row)]) or "…"
 
     def _running_changed(self, snapshot: RunningNowSnapshot) -> None:
         strip = self.query_one("#running-now", Static)
@@ -227,7 +303,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         cells: dict[str, Text | str] = {
             "mark": "●" if key in self.marked else " ", "project": clean(row.project_path),
             "pipeline": f"#{row.pipeline_id}", "ref": clean(row.ref or "—"), "status": status,
-            "failed": clean(failed) or "—", "running": row.running_label,
+            "failed": clean(failed) or "—", "why": clean(self.why(row)), "running": row.running_label,
             "age": age, "duration": duration, "by": clean(row.triggered_by or "—"),
         }
         return TableRow(
@@ -307,7 +383,13 @@ server by itself; the status line says how fresh the data is (amber: older than 
         return row if isinstance(row, PipelineRow) else None
 
     def action_open_pipeline(self) -> None:
-        """The jobs of the pipeline under the cursor."""
+        """The jobs of the pipeline under the cursor (on a cluster: the cluster's jobs)."""
+        strip = self.query_one("#board-clusters", ClusterStrip)
+        if strip.has_focus:
+            cluster = strip.cursor_data
+            if cluster is not None:
+                self.app.push_screen(ClusterScreen(cluster))
+            return
         row = self.selected()
         if row is not None:
             self.console_app.open_pipeline(row.project_id, row.project_path, row.pipeline_id, row.jobs)
@@ -315,6 +397,17 @@ server by itself; the status line says how fresh the data is (amber: older than 
     def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
         event.stop()
         self.action_open_pipeline()
+
+    def action_clusters(self) -> None:
+        """``c``: to the clusters above the pipelines, and back."""
+        strip = self.query_one("#board-clusters", ClusterStrip)
+        if strip.has_focus or not strip.row_count:
+            if not strip.row_count:
+                self.notify("No clusters: no error is shared by several projects (or triage is still running).",
+                            timeout=3)
+            self.table.focus()
+        else:
+            strip.focus()
 
     def action_bundle(self) -> None:
         """``B``: the incident bundle of the pipeline under the cursor (reads only)."""

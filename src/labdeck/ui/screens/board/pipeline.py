@@ -41,6 +41,7 @@ from labdeck.ui.screens.board.stage_jobs import StageJobsScreen
 from labdeck.ui.screens.board.stage_view import StageView
 from labdeck.ui.screens.jobs.detail import JobDetailScreen, job_web_url
 from labdeck.ui.screens.jobs.log import TraceScreen
+from labdeck.ui.triaging import PENDING, triaging
 from labdeck.ui.widgets.bulk import open_bulk_action, open_planned_bulk_action, say_nothing_to_do
 from labdeck.ui.widgets.bulk_plan import PLANNERS, BulkKind, BulkOutcome, BulkPlan, job_targets
 from labdeck.watch.clock import ServerClock
@@ -141,6 +142,8 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         self._last_load: datetime | None = None
         self._filter = ""
         self._stage_screens: list[StageJobsScreen] = []
+        self._why_asked: frozenset[int] = frozenset()
+        """Failed jobs whose verdicts were last asked for (asked again only when that changes)."""
 
     def compose_content(self) -> ComposeResult:
         yield PipelineHeader(id="pipeline-header")
@@ -157,6 +160,7 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
             self._hooked = self.client.http
             self._hooked.event_hooks["response"].append(self._observe_date)
         self.view.focus()
+        self._untriage = triaging(self.app).subscribe(self._redraw)
         self._redraw()
         self.reload()
 
@@ -165,7 +169,8 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         self._draw_header()
 
     def on_unmount(self) -> None:
-        """Stop observing the client's answers."""
+        """Stop observing the client's answers (and the triage rounds)."""
+        self._untriage()
         if self._hooked is not None and self._observe_date in self._hooked.event_hooks["response"]:
             self._hooked.event_hooks["response"].remove(self._observe_date)
         self._hooked = None
@@ -304,6 +309,14 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         stages = stages_of([job for job in self.jobs if job_matches(job, self._filter)])
         view = self.view
         view.marked &= {job.id for job in self.jobs}
+        state = triaging(self.app)
+        shown = [job for stage in stages for job in stage.jobs]
+        view.why = {job.id: state.label(job) for job in shown if job.status == "failed"}
+        asked = frozenset(job_id for job_id, label in view.why.items() if label == PENDING)
+        if asked and self.complete and asked != self._why_asked:  # in a worker: one jobs page, logs if needed
+            self._why_asked = asked
+            self.run_api(lambda: state.verdicts(self.client, self.project_id, self.project_path, shown), "why",
+                         exclusive=False)
         view.show(stages, partial=not self.complete)
         self._draw_header()
         for screen in list(self._stage_screens):

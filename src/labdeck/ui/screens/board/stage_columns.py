@@ -11,7 +11,7 @@ and counts say "so far".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -192,7 +192,13 @@ def fits_columns(stages: Sequence[Stage], width: int) -> bool:
     return width >= COLUMNS_FROM and count > 0 and count * MIN_COLUMN + (count - 1) * len(SEPARATOR) <= width
 
 
-def _job_block(job: Job, width: int, palette: Palette, marked: bool) -> list[Text]:
+def _reason(job: Job, why: Mapping[int, str]) -> str:
+    """The failure reason, and the triage verdict when known (``script failure · broken since #12``)."""
+    verdict = why.get(job.id, "")
+    return " · ".join(part for part in (job.failure_reason or "", f"why: {verdict}" if verdict else "") if part)
+
+
+def _job_block(job: Job, width: int, palette: Palette, marked: bool, why: Mapping[int, str] = {}) -> list[Text]:
     """A job in a stage column: name and status, then duration and runner, then the failure reason."""
     first = Text(no_wrap=True)
     first.append("● " if marked else "  ", style=palette.mark)
@@ -201,13 +207,13 @@ def _job_block(job: Job, width: int, palette: Palette, marked: bool) -> list[Tex
     first.append_text(job_status_cell(job, 10, palette))
     second = _cell(f"  {format_duration(job.duration)} · {runner_label(job)}", width, palette.muted)
     block = [first, second]
-    if job.failure_reason:
-        block.append(_cell(f"  ⚠ {job.failure_reason}", width, palette.error))
+    if job.failure_reason or why.get(job.id):
+        block.append(_cell(f"  ⚠ {_reason(job, why)}", width, palette.error))
     return block
 
 
-def _block_height(job: Job) -> int:
-    return 3 if job.failure_reason else 2
+def _block_height(job: Job, why: Mapping[int, str]) -> int:
+    return 3 if job.failure_reason or why.get(job.id) else 2
 
 
 def stage_status_label(stage: Stage, partial: bool) -> str:
@@ -247,7 +253,7 @@ def _folded_block(stage: Stage, width: int, palette: Palette, partial: bool) -> 
 
 
 def _columns(stages: Sequence[Stage], width: int, height: int, palette: Palette, cursor: Item | None,
-             marked: Collection[int], partial: bool) -> Layout:
+             marked: Collection[int], partial: bool, why: Mapping[int, str]) -> Layout:
     count = len(stages)
     column = (width - (count - 1) * len(SEPARATOR)) // count
     blocks: list[list[Text]] = []
@@ -261,7 +267,7 @@ def _columns(stages: Sequence[Stage], width: int, height: int, palette: Palette,
         label = stage_status_label(stage, partial)
         heading.append_text(_cell(label, 10, palette.status(label)))
         lines = [heading]
-        if len(stage.jobs) > MIN_UNFOLDED and 1 + sum(_block_height(job) for job in stage.jobs) > height:
+        if len(stage.jobs) > MIN_UNFOLDED and 1 + sum(_block_height(job, why) for job in stage.jobs) > height:
             folded.add(stage.name)
             block = _folded_block(stage, column, palette, partial)
             if stage.name == cursor:
@@ -273,7 +279,7 @@ def _columns(stages: Sequence[Stage], width: int, height: int, palette: Palette,
             blocks.append(lines)
             continue
         for job in stage.jobs:
-            block = _job_block(job, column, palette, job.id in marked)
+            block = _job_block(job, column, palette, job.id in marked, why)
             if job.id == cursor:
                 for line in block:
                     line.stylize(palette.cursor)
@@ -307,7 +313,7 @@ def _list_folds(stages: Sequence[Stage], height: int) -> set[str]:
 
 
 def _list(stages: Sequence[Stage], width: int, height: int, palette: Palette, cursor: Item | None,
-          marked: Collection[int], partial: bool) -> Layout:
+          marked: Collection[int], partial: bool, why: Mapping[int, str]) -> Layout:
     rest = max(width - 4 - 10 - 8, 20)
     name_w = min(28, max(12, rest * 35 // 100))
     runner_w = min(20, max(8, (rest - name_w) * 45 // 100))
@@ -350,7 +356,7 @@ def _list(stages: Sequence[Stage], width: int, height: int, palette: Palette, cu
             line.append(" ")
             line.append_text(_cell(runner_label(job), runner_w, palette.muted))
             line.append(" ")
-            line.append_text(_cell(job.failure_reason or "", reason_w, palette.error))
+            line.append_text(_cell(_reason(job, why), reason_w, palette.error))
             if job.id == cursor:
                 line.stylize(palette.cursor)
             spans[job.id] = (len(lines), 1)
@@ -372,12 +378,13 @@ def _folded_line(stage: Stage, palette: Palette, partial: bool) -> Text:
 
 
 def layout(stages: Sequence[Stage], width: int, palette: Palette, *, cursor: Item | None = None,
-           marked: Collection[int] = (), height: int = 1_000_000, partial: bool = False) -> Layout:
+           marked: Collection[int] = (), height: int = 1_000_000, partial: bool = False,
+           why: Mapping[int, str] = {}) -> Layout:
     """Columns when the stages fit ``width``, else the grouped list; stages too long for ``height``
-    lines are folded into counts."""
+    lines are folded into counts. ``why``: failed job id → its triage verdict label."""
     if not stages:
         text = "Reading the pipeline's jobs…" if partial else "No jobs to show."
         return Layout([Text(text, style=palette.muted)], {}, False)
     if fits_columns(stages, width):
-        return _columns(stages, width, height, palette, cursor, marked, partial)
-    return _list(stages, width, height, palette, cursor, marked, partial)
+        return _columns(stages, width, height, palette, cursor, marked, partial, why)
+    return _list(stages, width, height, palette, cursor, marked, partial, why)

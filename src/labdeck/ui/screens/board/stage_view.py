@@ -47,6 +47,8 @@ class StageView(VerticalScroll, can_focus=True):
         self.cursor: Item | None = None
         """The job (id) or folded stage (name) under the cursor."""
         self.marked: set[int] = set()
+        self.why: dict[int, str] = {}
+        """Failed job id → its triage verdict (``infra``, ``broken since #12``…; ``…`` until known)."""
         self.partial = False
         """True while the pipeline's jobs are still being read (no stage status is derived)."""
         self.current: Layout | None = None
@@ -109,12 +111,12 @@ class StageView(VerticalScroll, can_focus=True):
         height = self.scrollable_content_region.height or self.size.height or max(self.app.size.height - 6, 1)
         palette = palette_for(self.app)
         current = layout(self.stages, width, palette, cursor=self.cursor, marked=self.marked, height=height,
-                         partial=self.partial)
+                         partial=self.partial, why=self.why)
         cursor = self._follow(current)
         if cursor != self.cursor:
             self.cursor = cursor
             current = layout(self.stages, width, palette, cursor=cursor, marked=self.marked, height=height,
-                             partial=self.partial)
+                             partial=self.partial, why=self.why)
         self.current = current
         self.query_one("#stage-lines", Static).update(Text("\n").join(current.lines))
         self.call_after_refresh(self._scroll_to_cursor)

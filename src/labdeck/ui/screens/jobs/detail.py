@@ -29,6 +29,7 @@ from labdeck.api.models import Job
 from labdeck.triage.gather import explain_job
 from labdeck.triage.pending import PendingExplanation
 from labdeck.ui.screens.jobs.table import format_duration
+from labdeck.ui.screens.jobs.why import WhyFailed
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.form import clean, field_row, fields_table, theme_colour
 from labdeck.ui.widgets.resource_table import ResourceTable, TableRow
@@ -185,7 +186,9 @@ class JobDetailScreen(TableSectionScreen):
     ]
     HELP = """
 ## Job
-Every field of one job. For a job waiting for a runner (or dropped as stuck) the panel says why,
+Every field of one job. At the top, for a failed job: why it failed (infra, flaky, broken since
+#N, or ? when the evidence is not there yet), the evidence and whose it is; for every job, its last
+runs on the same ref (✓✓✗✓✗✗, with durations). For a job waiting for a runner (or dropped as stuck) the panel says why,
 from the project's runners: tags nobody has, runners offline or paused, shared runners disabled,
 untagged jobs refused, all matching runners busy.
 
@@ -207,6 +210,7 @@ untagged jobs refused, all matching runners busy.
         return fields_table(self.TABLE_ID)
 
     def compose_content(self) -> ComposeResult:
+        yield WhyFailed(id="why-failed")
         yield WhyPending(id="why-pending")
         yield from super().compose_content()
 
@@ -227,6 +231,7 @@ untagged jobs refused, all matching runners busy.
             job = job.model_copy(update={"pipeline": previous.pipeline})
         self._show(job)
         self.mark_loaded()
+        self.query_one(WhyFailed).follow(self.client, self.project_id, self.project_path, job)
         if self.explanation is None or job.status != previous.status:
             self.action_explain()
 

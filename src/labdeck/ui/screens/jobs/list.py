@@ -27,6 +27,7 @@ from labdeck.ui.screens.jobs.table import (
     JobFilter,
     JobTable,
 )
+from labdeck.ui.triaging import PENDING, triaging
 from labdeck.ui.widgets.bulk import open_bulk_action
 from labdeck.ui.widgets.bulk_plan import PLANNERS, BulkKind, BulkOutcome, job_targets
 
@@ -91,6 +92,8 @@ another screen is on top). Rows whose status just changed are highlighted.
         super().__init__()
         self.project_id = project_id
         self.project_path = project_path
+        self._why_asked: frozenset[int] = frozenset()
+        """Failed jobs whose verdicts were last asked for (asked again only when that changes)."""
         self.pipeline_id = pipeline_id
         self.jobs: list[Job] = []
         """The jobs of the last refresh (after the server-side status filter)."""
@@ -116,9 +119,13 @@ another screen is on top). Rows whose status just changed are highlighted.
 
     def on_mount(self) -> None:
         """Load at once; the refresh reschedules itself."""
+        self._untriage = triaging(self.app).subscribe(self._redraw)
         self._update_header()
         self.query_one(JobTable).focus()
         self.refresh_jobs()
+
+    def on_unmount(self) -> None:
+        self._untriage()
 
     # Refresh loop -------------------------------------------------------------------------------
 
@@ -215,6 +222,13 @@ another screen is on top). Rows whose status just changed are highlighted.
         visible = self._shown()
         table = self.query_one(JobTable)
         table.show_jobs(visible, changed=set(self._changed_at), group_mode=self.group_mode)
+        if any(column.key == "why" for column in table.columns_shown):
+            state = triaging(self.app)  # verdicts of the failed jobs shown, in a worker; … until then
+            asked = frozenset(job.id for job in visible if state.label(job) == PENDING)
+            if asked and asked != self._why_asked:
+                self._why_asked = asked
+                self.run_api(lambda: state.verdicts(self.client, self.project_id, self.project_path, visible), "why",
+                             exclusive=False)
         if self._select_after_refresh is not None and table.select_job(self._select_after_refresh):
             self._select_after_refresh = None
         self._update_header()

@@ -23,6 +23,7 @@ from labdeck.ui.screens.jobs.actions import JobActionsMixin
 from labdeck.ui.screens.jobs.detail import PendingReasonLine
 from labdeck.ui.screens.jobs.header import TraceHeader
 from labdeck.ui.screens.jobs.table import FINISHED_STATUSES
+from labdeck.ui.screens.jobs.why import HistoryLine
 from labdeck.ui.widgets.dialogs import PathDialog, default_download_dir
 from labdeck.ui.widgets.job_trace_document import TraceDocument
 from labdeck.ui.widgets.key_bar import KeyBar
@@ -115,6 +116,7 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
     def compose(self) -> ComposeResult:
         yield TraceHeader(id="trace-header")
         yield PendingReasonLine(id="pending-reason")
+        yield HistoryLine(id="trace-history")
         yield TraceView(self.document, id="trace")
         yield Input(id="search")
         yield KeyBar()
@@ -168,6 +170,8 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         )
         # A waiting job gets a line saying why (worked out again only when its status changes).
         self.query_one(PendingReasonLine).follow(self.client, self.project_id, self.job)
+        # Its last runs on the ref (one jobs page, or none when the board's triage holds it).
+        self.query_one(HistoryLine).follow(self.client, self.project_id, self.project_path, self.job)
 
     def _running_for(self) -> float | None:
         """Seconds a running job has been running, by the console's clock (the record's

@@ -19,6 +19,7 @@ from labdeck.api.models.ci import Job, JobStatus
 from labdeck.ui.console import console_app
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.formatting import size as format_size
+from labdeck.ui.triaging import triaging
 from labdeck.ui.widgets.form import clean, theme_colour
 from labdeck.ui.widgets.status_colours import STATUS_THEME_KEYS
 from labdeck.watch.pipelines import latest_tries
@@ -53,14 +54,17 @@ COLUMNS: tuple[JobColumn, ...] = (
     JobColumn("user", "User", 12),
     JobColumn("created", "Created"),
     JobColumn("runner", "Runner", 16),
+    JobColumn("why", "Why", 18),
     JobColumn("reason", "Reason", 16),
     JobColumn("artifacts", "Artifacts", 10),
 )
 """Every column, in order, on a terminal of :data:`FULL_FROM` columns or more. Start and finish
 times are in the job's record (the log viewer's header shows the duration); the table shows ages."""
 
-MEDIUM_COLUMNS: tuple[JobColumn, ...] = tuple(column for column in COLUMNS if column.key not in ("user", "artifacts"))
-"""From :data:`MEDIUM_FROM` columns (120 included): all but the user (``/user:NAME`` still filters)
+MEDIUM_COLUMNS: tuple[JobColumn, ...] = tuple(column for column in COLUMNS
+                                              if column.key not in ("user", "artifacts", "reason"))
+"""From :data:`MEDIUM_FROM` columns (120 included): all but the user (``/user:NAME`` still filters),
+the failure reason (the Why column's verdict says more; the job's record has the reason)
 and the artifacts (the job's record has them; ``d`` downloads)."""
 
 NARROW_COLUMNS: tuple[JobColumn, ...] = (
@@ -367,6 +371,7 @@ class JobTable(DataTable[Text]):
             "created": relative_time(job.created_at, self._now()),
             "runner": runner_label(job),
             "reason": (job.failure_reason or "").replace("_", " "),
+            "why": triaging(self.app).label(job),  # the triage verdict of a failed job; … until known
             "artifacts": artifacts_label(job, with_name=False),
         }
 

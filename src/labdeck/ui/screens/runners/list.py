@@ -17,11 +17,13 @@ from textual.binding import Binding, BindingType
 
 from labdeck.api import errors
 from labdeck.trail.audit_context import AuditTarget
+from labdeck.triage.owners import RunnerShare
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.runners.actions import RunnerActions, runner_kind, runner_label, status_text
 from labdeck.ui.screens.table_section import TableSectionScreen
-from labdeck.ui.widgets.cells import clean, shown
+from labdeck.ui.triaging import triaging
+from labdeck.ui.widgets.cells import clean, coloured, shown
 from labdeck.ui.widgets.form import FormField, FormScreen
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
@@ -29,7 +31,7 @@ MINE_SCOPES: tuple[str, ...] = ("", "active", "paused", "online")
 ALL_SCOPES: tuple[str, ...] = ("", "specific", "shared", "active", "paused", "online")
 COLUMNS = (
     Column("id", "ID", align="right", max_width=8),
-    Column("status", "Status", max_width=15),
+    Column("status", "Status", max_width=26),
     Column("description", "Description", min_width=12, max_width=40, flex=True),
     Column("type", "Type", max_width=8),
     Column("paused", "Paused", max_width=6),
@@ -45,12 +47,17 @@ TAG_LOOKUPS = 300
 TAG_CONCURRENCY = 4
 
 
-def runner_row(app: App[Any], runner: Any, tags: list[str] | str | None = None) -> TableRow:
-    """A row of the runners tables (``tags`` None: not read yet; a string: shown as it is)."""
+def runner_row(app: App[Any], runner: Any, tags: list[str] | str | None = None,
+               flag: RunnerShare | None = None) -> TableRow:
+    """A row of the runners tables (``tags`` None: not read yet; a string: shown as it is;
+    ``flag``: the runner fails well above the fleet: ``⚠ 5/8 failed`` beside its status)."""
     tag_text = TAG_PENDING if tags is None else tags if isinstance(tags, str) else shown(tags)
+    status = status_text(app, runner)
+    if flag:
+        status = status + coloured(app, f" ⚠ {flag.failed}/{flag.total} failed", "error", bold=True)
     return TableRow(
         key=runner.id,
-        cells=(str(runner.id), status_text(app, runner), shown(runner.description), runner_kind(runner),
+        cells=(str(runner.id), status, shown(runner.description), runner_kind(runner),
                "yes" if runner.paused else "no", tag_text, shown(runner.ip_address), shown(runner.name)),
         data=runner,
     )
@@ -65,11 +72,13 @@ class RunnerTableScreen(TableSectionScreen):
         super().__init__()
         self.tags: dict[int, list[str] | str] = {}
         """Runner id → its tags, as read from its details (:data:`TAG_HIDDEN` when unreadable)."""
+        self.flags: dict[int, RunnerShare] = {}
+        """Runners failing well above the fleet (from the triage report, :mod:`labdeck.ui.triaging`)."""
 
     def show_runners(self, runners: Iterable[Any], *, keep_cursor: bool = True) -> None:
         """Fill the table, then read the tags of the runners shown (in the ``tags`` worker)."""
         listed = list(runners)
-        self.replace_rows((runner_row(self.app, runner, self.tags.get(runner.id)) for runner in listed),
+        self.replace_rows((runner_row(self.app, runner, self.tags.get(runner.id), self.flags.get(runner.id)) for runner in listed),
                           keep_cursor=keep_cursor)
         wanted = [runner.id for runner in listed][:TAG_LOOKUPS]
         self.run_api(lambda: self._read_tags(wanted), "tags")
@@ -87,7 +96,7 @@ class RunnerTableScreen(TableSectionScreen):
                     self.tags[runner_id] = TAG_HIDDEN
                     runner = self.table.get_data(runner_id)
                     if runner is not None:
-                        self.table.update_row(runner_row(self.app, runner, TAG_HIDDEN))
+                        self.table.update_row(runner_row(self.app, runner, TAG_HIDDEN, self.flags.get(runner_id)))
                     return
             self.remember_detail(detail)
 
@@ -99,7 +108,7 @@ class RunnerTableScreen(TableSectionScreen):
         """Show a runner detail's tags (and its other fields) in its row."""
         self.tags[detail.id] = list(detail.tag_list)
         if self.table.get_data(detail.id) is not None:
-            self.table.update_row(runner_row(self.app, detail, self.tags[detail.id]))
+            self.table.update_row(runner_row(self.app, detail, self.tags[detail.id], self.flags.get(detail.id)))
 
     def _current(self) -> Any:
         """The highlighted runner, or None."""
@@ -164,6 +173,24 @@ class RunnersScreen(RunnerActions, RunnerTableScreen):
         pager = client.runners.list_all(scope=scope) if self.all_runners else client.runners.list(scope=scope)
         self.show_runners(await pager.all())
         self.mark_loaded()
+        self.run_api(self._flag_failing, "triage")
+
+    async def _flag_failing(self) -> None:
+        """Mark the runners failing well above the fleet (the triage core's flag, from the watched
+        projects' jobs pages: the board's last round, else one round now)."""
+        state = triaging(self.app)
+        if state.report is None:
+            watched = await self.console_app.watching.watched.resolve()
+            await state.round(self.client, sorted(watched.paths().items()))
+        self.flags = state.flagged_runners()
+        for runner_id in self.flags:
+            runner = self.table.get_data(runner_id)
+            if runner is not None:
+                self.table.update_row(runner_row(self.app, runner, self.tags.get(runner_id), self.flags[runner_id]))
+        if self.flags:
+            names = "; ".join(share.describe() for share in self.flags.values())
+            self.context_text = f"⚠ failing well above the fleet: {names} (p pauses) · {self._view_text()}"
+            self.update_title()
 
     # --- view ---------------------------------------------------------------------------------
 

@@ -1,0 +1,165 @@
+"""The console's side of triage (:mod:`labdeck.triage`): why the board's failures failed, whose they
+are, which failures form clusters across projects, and which runners fail well above the fleet.
+
+One :class:`Triaging` per app (:func:`triaging`), shared by the board, the pipeline view, the jobs
+table, the job detail, the log viewer and the runners screen. It holds the latest round's report and
+the verdicts worked out since, and a private cache of finished logs (a finished log is read once).
+Every read happens in the calling screen's workers; nothing here blocks the event loop, and a
+verdict that is not known yet is ``None`` (shown as ``…``), never a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import timedelta
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from labdeck.api import ApiClient
+from labdeck.api.models import Job
+from labdeck.triage.collect import Triager
+from labdeck.triage.history import History, job_history
+from labdeck.triage.logcache import LogCache
+from labdeck.triage.owners import RunnerShare, runner_shares
+from labdeck.triage.report import Failure, TriageReport
+
+WINDOW = timedelta(hours=24)
+"""How far back a round looks (``labdeck triage``'s default ``--since``)."""
+AT_ONCE = 30
+"""Failed jobs of a jobs table worked out per look (a log read each, at most, when not cached)."""
+PENDING = "…"
+"""The ``Why`` cell while the verdict is not known yet."""
+
+
+class Triaging:
+    """The latest triage report and every verdict worked out since (see the module docstring)."""
+
+    def __init__(self, cache: LogCache | None = None) -> None:
+        self.cache = cache or LogCache()
+        self.report: TriageReport | None = None
+        self.failures: dict[int, Failure] = {}
+        """Job id → its failure entry (verdict, signature, owner)."""
+        self.pages: dict[int, tuple[Job, ...]] = {}
+        """Project id → its latest jobs page (histories come from it without a request)."""
+        self.rounds = 0
+        self.missing = 0
+        """Failed jobs the last round was asked about and left for the next (see :data:`AT_ONCE`)."""
+        self._asked = 0
+        self._stored = 0
+        """Rounds run side by side (never cancelled half-way): an older one finishing last is not kept."""
+        self._listeners: list[Callable[[], None]] = []
+
+    def triager(self, client: ApiClient) -> Triager:
+        """A triager on ``client`` (read it from the app each time) sharing the log cache."""
+        return Triager(client, self.cache)
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` after each round; returns the function that unsubscribes."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def failure(self, job_id: int) -> Failure | None:
+        """The verdict of a failed job, when known."""
+        return self.failures.get(job_id)
+
+    def label(self, job: Job) -> str:
+        """The ``Why`` cell of one job: the verdict's label, ``…`` while unknown, '' when not failed."""
+        if job.status != "failed":
+            return ""
+        found = self.failures.get(job.id)
+        return found.verdict.label if found is not None else PENDING
+
+    async def round(self, client: ApiClient, projects: Sequence[tuple[int, str]],
+                    failed: Sequence[tuple[int, str, Job]] = ()) -> TriageReport:
+        """A round over ``projects`` (one jobs page each, logs only where ``failure_reason`` does not
+        explain a failure), plus the verdicts of ``failed`` jobs the round does not list (older
+        failed pipelines on the board) from the same pages. Listeners are told afterwards."""
+        self._asked += 1
+        ticket = self._asked
+        triager = self.triager(client)
+        report = await triager.round(projects, since=WINDOW)
+        found = {failure.job.id: failure for failure in report.failures}
+        extra = 0
+        for project_id, path, job in failed:
+            page = report.pages.get(project_id)
+            if job.id in found or job.id in self.failures or page is None:
+                continue
+            extra += 1
+            if extra > AT_ONCE:
+                break  # the next round goes on (logs read are cached: a round never reads one twice)
+            jobs = page if any(known.id == job.id for known in page) else (*page, job)
+            found[job.id] = await triager.failure(project_id, path, job, jobs, shares=report.runners)
+        self.failures.update(found)
+        self.missing = max(0, extra - AT_ONCE)
+        if ticket < self._stored:
+            return report  # a newer round already answered
+        self._stored = ticket
+        self.report = report
+        self.pages.update(report.pages)
+        self.rounds += 1
+        for listener in list(self._listeners):
+            listener()
+        return report
+
+    async def verdicts(self, client: ApiClient, project_id: int, path: str, jobs: Sequence[Job]) -> None:
+        """Verdicts for the failed ``jobs`` of one project not known yet (the newest :data:`AT_ONCE`):
+        one jobs page, logs only where needed; listeners are told afterwards."""
+        unknown = [job for job in jobs if job.status == "failed" and job.id not in self.failures][:AT_ONCE]
+        if not unknown:
+            return
+        triager = self.triager(client)
+        page = (await triager.page(project_id, path)).jobs
+        self.pages[project_id] = page
+        shares = runner_shares(page)
+        for job in unknown:
+            held = page if any(known.id == job.id for known in page) else (*page, job)
+            self.failures[job.id] = await triager.failure(project_id, path, job, held, shares=shares)
+        for listener in list(self._listeners):
+            listener()
+
+    async def one(self, client: ApiClient, project_id: int, path: str, job: Job) -> tuple[Failure | None, History]:
+        """The verdict (failed jobs) and history of one job: from what is held when known, else one
+        jobs page (and the log only when ``failure_reason`` does not explain the failure)."""
+        page = self.pages.get(project_id)
+        known = self.failures.get(job.id) if job.status == "failed" else None
+        if page is None or not any(held.id == job.id for held in page) or (job.status == "failed" and known is None):
+            triager = self.triager(client)
+            page = (await triager.page(project_id, path)).jobs
+            self.pages[project_id] = page
+            if job.status == "failed":
+                jobs = page if any(held.id == job.id for held in page) else (*page, job)
+                known = await triager.failure(project_id, path, job, jobs)
+                self.failures[job.id] = known
+        return known, job_history(page, job.name, job.ref)
+
+    def flagged_runners(self) -> dict[int, RunnerShare]:
+        """Runner id → its share, for runners failing well above the fleet (empty before a round)."""
+        if self.report is None:
+            return {}
+        return {share.id: share for share in self.report.flagged_runners}
+
+
+_BY_APP: WeakKeyDictionary[Any, Triaging] = WeakKeyDictionary()
+
+
+def triaging(app: Any) -> Triaging:
+    """The app's one :class:`Triaging` (made on first use)."""
+    found = _BY_APP.get(app)
+    if found is None:
+        found = _BY_APP[app] = Triaging()
+    return found
+
+
+def why_label(failures: Sequence[Failure | None]) -> str:
+    """The ``Why`` cell of a pipeline from its failed jobs' verdicts: the most telling one (broken,
+    infra, flaky, ?), ``+`` when the others differ, `` +…`` while some are not known yet; ``…``
+    while none is."""
+    if not failures:
+        return ""
+    order = ("broken", "infrastructure", "flaky", "unknown")
+    known = sorted((f for f in failures if f is not None), key=lambda f: order.index(f.verdict.kind))
+    if not known:
+        return PENDING
+    labels = {f.verdict.label for f in known}
+    pending = " +…" if len(known) < len(failures) else ""
+    return known[0].verdict.label + ("+" if len(labels) > 1 else "") + pending
