@@ -97,6 +97,7 @@ def _serve(conn: Connection, dialect: str, projects: int, hot: int) -> None:
             job.will_fail = True
             # Its planned end is now: the next tick of the clock finishes it (as failed).
             job.planned_duration = max(0.0, (clock.now() - job.started_at).total_seconds()) if job.started_at else 0.0
+            ci.queue.replanned(job_id)  # the run queue indexes running jobs by their planned end
         conn.send(kind)
     server.stop()
 

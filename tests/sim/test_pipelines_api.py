@@ -84,23 +84,39 @@ def test_order_by_and_sort(server: SimServer) -> None:
         assert len(users) == len(ascending)
 
 
-def test_updated_after_sees_every_job_change(server: SimServer) -> None:
-    """The pipeline stays ``running`` while one of its two jobs finishes, yet ``updated_at`` moves, so
-    that a poller asking for what changed since its last round learns about it."""
-    made = pipeline(server, PROJECT, [{"name": "test", "jobs": [{"name": "quick", "duration": 30},
+def test_updated_at_moves_only_with_the_pipelines_own_status(server: SimServer) -> None:
+    """As current GitLab (``pipeline.set_status`` saves nothing for the same status): a job failing
+    inside a pipeline that stays ``running`` does not move its ``updated_at``, so ``updated_after``
+    does not list it; only the failed jobs' count shows the failure. The pipeline's end, a cancel
+    and a retry move it."""
+    made = pipeline(server, PROJECT, [{"name": "test", "jobs": [{"name": "quick", "duration": 30, "fail": True},
                                                               {"name": "slow", "duration": 3000}]}])
     advance(server, 20)
+    url = f"/projects/{PROJECT}/pipelines/{made['id']}"
     with client(server) as root:
-        before = root.get(f"/projects/{PROJECT}/pipelines/{made['id']}").json()
+        before = root.get(url).json()
         assert before["status"] == "running"
         since = before["updated_at"]
         assert made["id"] not in {p["id"] for p in _list(root, updated_after=since)}
         assert made["id"] in {p["id"] for p in _list(root, updated_before="2100-01-01T00:00:00Z")}
         advance(server, 60)
-        after = root.get(f"/projects/{PROJECT}/pipelines/{made['id']}").json()
-        assert after["status"] == "running" and after["updated_at"] > since
+        after = root.get(url).json()
+        failed = root.get(f"{url}/jobs", params={"scope[]": "failed", "per_page": 1})
+        assert failed.headers["X-Total"] == "1" and failed.json()[0]["name"] == "quick"
+        assert after["status"] == "running" and after["updated_at"] == since
+        assert made["id"] not in {p["id"] for p in _list(root, updated_after=since)}
+        advance(server, 1)
+        assert root.post(f"{url}/cancel").status_code == 200
+        canceled = root.get(url).json()
+        assert canceled["status"] in ("canceling", "canceled") and canceled["updated_at"] > since
         assert [p["id"] for p in _list(root, updated_after=since)] == [made["id"]]
         assert made["id"] not in {p["id"] for p in _list(root, updated_before=since)}
+        advance(server, 120)
+        settled = root.get(url).json()
+        assert settled["status"] in ("canceled", "failed")
+        advance(server, 1)
+        assert root.post(f"{url}/retry").status_code == 201
+        assert root.get(url).json()["updated_at"] > settled["updated_at"]
 
 
 def test_list_etag_answers_304_until_something_changes(server: SimServer) -> None:

@@ -142,3 +142,34 @@ async def test_a_failure_on_the_last_page_of_a_running_pipeline_shows_within_a_r
         assert row is not None and row.failed_label == "unit-0001" and row.running == 1
         assert row.duration is not None  # the first job's start is known: a running pipeline's time
         poller.close()
+
+
+async def test_gitlab_a_deep_failure_shows_while_the_pipeline_keeps_running_and_its_updated_at_stays(
+        sim_factory: Callable[..., SimServer]) -> None:
+    """Against GitLab's pipelines API, as real GitLab: unit-0001 (on the last page of the jobs of a
+    running 1,500-job pipeline) fails while unit-1200 keeps the pipeline ``running``, so neither its
+    status nor its ``updated_at`` move and the ``updated_after`` listing shows nothing; the board
+    still says failed, naming unit-0001, within two rounds (the failed-count probe)."""
+    server = sim_factory(dialect="gitlab")
+    fake = FakeClock()
+    pid = project_id(server, QUIET)
+    board: list[BoardSnapshot] = []
+    async with api_client(server) as client:
+        poller = make_poller(client, server, fake)
+        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, QUIET),)))
+        pushed = push_stages(server, pid, big_stages(fail=(1,), durations={1: 3600}, long=(1200,)))
+        advance(server, 1800)
+        await run_until(poller, fake, lambda: (row := newest(board, pushed["id"])) is not None
+                        and row.status == "running" and row.running_known and row.running == 2, limit=300)
+        await run_for(poller, fake, 30)
+        before = await client.pipelines.get(pid, pushed["id"])
+        advance(server, 2400)  # unit-0001 fails; unit-1200 runs on
+        after = await client.pipelines.get(pid, pushed["id"])
+        assert before.status == after.status == "running"
+        assert after.updated_at == before.updated_at is not None
+        took = await run_until(poller, fake, lambda: (row := newest(board, pushed["id"])) is not None
+                               and row.status == "failed", limit=60)
+        assert took <= 2 * poller.settings.interval
+        row = newest(board, pushed["id"])
+        assert row is not None and row.failed_label == "unit-0001" and row.server_status == "running"
+        poller.close()

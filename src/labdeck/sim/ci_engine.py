@@ -11,10 +11,13 @@ current GitLab's statuses (:mod:`labdeck.sim.ci_lifecycle`), stuck jobs are drop
 resets the project's last activity only when it is an hour old
 (``Event::RESET_PROJECT_ACTIVITY_INTERVAL``).
 
-A pipeline's ``updated_at`` moves whenever one of its jobs changes status. Current GitLab only saves
-a pipeline when its own status changes (``AtomicProcessingService`` calls ``pipeline.set_status``,
-whose state machine does nothing for the same status); the simulator moves it on every job change,
-so that ``GET /projects/:id/pipelines?updated_after=`` finds any change.
+A pipeline's ``updated_at``, in the gitlab dialect, moves only when the pipeline's own status
+changes, as current GitLab saves it (``AtomicProcessingService`` calls ``pipeline.set_status``,
+whose state machine does nothing for the same status), and when the pipeline is retried or canceled
+(:meth:`CiStore.touch`). A job failing, retried or played deep inside a pipeline that stays
+``running`` does not move it, so ``GET /projects/:id/pipelines?updated_after=`` does not show that
+change: a client must find it otherwise (the failed jobs' count). The spec dialect, which has no
+pipelines API, moves it on every job change.
 
 Scale: every job tells the store when its status changes (``Job.observer``), which keeps
 per-pipeline tallies (:mod:`labdeck.sim.ci_tally`) and the run queue (:mod:`labdeck.sim.ci_queue`)
@@ -193,24 +196,30 @@ class CiStore(TraceStore, IndexedStore):
             job.status = "skipped"
 
     def _update_pipeline(self, pipeline: Pipeline, at: datetime) -> None:
-        """The pipeline's status from its tally. Its ``updated_at`` moves to ``at`` whenever one of
-        its jobs changed status (current GitLab saves the pipeline only when its own status changes;
-        the simulator moves it on every job change so that ``updated_after`` finds any change)."""
+        """The pipeline's status from its tally. Its ``updated_at`` moves to ``at`` when that status
+        changes; in the spec dialect also whenever one of its jobs changed status (current GitLab
+        saves the pipeline only when its own status changes: the gitlab dialect does the same)."""
         tally = self._tallies.get(pipeline.id)
         status = ci_status.composite(tally.counts if tally else {}, gitlab=self.gitlab)
-        touched = pipeline.id in self._touched
+        touched = pipeline.id in self._touched and not self.gitlab
         self._touched.discard(pipeline.id)
         if status != pipeline.status:
             pipeline.status = status
             touched = True
         if touched:
-            pipeline.updated_at = max(pipeline.updated_at or at, at)
+            self.touch(pipeline, at)
         if pipeline.started_at is None and status not in ("created", "pending"):
             pipeline.started_at = at
         if status in COMPLETED_STATUSES or status == "manual":
             pipeline.finished_at = pipeline.finished_at or at
         else:
             pipeline.finished_at = None
+
+    def touch(self, pipeline: Pipeline, at: datetime) -> None:
+        """The pipeline was saved at ``at``: its status changed, or it was retried or canceled
+        (``Ci::RetryPipelineService`` / ``Ci::CancelPipelineService`` update it even when its
+        status stays the same)."""
+        pipeline.updated_at = max(pipeline.updated_at or at, at)
 
     def flush(self, at: datetime) -> None:
         """Update the pipelines whose jobs changed outside :meth:`process` (a job done preparing)."""

@@ -91,6 +91,11 @@ class RunQueue:
         if job.status == "pending":
             self._fresh.add(job.id)
 
+    def replanned(self, job_id: int) -> None:
+        """A running job's ``planned_duration`` changed (the control surface making it end now):
+        index its finish time again."""
+        self._moved_running.add(job_id)
+
     def busy(self, ci: QueueStore) -> dict[int, int]:
         """Jobs running (or canceling) per runner id, among the jobs with events ahead."""
         for job_id in self._moved_running:

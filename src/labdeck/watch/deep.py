@@ -38,7 +38,8 @@ class DeepPipeline:
     pipeline_id: int
     server_status: str | None = None
     updated_at: datetime | None = None
-    """The pipelines API's ``updated_at`` (moves whenever a job changes status)."""
+    """The pipelines API's ``updated_at`` (moves when the pipeline's own status changes, or it is
+    retried or canceled; not when one of its jobs fails while it keeps running)."""
     failed_seen: int | None = None
     """``X-Total`` of the failed scope when the failed jobs were last read."""
     failed: tuple[Job, ...] | None = None

@@ -5,10 +5,14 @@ pipelines API as the per-round read where the server has it.
 What a round of a loaded project costs, per dialect:
 
 - **GitLab (pipelines API)**: ``GET /projects/:id/pipelines?updated_after=<newest seen>``,
-  conditional: while no job of the project changed status the URL and the answer stay the same
-  (304, nothing parsed). The page of newest jobs is read only when it shows a pipeline the rows do
-  not hold or a small pipeline that moved; a big (partial) pipeline that moved gets its
-  failed-count probe (and its failed jobs when that count moved).
+  conditional: while no pipeline's status changed the URL and the answer stay the same (304,
+  nothing parsed). The page of newest jobs is read only when it shows a pipeline the rows do not
+  hold or a small pipeline that moved. A pipeline's ``updated_at`` moves only with its own status
+  (``pipeline.set_status``), so a job failing deep inside a big pipeline that keeps running does
+  not show in the listing: a project with a big (partial) running pipeline gets that pipeline's
+  failed-count probe every round (its failed jobs when the count moved), as in the spec dialect,
+  and the listing every ``LIST_EVERY`` rounds, at once after a push the activity check sees or
+  when a probe shows the pipeline's status moved.
 - **Spec (no pipelines list)**: a project with a big unfinished pipeline is probed instead of
   re-reading its page: ``GET …/pipelines/:id/jobs?scope[]=failed&per_page=1`` (``X-Total``, and
   the pipeline's status in the one job it holds). The page of newest jobs (new pipelines, the
@@ -47,6 +51,9 @@ PAGE_EVERY = 12
 this many rounds (probes in between; a push the activity check sees reads it at once)."""
 RUNNING_EVERY = 4
 """…and its running count every this many rounds."""
+LIST_EVERY = 4
+"""Pipelines API: a project with a big running pipeline is probed every round and listed every
+this many rounds (a push the activity check sees, or a probe showing a new status, lists at once)."""
 
 
 class DeepReads:
@@ -80,22 +87,41 @@ class DeepReads:
         if not track.loaded:
             await self._learn_pipelines_api(track.project_id)  # once per client, with the first read
             return False
-        if await self._has_pipelines(track.project_id):
-            return await self._list_round(track)
         hot = track.deep_unfinished(self.settings.rows_per_project)
         pushed = track.changed_at is not None and (track.last_ok is None or track.changed_at >= track.last_ok)
+        if await self._has_pipelines(track.project_id):
+            # A running pipeline's updated_at moves only with its own status: a job failing deep
+            # inside it shows only in the failed count, so a hot project is probed every round and
+            # listed every few rounds (and at once after a push or when a probe shows a new status).
+            if not hot or pushed or track.watermark is None or (track.rounds + 1) % LIST_EVERY == 0:
+                return await self._list_round(track)
+            track.rounds += 1
+            if not await self._probe_hot(track, hot):
+                return await self._list_round(track)
+            self._recomplete(track)
+            return True
         if not hot or pushed or track.rounds + 1 >= PAGE_EVERY:
             return False  # the page: a push the activity check saw, or the safety net
         track.rounds += 1
+        if not await self._probe_hot(track, hot):
+            return False  # the pipeline moved on (finished, or running again): read the page
+        self._recomplete(track)
+        return True
+
+    async def _probe_hot(self, track: ProjectTrack, hot: list[PipelineRow], *,
+                         skip: frozenset[int] = frozenset()) -> bool:
+        """One failed-count probe per running partial pipeline (its failed jobs read again when the
+        count moved); False as soon as a probe shows the pipeline's status moved."""
         for row in hot:
+            if row.pipeline_id in skip:
+                continue
             state = track.deep.setdefault(row.pipeline_id, DeepPipeline(row.pipeline_id))
             before = state.server_status or row.server_status
             await self._refresh_failed(track, row, state, probe=True)
             if state.server_status != before:
-                return False  # the pipeline moved on (finished, or running again): read the page
+                return False
             # The running count: when a failure came, and every few rounds (jobs start and end).
             await self._refresh_running(track, row, state, force=track.rounds % RUNNING_EVERY == 0)
-        self._recomplete(track)
         return True
 
     async def _list_round(self, track: ProjectTrack, *, baseline: bool = False) -> bool:
@@ -110,12 +136,17 @@ class DeepReads:
             params["updated_after"] = iso(track.watermark - MARGIN)
         read = await self.client.fetch_conditional(f"projects/{track.project_id}/pipelines", params)
         if read.etag is not None and read.etag == track.list_etag:
-            # Nothing moved: a quiet round catches up a running count left stale by a busy one.
-            stale = [row for row in track.deep_unfinished(self.settings.rows_per_project)
+            # No pipeline's status moved, yet a job deep inside a running one may have failed (its
+            # updated_at stays): probe those. A quiet round also catches up a running count left
+            # stale by a busy one.
+            track.rounds += 1
+            hot = track.deep_unfinished(self.settings.rows_per_project)
+            await self._probe_hot(track, hot)
+            stale = [row for row in hot
                      if (state := track.deep.get(row.pipeline_id)) is not None and state.running_for is None]
             for lagging in stale[:1]:
                 await self._refresh_running(track, lagging, track.deep[lagging.pipeline_id], force=True)
-            if stale:
+            if hot:
                 self._recomplete(track)
             return True
         pipelines = list_parser(Pipeline).validate_json(read.content or b"[]")
@@ -166,6 +197,10 @@ class DeepReads:
                 await self._refresh_running(track, row, state, force=True)
             if state.server_status != status:
                 await self._refresh_timing(track, row, state)
+        if not first:
+            # The running big pipelines the listing did not show moved too (a failure deep inside).
+            probed = frozenset(row.pipeline_id for row, _ in moved)
+            await self._probe_hot(track, track.deep_unfinished(self.settings.rows_per_project), skip=probed)
         self._recomplete(track)
         return True
 

@@ -190,8 +190,9 @@ class Pipeline(Model):
     ``GET /projects/:id/pipelines/:pipeline_id``, whose extra fields stay None in a list).
 
     ``status`` is the server's composite over the newest try of every job (allowed failures
-    ignored, manual and skipped stages as GitLab's rules say); ``updated_at`` moves whenever one
-    of its jobs changes status, so ``updated_after`` finds pipelines whose jobs moved. The spec
+    ignored, manual and skipped stages as GitLab's rules say); ``updated_at`` moves only when that
+    status changes (or the pipeline is retried or canceled): a job failing inside a pipeline that
+    keeps running does not move it, so ``updated_after`` does not find that. The spec
     (10.x) documents no pipelines endpoint: see ``ApiClient.has_pipelines_api``."""
 
     id: int

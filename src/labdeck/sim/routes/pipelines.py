@@ -86,6 +86,7 @@ async def retry_pipeline(ctx: Ctx) -> Any:
     for job in [job for job in ci.pipeline_jobs(pipeline) if job.status in _RETRYABLE]:
         if not job.retried:
             ci.retry(job, user, now)
+    ci.touch(pipeline, now)
     return ci_pipelines.detail(ci, pipeline, ctx.base_url, now, with_name=False), 201
 
 
@@ -97,6 +98,7 @@ async def cancel_pipeline(ctx: Ctx) -> Any:
     now = ctx.state.now()
     for job in ci.pipeline_jobs(pipeline):
         ci.cancel(job, now)
+    ci.touch(pipeline, now)
     return ci_pipelines.detail(ci, pipeline, ctx.base_url, now, with_name=False), 200
 
 

@@ -45,6 +45,7 @@ from labdeck.ui.triaging import PENDING, triaging
 from labdeck.ui.widgets.bulk import open_bulk_action, open_planned_bulk_action, say_nothing_to_do
 from labdeck.ui.widgets.bulk_plan import PLANNERS, BulkKind, BulkOutcome, BulkPlan, job_targets
 from labdeck.watch.clock import ServerClock
+from labdeck.watch.deep import count
 from labdeck.watch.pipelines import PipelineRow, build_row, job_unfinished, latest_tries
 
 ACTION_IDS: dict[BulkKind, str] = {"retry": "pipeline.retry-failed", "cancel": "pipeline.cancel-active",
@@ -134,7 +135,7 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         self._version: str | None = None
         self._loading = False
         self._load_number = 0
-        self._moved_at: datetime | None = None
+        self._moved_at: tuple[datetime | None, int | None] | None = None
         """The pipeline's ``updated_at`` when its jobs on screen were read (pipelines API only)."""
         self._jobs_read_at: datetime | None = None
         self._record_api: bool | None = None
@@ -249,13 +250,17 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
     async def _refresh(self, *, asked: bool) -> None:
         """Read the jobs again (conditionally). For a pipeline of more than one page, on a server
         with the pipelines API, the automatic refresh first asks the pipeline's record and reads
-        the jobs only if it moved (``updated_at`` moves whenever a job changes status), or when the
-        jobs on screen are ``idle_interval`` old (a running job's duration moves without it)."""
-        moved: datetime | None = None
+        the jobs only if it moved, or when the jobs on screen are ``idle_interval`` old (a running
+        job's duration moves without it). "Moved": its ``updated_at`` (which moves only with the
+        pipeline's own status, as on GitLab) or its failed jobs' count (a job failing deep inside a
+        pipeline that keeps running)."""
+        moved: tuple[datetime | None, int | None] | None = None
         if len(self.jobs) > self.big_pipeline:
             self._record_api = await self.client.has_pipelines_api(self.project_id)
         if len(self.jobs) > self.big_pipeline and self._record_api:
-            moved = (await self.client.pipelines.get(self.project_id, self.pipeline_id)).updated_at
+            updated = (await self.client.pipelines.get(self.project_id, self.pipeline_id)).updated_at
+            failed, _ = await count(self.client, self.project_id, self.pipeline_id, "failed")
+            moved = (updated, failed)
             fresh = (self._jobs_read_at is not None
                      and (self.console_app.clock() - self._jobs_read_at).total_seconds() < self.idle_interval)
             if not asked and fresh and moved is not None and moved == self._moved_at:
