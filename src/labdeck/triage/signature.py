@@ -70,11 +70,11 @@ _GENERIC = re.compile(r"^(?:Traceback \(most recent call last\):|Return code: <n
 
 
 def normalize(line: str) -> str:
-    """The signature of one error line: volatile parts replaced by placeholders, spaces collapsed,
-    cut to :data:`MAX_SIGNATURE` characters."""
+    """The signature of one error line: volatile parts replaced by stand-ins (``<time>``, ``<hex>``
+    …), spaces collapsed, cut to :data:`MAX_SIGNATURE` characters."""
     text = _ANSI.sub("", _SECTION.sub("", line))
-    for pattern, placeholder in _REPLACEMENTS:
-        text = pattern.sub(placeholder, text)
+    for pattern, stand_in in _REPLACEMENTS:
+        text = pattern.sub(stand_in, text)
     text = _SPACES.sub(" ", text).strip()
     return text if len(text) <= MAX_SIGNATURE else text[: MAX_SIGNATURE - 1] + "…"
 
