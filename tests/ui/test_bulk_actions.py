@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from labdeck.api import ApiClient
 from labdeck.api.models import Job
 from labdeck.secret import Secret
 from labdeck.sim.server import SimServer
+from labdeck.trail.audit import AuditLog
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from labdeck.ui.widgets.bulk_plan import (
     BulkOutcome,
@@ -219,6 +221,23 @@ async def test_an_ambiguous_5xx_is_unknown_the_job_reread_and_the_run_stops(sim_
     assert "Re-read: it is now failed" in unknown.detail and "probably not applied" in unknown.detail
     assert rest.outcome == "not reached" and "lost" in rest.detail
     assert len(tries(server, server.state.jobs[first.id].pipeline_id, first.name or "")) == 1
+    assert not any(server.state.jobs[job_id].retried for job_id in ids.values())
+
+
+async def test_a_change_that_cannot_be_recorded_is_not_sent_nor_called_done(sim_factory: SimFactory,
+                                                                            tokens: dict[str, str],
+                                                                            tmp_path: Path) -> None:
+    """Issue 24: no change leaves without its audit record; a bulk run says so and stops."""
+    server = sim_factory()
+    ids = await _failed_pipeline(server, PROJECT_ID, ("unit", "lint"))
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    log = AuditLog(server.base_url, path=blocker / "audit.jsonl")
+    async with ApiClient(server.base_url, Secret(tokens["admin"]), audit=log) as client:
+        jobs = [job for job in await client.jobs.list(PROJECT_ID).all() if job.id in ids.values()]
+        results = await run_plan(client, plan_retry(job_targets(PROJECT_ID, PROJECT_PATH, jobs)))
+    assert [result.outcome for result in results] == ["not reached", "not reached"]
+    assert "audit log" in results[0].detail and "Not sent" in results[0].detail
     assert not any(server.state.jobs[job_id].retried for job_id in ids.values())
 
 

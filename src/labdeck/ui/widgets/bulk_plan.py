@@ -357,6 +357,29 @@ async def _reread_pipeline(client: ApiClient, request: PipelineRequest) -> str:
     return f"Re-read: the pipeline is now {current.status}."
 
 
+def _lost(exc: errors.OutcomeUnknown, note: str) -> str:
+    """What a result says of a request whose answer was lost (it is never sent again)."""
+    status = f"{exc.status} " if isinstance(exc, errors.HttpError) else ""
+    reason = " ".join(f"{status}{exc.message}".split())[:80]
+    return f"no usable answer ({reason}): the server may have applied it. It will not be sent again. {note}"
+
+
+def _not_applied(request: Request, exc: errors.ApiError) -> tuple[JobResult, str | None]:
+    """A request the server refused or that never left, and why the run must stop after it (None:
+    go on). The engine raises TransportError for a change only when it certainly never left."""
+    if isinstance(exc, errors.RateLimited | errors.Unauthorized):
+        return (JobResult(request, REFUSED, f"{exc.status}: {exc.user_message()}", status=exc.status),
+                "stopped: the server refuses further requests for now")
+    if isinstance(exc, errors.HttpError):
+        return JobResult(request, REFUSED, f"{exc.status}: {exc.message}", status=exc.status), None
+    if isinstance(exc, errors.ReadOnlyError):
+        return JobResult(request, NOT_REACHED, "read-only mode: not sent"), "stopped: read-only mode"
+    if isinstance(exc, errors.AuditUnavailable):  # refused before it left: not "accepted"
+        return JobResult(request, NOT_REACHED, exc.user_message()), "stopped: changes cannot be recorded"
+    return (JobResult(request, NOT_REACHED, f"not sent: {exc.user_message()}"),
+            "stopped: the server cannot be reached")
+
+
 async def _send_pipeline(client: ApiClient, request: PipelineRequest) -> tuple[JobResult, str | None]:
     """Send one pipeline request (see :func:`_send`)."""
     method = client.pipelines.retry if request.kind == "retry" else client.pipelines.cancel
@@ -364,20 +387,9 @@ async def _send_pipeline(client: ApiClient, request: PipelineRequest) -> tuple[J
         answer = await method(request.project_id, request.pipeline_id)
     except errors.OutcomeUnknown as exc:
         note = await _reread_pipeline(client, request)
-        status = f"{exc.status} " if isinstance(exc, errors.HttpError) else ""
-        reason = " ".join(f"{status}{exc.message}".split())[:80]
-        detail = f"no usable answer ({reason}): the server may have applied it. It will not be sent again. {note}"
-        return JobResult(request, UNKNOWN, detail), "stopped after an answer that was lost"
-    except (errors.RateLimited, errors.Unauthorized) as exc:
-        return (JobResult(request, REFUSED, f"{exc.status}: {exc.user_message()}", status=exc.status),
-                "stopped: the server refuses further requests for now")
-    except errors.HttpError as exc:
-        return JobResult(request, REFUSED, f"{exc.status}: {exc.message}", status=exc.status), None
-    except errors.ReadOnlyError:
-        return JobResult(request, NOT_REACHED, "read-only mode: not sent"), "stopped: read-only mode"
-    except errors.TransportError as exc:
-        return (JobResult(request, NOT_REACHED, f"not sent: {exc.user_message()}"),
-                "stopped: the server cannot be reached")
+        return JobResult(request, UNKNOWN, _lost(exc, note)), "stopped after an answer that was lost"
+    except (errors.HttpError, errors.ReadOnlyError, errors.AuditUnavailable, errors.TransportError) as exc:
+        return _not_applied(request, exc)
     except errors.ApiError as exc:  # a 2xx whose body did not parse: it was applied
         note = await _reread_pipeline(client, request)
         return JobResult(request, DONE, f"accepted, answer unreadable ({exc.user_message()}). {note}"), None
@@ -396,21 +408,9 @@ async def _send(client: ApiClient, request: Request) -> tuple[JobResult, str | N
         answer = await method(target.project_id, target.job.id)
     except errors.OutcomeUnknown as exc:  # before HttpError: an ambiguous 5xx is both
         current, note = await _reread(client, request)
-        status = f"{exc.status} " if isinstance(exc, errors.HttpError) else ""
-        reason = " ".join(f"{status}{exc.message}".split())[:80]
-        detail = f"no usable answer ({reason}): the server may have applied it. It will not be sent again. {note}"
-        return JobResult(request, UNKNOWN, detail, job=current), "stopped after an answer that was lost"
-    except (errors.RateLimited, errors.Unauthorized) as exc:
-        return (JobResult(request, REFUSED, f"{exc.status}: {exc.user_message()}", status=exc.status),
-                "stopped: the server refuses further requests for now")
-    except errors.HttpError as exc:
-        return JobResult(request, REFUSED, f"{exc.status}: {exc.message}", status=exc.status), None
-    except errors.ReadOnlyError:
-        return JobResult(request, NOT_REACHED, "read-only mode: not sent"), "stopped: read-only mode"
-    except errors.TransportError as exc:
-        # The engine raises TransportError for a change only when it certainly never left.
-        return (JobResult(request, NOT_REACHED, f"not sent: {exc.user_message()}"),
-                "stopped: the server cannot be reached")
+        return JobResult(request, UNKNOWN, _lost(exc, note), job=current), "stopped after an answer that was lost"
+    except (errors.HttpError, errors.ReadOnlyError, errors.AuditUnavailable, errors.TransportError) as exc:
+        return _not_applied(request, exc)
     except errors.ApiError as exc:  # a 2xx whose body did not parse: it was applied
         current, note = await _reread(client, request)
         return JobResult(request, DONE, f"accepted, answer unreadable ({exc.user_message()}). {note}",
