@@ -350,7 +350,10 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
     def _tick(self) -> None:
         """The console's one clock: the screen on top (only) updates its status line, ticks its
         relative times and refreshes what is due; hidden screens cost nothing."""
-        screen = self.screen
+        try:
+            screen = self.screen
+        except ScreenStackError:  # shutting down: the last screen went before this timer stopped
+            return
         if not self.is_running or not screen.is_mounted:
             # Shutting down (widgets are being removed), or a screen just pushed whose widgets are
             # not there yet: the next tick finds them.
