@@ -200,6 +200,7 @@ class ResourceTable(ScrollView, can_focus=True):
         self._filter = ""
         self._cursor = 0
         self._render_widths = list(self._widths)
+        self._laid_out_for = 0
         self._cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(self.STRIP_CACHE_SIZE)
         self._generation = 0
         self._versions: dict[Hashable, int] = {}
@@ -482,6 +483,7 @@ class ResourceTable(ScrollView, can_focus=True):
         self._generation += 1
         self._cache.clear()
         self._render_widths = self._effective_widths()
+        self._laid_out_for = self.scrollable_content_region.width
         total_width = sum(self._render_widths) + self.GAP * max(0, len(self._render_widths) - 1) + 1
         self.virtual_size = Size(total_width, len(self._visible) + 1)
         if self._visible and self._cursor >= len(self._visible):
@@ -549,6 +551,10 @@ class ResourceTable(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         base = self.rich_style
         if y == 0:
+            if width != self._laid_out_for:
+                # The columns were fitted to another width (a layout pass ran before the table had
+                # its final size, and no resize followed): fit them again before this frame is drawn.
+                self._changed(structure=False)
             style = base + self.get_component_rich_style("resource-table--header")
             return self._strip_for(("header", self._generation, scroll_x, width),
                                    [c.label for c in self.columns], style, scroll_x, width)
