@@ -19,7 +19,8 @@ from labdeck.sim import ci_status
 from labdeck.sim.ci_engine import CiStore
 from labdeck.sim.ci_model import CURRENT_JOB_STATUSES, Pipeline
 from labdeck.sim.clock import iso
-from labdeck.sim.http import ApiError, Params, invalid
+from labdeck.sim.http import Params, invalid
+from labdeck.sim.project_filters import moment_param
 from labdeck.sim.state import SimState
 
 SCOPES = ("running", "pending", "finished", "branches", "tags")
@@ -128,19 +129,6 @@ def _detailed_status(ci: CiStore, pipeline: Pipeline, base_url: str) -> dict[str
 # --- the list ------------------------------------------------------------------------------------------
 
 
-def _time(params: Params, name: str) -> datetime | None:
-    text = params.str(name)
-    if not text:
-        return None
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise ApiError(400, {"error": f"{name} is invalid"}) from None
-    if moment.tzinfo is None:
-        raise ApiError(400, {"error": f"{name} is invalid"})
-    return moment
-
-
 def filtered(ci: CiStore, project_id: int, params: Params) -> list[Pipeline]:
     """The project's pipelines that match the list's filters, in the requested order (validation
     errors as Grape words them)."""
@@ -149,7 +137,7 @@ def filtered(ci: CiStore, project_id: int, params: Params) -> list[Pipeline]:
     source = params.choice("source", SOURCES)
     order_by = params.choice("order_by", ORDER_BY, default="id") or "id"
     sort = params.choice("sort", ("asc", "desc"), default="desc") or "desc"
-    bounds = {name: _time(params, name) for name in ("updated_after", "updated_before", "created_after",
+    bounds = {name: moment_param(params, name) for name in ("updated_after", "updated_before", "created_after",
                                                      "created_before")}
     if params.has("yaml_errors"):
         params.bool("yaml_errors")

@@ -83,7 +83,7 @@ def _ordered(state: SimState, projects: list[Project], order_by: str) -> list[Pr
     return [by_id[pid] for pid in ranking if pid in chosen]
 
 
-def _moment(params: Params, name: str) -> datetime | None:
+def moment_param(params: Params, name: str) -> datetime | None:
     """An ISO 8601 date-time parameter (Grape's ``DateTime`` coercion)."""
     text = params.str(name)
     if not text:
@@ -101,7 +101,7 @@ def _by_activity(state: SimState, params: Params, projects: list[Project]) -> li
     """``last_activity_after``/``_before`` (current GitLab; a 10.x server ignores them)."""
     if not is_gitlab(state):
         return projects
-    after, before = _moment(params, "last_activity_after"), _moment(params, "last_activity_before")
+    after, before = moment_param(params, "last_activity_after"), moment_param(params, "last_activity_before")
     if after is not None:
         projects = [p for p in projects if p.last_activity_at > after]
     if before is not None:
