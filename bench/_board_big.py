@@ -124,8 +124,8 @@ def _group_process(base_url: str, group: str, idle: float, conn: Connection) -> 
 
 async def _group_main(base_url: str, group: str, idle: float, conn: Connection) -> None:
     from labdeck.api import ApiClient
-    from labdeck.secret import Secret
-    from labdeck.statefile import StateStore
+    from labdeck.base.secret import Secret
+    from labdeck.base.statefile import StateStore
     from labdeck.watch import BoardPoller, BoardSnapshot, WatchedSet, WatchStore
 
     counter = {"requests": 0}

@@ -118,7 +118,7 @@ class Server:
 def watching_all(server: Server, home: Path, extra: dict[str, str] | None = None, *, at_least: int = 1) -> dict[str, str]:
     """A console environment (see :func:`console_env`) whose state file already watches every
     project of ``server`` on the board (as ``w`` on each would have left it)."""
-    from labdeck.statefile import StateStore
+    from labdeck.base.statefile import StateStore
     from labdeck.watch.watched import WatchStore
 
     env = console_env(home, url=server.url, extra=extra)

@@ -21,7 +21,7 @@ import gitlab
 import httpx
 
 from labdeck.api import ApiClient
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
 from labdeck.sim.dataset import DEMO_TOKENS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -121,7 +121,7 @@ def _poller_process(kind: str, base_url: str, ids: list[int], schedule: dict[str
 
 async def _poller_main(kind: str, base_url: str, ids: list[int], schedule: dict[str, float], conn: Connection) -> None:
     from labdeck.api import ApiClient
-    from labdeck.secret import Secret
+    from labdeck.base.secret import Secret
 
     seen: dict[int, float] = {}
     counter = {"requests": 0}

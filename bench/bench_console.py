@@ -44,13 +44,13 @@ CHILD_COLD_START = r"""
 import gc
 gc.disable()  # as `labdeck` does while the console starts (the app turns it on again)
 import asyncio, os, sys, time
-from labdeck import trust
+from labdeck.base import trust
 from labdeck.sim.demo_process import DemoProcess
 
 server = DemoProcess.spawn()  # as `labdeck --demo` does: the simulator's own process starts first
 trust.read_ahead(trust.trust_locations(True, None, os.environ))  # and the CA bundle read meanwhile
-from labdeck.secret import Secret
-from labdeck.session import Session
+from labdeck.base.secret import Secret
+from labdeck.base.session import Session
 from labdeck.sim.accounts import DEMO_TOKENS
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.projects.list import ProjectsScreen
@@ -109,8 +109,8 @@ def cold_start(runs: int) -> list[float]:
 
 
 async def big_instance(base_url: str, total: int) -> dict[str, float]:
-    from labdeck.secret import Secret
-    from labdeck.session import Session
+    from labdeck.base.secret import Secret
+    from labdeck.base.session import Session
     from labdeck.sim.dataset import DEMO_TOKENS
     from labdeck.ui.app import LabdeckApp
     from labdeck.ui.screens.projects.list import ProjectsScreen

@@ -29,7 +29,7 @@ from _report import record
 from _sim_process import SimProcess
 
 from labdeck.api import ApiClient
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
 from labdeck.sim.dataset import DEMO_TOKENS
 
 MB = 1024 * 1024

@@ -77,10 +77,10 @@ class Simulator:
 
 async def measure(info: dict[str, Any], runs: int) -> dict[str, list[float]]:
     """Open the view ``runs`` times: seconds to the first page on screen and to complete."""
-    from labdeck.secret import Secret
-    from labdeck.session import Session
+    from labdeck.base.secret import Secret
+    from labdeck.base.session import Session
     from labdeck.ui.app import LabdeckApp
-    from labdeck.ui.screens.board.pipeline import PipelineScreen
+    from labdeck.ui.screens.pipeline.screen import PipelineScreen
 
     session = Session(info["base_url"], Secret(ADMIN), profile="bench")
     app = LabdeckApp(session)

@@ -29,12 +29,12 @@ from typing import Any
 import httpx
 
 from labdeck.api import ApiClient
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
+from labdeck.operations.follower import TraceFollower
 from labdeck.sim.ci_data import add_benchmark_jobs
 from labdeck.sim.clock import SimClock
 from labdeck.sim.dataset import DEMO_TOKENS, build_state
 from labdeck.sim.server import SimServer
-from labdeck.tail.follower import TraceFollower
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import record

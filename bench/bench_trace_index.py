@@ -15,8 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+from labdeck.logtext.lines import LineIndex
 from labdeck.sim.ci_traces import BulkTrace
-from labdeck.tail.lines import LineIndex
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 

@@ -85,7 +85,7 @@ async def wait_for(predicate: Any, limit: float = 120.0) -> float:
 
 
 async def open_huge_trace(app: Any, pilot: Any, info: dict[str, Any]) -> dict[str, float]:
-    from labdeck.ui.screens.jobs.log import TraceScreen
+    from labdeck.ui.screens.jobs.trace import TraceScreen
 
     figures: dict[str, float] = {"rss_start": rss_mb()}
     job = await app.client.jobs.get(info["project_id"], info["job_id"])
@@ -133,7 +133,7 @@ async def open_huge_trace(app: Any, pilot: Any, info: dict[str, Any]) -> dict[st
 async def follow_fast_job(app: Any, pilot: Any, base_url: str, project_id: int, seconds: float) -> dict[str, Any]:
     from textual import events
 
-    from labdeck.ui.screens.jobs.log import TraceScreen
+    from labdeck.ui.screens.jobs.trace import TraceScreen
 
     rate = int(FOLLOW_RATE_LINES * BYTES_PER_LINE)
     async with httpx.AsyncClient(base_url=base_url, headers={"PRIVATE-TOKEN": ADMIN}) as http:
@@ -212,8 +212,8 @@ async def richlog_peer(sample_lines: int) -> dict[str, float]:
     from textual.app import App, ComposeResult
     from textual.widgets import RichLog
 
+    from labdeck.logtext.sanitize import sanitize
     from labdeck.sim.ci_traces import BulkTrace
-    from labdeck.tail.sanitize import sanitize
 
     lines = sanitize(BulkTrace(started_unix=1_700_000_000, lines=sample_lines).read(0.0).decode()).splitlines()
 
@@ -253,8 +253,8 @@ class SimInProcess:
 
 
 async def console_run(info: dict[str, Any], follow_seconds: float, *, huge: bool) -> dict[str, Any]:
-    from labdeck.secret import Secret
-    from labdeck.session import Session
+    from labdeck.base.secret import Secret
+    from labdeck.base.session import Session
     from labdeck.ui.app import LabdeckApp
 
     session = Session(info["base_url"], Secret(ADMIN), profile="bench")

@@ -95,7 +95,7 @@ def _triage(base_url: str, env: dict[str, str]) -> tuple[float, dict[str, object
 
 async def _read_everything(base_url: str, projects: list[tuple[int, str]]) -> tuple[float, int]:
     from labdeck.api import ApiClient
-    from labdeck.secret import Secret
+    from labdeck.base.secret import Secret
 
     gate = asyncio.Semaphore(8)
     started = time.perf_counter()
@@ -119,7 +119,7 @@ async def _read_everything(base_url: str, projects: list[tuple[int, str]]) -> tu
 async def _warm_round(base_url: str, projects: list[tuple[int, str]], env: dict[str, str]) -> tuple[float, int]:
     """The same warm round in this process: no interpreter start, no imports, no token chain."""
     from labdeck.api import ApiClient
-    from labdeck.secret import Secret
+    from labdeck.base.secret import Secret
     from labdeck.triage.collect import Triager
     from labdeck.triage.logcache import LogCache
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from labdeck import cli
-from labdeck.secret import Secret
-from labdeck.session import Session
+from labdeck.base.secret import Secret
+from labdeck.base.session import Session
+from labdeck.commands import cli
 from labdeck.sim.server import SimServer
 
 
@@ -108,8 +108,8 @@ def test_the_insecure_file_token_marks_the_session(console: list[Session], sim: 
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     from labdeck.auth.file_stores import PlaintextStore
     from labdeck.auth.keyring_store import account
-    from labdeck.config import Config, Profile, save_config
-    from labdeck.paths import config_file
+    from labdeck.base.config import Config, Profile, save_config
+    from labdeck.base.paths import config_file
 
     save_config(Config(path=config_file(), default_profile="lab",
                        profiles={"lab": Profile("lab", sim.base_url, token_store="insecure-file")}))
@@ -123,8 +123,8 @@ def test_switching_profile_inside_the_console_never_prompts(console: list[Sessio
                                                            tokens: dict[str, str], isolated_machine: Any,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     from labdeck.auth.keyring_store import account
-    from labdeck.config import Config, Profile, save_config
-    from labdeck.paths import config_file
+    from labdeck.base.config import Config, Profile, save_config
+    from labdeck.base.paths import config_file
 
     save_config(Config(path=config_file(), default_profile="a",
                        profiles={"a": Profile("a", sim.base_url), "b": Profile("b", sim.base_url),
@@ -240,8 +240,8 @@ def test_global_and_command_options_combine() -> None:
 
 
 def _profiles(**profiles: Any) -> None:
-    from labdeck.config import Config, save_config
-    from labdeck.paths import config_file
+    from labdeck.base.config import Config, save_config
+    from labdeck.base.paths import config_file
 
     save_config(Config(path=config_file(), default_profile=next(iter(profiles)), profiles=dict(profiles)))
 
@@ -257,7 +257,7 @@ def test_url_option_opens_the_console_on_that_instance(console: list[Session], s
 def test_url_option_beats_the_environment_and_the_default_profile(console: list[Session], sim: SimServer,
                                                                    tokens: dict[str, str],
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from labdeck.config import Profile
+    from labdeck.base.config import Profile
 
     # The default profile is another (read-only) instance: neither its URL nor its settings follow --url.
     _profiles(other=Profile("other", "https://other.example", read_only=True, ca_file="/nonexistent/ca.pem"))
@@ -272,7 +272,7 @@ def test_url_option_beats_the_environment_and_the_default_profile(console: list[
 def test_url_option_uses_the_profile_configured_for_that_url(console: list[Session], sim: SimServer,
                                                              tokens: dict[str, str], isolated_machine: Any) -> None:
     from labdeck.auth.keyring_store import account
-    from labdeck.config import Profile
+    from labdeck.base.config import Profile
 
     _profiles(main=Profile("main", "https://main.example"), lab=Profile("lab", sim.base_url, theme="ops-light"))
     isolated_machine.set_password("labdeck", account("lab", sim.base_url), tokens["user"])
@@ -285,7 +285,7 @@ def test_url_option_uses_the_profile_configured_for_that_url(console: list[Sessi
 def test_labdeck_url_environment_variable_opens_that_instance(console: list[Session], sim: SimServer,
                                                               tokens: dict[str, str],
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    from labdeck.config import Profile
+    from labdeck.base.config import Profile
 
     _profiles(other=Profile("other", "https://other.example", read_only=True))
     monkeypatch.setenv("LABDECK_URL", sim.base_url)
@@ -322,7 +322,7 @@ def test_switching_profile_after_url_goes_to_that_profiles_instance(console: lis
                                                                    isolated_machine: Any,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     from labdeck.auth.keyring_store import account
-    from labdeck.config import Profile
+    from labdeck.base.config import Profile
 
     _profiles(b=Profile("b", "https://b.example"))
     isolated_machine.set_password("labdeck", account("b", "https://b.example"), tokens["readonly"])

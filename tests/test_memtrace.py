@@ -6,7 +6,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from labdeck import memtrace
+from labdeck.base import memtrace
 
 
 def test_the_setting_reads_interval_warm_up_and_frames() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "labdeck"
 SCREENS = SRC / "ui" / "screens"
 
-SECTIONS = ("board", "projects", "jobs", "runners", "issues", "integrations", "settings", "audit")
+SECTIONS = ("board", "pipeline", "projects", "jobs", "runners", "issues", "integrations", "settings", "audit")
 """One folder each under ``ui/screens``."""
 SHARED_SCREENS = {"__init__", "base", "table_section", "record_detail", "confirm", "message", "command_line",
                   "keys", "login"}
@@ -51,7 +51,7 @@ def test_simulator_imports_neither_client_nor_ui() -> None:
     offenders = []
     for path in (SRC / "sim").rglob("*.py"):
         for name in _imports(path):
-            if name.startswith(("labdeck.api", "labdeck.ui", "labdeck.tail")):
+            if name.startswith(("labdeck.api", "labdeck.ui", "labdeck.logtext")):
                 offenders.append(f"{path.relative_to(SRC)} imports {name}")
     assert offenders == []
 
@@ -60,7 +60,7 @@ def test_headless_layers_load_without_textual() -> None:
     # rich itself may load here: httpx imports its optional command-line module (click, rich,
     # pygments) whenever those are installed. The AST test above covers our own imports.
     code = (
-        "import sys, labdeck.api, labdeck.tail, labdeck.sim.server, labdeck.config;"
+        "import sys, labdeck.api, labdeck.logtext, labdeck.sim.server, labdeck.base.config;"
         "bad=[m for m in sys.modules if m.split('.')[0] == 'textual'];"
         "print(bad); sys.exit(1 if bad else 0)"
     )

@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from labdeck.cli import main
+from labdeck.commands.cli import main
 
 raise SystemExit(main())

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from labdeck.api import ApiClient
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
 
 
 def client_for(server: Any, token: str | None, **kwargs: Any) -> ApiClient:

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from labdeck.api import ApiClient, RetryPolicy
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
 
 TOKEN = "glpat-TESTTOKEN0123456789abcdef"
 BASE = "http://gitlab.test"

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from labdeck.api import ApiClient, errors
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
 from tests.api.helpers import BASE, TOKEN, mock_client
 
 

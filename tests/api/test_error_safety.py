@@ -9,10 +9,10 @@ import traceback
 import httpx
 import pytest
 
-from labdeck import logsafe
 from labdeck.api import ApiClient, errors
 from labdeck.api.core import describe_transport_error
-from labdeck.secret import Secret
+from labdeck.base import logsafe
+from labdeck.base.secret import Secret
 from labdeck.sim.server import SimServer
 from tests.api.helpers import mock_client
 

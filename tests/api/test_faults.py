@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from labdeck.api import ApiClient, errors
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
 from tests.api.fault_proxy import FaultProxy, StubUpstream
 from tests.api.helpers import TOKEN, FakeTime, policy
 

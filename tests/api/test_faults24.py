@@ -13,7 +13,7 @@ import pytest
 
 from labdeck.api import ApiClient, errors
 from labdeck.api.transport import DEFAULT_LIMITS, READ_KEEPALIVE, WRITE_KEEPALIVE, WRITE_LIMITS
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
 from labdeck.sim.server import SimServer
 from labdeck.watch.poller import BoardPoller
 from labdeck.watch.settings import PollerSettings

@@ -14,7 +14,7 @@ import pytest
 
 from labdeck.api import ApiClient, errors
 from labdeck.api.transport import DEFAULT_TIMEOUT, build_ssl_context
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
 from tests.api.helpers import TOKEN, FakeTime, policy
 
 x509 = pytest.importorskip("cryptography.x509")
@@ -144,7 +144,7 @@ async def test_client_owns_one_http_client_with_the_documented_timeouts() -> Non
 
 
 def test_a_bundle_read_ahead_is_the_one_clients_use_and_a_changed_file_is_read_again(tmp_path: Path) -> None:
-    from labdeck import trust
+    from labdeck.base import trust
 
     ca, _, _ = _make_pki(tmp_path)
     locations = trust.checked_locations(str(ca), env={})
@@ -161,7 +161,7 @@ def test_a_bundle_read_ahead_is_the_one_clients_use_and_a_changed_file_is_read_a
 
 
 def test_a_bad_bundle_read_ahead_fails_where_it_is_used_and_is_not_remembered(tmp_path: Path) -> None:
-    from labdeck import trust
+    from labdeck.base import trust
 
     bad = tmp_path / "bad.pem"
     bad.write_text("not a certificate\n")
@@ -176,7 +176,7 @@ def test_a_bad_bundle_read_ahead_fails_where_it_is_used_and_is_not_remembered(tm
 
 def test_the_bundle_read_ahead_is_the_one_the_start_up_check_chooses(monkeypatch: pytest.MonkeyPatch,
                                                                      tmp_path: Path) -> None:
-    from labdeck import trust
+    from labdeck.base import trust
 
     environ = {"SSL_CERT_FILE": "~/ca.pem", "SSL_CERT_DIR": "/etc/ssl/certs", "REQUESTS_CA_BUNDLE": "/x.pem"}
     monkeypatch.setenv("HOME", str(tmp_path))

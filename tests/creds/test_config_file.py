@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from labdeck import paths
-from labdeck.config import Config, ConfigError, Profile, load_config, save_config
+from labdeck.base import paths
+from labdeck.base.config import Config, ConfigError, Profile, load_config, save_config
 
 
 def write_config(text: str) -> Path:

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from labdeck import cli, paths
-from labdeck.config import Config, Profile, load_config, save_config
+from labdeck.base import paths
+from labdeck.base.config import Config, Profile, load_config, save_config
+from labdeck.commands import cli
 from tests.creds.conftest import Canaries
 
 HAND_WRITTEN = """\

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from labdeck import paths
-from labdeck.doctor import DoctorOptions, Finding, diagnose, run_doctor
+from labdeck.base import paths
+from labdeck.commands.doctor import DoctorOptions, Finding, diagnose, run_doctor
 from labdeck.sim.server import free_port
 from tests.creds.conftest import Canaries, Run
 
@@ -86,7 +86,7 @@ def test_the_proxy_in_use_is_reported_without_its_password(monkeypatch: pytest.M
     monkeypatch.setenv("LABDECK_URL", "https://gitlab.example.com")
     monkeypatch.setenv("HTTPS_PROXY", "http://user:s3cretpw@proxy.corp:3128")
     monkeypatch.setenv("LABDECK_TOKEN", "tok-irrelevant-0001")
-    monkeypatch.setattr("labdeck.doctor._check_server", lambda *args: None)
+    monkeypatch.setattr("labdeck.commands.doctor._check_server", lambda *args: None)
     proxy = by_topic(diagnose(DoctorOptions()))["proxy"]
     assert "proxy.corp:3128" in proxy.text and "s3cretpw" not in proxy.text
     monkeypatch.setenv("NO_PROXY", "gitlab.example.com")

@@ -12,9 +12,10 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.backends import null
 
-from labdeck import cli, paths
 from labdeck.auth.keyring_store import account
-from labdeck.config import load_config
+from labdeck.base import paths
+from labdeck.base.config import load_config
+from labdeck.commands import cli
 from tests.creds.backends import LockedKeyring
 from tests.creds.conftest import Canaries, Run, files_containing
 from tests.support.keyring_backend import InMemoryKeyring

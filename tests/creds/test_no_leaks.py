@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from labdeck import crash, logsafe, paths
+from labdeck.base import crash, logsafe, paths
 from tests.creds.conftest import REPO, Canaries, Run, files_containing
 
 
@@ -71,8 +71,8 @@ def test_httpx_request_with_a_private_token_header_logs_nothing_secret(caplog: p
 
 CRASHER = """
 import sys
-from labdeck import crash
-from labdeck.secret import Secret
+from labdeck.base import crash
+from labdeck.base.secret import Secret
 crash.install_crash_handler()
 def call_api(token, headers):
     raise RuntimeError("server said: bad PRIVATE-TOKEN " + headers["PRIVATE-TOKEN"])
@@ -109,7 +109,7 @@ def test_write_crash_report_for_the_console(home: Path) -> None:
 
 def test_a_dying_thread_is_recorded_without_touching_the_screen(home: Path) -> None:
     code = (
-        "import threading\nfrom labdeck import crash\ncrash.install_crash_handler()\n"
+        "import threading\nfrom labdeck.base import crash\ncrash.install_crash_handler()\n"
         "t = threading.Thread(target=lambda: 1 / 0)\nt.start(); t.join()\nprint('still running')\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -9,10 +9,11 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 
-from labdeck import cli, paths
 from labdeck.auth import probe
-from labdeck.doctor import DoctorOptions, diagnose, run_doctor
-from labdeck.secret import Secret
+from labdeck.base import paths
+from labdeck.base.secret import Secret
+from labdeck.commands import cli
+from labdeck.commands.doctor import DoctorOptions, diagnose, run_doctor
 from labdeck.sim.server import SimServer
 from labdeck.sim.state import Token, User
 from tests.api.fault_proxy import FaultProxy
@@ -125,7 +126,7 @@ def test_login_prints_server_names_without_control_characters(monkeypatch: pytes
 
 
 def test_printable_masks_secrets_and_drops_controls() -> None:
-    from labdeck import logsafe
+    from labdeck.base import logsafe
 
     logsafe.register_secret("printable-canary-secret")
     text = logsafe.printable("a\x1b[1mb\tc\u202ed printable-canary-secret\nnext")

@@ -9,13 +9,13 @@ import sys
 
 import pytest
 
-from labdeck.statefile import StateStore
+from labdeck.base.statefile import StateStore
 from tests.creds.conftest import REPO
 
 EDITOR = """
 import sys, time
-from labdeck.crash import install_signal_handlers
-from labdeck.statefile import StateStore
+from labdeck.base.crash import install_signal_handlers
+from labdeck.base.statefile import StateStore
 
 draft = "half-typed issue body"
 def save():
@@ -41,7 +41,7 @@ def test_signal_saves_the_draft_then_exits(signum: int) -> None:
 
 
 def test_uninstall_restores_the_previous_handlers() -> None:
-    from labdeck.crash import install_signal_handlers
+    from labdeck.base.crash import install_signal_handlers
 
     before = signal.getsignal(signal.SIGHUP), signal.getsignal(signal.SIGTERM)
     uninstall = install_signal_handlers(lambda: None)
@@ -53,7 +53,7 @@ def test_uninstall_restores_the_previous_handlers() -> None:
 async def test_loop_handlers_call_on_exit_after_saving() -> None:
     import asyncio
 
-    from labdeck.crash import install_signal_handlers
+    from labdeck.base.crash import install_signal_handlers
 
     events: list[str] = []
     exited = asyncio.Event()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import stat
 
-from labdeck import paths
-from labdeck.statefile import StateStore
+from labdeck.base import paths
+from labdeck.base.statefile import StateStore
 
 
 def test_state_round_trips_privately() -> None:

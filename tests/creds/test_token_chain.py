@@ -15,8 +15,8 @@ from keyring.backends import fail, null
 from labdeck.auth.chain import TokenChain, TokenInputError, read_token_stream, resolve_url
 from labdeck.auth.file_stores import EncryptedStore, PlaintextStore, StoreError
 from labdeck.auth.keyring_store import KeyringStore, account
-from labdeck.config import Config, Profile
-from labdeck.secret import Secret
+from labdeck.base.config import Config, Profile
+from labdeck.base.secret import Secret
 from tests.creds.backends import HangingKeyring, LockedKeyring
 from tests.creds.conftest import files_containing
 from tests.support.keyring_backend import InMemoryKeyring

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from labdeck import cli
 from labdeck.auth.chain import TokenChain, TokenInputError, read_token_stream
 from labdeck.auth.file_stores import EncryptedStore, PlaintextStore
 from labdeck.auth.keyring_store import account
-from labdeck.doctor import DoctorOptions, diagnose
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
+from labdeck.commands import cli
+from labdeck.commands.doctor import DoctorOptions, diagnose
 from tests.creds.conftest import Canaries
 from tests.support.keyring_backend import InMemoryKeyring
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labdeck.tail.errors import ErrorFinder, ErrorIndex, find_errors, find_errors_in_text
-from labdeck.tail.lines import LineIndex
-from labdeck.tail.sanitize import sanitize
+from labdeck.logtext.error_lines import ErrorFinder, ErrorIndex, find_errors, find_errors_in_text
+from labdeck.logtext.lines import LineIndex
+from labdeck.logtext.sanitize import sanitize
 
 ESC = "\x1b"
 HEAD = [

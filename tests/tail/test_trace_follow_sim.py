@@ -11,10 +11,10 @@ from tests.tail.flaky_proxy import FlakyProxy
 
 from labdeck.api import ApiClient
 from labdeck.api.retry import RetryPolicy
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
+from labdeck.logtext.lines import LineIndex
+from labdeck.operations.follower import TraceEvent, TraceFollower
 from labdeck.sim.server import SimServer
-from labdeck.tail.follower import TraceEvent, TraceFollower
-from labdeck.tail.lines import LineIndex
 
 PROJECT = 1
 

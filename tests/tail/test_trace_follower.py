@@ -9,7 +9,7 @@ import pytest
 from tests.tail.fake_jobs import FakeJobs, FakeTime, client_for
 
 from labdeck.api import errors
-from labdeck.tail.follower import TraceEvent, TraceFollower
+from labdeck.operations.follower import TraceEvent, TraceFollower
 
 URL = "http://sim/api/v4/projects/1/jobs/7/trace"
 ALPHABET = ["a", "é", "€", "\U0001f600", "\n", "\x1b[31m", "\r"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from labdeck.tail.sections import SectionTracker, display_name, format_duration, strip_markers
+from labdeck.logtext.sections import SectionTracker, display_name, format_duration, strip_markers
 
 
 def feed(tracker: SectionTracker, lines: list[str]) -> list[str]:

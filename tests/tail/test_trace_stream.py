@@ -10,9 +10,9 @@ import httpx
 import pytest
 
 from labdeck.api import ApiClient, RetryPolicy, errors
-from labdeck.secret import Secret
-from labdeck.tail.follower import DATA_PIECE, FIRST_PIECE, TraceFollower
-from labdeck.tail.trace_stream import content_range, open_trace
+from labdeck.base.secret import Secret
+from labdeck.operations.follower import DATA_PIECE, FIRST_PIECE, TraceFollower
+from labdeck.operations.trace_stream import content_range, open_trace
 
 TOKEN = Secret("glpat-streamtest-0123456789")
 

@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
-from labdeck import cli, paths
 from labdeck.api.retry import IDEMPOTENT_METHODS
-from labdeck.trail.audit import READ_METHODS, AuditLog, AuditTarget, rotated_path
-from labdeck.trail.audit_read import parse_since, read_audit, read_audit_file
-from labdeck.trail.audit_shape import field_names, infer_from_path, request_values
+from labdeck.audit.log import READ_METHODS, AuditLog, AuditTarget, rotated_path
+from labdeck.audit.read import parse_since, read_audit, read_audit_file
+from labdeck.audit.shape import field_names, infer_from_path, request_values
+from labdeck.base import paths
+from labdeck.commands import cli
 
 NOW = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 

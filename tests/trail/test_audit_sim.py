@@ -15,11 +15,11 @@ from typing import Any
 import httpx
 import pytest
 
-from labdeck import paths
 from labdeck.api import ApiClient, RetryPolicy, errors
-from labdeck.secret import Secret
-from labdeck.trail.audit import AuditLog, AuditTarget
-from labdeck.trail.audit_read import read_audit
+from labdeck.audit.log import AuditLog, AuditTarget
+from labdeck.audit.read import read_audit
+from labdeck.base import paths
+from labdeck.base.secret import Secret
 from tests.api.fault_proxy import FaultProxy, StubUpstream
 
 PROJECT = 1
@@ -149,7 +149,7 @@ async def test_never_sent_is_failed(tokens: dict[str, str]) -> None:
 _CHILD = """
 import asyncio, os, sys
 from labdeck.api import ApiClient
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
 
 async def main():
     async with ApiClient(sys.argv[1], Secret(os.environ["CHILD_TOKEN"])) as client:

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from labdeck.api import ApiClient
-from labdeck.secret import Secret
-from labdeck.trail.incident import collect_incident
-from labdeck.trail.summary import render_summary
+from labdeck.base.secret import Secret
+from labdeck.incident.collect import collect_incident
+from labdeck.incident.summary import render_summary
 from tests.watch.helpers import advance, big_stages, control, project_id, push_stages
 
 PROJECT = "platform/infra/observability"

@@ -16,9 +16,9 @@ import httpx
 import pytest
 
 from labdeck.api import ApiClient, errors
-from labdeck.secret import Secret
-from labdeck.trail.bundle import BundleExists, build_bundle, write_bundle
-from labdeck.trail.incident import REDACTED, collect_incident
+from labdeck.base.secret import Secret
+from labdeck.incident.bundle import BundleExists, build_bundle, write_bundle
+from labdeck.incident.collect import REDACTED, collect_incident
 
 PROJECT = 1
 ESC, BEL, ST = "\x1b", "\x07", "\x1b\\"

@@ -7,7 +7,7 @@ import base64
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labdeck.trail.summary import CLIPBOARD_LIMIT, clipboard_summary, code
+from labdeck.incident.summary import CLIPBOARD_LIMIT, clipboard_summary, code
 
 
 def test_a_short_summary_is_copied_whole() -> None:

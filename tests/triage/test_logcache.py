@@ -6,7 +6,7 @@ import os
 import stat
 from pathlib import Path
 
-from labdeck import paths
+from labdeck.base import paths
 from labdeck.triage.logcache import LogCache
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from labdeck.api import ApiClient
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
 from labdeck.triage.gather import explain_job, gather_pending_facts
 
 AUDIT_LOG = 7  # platform/audit-log: its one specific runner is macos-builder, offline for 9 days

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from labdeck import cli
 from labdeck.api import ApiClient
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
+from labdeck.base.statefile import StateStore
+from labdeck.commands import cli
 from labdeck.sim.ci_engine import store
 from labdeck.sim.dataset import DEMO_TOKENS
 from labdeck.sim.server import SimServer
-from labdeck.statefile import StateStore
 from labdeck.triage.collect import Triager
 from labdeck.triage.logcache import LogCache
 from labdeck.triage.report import Failure, TriageReport

@@ -17,7 +17,7 @@ import pytest
 from labdeck.sim.ci_engine import store
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.board.pipeline import PipelineScreen
+from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.widgets import bulk
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from tests.api.fault_proxy import FaultProxy, _abort, _force_close, _read_request

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from labdeck.config import BoardSettings
+from labdeck.base.config import BoardSettings
 from labdeck.sim.server import SimServer
 from labdeck.ui.screens.jobs.list import JobsScreen
-from labdeck.ui.screens.jobs.log import TraceScreen
+from labdeck.ui.screens.jobs.trace import TraceScreen
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import run_command
 from tests.ui.sections_helpers import settle

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.text import Text
 
-from labdeck import paths
+from labdeck.base import paths
 from labdeck.ui.console import CommandError
 from labdeck.ui.screens.audit.command import AUDIT_COMMAND, parse_audit_args
 from labdeck.ui.screens.audit.list import AuditScreen, local_time
@@ -121,7 +121,7 @@ async def test_changes_from_the_console_are_listed_and_open_their_target(
         screen.table.move_cursor_to_key("crashed0000000001")
         await pilot.press("enter")  # a job: its log
         await settle(app, pilot)
-        from labdeck.ui.screens.jobs.log import TraceScreen
+        from labdeck.ui.screens.jobs.trace import TraceScreen
 
         assert isinstance(app.screen, TraceScreen) and app.screen.job.id == job.id
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from labdeck.config import AlertSettings, BoardSettings
+from labdeck.base.config import AlertSettings, BoardSettings
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.board.alerts import AlertLogScreen
@@ -141,7 +141,7 @@ async def test_start_board_opens_the_board_first(sim_factory: Callable[..., SimS
 
 async def test_enter_opens_the_pipeline_and_marked_pipelines_get_a_dry_run(
         sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    from labdeck.ui.screens.board.pipeline import PipelineScreen
+    from labdeck.ui.screens.pipeline.screen import PipelineScreen
     from labdeck.ui.widgets.bulk import BulkActionScreen
 
     server = sim_factory()

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from labdeck.config import AlertSettings
+from labdeck.base.config import AlertSettings
 from labdeck.sim.server import SimServer
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.jobs.list import JobsScreen

@@ -14,14 +14,12 @@ from typing import Any
 import pytest
 from textual.widgets import Button
 
-from labdeck import paths
 from labdeck.api import ApiClient
 from labdeck.api.models import Job
-from labdeck.secret import Secret
-from labdeck.sim.server import SimServer
-from labdeck.trail.audit import AuditLog
-from labdeck.ui.widgets.bulk import BulkActionScreen
-from labdeck.ui.widgets.bulk_plan import (
+from labdeck.audit.log import AuditLog
+from labdeck.base import paths
+from labdeck.base.secret import Secret
+from labdeck.operations.bulk_plan import (
     BulkOutcome,
     JobTarget,
     job_targets,
@@ -33,6 +31,8 @@ from labdeck.ui.widgets.bulk_plan import (
     run_plan,
     through_pipeline,
 )
+from labdeck.sim.server import SimServer
+from labdeck.ui.widgets.bulk import BulkActionScreen
 from labdeck.watch.pipelines import derive_pipelines
 from tests.ui.conftest import MakeApp
 from tests.ui.pipeline_support import (

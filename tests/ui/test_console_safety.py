@@ -21,10 +21,10 @@ from textual.command import CommandPalette
 from textual.widgets import Button, Input
 
 from labdeck.api import ApiClient
-from labdeck.secret import Secret
-from labdeck.session import Session
+from labdeck.base.secret import Secret
+from labdeck.base.session import Session
+from labdeck.base.statefile import StateStore
 from labdeck.sim.server import SimServer
-from labdeck.statefile import StateStore
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.palette import ProjectJumpProvider
 from labdeck.ui.screens.confirm import ConfirmScreen
@@ -32,7 +32,7 @@ from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.terminal_filter import InertTextFilter
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.form import OUTCOME_UNKNOWN_HINT, FormField, FormScreen
-from labdeck.ui.widgets.trace_view import MAX_LINE_CHARS, TraceView
+from labdeck.ui.widgets.trace.view import MAX_LINE_CHARS, TraceView
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import run_command, settle
 from tests.ui.test_jobs_support import PROJECT_ID, create_pipeline, open_jobs, wait_until
@@ -196,16 +196,16 @@ async def test_completion_reads_the_config_once_off_the_loop(sim: SimServer, mak
                                                              monkeypatch: Any) -> None:
     import threading
 
-    import labdeck.config
+    import labdeck.base.config
 
     calls: list[bool] = []
-    real = labdeck.config.load_config
+    real = labdeck.base.config.load_config
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(threading.current_thread() is threading.main_thread())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(labdeck.config, "load_config", counting)
+    monkeypatch.setattr(labdeck.base.config, "load_config", counting)
     app = make_app(sim)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)

@@ -18,11 +18,11 @@ import pytest
 from rich.text import Text
 from textual.widgets import Input
 
+from labdeck.audit.read import AuditEntry, read_audit
 from labdeck.sim.clock import SimClock
 from labdeck.sim.dataset import build_state
 from labdeck.sim.dialect import dialect_of
 from labdeck.sim.server import SimServer
-from labdeck.trail.audit_read import AuditEntry, read_audit
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.audit.list import AuditScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
@@ -31,8 +31,8 @@ from labdeck.ui.screens.integrations.detail import IntegrationDetailScreen
 from labdeck.ui.screens.integrations.list import IntegrationsScreen
 from labdeck.ui.screens.issues.detail import IssueDetailScreen
 from labdeck.ui.screens.issues.list import IssuesScreen
-from labdeck.ui.screens.jobs.log import TraceScreen
 from labdeck.ui.screens.jobs.table import JobTable
+from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.projects.detail import ProjectDetailScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.screens.runners.detail import RunnerDetailScreen, RunnerJobsScreen

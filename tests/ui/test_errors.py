@@ -8,10 +8,10 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from labdeck import paths
 from labdeck.api import errors
+from labdeck.base import paths
 from labdeck.sim.server import SimServer
-from labdeck.ui.errors import react_to
+from labdeck.ui.reactions import react_to
 from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine

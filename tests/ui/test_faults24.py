@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
-from labdeck.config import BoardSettings
+from labdeck.base.config import BoardSettings
 from labdeck.sim.server import SimServer
 from labdeck.sim.state import Token
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.screens.jobs.log import TraceScreen
+from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine

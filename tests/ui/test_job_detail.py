@@ -10,11 +10,11 @@ from typing import Any
 
 from labdeck.api import ApiClient
 from labdeck.api.models import Job
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.jobs.detail import JobDetailScreen, PendingReasonLine, WhyPending, pending_headline
-from labdeck.ui.screens.jobs.log import TraceScreen
+from labdeck.ui.screens.jobs.trace import TraceScreen
 from tests.ui.conftest import MakeApp
 from tests.ui.sections_helpers import settle
 from tests.ui.test_jobs_support import wait_until

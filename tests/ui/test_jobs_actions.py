@@ -16,8 +16,8 @@ import pytest
 from textual.widgets import Button, Input
 
 from labdeck.api import ApiClient
-from labdeck.secret import Secret
-from labdeck.session import Session
+from labdeck.base.secret import Secret
+from labdeck.base.session import Session
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.confirm import ConfirmScreen

@@ -12,9 +12,9 @@ from textual.widgets import Input, SelectionList
 
 from labdeck.sim.server import SimServer
 from labdeck.ui.screens.jobs.header import TraceHeader
-from labdeck.ui.screens.jobs.log import TraceScreen
 from labdeck.ui.screens.jobs.status_filter import StatusFilterDialog
 from labdeck.ui.screens.jobs.table import JobTable
+from labdeck.ui.screens.jobs.trace import TraceScreen
 from tests.ui.conftest import MakeApp
 from tests.ui.test_jobs_support import (
     advance,

@@ -17,10 +17,10 @@ from textual.widgets import Button
 
 from labdeck.sim.dataset import DEMO_TOKENS
 from labdeck.sim.server import SimServer
-from labdeck.ui.screens.board.pipeline import PipelineHeader
-from labdeck.ui.screens.board.stage_columns import SEPARATOR
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
-from labdeck.ui.screens.jobs.log import TraceScreen
+from labdeck.ui.screens.jobs.trace import TraceScreen
+from labdeck.ui.screens.pipeline.columns import SEPARATOR
+from labdeck.ui.screens.pipeline.screen import PipelineHeader
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from tests.ui.conftest import MakeApp
 from tests.ui.pipeline_support import (

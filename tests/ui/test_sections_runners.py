@@ -137,7 +137,7 @@ async def test_runner_jobs_filter_and_open_trace(sim: SimServer, make_app: MakeA
         job = screen.table.cursor_data
         await pilot.press("enter")
         await pilot.pause()
-        from labdeck.ui.screens.jobs.log import TraceScreen
+        from labdeck.ui.screens.jobs.trace import TraceScreen
 
         assert isinstance(app.screen, TraceScreen)
         assert app.screen.job.id == job.id

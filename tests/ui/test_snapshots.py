@@ -11,10 +11,10 @@ import httpx
 import pytest
 
 from labdeck.api import ApiClient
-from labdeck.secret import Secret
-from labdeck.session import Session
+from labdeck.base.secret import Secret
+from labdeck.base.session import Session
+from labdeck.base.statefile import StateStore
 from labdeck.sim.server import SimServer
-from labdeck.statefile import StateStore
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.ui_state import UiState

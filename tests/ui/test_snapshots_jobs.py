@@ -11,13 +11,13 @@ import httpx
 import pytest
 
 from labdeck.api import ApiClient
-from labdeck.secret import Secret
-from labdeck.session import Session
+from labdeck.base.secret import Secret
+from labdeck.base.session import Session
+from labdeck.base.statefile import StateStore
 from labdeck.sim.server import SimServer
-from labdeck.statefile import StateStore
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.jobs.list import JobsScreen
-from labdeck.ui.screens.jobs.log import TraceScreen
+from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.ui_state import UiState
 from tests.ui.helpers import tables_measured, wait_for_workers
 

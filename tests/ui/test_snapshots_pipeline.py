@@ -14,15 +14,15 @@ import httpx
 import pytest
 
 from labdeck.api import ApiClient
-from labdeck.secret import Secret
-from labdeck.session import Session
+from labdeck.base.secret import Secret
+from labdeck.base.session import Session
+from labdeck.base.statefile import StateStore
 from labdeck.sim.dataset import DEMO_TOKENS
 from labdeck.sim.server import SimServer
-from labdeck.statefile import StateStore
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.board.board import BoardScreen
-from labdeck.ui.screens.board.pipeline import PipelineScreen
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
+from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from labdeck.watch.clock import ServerClock

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from labdeck.api import ApiClient
-from labdeck.secret import Secret
-from labdeck.session import Session
+from labdeck.base.secret import Secret
+from labdeck.base.session import Session
+from labdeck.base.statefile import StateStore
 from labdeck.sim.server import SimServer
-from labdeck.statefile import StateStore
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.integrations.list import IntegrationsScreen
 from labdeck.ui.screens.issues.list import IssuesScreen

@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.style import Style
 
 from labdeck.api.models import Job
-from labdeck.ui.screens.board.stage_columns import LIST_BUDGET, Palette, layout, stages_of
+from labdeck.ui.screens.pipeline.columns import LIST_BUDGET, Palette, layout, stages_of
 
 PALETTE = Palette(lambda status: Style(), Style(), Style(), Style(), Style())
 

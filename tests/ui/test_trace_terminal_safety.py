@@ -38,10 +38,10 @@ CHILD = r"""
 import asyncio, os
 from pathlib import Path
 import labdeck.ui.app
-from labdeck.secret import Secret
-from labdeck.session import Session
+from labdeck.base.secret import Secret
+from labdeck.base.session import Session
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.jobs.log import TraceScreen
+from labdeck.ui.screens.jobs.trace import TraceScreen
 
 JOB = int(os.environ["PTY_JOB_ID"])
 

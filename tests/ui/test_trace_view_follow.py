@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 
-from labdeck.ui.widgets import trace_view
-from labdeck.ui.widgets.trace_view import TraceView
+from labdeck.ui.widgets.trace import view as trace_view
+from labdeck.ui.widgets.trace.view import TraceView
 from tests.ui.test_jobs_support import wait_until
 
 

@@ -16,10 +16,10 @@ from labdeck.sim.dataset import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.jobs.header import TraceHeader
-from labdeck.ui.screens.jobs.log import TraceScreen
+from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.widgets.dialogs import PathDialog
 from labdeck.ui.widgets.key_bar import KeyBar
-from labdeck.ui.widgets.trace_view import TraceView
+from labdeck.ui.widgets.trace.view import TraceView
 from tests.ui.conftest import MakeApp
 from tests.ui.test_jobs_support import PROJECT_PATH, advance, append_trace, create_pipeline, wait_until
 

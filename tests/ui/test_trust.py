@@ -8,10 +8,10 @@ from datetime import timedelta
 from typing import Any
 
 from labdeck.api import ApiClient, RetryPolicy
-from labdeck.secret import Secret
-from labdeck.session import Session
+from labdeck.base.secret import Secret
+from labdeck.base.session import Session
+from labdeck.base.statefile import StateStore
 from labdeck.sim.server import SimServer
-from labdeck.statefile import StateStore
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.ui_state import UiState

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from textual.widgets import Input
 
-from labdeck import paths
+from labdeck.base import paths
 from labdeck.sim.dataset import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.ui.screens.message import MessageScreen

@@ -7,8 +7,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from labdeck.api.models import Job
-from labdeck.config import AlertSettings
-from labdeck.statefile import StateStore
+from labdeck.base.config import AlertSettings
+from labdeck.base.statefile import StateStore
 from labdeck.watch.alerts import (
     Alert,
     AlertChannels,

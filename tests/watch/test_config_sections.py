@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from labdeck.config import AlertSettings, BoardSettings, ConfigError, load_config, save_config
+from labdeck.base.config import AlertSettings, BoardSettings, ConfigError, load_config, save_config
 from labdeck.watch import PollerSettings
 
 
@@ -77,7 +77,7 @@ def test_saving_keeps_the_users_text(tmp_path: Path) -> None:
 
 
 def test_a_new_file_holds_only_what_differs(tmp_path: Path) -> None:
-    from labdeck.config import Config, dump_config
+    from labdeck.base.config import Config, dump_config
 
     config = Config(path=tmp_path / "new.toml")
     assert "[board]" not in dump_config(config) and "[alerts]" not in dump_config(config)

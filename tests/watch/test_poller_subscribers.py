@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from labdeck.api.models import Job
+from labdeck.base.statefile import StateStore
 from labdeck.sim.server import SimServer
-from labdeck.statefile import StateStore
 from labdeck.watch import (
     Alert,
     AlertEngine,

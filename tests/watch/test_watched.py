@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from labdeck.base.statefile import StateStore
 from labdeck.sim.server import SimServer
-from labdeck.statefile import StateStore
 from labdeck.watch.watched import WatchedSet, WatchStore, in_group
 from tests.watch.helpers import api_client, project_id
 

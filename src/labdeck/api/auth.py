@@ -1,6 +1,6 @@
 """Attach the token to requests, and keep it out of logs.
 
-The token lives in a :class:`labdeck.secret.Secret` and is revealed only inside
+The token lives in a :class:`labdeck.base.secret.Secret` and is revealed only inside
 :meth:`TokenAuth.auth_flow`, the one place it goes on the wire. It is sent as ``PRIVATE-TOKEN``
 (what GitLab 10.x/11.x accept for personal tokens, wire-facts §7) and only to the origin the
 client was configured for, so a pagination link or redirect to another host never receives it.
@@ -14,9 +14,9 @@ from collections.abc import Generator
 
 import httpx
 
-from labdeck import logsafe
 from labdeck.api.errors import InvalidToken
-from labdeck.secret import Secret
+from labdeck.base import logsafe
+from labdeck.base.secret import Secret
 
 TOKEN_HEADER = "PRIVATE-TOKEN"
 
@@ -65,7 +65,7 @@ def token_problem(value: str) -> str | None:
     return TOKEN_CHARACTERS_PROBLEM
 
 
-# One registry for every secret: labdeck.logsafe's. The filter below masks what it knows in the
+# One registry for every secret: labdeck.base.logsafe's. The filter below masks what it knows in the
 # HTTP loggers' records; logsafe.install() (run by the CLI) covers every other record.
 REDACTOR = logsafe.RedactingFilter()
 # Logger filters do not apply to records propagated from child loggers, so name each one.
@@ -74,7 +74,7 @@ _LOGGERS = ("httpx", "httpcore", "httpcore.connection", "httpcore.http11", "http
 
 
 def install_redactor(token: Secret | None) -> None:
-    """Register ``token`` with :mod:`labdeck.logsafe` (masked in logs, crash reports and error
+    """Register ``token`` with :mod:`labdeck.base.logsafe` (masked in logs, crash reports and error
     messages) and attach the redacting filter to the HTTP loggers (idempotent)."""
     if token is not None:
         logsafe.register_secret(token.reveal())

@@ -33,8 +33,8 @@ from labdeck.api.resources.runners import RunnersResource
 from labdeck.api.resources.users import UsersResource
 from labdeck.api.retry import RetryPolicy
 from labdeck.api.transport import WRITE_LIMITS, build_http_client, share_event_hooks
-from labdeck.secret import Secret
-from labdeck.trail.audit import AuditLog
+from labdeck.audit.log import AuditLog
+from labdeck.base.secret import Secret
 
 API_PREFIX = "/api/v4"
 
@@ -60,7 +60,7 @@ class ApiClient(HttpEngine):
         timeout: an ``httpx.Timeout``; default connect 5 s, read 30 s, pool 5 s.
         retry: a :class:`RetryPolicy` (attempts, backoff, budget; injectable sleep/clock for tests).
         transport: test seam only; a custom transport disables ``HTTPS_PROXY``/``NO_PROXY``.
-        audit: where changes are recorded (:class:`labdeck.trail.audit.AuditLog`); default the
+        audit: where changes are recorded (:class:`labdeck.audit.log.AuditLog`); default the
             state directory's ``audit.jsonl``. Reachable as ``client.audit``.
     """
 
@@ -69,7 +69,7 @@ class ApiClient(HttpEngine):
                  retry: RetryPolicy | None = None, transport: httpx.AsyncBaseTransport | None = None,
                  ca_file: str | None = None, user_agent: str = "labdeck/0.1", audit: AuditLog | None = None) -> None:
         if token is not None and not isinstance(token, Secret):
-            raise TypeError("token must be a labdeck.secret.Secret")
+            raise TypeError("token must be a labdeck.base.secret.Secret")
         self.base_url = instance_root(base_url)
         self.api_url = self.base_url + API_PREFIX
         self.insecure = verify is False

@@ -17,7 +17,6 @@ from typing import Any, TypeVar
 import httpx
 import pydantic
 
-from labdeck import logsafe
 from labdeck.api import errors
 from labdeck.api.cache import EtagCache
 from labdeck.api.parsers import parser_for
@@ -32,7 +31,8 @@ from labdeck.api.retry import (
     retryable_exception,
     server_wait,
 )
-from labdeck.trail.audit import audited
+from labdeck.audit.log import audited
+from labdeck.base import logsafe
 
 T = TypeVar("T")
 Progress = Callable[[int, int | None], None]
@@ -217,7 +217,7 @@ class HttpEngine:
                 raise self._held(method, url, gate.wait()) from None
         return False, attempt
 
-    @audited  # every non-GET is written to the audit log (labdeck.trail.audit) before it leaves
+    @audited  # every non-GET is written to the audit log (labdeck.audit.log) before it leaves
     async def send(self, method: str, path: str, *, params: Any = None, data: Any = None,
                    files: FilesFactory | None = None, json: Any = None,
                    headers: Mapping[str, str] | None = None, stream: bool = False) -> httpx.Response:

@@ -4,7 +4,7 @@ Every error carries the HTTP method and the URL *without* credentials, and offer
 :meth:`ApiError.user_message` for the status bar, safe to display or print (no control characters,
 no bidi overrides). Tokens never reach these objects: the client sends the token in a header
 attached by :class:`labdeck.api.auth.TokenAuth`, URLs are passed through :func:`redact_url`, and
-every message is masked with :mod:`labdeck.logsafe`'s registry of known secrets.
+every message is masked with :mod:`labdeck.base.logsafe`'s registry of known secrets.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from labdeck import logsafe
+from labdeck.base import logsafe
 
 _SECRET_QUERY_KEYS = {"private_token", "access_token", "job_token", "token"}
 _TOKEN_PATTERN = re.compile(r"\bgl[a-z]{2,6}-[A-Za-z0-9_.=-]{20,}")

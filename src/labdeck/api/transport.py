@@ -18,7 +18,7 @@ from collections.abc import Mapping
 import httpx
 
 from labdeck.api.errors import TlsConfigError
-from labdeck.trust import TrustStoreError, shared_context, trust_locations
+from labdeck.base.trust import TrustStoreError, shared_context, trust_locations
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=30.0, write=30.0, pool=5.0)
 READ_KEEPALIVE = 50.0

@@ -17,12 +17,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import IO
 
-from labdeck import logsafe
 from labdeck.api.auth import token_problem
 from labdeck.auth.file_stores import PASSPHRASE_ENV, EncryptedStore, PlaintextStore, StoreError
 from labdeck.auth.keyring_store import KeyringStore, KeyringUnavailable, account
-from labdeck.config import Config, Profile, normalise_url
-from labdeck.secret import Secret
+from labdeck.base import logsafe
+from labdeck.base.config import Config, Profile, normalise_url
+from labdeck.base.secret import Secret
 
 TOKEN_ENV = ("LABDECK_TOKEN", "GITLAB_TOKEN")
 URL_ENV = ("LABDECK_URL", "GITLAB_URL")

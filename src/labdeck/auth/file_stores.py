@@ -18,9 +18,9 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from labdeck import paths
-from labdeck.secret import Secret
-from labdeck.statefile import write_private
+from labdeck.base import paths
+from labdeck.base.secret import Secret
+from labdeck.base.statefile import write_private
 
 PASSPHRASE_ENV = "LABDECK_STORE_PASSPHRASE"
 _CHECK_PLAINTEXT = b"labdeck-token-store"

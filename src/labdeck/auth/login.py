@@ -7,7 +7,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
-from labdeck import logsafe
 from labdeck.auth import probe, python_gitlab
 from labdeck.auth.chain import TokenInputError, checked_token, read_token_stream
 from labdeck.auth.storage import (
@@ -17,8 +16,17 @@ from labdeck.auth.storage import (
     no_keyring_help,
     storage_choice,
 )
-from labdeck.config import Config, ConfigError, Profile, load_config, normalise_url, save_config, url_problem
-from labdeck.secret import Secret
+from labdeck.base import logsafe
+from labdeck.base.config import (
+    Config,
+    ConfigError,
+    Profile,
+    load_config,
+    normalise_url,
+    save_config,
+    url_problem,
+)
+from labdeck.base.secret import Secret
 
 STORE_LABELS = {"keyring": "keyring", "encrypted": "encrypted file", "insecure-file": "plaintext file"}
 

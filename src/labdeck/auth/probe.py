@@ -15,8 +15,8 @@ import httpx
 
 from labdeck.api import ApiClient, RetryPolicy, errors
 from labdeck.api.core import describe_transport_error
-from labdeck.secret import Secret
-from labdeck.trust import TrustStoreError, chosen_ca_file, expand, shared_context
+from labdeck.base.secret import Secret
+from labdeck.base.trust import TrustStoreError, chosen_ca_file, expand, shared_context
 
 _Answer = TypeVar("_Answer")
 

@@ -8,10 +8,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from labdeck import logsafe, paths
 from labdeck.api.auth import token_problem
-from labdeck.config import normalise_url, url_problem
-from labdeck.secret import Secret
+from labdeck.base import logsafe, paths
+from labdeck.base.config import normalise_url, url_problem
+from labdeck.base.secret import Secret
 
 
 @dataclass

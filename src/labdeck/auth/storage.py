@@ -7,10 +7,10 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from labdeck import logsafe
 from labdeck.auth.file_stores import EncryptedStore, PlaintextStore, StoreError, passphrase_from_env
 from labdeck.auth.keyring_store import KeyringStore, KeyringUnavailable, account
-from labdeck.secret import Secret
+from labdeck.base import logsafe
+from labdeck.base.secret import Secret
 
 
 class StorageUnavailable(Exception):

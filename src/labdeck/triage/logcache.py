@@ -1,7 +1,7 @@
 """A private, bounded cache of finished job logs: a finished job's log never changes, so it is read
 from the server once.
 
-Files live in :func:`labdeck.paths.log_cache_dir` (directory 0700, files 0600), named by a hash of
+Files live in :func:`labdeck.base.paths.log_cache_dir` (directory 0700, files 0600), named by a hash of
 the instance, project and job (no URL, path or token in a name). The total size stays under
 ``max_bytes`` (200 MB by default): the least recently used files go first. Only logs are stored:
 the token never is. Reads and writes are plain blocking file I/O (small files); an unreadable or
@@ -15,7 +15,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from labdeck import paths
+from labdeck.base import paths
 
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 MAX_LOG_BYTES = 32 * 1024 * 1024

@@ -1,7 +1,7 @@
 """Error signatures and platform patterns of a job log, without any I/O.
 
 :func:`read_log` looks at a finished job's log once and returns :class:`LogFacts`: the first real
-error line (the one the log viewer's ``e`` finds, :mod:`labdeck.tail.errors`), its normalized
+error line (the one the log viewer's ``e`` finds, :mod:`labdeck.logtext.error_lines`), its normalized
 :attr:`~LogFacts.signature`, and the first line that matches a known platform failure
 (:data:`PLATFORM_PATTERNS`: image pull, OOM, disk full, registry/artifact timeouts, runner lost,
 execution timeout). Only the part before ``Running after_script`` is read: cleanup noise is not the
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from labdeck.tail.errors import ErrorMatch, find_errors
+from labdeck.logtext.error_lines import ErrorMatch, find_errors
 
 SYSTEM_FAILURE_REASONS: frozenset[str] = frozenset({
     "runner_system_failure", "stuck_or_timeout_failure", "scheduler_failure", "data_integrity_failure",

@@ -9,8 +9,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from labdeck.api import ApiClient
-from labdeck.secret import Secret
-from labdeck.session import Session
+from labdeck.base.secret import Secret
+from labdeck.base.session import Session
 from labdeck.ui.navigation import SectionNavigation
 from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.themes import resolve_theme_name
@@ -122,7 +122,7 @@ class AccountSwitching(SectionNavigation):
     async def _load_profile_names(self) -> None:
         def read() -> list[str]:
             try:
-                from labdeck.config import load_config
+                from labdeck.base.config import load_config
 
                 return sorted(load_config().profiles)
             except Exception:  # a broken config file must not break completion

@@ -31,16 +31,16 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from labdeck.api import ApiClient, errors
-from labdeck.logsafe import redact
-from labdeck.session import Session
+from labdeck.base.logsafe import redact
+from labdeck.base.session import Session
 from labdeck.ui import sections
 from labdeck.ui.accounts import AccountSwitching, SessionForProfile
 from labdeck.ui.builtin_commands import register_builtin_commands
 from labdeck.ui.connection import ConnectionWatch, is_outage, trouble_text
 from labdeck.ui.console import CommandError, CommandRegistry, StatusInfo, Ticks
-from labdeck.ui.errors import react_to
 from labdeck.ui.formatting import Clock, system_clock
 from labdeck.ui.palette import ProjectJumpProvider, ScreenActionsProvider
+from labdeck.ui.reactions import react_to
 from labdeck.ui.safeguards import WRITE_CHECK_DELAY, Safeguards
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.command_line import CommandLineScreen
@@ -279,7 +279,7 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
 
     def _install_signal_handlers(self) -> None:
         try:
-            from labdeck.crash import install_signal_handlers
+            from labdeck.base.crash import install_signal_handlers
         except ImportError:
             return
         with contextlib.suppress(RuntimeError, ValueError):  # no signal support on this platform
@@ -373,7 +373,7 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
             self._exception_event.set()
         message = f"labdeck stopped after an internal error ({type(error).__name__}).\n"
         try:
-            from labdeck.crash import crash_message, write_crash_report
+            from labdeck.base.crash import crash_message, write_crash_report
 
             try:
                 report = write_crash_report(error)

@@ -33,7 +33,7 @@ from textual.worker import Worker, WorkerState
 
 from labdeck.api import ApiClient
 from labdeck.api.models import Job, Project
-from labdeck.session import Session
+from labdeck.base.session import Session
 from labdeck.ui.formatting import Clock
 from labdeck.ui.watching import Watching
 

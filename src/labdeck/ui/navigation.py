@@ -145,7 +145,7 @@ class SectionNavigation(App[int]):
     def open_pipeline(self, project_id: int, project_path: str, pipeline_id: int,
                       jobs: Sequence[Job] = ()) -> None:
         """Show one pipeline: its stages and jobs (``jobs``: what the caller already knows)."""
-        from labdeck.ui.screens.board.pipeline import PipelineScreen
+        from labdeck.ui.screens.pipeline.screen import PipelineScreen
 
         clock = self.watching.poller.server_clock
         self.push_screen(PipelineScreen(project_id, project_path, pipeline_id, jobs=jobs, server_clock=clock))

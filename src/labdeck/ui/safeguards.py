@@ -13,7 +13,7 @@ from typing import Any
 from textual.app import App
 
 from labdeck.api.core import TOKEN_REFUSED
-from labdeck.session import Session
+from labdeck.base.session import Session
 
 WRITE_CHECK_DELAY = 2.0
 """Seconds after the first frame at which the token's write access is probed (one ``POST

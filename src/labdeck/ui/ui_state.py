@@ -1,6 +1,6 @@
 """What the console remembers between runs: the ``:`` history and the projects filters.
 
-Stored in labdeck's state file (``labdeck.statefile.StateStore``) under the ``history`` and
+Stored in labdeck's state file (``labdeck.base.statefile.StateStore``) under the ``history`` and
 ``ui`` keys; a missing or corrupt file just means defaults.
 """
 
@@ -10,7 +10,7 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from labdeck.statefile import StateStore
+from labdeck.base.statefile import StateStore
 
 
 @dataclass

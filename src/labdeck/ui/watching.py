@@ -17,8 +17,8 @@ from textual.app import App
 from textual.timer import Timer
 
 from labdeck.api import ApiClient
-from labdeck.session import Session
-from labdeck.statefile import StateStore
+from labdeck.base.session import Session
+from labdeck.base.statefile import StateStore
 from labdeck.ui.collector import keep_collecting
 from labdeck.watch import (
     Alert,

@@ -17,7 +17,7 @@ without one, the first reading after the watch started.
 the app, so alerts survive screen changes. :class:`AlertLog` keeps what fired for the session (the
 ``!`` screen) and, when given a state store, the last ``keep`` alerts across restarts (state file
 key ``watch_alerts``, per instance). Delivery (toast, bell, desktop, title) is
-:func:`terminal_output` with the channels of :class:`labdeck.config.AlertSettings`.
+:func:`terminal_output` with the channels of :class:`labdeck.base.config.AlertSettings`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from labdeck.api.client import instance_root
 from labdeck.api.models import Job
-from labdeck.statefile import StateStore
+from labdeck.base.statefile import StateStore
 from labdeck.watch.pipelines import FAILED, FINISHED_JOB_STATUSES, PipelineRow, latest_tries
 from labdeck.watch.terminal import (
     NotifyForm,
@@ -339,7 +339,7 @@ def describe(target: WatchTarget, event: Event, status: str, row: PipelineRow | 
 
 @dataclass(frozen=True)
 class AlertChannels:
-    """Which alert channels are on (see :meth:`labdeck.config.AlertSettings.channels`)."""
+    """Which alert channels are on (see :meth:`labdeck.base.config.AlertSettings.channels`)."""
 
     toast: bool = False
     bell: bool = False
@@ -349,7 +349,7 @@ class AlertChannels:
 
     @classmethod
     def from_settings(cls, settings: Any, *, interactive: bool) -> AlertChannels:
-        """From :class:`labdeck.config.AlertSettings`. ``interactive``: a person's terminal (False
+        """From :class:`labdeck.base.config.AlertSettings`. ``interactive``: a person's terminal (False
         under ``App.run_test()``, in screenshots and when headless): then only channels set to
         ``true`` in the config are on, so tests and snapshots stay silent unless they ask."""
         notify: NotifyForm = "auto"

@@ -1,4 +1,4 @@
-"""Tunables of the shared poller (from ``[board]`` in the config file, see :mod:`labdeck.config`).
+"""Tunables of the shared poller (from ``[board]`` in the config file, see :mod:`labdeck.base.config`).
 
 The defaults keep idle watching of 300 projects under 60 requests a minute: the activity check
 every ``interval`` (12/min at 5 s), the sweep of every watched project once per ``sweep_period``
@@ -60,6 +60,6 @@ class PollerSettings:
 
     @classmethod
     def from_config(cls, board: Any) -> PollerSettings:
-        """From a :class:`labdeck.config.BoardSettings` (or anything with the same attributes)."""
+        """From a :class:`labdeck.base.config.BoardSettings` (or anything with the same attributes)."""
         return cls(interval=float(board.interval), requests_per_minute=float(board.requests_per_minute),
                    max_in_flight=int(board.max_in_flight))

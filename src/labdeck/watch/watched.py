@@ -23,7 +23,7 @@ from typing import Any
 from labdeck.api import errors
 from labdeck.api.client import ApiClient, instance_root
 from labdeck.api.models import Project
-from labdeck.statefile import StateStore
+from labdeck.base.statefile import StateStore
 
 STATE_KEY = "watch"
 GROUP_SCAN_LIMIT = 5000

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label
 
-from labdeck.secret import Secret
+from labdeck.base.secret import Secret
 from labdeck.ui.type_ahead import HoldsTypeAhead
 
 Validator = Callable[[Secret], Awaitable[str]]

@@ -12,7 +12,7 @@ and reports the outcome in a toast::
     plan = plan_retry(pipeline_targets(marked_rows), action="board.retry-failed", scope="3 pipelines")
     open_bulk_action(self.app, plan, on_done=lambda outcome: self.refresh_board())
 
-The dialog shows every job of the :class:`~labdeck.ui.widgets.bulk_plan.BulkPlan` with the exact
+The dialog shows every job of the :class:`~labdeck.operations.bulk_plan.BulkPlan` with the exact
 request it will send (or the one pipeline request and the jobs it acts on), and the jobs left out
 with why (grouped by reason when there are many). A plan that needs reading first (the failed jobs
 of a pipeline still loading, whether the server has the pipelines API) is built inside the open
@@ -20,9 +20,9 @@ dialog (:func:`open_planned_bulk_action`): it says what it reads, and nothing ca
 until the exact requests are on screen. Focus starts on Cancel; confirming is ignored
 during the first :attr:`BulkActionScreen.GUARD_SECONDS` (the dialog says why), as in the shared
 confirmation dialog. Once confirmed it sends the requests one by one
-(:func:`~labdeck.ui.widgets.bulk_plan.run_plan`) and shows each result live; ``escape`` then stops
+(:func:`~labdeck.operations.bulk_plan.run_plan`) and shows each result live; ``escape`` then stops
 after the request in flight. A finished dialog only closes: confirming again sends nothing. It
-returns a :class:`~labdeck.ui.widgets.bulk_plan.BulkOutcome` (None when nothing was sent).
+returns a :class:`~labdeck.operations.bulk_plan.BulkOutcome` (None when nothing was sent).
 """
 
 from __future__ import annotations
@@ -43,9 +43,7 @@ from textual.widgets import Button, Label, Static
 from textual.worker import Worker
 
 from labdeck.api import errors
-from labdeck.ui.console import console_app
-from labdeck.ui.type_ahead import HoldsTypeAhead
-from labdeck.ui.widgets.bulk_plan import (
+from labdeck.operations.bulk_plan import (
     DONE,
     NOT_REACHED,
     REFUSED,
@@ -62,6 +60,8 @@ from labdeck.ui.widgets.bulk_plan import (
     run_plan,
     summarise,
 )
+from labdeck.ui.console import console_app
+from labdeck.ui.type_ahead import HoldsTypeAhead
 from labdeck.ui.widgets.cells import clean, theme_colour
 
 _OUTCOME_STYLE = {

@@ -31,19 +31,19 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Label, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
-from labdeck import paths
 from labdeck.api import errors
 from labdeck.api.resources.base import ProjectRef
-from labdeck.trail.bundle import BundleExists, BundleFile, write_bundle
-from labdeck.trail.incident import collect_incident
-from labdeck.trail.summary import CLIPBOARD_LIMIT, clipboard_summary
+from labdeck.base import paths
+from labdeck.incident.bundle import BundleExists, BundleFile, write_bundle
+from labdeck.incident.collect import collect_incident
+from labdeck.incident.summary import CLIPBOARD_LIMIT, clipboard_summary
 from labdeck.ui.console import console_app
 from labdeck.ui.type_ahead import HoldsTypeAhead
 from labdeck.ui.widgets.cells import clean
 from labdeck.ui.widgets.dialogs import PathDialog
 
 CLIPBOARD_BYTES = CLIPBOARD_LIMIT
-"""Bytes of summary text one OSC 52 sequence carries (see :mod:`labdeck.trail.summary`)."""
+"""Bytes of summary text one OSC 52 sequence carries (see :mod:`labdeck.incident.summary`)."""
 
 _CSS = """
 BundleProgressDialog, BundleDoneDialog { align: center middle; background: $background 60%; }

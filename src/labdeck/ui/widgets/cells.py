@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.app import App
 from textual.color import Color, ColorParseError
 
-from labdeck.tail.sanitize import escape_raw
+from labdeck.logtext.sanitize import escape_raw
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 

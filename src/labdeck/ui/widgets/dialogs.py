@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, ProgressBar, Static
 
-from labdeck.paths import download_dir
+from labdeck.base.paths import download_dir
 from labdeck.ui.type_ahead import HoldsTypeAhead
 
 DIALOG_CSS = """
@@ -45,7 +45,7 @@ PathDialog Input { margin-bottom: 1; }
 
 
 def default_download_dir() -> Path:
-    """The download folder (see :func:`labdeck.paths.download_dir`)."""
+    """The download folder (see :func:`labdeck.base.paths.download_dir`)."""
     return download_dir()
 
 

@@ -17,7 +17,7 @@ USAGE = "audit [since=30m|2h|1d|2024-05-01] [here]"
 
 def parse_audit_args(args: list[str]) -> tuple[datetime | None, bool]:
     """``["since=2h", "here"]`` → (the time 2 h ago, True). Raises :class:`CommandError`."""
-    from labdeck.trail.audit_read import parse_since
+    from labdeck.audit.read import parse_since
 
     since: datetime | None = None
     here = False

@@ -19,7 +19,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 
 from labdeck.api import errors
-from labdeck.trail.audit_read import AuditEntry, read_audit
+from labdeck.audit.read import AuditEntry, read_audit
 from labdeck.ui.screens.audit.targets import NothingToOpen, target_screen
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.cells import clean, coloured, shown

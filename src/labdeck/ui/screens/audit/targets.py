@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.screen import Screen
 
-from labdeck.trail.audit_read import AuditEntry
+from labdeck.audit.read import AuditEntry
 from labdeck.ui.console import ConsoleApp
 
 
@@ -52,7 +52,7 @@ async def target_screen(app: ConsoleApp, entry: AuditEntry) -> Screen[Any] | Non
     project_id, path = await _project(app, target.project)
     if target.job is not None:
         job = await client.jobs.get(project_id, target.job)
-        from labdeck.ui.screens.jobs.log import TraceScreen
+        from labdeck.ui.screens.jobs.trace import TraceScreen
 
         return TraceScreen(project_id, path, job)
     if target.issue is not None:

@@ -17,13 +17,13 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
 from labdeck.api.models import Job
+from labdeck.operations.bulk_plan import PLANNERS, BulkKind, BulkOutcome, pipeline_targets
 from labdeck.ui.connection import trouble_text
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
 from labdeck.ui.screens.jobs.table import format_duration
 from labdeck.ui.triaging import triaging, why_label
 from labdeck.ui.widgets.bulk import open_bulk_action
-from labdeck.ui.widgets.bulk_plan import PLANNERS, BulkKind, BulkOutcome, pipeline_targets
 from labdeck.ui.widgets.form import clean
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 from labdeck.ui.widgets.status_colours import status_text

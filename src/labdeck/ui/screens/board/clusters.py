@@ -14,11 +14,11 @@ from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 
+from labdeck.operations.bulk_plan import JobTarget, plan_retry
 from labdeck.triage.report import Cluster, Failure
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.bulk import open_bulk_action
-from labdeck.ui.widgets.bulk_plan import JobTarget, plan_retry
 from labdeck.ui.widgets.form import clean
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 

@@ -17,7 +17,7 @@ from textual.app import App
 from labdeck.api import errors
 from labdeck.api.models import Integration
 from labdeck.api.resources.integrations import INTEGRATIONS, IntegrationInfo
-from labdeck.trail.audit_context import AuditTarget
+from labdeck.audit.context import AuditTarget
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.widgets.cells import clean, coloured

@@ -8,7 +8,7 @@ from typing import Any
 
 from labdeck.api import ApiClient, errors
 from labdeck.api.models import Issue, Project
-from labdeck.trail.audit_context import AuditTarget
+from labdeck.audit.context import AuditTarget
 from labdeck.ui.console import ConsoleApp
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen

@@ -17,7 +17,7 @@ from textual.screen import Screen
 
 from labdeck.api import ApiClient, errors
 from labdeck.api.models import Job
-from labdeck.trail.audit_context import AuditTarget
+from labdeck.audit.context import AuditTarget
 from labdeck.ui.console import console_app
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.widgets.dialogs import DownloadProgressDialog, PathDialog, default_download_dir

@@ -17,6 +17,7 @@ from textual.widgets import Label
 
 from labdeck.api import errors
 from labdeck.api.models import Job
+from labdeck.operations.bulk_plan import PLANNERS, BulkKind, BulkOutcome, job_targets
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.jobs.actions import MUTATING_ACTIONS, JobActionsMixin
 from labdeck.ui.screens.jobs.header import JobsHeader
@@ -29,7 +30,6 @@ from labdeck.ui.screens.jobs.table import (
 )
 from labdeck.ui.triaging import PENDING, triaging
 from labdeck.ui.widgets.bulk import open_bulk_action
-from labdeck.ui.widgets.bulk_plan import PLANNERS, BulkKind, BulkOutcome, job_targets
 
 ACTIVE_INTERVAL = 2.0
 """Seconds between refreshes while some job can still change by itself."""
@@ -290,7 +290,7 @@ another screen is on top). Rows whose status just changed are highlighted.
         job = self.selected_job()
         if job is None:
             return
-        from labdeck.ui.screens.jobs.log import TraceScreen
+        from labdeck.ui.screens.jobs.trace import TraceScreen
 
         self.app.push_screen(TraceScreen(self.project_id, self.project_path, job))
 

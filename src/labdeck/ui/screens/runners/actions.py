@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.app import App
 
 from labdeck.api.models import Runner, RunnerDetail
-from labdeck.trail.audit_context import AuditTarget
+from labdeck.audit.context import AuditTarget
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.widgets.cells import clean, coloured

@@ -238,7 +238,7 @@ class RunnerJobsScreen(TableSectionScreen):
         if job.project is None:
             self.notify("The server did not say which project this job belongs to.", severity="warning")
             return
-        from labdeck.ui.screens.jobs.log import TraceScreen
+        from labdeck.ui.screens.jobs.trace import TraceScreen
 
         path = job.project.path_with_namespace or str(job.project.id)
         self.app.push_screen(TraceScreen(job.project.id, path, job))

@@ -16,7 +16,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from labdeck.api import errors
-from labdeck.trail.audit_context import AuditTarget
+from labdeck.audit.context import AuditTarget
 from labdeck.triage.owners import RunnerShare
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen

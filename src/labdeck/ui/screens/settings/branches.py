@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 
 from labdeck.api.models import ProtectedBranch
-from labdeck.trail.audit_context import AuditTarget
+from labdeck.audit.context import AuditTarget
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.record_detail import RecordDetailScreen
 from labdeck.ui.screens.settings.list_section import ListSection

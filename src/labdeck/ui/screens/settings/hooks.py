@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 
 from labdeck.api.models import ProjectHook
-from labdeck.trail.audit_context import AuditTarget
+from labdeck.audit.context import AuditTarget
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.record_detail import RecordDetailScreen

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from labdeck.api import ApiClient, errors
-from labdeck.trail.audit_context import AuditTarget
+from labdeck.audit.context import AuditTarget
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.settings.list_section import ListSection
 from labdeck.ui.widgets.cells import clean

@@ -1,0 +1,361 @@
+"""The local audit log: one record per change the client sends, written before it leaves.
+
+Every request that is not GET/HEAD/OPTIONS goes through :func:`audited` (the decorator on
+:meth:`labdeck.api.core.HttpEngine.send`), so cancel, retry, delete, settings edits and bulk
+actions are all on record whether or not the caller said anything about them. Each attempt gives
+two JSON lines in ``<state dir>/audit.jsonl`` (:func:`labdeck.base.paths.audit_file`) with the same
+``id``:
+
+1. ``"phase": "sent"``, written (and fsynced) *before* the request leaves: time (UTC), profile,
+   instance, user, action, method, path, target, the *names* of the fields sent, confirmation;
+2. ``"phase": "result"`` after the answer: ``outcome`` ``done`` / ``refused`` (``status``) /
+   ``unknown`` (no answer, or a 500/502/503/504: the change may or may not have happened) /
+   ``failed`` (certainly never reached the server), the server's ``Date`` and a short reason.
+
+A crash between the two leaves the first line: readers show it as ``sent (no answer recorded)``.
+A write refused locally by read-only mode is one line with ``outcome: refused`` and ``local:
+true``. The same id goes to the server as ``X-Request-Id``.
+
+What is never written: the token, request bodies and field *values* (only names), query values.
+A server message kept as ``detail`` has every value the request carried masked out of it first.
+
+Context from the UI comes from :func:`audit_context` (also ``client.audit.context``), a
+:mod:`contextvars` block around the call: it covers every request made inside it, in the same task
+or in tasks started inside it, and nests (an inner block fills in what the outer one left out)::
+
+    with client.audit.context(action="jobs.cancel", target=AuditTarget(project="g/p", job=12),
+                              confirmation="dialog"):
+        await client.jobs.cancel("g/p", 12)
+
+Without context the action and target are inferred from the path (``jobs.cancel``, project and
+job ids) and the confirmation is recorded as null (not known). With context, ids found in the path
+(job, runner, issue…) still win over the context's, since they are what was sent; the context's
+project/group (a readable full path) wins over the numeric id in the path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from labdeck.audit.context import AuditContext, AuditTarget, audit_context, current_context, new_id, utc_stamp
+from labdeck.audit.shape import field_names, infer_from_path, request_values
+from labdeck.base import logsafe, paths
+
+# labdeck.api.core imports this module while labdeck.api is being initialised, so labdeck.api.errors
+# is imported inside the functions that need it (by then the package is complete).
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX
+    fcntl = None  # type: ignore[assignment]
+
+_log = logging.getLogger(__name__)
+
+MAX_BYTES = 10 * 1024 * 1024
+"""Size at which the log is rotated."""
+KEEP_FILES = 5
+"""Files kept: ``audit.jsonl`` and ``audit.jsonl.1`` … ``audit.jsonl.4`` (oldest)."""
+FORMAT_VERSION = 1
+OUTCOMES = ("sent", "done", "refused", "unknown", "failed")
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+"""Not recorded: the same set as ``labdeck.api.retry.IDEMPOTENT_METHODS`` (a test keeps them equal)."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+__all__ = ["AuditContext", "AuditLog", "AuditTarget", "audit_context", "audited", "current_context"]
+
+
+def _clean(text: str, masked: set[str], limit: int = 200) -> str:
+    from labdeck.api import errors
+
+    for value in sorted(masked, key=len, reverse=True):
+        text = text.replace(value, "***")
+    flat = " ".join(logsafe.printable(errors.redact_text(text)).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _server_date(value: str | None) -> str | None:
+    if not value:
+        return None
+    try:
+        return utc_stamp(parsedate_to_datetime(value))
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return logsafe.printable(value)[:64]
+
+
+@dataclass
+class Attempt:
+    """One change in flight (between its ``sent`` and ``result`` lines)."""
+
+    id: str
+    masked: set[str] = field(default_factory=set, repr=False)
+
+
+class AuditLog:
+    """The audit log of one client (``client.audit``).
+
+    Args:
+        instance: the instance root URL (recorded on every line).
+        path: the file; default :func:`labdeck.base.paths.audit_file` (resolved at each write, so the
+            state directory may change, as it does in tests).
+        max_bytes, keep_files: rotation (10 MB, 5 files).
+        clock: the local time source (tests).
+
+    No change leaves without its record: when the ``sent`` line cannot be written (the folder is
+    not writable, the disk is full) the change is refused with :class:`labdeck.api.errors.AuditUnavailable`
+    (nothing sent), unless the user agreed to send without records (:attr:`allow_unrecorded`).
+    The reason is kept in :attr:`write_error`, and logged.
+    """
+
+    def __init__(self, instance: str, path: Path | None = None, *, max_bytes: int = MAX_BYTES,
+                 keep_files: int = KEEP_FILES, enabled: bool = True,
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+        from labdeck.api import errors
+
+        self.instance = errors.redact_url(instance)
+        self._path = path
+        self.max_bytes = max_bytes
+        self.keep_files = max(1, keep_files)
+        self.enabled = enabled
+        self.clock = clock
+        self.profile: str | None = None
+        self.user: str | None = None
+        self._user_bound = False
+        self.write_error: str | None = None
+        self.allow_unrecorded = False
+        """The user agreed to send changes although their records cannot be written."""
+        self._lock = threading.Lock()
+
+    def problem(self) -> str | None:
+        """Why records cannot be written now (the folder missing and not creatable, or not
+        writable); None when they can. Asked at start-up and by ``labdeck doctor``."""
+        return writable_problem(self.path)
+
+    @property
+    def path(self) -> Path:
+        """The current log file."""
+        return self._path if self._path is not None else paths.audit_file()
+
+    def bind(self, *, profile: str | None = None, user: str | None = None) -> None:
+        """Session facts for every line: the profile name, and the account (otherwise learnt from
+        the first ``GET /user`` answer)."""
+        if profile is not None:
+            self.profile = profile
+        if user is not None:
+            self.user, self._user_bound = user, True
+
+    context = staticmethod(audit_context)
+
+    # --- the engine's side -----------------------------------------------------------------------
+
+    def begin(self, method: str, raw_path: str, *, params: Any = None, data: Any = None,
+              json_body: Any = None, files: Any = None, refused_locally: bool = False) -> Attempt:
+        """Write the ``sent`` line (or, with ``refused_locally``, the whole record)."""
+        from labdeck.api import errors
+
+        context = current_context() or AuditContext()
+        action, inferred = infer_from_path(method, raw_path)
+        target = inferred
+        if context.target is not None:
+            # Ids in the path are what was actually sent; the caller's project/group (a readable
+            # full path rather than an id) and anything the path does not say fill the rest.
+            named = AuditTarget(project=context.target.project, group=context.target.group)
+            target = named.filled_from(inferred.filled_from(context.target))
+        attempt = Attempt(new_id(), request_values(params, data, json_body))
+        record: dict[str, Any] = {
+            "v": FORMAT_VERSION, "id": attempt.id, "phase": "sent", "time": utc_stamp(self.clock()),
+            "profile": context.profile or self.profile, "instance": self.instance,
+            "user": context.user or self.user, "action": context.action or action,
+            "method": method, "path": logsafe.printable(errors.redact_url(raw_path.split("?", 1)[0]))[:500],
+            "target": target.to_dict(),
+            "fields": field_names(params=params, data=data, json_body=json_body, files=files),
+            "confirmation": context.confirmation, "operation": context.operation,
+        }
+        if refused_locally:
+            record.update(phase="local", outcome="refused", local=True, detail="read-only mode")
+        if not self._append(record, sync=True) and not refused_locally and not self.allow_unrecorded:
+            raise errors.AuditUnavailable(method, raw_path, self.write_error or "the audit log could not be written")
+        return attempt
+
+    def finish(self, attempt: Attempt, outcome: str, *, status: int | None = None,
+               server_date: str | None = None, detail: str | None = None) -> None:
+        """Write the ``result`` line of ``attempt``."""
+        record: dict[str, Any] = {"v": FORMAT_VERSION, "id": attempt.id, "phase": "result",
+                                  "time": utc_stamp(self.clock()), "outcome": outcome}
+        if status is not None:
+            record["status"] = status
+        if server_date is not None:
+            record["server_date"] = _server_date(server_date)
+        if detail:
+            record["detail"] = _clean(detail, attempt.masked)
+        self._append(record, sync=False)
+
+    def answered(self, attempt: Attempt, response: Any) -> None:
+        """Complete ``attempt`` from an ``httpx.Response``."""
+        from labdeck.api import errors
+
+        status = int(response.status_code)
+        if status < 300 or status == 304:
+            outcome, detail = "done", None
+        else:
+            outcome = "unknown" if status in errors.AMBIGUOUS_STATUSES else "refused"
+            detail = errors.server_message(_body(response), f"HTTP {status}")
+        self.finish(attempt, outcome, status=status, server_date=response.headers.get("date"), detail=detail)
+
+    def failed(self, attempt: Attempt, exc: BaseException) -> None:
+        """Complete ``attempt`` after ``send`` raised."""
+        from labdeck.api import errors
+
+        if isinstance(exc, errors.ReadOnlyError):
+            outcome, detail = "refused", "read-only mode"
+        elif isinstance(exc, errors.OutcomeUnknown):
+            outcome, detail = "unknown", exc.user_message()
+        elif isinstance(exc, errors.TransportError):
+            # The engine raises TransportError for a change only when it certainly never left.
+            outcome, detail = "failed", exc.user_message()
+        else:
+            outcome, detail = "unknown", f"interrupted ({type(exc).__name__})"
+        self.finish(attempt, outcome, detail=detail)
+
+    def learn_user(self, response: Any) -> None:
+        """Take the account name from a ``GET /user`` answer, unless :meth:`bind` set one."""
+        if self._user_bound or response.status_code != 200:
+            return
+        body = _body(response)
+        if isinstance(body, dict) and isinstance(body.get("username"), str):
+            self.user = logsafe.printable(body["username"])[:100]
+
+    # --- the file ------------------------------------------------------------------------------
+
+    def _append(self, record: dict[str, Any], *, sync: bool) -> bool:
+        # ensure_ascii: every control character in a server string is written as a \\u escape,
+        # so the file is safe to cat.
+        line = (json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+        path = self.path
+        try:
+            with self._lock, _file_lock(path):
+                self._rotate(path, len(line))
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+                try:
+                    os.fchmod(fd, 0o600)
+                    os.write(fd, line)
+                    if sync:
+                        os.fsync(fd)
+                finally:
+                    os.close(fd)
+            self.write_error = None
+            return True
+        except OSError as exc:
+            self.write_error = f"the audit log could not be written to {path}: {exc.strerror or exc}"
+            _log.warning("%s", self.write_error)
+            return False
+
+    def _rotate(self, path: Path, incoming: int) -> None:
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            return
+        if size == 0 or size + incoming <= self.max_bytes:
+            return
+        for number in range(self.keep_files - 1, 0, -1):
+            older = rotated_path(path, number)
+            if number == self.keep_files - 1:
+                older.unlink(missing_ok=True)
+            elif older.exists():
+                os.replace(older, rotated_path(path, number + 1))
+        if self.keep_files > 1:
+            os.replace(path, rotated_path(path, 1))
+        else:
+            path.unlink()
+
+
+def writable_problem(path: Path) -> str | None:
+    """Why ``path`` (an audit log file) cannot be written: its folder cannot be created or is not
+    writable, or the file itself is read-only; None when it can."""
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        return f"the audit log's folder {folder} cannot be created ({exc.strerror or exc})"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"the audit log's folder {folder} is not writable"
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"the audit log {path} is not writable"
+    return None
+
+
+def rotated_path(path: Path, number: int) -> Path:
+    """``audit.jsonl.<number>`` next to ``path``."""
+    return path.with_name(f"{path.name}.{number}")
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """Serialise rotation and appends between labdeck processes sharing one state directory."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if fcntl is None:
+        yield
+        return
+    fd = os.open(path.with_name(path.name + ".lock"), os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _body(response: Any) -> Any:
+    try:
+        content = response.content
+    except Exception:  # a streamed body that was not read: nothing to learn from it
+        return None
+    if not content:
+        return None
+    try:
+        return json.loads(content)
+    except ValueError:
+        return content.decode("utf-8", "replace")
+
+
+def audited(send: F) -> F:
+    """Decorator for :meth:`HttpEngine.send`: every non-GET is recorded in ``self.audit``.
+
+    Engines without an ``audit`` attribute (or with it disabled) are untouched.
+    """
+
+    @functools.wraps(send)
+    async def wrapper(self: Any, method: str, path: str, **kwargs: Any) -> Any:
+        log: AuditLog | None = getattr(self, "audit", None)
+        verb = method.upper()
+        if log is None or not log.enabled or verb in READ_METHODS:
+            response = await send(self, method, path, **kwargs)
+            if log is not None and verb == "GET" and path.strip("/") == "user":
+                log.learn_user(response)
+            return response
+        raw_path = self.http.base_url.join(path).raw_path.decode("ascii", "replace")
+        body: dict[str, Any] = {"params": kwargs.get("params"), "data": kwargs.get("data"),
+                "json_body": kwargs.get("json"), "files": kwargs.get("files")}
+        if getattr(self, "read_only", False):
+            log.begin(verb, raw_path, refused_locally=True, **body)
+            return await send(self, method, path, **kwargs)
+        attempt = log.begin(verb, raw_path, **body)
+        kwargs["headers"] = {**(kwargs.get("headers") or {}), "X-Request-Id": attempt.id}
+        try:
+            response = await send(self, method, path, **kwargs)
+        except BaseException as exc:
+            log.failed(attempt, exc)
+            raise
+        log.answered(attempt, response)
+        return response
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,481 @@
+"""Command line: ``labdeck`` (the console), ``login``, ``logout``, ``doctor``, ``audit``, ``triage``, ``serve``.
+
+Everything that may block or prompt (token chain, keyring, passphrase, the startup probe) happens
+here, before the TUI takes the terminal. No option takes a token value: argv is visible to every
+user of the machine (``ps``) and kept in shell history.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import gc
+import os
+import re
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from labdeck import __version__
+from labdeck.base import logsafe
+from labdeck.base.secret import Secret
+from labdeck.base.session import Session
+
+if TYPE_CHECKING:
+    from labdeck.auth.probe import TlsSettings
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+# httpx imports its own command-line client (click, rich.progress, pygments: ~50 ms at every start)
+# when it is imported, and falls back to a stub when that fails; labdeck never runs it.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
+
+def _common(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument("--profile", metavar="P", default=default,
+                        help="profile from the config file (default: default_profile)")
+    parser.add_argument("--log-file", metavar="FILE", default=default,
+                        help="write a debug log (tokens redacted) to FILE")
+
+
+def _tls_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    parser.add_argument("--ca-file", metavar="F", default=argparse.SUPPRESS if suppress else None,
+                        help="PEM bundle of CA certificates to trust for this instance")
+    parser.add_argument("--insecure", action="store_true",
+                        default=argparse.SUPPRESS if suppress else False,
+                        help="turn TLS certificate verification OFF (a red banner stays on screen)")
+
+
+ENVIRONMENT_HELP = """\
+instance URL, first hit wins:
+  --url URL, the --profile's url, LABDECK_URL (or GITLAB_URL), the default profile
+token sources, first hit wins:
+  --token-stdin, LABDECK_TOKEN/GITLAB_TOKEN, the OS keyring, the encrypted file
+  (--encrypted-store at login), the --insecure-storage file, a prompt
+
+environment:
+  LABDECK_URL, GITLAB_URL   instance root URL when neither --url nor --profile is given
+  LABDECK_TOKEN, GITLAB_TOKEN
+                            personal access token (never pass a token as an option)
+  LABDECK_CONFIG            config file path
+  LABDECK_LOG_FILE          debug log file (tokens redacted), like --log-file
+  LABDECK_STORE_PASSPHRASE  passphrase of the encrypted token file
+  LABDECK_KEYRING_TIMEOUT   seconds to wait for the OS keyring
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (public for the tests and the docs)."""
+    parser = argparse.ArgumentParser(
+        prog="labdeck",
+        description="Keyboard-first console for GitLab-style instances. Without a command, opens the console.",
+        epilog=ENVIRONMENT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"labdeck {__version__}")
+    parser.add_argument("--url", metavar="URL",
+                        help="instance root URL, e.g. https://gitlab.example.com (default: LABDECK_URL, "
+                             "GITLAB_URL, then the profile's)")
+    _common(parser, suppress=False)
+    _tls_options(parser, suppress=False)
+    parser.add_argument("--read-only", action="store_true", help="hide and refuse every change")
+    parser.add_argument("--demo", action="store_true", help="run against a built-in simulator")
+    parser.add_argument("--token-stdin", action="store_true", help="read the token from standard input")
+    parser.add_argument("--theme", metavar="T", help="colour theme")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    login = commands.add_parser("login", help="validate a token and store it; write the profile")
+    _common(login, suppress=True)
+    _tls_options(login, suppress=True)
+    login.add_argument("--url", default=argparse.SUPPRESS, help="instance root URL, e.g. https://gitlab.example.com")
+    login.add_argument("--token-stdin", action="store_true", default=argparse.SUPPRESS,
+                       help="read the token from standard input")
+    login.add_argument("--insecure-storage", action="store_true",
+                       help="store the token in a PLAINTEXT file (mode 0600) when no keyring is usable")
+    login.add_argument("--encrypted-store", action="store_true",
+                       help="store the token in an encrypted file (passphrase; needs 'cryptography')")
+    login.add_argument("--import-python-gitlab", action="store_true",
+                       help="import profiles (and their tokens, into the token store) from ~/.python-gitlab.cfg")
+
+    logout = commands.add_parser("logout", help="remove the profile's stored token")
+    _common(logout, suppress=True)
+
+    doctor = commands.add_parser("doctor", help="check config, keyring, token, TLS, proxy and the instance")
+    _common(doctor, suppress=True)
+    _tls_options(doctor, suppress=True)
+    doctor.add_argument("--token-stdin", action="store_true", default=argparse.SUPPRESS,
+                        help="check the token given on standard input")
+    doctor.add_argument("--read-only", action="store_true", default=argparse.SUPPRESS)
+
+    audit = commands.add_parser("audit", help="show the local log of changes sent (newest last)")
+    audit.add_argument("--profile", metavar="P", default=argparse.SUPPRESS,
+                       help="only changes made with this profile (default: every profile)")
+    audit.add_argument("--since", metavar="WHEN", help="only changes since WHEN: 30m, 2h, 1d, 1w or an ISO time (UTC)")
+    audit.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
+
+    triage = commands.add_parser("triage", help="why did each failure fail, and whose is it (no TUI)")
+    _common(triage, suppress=True)
+    _tls_options(triage, suppress=True)
+    triage.add_argument("--url", default=argparse.SUPPRESS, help="instance root URL")
+    triage.add_argument("--token-stdin", action="store_true", default=argparse.SUPPRESS,
+                        help="read the token from standard input")
+    triage.add_argument("projects", nargs="*", metavar="PROJECT",
+                        help="project paths or ids (default: the watched set)")
+    triage.add_argument("--since", metavar="WHEN", default="24h",
+                        help="the window: 30m, 24h, 2d, 1w or an ISO time (default 24h)")
+    triage.add_argument("--json", action="store_true", help="print JSON: failures and clusters")
+
+    commands.add_parser("serve", help="run the simulator (see `labdeck serve --help`)", add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run labdeck; returns the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] == "serve":
+        from labdeck.sim.cli import serve_main
+
+        return int(serve_main(args_list[1:]) or 0)
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    logsafe.install()
+    log_file = getattr(args, "log_file", None) or os.environ.get("LABDECK_LOG_FILE")
+    if log_file:
+        logsafe.configure_file_logging(log_file)
+    if os.environ.get("LABDECK_DEBUG_TRACEMALLOC"):  # finding what grows in a console left open
+        from labdeck.base import memtrace, paths
+
+        memtrace.start_from_env(os.environ, paths.state_dir())
+    try:
+        if args.command == "login":
+            return _login(args)
+        if args.command == "logout":
+            from labdeck.auth.login import Output, run_logout
+
+            return run_logout(getattr(args, "profile", None), Output(sys.stdout, sys.stderr))
+        if args.command == "doctor":
+            return _doctor(args)
+        if args.command == "audit":
+            return _audit(args)
+        if args.command == "triage":
+            return _triage(args)
+        with _collector_paused():
+            return _console(args)
+    except KeyboardInterrupt:
+        sys.stderr.write("\nInterrupted.\n")
+        return 130
+
+
+def _login(args: argparse.Namespace) -> int:
+    from labdeck.auth.login import LoginRequest, Output, run_login
+
+    request = LoginRequest(
+        profile=getattr(args, "profile", None), url=getattr(args, "url", None), token_stdin=args.token_stdin,
+        insecure_storage=args.insecure_storage, encrypted_store=args.encrypted_store,
+        import_python_gitlab=args.import_python_gitlab, ca_file=getattr(args, "ca_file", None),
+        insecure=bool(getattr(args, "insecure", False)),
+    )
+    if request.insecure_storage and request.encrypted_store:
+        sys.stderr.write("labdeck login: choose one of --insecure-storage and --encrypted-store\n")
+        return EXIT_USAGE
+    return run_login(request, Output(sys.stdout, sys.stderr), sys.stdin)
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from labdeck.auth.chain import TokenInputError, read_token_stream
+    from labdeck.commands.doctor import DoctorOptions, run_doctor
+
+    token = None
+    if args.token_stdin:
+        try:
+            token = read_token_stream(sys.stdin)
+        except TokenInputError as error:
+            sys.stderr.write(f"labdeck doctor: {error}\n")
+            return EXIT_USAGE
+    options = DoctorOptions(profile=getattr(args, "profile", None), ca_file=getattr(args, "ca_file", None),
+                            insecure=bool(getattr(args, "insecure", False)), stdin_token=token,
+                            read_only=bool(getattr(args, "read_only", False)))
+    return run_doctor(options, sys.stdout)
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from labdeck.audit.read import format_json_lines, format_table, parse_since, read_audit
+
+    try:
+        since = parse_since(args.since) if args.since else None
+    except ValueError as error:
+        sys.stderr.write(f"labdeck audit: {error}\n")
+        return EXIT_USAGE
+    entries = read_audit(since, profile=getattr(args, "profile", None))
+    if args.json:
+        sys.stdout.write(format_json_lines(entries))
+    elif entries:
+        sys.stdout.write(format_table(entries) + "\n")
+    else:
+        sys.stdout.write("No changes recorded" + (" in that period" if since else "") + ".\n")
+    return EXIT_OK
+
+
+def _triage(args: argparse.Namespace) -> int:
+    from labdeck.audit.read import parse_since
+    from labdeck.auth.chain import TokenInputError, read_token_stream
+    from labdeck.commands.triage import run_triage
+
+    try:
+        # A duration is measured back from the server's clock (its Date header), an ISO time is absolute.
+        from datetime import UTC, datetime
+
+        anchor = datetime(2000, 1, 1, tzinfo=UTC)
+        start = parse_since(args.since, now=anchor)
+        since: Any = anchor - start if re.match(r"^\s*\d+(?:\.\d+)?\s*[smhdw]\s*$", args.since, re.I) else start
+    except ValueError as error:
+        sys.stderr.write(f"labdeck triage: {error}\n")
+        return EXIT_USAGE
+    stdin_token = None
+    if getattr(args, "token_stdin", False):
+        try:
+            stdin_token = read_token_stream(sys.stdin)
+        except TokenInputError as error:
+            sys.stderr.write(f"labdeck triage: {error}\n")
+            return EXIT_USAGE
+    options = SessionOptions(profile=getattr(args, "profile", None), read_only=True,
+                             ca_file=getattr(args, "ca_file", None), insecure=bool(getattr(args, "insecure", False)),
+                             url=getattr(args, "url", None))
+    try:
+        # No startup check: the first read says as much about the token (one request less).
+        session = resolve_session(options, stdin_token=stdin_token, interactive=False, check=False)
+    except SessionError as error:
+        sys.stderr.write(f"labdeck triage: {logsafe.printable(str(error), keep_newlines=True)}\n")
+        return EXIT_FAILURE
+    return run_triage(session, args.projects, since, args.json, sys.stdout, sys.stderr)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No garbage collection while the console starts: the imports and the first screen allocate
+    hundreds of thousands of objects that all stay alive, and the collector's passes over them cost
+    ~10 % of the start-up. The console collects once and turns the collector back on a moment
+    after its first screen (:func:`labdeck.ui.app.freeze_start_up_objects`); at the latest, on the
+    way out of here."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _reattach_terminal() -> None:
+    # The token came through a pipe on fd 0; the console needs the keyboard back.
+    with contextlib.suppress(OSError):
+        fd = os.open("/dev/tty", os.O_RDWR)
+        os.dup2(fd, 0)
+        os.close(fd)
+        sys.stdin = open(0, closefd=False)  # fd 0 lives as long as the process
+
+
+def _console(args: argparse.Namespace) -> int:
+    if args.demo:
+        return _demo(args)
+    stdin_token = None
+    if args.token_stdin:
+        from labdeck.auth.chain import TokenInputError, read_token_stream
+
+        if sys.stdin.isatty():
+            sys.stderr.write("labdeck: --token-stdin expects the token on a pipe, e.g. "
+                             "`printenv MY_TOKEN | labdeck --token-stdin`\n")
+            return EXIT_USAGE
+        try:
+            stdin_token = read_token_stream(sys.stdin)
+        except TokenInputError as error:
+            sys.stderr.write(f"labdeck: {error}\n")
+            return EXIT_USAGE
+        _reattach_terminal()
+    options = SessionOptions(profile=args.profile, read_only=args.read_only, theme=args.theme,
+                             ca_file=args.ca_file, insecure=args.insecure, url=args.url)
+    if not options.insecure:
+        from labdeck.base import trust
+
+        trust.read_ahead(trust.checked_locations(options.ca_file))
+    _preload_console()
+    try:
+        session = resolve_session(options, stdin_token=stdin_token, interactive=None)
+    except SessionError as error:
+        # The reason may quote the server (a TLS or redirect message): print it without controls.
+        sys.stderr.write(f"labdeck: {logsafe.printable(str(error), keep_newlines=True)}\n")
+        return EXIT_FAILURE
+    return _run(session, options)
+
+
+def _preload_console() -> None:
+    """Import the console's UI in a background thread while the start-up check mostly waits on
+    the server (two requests, TLS): the import is ~0.15 s of work that would otherwise follow."""
+
+    def load() -> None:
+        with contextlib.suppress(Exception):  # the import in _run reports any failure
+            import labdeck.ui.app  # noqa: F401
+
+    threading.Thread(target=load, name="labdeck-preload", daemon=True).start()
+
+
+def _run(session: Session, options: SessionOptions | None = None) -> int:
+    from labdeck.base import crash
+    from labdeck.ui.app import run_console
+
+    crash.install_crash_handler()
+    # The write probe waits until the console has drawn its first frame (issue 24: on a slow link
+    # two round trips in a row before anything shows is a long blank terminal).
+    check_write = session.token is not None and not session.read_only
+    if options is None:
+        return int(run_console(session, check_write=check_write))
+
+    def session_for_profile(name: str) -> Session:
+        # Called from a worker thread while the TUI owns the terminal: never prompt.
+        # The profile's own URL: a --url given at start named the first instance only.
+        switched = dataclasses.replace(options, profile=name, url=None)
+        # The console is already drawn: check write access now (it switches to read-only at once).
+        return resolve_session(switched, stdin_token=None, interactive=False, check_write=True)
+
+    return int(run_console(session, session_for_profile=session_for_profile, check_write=check_write))
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from labdeck.base import trust
+    from labdeck.base.secret import Secret
+    from labdeck.sim.accounts import DEMO_TOKENS
+    from labdeck.sim.demo_process import DemoProcess, DemoProcessError
+
+    # The simulator starts in its own process (another core) while the console imports its UI.
+    demo = DemoProcess.spawn()
+    trust.read_ahead(trust.trust_locations(True, None, os.environ))  # the client is built with it
+    try:
+        import labdeck.ui.app  # noqa: F401  (meanwhile)
+
+        try:
+            base_url = demo.wait_ready()
+        except DemoProcessError as error:
+            sys.stderr.write(f"labdeck: {error}\n")
+            return EXIT_FAILURE
+        token = Secret(DEMO_TOKENS["admin"])
+        logsafe.register_secret(token)
+        session = Session(base_url=base_url, token=token, token_source="demo", demo=True,
+                          profile="demo", read_only=args.read_only, theme=args.theme)
+        return _run(session)
+    finally:
+        demo.stop()
+
+
+class SessionError(Exception):
+    """The console cannot start: ``str()`` says why and what to do."""
+
+
+@dataclasses.dataclass
+class SessionOptions:
+    """The console's command-line choices that shape a :class:`Session`."""
+
+    profile: str | None = None
+    read_only: bool = False
+    theme: str | None = None
+    ca_file: str | None = None
+    insecure: bool = False
+    url: str | None = None
+    """``--url``: the instance to open, whatever the profiles say."""
+
+
+def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = None,
+                    interactive: bool | None = None, check: bool = True, check_write: bool = False) -> Session:
+    """Profile, token (chain), TLS and the startup check → a Session, or :class:`SessionError`.
+
+    ``interactive=False`` never prompts (used while the console runs); ``None`` prompts when a
+    terminal is attached. ``check=False`` skips the startup check (a read-only command whose first
+    request says as much about the token). ``check_write``: also probe write access now (otherwise
+    the console does, after its first frame).
+    """
+    from labdeck.auth import probe
+    from labdeck.auth.chain import TokenChain, TokenInputError, resolve_url
+    from labdeck.base.config import ConfigError, load_config, url_problem
+
+    try:
+        config = load_config()
+    except ConfigError as error:
+        raise SessionError(str(error)) from None
+    profile, url, origin = resolve_url(config, options.profile, url=options.url)
+    if options.profile and profile is None:
+        known = ", ".join(sorted(config.profiles)) or "none"
+        raise SessionError(f"no profile named '{options.profile}' in {config.path} (profiles: {known})")
+    if not url:
+        raise SessionError("no instance configured. Run `labdeck --url https://… ` with LABDECK_TOKEN set, "
+                           "`labdeck login --url https://… --token-stdin`, set LABDECK_URL and LABDECK_TOKEN, "
+                           "or try `labdeck --demo`.")
+    if (problem := url_problem(url)) is not None:
+        where = "--url" if origin == "--url" else origin.removeprefix("env ")
+        raise SessionError(f"{where} {problem}")
+    name = profile.name if profile else _profile_name(config, options.profile, url, origin)
+    chain = TokenChain(interactive=interactive)
+    try:
+        resolution = chain.resolve(name, url, stdin_token=stdin_token, allow_prompt=interactive is not False)
+    except TokenInputError as error:
+        raise SessionError(f"{error}. Run `labdeck login --profile {name} --url {url} --token-stdin` with the "
+                           "token exactly as the instance showed it.") from None
+    if resolution.token is None:
+        reasons = "".join(f"\n  - {note}" for note in resolution.notes)
+        raise SessionError(f"no token for {url}.{reasons}\nRun `labdeck login --profile {name} --url {url} "
+                           "--token-stdin`, or set LABDECK_TOKEN. `labdeck doctor` explains more.")
+    ca_file = options.ca_file or (profile.ca_file if profile else None)
+    tls = probe.tls_settings(ca_file, options.insecure)
+    if tls.problem:
+        raise SessionError(tls.problem)
+    session = Session(
+        base_url=url, token=resolution.token, token_source=resolution.source, profile=name,
+        read_only=bool(options.read_only or (profile and profile.read_only)),
+        theme=options.theme or (profile.theme if profile else None) or config.ui.theme,
+        keymap=dict(config.keymap), ca_file=tls.ca_file, insecure=options.insecure,
+        insecure_storage=resolution.insecure_storage, start=profile.start if profile else "projects",
+        board=config.board, alerts=config.alerts,
+    )
+    problem = startup_check(session, tls, check_write=check_write) if check else None
+    if problem is not None:
+        raise SessionError(problem)
+    return session
+
+
+def _profile_name(config: Any, wanted: str | None, url: str, origin: str) -> str:
+    """The name a session without a matching profile goes by: for an instance given by ``--url`` or
+    the environment that no profile has, its host (what ``labdeck login --profile`` would save)."""
+    if wanted or origin.startswith("profile") or origin == "none":
+        return str(config.selected_profile_name(wanted))
+    netloc = urlsplit(url).netloc.rsplit("@", 1)[-1]
+    return re.sub(r"[^A-Za-z0-9_.-]", "-", netloc)[:64] or "default"
+
+
+def startup_check(session: Session, tls: TlsSettings, *, check_write: bool = False) -> str | None:
+    """Check the token before the console starts (one round trip: ``GET /user``); with
+    ``check_write``, also whether it may write and switch to read-only when it may not. The
+    console itself runs that write check after its first frame (``run_console(check_write=…)``).
+
+    Returns an error message when the token is rejected (naming its source); an unreachable instance
+    is not fatal here (the console shows the connection state and retries).
+    """
+    from labdeck.auth import probe
+
+    if session.token is None:
+        return None
+    check = probe.check_token(session.base_url, session.token, tls,
+                              read_only=session.read_only or not check_write)
+    if check.user.outcome == "rejected":
+        return (f"the token from {session.token_source} was rejected by {session.base_url} (401). "
+                f"Run `labdeck login --profile {session.profile}` with a new token.")
+    if check.user.outcome in ("tls", "redirect"):
+        return check.user.message
+    if check_write and check.write is not None and check.write.access == "read-only":
+        session.read_only = True
+        _set_if_field(session, "read_only_reason", check.write.reason)
+    return None
+
+
+def _set_if_field(session: Session, name: str, value: object) -> None:
+    if name in {f.name for f in dataclasses.fields(session)}:
+        setattr(session, name, value)

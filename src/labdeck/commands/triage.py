@@ -1,0 +1,110 @@
+"""``labdeck triage [PROJECT …] [--since 24h] [--json]``: the console's verdicts without the TUI,
+for incident channels and scripts.
+
+Without PROJECT it covers the watched set (starred projects, the ``w``-added ones and board
+groups). People get a table; ``--json`` prints ``{"failures": […], "clusters": […]}`` (see
+:meth:`labdeck.triage.report.TriageReport.as_json`). Projects that could not be read are named
+on stderr and make the exit code 1: a partial answer never passes for "nothing failing".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import TextIO
+
+from labdeck.api import errors
+from labdeck.api.client import ApiClient
+from labdeck.base import logsafe
+from labdeck.base.session import Session
+from labdeck.base.statefile import StateStore
+from labdeck.triage.collect import Triager
+from labdeck.triage.logcache import LogCache
+from labdeck.triage.report import TriageReport
+from labdeck.watch.watched import WatchedSet, WatchStore
+
+EXIT_OK, EXIT_FAILURE = 0, 1
+
+
+async def _projects(client: ApiClient, wanted: Sequence[str], err: TextIO) -> tuple[list[tuple[int, str]], list[str]]:
+    """(id, path) of the named projects, or of the watched set; and what could not be found."""
+    problems: list[str] = []
+    if not wanted:
+        watched = await WatchedSet(client, WatchStore(StateStore(), client.base_url)).resolve()
+        return [(p.id, p.path) for p in watched.projects], list(watched.problems)
+    found: list[tuple[int, str]] = []
+    for name in wanted:
+        try:
+            project = await client.projects.get(int(name) if name.isdigit() else name)
+        except errors.ApiError as exc:
+            problems.append(f"{name}: {exc.user_message()}")
+            continue
+        found.append((project.id, project.path_with_namespace or name))
+    return found, problems
+
+
+async def triage(client: ApiClient, wanted: Sequence[str], since: timedelta | datetime | None, err: TextIO,
+                 cache: LogCache | None = None) -> TriageReport:
+    """One triage round over ``wanted`` (or the watched set)."""
+    projects, problems = await _projects(client, wanted, err)
+    report = await Triager(client, cache if cache is not None else LogCache()).round(projects, since=since)
+    if problems:
+        report = TriageReport(report.failures, report.clusters, report.runners, (*problems, *report.problems),
+                              report.projects, report.logs_read)
+    return report
+
+
+def _clean(text: object) -> str:
+    return logsafe.printable(str(text))
+
+
+def format_table(report: TriageReport) -> str:
+    """The people's view: clusters first, then one line per failure with its evidence."""
+    lines: list[str] = []
+    for item in report.clusters:
+        lines.append(f"cluster  {_clean(item.title)}")
+        lines.append(f"         jobs {', '.join(f'#{i}' for i in item.job_ids)} in {', '.join(item.projects)}")
+    if report.clusters:
+        lines.append("")
+    if not report.failures:
+        lines.append(f"No failures in {report.projects} project(s).")
+    else:
+        rows = [("PROJECT", "REF", "JOB", "PIPELINE", "WHY", "WHOSE", "HISTORY")]
+        for failure in report.failures:
+            rows.append((failure.project, failure.job.ref or "", f"{failure.job.name} #{failure.job.id}",
+                         f"#{failure.pipeline_id}", failure.verdict.label, failure.owner or "-",
+                         failure.verdict.history.strip() if failure.verdict.history else ""))
+        widths = [min(max(len(_clean(row[i])) for row in rows), 48) for i in range(len(rows[0]))]
+        for index, row in enumerate(rows):
+            lines.append("  ".join(_clean(cell)[:48].ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+            if index:
+                for line in report.failures[index - 1].verdict.evidence[:2]:
+                    lines.append(f"    {_clean(line)}")
+    for share in report.flagged_runners:
+        lines.append(f"runner failing above the fleet: {_clean(share.describe())}")
+    return "\n".join(lines)
+
+
+def run_triage(session: Session, wanted: Sequence[str], since: timedelta | datetime | None, as_json: bool,
+               out: TextIO, err: TextIO) -> int:
+    """Run a round and print it; 1 when a project could not be read."""
+
+    async def main() -> TriageReport:
+        verify: bool | str = session.ca_file or not session.insecure
+        async with ApiClient(session.base_url, session.token, read_only=True, verify=verify) as client:
+            return await triage(client, wanted, since, err)
+
+    try:
+        report = asyncio.run(main())
+    except errors.ApiError as exc:
+        err.write(f"labdeck triage: {_clean(exc.user_message())}\n")
+        return EXIT_FAILURE
+    if as_json:
+        out.write(json.dumps(report.as_json(), indent=2, ensure_ascii=False) + "\n")
+    else:
+        out.write(format_table(report) + "\n")
+    for problem in report.problems:
+        err.write(f"labdeck triage: could not read {_clean(problem)}\n")
+    return EXIT_FAILURE if report.problems else EXIT_OK
