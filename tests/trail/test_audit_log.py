@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from labdeck.api.recorder import READ_METHODS, record_answer
 from labdeck.api.retry import IDEMPOTENT_METHODS
-from labdeck.audit.log import READ_METHODS, AuditLog, AuditTarget, rotated_path
+from labdeck.audit.log import AuditLog, AuditTarget, rotated_path
 from labdeck.audit.read import parse_since, read_audit, read_audit_file
 from labdeck.audit.shape import field_names, infer_from_path, request_values
 from labdeck.base import paths
@@ -71,7 +72,7 @@ def test_the_two_lines_merge_and_a_lost_answer_shows(tmp_path: Path) -> None:
         first = log.begin("POST", "/api/v4/projects/3/jobs/9/erase", data=None)
         second = log.begin("POST", "/api/v4/projects/3/jobs/10/erase")
     clock[0] = NOW + timedelta(seconds=2)
-    log.answered(first, FakeResponse(201))
+    record_answer(log, first, FakeResponse(201))
     entries = read_audit(path=tmp_path / "audit.jsonl")
     assert [(e.id, e.outcome) for e in entries] == [(first.id, "done"), (second.id, "sent")]
     done, lost = entries
@@ -86,7 +87,7 @@ def test_the_two_lines_merge_and_a_lost_answer_shows(tmp_path: Path) -> None:
 def test_damaged_lines_are_skipped_and_counted(tmp_path: Path) -> None:
     path = tmp_path / "audit.jsonl"
     log = _log([NOW], path=path)
-    log.answered(log.begin("DELETE", "/api/v4/projects/3"), FakeResponse(202))
+    record_answer(log, log.begin("DELETE", "/api/v4/projects/3"), FakeResponse(202))
     with path.open("a") as handle:
         handle.write('{"id": "half-writ\n[1, 2]\n\n{"id": "x", "phase": "result", "outcome": "done"}\n')
     read = read_audit_file(path)
@@ -102,7 +103,7 @@ def test_rotation_keeps_five_files_and_the_reader_spans_them(tmp_path: Path) -> 
     for number in range(60):
         clock[0] = NOW + timedelta(seconds=number)
         attempt = log.begin("POST", f"/api/v4/projects/1/jobs/{number}/cancel")
-        log.answered(attempt, FakeResponse(201))
+        record_answer(log, attempt, FakeResponse(201))
         ids.append(attempt.id)
     files = sorted(tmp_path.glob("audit.jsonl*"))
     assert [f.name for f in files if not f.name.endswith(".lock")] == [
@@ -137,7 +138,7 @@ def _history() -> None:
         log.bind(profile=profile, user="alice")
         body = b'{"message": "403 Forbidden - Job is not retryable"}' if status == 403 else b"{}"
         with log.context(action=action, confirmation="dialog", target=AuditTarget(project="g/p", job=7)):
-            log.answered(log.begin("POST", "/api/v4/projects/g%2Fp/jobs/7/x"), FakeResponse(status, body))
+            record_answer(log, log.begin("POST", "/api/v4/projects/g%2Fp/jobs/7/x"), FakeResponse(status, body))
 
 
 def test_cli_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -174,7 +175,7 @@ def test_cli_prints_no_terminal_controls(capsys: pytest.CaptureFixture[str]) -> 
     # the table prints them inert.
     log = _log([datetime.now(UTC)])
     attempt = log.begin("PUT", "/api/v4/runners/3")
-    log.answered(attempt, FakeResponse(400, b'{"message": "bad \\u001b]52;c;cm0gLXJm\\u0007 value \\u202e"}'))
+    record_answer(log, attempt, FakeResponse(400, b'{"message": "bad \\u001b]52;c;cm0gLXJm\\u0007 value \\u202e"}'))
     assert b"\x1b" not in paths.audit_file().read_bytes()
     assert cli.main(["audit"]) == 0
     out = capsys.readouterr().out

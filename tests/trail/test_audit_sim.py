@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from labdeck.api import ApiClient, RetryPolicy, errors
+from labdeck.audit.context import audit_context
 from labdeck.audit.log import AuditLog, AuditTarget
 from labdeck.audit.read import read_audit
 from labdeck.base import paths
@@ -44,7 +45,7 @@ def _pending_job(server: Any, token: str) -> int:
 @pytest.fixture
 async def private(sim_factory: Callable[..., Any], tokens: dict[str, str]) -> AsyncIterator[tuple[Any, ApiClient]]:
     server = sim_factory()
-    async with ApiClient(server.base_url, Secret(tokens["admin"])) as client:
+    async with ApiClient(server.base_url, Secret(tokens["admin"]), audit=AuditLog(server.base_url)) as client:
         yield server, client
 
 
@@ -61,7 +62,7 @@ async def test_success_is_two_lines_with_context_and_the_server_date(private: tu
     client.http.event_hooks["request"].append(spy)
     await client.users.current()  # the console does this at start: the audit learns the account
     client.audit.bind(profile="prod")
-    with client.audit.context(action="jobs.cancel", target=AuditTarget(project="platform/api-gateway", job=job),
+    with audit_context(action="jobs.cancel", target=AuditTarget(project="platform/api-gateway", job=job),
                               confirmation="dialog"):
         canceled = await client.jobs.cancel(PROJECT, job)
     assert canceled.status == "canceled"
@@ -93,14 +94,14 @@ async def test_refusal_records_the_status_and_the_server_reason(private: tuple[A
 
 
 async def test_read_only_refusal_is_recorded_and_nothing_is_sent(sim: Any, tokens: dict[str, str]) -> None:
-    async with ApiClient(sim.base_url, Secret(tokens["admin"]), read_only=True) as client:
+    async with ApiClient(sim.base_url, Secret(tokens["admin"]), read_only=True, audit=AuditLog(sim.base_url)) as client:
         sent: list[str] = []
 
         async def spy(request: httpx.Request) -> None:
             sent.append(request.method)
 
         client.http.event_hooks["request"].append(spy)
-        with client.audit.context(action="runners.pause", confirmation="dialog"), pytest.raises(errors.ReadOnlyError):
+        with audit_context(action="runners.pause", confirmation="dialog"), pytest.raises(errors.ReadOnlyError):
             await client.runners.update(1, active=False)
     assert sent == []
     [line] = _lines()
@@ -124,7 +125,7 @@ async def test_ambiguous_502_is_unknown(private: tuple[Any, ApiClient], tokens: 
 async def test_answer_lost_after_sending_is_unknown(sim: Any, tokens: dict[str, str]) -> None:
     host, port = httpx.URL(sim.base_url).host, httpx.URL(sim.base_url).port
     async with FaultProxy(host, port or 80) as proxy, \
-            ApiClient(proxy.url, Secret(tokens["admin"]), retry=RetryPolicy(max_attempts=1)) as client:
+            ApiClient(proxy.url, Secret(tokens["admin"]), retry=RetryPolicy(max_attempts=1), audit=AuditLog(proxy.url)) as client:
         proxy.modes.append("reset_after")
         with pytest.raises(errors.OutcomeUnknown):
             await client.runners.update(10, description="team-runner")
@@ -139,7 +140,7 @@ async def test_never_sent_is_failed(tokens: dict[str, str]) -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     async with ApiClient(f"http://127.0.0.1:{port}", Secret(tokens["admin"]),
-                         retry=RetryPolicy(max_attempts=1)) as client:
+                         retry=RetryPolicy(max_attempts=1), audit=AuditLog(f"http://127.0.0.1:{port}")) as client:
         with pytest.raises(errors.TransportError):
             await client.jobs.cancel(PROJECT, 5)
     [entry] = read_audit()
@@ -149,10 +150,11 @@ async def test_never_sent_is_failed(tokens: dict[str, str]) -> None:
 _CHILD = """
 import asyncio, os, sys
 from labdeck.api import ApiClient
+from labdeck.audit.log import AuditLog
 from labdeck.base.secret import Secret
 
 async def main():
-    async with ApiClient(sys.argv[1], Secret(os.environ["CHILD_TOKEN"])) as client:
+    async with ApiClient(sys.argv[1], Secret(os.environ["CHILD_TOKEN"]), audit=AuditLog(sys.argv[1])) as client:
         client.audit.bind(profile="crashy")
         await client.jobs.cancel(1, int(sys.argv[2]))
 
@@ -187,7 +189,7 @@ CANARIES = ("canary-pass-Zq81", "canary-token-Yw02", "https://chat.example/hooks
 async def test_no_secret_or_token_in_any_audit_file(sim_factory: Callable[..., Any], tokens: dict[str, str]) -> None:
     server = sim_factory()
     token = tokens["admin"]
-    async with ApiClient(server.base_url, Secret(token)) as client:
+    async with ApiClient(server.base_url, Secret(token), audit=AuditLog(server.base_url)) as client:
         await client.integrations.update(PROJECT, "ci-server-a", {"ci_server_a_url": "https://ci.example",
                                                                   "build_key": "KEY", "username": "ci",
                                                                   "password": CANARIES[0]})
@@ -201,7 +203,7 @@ async def test_no_secret_or_token_in_any_audit_file(sim_factory: Callable[..., A
     try:
         upstream.responses["/api/v4/projects/1/services/chat-d"] = (
             400, {"message": {"webhook": [f"{CANARIES[2]} is blocked: requests to the local network are not allowed"]}}, {})
-        async with ApiClient(f"http://127.0.0.1:{upstream.port}", Secret(token)) as client:
+        async with ApiClient(f"http://127.0.0.1:{upstream.port}", Secret(token), audit=AuditLog(f"http://127.0.0.1:{upstream.port}")) as client:
             with pytest.raises(errors.ValidationError):
                 await client.integrations.update(PROJECT, "chat-d", {"webhook": CANARIES[2]})
     finally:
@@ -224,9 +226,9 @@ async def test_bulk_action_shares_one_operation_and_tasks_inherit_the_context(
         private: tuple[Any, ApiClient], tokens: dict[str, str]) -> None:
     server, client = private
     jobs = [_pending_job(server, tokens["admin"]) for _ in range(3)]
-    with client.audit.context(action="jobs.cancel", confirmation="typed:3 jobs"):
+    with audit_context(action="jobs.cancel", confirmation="typed:3 jobs"):
         async def one(job: int) -> None:
-            with client.audit.context(target=AuditTarget(project="platform/api-gateway", job=job)):
+            with audit_context(target=AuditTarget(project="platform/api-gateway", job=job)):
                 await client.jobs.cancel(PROJECT, job)
 
         await asyncio.gather(*(asyncio.create_task(one(job)) for job in jobs))

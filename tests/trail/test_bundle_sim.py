@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from labdeck.api import ApiClient, errors
+from labdeck.audit.log import AuditLog
 from labdeck.base.secret import Secret
 from labdeck.incident.bundle import BundleExists, build_bundle, write_bundle
 from labdeck.incident.collect import REDACTED, collect_incident
@@ -84,7 +85,7 @@ async def test_pipeline_bundle_file_by_file(sim_factory: Callable[..., Any], tok
     token = tokens["admin"]
     pipeline, failed, pending = _incident_pipeline(server, token)
     now = datetime.fromisoformat(_control(server, token, "GET", "/clock")["now"].replace("Z", "+00:00"))
-    async with ApiClient(server.base_url, Secret(token)) as client:
+    async with ApiClient(server.base_url, Secret(token), audit=AuditLog(server.base_url)) as client:
         await client.users.current()
         with pytest.raises(errors.Forbidden):
             await client.jobs.retry(PROJECT, pending)  # on record for these targets

@@ -159,7 +159,7 @@ async def test_partial_failure_across_projects_one_audit_operation(sim_factory: 
     mine = await _failed_pipeline(server, PROJECT_ID, ("unit", "lint"))
     theirs = await _failed_pipeline(server, OTHER_PROJECT[0], ("unit",))
     targets: list[JobTarget] = []
-    async with ApiClient(server.base_url, Secret(tokens["user"])) as alice:  # a developer of project 7 only
+    async with ApiClient(server.base_url, Secret(tokens["user"]), audit=AuditLog(server.base_url)) as alice:  # a developer of project 7 only
         for project_id, path in ((PROJECT_ID, PROJECT_PATH), OTHER_PROJECT):
             jobs = await alice.jobs.list(project_id).all()
             targets += job_targets(project_id, path, [job for job in jobs if job.id in {*mine.values(), *theirs.values()}])
@@ -188,7 +188,7 @@ async def test_a_pipeline_request_is_sent_once_and_audited_as_the_pipeline(sim_f
     ids = await _failed_pipeline(server, PROJECT_ID, ("unit", "lint"))
     await advance(server, 600)  # the gitlab dialect's runners are busier
     pipeline_id = server.state.jobs[ids["unit"]].pipeline_id
-    async with ApiClient(server.base_url, Secret(tokens["user"])) as alice:
+    async with ApiClient(server.base_url, Secret(tokens["user"]), audit=AuditLog(server.base_url)) as alice:
         jobs = await alice.jobs.list(PROJECT_ID, pipeline_id=pipeline_id).all()
         assert {job.status for job in jobs} == {"failed"}
         plan = plan_retry(job_targets(PROJECT_ID, PROJECT_PATH, jobs), action="pipeline.retry-failed",

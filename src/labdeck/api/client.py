@@ -19,6 +19,7 @@ from labdeck.api.auth import TokenAuth, install_redactor
 from labdeck.api.core import HttpEngine
 from labdeck.api.dialect import Dialect, DialectDiscovery
 from labdeck.api.models import Version
+from labdeck.api.recorder import ChangeRecorder
 from labdeck.api.resources.badges import BadgesResource
 from labdeck.api.resources.exports import ExportsResource
 from labdeck.api.resources.hooks import HooksResource
@@ -33,7 +34,6 @@ from labdeck.api.resources.runners import RunnersResource
 from labdeck.api.resources.users import UsersResource
 from labdeck.api.retry import RetryPolicy
 from labdeck.api.transport import WRITE_LIMITS, build_http_client, share_event_hooks
-from labdeck.audit.log import AuditLog
 from labdeck.base.secret import Secret
 
 API_PREFIX = "/api/v4"
@@ -60,14 +60,14 @@ class ApiClient(HttpEngine):
         timeout: an ``httpx.Timeout``; default connect 5 s, read 30 s, pool 5 s.
         retry: a :class:`RetryPolicy` (attempts, backoff, budget; injectable sleep/clock for tests).
         transport: test seam only; a custom transport disables ``HTTPS_PROXY``/``NO_PROXY``.
-        audit: where changes are recorded (:class:`labdeck.audit.log.AuditLog`); default the
-            state directory's ``audit.jsonl``. Reachable as ``client.audit``.
+        audit: the change recorder (:class:`labdeck.api.recorder.ChangeRecorder`; the console hands
+            the session's audit log). Without one, changes are sent unrecorded. ``client.audit``.
     """
 
     def __init__(self, base_url: str, token: Secret | None = None, *, read_only: bool = False,
                  verify: bool | str = True, timeout: httpx.Timeout | float | None = None,
                  retry: RetryPolicy | None = None, transport: httpx.AsyncBaseTransport | None = None,
-                 ca_file: str | None = None, user_agent: str = "labdeck/0.1", audit: AuditLog | None = None) -> None:
+                 ca_file: str | None = None, user_agent: str = "labdeck/0.1", audit: ChangeRecorder | None = None) -> None:
         if token is not None and not isinstance(token, Secret):
             raise TypeError("token must be a labdeck.base.secret.Secret")
         self.base_url = instance_root(base_url)
@@ -84,7 +84,7 @@ class ApiClient(HttpEngine):
         share_event_hooks(http, writes)
         super().__init__(http, read_only=read_only, retry=retry or RetryPolicy(), writes=writes)
         self.dialects = DialectDiscovery(self)
-        self.audit = audit if audit is not None else AuditLog(self.base_url)
+        self.audit = audit
         self.users = UsersResource(self)
         self.projects = ProjectsResource(self, self.dialects)
         self.hooks = HooksResource(self)

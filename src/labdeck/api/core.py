@@ -20,6 +20,7 @@ import pydantic
 from labdeck.api import errors
 from labdeck.api.cache import EtagCache
 from labdeck.api.parsers import parser_for
+from labdeck.api.recorder import ChangeRecorder, recorded
 from labdeck.api.results import ActionResult, ConnectionHealth
 from labdeck.api.retry import (
     GATED_STATUSES,
@@ -31,7 +32,6 @@ from labdeck.api.retry import (
     retryable_exception,
     server_wait,
 )
-from labdeck.audit.log import audited
 from labdeck.base import logsafe
 
 T = TypeVar("T")
@@ -142,6 +142,8 @@ class HttpEngine:
         self.read_only = read_only
         self.retry = retry
         self.cache = EtagCache()
+        self.audit: ChangeRecorder | None = None
+        """The change recorder (:mod:`labdeck.api.recorder`); set by the client."""
         self.rate_limit: RateLimit | None = None
         self.gate = ServerGate(base=retry.base, clock=retry.clock, rng=retry.rng)
         """Holds every read back while the server answers 429/502/503/504 (see :class:`ServerGate`)."""
@@ -217,7 +219,7 @@ class HttpEngine:
                 raise self._held(method, url, gate.wait()) from None
         return False, attempt
 
-    @audited  # every non-GET is written to the audit log (labdeck.audit.log) before it leaves
+    @recorded  # every non-GET is recorded by the client's change recorder (self.audit) before it leaves
     async def send(self, method: str, path: str, *, params: Any = None, data: Any = None,
                    files: FilesFactory | None = None, json: Any = None,
                    headers: Mapping[str, str] | None = None, stream: bool = False) -> httpx.Response:

@@ -11,36 +11,9 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from labdeck.base import logsafe
-
-_SECRET_QUERY_KEYS = {"private_token", "access_token", "job_token", "token"}
-_TOKEN_PATTERN = re.compile(r"\bgl[a-z]{2,6}-[A-Za-z0-9_.=-]{20,}")
-
-
-def redact_url(url: str) -> str:
-    """``url`` with credential-bearing query parameters and userinfo replaced by ``***``."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparsable url>"
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = "***@" + netloc.rsplit("@", 1)[1]
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        if any(key.lower() in _SECRET_QUERY_KEYS for key, _ in pairs):
-            pairs = [(k, "***" if k.lower() in _SECRET_QUERY_KEYS else v) for k, v in pairs]
-            query = urlencode(pairs, safe="[]*")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-
-
-def redact_text(text: str) -> str:
-    """Mask anything shaped like a GitLab token (``glpat-…`` and friends) in free text."""
-    return _TOKEN_PATTERN.sub("gl***", text)
-
+from labdeck.base.logsafe import redact_text, redact_url
 
 # C0/C1 controls (ESC starts terminal escape sequences) and the bidi overrides/isolates that
 # reorder displayed text: a server message must not be able to disguise or restyle itself.

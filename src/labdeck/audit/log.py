@@ -1,8 +1,10 @@
 """The local audit log: one record per change the client sends, written before it leaves.
 
-Every request that is not GET/HEAD/OPTIONS goes through :func:`audited` (the decorator on
-:meth:`labdeck.api.core.HttpEngine.send`), so cancel, retry, delete, settings edits and bulk
-actions are all on record whether or not the caller said anything about them. Each attempt gives
+The log is the client's change recorder (:class:`labdeck.api.recorder.ChangeRecorder`): the console
+hands it to the client it builds, and every request that is not GET/HEAD/OPTIONS goes through it
+(:func:`labdeck.api.recorder.recorded`, on :meth:`labdeck.api.core.HttpEngine.send`), so cancel, retry,
+delete, settings edits and bulk actions are all on record whether or not the caller said anything
+about them. Nothing here imports the client: this package sits below it. Each attempt gives
 two JSON lines in ``<state dir>/audit.jsonl`` (:func:`labdeck.base.paths.audit_file`) with the same
 ``id``:
 
@@ -36,7 +38,6 @@ project/group (a readable full path) wins over the numeric id in the path.
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import logging
 import os
@@ -46,14 +47,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from labdeck.audit.context import AuditContext, AuditTarget, audit_context, current_context, new_id, utc_stamp
 from labdeck.audit.shape import field_names, infer_from_path, request_values
 from labdeck.base import logsafe, paths
-
-# labdeck.api.core imports this module while labdeck.api is being initialised, so labdeck.api.errors
-# is imported inside the functions that need it (by then the package is complete).
 
 try:
     import fcntl
@@ -68,19 +66,14 @@ KEEP_FILES = 5
 """Files kept: ``audit.jsonl`` and ``audit.jsonl.1`` … ``audit.jsonl.4`` (oldest)."""
 FORMAT_VERSION = 1
 OUTCOMES = ("sent", "done", "refused", "unknown", "failed")
-READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-"""Not recorded: the same set as ``labdeck.api.retry.IDEMPOTENT_METHODS`` (a test keeps them equal)."""
 
-F = TypeVar("F", bound=Callable[..., Any])
-__all__ = ["AuditContext", "AuditLog", "AuditTarget", "audit_context", "audited", "current_context"]
+__all__ = ["AuditContext", "AuditLog", "AuditTarget", "audit_context", "current_context"]
 
 
 def _clean(text: str, masked: set[str], limit: int = 200) -> str:
-    from labdeck.api import errors
-
     for value in sorted(masked, key=len, reverse=True):
         text = text.replace(value, "***")
-    flat = " ".join(logsafe.printable(errors.redact_text(text)).split())
+    flat = " ".join(logsafe.printable(logsafe.redact_text(text)).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -112,17 +105,15 @@ class AuditLog:
         clock: the local time source (tests).
 
     No change leaves without its record: when the ``sent`` line cannot be written (the folder is
-    not writable, the disk is full) the change is refused with :class:`labdeck.api.errors.AuditUnavailable`
-    (nothing sent), unless the user agreed to send without records (:attr:`allow_unrecorded`).
+    not writable, the disk is full) :meth:`begin` returns None and the client refuses the change
+    (:class:`labdeck.api.errors.AuditUnavailable`, nothing sent), unless the user agreed to send without records (:attr:`allow_unrecorded`).
     The reason is kept in :attr:`write_error`, and logged.
     """
 
     def __init__(self, instance: str, path: Path | None = None, *, max_bytes: int = MAX_BYTES,
                  keep_files: int = KEEP_FILES, enabled: bool = True,
                  clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
-        from labdeck.api import errors
-
-        self.instance = errors.redact_url(instance)
+        self.instance = logsafe.redact_url(instance)
         self._path = path
         self.max_bytes = max_bytes
         self.keep_files = max(1, keep_files)
@@ -159,10 +150,9 @@ class AuditLog:
     # --- the engine's side -----------------------------------------------------------------------
 
     def begin(self, method: str, raw_path: str, *, params: Any = None, data: Any = None,
-              json_body: Any = None, files: Any = None, refused_locally: bool = False) -> Attempt:
-        """Write the ``sent`` line (or, with ``refused_locally``, the whole record)."""
-        from labdeck.api import errors
-
+              json_body: Any = None, files: Any = None, refused_locally: bool = False) -> Attempt | None:
+        """Write the ``sent`` line (or, with ``refused_locally``, the whole record). None when the line
+        could not be written and the change must not be sent (see :attr:`write_error`)."""
         context = current_context() or AuditContext()
         action, inferred = infer_from_path(method, raw_path)
         target = inferred
@@ -176,7 +166,7 @@ class AuditLog:
             "v": FORMAT_VERSION, "id": attempt.id, "phase": "sent", "time": utc_stamp(self.clock()),
             "profile": context.profile or self.profile, "instance": self.instance,
             "user": context.user or self.user, "action": context.action or action,
-            "method": method, "path": logsafe.printable(errors.redact_url(raw_path.split("?", 1)[0]))[:500],
+            "method": method, "path": logsafe.printable(logsafe.redact_url(raw_path.split("?", 1)[0]))[:500],
             "target": target.to_dict(),
             "fields": field_names(params=params, data=data, json_body=json_body, files=files),
             "confirmation": context.confirmation, "operation": context.operation,
@@ -184,7 +174,7 @@ class AuditLog:
         if refused_locally:
             record.update(phase="local", outcome="refused", local=True, detail="read-only mode")
         if not self._append(record, sync=True) and not refused_locally and not self.allow_unrecorded:
-            raise errors.AuditUnavailable(method, raw_path, self.write_error or "the audit log could not be written")
+            return None
         return attempt
 
     def finish(self, attempt: Attempt, outcome: str, *, status: int | None = None,
@@ -200,40 +190,11 @@ class AuditLog:
             record["detail"] = _clean(detail, attempt.masked)
         self._append(record, sync=False)
 
-    def answered(self, attempt: Attempt, response: Any) -> None:
-        """Complete ``attempt`` from an ``httpx.Response``."""
-        from labdeck.api import errors
-
-        status = int(response.status_code)
-        if status < 300 or status == 304:
-            outcome, detail = "done", None
-        else:
-            outcome = "unknown" if status in errors.AMBIGUOUS_STATUSES else "refused"
-            detail = errors.server_message(_body(response), f"HTTP {status}")
-        self.finish(attempt, outcome, status=status, server_date=response.headers.get("date"), detail=detail)
-
-    def failed(self, attempt: Attempt, exc: BaseException) -> None:
-        """Complete ``attempt`` after ``send`` raised."""
-        from labdeck.api import errors
-
-        if isinstance(exc, errors.ReadOnlyError):
-            outcome, detail = "refused", "read-only mode"
-        elif isinstance(exc, errors.OutcomeUnknown):
-            outcome, detail = "unknown", exc.user_message()
-        elif isinstance(exc, errors.TransportError):
-            # The engine raises TransportError for a change only when it certainly never left.
-            outcome, detail = "failed", exc.user_message()
-        else:
-            outcome, detail = "unknown", f"interrupted ({type(exc).__name__})"
-        self.finish(attempt, outcome, detail=detail)
-
-    def learn_user(self, response: Any) -> None:
-        """Take the account name from a ``GET /user`` answer, unless :meth:`bind` set one."""
-        if self._user_bound or response.status_code != 200:
-            return
-        body = _body(response)
-        if isinstance(body, dict) and isinstance(body.get("username"), str):
-            self.user = logsafe.printable(body["username"])[:100]
+    def learn_user(self, username: str) -> None:
+        """The account the requests are sent as (from a ``GET /user`` answer), unless :meth:`bind`
+        set one."""
+        if not self._user_bound:
+            self.user = logsafe.printable(username)[:100]
 
     # --- the file ------------------------------------------------------------------------------
 
@@ -313,49 +274,3 @@ def _file_lock(path: Path) -> Iterator[None]:
     finally:
         os.close(fd)
 
-
-def _body(response: Any) -> Any:
-    try:
-        content = response.content
-    except Exception:  # a streamed body that was not read: nothing to learn from it
-        return None
-    if not content:
-        return None
-    try:
-        return json.loads(content)
-    except ValueError:
-        return content.decode("utf-8", "replace")
-
-
-def audited(send: F) -> F:
-    """Decorator for :meth:`HttpEngine.send`: every non-GET is recorded in ``self.audit``.
-
-    Engines without an ``audit`` attribute (or with it disabled) are untouched.
-    """
-
-    @functools.wraps(send)
-    async def wrapper(self: Any, method: str, path: str, **kwargs: Any) -> Any:
-        log: AuditLog | None = getattr(self, "audit", None)
-        verb = method.upper()
-        if log is None or not log.enabled or verb in READ_METHODS:
-            response = await send(self, method, path, **kwargs)
-            if log is not None and verb == "GET" and path.strip("/") == "user":
-                log.learn_user(response)
-            return response
-        raw_path = self.http.base_url.join(path).raw_path.decode("ascii", "replace")
-        body: dict[str, Any] = {"params": kwargs.get("params"), "data": kwargs.get("data"),
-                "json_body": kwargs.get("json"), "files": kwargs.get("files")}
-        if getattr(self, "read_only", False):
-            log.begin(verb, raw_path, refused_locally=True, **body)
-            return await send(self, method, path, **kwargs)
-        attempt = log.begin(verb, raw_path, **body)
-        kwargs["headers"] = {**(kwargs.get("headers") or {}), "X-Request-Id": attempt.id}
-        try:
-            response = await send(self, method, path, **kwargs)
-        except BaseException as exc:
-            log.failed(attempt, exc)
-            raise
-        log.answered(attempt, response)
-        return response
-
-    return wrapper  # type: ignore[return-value]

@@ -13,6 +13,7 @@ import threading
 import traceback
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from labdeck.base.secret import Secret
 
@@ -35,6 +36,33 @@ _QUERY_PATTERN = re.compile(r"(?i)([?&](?:private_token|access_token|job_token)=
 # terminal escape sequences) and the bidi overrides/isolates that reorder what is displayed.
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _UNPRINTABLE_KEEP_NEWLINES = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+_SECRET_QUERY_KEYS = {"private_token", "access_token", "job_token", "token"}
+_TOKEN_PATTERN = re.compile(r"\bgl[a-z]{2,6}-[A-Za-z0-9_.=-]{20,}")
+
+
+def redact_url(url: str) -> str:
+    """``url`` with credential-bearing query parameters and userinfo replaced by ``***``."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable url>"
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = "***@" + netloc.rsplit("@", 1)[1]
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(key.lower() in _SECRET_QUERY_KEYS for key, _ in pairs):
+            pairs = [(k, "***" if k.lower() in _SECRET_QUERY_KEYS else v) for k, v in pairs]
+            query = urlencode(pairs, safe="[]*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def redact_text(text: str) -> str:
+    """Mask anything shaped like a GitLab token (``glpat-…`` and friends) in free text."""
+    return _TOKEN_PATTERN.sub("gl***", text)
 
 
 def _escaped_forms(raw: str) -> set[str]:

@@ -25,6 +25,7 @@ from labdeck.api.models import Job, Project
 from labdeck.api.pagination import Paginator
 from labdeck.api.resources.base import ProjectRef, ref
 from labdeck.audit.read import AuditEntry, read_audit
+from labdeck.base import logsafe
 from labdeck.incident.plain_log import plain_log
 from labdeck.logtext.error_lines import ErrorIndex
 from labdeck.triage.gather import gather_pending_facts, server_time
@@ -229,9 +230,10 @@ async def collect_incident(client: ApiClient, project: ProjectRef, *, job: int |
         notes += [f"runner {rid}: details not readable" for rid in runner_ids if rid not in runners]
         if left_out:
             notes.append(left_out)
-        audit = [entry for entry in read_audit(instance=client.audit.instance, path=audit_path)
+        instance = logsafe.redact_url(client.base_url)  # as the audit log records it
+        audit = [entry for entry in read_audit(instance=instance, path=audit_path)
                  if entry.concerns(jobs=wanted, pipelines=pipeline_items, runners=runners)]
-        return Incident(client.audit.instance, info, generated, evidence, pipeline_items, runners, audit, workdir,
+        return Incident(instance, info, generated, evidence, pipeline_items, runners, audit, workdir,
                         notes, scope)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)

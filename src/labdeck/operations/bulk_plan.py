@@ -26,7 +26,7 @@ from typing import Literal
 
 from labdeck.api import ApiClient, errors
 from labdeck.api.models import Job
-from labdeck.audit.context import AuditTarget
+from labdeck.audit.context import AuditTarget, audit_context
 from labdeck.watch.pipelines import PipelineRow
 
 BulkKind = Literal["retry", "cancel", "play"]
@@ -428,7 +428,7 @@ async def run_plan(client: ApiClient, plan: BulkPlan, *, confirmation: str = "di
     halted: str | None = None
     single = plan.project_paths[0] if len(plan.project_paths) == 1 else None
     outer = AuditTarget(project=single, pipeline=plan.pipeline_id)
-    with client.audit.context(action=plan.action, target=outer, confirmation=confirmation):
+    with audit_context(action=plan.action, target=outer, confirmation=confirmation):
         for request in plan.requests:
             if halted is None and stop is not None and stop():
                 halted = "stopped by you before it was sent"
@@ -441,7 +441,7 @@ async def run_plan(client: ApiClient, plan: BulkPlan, *, confirmation: str = "di
                 inner = (AuditTarget(project=request.project_path, pipeline=request.pipeline_id)
                          if isinstance(request, PipelineRequest)
                          else AuditTarget(project=request.target.project_path, job=request.target.job.id))
-                with client.audit.context(target=inner):
+                with audit_context(target=inner):
                     result, halted = await _send(client, request)
             results.append(result)
             if on_result is not None:

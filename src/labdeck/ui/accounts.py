@@ -9,6 +9,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from labdeck.api import ApiClient
+from labdeck.api.client import instance_root
+from labdeck.audit.log import AuditLog
 from labdeck.base.secret import Secret
 from labdeck.base.session import Session
 from labdeck.ui.navigation import SectionNavigation
@@ -28,6 +30,7 @@ class AccountSwitching(SectionNavigation):
     current_user: str | None
     signed_out: bool
     _client: ApiClient
+    audit_log: AuditLog
     _own_client: bool
     _login_open: bool
     _profile_names: list[str] | None
@@ -45,12 +48,16 @@ class AccountSwitching(SectionNavigation):
         return self._client
 
     @staticmethod
-    def _build_client(session: Session, token: Secret | None = None) -> ApiClient:
+    def _session_audit(session: Session) -> AuditLog:
+        """The audit log of ``session``: one per session, handed to every client built for it."""
+        log = AuditLog(instance_root(session.base_url))
+        log.bind(profile=session.profile)
+        return log
+
+    def _build_client(self, session: Session, token: Secret | None = None) -> ApiClient:
         verify: bool | str = session.ca_file or not session.insecure
-        client = ApiClient(session.base_url, token if token is not None else session.token,
-                           read_only=session.read_only, verify=verify)
-        client.audit.bind(profile=session.profile)
-        return client
+        return ApiClient(session.base_url, token if token is not None else session.token,
+                         read_only=session.read_only, verify=verify, audit=self.audit_log)
 
     def show_login(self, reason: str) -> None:
         """Open the sign-in dialog (once); a validated token replaces the client's."""
@@ -79,7 +86,6 @@ class AccountSwitching(SectionNavigation):
     async def _replace_token(self, token: Secret) -> None:
         old, self._client = self._client, self._build_client(self.session, token)
         self._client.read_only = self.read_only
-        self._client.audit.allow_unrecorded = old.audit.allow_unrecorded  # asked once per session
         self.session.token = token
         self.session.token_source = "prompt"
         # Everything that reads moves to the new client before the old one is closed: a read still
@@ -146,6 +152,7 @@ class AccountSwitching(SectionNavigation):
             session = await asyncio.to_thread(resolver, name)
             old = self._client
             self.session = session
+            self.audit_log = self._session_audit(session)
             self._client = self._build_client(session)
             self.read_only = bool(session.read_only)
             self._client.read_only = self.read_only

@@ -31,6 +31,7 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from labdeck.api import ApiClient, errors
+from labdeck.audit.log import AuditLog
 from labdeck.base.logsafe import redact
 from labdeck.base.session import Session
 from labdeck.ui import sections
@@ -126,7 +127,11 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
         it before start-up: one round trip before the first frame, not two)."""
         self.session = session
         self._own_client = client is None
+        given = client.audit if client is not None else None
+        self.audit_log = given if isinstance(given, AuditLog) else self._session_audit(session)
         self._client = client if client is not None else self._build_client(session)
+        # The console hands its client the recorder (a client built elsewhere may come without one).
+        self._client.audit = self.audit_log
         self._local_clock: Clock = clock or system_clock
         self.clock: Clock = clock or self._server_time
         """The current time for "x ago" and running times: the server's (learned from its ``Date``

@@ -33,6 +33,7 @@ from textual.worker import Worker, WorkerState
 
 from labdeck.api import ApiClient
 from labdeck.api.models import Job, Project
+from labdeck.audit.log import AuditLog
 from labdeck.base.session import Session
 from labdeck.ui.formatting import Clock
 from labdeck.ui.watching import Watching
@@ -77,6 +78,8 @@ class ConsoleApp(Protocol):
     session: Session
     theme: str
     watching: Watching
+    audit_log: AuditLog
+    """The session's audit log, the recorder the console hands its client (``labdeck.audit``)."""
     """The shared poller, the watched set and alerts (the board, the CI column, ``W``)."""
 
     # Textual's own App API, as far as commands use it through this interface.

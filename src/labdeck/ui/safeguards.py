@@ -13,6 +13,7 @@ from typing import Any
 from textual.app import App
 
 from labdeck.api.core import TOKEN_REFUSED
+from labdeck.audit.log import AuditLog
 from labdeck.base.session import Session
 
 WRITE_CHECK_DELAY = 2.0
@@ -31,6 +32,7 @@ class Safeguards(App[int]):
 
     # Provided by the app:
     client: Any
+    audit_log: AuditLog
     show_login: Callable[[str], None]
     refresh_status: Callable[[], None]
     _all_screens: Callable[[], Iterable[Any]]
@@ -53,7 +55,7 @@ class Safeguards(App[int]):
         """At start-up: can changes be recorded? If not, ask once whether to send them without."""
         if self.read_only:
             return
-        problem = await asyncio.to_thread(self.client.audit.problem)
+        problem = await asyncio.to_thread(self.audit_log.problem)
         if problem is not None:
             self.ask_about_audit(problem)
 
@@ -65,7 +67,7 @@ class Safeguards(App[int]):
         from labdeck.ui.screens.confirm import ConfirmScreen
 
         def answered(send: bool | None) -> None:
-            self.client.audit.allow_unrecorded = bool(send)
+            self.audit_log.allow_unrecorded = bool(send)
             if send:
                 self.notify("Changes will be sent without an audit record in this session.", severity="warning",
                             timeout=8)

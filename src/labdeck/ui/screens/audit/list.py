@@ -82,7 +82,7 @@ class AuditScreen(TableSectionScreen):
         self.entries: list[AuditEntry] = []
 
     def _view_text(self) -> str:
-        where = f"this instance ({clean(self.client.audit.instance)})" if self.this_instance else "every instance"
+        where = f"this instance ({clean(self.console_app.audit_log.instance)})" if self.this_instance else "every instance"
         since = "" if self.since is None else f" · since {self._since_text()}"
         return f"{where}{since} · newest first · enter: open · i: instance"
 
@@ -97,7 +97,7 @@ class AuditScreen(TableSectionScreen):
         super().reload()
 
     async def load(self) -> None:
-        audit = self.client.audit
+        audit = self.console_app.audit_log
         instance = audit.instance if self.this_instance else None
         entries = await asyncio.to_thread(read_audit, self.since, instance=instance)
         self.entries = list(reversed(entries))

@@ -17,7 +17,7 @@ from textual.app import App
 from labdeck.api import errors
 from labdeck.api.models import Integration
 from labdeck.api.resources.integrations import INTEGRATIONS, IntegrationInfo
-from labdeck.audit.context import AuditTarget
+from labdeck.audit.context import AuditTarget, audit_context
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.widgets.cells import clean, coloured
@@ -176,7 +176,7 @@ class IntegrationActions:
         async def save(values: dict[str, Any]) -> Any:
             target = AuditTarget(project=project_path, name=entry.server_slug)
             try:
-                with client.audit.context(action="integrations.update", target=target, confirmation="form"):
+                with audit_context(action="integrations.update", target=target, confirmation="form"):
                     result = await client.integrations.update(project_id, slug, integration_settings(slug, values))
             except errors.ValidationError as error:
                 if slug in DEPRECATED and not error.fields:
@@ -207,7 +207,7 @@ class IntegrationActions:
             async def send() -> None:
                 target = AuditTarget(project=project_path, name=entry.server_slug)
                 try:
-                    with client.audit.context(action="integrations.delete", target=target,
+                    with audit_context(action="integrations.delete", target=target,
                                               confirmation=f"typed:{typed}"):
                         await client.integrations.delete(project_id, entry.slug)
                 except errors.ValidationError:

@@ -8,7 +8,7 @@ from typing import Any
 
 from labdeck.api import ApiClient, errors
 from labdeck.api.models import Issue, Project
-from labdeck.audit.context import AuditTarget
+from labdeck.audit.context import AuditTarget, audit_context
 from labdeck.ui.console import ConsoleApp
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
@@ -109,7 +109,7 @@ class IssueActions:
         closing = issue.state != "closed"
 
         async def send() -> None:
-            with client.audit.context(target=_target(screen, issue), confirmation="dialog" if closing else "none"):
+            with audit_context(target=_target(screen, issue), confirmation="dialog" if closing else "none"):
                 result = await (client.issues.close if closing else client.issues.reopen)(issue_project_id(issue),
                                                                                           issue.iid)
             screen.notify(f"Issue #{issue.iid} {'closed' if closing else 'reopened'}.", timeout=4)
@@ -219,7 +219,7 @@ class IssueActions:
 
             async def send() -> None:
                 try:
-                    with client.audit.context(target=_target(screen, issue), confirmation="dialog"):
+                    with audit_context(target=_target(screen, issue), confirmation="dialog"):
                         moved = await client.issues.move(issue_project_id(issue), issue.iid, project.id)
                 except errors.ValidationError as error:
                     screen.app.push_screen(MessageScreen("Issue not moved", clean(error.message)))
@@ -249,7 +249,7 @@ class IssueActions:
         def confirmed(answer: bool | None) -> None:
             if answer:
                 async def send() -> None:
-                    with client.audit.context(target=_target(screen, issue), confirmation=f"typed:{issue.iid}"):
+                    with audit_context(target=_target(screen, issue), confirmation=f"typed:{issue.iid}"):
                         await client.issues.delete(issue_project_id(issue), issue.iid)
                     screen.notify(f"Issue #{issue.iid} deleted.", timeout=5)
                     after(None)

@@ -17,7 +17,7 @@ from textual.screen import Screen
 
 from labdeck.api import ApiClient, errors
 from labdeck.api.models import Job
-from labdeck.audit.context import AuditTarget
+from labdeck.audit.context import AuditTarget, audit_context
 from labdeck.ui.console import console_app
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.widgets.dialogs import DownloadProgressDialog, PathDialog, default_download_dir
@@ -160,7 +160,7 @@ class JobActionsMixin:
         action = ACTIONS[name]
         job_id = job.id
         method = getattr(self.client.jobs, action.method)
-        context = self.client.audit.context(
+        context = audit_context(
             action=f"jobs.{name}", target=AuditTarget(project=self.project_path, job=job_id),
             confirmation=f"typed:{job_id}" if action.typed else "dialog")
         try:

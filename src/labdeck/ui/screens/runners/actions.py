@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.app import App
 
 from labdeck.api.models import Runner, RunnerDetail
-from labdeck.audit.context import AuditTarget
+from labdeck.audit.context import AuditTarget, audit_context
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.widgets.cells import clean, coloured
@@ -91,7 +91,7 @@ class RunnerActions:
 
             async def save(values: dict[str, Any]) -> Any:
                 client = screen.client
-                with client.audit.context(target=AuditTarget(runner=runner_id), confirmation="form"):
+                with audit_context(target=AuditTarget(runner=runner_id), confirmation="form"):
                     return await client.runners.update(runner_id, **runner_update_arguments(values))
 
             def done(result: Any) -> None:
@@ -118,7 +118,7 @@ class RunnerActions:
             if answer:
                 async def send() -> None:
                     client = screen.client
-                    with client.audit.context(action="runners.pause" if pause else "runners.resume",
+                    with audit_context(action="runners.pause" if pause else "runners.resume",
                                               target=AuditTarget(runner=runner.id), confirmation="dialog"):
                         detail = await client.runners.update(runner.id, paused=pause)
                     screen.notify(f"Runner #{runner.id} {'paused' if pause else 'resumed'}.", timeout=4)
@@ -138,7 +138,7 @@ class RunnerActions:
             if answer:
                 async def send() -> None:
                     client = screen.client
-                    with client.audit.context(target=AuditTarget(runner=runner.id), confirmation=f"typed:{runner.id}"):
+                    with audit_context(target=AuditTarget(runner=runner.id), confirmation=f"typed:{runner.id}"):
                         await client.runners.delete(runner.id)
                     screen.notify(f"Runner #{runner.id} deleted.", timeout=5)
                     after(None)

@@ -16,7 +16,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from labdeck.api import errors
-from labdeck.audit.context import AuditTarget
+from labdeck.audit.context import AuditTarget, audit_context
 from labdeck.triage.owners import RunnerShare
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
@@ -287,7 +287,7 @@ class ProjectRunnersScreen(RunnerTableScreen):
 
             async def save(values: dict[str, Any]) -> Any:
                 runner_id = int(values["runner_id"])
-                with client.audit.context(target=AuditTarget(project=self.project_path, runner=runner_id),
+                with audit_context(target=AuditTarget(project=self.project_path, runner=runner_id),
                                           confirmation="form"):
                     return await client.runners.enable(self.project_id, runner_id)
 
@@ -319,7 +319,7 @@ class ProjectRunnersScreen(RunnerTableScreen):
     async def _disable(self, runner_id: int) -> None:
         client = self.client
         try:
-            with client.audit.context(target=AuditTarget(project=self.project_path, runner=runner_id),
+            with audit_context(target=AuditTarget(project=self.project_path, runner=runner_id),
                                       confirmation="dialog"):
                 await client.runners.disable(self.project_id, runner_id)
         except (errors.Forbidden, errors.ValidationError, errors.Conflict) as error:

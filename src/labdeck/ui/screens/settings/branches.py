@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 
 from labdeck.api.models import ProtectedBranch
-from labdeck.audit.context import AuditTarget
+from labdeck.audit.context import AuditTarget, audit_context
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.record_detail import RecordDetailScreen
 from labdeck.ui.screens.settings.list_section import ListSection
@@ -89,7 +89,7 @@ class ProtectedBranchesScreen(ListSection):
 
         async def save(values: dict[str, Any]) -> Any:
             client = self.client
-            with client.audit.context(target=AuditTarget(project=self.project_path, name=values["name"]),
+            with audit_context(target=AuditTarget(project=self.project_path, name=values["name"]),
                                       confirmation="form"):
                 return await client.protected_branches.protect(
                     self.project_id, values["name"], push_access_level=values["push_access_level"],
@@ -118,5 +118,5 @@ class ProtectedBranchesScreen(ListSection):
 
     async def _unprotect(self, name: str) -> None:
         client = self.client
-        with client.audit.context(target=AuditTarget(project=self.project_path, name=name), confirmation="dialog"):
+        with audit_context(target=AuditTarget(project=self.project_path, name=name), confirmation="dialog"):
             await client.protected_branches.unprotect(self.project_id, name)

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 
 from labdeck.api.models import ProjectHook
-from labdeck.audit.context import AuditTarget
+from labdeck.audit.context import AuditTarget, audit_context
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.record_detail import RecordDetailScreen
@@ -128,7 +128,7 @@ class ProjectHooksScreen(ListSection):
 
     async def _delete(self, hook_id: int) -> None:
         client = self.client
-        with client.audit.context(target=AuditTarget(project=self.project_path, hook=hook_id),
+        with audit_context(target=AuditTarget(project=self.project_path, hook=hook_id),
                                   confirmation=f"typed:{hook_id}"):
             await client.hooks.delete(self.project_id, hook_id)
 

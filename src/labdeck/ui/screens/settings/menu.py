@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 
 from labdeck.api.models import Project
-from labdeck.audit.context import AuditTarget
+from labdeck.audit.context import AuditTarget, audit_context
 from labdeck.ui.screens.base import reload_screen
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
@@ -239,7 +239,7 @@ class ProjectSettingsScreen(SharingActions):
             arguments = _settings_arguments(values)
             name = str(arguments.pop("name", None) or project.name or project.path or "")
             client = self.client
-            with client.audit.context(target=AuditTarget(project=self.project_path), confirmation="form"):
+            with audit_context(target=AuditTarget(project=self.project_path), confirmation="form"):
                 return await client.projects.update(self.project_id, name=name, **arguments)
 
         def done(project: Any) -> None:
@@ -313,7 +313,7 @@ class ProjectSettingsScreen(SharingActions):
             if answer:
                 async def send() -> None:
                     client = self.client
-                    with client.audit.context(target=AuditTarget(project=path), confirmation=f"typed:{path}"):
+                    with audit_context(target=AuditTarget(project=path), confirmation=f"typed:{path}"):
                         await client.projects.delete(self.project_id)
                     self.notify(f"{path} is being deleted.", timeout=8, markup=False)
                     if self.app.screen is self:

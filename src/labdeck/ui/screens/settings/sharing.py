@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from labdeck.api import ApiClient, errors
-from labdeck.audit.context import AuditTarget
+from labdeck.audit.context import AuditTarget, audit_context
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.settings.list_section import ListSection
 from labdeck.ui.widgets.cells import clean
@@ -75,7 +75,7 @@ class SharingActions(ListSection):
         async def save(values: dict[str, Any]) -> Any:
             client = self.client
             group_id, group_path = await resolve_group(client, str(values["group"]), known)
-            with client.audit.context(target=AuditTarget(project=self.project_path, group=group_path),
+            with audit_context(target=AuditTarget(project=self.project_path, group=group_path),
                                       confirmation="form"):
                 await client.projects.share(self.project_id, group_id, values["group_access"],
                                             expires_at=values.get("expires_at") or None)
@@ -108,7 +108,7 @@ class SharingActions(ListSection):
 
             async def send() -> None:
                 client = self.client
-                with client.audit.context(target=AuditTarget(project=self.project_path, group=group_id),
+                with audit_context(target=AuditTarget(project=self.project_path, group=group_id),
                                           confirmation="dialog"):
                     await client.projects.unshare(self.project_id, group_id)
 
