@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from labdeck.sim.ci_traces import BulkTrace
+from labdeck.sim.ci.traces import BulkTrace
 from labdeck.tail.lines import LineIndex
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

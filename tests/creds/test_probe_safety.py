@@ -13,8 +13,8 @@ from labdeck import cli, paths
 from labdeck.auth import probe
 from labdeck.doctor import DoctorOptions, diagnose, run_doctor
 from labdeck.secret import Secret
+from labdeck.sim.core.state import Token, User
 from labdeck.sim.server import SimServer
-from labdeck.sim.state import Token, User
 from tests.api.fault_proxy import FaultProxy
 from tests.creds.conftest import Canaries
 

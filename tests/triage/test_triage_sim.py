@@ -14,8 +14,8 @@ import pytest
 from labdeck import cli
 from labdeck.api import ApiClient
 from labdeck.secret import Secret
-from labdeck.sim.ci_engine import store
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.ci.engine import store
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.statefile import StateStore
 from labdeck.triage.collect import Triager
