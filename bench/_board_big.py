@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 
 TOKEN = DEMO_TOKENS["admin"]
 HOT = 30
@@ -38,10 +38,10 @@ DAY = 86_400.0
 def _serve(conn: Connection, dialect: str, projects: int, hot: int) -> None:
     """The simulator process: ``projects`` projects, latency 100 ms; ``hot`` of them get a 1,500-job
     pipeline whose fast jobs have run (the clock is played forward before the server answers)."""
-    from labdeck.sim.ci_engine import store
-    from labdeck.sim.clock import SimClock
-    from labdeck.sim.dataset import build_state
-    from labdeck.sim.faults import FaultConfig, set_config
+    from labdeck.sim.ci.engine import store
+    from labdeck.sim.core.clock import SimClock
+    from labdeck.sim.core.faults import FaultConfig, set_config
+    from labdeck.sim.dataset.build import build_state
     from labdeck.sim.server import SimServer
 
     settle = timedelta(hours=2)

@@ -8,14 +8,14 @@ from typing import Any
 
 
 def _serve(conn: Connection, options: dict[str, Any], big_artifact: int) -> None:
-    from labdeck.sim.clock import SimClock
-    from labdeck.sim.dataset import build_state
+    from labdeck.sim.core.clock import SimClock
+    from labdeck.sim.dataset.build import build_state
     from labdeck.sim.server import SimServer
 
     state = build_state(seed=42, clock=SimClock(mode="manual"), **options)
     info: dict[str, Any] = {}
     if big_artifact:
-        from labdeck.sim.ci_data import add_benchmark_jobs
+        from labdeck.sim.dataset.ci import add_benchmark_jobs
 
         info = add_benchmark_jobs(state, ci_big_artifact_bytes=big_artifact)["big_artifact"]
     server = SimServer(state).start()

@@ -22,7 +22,7 @@ import httpx
 
 from labdeck.api import ApiClient
 from labdeck.base.secret import Secret
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import record

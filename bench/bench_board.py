@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _board_big
 from _board_big import percentile
 
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 
 TOKEN = DEMO_TOKENS["admin"]
 PROJECTS = 300
@@ -58,10 +58,10 @@ PUSH_EVERY = 2.0
 def _serve(conn: Connection) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from labdeck.sim.ci_engine import store
-    from labdeck.sim.clock import SimClock
-    from labdeck.sim.dataset import build_state
-    from labdeck.sim.faults import FaultConfig, set_config
+    from labdeck.sim.ci.engine import store
+    from labdeck.sim.core.clock import SimClock
+    from labdeck.sim.core.faults import FaultConfig, set_config
+    from labdeck.sim.dataset.build import build_state
     from labdeck.sim.server import SimServer
 
     settle = timedelta(hours=2)

@@ -51,7 +51,7 @@ server = DemoProcess.spawn()  # as `labdeck --demo` does: the simulator's own pr
 trust.read_ahead(trust.trust_locations(True, None, os.environ))  # and the CA bundle read meanwhile
 from labdeck.base.secret import Secret
 from labdeck.base.session import Session
-from labdeck.sim.accounts import DEMO_TOKENS
+from labdeck.sim.core.accounts import DEMO_TOKENS
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.projects.list import ProjectsScreen
 
@@ -75,8 +75,8 @@ server.stop()
 
 CHILD_SERVER = r"""
 import sys, time
-from labdeck.sim.clock import SimClock
-from labdeck.sim.dataset import build_state
+from labdeck.sim.core.clock import SimClock
+from labdeck.sim.dataset.build import build_state
 from labdeck.sim.server import SimServer
 server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"), projects=int(sys.argv[1]))).start()
 print(server.base_url, flush=True)
@@ -111,7 +111,7 @@ def cold_start(runs: int) -> list[float]:
 async def big_instance(base_url: str, total: int) -> dict[str, float]:
     from labdeck.base.secret import Secret
     from labdeck.base.session import Session
-    from labdeck.sim.dataset import DEMO_TOKENS
+    from labdeck.sim.dataset.build import DEMO_TOKENS
     from labdeck.ui.app import LabdeckApp
     from labdeck.ui.screens.projects.list import ProjectsScreen
 

@@ -30,7 +30,7 @@ from _sim_process import SimProcess
 
 from labdeck.api import ApiClient
 from labdeck.base.secret import Secret
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 
 MB = 1024 * 1024
 _PAGE = os.sysconf("SC_PAGE_SIZE")

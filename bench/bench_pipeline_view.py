@@ -34,10 +34,10 @@ PROJECT_PATH = "platform/audit-log"
 def _serve(conn: Connection, dialect: str, latency_ms: float) -> None:
     import httpx
 
-    from labdeck.sim.ci_engine import store
-    from labdeck.sim.clock import SimClock
-    from labdeck.sim.dataset import build_state
-    from labdeck.sim.faults import FaultConfig
+    from labdeck.sim.ci.engine import store
+    from labdeck.sim.core.clock import SimClock
+    from labdeck.sim.core.faults import FaultConfig
+    from labdeck.sim.dataset.build import build_state
     from labdeck.sim.server import SimServer
 
     state = build_state(seed=42, clock=SimClock(mode="manual"), dialect=dialect)  # type: ignore[arg-type]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import record
@@ -43,8 +43,8 @@ def measure(api_url: str, token: str, requests: int, params: dict[str, str]) -> 
 
 _SERVER_CODE = """
 import sys, uvicorn
-from labdeck.sim.clock import SimClock
-from labdeck.sim.dataset import build_state
+from labdeck.sim.core.clock import SimClock
+from labdeck.sim.dataset.build import build_state
 from labdeck.sim.server import create_app, free_port
 state = build_state(seed=42, clock=SimClock(mode="manual"), projects=int(sys.argv[1]), families=False)
 port = free_port()

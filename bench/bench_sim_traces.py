@@ -16,9 +16,9 @@ from pathlib import Path
 
 import httpx
 
-from labdeck.sim.ci_data import add_benchmark_jobs
-from labdeck.sim.clock import SimClock
-from labdeck.sim.dataset import DEMO_TOKENS, build_state
+from labdeck.sim.core.clock import SimClock
+from labdeck.sim.dataset.build import DEMO_TOKENS, build_state
+from labdeck.sim.dataset.ci import add_benchmark_jobs
 from labdeck.sim.server import SimServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

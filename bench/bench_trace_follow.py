@@ -31,9 +31,9 @@ import httpx
 from labdeck.api import ApiClient
 from labdeck.base.secret import Secret
 from labdeck.operations.follower import TraceFollower
-from labdeck.sim.ci_data import add_benchmark_jobs
-from labdeck.sim.clock import SimClock
-from labdeck.sim.dataset import DEMO_TOKENS, build_state
+from labdeck.sim.core.clock import SimClock
+from labdeck.sim.dataset.build import DEMO_TOKENS, build_state
+from labdeck.sim.dataset.ci import add_benchmark_jobs
 from labdeck.sim.server import SimServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from labdeck.logtext.lines import LineIndex
-from labdeck.sim.ci_traces import BulkTrace
+from labdeck.sim.ci.traces import BulkTrace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 

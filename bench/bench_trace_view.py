@@ -46,9 +46,9 @@ ADMIN = "labdeck-demo-admin-token"
 
 
 def _serve(conn: Connection, trace_range: bool = False) -> None:
-    from labdeck.sim.ci_data import add_benchmark_jobs
-    from labdeck.sim.clock import SimClock
-    from labdeck.sim.dataset import build_state
+    from labdeck.sim.core.clock import SimClock
+    from labdeck.sim.dataset.build import build_state
+    from labdeck.sim.dataset.ci import add_benchmark_jobs
     from labdeck.sim.server import SimServer
 
     state = build_state(seed=42, clock=SimClock(mode="real"))
@@ -213,7 +213,7 @@ async def richlog_peer(sample_lines: int) -> dict[str, float]:
     from textual.widgets import RichLog
 
     from labdeck.logtext.sanitize import sanitize
-    from labdeck.sim.ci_traces import BulkTrace
+    from labdeck.sim.ci.traces import BulkTrace
 
     lines = sanitize(BulkTrace(started_unix=1_700_000_000, lines=sample_lines).read(0.0).decode()).splitlines()
 

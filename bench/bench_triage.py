@@ -35,7 +35,7 @@ import httpx
 from _report import record
 from _sim_process import SimProcess
 
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 
 TOKEN = DEMO_TOKENS["admin"]
 PROJECTS = 50

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 import keyring
 import pytest
 
-from labdeck.sim.clock import SimClock
+from labdeck.sim.core.clock import SimClock
 from labdeck.sim.server import SimServer
 from tests.support.fault_switch import FaultSwitch
 from tests.support.keyring_backend import InMemoryKeyring
@@ -47,7 +47,7 @@ def isolated_machine(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
 
 
 def _start(seed: int = 42, **options: object) -> SimServer:
-    from labdeck.sim.dataset import build_state
+    from labdeck.sim.dataset.build import build_state
 
     clock = SimClock(mode="manual")
     state = build_state(seed=seed, clock=clock, **options)  # type: ignore[arg-type]
@@ -80,7 +80,7 @@ def sim_factory() -> Iterator[Callable[..., SimServer]]:
 @pytest.fixture(scope="session")
 def tokens() -> dict[str, str]:
     """The demo accounts' tokens: ``admin``, ``user``, ``readonly``."""
-    from labdeck.sim.dataset import DEMO_TOKENS
+    from labdeck.sim.dataset.build import DEMO_TOKENS
 
     return dict(DEMO_TOKENS)
 

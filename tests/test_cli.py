@@ -151,7 +151,7 @@ def test_demo_runs_the_console_against_a_simulator_process_then_stops_it(
     import json
     import urllib.request
 
-    from labdeck.sim.dataset import DEMO_TOKENS
+    from labdeck.sim.dataset.build import DEMO_TOKENS
     from labdeck.sim.demo_process import DemoProcess
 
     spawned: list[DemoProcess] = []

@@ -139,7 +139,7 @@ async def test_env_proxy_is_used_and_no_proxy_bypasses_it(proxy: FaultProxy, ups
 
 
 async def test_simulator_rate_limit_waits_at_least_retry_after(sim_factory: Any, tokens: dict[str, str]) -> None:
-    from labdeck.sim.faults import FaultConfig
+    from labdeck.sim.core.faults import FaultConfig
 
     server = sim_factory()
     server.state.extra["faults"] = FaultConfig(rate_limit=1.0, retry_after=3, path_prefix="/projects")

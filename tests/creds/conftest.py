@@ -14,8 +14,8 @@ import keyring
 import pytest
 from keyring.backend import KeyringBackend
 
+from labdeck.sim.core.state import Token
 from labdeck.sim.server import SimServer
-from labdeck.sim.state import Token
 
 REPO = Path(__file__).resolve().parents[2]
 # Token-shaped, so the pattern redaction is exercised too; distinct per role so a leak names its test.

@@ -14,8 +14,8 @@ from labdeck.base import paths
 from labdeck.base.secret import Secret
 from labdeck.commands import cli
 from labdeck.commands.doctor import DoctorOptions, diagnose, run_doctor
+from labdeck.sim.core.state import Token, User
 from labdeck.sim.server import SimServer
-from labdeck.sim.state import Token, User
 from tests.api.fault_proxy import FaultProxy
 from tests.creds.conftest import Canaries
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
-from labdeck.sim.clock import SimClock
+from labdeck.sim.core.clock import SimClock
 from labdeck.sim.server import SimServer
 
 
@@ -33,7 +33,7 @@ def api(sim: SimServer, tokens: dict[str, str]) -> Iterator[Callable[..., httpx.
 def sim_gitlab() -> Iterator[SimServer]:
     """A shared simulator of the gitlab dialect (manual clock, seed 42). Tests that change data or
     move its clock use ``sim_factory(dialect="gitlab")`` instead."""
-    from labdeck.sim.dataset import build_state
+    from labdeck.sim.dataset.build import build_state
 
     server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"), dialect="gitlab")).start()
     yield server

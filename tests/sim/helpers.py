@@ -6,10 +6,10 @@ from typing import Any
 
 import httpx
 
-from labdeck.sim.ci_engine import store
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.ci.engine import store
+from labdeck.sim.core.state import Project, SimState
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
-from labdeck.sim.state import Project, SimState
 
 
 def client(server: SimServer, role: str = "admin") -> httpx.Client:

@@ -15,8 +15,8 @@ from labdeck.api import ApiClient
 from labdeck.base.secret import Secret
 from labdeck.base.statefile import StateStore
 from labdeck.commands import cli
-from labdeck.sim.ci_engine import store
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.ci.engine import store
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.triage.collect import Triager
 from labdeck.triage.logcache import LogCache

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from labdeck.sim.ci_engine import store
+from labdeck.sim.ci.engine import store
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.pipeline.screen import PipelineScreen

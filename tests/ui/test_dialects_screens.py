@@ -19,9 +19,9 @@ from rich.text import Text
 from textual.widgets import Input
 
 from labdeck.audit.read import AuditEntry, read_audit
-from labdeck.sim.clock import SimClock
-from labdeck.sim.dataset import build_state
-from labdeck.sim.dialect import dialect_of
+from labdeck.sim.core.clock import SimClock
+from labdeck.sim.core.dialect import dialect_of
+from labdeck.sim.dataset.build import build_state
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.audit.list import AuditScreen

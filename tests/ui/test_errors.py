@@ -22,7 +22,7 @@ ServerFactory = Callable[..., SimServer]
 
 
 def _faults(server: SimServer, **config: object) -> None:
-    from labdeck.sim.dataset import DEMO_TOKENS
+    from labdeck.sim.dataset.build import DEMO_TOKENS
 
     response = httpx.put(f"{server.base_url}/-/sim/faults", json=config, timeout=5,
                          headers={"PRIVATE-TOKEN": DEMO_TOKENS["admin"]})

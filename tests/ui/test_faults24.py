@@ -15,8 +15,8 @@ import pytest
 from textual.widgets import Input
 
 from labdeck.base.config import BoardSettings
+from labdeck.sim.core.state import Token
 from labdeck.sim.server import SimServer
-from labdeck.sim.state import Token
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.confirm import ConfirmScreen

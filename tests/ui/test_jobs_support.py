@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.jobs.list import JobsScreen

@@ -15,7 +15,7 @@ import pytest
 from rich.cells import cell_len
 from textual.widgets import Button
 
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
 from labdeck.ui.screens.jobs.trace import TraceScreen

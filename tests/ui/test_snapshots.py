@@ -42,8 +42,8 @@ class FixedHost(httpx.AsyncBaseTransport):
 @pytest.fixture(scope="module")
 def snap_server() -> Any:
     """One private simulator for the module (the snapshots only read)."""
-    from labdeck.sim.clock import SimClock
-    from labdeck.sim.dataset import build_state
+    from labdeck.sim.core.clock import SimClock
+    from labdeck.sim.dataset.build import build_state
 
     server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"))).start()
     yield server

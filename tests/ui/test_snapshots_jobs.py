@@ -43,8 +43,8 @@ class _FixedHost(httpx.AsyncBaseTransport):
 @pytest.fixture(scope="module")
 def jobs_snap_server() -> Iterator[SimServer]:
     """One private simulator for the module (these snapshots only read)."""
-    from labdeck.sim.clock import SimClock
-    from labdeck.sim.dataset import build_state
+    from labdeck.sim.core.clock import SimClock
+    from labdeck.sim.dataset.build import build_state
 
     server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"))).start()
     yield server

@@ -17,7 +17,7 @@ from labdeck.api import ApiClient
 from labdeck.base.secret import Secret
 from labdeck.base.session import Session
 from labdeck.base.statefile import StateStore
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.board.board import BoardScreen
@@ -55,8 +55,8 @@ class _ToServer(httpx.AsyncBaseTransport):
 @pytest.fixture(scope="module")
 def pipeline_snap_server() -> Iterator[tuple[SimServer, int]]:
     """One private simulator for the module with the :data:`EVERY_STATE` pipeline two minutes in."""
-    from labdeck.sim.clock import SimClock
-    from labdeck.sim.dataset import build_state
+    from labdeck.sim.core.clock import SimClock
+    from labdeck.sim.dataset.build import build_state
 
     server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"), dialect="gitlab")).start()
     headers = {"PRIVATE-TOKEN": DEMO_TOKENS["admin"]}
@@ -73,9 +73,9 @@ def pipeline_snap_server() -> Iterator[tuple[SimServer, int]]:
 def big_snap_server() -> Iterator[tuple[SimServer, int]]:
     """A private simulator for the module with the issue's 1,500-job pipeline (the first of 1,200
     test jobs failed, 300 deploy jobs skipped), four simulated hours in, nothing else running."""
-    from labdeck.sim.ci_engine import store
-    from labdeck.sim.clock import SimClock
-    from labdeck.sim.dataset import build_state
+    from labdeck.sim.ci.engine import store
+    from labdeck.sim.core.clock import SimClock
+    from labdeck.sim.dataset.build import build_state
 
     server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"), dialect="gitlab")).start()
     store(server.state).next_pipeline_at = None

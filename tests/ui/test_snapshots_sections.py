@@ -28,8 +28,8 @@ SHOWN_URL = "https://gitlab.example.test"
 @pytest.fixture(scope="module")
 def sections_snap_server() -> Iterator[SimServer]:
     """One private simulator for the module (the snapshots only read)."""
-    from labdeck.sim.clock import SimClock
-    from labdeck.sim.dataset import build_state
+    from labdeck.sim.core.clock import SimClock
+    from labdeck.sim.dataset.build import build_state
 
     server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"))).start()
     server.state.base_url = SHOWN_URL

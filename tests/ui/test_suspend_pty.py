@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from tests.creds.conftest import REPO
 

@@ -12,7 +12,7 @@ import httpx
 from rich.segment import Segment
 from textual.widgets import Input
 
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.jobs.header import TraceHeader

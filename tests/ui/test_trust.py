@@ -210,7 +210,7 @@ async def test_a_form_shows_what_it_will_send_and_toggles_apply_at_once(sim_fact
         assert "Will send" in preview
         await pilot.press("escape")
         await settle(app, pilot)
-        from labdeck.sim.issue_model import is_subscribed
+        from labdeck.sim.issues.model import is_subscribed
 
         root = next(user for user in server.state.users.values() if user.username == "root")
         subscribed = is_subscribed(server.state.issues[issue.id], root)

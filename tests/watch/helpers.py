@@ -12,7 +12,7 @@ import httpx
 from labdeck.api import ApiClient, RetryPolicy
 from labdeck.api.models import Job
 from labdeck.base.secret import Secret
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardPoller, PollerSettings, ServerClock
 

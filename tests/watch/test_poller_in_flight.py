@@ -10,7 +10,7 @@ import httpx
 from labdeck.api import ApiClient, RetryPolicy
 from labdeck.api.transport import DEFAULT_LIMITS
 from labdeck.base.secret import Secret
-from labdeck.sim.dataset import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects
 from tests.watch.helpers import FakeClock, make_poller, run_until, set_faults

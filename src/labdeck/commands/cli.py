@@ -345,7 +345,7 @@ def _run(session: Session, options: SessionOptions | None = None) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from labdeck.base import trust
     from labdeck.base.secret import Secret
-    from labdeck.sim.accounts import DEMO_TOKENS
+    from labdeck.sim.core.accounts import DEMO_TOKENS
     from labdeck.sim.demo_process import DemoProcess, DemoProcessError
 
     # The simulator starts in its own process (another core) while the console imports its UI.

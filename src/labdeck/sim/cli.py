@@ -4,7 +4,7 @@
                   [--trace-range] [--faults SPEC] [--projects N] [--dialect spec|gitlab]
 
 It prints the base URL, then one line per demo account (role, username, token): these are the
-fixed, documented demo tokens of :mod:`labdeck.sim.dataset`, not secrets.
+fixed, documented demo tokens of :mod:`labdeck.sim.dataset.build`, not secrets.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from typing import TextIO
 
 import uvicorn
 
-from labdeck.sim.clock import SimClock
-from labdeck.sim.dataset import DEMO_TOKENS, DEMO_USERS, build_state
-from labdeck.sim.dialect import DIALECTS, SPEC
-from labdeck.sim.faults import FaultConfig, set_config
+from labdeck.sim.core.clock import SimClock
+from labdeck.sim.core.dialect import DIALECTS, SPEC
+from labdeck.sim.core.faults import FaultConfig, set_config
+from labdeck.sim.core.state import SimState
+from labdeck.sim.dataset.build import DEMO_TOKENS, DEMO_USERS, build_state
 from labdeck.sim.server import create_app
-from labdeck.sim.state import SimState
 
 _ROLE_LABELS = {"admin": "admin", "user": "user", "readonly": "read-only"}
 

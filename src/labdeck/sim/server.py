@@ -17,10 +17,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from labdeck.sim import control, faults
-from labdeck.sim.context import weak_etag
+from labdeck.sim.control.surface import routes as control_routes
+from labdeck.sim.core.context import weak_etag
+from labdeck.sim.core.faults import FaultMiddleware
+from labdeck.sim.core.state import SimState
 from labdeck.sim.routes import all_routes
-from labdeck.sim.state import SimState
 
 
 class RawPathMiddleware:
@@ -136,11 +137,11 @@ def create_app(state: SimState) -> ASGIApp:
     family_routes = all_routes()
     api_routes = [*family_routes, Route("/{path:path}", _fallback(family_routes),
                                         methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"])]
-    routes: list[Any] = [Mount("/-/sim", routes=control.routes()), Mount("/api/v4", routes=api_routes)]
+    routes: list[Any] = [Mount("/-/sim", routes=control_routes()), Mount("/api/v4", routes=api_routes)]
     app = Starlette(routes=routes)
     app.state.sim = state
     wrapped: ASGIApp = ETagMiddleware(app)
-    wrapped = faults.FaultMiddleware(wrapped, state)
+    wrapped = FaultMiddleware(wrapped, state)
     wrapped = DateMiddleware(wrapped, state)
     return RawPathMiddleware(wrapped)
 

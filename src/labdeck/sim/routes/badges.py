@@ -10,10 +10,10 @@ from typing import Any
 
 from starlette.routing import BaseRoute, Route
 
-from labdeck.sim.context import Ctx, endpoint
-from labdeck.sim.http import forbidden, not_found, paginate
-from labdeck.sim.project_records import Badge, badge_json, badge_source_project, render_badge_url
-from labdeck.sim.state import OWNER, Group
+from labdeck.sim.core.context import Ctx, endpoint
+from labdeck.sim.core.http import forbidden, not_found, paginate
+from labdeck.sim.core.state import OWNER, Group
+from labdeck.sim.projects.records import Badge, badge_json, badge_source_project, render_badge_url
 
 
 def _admin_group(ctx: Ctx) -> Group:

@@ -14,14 +14,14 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from labdeck.sim import project_tasks
-from labdeck.sim.context import Ctx, endpoint
-from labdeck.sim.http import ApiError, Params, bad_request, forbidden, invalid, not_found
-from labdeck.sim.project_archive import build_archive, export_filename, read_archive
-from labdeck.sim.project_ops import can_create_in, new_project, touch, validation_errors
-from labdeck.sim.project_records import ExportRecord
-from labdeck.sim.project_views import ProjectPresenter, apply_write_params, projects_changed
-from labdeck.sim.state import OWNER, Project, SimState
+from labdeck.sim.core.context import Ctx, endpoint
+from labdeck.sim.core.http import ApiError, Params, bad_request, forbidden, invalid, not_found
+from labdeck.sim.core.state import OWNER, Project, SimState
+from labdeck.sim.projects import tasks
+from labdeck.sim.projects.archive import build_archive, export_filename, read_archive
+from labdeck.sim.projects.ops import can_create_in, new_project, touch, validation_errors
+from labdeck.sim.projects.records import ExportRecord
+from labdeck.sim.projects.views import ProjectPresenter, apply_write_params, projects_changed
 
 
 def _admin_project(ctx: Ctx) -> Project:
@@ -61,8 +61,8 @@ async def start_export(ctx: Ctx) -> Any:
             record.uploaded = record.upload_url is not None
             record.status = "finished"
 
-    project_tasks.after(state, project_tasks.EXPORT_AFTER_ACTION_AFTER, after_action)
-    project_tasks.after(state, project_tasks.EXPORT_FINISH_AFTER, finish)
+    tasks.after(state, tasks.EXPORT_AFTER_ACTION_AFTER, after_action)
+    tasks.after(state, tasks.EXPORT_FINISH_AFTER, finish)
     return {"message": "202 Accepted"}, 202
 
 
@@ -175,8 +175,8 @@ def _schedule_import(state: SimState, project: Project, content: bytes, override
         touch(state, project)
         project.import_status = "finished"
 
-    project_tasks.after(state, project_tasks.IMPORT_START_AFTER, start)
-    project_tasks.after(state, project_tasks.IMPORT_FINISH_AFTER, finish)
+    tasks.after(state, tasks.IMPORT_START_AFTER, start)
+    tasks.after(state, tasks.IMPORT_FINISH_AFTER, finish)
 
 
 @endpoint(auth=True)

@@ -7,10 +7,10 @@ from urllib.parse import urlparse
 
 from starlette.routing import BaseRoute, Route
 
-from labdeck.sim.context import Ctx, endpoint
-from labdeck.sim.http import bad_request, forbidden, paginate, record_not_found
-from labdeck.sim.project_records import HOOK_EVENTS, Hook
-from labdeck.sim.state import Project
+from labdeck.sim.core.context import Ctx, endpoint
+from labdeck.sim.core.http import bad_request, forbidden, paginate, record_not_found
+from labdeck.sim.core.state import Project
+from labdeck.sim.projects.records import HOOK_EVENTS, Hook
 
 
 def _admin_project(ctx: Ctx) -> Project:

@@ -18,11 +18,12 @@ from typing import Any
 
 from starlette.routing import BaseRoute, Route
 
-from labdeck.sim.clock import iso
-from labdeck.sim.context import Ctx, endpoint
-from labdeck.sim.dialect import is_gitlab
-from labdeck.sim.http import ApiError, bad_request, forbidden, invalid
-from labdeck.sim.integration_catalog import (
+from labdeck.sim.core.clock import iso
+from labdeck.sim.core.context import Ctx, endpoint
+from labdeck.sim.core.dialect import is_gitlab
+from labdeck.sim.core.http import ApiError, bad_request, forbidden, invalid
+from labdeck.sim.core.state import Project
+from labdeck.sim.integrations.catalog import (
     EVENT_FLAGS,
     GITLAB_EXTRA_FLAGS,
     IntegrationKind,
@@ -31,7 +32,6 @@ from labdeck.sim.integration_catalog import (
     is_hidden,
     lookup,
 )
-from labdeck.sim.state import Project
 
 DEVELOPMENT_FLAG = "development_environment"
 

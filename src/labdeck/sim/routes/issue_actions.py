@@ -7,10 +7,10 @@ from typing import Any
 
 from starlette.routing import BaseRoute, Route
 
-from labdeck.sim.context import Ctx, endpoint
-from labdeck.sim.durations import parse_duration
-from labdeck.sim.http import ApiError, bad_request, forbidden, not_found, not_modified, paginate
-from labdeck.sim.issue_model import (
+from labdeck.sim.core.context import Ctx, endpoint
+from labdeck.sim.core.http import ApiError, bad_request, forbidden, not_found, not_modified, paginate
+from labdeck.sim.core.state import Project
+from labdeck.sim.issues.model import (
     Issue,
     Todo,
     can_admin_issues,
@@ -24,8 +24,8 @@ from labdeck.sim.issue_model import (
     time_stats,
     todo_view,
 )
+from labdeck.sim.issues.time_tracking import parse_human_time
 from labdeck.sim.routes.issues import find_issue, new_issue_iid, validation_error
-from labdeck.sim.state import Project
 
 
 def _issue(ctx: Ctx) -> tuple[Project, Issue]:
@@ -149,7 +149,7 @@ def _editable(ctx: Ctx) -> Issue:
 
 def _duration(ctx: Ctx, field: str) -> int:
     text = ctx.params.str("duration", required=True)
-    seconds = parse_duration(text or "")
+    seconds = parse_human_time(text or "")
     if seconds is None:
         raise validation_error(field, "has an invalid format")
     return seconds

@@ -12,10 +12,11 @@ from typing import Any
 
 from starlette.routing import BaseRoute, Route
 
-from labdeck.sim.context import Ctx, endpoint
-from labdeck.sim.http import ApiError, Params, forbidden, missing, not_found, paginate, record_not_found
-from labdeck.sim.issue_filters import filter_issues, parse_datetime
-from labdeck.sim.issue_model import (
+from labdeck.sim.core.context import Ctx, endpoint
+from labdeck.sim.core.http import ApiError, Params, forbidden, missing, not_found, paginate, record_not_found
+from labdeck.sim.core.state import Group, Project, SimState
+from labdeck.sim.issues.filters import filter_issues, parse_datetime
+from labdeck.sim.issues.model import (
     Issue,
     MergeRequest,
     can_admin_issues,
@@ -25,7 +26,6 @@ from labdeck.sim.issue_model import (
     issue_basic,
     issue_single,
 )
-from labdeck.sim.state import Group, Project, SimState
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _EDIT_PARAMS = (

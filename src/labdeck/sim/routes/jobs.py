@@ -10,14 +10,22 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from labdeck.sim.ci_artifacts import iter_handle, iter_member, member_size, valid_member_path
-from labdeck.sim.ci_engine import CiStore, store
-from labdeck.sim.ci_model import CURRENT_JOB_STATUSES, JOB_STATUSES, Job
-from labdeck.sim.ci_views import job_entity
-from labdeck.sim.context import Ctx, endpoint
-from labdeck.sim.dialect import is_gitlab
-from labdeck.sim.http import ApiError, bad_request, forbidden, missing, not_found, paginate, record_not_found
-from labdeck.sim.state import REPORTER, Project
+from labdeck.sim.ci.artifacts import iter_handle, iter_member, member_size, valid_member_path
+from labdeck.sim.ci.engine import CiStore, store
+from labdeck.sim.ci.model import CURRENT_JOB_STATUSES, JOB_STATUSES, Job
+from labdeck.sim.ci.views import job_entity
+from labdeck.sim.core.context import Ctx, endpoint
+from labdeck.sim.core.dialect import is_gitlab
+from labdeck.sim.core.http import (
+    ApiError,
+    bad_request,
+    forbidden,
+    missing,
+    not_found,
+    paginate,
+    record_not_found,
+)
+from labdeck.sim.core.state import REPORTER, Project
 
 _RANGE = re.compile(r"^bytes=(\d+)-(\d*)$")
 

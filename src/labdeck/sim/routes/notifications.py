@@ -1,56 +1,24 @@
-"""Notification settings (spec document 001): global, per group and per project, per user.
+"""Notification settings over HTTP (spec document 001): global, per group and per project, per user.
 
-Stored in ``state.notification_settings`` under ``(scope, target id, user id)`` with scope
-``global`` (target 0), ``group`` or ``project``.
+The settings, their levels and defaults live in :mod:`labdeck.sim.issues.notification_settings`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.routing import BaseRoute, Route
 
-from labdeck.sim.context import Ctx, endpoint
-from labdeck.sim.http import ApiError
-from labdeck.sim.state import SimState, User
-
-LEVELS = ("disabled", "participating", "watch", "global", "mention", "custom")
-EMAIL_EVENTS = (
-    "new_note",
-    "new_issue",
-    "reopen_issue",
-    "close_issue",
-    "reassign_issue",
-    "new_merge_request",
-    "push_to_merge_request",
-    "reopen_merge_request",
-    "close_merge_request",
-    "reassign_merge_request",
-    "merge_merge_request",
-    "failed_pipeline",
-    "success_pipeline",
+from labdeck.sim.core.context import Ctx, endpoint
+from labdeck.sim.core.http import ApiError
+from labdeck.sim.core.state import User
+from labdeck.sim.issues.notification_settings import (
+    EMAIL_EVENTS,
+    LEVELS,
+    NOTIFICATION_EMAILS_KEY,
+    NotificationSetting,
+    setting_for,
 )
-NOTIFICATION_EMAILS_KEY = "notification_emails"  # state.extra: user id -> chosen address
-
-
-@dataclass
-class NotificationSetting:
-    level: str
-    events: dict[str, bool] = field(default_factory=lambda: dict.fromkeys(EMAIL_EVENTS, False))
-
-
-def setting_for(
-    state: SimState, scope: str, target_id: int, user: User, *, store: bool = False
-) -> NotificationSetting:
-    """The user's setting, or GitLab's default (kept in the state only when ``store``)."""
-    key = (scope, target_id, user.id)
-    setting: NotificationSetting | None = state.notification_settings.get(key)
-    if setting is None:
-        setting = NotificationSetting(level="participating" if scope == "global" else "global")
-        if store:
-            state.notification_settings[key] = setting
-    return setting
 
 
 def _view(setting: NotificationSetting) -> dict[str, Any]:

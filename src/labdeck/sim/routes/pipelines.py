@@ -15,14 +15,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from labdeck.sim import ci_pipelines
-from labdeck.sim.ci_engine import CiStore, store
-from labdeck.sim.ci_model import Pipeline
-from labdeck.sim.context import Ctx, endpoint
-from labdeck.sim.dialect import is_gitlab
-from labdeck.sim.http import forbidden, paginate, record_not_found
+from labdeck.sim.ci import pipelines as ci_pipelines
+from labdeck.sim.ci.engine import CiStore, store
+from labdeck.sim.ci.model import Pipeline
+from labdeck.sim.core.context import Ctx, endpoint
+from labdeck.sim.core.dialect import is_gitlab
+from labdeck.sim.core.http import forbidden, paginate, record_not_found
+from labdeck.sim.core.state import SimState
 from labdeck.sim.routes.jobs import readable_project
-from labdeck.sim.state import SimState
 
 _RETRYABLE = frozenset({"failed", "canceled"})
 

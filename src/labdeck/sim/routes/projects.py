@@ -14,9 +14,9 @@ from typing import Any
 
 from starlette.routing import BaseRoute, Route
 
-from labdeck.sim.context import Ctx, endpoint
-from labdeck.sim.dialect import is_gitlab
-from labdeck.sim.http import (
+from labdeck.sim.core.context import Ctx, endpoint
+from labdeck.sim.core.dialect import is_gitlab
+from labdeck.sim.core.http import (
     ApiError,
     bad_request,
     conflict,
@@ -26,9 +26,10 @@ from labdeck.sim.http import (
     not_modified,
     paginate,
 )
-from labdeck.sim.project_filters import visible_projects
-from labdeck.sim.project_listing import project_list
-from labdeck.sim.project_ops import (
+from labdeck.sim.core.state import GUEST, OWNER, Project, User
+from labdeck.sim.projects.filters import visible_projects
+from labdeck.sim.projects.listing import project_list
+from labdeck.sim.projects.ops import (
     can_create_in,
     fork_project,
     new_project,
@@ -36,13 +37,12 @@ from labdeck.sim.project_ops import (
     touch,
     validation_errors,
 )
-from labdeck.sim.project_views import (
+from labdeck.sim.projects.views import (
     BOOL_SETTINGS,
     ProjectPresenter,
     apply_write_params,
     projects_changed,
 )
-from labdeck.sim.state import GUEST, OWNER, Project, User
 
 GROUP_ACCESS_LEVELS = (10, 20, 30, 40)
 _EDIT_PARAMS = ("name", "path", "default_branch", "description", "visibility", "merge_method", "tag_list",

@@ -10,10 +10,10 @@ from typing import Any
 
 from starlette.routing import BaseRoute, Route
 
-from labdeck.sim.context import Ctx, endpoint
-from labdeck.sim.http import conflict, forbidden, invalid, paginate, record_not_found
-from labdeck.sim.project_records import ACCESS_DESCRIPTIONS, ProtectedBranch
-from labdeck.sim.state import Project
+from labdeck.sim.core.context import Ctx, endpoint
+from labdeck.sim.core.http import conflict, forbidden, invalid, paginate, record_not_found
+from labdeck.sim.core.state import Project
+from labdeck.sim.projects.records import ACCESS_DESCRIPTIONS, ProtectedBranch
 
 
 def _admin_project(ctx: Ctx) -> Project:

@@ -12,12 +12,12 @@ from typing import Any
 
 from starlette.routing import BaseRoute, Route
 
-from labdeck.sim.ci_engine import CiStore, store
-from labdeck.sim.ci_model import CURRENT_JOB_STATUSES, RUNNER_JOB_STATUSES, Runner, runner_detail
-from labdeck.sim.ci_views import runner_job_entity
-from labdeck.sim.context import Ctx, endpoint
-from labdeck.sim.dialect import is_gitlab
-from labdeck.sim.http import (
+from labdeck.sim.ci.engine import CiStore, store
+from labdeck.sim.ci.model import CURRENT_JOB_STATUSES, RUNNER_JOB_STATUSES, Runner, runner_detail
+from labdeck.sim.ci.views import runner_job_entity
+from labdeck.sim.core.context import Ctx, endpoint
+from labdeck.sim.core.dialect import is_gitlab
+from labdeck.sim.core.http import (
     ApiError,
     bad_request,
     conflict,
@@ -27,7 +27,7 @@ from labdeck.sim.http import (
     paginate,
     record_not_found,
 )
-from labdeck.sim.state import MAINTAINER, Project, User
+from labdeck.sim.core.state import MAINTAINER, Project, User
 
 _USER_SCOPES = ("active", "paused", "online")
 _ALL_SCOPES = ("specific", "shared", "active", "paused", "online")

@@ -6,13 +6,13 @@ from typing import Any
 
 from starlette.routing import BaseRoute, Route
 
-from labdeck.sim.clock import iso
-from labdeck.sim.context import Ctx, endpoint
-from labdeck.sim.dialect import GITLAB_VERSION, SPEC_VERSION, is_gitlab
-from labdeck.sim.http import not_found
-from labdeck.sim.project_filters import visible_projects
-from labdeck.sim.project_listing import project_list
-from labdeck.sim.state import User
+from labdeck.sim.core.clock import iso
+from labdeck.sim.core.context import Ctx, endpoint
+from labdeck.sim.core.dialect import GITLAB_VERSION, SPEC_VERSION, is_gitlab
+from labdeck.sim.core.http import not_found
+from labdeck.sim.core.state import User
+from labdeck.sim.projects.filters import visible_projects
+from labdeck.sim.projects.listing import project_list
 
 
 def user_public(ctx: Ctx, user: User) -> dict[str, Any]:

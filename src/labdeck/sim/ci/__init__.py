@@ -1,0 +1,1 @@
+"""The CI family: the job engine, its queue and indexes, pipelines, jobs, runners, traces and artifacts."""

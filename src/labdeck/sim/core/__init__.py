@@ -1,0 +1,1 @@
+"""The simulator's foundation: state, simulated clock, request context, wire helpers, dialect, faults, demo accounts."""

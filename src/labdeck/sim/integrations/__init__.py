@@ -1,0 +1,1 @@
+"""Project integrations (spec document 001): the catalog of slugs and parameters."""

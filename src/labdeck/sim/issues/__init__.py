@@ -1,0 +1,1 @@
+"""The issues family (spec document 001): issues, their filters, time tracking, notification settings."""

@@ -1,0 +1,1 @@
+"""The projects family: views, filters, listing, operations, records and background tasks."""
