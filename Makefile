@@ -36,6 +36,7 @@ serve: first-run-notice $(STAMP_RUN)
 lint: $(STAMP_TEST)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 # Two workers for everything but the pseudo-terminal tests, which then run alone: they time what a
 # person sees (a hang-up ends the process within 2 s), and a busy neighbour would make them lie.
