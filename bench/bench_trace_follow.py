@@ -6,7 +6,7 @@ A. a 20 MB log growing 10 KB/s, simulator with ``trace_range`` (206 answers to `
 B. the same log, simulator without it (like GitLab: the whole log on every read);
 C. a quiet 1 MB log (a job waiting on something), without ``trace_range``: 304s count.
 
-Peer: glab ``ci trace`` (wire-facts §3.2): every 3 s, GET the job and GET the whole trace, skip
+Peer: glab ``ci trace`` (docs/wire-facts.md §3.2): every 3 s, GET the job and GET the whole trace, skip
 the bytes already printed. Both followers run in the same simulated minute against the same job.
 Bytes are counted at the HTTP level (status line + headers + body) by a counting transport, and
 split into trace requests and job-status requests.

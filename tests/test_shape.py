@@ -6,6 +6,7 @@ count), and one folder per section of the console."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -168,3 +169,19 @@ def test_each_section_of_the_console_is_a_folder() -> None:
     assert folders <= set(SECTIONS), f"unexpected screen folders: {sorted(folders - set(SECTIONS))}"
     for folder in folders:
         assert (SCREENS / folder / "__init__.py").is_file()
+
+
+def test_every_wire_facts_citation_names_a_section_of_the_document() -> None:
+    """Comments cite ``docs/wire-facts.md §N.M`` (the facts the code relies on, kept in the
+    repository): each cited section must exist, so a citation never points at nothing."""
+    repo = SRC.parents[1]
+    document = (repo / "docs" / "wire-facts.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"^#{2,3} (\d+(?:\.\d+)?)\.? ", document, flags=re.MULTILINE))
+    cited: dict[str, list[str]] = {}
+    for path in [*SRC.rglob("*.py"), *(repo / "tests").rglob("*.py"), *(repo / "bench").rglob("*.py")]:
+        text = path.read_text(encoding="utf-8")
+        for match in re.finditer(r"wire-facts\.md\s+((?:§[\d.]+[–,\s]*(?:and\s+)?)+)", text):
+            for number in re.findall(r"§?(\d+(?:\.\d+)?)", match.group(1)):
+                cited.setdefault(number, []).append(path.name)
+    assert len(cited) >= 15  # the client, the simulator and the tests cite it throughout
+    assert {number: files for number, files in cited.items() if number not in sections} == {}

@@ -48,7 +48,7 @@ def mock_client(handler: Callable[[httpx.Request], httpx.Response], *, fake: Fak
 
 def page_response(request: httpx.Request, items: list[Any], *, per_page: int, page: int, total: int | None,
                   links: bool = True, counts: bool = True) -> httpx.Response:
-    """A GitLab-shaped page with the headers of wire-facts §1.2."""
+    """A GitLab-shaped page with the headers of docs/wire-facts.md §1.2."""
     import math
 
     pages = max(math.ceil((total or 0) / per_page), 1) if total is not None else None

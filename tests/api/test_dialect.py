@@ -3,7 +3,7 @@
 The simulator plays the spec dialect (``10.8.7-labdeck-sim``, neutral slugs): those checks run
 over real HTTP. Real GitLab servers (10.x without a list endpoint, 13.x lists without ``slug``,
 16.x ``/integrations``) are wire shapes the simulator cannot produce yet, so they are served by
-MockTransport handlers that answer as the GitLab docs show (wire-facts §5).
+MockTransport handlers that answer as the GitLab docs show (docs/wire-facts.md §5).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Models parse real GitLab shapes (python-gitlab fixtures, wire-facts examples) and survive
+"""Models parse real GitLab shapes (python-gitlab fixtures, docs/wire-facts.md §6.1) and survive
 unknown fields, missing optional fields and unknown enum values (Hypothesis)."""
 
 from __future__ import annotations

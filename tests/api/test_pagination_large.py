@@ -1,4 +1,4 @@
-"""Pagination on big instances (wire-facts §1.3–1.4).
+"""Pagination on big instances (docs/wire-facts.md §1.3–1.4).
 
 - More than 10,000 rows: GitLab drops ``X-Total``, ``X-Total-Pages`` and ``rel="last"``; the
   listing must still be complete, following ``Link rel="next"`` / ``X-Next-Page`` page by page.

@@ -2,7 +2,7 @@
 
 The token lives in a :class:`labdeck.base.secret.Secret` and is revealed only inside
 :meth:`TokenAuth.auth_flow`, the one place it goes on the wire. It is sent as ``PRIVATE-TOKEN``
-(what GitLab 10.x/11.x accept for personal tokens, wire-facts §7) and only to the origin the
+(what GitLab 10.x/11.x accept for personal tokens, docs/wire-facts.md §7) and only to the origin the
 client was configured for, so a pagination link or redirect to another host never receives it.
 """
 

@@ -1,4 +1,4 @@
-"""Per-URL ETag cache for conditional GETs (wire-facts §8).
+"""Per-URL ETag cache for conditional GETs (docs/wire-facts.md §8).
 
 GitLab's ETags are weak hashes of the whole body, so they are stored per full URL including
 the query string, **together with the body they stand for**: the cache is shared by every caller

@@ -3,7 +3,7 @@
 The shared spec describes a GitLab 10.x-era API with *neutral* integration slugs (``chat-d``,
 ``task-tracker`` …); real GitLab servers (10.x–18.x) use their own slugs (``slack``, ``asana``),
 moved ``/services`` to ``/integrations`` in 14.4, list integrations from 12.7, replaced runner
-``active`` by ``paused`` in 14.8 and project ``tag_list`` by ``topics`` in 14.0 (wire-facts §5).
+``active`` by ``paused`` in 14.8 and project ``tag_list`` by ``topics`` in 14.0 (docs/wire-facts.md §5).
 
 :class:`Dialect` records those choices; :class:`DialectDiscovery` fills it from ``GET /version``
 the first time something needs it (or when the UI calls :meth:`DialectDiscovery.discover` in the

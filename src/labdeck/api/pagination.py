@@ -1,12 +1,12 @@
 """Async pagination over GitLab list endpoints.
 
 - Follows ``Link: <…>; rel="next"``, falling back to ``X-Next-Page``; never trusts ``X-Total``
-  (it disappears past 10,000 rows and on some endpoints, wire-facts §1.3): such listings are
+  (it disappears past 10,000 rows and on some endpoints, docs/wire-facts.md §1.3): such listings are
   walked page by page, as long as the server names a next page.
 - When page 1 announces ``X-Total-Pages``, pages 2…N are fetched concurrently (bounded by
   ``concurrency``) and yielded strictly in order; if the last page still names a next page (the
   collection grew) iteration continues by links.
-- ``keyset=True`` asks for keyset pagination (``pagination=keyset&order_by=id&sort=…``, wire-facts
+- ``keyset=True`` asks for keyset pagination (``pagination=keyset&order_by=id&sort=…``, docs/wire-facts.md
   §1.4) and then follows only ``Link rel="next"``. A server that ignores it (offset headers come
   back) is paginated by offset; one that refuses it (405/400) is asked again without it.
 - ``conditional=True`` sends the client's cached ETag of each page URL (the body comes from the

@@ -1,7 +1,7 @@
 """GitLab collapsible-section markers in job traces, tracked line by line.
 
 The runner writes ``section_start:<unix>:<name>[options]\\r\\e[0K`` and
-``section_end:<unix>:<name>\\r\\e[0K`` (wire-facts §3.3). The sanitizer has already removed the
+``section_end:<unix>:<name>\\r\\e[0K`` (docs/wire-facts.md §3.3). The sanitizer has already removed the
 ``\\e[0K``, so on a sanitized line a marker is ``section_start:<unix>:<name>[options]\\r``.
 :class:`SectionTracker` removes markers from the displayed text and turns them into
 :class:`Section` objects whose boundaries are line numbers, with nesting.

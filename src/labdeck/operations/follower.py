@@ -1,7 +1,7 @@
 """Follow a running job's trace over the REST API: no byte twice, no byte lost.
 
 GitLab's ``GET /projects/:id/jobs/:job_id/trace`` has no offset parameter and (on real servers)
-ignores ``Range`` (wire-facts §3.1, reliability §2.5). :class:`TraceFollower` keeps a byte offset
+ignores ``Range`` (docs/wire-facts.md §3.1, reliability §2.5). :class:`TraceFollower` keeps a byte offset
 client-side and asks ``client.jobs.trace(pid, job_id, offset=…, etag=…)``:
 
 - **206** (the server honoured ``Range``): the body is the new bytes only;

@@ -4,7 +4,7 @@ A job leaves ``pending`` when a runner that may take it asks for work. A runner 
 it is available to the project (its own specific runner, or a shared one with shared runners
 enabled), has every tag of the job (or, for an untagged job, runs untagged jobs), and, when it runs
 only protected refs (``access_level: ref_protected``), the job's ref is protected. It asks for work
-when it is active (not paused) and online (contacted within the last hour, wire-facts §6.2), and
+when it is active (not paused) and online (contacted within the last hour, docs/wire-facts.md §6.2), and
 it gets a job when it has a free slot.
 
 :func:`explain_pending` checks those conditions in that order and returns the first one that

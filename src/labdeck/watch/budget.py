@@ -4,7 +4,7 @@ server says so.
 - :class:`RequestBudget` is a token bucket refilled at ``requests_per_minute`` (steady state) and
   a second, faster one for the first read of each project (``startup_per_minute``): opening the
   board on 300 projects must not take five minutes, but staying on it must be cheap. A 304 costs
-  a token like a 200: GitLab counts it against the rate limit too (wire-facts §8).
+  a token like a 200: GitLab counts it against the rate limit too (docs/wire-facts.md §8).
 - A 429 pauses every request until ``Retry-After`` (else ``RateLimit-Reset``, else an exponential
   wait) and halves the rate; the rate recovers step by step while no 429 comes back. A low
   ``RateLimit-Remaining`` (below ``low_ratio`` of ``RateLimit-Limit``) slows the rate down until

@@ -2,10 +2,10 @@
 
 The spec (document 001, "Project integrations") names integrations by neutral slugs such as
 ``chat-d`` or ``task-tracker``; a real GitLab server only knows its own slugs (``slack``,
-``asana`` …, wire-facts §5.1). Every translation between the two goes through
+``asana`` …, docs/wire-facts.md §5.1). Every translation between the two goes through
 :data:`INTEGRATIONS` and the helpers below: nothing else in the client spells a slug.
 ``chat-d``/``chat-e`` are Slack/Mattermost in that order (the slash-command variant with
-``username`` is Mattermost's, wire-facts §5.1 and Unknowns #11).
+``username`` is Mattermost's, docs/wire-facts.md §5.1 and Unknowns #11).
 """
 
 from __future__ import annotations

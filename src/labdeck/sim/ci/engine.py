@@ -3,7 +3,7 @@
 Registered with ``state.add_ticker``, :meth:`CiStore.advance` processes every event due up to the
 current simulated time in time order (a runner picking a pending job, a running job finishing, a
 new pipeline being pushed), so the outcome does not depend on how often requests arrive. Jobs move
-created → pending → running → success|failed (wire-facts §4.2); later stages wait for earlier ones;
+created → pending → running → success|failed (docs/wire-facts.md §4.2); later stages wait for earlier ones;
 ``when: manual`` jobs sit in ``manual`` until played. Pipelines take the composite status of their
 latest jobs (:mod:`labdeck.sim.ci.status`: 10.x ``HasStatus.status_sql`` in the spec dialect,
 current GitLab's ``Composite`` in the gitlab dialect). In the gitlab dialect jobs also pass through

@@ -1,4 +1,4 @@
-"""The job statuses current GitLab adds, for the gitlab dialect (wire-facts §4.1, §4.2):
+"""The job statuses current GitLab adds, for the gitlab dialect (docs/wire-facts.md §4.1, §4.2):
 
 - ``scheduled``: a ``when: delayed`` job waits ``start_in`` seconds, then is queued;
 - ``waiting_for_resource``: a job of a ``resource_group`` waits while another job of the same

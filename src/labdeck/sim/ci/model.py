@@ -1,6 +1,6 @@
 """CI entities of the simulator (runners, pipelines, jobs) and their JSON views.
 
-The views follow the 10.x/11.x Grape entities (wire-facts §4.4 and §6.1): ``Runner`` (summary),
+The views follow the 10.x/11.x Grape entities (docs/wire-facts.md §4.4 and §6.1): ``Runner`` (summary),
 ``RunnerDetails``, ``Job`` (with 11.x additions ``allow_failure``, ``web_url``, ``artifacts`` and
 ``artifacts_expire_at``) and ``JobBasicWithProject`` for a runner's job list. In the gitlab dialect
 they follow current GitLab: runners add ``paused`` and ``runner_type``, report ``stale`` and

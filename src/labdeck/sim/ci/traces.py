@@ -3,7 +3,7 @@
 A job's log is a *script*: chunks of bytes stamped with the second (since the job started) at
 which the runner writes them. The trace at any moment is the prefix of chunks already written, so
 a running job's log grows in proportion to elapsed simulated time and a finished one is whole.
-The format follows gitlab-runner 10.8 (wire-facts §3.3): the ``Running with gitlab-runner`` header,
+The format follows gitlab-runner 10.8 (docs/wire-facts.md §3.3): the ``Running with gitlab-runner`` header,
 ``section_start:<unix>:<name>\\r\\x1b[0K`` / ``section_end`` markers, green ``$ cmd`` echoes,
 ``\\r``-driven progress lines, SGR colours, and ``Job succeeded`` or the red ``ERROR: Job failed``.
 

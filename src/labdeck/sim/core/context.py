@@ -115,7 +115,7 @@ def token_from(request: Request) -> str | None:
 
 def sudo(state: SimState, request: Request, user: User | None, token: Token | None) -> User | None:
     """Apply ``sudo`` (query) or ``Sudo`` (header): an admin with a ``sudo``-scoped token acts as
-    another user, given by id or username (wire-facts §7)."""
+    another user, given by id or username (docs/wire-facts.md §7)."""
     target = request.headers.get("sudo") or request.query_params.get("sudo")
     if not target or user is None or token is None:
         return user

@@ -5,7 +5,7 @@ A :class:`FaultConfig` lives on ``state.extra["faults"]``; it can come from ``la
 or be replaced at run time through ``PUT /-/sim/faults``. Draws come from a ``random.Random``
 seeded with the data set's seed, so a sequence of requests meets the same faults every run.
 
-Throttled requests get what Rack::Attack sends (wire-facts §2.4): 429, ``text/plain`` body
+Throttled requests get what Rack::Attack sends (docs/wire-facts.md §2.4): 429, ``text/plain`` body
 ``Retry later``, ``Retry-After`` (seconds or an HTTP date) and the ``RateLimit-*`` headers.
 """
 

@@ -36,7 +36,7 @@ class ApiError(Exception):
         return JSONResponse(self.body, status_code=self.status, headers=self.headers)
 
 
-# --- GitLab error helpers (strings copied from lib/api/helpers.rb, see wire-facts §2) -------------
+# --- GitLab error helpers (strings copied from lib/api/helpers.rb, see docs/wire-facts.md §2) -------------
 
 
 def not_found(resource: str | None = None) -> ApiError:

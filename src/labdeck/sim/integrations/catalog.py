@@ -1,13 +1,13 @@
 """The project integrations of spec document 001: slugs, titles and parameters.
 
 Slugs are the spec's neutral names; each also answers to the real GitLab slug it stands for
-(wire-facts §5.1), so that clients written against GitLab (python-gitlab addresses integrations as
+(docs/wire-facts.md §5.1), so that clients written against GitLab (python-gitlab addresses integrations as
 ``pipelines-email``, ``asana`` …) work unchanged. Where the real integration names a parameter
 differently (``bamboo_url`` for ``ci_server_a_url``) the real name is accepted too.
 
 The canonical slug, the one records carry, depends on the dialect: the neutral one in the spec
 dialect, the real one in the gitlab dialect. The spec does not say which of ``chat-d``/``chat-e`` is
-Slack and which Mattermost (wire-facts Unknowns #11); the simulator reads ``chat-d`` as Slack and
+Slack and which Mattermost (docs/wire-facts.md Unknowns #11); the simulator reads ``chat-d`` as Slack and
 ``chat-e`` as Mattermost, because ``chat-e-slash-commands`` takes the ``username`` parameter that only
 Mattermost's slash commands have.
 """

@@ -2,7 +2,7 @@
 
 The entities are stored on :class:`~labdeck.sim.core.state.SimState` (``issues``, ``merge_requests``,
 ``milestones``, ``todos``); project labels live in ``state.extra["labels"]`` (project id → names).
-Views follow GitLab 10.x entities (wire-facts §6.1): IssueBasic for lists, Issue (with ``_links``
+Views follow GitLab 10.x entities (docs/wire-facts.md §6.1): IssueBasic for lists, Issue (with ``_links``
 and ``subscribed``) for single responses.
 """
 

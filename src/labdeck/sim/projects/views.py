@@ -1,6 +1,6 @@
 """JSON shapes of projects (Project, ProjectWithAccess, BasicProjectDetails) and the project filters.
 
-Field lists follow the 10.x entities (wire-facts §6.1) and the spec's Project table.
+Field lists follow the 10.x entities (docs/wire-facts.md §6.1) and the spec's Project table.
 """
 
 from __future__ import annotations

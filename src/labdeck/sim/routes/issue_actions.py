@@ -1,5 +1,5 @@
 """Actions on one issue: move, subscriptions, todo, time tracking, closed_by, participants and the
-user agent detail (spec document 001; statuses per wire-facts §2.5 and §2.6)."""
+user agent detail (spec document 001; statuses per docs/wire-facts.md §2.5 and §2.6)."""
 
 from __future__ import annotations
 

@@ -74,7 +74,7 @@ def _job_list(ctx: Ctx, ci: CiStore, jobs: list[Job], *, with_counts: bool = Tru
 @endpoint(auth=True)
 async def list_jobs(ctx: Ctx) -> Any:
     """GET /projects/:id/jobs (scope / scope[]), newest first. Current GitLab never counts this list
-    (no ``X-Total``, ``X-Total-Pages`` or ``rel="last"``, wire-facts §1.3)."""
+    (no ``X-Total``, ``X-Total-Pages`` or ``rel="last"``, docs/wire-facts.md §1.3)."""
     project = readable_project(ctx)
     ci = store(ctx.state)
     return _job_list(ctx, ci, ci.project_jobs(project.id), with_counts=not is_gitlab(ctx.state))

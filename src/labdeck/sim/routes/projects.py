@@ -1,6 +1,6 @@
 """The projects resource: list, single, create, edit, fork, star, archive, delete, users, uploads, share.
 
-Shapes and statuses follow the 10.x ``lib/api/projects.rb`` (wire-facts §2, §6): POST answers 201,
+Shapes and statuses follow the 10.x ``lib/api/projects.rb`` (docs/wire-facts.md §2, §6): POST answers 201,
 star/unstar answer 304 (empty body) when nothing changes, DELETE answers 202 ``202 Accepted``,
 validation failures are 400 with a ``{"message": {field: [...]}}`` hash.
 """

@@ -61,7 +61,7 @@ APPLIES_TO: dict[str, Callable[[Job], bool]] = {
     "erase_job": lambda job: job.status in RETRYABLE | {"skipped"},
     "keep_artifacts": lambda job: bool(job.artifacts_file or job.artifacts),
 }
-"""Which jobs each action applies to (wire-facts §4.3): a key that cannot apply is not offered."""
+"""Which jobs each action applies to (docs/wire-facts.md §4.3): a key that cannot apply is not offered."""
 
 
 MUTATING_ACTIONS = frozenset(
