@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from labdeck.logtext.sections import SectionTracker, display_name, format_duration, strip_markers
+from labdeck.base.durations import format_duration
+from labdeck.logtext.sections import SectionTracker, display_name, strip_markers
 
 
 def feed(tracker: SectionTracker, lines: list[str]) -> list[str]:
@@ -64,7 +65,8 @@ def test_names_for_display_and_durations() -> None:
     assert display_name("step_script") == "Step script"
     assert display_name("upload_artifacts_on_success") == "Upload artifacts on success"
     assert display_name("my.first-section") == "My first section"
-    assert format_duration(75) == "01:15"
-    assert format_duration(3725) == "1:02:05"
-    assert format_duration(None) == ""
+    # The viewer writes a section's time as every other screen writes a duration.
+    assert format_duration(75) == "1m15s"
+    assert format_duration(3725) == "1h02m"
+    assert format_duration(None) == "—"
     assert strip_markers("section_end:2:a\rsection_start:2:b[collapsed=true]\rHeader") == "Header"

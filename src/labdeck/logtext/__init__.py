@@ -15,7 +15,7 @@ from __future__ import annotations
 from labdeck.logtext.line_text import safe_cut
 from labdeck.logtext.lines import LineIndex
 from labdeck.logtext.sanitize import TraceSanitizer, escape_raw, sanitize
-from labdeck.logtext.sections import Section, SectionTracker, display_name, format_duration
+from labdeck.logtext.sections import Section, SectionTracker, display_name
 
 __all__ = [
     "LineIndex",
@@ -24,7 +24,6 @@ __all__ = [
     "TraceSanitizer",
     "display_name",
     "escape_raw",
-    "format_duration",
     "safe_cut",
     "sanitize",
 ]

@@ -88,17 +88,6 @@ def display_name(name: str) -> str:
     return words[0].upper() + words[1:]
 
 
-def format_duration(seconds: int | None) -> str:
-    """``75`` → ``01:15``, ``3725`` → ``1:02:05``, None → ``""`` (GitLab shows mm:ss)."""
-    if seconds is None:
-        return ""
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}:{minutes:02d}:{secs:02d}"
-    return f"{minutes:02d}:{secs:02d}"
-
-
 def _parse_options(text: str | None) -> dict[str, str]:
     options: dict[str, str] = {}
     if not text:

@@ -17,11 +17,11 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
 from labdeck.api.models import Job
+from labdeck.base.durations import format_duration
 from labdeck.operations.bulk_plan import PLANNERS, BulkKind, BulkOutcome, pipeline_targets
 from labdeck.ui.connection import trouble_text
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
-from labdeck.ui.screens.jobs.table import format_duration
 from labdeck.ui.triaging import triaging, why_label
 from labdeck.ui.widgets.bulk import open_bulk_action
 from labdeck.ui.widgets.form import clean

@@ -26,9 +26,9 @@ from textual.widgets import Static
 
 from labdeck.api import ApiClient, errors
 from labdeck.api.models import Job
+from labdeck.base.durations import format_duration
 from labdeck.triage.gather import explain_job
 from labdeck.triage.pending import PendingExplanation
-from labdeck.ui.screens.jobs.table import format_duration
 from labdeck.ui.screens.jobs.why import WhyFailed
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.form import clean, field_row, fields_table, theme_colour

@@ -11,10 +11,10 @@ from rich.text import Text
 from textual.widgets import Static
 
 from labdeck.api.models import Job
+from labdeck.base.durations import format_duration
 from labdeck.ui.screens.jobs.table import (
     ACTIVE_STATUSES,
     JobFilter,
-    format_duration,
     runner_label,
 )
 from labdeck.ui.widgets.form import clean, theme_colour

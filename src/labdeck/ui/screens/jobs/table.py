@@ -16,6 +16,7 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
 from labdeck.api.models.ci import Job, JobStatus
+from labdeck.base.durations import format_duration
 from labdeck.ui.console import console_app
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.formatting import size as format_size
@@ -101,20 +102,6 @@ def format_time(moment: datetime | None) -> str:
     if moment is None:
         return "—"
     return moment.strftime("%m-%d %H:%M:%S")
-
-
-def format_duration(seconds: float | None) -> str:
-    """``1h02m``, ``3m05s``, ``12s``; an em dash when unknown."""
-    if seconds is None:
-        return "—"
-    total = int(seconds)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h{minutes:02d}m"
-    if minutes:
-        return f"{minutes}m{secs:02d}s"
-    return f"{secs}s"
 
 
 def runner_label(job: Job) -> str:

@@ -11,14 +11,14 @@ from rich.text import Text
 from textual.widgets import Static
 
 from labdeck.api.models import Job
-from labdeck.ui.screens.jobs.table import format_duration
+from labdeck.base.durations import format_duration
 from labdeck.ui.screens.pipeline.columns import palette_for
 from labdeck.ui.widgets.form import clean
 from labdeck.watch.pipelines import PipelineRow, latest_tries
 
 
 def _span(seconds: float | None) -> str:
-    return format_duration(seconds) if seconds is not None else "—"
+    return format_duration(seconds)
 
 
 def loading_words(read: int, total: int | None) -> str:

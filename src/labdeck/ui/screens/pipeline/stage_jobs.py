@@ -20,9 +20,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
 from labdeck.api.models import Job
+from labdeck.base.durations import format_duration
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.jobs.detail import JobDetailScreen, job_web_url
-from labdeck.ui.screens.jobs.table import format_duration, runner_label
+from labdeck.ui.screens.jobs.table import runner_label
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.pipeline.columns import count_jobs, job_status_text, palette_for, stages_of
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow

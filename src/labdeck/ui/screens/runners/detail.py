@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 
 from labdeck.api.models import RunnerDetail
+from labdeck.base.durations import format_duration
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.screens.base import reload_screen
 from labdeck.ui.screens.runners.actions import RunnerActions, runner_kind, runner_status, status_text
@@ -149,15 +150,6 @@ RUNNER_JOB_COLUMNS = (
 )
 
 
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "—"
-    total = int(seconds)
-    minutes, secs = divmod(total, 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
-
-
 class RunnerJobsScreen(TableSectionScreen):
     """Jobs processed by one runner, with the status filter; ``enter`` opens the job's log."""
 
@@ -197,7 +189,7 @@ class RunnerJobsScreen(TableSectionScreen):
         return TableRow(
             key=job.id,
             cells=(str(job.id), coloured(self.app, status, *_JOB_COLOURS.get(status, ())), path,
-                   shown(job.ref), shown(job.stage), shown(job.name), _duration(job.duration),
+                   shown(job.ref), shown(job.stage), shown(job.name), format_duration(job.duration),
                    relative_time(job.created_at, now)),
             data=job,
         )

@@ -12,8 +12,9 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
+from labdeck.base.durations import format_duration
 from labdeck.logtext.line_text import safe_cut
-from labdeck.logtext.sections import Section, format_duration
+from labdeck.logtext.sections import Section
 from labdeck.ui.widgets.trace.document import TraceDocument
 
 MAX_LINE_CHARS = 5_000
