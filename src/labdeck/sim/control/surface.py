@@ -11,7 +11,6 @@ other client gets 404, a loopback client without an admin token 403.
 
 from __future__ import annotations
 
-import importlib
 import ipaddress
 import json
 from typing import Any
@@ -21,6 +20,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from labdeck.sim.control import ci
 from labdeck.sim.core.clock import iso
 from labdeck.sim.core.context import token_from
 from labdeck.sim.core.faults import FaultConfig, get_config, set_config
@@ -105,13 +105,7 @@ async def put_faults(request: Request) -> Response:
 
 
 def _family_routes() -> list[BaseRoute]:
-    try:
-        module = importlib.import_module("labdeck.sim.control.ci")
-    except ModuleNotFoundError as error:
-        if error.name != "labdeck.sim.control.ci":
-            raise
-        return []
-    routes: list[BaseRoute] = list(module.routes())
+    routes: list[BaseRoute] = list(ci.routes())
     return routes
 
 

@@ -21,7 +21,6 @@ she is not a member of ``data``. ``viewer`` is a reporter in ``platform`` and ``
 
 from __future__ import annotations
 
-import importlib
 import random
 from datetime import timedelta
 from typing import Any
@@ -41,6 +40,7 @@ from labdeck.sim.core.state import (
     Token,
     User,
 )
+from labdeck.sim.dataset import ci, issues
 from labdeck.sim.projects.ops import fake_sha
 from labdeck.sim.projects.records import Badge, Hook, ProtectedBranch
 from labdeck.sim.projects.views import default_settings
@@ -148,14 +148,8 @@ def build_state(seed: int = 42, clock: SimClock | None = None, **options: Any) -
     _build_project_extras(state, rng, start)
     if not options.get("families", True):
         return state
-    for module_name in ("labdeck.sim.dataset.ci", "labdeck.sim.dataset.issues"):
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name != module_name:
-                raise
-            continue
-        module.populate(state, rng)
+    ci.populate(state, rng)
+    issues.populate(state, rng)
     return state
 
 
