@@ -13,8 +13,8 @@ import pytest
 
 from labdeck.api import ApiClient, errors
 from labdeck.base.secret import Secret
-from tests.api.fault_proxy import FaultProxy, StubUpstream
 from tests.api.helpers import TOKEN, FakeTime, policy
+from tests.support.fault_proxy import FaultProxy, StubUpstream
 
 JOB = {"id": 5, "status": "running", "name": "build"}
 

@@ -19,18 +19,8 @@ from labdeck.watch import (
     WatchTarget,
 )
 from labdeck.watch.pipelines import PipelineRow
-from tests.watch.helpers import (
-    FakeClock,
-    advance,
-    api_client,
-    big_stages,
-    control,
-    make_poller,
-    project_id,
-    push_stages,
-    run_for,
-    run_until,
-)
+from tests.support.sim_control import advance, big_stages, control, project_id, push_stages
+from tests.watch.helpers import FakeClock, api_client, make_poller, run_for, run_until
 
 QUIET = "platform/infra/observability"
 

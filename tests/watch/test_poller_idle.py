@@ -10,15 +10,8 @@ import httpx
 
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardPoller, BoardSnapshot, ProjectsSnapshot, WatchedProject, WatchedProjects
-from tests.watch.helpers import (
-    FakeClock,
-    api_client,
-    make_poller,
-    project_id,
-    push_pipeline,
-    run_until,
-    set_faults,
-)
+from tests.support.sim_control import project_id, push_pipeline, set_faults
+from tests.watch.helpers import FakeClock, api_client, make_poller, run_until
 
 BUSY = ("platform/infra/observability", "web/storefront", "platform/search", "data/reports")
 

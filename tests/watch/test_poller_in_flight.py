@@ -13,7 +13,8 @@ from labdeck.base.secret import Secret
 from labdeck.sim.dataset import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects
-from tests.watch.helpers import FakeClock, make_poller, run_until, set_faults
+from tests.support.sim_control import set_faults
+from tests.watch.helpers import FakeClock, make_poller, run_until
 
 
 class CountingTransport(httpx.AsyncBaseTransport):

@@ -12,17 +12,8 @@ import pytest
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects
 from labdeck.watch.pipelines import FAILED
-from tests.watch.helpers import (
-    FakeClock,
-    advance,
-    api_client,
-    make_poller,
-    project_id,
-    push_pipeline,
-    run_for,
-    run_until,
-    set_faults,
-)
+from tests.support.sim_control import advance, project_id, push_pipeline, set_faults
+from tests.watch.helpers import FakeClock, api_client, make_poller, run_for, run_until
 
 QUIET = "platform/infra/observability"  # last active more than a day ago, nothing unfinished but manual jobs
 

@@ -24,16 +24,8 @@ from labdeck.watch import (
     WatchStore,
     WatchTarget,
 )
-from tests.watch.helpers import (
-    FakeClock,
-    advance,
-    api_client,
-    make_poller,
-    project_id,
-    push_pipeline,
-    run_for,
-    run_until,
-)
+from tests.support.sim_control import advance, project_id, push_pipeline
+from tests.watch.helpers import FakeClock, api_client, make_poller, run_for, run_until
 
 QUIET = "platform/infra/observability"
 OTHER = "web/storefront"

@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from labdeck.base import crash, logsafe, paths
-from tests.creds.conftest import REPO, Canaries, Run, files_containing
+from tests.support.credentials import Canaries, files_containing
+from tests.support.process import REPO, Run
 
 
 def test_every_command_and_its_debug_log_stay_clean(run_labdeck: Callable[..., Run], canaries: Canaries,

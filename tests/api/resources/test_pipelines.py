@@ -13,7 +13,7 @@ import pytest
 from labdeck.api import errors
 from labdeck.api.models import Pipeline
 from tests.api.conftest import client_for
-from tests.watch.helpers import advance, big_stages, project_id, push_stages
+from tests.support.sim_control import advance, big_stages, project_id, push_stages
 
 PROJECT = "platform/infra/observability"
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from labdeck.base.statefile import StateStore
-from tests.creds.conftest import REPO
+from tests.support.process import REPO
 
 EDITOR = """
 import sys, time

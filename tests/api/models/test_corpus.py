@@ -1,5 +1,5 @@
 """Response bodies from GitLab's published API docs (11.x, 13.x, 15.x-16.x, 17.x-18.x; see each
-``tests/api/corpus/*.json`` for its source and era) parse into our models without losing any field
+``tests/api/models/corpus/*.json`` for its source and era) parse into our models without losing any field
 the console shows.
 
 Each console field is compared with the raw JSON wherever the doc's body has it, and every such

@@ -17,7 +17,7 @@ from labdeck.base.secret import Secret
 from labdeck.sim.server import SimServer
 from labdeck.watch.poller import BoardPoller
 from labdeck.watch.settings import PollerSettings
-from tests.support.fault_switch import NGINX_502, FaultSwitch, self_signed, server_context
+from tests.support.fault_switch import NGINX_502, FaultSwitch, server_context
 
 
 def test_nginx_page_is_said_in_a_few_words() -> None:
@@ -107,6 +107,8 @@ def test_reads_keep_their_connection_across_poll_rounds(fault_switch: FaultSwitc
 def test_over_tls_an_idle_board_makes_no_new_handshake_per_poll(sim_factory: Callable[..., SimServer],
                                                                  tokens: dict[str, str], tmp_path: Path) -> None:
     """The board left open over HTTPS: at most 2 new TLS connections a minute (one here)."""
+    from tests.support.pki import self_signed
+
     server = sim_factory()
     cert, key = self_signed(tmp_path)
     with FaultSwitch(server.base_url, tls=server_context(cert, key)) as switch:

@@ -16,9 +16,9 @@ from labdeck.auth.keyring_store import account
 from labdeck.base import paths
 from labdeck.base.config import load_config
 from labdeck.commands import cli
-from tests.creds.backends import LockedKeyring
-from tests.creds.conftest import Canaries, Run, files_containing
-from tests.support.keyring_backend import InMemoryKeyring
+from tests.support.credentials import Canaries, files_containing
+from tests.support.keyring_backend import InMemoryKeyring, LockedKeyring
+from tests.support.process import Run
 
 
 def login_in_process(monkeypatch: pytest.MonkeyPatch, token: str, *args: str) -> int:
@@ -92,7 +92,7 @@ def test_a_null_or_locked_keyring_stores_nothing(monkeypatch: pytest.MonkeyPatch
 def test_a_hanging_keyring_does_not_hang_login(run_labdeck: Callable[..., Run], canaries: Canaries,
                                                home: Path) -> None:
     result = run_labdeck("login", "--url", canaries.url, "--token-stdin", stdin=canaries.admin,
-                         backend="tests.creds.backends.HangingKeyring", env={"LABDECK_KEYRING_TIMEOUT": "0.3"})
+                         backend="tests.support.keyring_backend.HangingKeyring", env={"LABDECK_KEYRING_TIMEOUT": "0.3"})
     assert result.returncode == 1 and "did not answer within 0.3 s" in result.stderr
     assert files_containing(home, canaries.admin) == []
 

@@ -8,7 +8,6 @@ import json
 import re
 import tarfile
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from labdeck.api import ApiClient, errors
 from labdeck.base.secret import Secret
 from labdeck.incident.bundle import BundleExists, build_bundle, write_bundle
 from labdeck.incident.collect import REDACTED, collect_incident
+from tests.support.sim_control import call, sim_now
 
 PROJECT = 1
 ESC, BEL, ST = "\x1b", "\x07", "\x1b\\"
@@ -41,12 +41,6 @@ HOSTILE = (
 TXT_ERROR_LINE = 11  # 1-based line of the compiler error in the plain text
 
 
-def _control(server: Any, token: str, method: str, path: str, **kwargs: Any) -> Any:
-    response = httpx.request(method, f"{server.base_url}/-/sim{path}", headers={"PRIVATE-TOKEN": token}, **kwargs)
-    response.raise_for_status()
-    return response.json()
-
-
 def _api(server: Any, token: str, path: str) -> httpx.Response:
     response = httpx.get(f"{server.base_url}/api/v4/{path}", headers={"PRIVATE-TOKEN": token})
     response.raise_for_status()
@@ -55,17 +49,17 @@ def _api(server: Any, token: str, path: str) -> httpx.Response:
 
 def _incident_pipeline(server: Any, token: str) -> tuple[int, int, int]:
     """A pipeline whose ``compile`` job failed with the hostile log and whose ``mac-build`` waits."""
-    created = _control(server, token, "POST", f"/projects/{PROJECT}/pipelines", json={"stages": [{"name": "build", "jobs": [
+    created = call(server, token, "POST", f"/projects/{PROJECT}/pipelines", json={"stages": [{"name": "build", "jobs": [
         {"name": "compile", "tags": ["docker"], "fail": True, "duration": 5, "generate_trace": False},
         {"name": "mac-build", "tags": ["macos"], "duration": 5}]}]})
     ids = {job["name"]: job["id"] for job in created["jobs"]}
     for _ in range(60):
         if _api(server, token, f"projects/{PROJECT}/jobs/{ids['compile']}").json()["status"] == "failed":
             break
-        _control(server, token, "POST", "/clock/advance", params={"seconds": 60})
+        call(server, token, "POST", "/clock/advance", params={"seconds": 60})
     else:
         pytest.fail("the compile job never ran")
-    _control(server, token, "POST", f"/projects/{PROJECT}/jobs/{ids['compile']}/trace", content=HOSTILE)
+    call(server, token, "POST", f"/projects/{PROJECT}/jobs/{ids['compile']}/trace", content=HOSTILE)
     return int(created["id"]), int(ids["compile"]), int(ids["mac-build"])
 
 
@@ -83,7 +77,7 @@ async def test_pipeline_bundle_file_by_file(sim_factory: Callable[..., Any], tok
     server = sim_factory()
     token = tokens["admin"]
     pipeline, failed, pending = _incident_pipeline(server, token)
-    now = datetime.fromisoformat(_control(server, token, "GET", "/clock")["now"].replace("Z", "+00:00"))
+    now = sim_now(server, token)
     async with ApiClient(server.base_url, Secret(token)) as client:
         await client.users.current()
         with pytest.raises(errors.Forbidden):

@@ -16,8 +16,8 @@ from labdeck.commands import cli
 from labdeck.commands.doctor import DoctorOptions, diagnose, run_doctor
 from labdeck.sim.server import SimServer
 from labdeck.sim.state import Token, User
-from tests.api.fault_proxy import FaultProxy
-from tests.creds.conftest import Canaries
+from tests.support.credentials import Canaries
+from tests.support.fault_proxy import FaultProxy
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from labdeck.auth.keyring_store import account
 from labdeck.base.secret import Secret
 from labdeck.commands import cli
 from labdeck.commands.doctor import DoctorOptions, diagnose
-from tests.creds.conftest import Canaries
+from tests.support.credentials import Canaries
 from tests.support.keyring_backend import InMemoryKeyring
 
 URL = "https://gitlab.example.com"

@@ -12,7 +12,7 @@ import pytest
 from labdeck.base import paths
 from labdeck.base.config import Config, Profile, load_config, save_config
 from labdeck.commands import cli
-from tests.creds.conftest import Canaries
+from tests.support.credentials import Canaries
 
 HAND_WRITTEN = """\
 # My labdeck setup -- edited by hand, please keep these notes.

@@ -6,13 +6,13 @@ import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.tail.hostile_corpus import HOSTILE, HOSTILE_BYTES
 
 from labdeck.logtext import safe_cut
 from labdeck.logtext.lines import LineIndex, expand_tabs, resolve_carriage_returns
 from labdeck.logtext.sanitize import sanitize
 from labdeck.logtext.search import LineMatcher
 from labdeck.logtext.sgr_state import SgrState
+from tests.support.hostile_corpus import HOSTILE, HOSTILE_BYTES
 
 CANONICAL_SGR = re.compile(r"\x1b\[[0-9]+(?:;[0-9]+)*m")
 FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

@@ -10,8 +10,7 @@ from keyring.backend import KeyringBackend
 from keyring.backends import chainer, fail, null
 
 from labdeck.auth.keyring_store import DEFAULT_TIMEOUT, KeyringStore, KeyringUnavailable, unusable_reason
-from tests.creds.backends import ForgetfulKeyring, HangingKeyring, LockedKeyring
-from tests.support.keyring_backend import InMemoryKeyring
+from tests.support.keyring_backend import ForgetfulKeyring, HangingKeyring, InMemoryKeyring, LockedKeyring
 
 UseKeyring = Callable[[KeyringBackend], KeyringBackend]
 

@@ -13,7 +13,7 @@ from labdeck.api import ApiClient
 from labdeck.base.secret import Secret
 from labdeck.incident.collect import collect_incident
 from labdeck.incident.summary import render_summary
-from tests.watch.helpers import advance, big_stages, control, project_id, push_stages
+from tests.support.sim_control import advance, big_stages, control, project_id, push_stages
 
 PROJECT = "platform/infra/observability"
 

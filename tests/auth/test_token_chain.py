@@ -17,9 +17,8 @@ from labdeck.auth.file_stores import EncryptedStore, PlaintextStore, StoreError
 from labdeck.auth.keyring_store import KeyringStore, account
 from labdeck.base.config import Config, Profile
 from labdeck.base.secret import Secret
-from tests.creds.backends import HangingKeyring, LockedKeyring
-from tests.creds.conftest import files_containing
-from tests.support.keyring_backend import InMemoryKeyring
+from tests.support.credentials import files_containing
+from tests.support.keyring_backend import HangingKeyring, InMemoryKeyring, LockedKeyring
 
 URL = "https://gitlab.example.com"
 UseKeyring = Callable[[KeyringBackend], KeyringBackend]

@@ -6,10 +6,10 @@ import asyncio
 import random
 
 import pytest
-from tests.tail.fake_jobs import FakeJobs, FakeTime, client_for
 
 from labdeck.api import errors
 from labdeck.operations.follower import TraceEvent, TraceFollower
+from tests.operations.fake_jobs import FakeJobs, FakeTime, client_for
 
 URL = "http://sim/api/v4/projects/1/jobs/7/trace"
 ALPHABET = ["a", "é", "€", "\U0001f600", "\n", "\x1b[31m", "\r"]

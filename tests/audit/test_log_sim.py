@@ -20,7 +20,7 @@ from labdeck.audit.log import AuditLog, AuditTarget
 from labdeck.audit.read import read_audit
 from labdeck.base import paths
 from labdeck.base.secret import Secret
-from tests.api.fault_proxy import FaultProxy, StubUpstream
+from tests.support.fault_proxy import FaultProxy, StubUpstream
 
 PROJECT = 1
 

@@ -10,7 +10,8 @@ import pytest
 from labdeck.base import paths
 from labdeck.commands.doctor import DoctorOptions, Finding, diagnose, run_doctor
 from labdeck.sim.server import free_port
-from tests.creds.conftest import Canaries, Run
+from tests.support.credentials import Canaries
+from tests.support.process import Run
 
 
 def by_topic(findings: list[Finding]) -> dict[str, Finding]:

@@ -6,9 +6,9 @@ import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.tail.hostile_corpus import HOSTILE, SPLIT_SEQUENCES
 
 from labdeck.logtext.sanitize import MAX_STRING, TraceSanitizer, escape_raw, normalise_sgr, sanitize
+from tests.support.hostile_corpus import HOSTILE, SPLIT_SEQUENCES
 
 CANONICAL_SGR = re.compile(r"\x1b\[[0-9]+(?:;[0-9]+)*m")
 FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

@@ -7,7 +7,6 @@ from collections.abc import Callable
 
 import httpx
 import pytest
-from tests.tail.flaky_proxy import FlakyProxy
 
 from labdeck.api import ApiClient
 from labdeck.api.retry import RetryPolicy
@@ -15,6 +14,7 @@ from labdeck.base.secret import Secret
 from labdeck.logtext.lines import LineIndex
 from labdeck.operations.follower import TraceEvent, TraceFollower
 from labdeck.sim.server import SimServer
+from tests.operations.flaky_proxy import FlakyProxy
 
 PROJECT = 1
 
