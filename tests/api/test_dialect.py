@@ -19,7 +19,8 @@ import pytest
 from labdeck.api import ApiClient, errors
 from labdeck.api.dialect import SPEC, Dialect, dialect_from_version
 from labdeck.api.resources.integration_kinds import INTEGRATIONS
-from tests.api.helpers import FakeTime, mock_client
+from tests.support.fake_time import FakeTime
+from tests.support.mock_api import mock_client
 
 PROJECT = "platform/api-gateway"
 NEUTRAL_ONLY = {slug for slug, spec in INTEGRATIONS.items() if spec.real_slug != slug}

@@ -14,7 +14,8 @@ import pytest
 from labdeck.api import ApiClient, errors
 from labdeck.api.transport import DEFAULT_TIMEOUT, build_ssl_context
 from labdeck.base.secret import Secret
-from tests.api.helpers import TOKEN, FakeTime, policy
+from tests.support.fake_time import FakeTime
+from tests.support.mock_api import TOKEN, policy
 
 pytest.importorskip("cryptography.x509")
 from tests.support.pki import make_pki

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import os
 import stat
 from collections.abc import Callable
@@ -18,12 +17,7 @@ from labdeck.base.config import load_config
 from labdeck.commands import cli
 from tests.support.credentials import Canaries, files_containing
 from tests.support.keyring_backend import InMemoryKeyring, LockedKeyring
-from tests.support.process import Run
-
-
-def login_in_process(monkeypatch: pytest.MonkeyPatch, token: str, *args: str) -> int:
-    monkeypatch.setattr("sys.stdin", io.StringIO(token + "\n"))
-    return cli.main(["login", *args])
+from tests.support.process import Run, login_in_process
 
 
 def test_login_validates_stores_in_the_keyring_and_writes_the_profile(

@@ -18,6 +18,7 @@ from labdeck.sim.server import SimServer
 from labdeck.sim.state import Token, User
 from tests.support.credentials import Canaries
 from tests.support.fault_proxy import FaultProxy
+from tests.support.process import login_in_process
 
 
 @pytest.fixture
@@ -117,8 +118,7 @@ def test_login_prints_server_names_without_control_characters(monkeypatch: pytes
                                                              hostile: tuple[str, str],
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     url, token = hostile
-    monkeypatch.setattr("sys.stdin", io.StringIO(token + "\n"))
-    assert cli.main(["login", "--url", url, "--token-stdin"]) == 0
+    assert login_in_process(monkeypatch, token, "--url", url, "--token-stdin") == 0
     out = capsys.readouterr()
     _assert_clean(out.out + out.err)
     logged_in = next(line for line in out.out.splitlines() if line.startswith("Logged in"))

@@ -17,6 +17,7 @@ from labdeck.commands import cli
 from labdeck.commands.doctor import DoctorOptions, diagnose
 from tests.support.credentials import Canaries
 from tests.support.keyring_backend import InMemoryKeyring
+from tests.support.process import login_in_process
 
 URL = "https://gitlab.example.com"
 MESSAGE = "the token contains characters a token cannot have (spaces or control characters)"
@@ -76,8 +77,7 @@ def test_good_tokens_still_pass() -> None:
 def test_login_refuses_a_bad_token_and_stores_nothing(monkeypatch: pytest.MonkeyPatch, canaries: Canaries,
                                                       capsys: pytest.CaptureFixture[str],
                                                       isolated_machine: InMemoryKeyring) -> None:
-    monkeypatch.setattr("sys.stdin", io.StringIO("glpat-ab\x01LEAKctrl0123456\n"))
-    assert cli.main(["login", "--url", canaries.url, "--token-stdin"]) == 2
+    assert login_in_process(monkeypatch, "glpat-ab\x01LEAKctrl0123456", "--url", canaries.url, "--token-stdin") == 2
     out = capsys.readouterr()
     assert MESSAGE in out.err and "LEAK" not in out.out + out.err
     assert isolated_machine.store == {}

@@ -13,6 +13,7 @@ from labdeck.base import paths
 from labdeck.base.config import Config, Profile, load_config, save_config
 from labdeck.commands import cli
 from tests.support.credentials import Canaries
+from tests.support.process import login_in_process
 
 HAND_WRITTEN = """\
 # My labdeck setup -- edited by hand, please keep these notes.
@@ -58,16 +59,11 @@ def _keys_in_order(text: str) -> list[str]:
             if "=" in line and not line.lstrip().startswith("#")]
 
 
-def _login(monkeypatch: pytest.MonkeyPatch, token: str, *args: str) -> int:
-    monkeypatch.setattr("sys.stdin", io.StringIO(token + "\n"))
-    return cli.main(["login", *args, "--token-stdin"])
-
-
 def test_login_and_logout_keep_comments_order_and_other_sections(
         monkeypatch: pytest.MonkeyPatch, canaries: Canaries) -> None:
     path = _write(canaries.url)
     before = path.read_text()
-    assert _login(monkeypatch, canaries.admin, "--profile", "lab") == 0
+    assert login_in_process(monkeypatch, canaries.admin, "--profile", "lab", "--token-stdin") == 0
     after_login = path.read_text()
     # Exactly one line more: the token store of the profile that logged in.
     assert [line for line in after_login.splitlines() if line not in before.splitlines()] == ['token_store = "keyring"']
@@ -86,7 +82,7 @@ def test_login_with_a_new_profile_adds_a_section_and_changes_nothing_else(
         monkeypatch: pytest.MonkeyPatch, canaries: Canaries) -> None:
     path = _write("https://lab.invalid")
     before = path.read_text()
-    assert _login(monkeypatch, canaries.admin, "--profile", "sim", "--url", canaries.url) == 0
+    assert login_in_process(monkeypatch, canaries.admin, "--profile", "sim", "--url", canaries.url, "--token-stdin") == 0
     after = path.read_text()
     assert after.startswith(before.rstrip("\n"))  # everything that was there is there, in order
     added = tomllib.loads(after[len(before.rstrip("\n")):])

@@ -7,7 +7,6 @@ It answers like the real client's ``JobsResource.trace`` would for a server that
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
@@ -51,23 +50,6 @@ class FakeJobs:
         return TraceRead(200, body[offset:], tag, False, len(body))
 
 
-class FakeTime:
-    """A manual clock and a sleep that advances it and lets the world move on."""
-
-    def __init__(self, world: Callable[[float], None] | None = None) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-        self.world = world
-
-    def clock(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-        if self.world is not None:
-            self.world(self.now)
-
-
-def client_for(jobs: FakeJobs) -> SimpleNamespace:
+def fake_client(jobs: FakeJobs) -> SimpleNamespace:
+    """A stand-in client whose ``jobs`` is ``jobs``."""
     return SimpleNamespace(jobs=jobs)

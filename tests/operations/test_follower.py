@@ -9,14 +9,15 @@ import pytest
 
 from labdeck.api import errors
 from labdeck.operations.follower import TraceEvent, TraceFollower
-from tests.operations.fake_jobs import FakeJobs, FakeTime, client_for
+from tests.operations.fake_jobs import FakeJobs, fake_client
+from tests.support.fake_time import FakeTime
 
 URL = "http://sim/api/v4/projects/1/jobs/7/trace"
 ALPHABET = ["a", "é", "€", "\U0001f600", "\n", "\x1b[31m", "\r"]
 
 
 async def follow(jobs: FakeJobs, time: FakeTime, **options: float) -> list[TraceEvent]:
-    follower = TraceFollower(client_for(jobs), 1, 7, sleep=time.sleep, clock=time.clock, **options)
+    follower = TraceFollower(fake_client(jobs), 1, 7, sleep=time.sleep, clock=time.clock, **options)
     events = []
     async for event in follower:
         events.append(event)

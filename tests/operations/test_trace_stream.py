@@ -10,11 +10,9 @@ import httpx
 import pytest
 
 from labdeck.api import ApiClient, RetryPolicy, errors
-from labdeck.base.secret import Secret
 from labdeck.operations.follower import DATA_PIECE, FIRST_PIECE, TraceFollower
 from labdeck.operations.trace_stream import content_range, open_trace
-
-TOKEN = Secret("glpat-streamtest-0123456789")
+from tests.support.mock_api import mock_client
 
 
 class Chunks(httpx.AsyncByteStream):
@@ -31,8 +29,7 @@ class Chunks(httpx.AsyncByteStream):
 
 
 def client_for(handler: Callable[[httpx.Request], httpx.Response]) -> ApiClient:
-    return ApiClient("http://sim.test", TOKEN, transport=httpx.MockTransport(handler),
-                     retry=RetryPolicy(max_attempts=1))
+    return mock_client(handler, retry=RetryPolicy(max_attempts=1))
 
 
 def test_content_range_is_read_like_the_client_reads_it() -> None:

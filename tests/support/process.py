@@ -1,13 +1,17 @@
-"""Running ``python -m labdeck`` as a subprocess that inherits the test's isolated HOME/XDG
-environment and has no terminal (the ``run_labdeck`` fixture of tests/conftest.py)."""
+"""Running labdeck from a test: ``python -m labdeck`` as a subprocess that inherits the test's
+isolated HOME/XDG environment and has no terminal (the ``run_labdeck`` fixture of tests/conftest.py),
+or ``labdeck login`` in this process with the token on stdin."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -33,3 +37,11 @@ def run_labdeck(*args: str, stdin: str = "", backend: str = "keyring.backends.fa
     done = subprocess.run([sys.executable, "-m", "labdeck", *args], input=stdin, capture_output=True,
                           text=True, env=environ, timeout=timeout, start_new_session=True, check=False)
     return Run(done.returncode, done.stdout, done.stderr)
+
+
+def login_in_process(monkeypatch: pytest.MonkeyPatch, token: str, *args: str) -> int:
+    """``labdeck login ARGS`` in this process, with ``token`` typed on stdin; returns the exit code."""
+    from labdeck.commands import cli
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(token + "\n"))
+    return cli.main(["login", *args])

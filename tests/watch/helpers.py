@@ -13,7 +13,9 @@ from labdeck.api.models import Job
 from labdeck.base.secret import Secret
 from labdeck.sim.dataset import DEMO_TOKENS
 from labdeck.sim.server import SimServer
-from labdeck.watch import BoardPoller, PollerSettings, ServerClock
+from labdeck.watch import BoardPoller, PollerSettings, ServerClock, WatchedProject, WatchedProjects
+from tests.support.fake_time import FakeTime
+from tests.support.sim_control import project_id
 
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
@@ -33,17 +35,9 @@ def job(job_id: int, name: str, status: str, *, pipeline: int = 1, ref: str = "m
     })
 
 
-class FakeClock:
+def fake_clock() -> FakeTime:
     """The poller's monotonic clock and sleep, moved only by the test (or by the poller's sleeps)."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def clock(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.now += seconds
+    return FakeTime(now=1000.0)
 
 
 def api_client(server: SimServer, role: str = "admin", *, retries: bool = True) -> ApiClient:
@@ -53,7 +47,7 @@ def api_client(server: SimServer, role: str = "admin", *, retries: bool = True) 
     return ApiClient(server.base_url, Secret(DEMO_TOKENS[role]), retry=policy)
 
 
-def make_poller(client: ApiClient, server: SimServer, fake: FakeClock, **settings: Any) -> BoardPoller:
+def make_poller(client: ApiClient, server: SimServer, fake: FakeTime, **settings: Any) -> BoardPoller:
     """A poller on ``client`` with the fake clock, reading the simulator's own (simulated) time as
     the server's: the simulator's ``Date`` header is the wall clock, not its simulated one. The
     client's back-off from a failing server (``client.gate``) follows the fake clock too."""
@@ -62,7 +56,7 @@ def make_poller(client: ApiClient, server: SimServer, fake: FakeClock, **setting
                        server_clock=ServerClock(source=server.state.now), rng=random.Random(3))
 
 
-async def run_for(poller: BoardPoller, fake: FakeClock, seconds: float, *, max_steps: int = 10_000) -> None:
+async def run_for(poller: BoardPoller, fake: FakeTime, seconds: float, *, max_steps: int = 10_000) -> None:
     """Step the poller for ``seconds`` of its clock, sleeping (fake) as it asks."""
     end = fake.now + seconds
     for _ in range(max_steps):
@@ -73,7 +67,7 @@ async def run_for(poller: BoardPoller, fake: FakeClock, seconds: float, *, max_s
     raise AssertionError("the poller never slept")
 
 
-async def run_until(poller: BoardPoller, fake: FakeClock, done: Callable[[], bool], *, limit: float = 120.0) -> float:
+async def run_until(poller: BoardPoller, fake: FakeTime, done: Callable[[], bool], *, limit: float = 120.0) -> float:
     """Step until ``done()``; returns the poller-clock seconds it took (fails past ``limit``)."""
     start = fake.now
     for _ in range(10_000):
@@ -84,3 +78,8 @@ async def run_until(poller: BoardPoller, fake: FakeClock, done: Callable[[], boo
         delay = await poller.step()
         fake.now += delay
     raise AssertionError(f"not done within {limit} s of poller time")
+
+
+def fixed(server: SimServer, *paths: str) -> WatchedProjects:
+    """A fixed watched set: the projects at ``paths`` on ``server``."""
+    return WatchedProjects(tuple(WatchedProject(project_id(server, path), path) for path in paths))

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from labdeck.api import errors
-from tests.api.helpers import mock_client
+from tests.support.mock_api import mock_client
 
 LOG = b"Running with gitlab-runner 11.0\n$ make\nok\nJob succeeded\n"
 

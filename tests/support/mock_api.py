@@ -1,4 +1,5 @@
-"""Shared helpers for the API tests: a client over httpx.MockTransport with a fake clock."""
+"""A client over httpx.MockTransport with a fake clock (:class:`tests.support.fake_time.FakeTime`)
+and GitLab-shaped pages, for tests that answer the HTTP themselves."""
 
 from __future__ import annotations
 
@@ -10,28 +11,10 @@ import httpx
 
 from labdeck.api import ApiClient, RetryPolicy
 from labdeck.base.secret import Secret
+from tests.support.fake_time import FakeTime
 
 TOKEN = "glpat-TESTTOKEN0123456789abcdef"
 BASE = "http://gitlab.test"
-
-
-class FakeTime:
-    """Monotonic and wall clocks advanced only by the injected sleep; records every wait."""
-
-    def __init__(self, wall: float = 1_700_000_000.0) -> None:
-        self.now = 0.0
-        self.wall_start = wall
-        self.sleeps: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    def wall(self) -> float:
-        return self.wall_start + self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
 
 
 def policy(fake: FakeTime, **overrides: Any) -> RetryPolicy:
