@@ -24,8 +24,7 @@ from labdeck.sim.server import SimServer
 from tests.support.credentials import CANARY_ADMIN, CANARY_READONLY, Canaries
 from tests.support.fault_switch import FaultSwitch
 from tests.support.keyring_backend import InMemoryKeyring
-from tests.support.process import Run
-from tests.support.process import run_labdeck as run_labdeck_process
+from tests.support.process import Run, run_labdeck_process
 
 _ENV_PREFIXES = ("LABDECK_", "GITLAB_", "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY")
 
@@ -129,7 +128,7 @@ def use_keyring() -> Iterator[Callable[[KeyringBackend], KeyringBackend]]:
 @pytest.fixture
 def run_labdeck() -> Callable[..., Run]:
     """Run ``python -m labdeck ARGS`` with the test's HOME/XDG environment and no terminal
-    (see :func:`tests.support.process.run_labdeck`)."""
+    (see :func:`tests.support.process.run_labdeck_process`)."""
     return run_labdeck_process
 
 

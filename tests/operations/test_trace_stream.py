@@ -28,7 +28,7 @@ class Chunks(httpx.AsyncByteStream):
             yield self.body[start:start + self.size]
 
 
-def client_for(handler: Callable[[httpx.Request], httpx.Response]) -> ApiClient:
+def stream_client(handler: Callable[[httpx.Request], httpx.Response]) -> ApiClient:
     return mock_client(handler, retry=RetryPolicy(max_attempts=1))
 
 
@@ -45,7 +45,7 @@ async def test_a_whole_body_is_handed_over_from_the_offset_on() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, headers={"etag": 'W/"x"'}, stream=Chunks(body, size=300))
 
-    async with client_for(handler) as client:
+    async with stream_client(handler) as client:
         read = await open_trace(client, 1, 7, offset=1000)
         try:
             got = b"".join([chunk async for chunk in read.chunks(1000)])
@@ -64,7 +64,7 @@ async def test_a_range_answer_starting_early_is_cut_at_the_offset() -> None:
         return httpx.Response(206, headers={"content-range": f"bytes 40-99/{len(body)}"},
                               stream=Chunks(body[40:], size=7))
 
-    async with client_for(handler) as client:
+    async with stream_client(handler) as client:
         read = await open_trace(client, "group/project", 7, offset=50)
         got = b"".join([chunk async for chunk in read.chunks(50)])
         await read.aclose()
@@ -75,7 +75,7 @@ async def test_a_range_answer_starting_early_is_cut_at_the_offset() -> None:
 async def test_not_modified_and_range_not_satisfiable_carry_no_body() -> None:
     answers = iter([httpx.Response(304), httpx.Response(416, headers={"content-range": "bytes */12"})])
 
-    async with client_for(lambda request: next(answers)) as client:
+    async with stream_client(lambda request: next(answers)) as client:
         unchanged = await open_trace(client, 1, 7, offset=12, etag='W/"x"')
         past_end = await open_trace(client, 1, 7, offset=12)
     assert (unchanged.status, unchanged.etag, unchanged.response) == (304, 'W/"x"', None)
@@ -83,7 +83,7 @@ async def test_not_modified_and_range_not_satisfiable_carry_no_body() -> None:
 
 
 async def test_an_unknown_job_raises_like_the_client() -> None:
-    async with client_for(lambda request: httpx.Response(404, json={"message": "404 Not found"})) as client:
+    async with stream_client(lambda request: httpx.Response(404, json={"message": "404 Not found"})) as client:
         with pytest.raises(errors.NotFound):
             await open_trace(client, 1, 7)
 
@@ -95,7 +95,7 @@ async def test_a_body_that_breaks_midway_raises_after_what_arrived() -> None:
         return httpx.Response(200, stream=Chunks(body, size=1000, break_after=3000))
 
     got = bytearray()
-    async with client_for(handler) as client:
+    async with stream_client(handler) as client:
         read = await open_trace(client, 1, 7)
         with pytest.raises(errors.TransportError):
             async for chunk in read.chunks(0):
@@ -128,7 +128,7 @@ async def follow(server: Server) -> list:
     async def no_sleep(seconds: float) -> None:
         return None
 
-    async with client_for(server) as client:
+    async with stream_client(server) as client:
         follower = TraceFollower(client, 1, 7, sleep=no_sleep)
         return [event async for event in follower]
 

@@ -27,7 +27,7 @@ class Run:
         return self.stdout + self.stderr
 
 
-def run_labdeck(*args: str, stdin: str = "", backend: str = "keyring.backends.fail.Keyring",
+def run_labdeck_process(*args: str, stdin: str = "", backend: str = "keyring.backends.fail.Keyring",
                 env: dict[str, str] | None = None, timeout: float = 60) -> Run:
     """Run ``python -m labdeck ARGS`` with the current (test) environment and no terminal."""
     environ = dict(os.environ)
