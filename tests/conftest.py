@@ -5,19 +5,26 @@
 - ``sim`` is one simulator per test session on an ephemeral loopback port (manual clock, seed 42).
   Tests that mutate shared data must tolerate other tests' changes, or use ``sim_factory`` to get a
   private one.
+- Credentials: ``canaries`` (canary tokens on the shared simulator), ``use_keyring`` (swap the
+  keyring backend), ``run_labdeck`` (``python -m labdeck`` in a subprocess) and ``home``.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import keyring
 import pytest
+from keyring.backend import KeyringBackend
 
 from labdeck.sim.core.clock import SimClock
 from labdeck.sim.server import SimServer
+from tests.support.credentials import CANARY_ADMIN, CANARY_READONLY, Canaries
 from tests.support.fault_switch import FaultSwitch
 from tests.support.keyring_backend import InMemoryKeyring
+from tests.support.process import Run, run_labdeck_process
 
 _ENV_PREFIXES = ("LABDECK_", "GITLAB_", "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY")
 
@@ -25,8 +32,6 @@ _ENV_PREFIXES = ("LABDECK_", "GITLAB_", "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"
 @pytest.fixture(autouse=True)
 def isolated_machine(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[InMemoryKeyring]:
     """Keep the developer's config, keyring and environment out of every test."""
-    import os
-
     for name in list(os.environ):
         if name.upper().startswith(_ENV_PREFIXES):
             monkeypatch.delenv(name, raising=False)
@@ -91,3 +96,43 @@ def fault_switch(sim: SimServer) -> Iterator[FaultSwitch]:
     see :mod:`tests.support.fault_switch`)."""
     with FaultSwitch(sim.base_url) as switch:
         yield switch
+
+
+@pytest.fixture
+def canaries(sim: SimServer) -> Canaries:
+    """Canary tokens registered on the shared simulator (admin with ``api``, a ``read_api`` one)."""
+    from labdeck.sim.core.state import Token
+
+    state = sim.state
+    admin = next(user for user in state.users.values() if user.is_admin)
+    viewer = next(user for user in state.users.values() if user.username == "viewer")
+    with state.lock:
+        state.tokens[CANARY_ADMIN] = Token(CANARY_ADMIN, admin.id, ("api",), "canary-admin")
+        state.tokens[CANARY_READONLY] = Token(CANARY_READONLY, viewer.id, ("read_api",), "canary-ro")
+    return Canaries(sim.base_url, CANARY_ADMIN, CANARY_READONLY)
+
+
+@pytest.fixture
+def use_keyring() -> Iterator[Callable[[KeyringBackend], KeyringBackend]]:
+    """Swap the in-process keyring backend for the duration of a test."""
+    previous = keyring.get_keyring()
+
+    def use(backend: KeyringBackend) -> KeyringBackend:
+        keyring.set_keyring(backend)
+        return backend
+
+    yield use
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def run_labdeck() -> Callable[..., Run]:
+    """Run ``python -m labdeck ARGS`` with the test's HOME/XDG environment and no terminal
+    (see :func:`tests.support.process.run_labdeck_process`)."""
+    return run_labdeck_process
+
+
+@pytest.fixture
+def home() -> Path:
+    """The isolated HOME set by the autouse fixture."""
+    return Path(os.environ["HOME"])

@@ -10,7 +10,7 @@ import pytest
 
 from labdeck.api import ApiClient, errors
 from labdeck.base.secret import Secret
-from tests.api.helpers import BASE, TOKEN, mock_client
+from tests.support.mock_api import BASE, TOKEN, mock_client
 
 
 def _json(status: int, body: object = None, **headers: str) -> httpx.Response:

@@ -9,7 +9,6 @@ MockTransport handlers that answer as the GitLab docs show (docs/wire-facts.md Â
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -19,7 +18,8 @@ import pytest
 from labdeck.api import ApiClient, errors
 from labdeck.api.dialect import SPEC, Dialect, dialect_from_version
 from labdeck.api.resources.integration_kinds import INTEGRATIONS
-from tests.api.helpers import FakeTime, mock_client
+from tests.support.fake_time import FakeTime
+from tests.support.mock_api import mock_client
 
 PROJECT = "platform/api-gateway"
 NEUTRAL_ONLY = {slug for slug, spec in INTEGRATIONS.items() if spec.real_slug != slug}
@@ -138,13 +138,9 @@ class FakeGitLab:
         return [r.url.path for r in self.requests if r.url.path != "/api/v4/version"]
 
 
-def _client(server: Callable[[httpx.Request], httpx.Response]) -> ApiClient:
-    return mock_client(server)
-
-
 async def test_gitlab_16_uses_integrations_and_real_slugs_both_ways() -> None:
     server = FakeGitLab("16.11.2-ee")
-    async with _client(server) as client:
+    async with mock_client(server) as client:
         dialect = await client.discover()
         chat = await client.integrations.get(1, "chat-d")
         bamboo = await client.integrations.update(1, "ci-server-a", {"ci_server_a_url": "https://b.example",
@@ -163,7 +159,7 @@ async def test_gitlab_16_uses_integrations_and_real_slugs_both_ways() -> None:
 
 async def test_gitlab_10_has_no_list_endpoint_so_each_integration_is_read() -> None:
     server = FakeGitLab("10.8.7")
-    async with _client(server) as client:
+    async with mock_client(server) as client:
         listed = await client.integrations.list(1)
         again = await client.integrations.list(1)
     assert client.dialect.integrations_path == "services" and client.dialect.lists_integrations is False
@@ -177,7 +173,7 @@ async def test_gitlab_10_has_no_list_endpoint_so_each_integration_is_read() -> N
 
 async def test_gitlab_13_lists_without_slug_fields_slugs_come_from_titles() -> None:
     server = FakeGitLab("13.12.15", list_slugs=False)
-    async with _client(server) as client:
+    async with mock_client(server) as client:
         listed = await client.integrations.list(1)
     assert server.paths() == ["/api/v4/projects/1/services"]
     assert {(i.slug, i.title) for i in listed} == {("slack", "Slack notifications"), ("bamboo", "Atlassian Bamboo CI")}
@@ -194,7 +190,7 @@ async def test_a_refused_neutral_slug_is_asked_again_with_the_real_one_and_remem
             return httpx.Response(200, json={"version": "13.12.0-labdeck-sim"})
         return original(request)
 
-    async with _client(handler) as client:
+    async with mock_client(handler) as client:
         first = await client.integrations.get(1, "chat-d")
         second = await client.integrations.get(1, "chat-d")
     assert first.slug == second.slug == "slack" and client.dialect.flavour == "gitlab"
@@ -209,7 +205,7 @@ async def test_a_missing_project_is_not_mistaken_for_a_refused_slug() -> None:
         return httpx.Response(404, json={"message": "404 Project Not Found"})
 
     calls = []
-    async with _client(lambda r: calls.append(r) or handler(r)) as client:  # type: ignore[func-returns-value]
+    async with mock_client(lambda r: calls.append(r) or handler(r)) as client:  # type: ignore[func-returns-value]
         with pytest.raises(errors.NotFound, match="Project Not Found"):
             await client.integrations.get(99, "chat-d")
     assert len(calls) == 2  # /version and one GET, no second spelling
@@ -249,7 +245,7 @@ def test_versions_map_to_dialects() -> None:
 @pytest.mark.parametrize(("version", "sent"), [("16.0.1", {"paused": ["true"]}), ("11.9.0", {"active": ["false"]})])
 async def test_runner_pause_speaks_the_servers_parameter(version: str, sent: dict[str, list[str]]) -> None:
     server = FakeGitLab(version)
-    async with _client(server) as client:
+    async with mock_client(server) as client:
         runner = await client.runners.update(6, paused=True)
         with pytest.raises(ValueError):
             await client.runners.update(6, paused=True, active=True)
@@ -260,7 +256,7 @@ async def test_runner_pause_speaks_the_servers_parameter(version: str, sent: dic
 
 async def test_project_tags_go_as_topics_to_servers_that_renamed_them() -> None:
     server = FakeGitLab("15.0.0")
-    async with _client(server) as client:
+    async with mock_client(server) as client:
         project = await client.projects.update(1, name="p", tag_list=["a"])
     put = next(r for r in server.requests if r.method == "PUT")
     assert "topics[]" in parse_qs(put.content.decode()) and "tag_list[]" not in parse_qs(put.content.decode())

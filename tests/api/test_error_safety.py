@@ -14,7 +14,7 @@ from labdeck.api.core import describe_transport_error
 from labdeck.base import logsafe
 from labdeck.base.secret import Secret
 from labdeck.sim.server import SimServer
-from tests.api.helpers import mock_client
+from tests.support.mock_api import mock_client
 
 HOSTILE = ("evil\x1b[2J\x1b]0;owned\x07 text\x00 with \u202etxt.exe\u202c and \u2066isolate\u2069 "
            "\x9b31m C1\x7f\x85 end\r\nsecond line\ttab")

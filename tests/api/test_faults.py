@@ -13,8 +13,9 @@ import pytest
 
 from labdeck.api import ApiClient, errors
 from labdeck.base.secret import Secret
-from tests.api.fault_proxy import FaultProxy, StubUpstream
-from tests.api.helpers import TOKEN, FakeTime, policy
+from tests.support.fake_time import FakeTime
+from tests.support.fault_proxy import FaultProxy, StubUpstream
+from tests.support.mock_api import TOKEN, policy
 
 JOB = {"id": 5, "status": "running", "name": "build"}
 

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from labdeck.api import errors
-from tests.api.helpers import mock_client, page_response
+from tests.support.mock_api import mock_client, page_response
 
 
 def _items(page: int, per_page: int, total: int) -> list[dict[str, object]]:

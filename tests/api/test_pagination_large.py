@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from labdeck.api import ApiClient
-from tests.api.helpers import BASE, mock_client, page_response
+from tests.support.mock_api import BASE, mock_client, page_response
 
 BIG = 10_250
 

@@ -11,7 +11,8 @@ import pytest
 
 from labdeck.api import RetryPolicy, errors
 from labdeck.api.retry import RateLimit, parse_retry_after, server_wait
-from tests.api.helpers import FakeTime, mock_client, policy
+from tests.support.fake_time import FakeTime
+from tests.support.mock_api import mock_client, policy
 
 
 def test_full_jitter_backoff_stays_within_the_exponential_cap() -> None:

@@ -25,8 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import datetime
-import ipaddress
 import json
 import ssl
 import threading
@@ -241,30 +239,6 @@ class FaultSwitch:
         return "\r\n".join(lines).encode("latin-1") + rest, status
 
 
-def self_signed(folder: Path) -> tuple[Path, Path]:
-    """A certificate for 127.0.0.1 and its key, made here (``cryptography``): ``(cert, key)``."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
-            .not_valid_after(now + datetime.timedelta(days=2))
-            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
-    cert_path, key_path = folder / "proxy-cert.pem", folder / "proxy-key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    return cert_path, key_path
-
-
 def server_context(cert: Path, key: Path) -> ssl.SSLContext:
     """The TLS context the proxy serves with."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -283,6 +257,8 @@ def main() -> None:
     if args.tls_dir:
         folder = Path(args.tls_dir)
         folder.mkdir(parents=True, exist_ok=True)
+        from tests.support.pki import self_signed  # cryptography is optional: only --tls-dir needs it
+
         tls = server_context(*self_signed(folder))
     switch = FaultSwitch(args.upstream, tls=tls, port=args.port).start()
     print(f"fault switch on {switch.url} → {args.upstream}; PUT {switch.url}/-/proxy/fault", flush=True)

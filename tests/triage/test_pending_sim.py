@@ -5,33 +5,20 @@ an idle runner is about to take."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
-
-import httpx
 
 from labdeck.api import ApiClient
 from labdeck.base.secret import Secret
 from labdeck.triage.gather import explain_job, gather_pending_facts
+from tests.support.sim_control import call, sim_now
 
 AUDIT_LOG = 7  # platform/audit-log: its one specific runner is macos-builder, offline for 9 days
 DOCS_PORTAL = 19  # web/docs-portal: shared runners only
 
 
-def _control(server: Any, token: str, method: str, path: str, body: Any = None) -> Any:
-    response = httpx.request(method, f"{server.base_url}/-/sim{path}", json=body, headers={"PRIVATE-TOKEN": token})
-    response.raise_for_status()
-    return response.json()
-
-
-def _sim_now(server: Any, token: str) -> datetime:
-    # The simulator's Date header is the machine's clock, not simulated time: read its clock.
-    return datetime.fromisoformat(_control(server, token, "GET", "/clock")["now"].replace("Z", "+00:00"))
-
-
 def _pipeline(server: Any, token: str, project: int, tags: list[str]) -> int:
-    created = _control(server, token, "POST", f"/projects/{project}/pipelines",
-                       {"stages": [{"name": "build", "jobs": [{"name": "compile", "tags": tags, "duration": 60}]}]})
+    created = call(server, token, "POST", f"/projects/{project}/pipelines",
+                   json={"stages": [{"name": "build", "jobs": [{"name": "compile", "tags": tags, "duration": 60}]}]})
     job = created["jobs"][0]
     assert job["status"] == "pending"
     return int(job["id"])
@@ -41,7 +28,7 @@ async def test_stuck_macos_job_then_paused_runner(sim_factory: Callable[..., Any
     server = sim_factory()
     token = tokens["admin"]
     job_id = _pipeline(server, token, AUDIT_LOG, ["macos"])
-    now = _sim_now(server, token)
+    now = sim_now(server, token)
     async with ApiClient(server.base_url, Secret(token)) as client:
         facts = await gather_pending_facts(client, AUDIT_LOG, job_id, now=now)
         assert facts.job.tags == ("macos",) and facts.shared_runners_enabled is True
@@ -63,7 +50,7 @@ async def test_shared_runners_disabled(sim_factory: Callable[..., Any], tokens: 
     server = sim_factory()
     token = tokens["admin"]
     job_id = _pipeline(server, token, DOCS_PORTAL, ["windows"])  # only the shared Windows runner has it
-    now = _sim_now(server, token)
+    now = sim_now(server, token)
     async with ApiClient(server.base_url, Secret(token)) as client:
         before = await explain_job(client, DOCS_PORTAL, job_id, now=now)
         assert before.reason == "none_online" and "`shared-windows`" in before.headline
@@ -85,7 +72,7 @@ async def test_idle_matching_runner(sim_factory: Callable[..., Any], tokens: dic
     server = sim_factory()
     token = tokens["admin"]
     job_id = _pipeline(server, token, 1, ["build"])  # build-box-01 is the only runner tagged build
-    now = _sim_now(server, token)
+    now = sim_now(server, token)
     async with ApiClient(server.base_url, Secret(token)) as client:
         facts = await gather_pending_facts(client, 1, job_id, now=now)
         box = next(r for r in facts.runners if r.description == "build-box-01")

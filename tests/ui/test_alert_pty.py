@@ -16,9 +16,9 @@ import pytest
 
 from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
-from tests.creds.conftest import REPO
+from tests.support.process import REPO
+from tests.support.sim_control import advance, project_id, push_pipeline
 from tests.ui.test_hangup import _ended_within, _read_until
-from tests.watch.helpers import advance, project_id, push_pipeline
 
 pytestmark = [pytest.mark.pty, pytest.mark.skipif(sys.platform != "linux", reason="pseudo-terminal semantics of Linux")]
 

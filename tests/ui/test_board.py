@@ -14,9 +14,9 @@ from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from labdeck.watch import PipelineRow
+from tests.support.sim_control import advance, push_pipeline
 from tests.ui.conftest import MakeApp
 from tests.ui.sections_helpers import settle, toasts
-from tests.watch.helpers import advance, push_pipeline
 
 FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
 """A poller that reads often: tests wait seconds, not minutes."""
@@ -173,8 +173,8 @@ async def test_board_group_command_adds_and_removes_a_group(sim_factory: Callabl
                                                             make_app: MakeApp) -> None:
     """`:board group:<path>` puts every project of the group on the board (in the state file);
     `:board -group:<path>` takes them off again; a wrong word gets the usage."""
+    from tests.support.sim_control import project_id
     from tests.ui.helpers import run_command
-    from tests.watch.helpers import project_id
 
     server = sim_factory()
     root = next(user for user in server.state.users.values() if user.username == "root")

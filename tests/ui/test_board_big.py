@@ -16,10 +16,10 @@ from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.screens.projects.list import ProjectsScreen
+from tests.support.sim_control import advance, big_stages, control, push_stages
 from tests.ui.conftest import MakeApp
 from tests.ui.sections_helpers import settle, toasts
 from tests.ui.test_board import FAST, open_board, rows, wait_until
-from tests.watch.helpers import advance, big_stages, control, push_stages
 
 SCENARIOS: dict[str, tuple[dict[str, Any], str, str, str]] = {
     # name: (big_stages options, status, failed cell, running cell) once the test stage ran

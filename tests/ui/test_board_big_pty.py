@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from labdeck.sim.server import SimServer
+from tests.support.sim_control import advance, big_stages, push_stages
 from tests.ui.test_alert_pty import _console_env, _end, _spawn
 from tests.ui.test_board_big import starred_project
 from tests.ui.test_hangup import _read_until
-from tests.watch.helpers import advance, big_stages, push_stages
 
 pytestmark = [pytest.mark.pty, pytest.mark.skipif(sys.platform != "linux", reason="pseudo-terminal semantics of Linux")]
 

@@ -25,12 +25,12 @@ from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.fault_switch import FaultSwitch
+from tests.support.sim_control import push_pipeline
 from tests.ui.conftest import MakeApp
 from tests.ui.sections_helpers import settle, toasts
 from tests.ui.test_jobs_support import PROJECT_PATH, append_trace, create_pipeline
 from tests.ui.test_jobs_support import advance as advance_jobs
 from tests.ui.test_trace_viewer import shown_text
-from tests.watch.helpers import push_pipeline
 
 FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
 """A poller that reads often: tests wait seconds, not minutes."""

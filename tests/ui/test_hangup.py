@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.creds.conftest import REPO
+from tests.support.process import REPO
 
 pytestmark = [pytest.mark.pty, pytest.mark.skipif(sys.platform != "linux", reason="pseudo-terminal hang-up semantics of Linux")]
 

@@ -16,7 +16,7 @@ import pytest
 
 from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
-from tests.creds.conftest import REPO
+from tests.support.process import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
 from _pty import PtyProgram, strip_escapes

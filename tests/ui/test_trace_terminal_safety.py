@@ -1,5 +1,5 @@
 """End to end: the real console runs under a pseudo-terminal and follows a job whose log is the
-hostile corpus (tests/tail/hostile_corpus.py), some sequences split across reads. Every byte the
+hostile corpus (tests/support/hostile_corpus.py), some sequences split across reads. Every byte the
 console writes to the terminal is captured; no sequence from the log may reach it.
 
 Textual itself writes some mode sequences (alternate screen, mouse, bracketed paste) a fixed
@@ -29,7 +29,7 @@ import httpx
 import pytest
 
 from labdeck.sim.server import SimServer
-from tests.tail.hostile_corpus import HOSTILE, SPLIT_SEQUENCES
+from tests.support.hostile_corpus import HOSTILE, SPLIT_SEQUENCES
 from tests.ui.test_jobs_support import control, create_pipeline
 
 pytestmark = pytest.mark.pty

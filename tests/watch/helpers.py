@@ -1,4 +1,5 @@
-"""Shared helpers of the watch tests: job records, a fake poller clock, a poller on a simulator."""
+"""Shared helpers of the watch tests: job records, a fake poller clock, a poller on a simulator (the
+simulator's control surface: :mod:`tests.support.sim_control`)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import httpx
-
 from labdeck.api import ApiClient, RetryPolicy
 from labdeck.api.models import Job
 from labdeck.base.secret import Secret
 from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
-from labdeck.watch import BoardPoller, PollerSettings, ServerClock
+from labdeck.watch import BoardPoller, PollerSettings, ServerClock, WatchedProject, WatchedProjects
+from tests.support.fake_time import FakeTime
+from tests.support.sim_control import project_id
 
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
@@ -34,17 +35,9 @@ def job(job_id: int, name: str, status: str, *, pipeline: int = 1, ref: str = "m
     })
 
 
-class FakeClock:
+def fake_clock() -> FakeTime:
     """The poller's monotonic clock and sleep, moved only by the test (or by the poller's sleeps)."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def clock(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.now += seconds
+    return FakeTime(now=1000.0)
 
 
 def api_client(server: SimServer, role: str = "admin", *, retries: bool = True) -> ApiClient:
@@ -54,7 +47,7 @@ def api_client(server: SimServer, role: str = "admin", *, retries: bool = True) 
     return ApiClient(server.base_url, Secret(DEMO_TOKENS[role]), retry=policy)
 
 
-def make_poller(client: ApiClient, server: SimServer, fake: FakeClock, **settings: Any) -> BoardPoller:
+def make_poller(client: ApiClient, server: SimServer, fake: FakeTime, **settings: Any) -> BoardPoller:
     """A poller on ``client`` with the fake clock, reading the simulator's own (simulated) time as
     the server's: the simulator's ``Date`` header is the wall clock, not its simulated one. The
     client's back-off from a failing server (``client.gate``) follows the fake clock too."""
@@ -63,7 +56,7 @@ def make_poller(client: ApiClient, server: SimServer, fake: FakeClock, **setting
                        server_clock=ServerClock(source=server.state.now), rng=random.Random(3))
 
 
-async def run_for(poller: BoardPoller, fake: FakeClock, seconds: float, *, max_steps: int = 10_000) -> None:
+async def run_for(poller: BoardPoller, fake: FakeTime, seconds: float, *, max_steps: int = 10_000) -> None:
     """Step the poller for ``seconds`` of its clock, sleeping (fake) as it asks."""
     end = fake.now + seconds
     for _ in range(max_steps):
@@ -74,7 +67,7 @@ async def run_for(poller: BoardPoller, fake: FakeClock, seconds: float, *, max_s
     raise AssertionError("the poller never slept")
 
 
-async def run_until(poller: BoardPoller, fake: FakeClock, done: Callable[[], bool], *, limit: float = 120.0) -> float:
+async def run_until(poller: BoardPoller, fake: FakeTime, done: Callable[[], bool], *, limit: float = 120.0) -> float:
     """Step until ``done()``; returns the poller-clock seconds it took (fails past ``limit``)."""
     start = fake.now
     for _ in range(10_000):
@@ -87,64 +80,6 @@ async def run_until(poller: BoardPoller, fake: FakeClock, done: Callable[[], boo
     raise AssertionError(f"not done within {limit} s of poller time")
 
 
-def control(server: SimServer) -> httpx.Client:
-    """The simulator's control surface (admin, loopback)."""
-    return httpx.Client(base_url=server.base_url, headers={"PRIVATE-TOKEN": DEMO_TOKENS["admin"]}, timeout=10)
-
-
-def advance(server: SimServer, seconds: float) -> None:
-    with control(server) as admin:
-        assert admin.post("/-/sim/clock/advance", params={"seconds": seconds}).status_code == 200
-
-
-def push_pipeline(server: SimServer, project_id: int, jobs: list[dict[str, Any]], ref: str = "master") -> dict[str, Any]:
-    """Create a one-stage pipeline through the control surface (counts as a push)."""
-    with control(server) as admin:
-        response = admin.post(f"/-/sim/projects/{project_id}/pipelines",
-                              json={"ref": ref, "stages": [{"name": "test", "jobs": jobs}]})
-    assert response.status_code == 201, response.text
-    body: dict[str, Any] = response.json()
-    return body
-
-
-def set_faults(server: SimServer, faults: dict[str, Any]) -> None:
-    with control(server) as admin:
-        assert admin.put("/-/sim/faults", json=faults).status_code == 200
-
-
-def project_id(server: SimServer, path: str) -> int:
-    found = server.state.project_by_ref(path)
-    assert found is not None, path
-    return int(found.id)
-
-
-def big_stages(*, tests: int = 1200, deploys: int = 300, fail: tuple[int, ...] = (), allowed: tuple[int, ...] = (),
-               long: tuple[int, ...] = (), flaky: tuple[int, ...] = (),
-               durations: dict[int, float] | None = None) -> list[dict[str, Any]]:
-    """A monorepo pipeline listed job by job: stage ``test`` (``unit-0001`` …) then ``deploy``
-    (``deploy-0001`` …, skipped once a test fails). ``fail``/``allowed``/``long``/``flaky``: 1-based
-    indexes of test jobs that fail, fail with ``allow_failure``, run for a day, fail once then pass;
-    ``durations``: seconds of particular test jobs (others run for one)."""
-    def unit(i: int) -> dict[str, Any]:
-        spec: dict[str, Any] = {"name": f"unit-{i:04d}",
-                                "duration": 86_400 if i in long else (durations or {}).get(i, 1)}
-        if i in fail or i in allowed:
-            spec["fail"] = True
-        if i in allowed:
-            spec["allow_failure"] = True
-        if i in flaky:
-            spec["flaky"] = True
-        return spec
-
-    return [{"name": "test", "jobs": [unit(i) for i in range(1, tests + 1)]},
-            {"name": "deploy", "jobs": [{"name": f"deploy-{i:04d}", "duration": 1} for i in range(1, deploys + 1)]}]
-
-
-def push_stages(server: SimServer, project_id: int, stages: list[dict[str, Any]], ref: str = "master") -> dict[str, Any]:
-    """Create a pipeline of several stages through the control surface (counts as a push)."""
-    with control(server) as admin:
-        response = admin.post(f"/-/sim/projects/{project_id}/pipelines", json={"ref": ref, "stages": stages},
-                              timeout=60)
-    assert response.status_code == 201, response.text
-    body: dict[str, Any] = response.json()
-    return body
+def fixed(server: SimServer, *paths: str) -> WatchedProjects:
+    """A fixed watched set: the projects at ``paths`` on ``server``."""
+    return WatchedProjects(tuple(WatchedProject(project_id(server, path), path) for path in paths))

@@ -19,18 +19,8 @@ from labdeck.watch import (
     WatchTarget,
 )
 from labdeck.watch.pipelines import PipelineRow
-from tests.watch.helpers import (
-    FakeClock,
-    advance,
-    api_client,
-    big_stages,
-    control,
-    make_poller,
-    project_id,
-    push_stages,
-    run_for,
-    run_until,
-)
+from tests.support.sim_control import advance, big_stages, control, project_id, push_stages
+from tests.watch.helpers import api_client, fake_clock, make_poller, run_for, run_until
 
 QUIET = "platform/infra/observability"
 
@@ -54,7 +44,7 @@ async def test_a_monorepo_pipeline_is_right_on_the_board_the_ci_column_and_alert
         sim_factory: Callable[..., SimServer], dialect: str, scenario: str) -> None:
     options, status, label, running = SCENARIOS[scenario]
     server = sim_factory(dialect=dialect)
-    fake = FakeClock()
+    fake = fake_clock()
     pid = project_id(server, QUIET)
     board: list[BoardSnapshot] = []
     column: list[ProjectsSnapshot] = []
@@ -88,7 +78,7 @@ async def test_a_monorepo_pipeline_is_right_on_the_board_the_ci_column_and_alert
 async def test_a_retried_failure_counts_once_and_its_latest_try_decides(
         sim_factory: Callable[..., SimServer], dialect: str) -> None:
     server = sim_factory(dialect=dialect)
-    fake = FakeClock()
+    fake = fake_clock()
     pid = project_id(server, QUIET)
     board: list[BoardSnapshot] = []
     async with api_client(server) as client:
@@ -118,7 +108,7 @@ async def test_a_failure_on_the_last_page_of_a_running_pipeline_shows_within_a_r
     unit-1200 still runs: the board says failed at the next read, not when the pipeline ends; in
     between, the project costs about one request a round."""
     server = sim_factory(dialect=dialect)
-    fake = FakeClock()
+    fake = fake_clock()
     pid = project_id(server, QUIET)
     board: list[BoardSnapshot] = []
     async with api_client(server) as client:
@@ -151,7 +141,7 @@ async def test_gitlab_a_deep_failure_shows_while_the_pipeline_keeps_running_and_
     status nor its ``updated_at`` move and the ``updated_after`` listing shows nothing; the board
     still says failed, naming unit-0001, within two rounds (the failed-count probe)."""
     server = sim_factory(dialect="gitlab")
-    fake = FakeClock()
+    fake = fake_clock()
     pid = project_id(server, QUIET)
     board: list[BoardSnapshot] = []
     async with api_client(server) as client:

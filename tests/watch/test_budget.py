@@ -10,17 +10,18 @@ import httpx
 
 from labdeck.watch.budget import RequestBudget
 from labdeck.watch.clock import ServerClock
-from tests.watch.helpers import FakeClock
+from tests.support.fake_time import FakeTime
+from tests.watch.helpers import fake_clock
 
 WALL = 1_800_000_000.0
 
 
-def budget(fake: FakeClock, **kwargs: float) -> RequestBudget:
+def budget(fake: FakeTime, **kwargs: float) -> RequestBudget:
     return RequestBudget(60, burst=5, startup_per_minute=600, startup_burst=10, clock=fake.clock,
                          wall=lambda: WALL + fake.now, **kwargs)
 
 
-def take_all(b: RequestBudget, seconds: float, fake: FakeClock, *, startup: bool = False) -> int:
+def take_all(b: RequestBudget, seconds: float, fake: FakeTime, *, startup: bool = False) -> int:
     taken = 0
     end = fake.now + seconds
     while fake.now < end:
@@ -31,21 +32,21 @@ def take_all(b: RequestBudget, seconds: float, fake: FakeClock, *, startup: bool
 
 
 def test_steady_rate_is_the_budget_after_the_burst() -> None:
-    fake = FakeClock()
+    fake = fake_clock()
     b = budget(fake)
     assert take_all(b, 60, fake) <= 60 + 5
     assert take_all(b, 60, fake) in range(59, 62)
 
 
 def test_startup_allowance_is_separate_and_faster() -> None:
-    fake = FakeClock()
+    fake = fake_clock()
     b = budget(fake)
     assert take_all(b, 10, fake, startup=True) >= 100
     assert b.try_take() is True  # the steady bucket was not drained by the start-up reads
 
 
 def test_429_pauses_for_retry_after_and_halves_the_rate() -> None:
-    fake = FakeClock()
+    fake = fake_clock()
     b = budget(fake)
     b.observe(429, httpx.Headers({"Retry-After": "30"}))
     assert b.paused() == 30 and b.try_take() is False and b.try_take(startup=True) is False
@@ -58,7 +59,7 @@ def test_429_pauses_for_retry_after_and_halves_the_rate() -> None:
 
 
 def test_429_with_an_http_date_or_reset_header() -> None:
-    fake = FakeClock()
+    fake = fake_clock()
     b = budget(fake)
     b.observe(429, httpx.Headers({"Retry-After": formatdate(WALL + fake.now + 12, usegmt=True)}))
     assert 11 <= b.paused() <= 12
@@ -68,7 +69,7 @@ def test_429_with_an_http_date_or_reset_header() -> None:
 
 
 def test_429_without_any_hint_waits_exponentially() -> None:
-    fake = FakeClock()
+    fake = fake_clock()
     b = budget(fake)
     waits = []
     for _ in range(3):
@@ -82,7 +83,7 @@ def test_429_without_any_hint_waits_exponentially() -> None:
 
 
 def test_low_remaining_slows_down_until_the_reset() -> None:
-    fake = FakeClock()
+    fake = fake_clock()
     b = budget(fake)
     take_all(b, 5, fake)
     b.observe(200, httpx.Headers({"RateLimit-Limit": "600", "RateLimit-Remaining": "20",
@@ -93,7 +94,7 @@ def test_low_remaining_slows_down_until_the_reset() -> None:
 
 
 def test_charge_for_extra_pages_delays_what_follows() -> None:
-    fake = FakeClock()
+    fake = fake_clock()
     b = budget(fake)
     take_all(b, 0.1, fake)
     b.charge(3)

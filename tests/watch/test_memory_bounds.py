@@ -14,7 +14,8 @@ from labdeck.watch import activity
 from labdeck.watch.activity import ActivityCheck
 from labdeck.watch.alerts import REMEMBERED_FAILURES, Alert, AlertEngine, AlertLog, WatchTarget
 from labdeck.watch.pipelines import derive_pipelines
-from tests.watch.helpers import T0, advance, api_client, job, push_pipeline
+from tests.support.sim_control import advance, push_pipeline
+from tests.watch.helpers import T0, api_client, job
 
 ONE_JOB = [{"name": "unit-tests", "duration": 30}]
 

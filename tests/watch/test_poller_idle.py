@@ -10,20 +10,14 @@ import httpx
 
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardPoller, BoardSnapshot, ProjectsSnapshot, WatchedProject, WatchedProjects
-from tests.watch.helpers import (
-    FakeClock,
-    api_client,
-    make_poller,
-    project_id,
-    push_pipeline,
-    run_until,
-    set_faults,
-)
+from tests.support.fake_time import FakeTime
+from tests.support.sim_control import project_id, push_pipeline, set_faults
+from tests.watch.helpers import api_client, fake_clock, make_poller, run_until
 
 BUSY = ("platform/infra/observability", "web/storefront", "platform/search", "data/reports")
 
 
-async def count_steps(poller: BoardPoller, fake: FakeClock, seconds: float) -> int:
+async def count_steps(poller: BoardPoller, fake: FakeTime, seconds: float) -> int:
     """Step the poller for ``seconds`` of its clock as the app's worker does (a sleep of what it
     asks after each step); returns how many steps it took."""
     end, steps = fake.now + seconds, 0
@@ -43,7 +37,7 @@ async def test_a_spent_budget_puts_the_poller_to_sleep_until_it_refills(sim_fact
     ids = [project_id(server, path) for path in BUSY]
     for pid in ids:
         push_pipeline(server, pid, [{"name": "long-build", "duration": 3600}])
-    fake = FakeClock()
+    fake = fake_clock()
     board: list[BoardSnapshot] = []
     async with api_client(server) as client:
         poller = make_poller(client, server, fake, requests_per_minute=20.0)
@@ -65,7 +59,7 @@ async def test_the_ci_column_alone_is_read_in_one_round_per_overview_interval(
     rows' projects go out together once per ``overview_interval`` (one wake-up each round, not
     one per read and a check every 5 s), and a push reaches the column in the next round."""
     server = sim_factory()
-    fake = FakeClock()
+    fake = fake_clock()
     ids = [project_id(server, path) for path in BUSY]
     for pid in ids[:2]:
         push_pipeline(server, pid, [{"name": "long-build", "duration": 3600}])
@@ -105,7 +99,7 @@ async def test_a_project_of_the_ci_column_put_on_the_board_goes_live_and_errors_
     at the live cadence at once (the board's data age stays fresh); when the server then fails,
     its reads back off instead of going out at every step."""
     server = sim_factory()
-    fake = FakeClock()
+    fake = fake_clock()
     pid = project_id(server, BUSY[0])
     push_pipeline(server, pid, [{"name": "long-build", "duration": 3600}])
     async with api_client(server, retries=False) as client:

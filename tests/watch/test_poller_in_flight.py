@@ -13,7 +13,8 @@ from labdeck.base.secret import Secret
 from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects
-from tests.watch.helpers import FakeClock, make_poller, run_until, set_faults
+from tests.support.sim_control import set_faults
+from tests.watch.helpers import fake_clock, make_poller, run_until
 
 
 class CountingTransport(httpx.AsyncBaseTransport):
@@ -47,7 +48,7 @@ async def test_never_more_than_max_in_flight_and_every_project_is_read(
     assert len(ids) == 18
     set_faults(server, {"latency": 60})  # every answer takes a while: requests overlap if allowed to
     transport = CountingTransport()
-    fake = FakeClock()
+    fake = fake_clock()
     board: list[BoardSnapshot] = []
     async with ApiClient(server.base_url, Secret(DEMO_TOKENS["admin"]), retry=RetryPolicy(),
                          transport=transport) as client:

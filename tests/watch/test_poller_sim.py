@@ -12,23 +12,11 @@ import pytest
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects
 from labdeck.watch.pipelines import FAILED
-from tests.watch.helpers import (
-    FakeClock,
-    advance,
-    api_client,
-    make_poller,
-    project_id,
-    push_pipeline,
-    run_for,
-    run_until,
-    set_faults,
-)
+from tests.support.fake_time import FakeTime
+from tests.support.sim_control import advance, project_id, push_pipeline, set_faults
+from tests.watch.helpers import api_client, fake_clock, fixed, make_poller, run_for, run_until
 
 QUIET = "platform/infra/observability"  # last active more than a day ago, nothing unfinished but manual jobs
-
-
-def fixed(server: SimServer, *paths: str) -> WatchedProjects:
-    return WatchedProjects(tuple(WatchedProject(project_id(server, path), path) for path in paths))
 
 
 def failed_row(board: list[BoardSnapshot], pipeline_id: int) -> bool:
@@ -36,7 +24,7 @@ def failed_row(board: list[BoardSnapshot], pipeline_id: int) -> bool:
                                for row in board[-1].rows)
 
 
-async def in_lockstep(poller: object, fake: FakeClock, server: SimServer, seconds: int,
+async def in_lockstep(poller: object, fake: FakeTime, server: SimServer, seconds: int,
                       done: Callable[[], bool]) -> int | None:
     """Move the simulator's clock and the poller's together, a second at a time; the second at
     which ``done()`` first held (None if it never did)."""
@@ -52,7 +40,7 @@ async def in_lockstep(poller: object, fake: FakeClock, server: SimServer, second
 async def test_a_new_failure_reaches_the_board_within_two_intervals(sim_factory: Callable[..., SimServer],
                                                                      dialect: str) -> None:
     server = sim_factory(dialect=dialect)
-    fake = FakeClock()
+    fake = fake_clock()
     board: list[BoardSnapshot] = []
     async with api_client(server) as client:
         poller = make_poller(client, server, fake)
@@ -83,7 +71,7 @@ async def test_the_sweep_finds_a_push_hidden_by_gitlabs_activity_hour(sim_factor
     quiet = project_id(server, QUIET)
     push_pipeline(server, quiet, [{"name": "plan", "duration": 20}])
     advance(server, 300)  # finished; the project's activity was reset 5 minutes ago
-    fake = FakeClock()
+    fake = fake_clock()
     board: list[BoardSnapshot] = []
     async with api_client(server) as client:
         poller = make_poller(client, server, fake, sweep_period=120.0)
@@ -101,7 +89,7 @@ async def test_the_sweep_finds_a_push_hidden_by_gitlabs_activity_hour(sim_factor
 async def test_finished_projects_are_not_read_again(sim_factory: Callable[..., SimServer]) -> None:
     server = sim_factory()
     quiet = project_id(server, QUIET)
-    fake = FakeClock()
+    fake = fake_clock()
     board: list[BoardSnapshot] = []
     async with api_client(server) as client:
         poller = make_poller(client, server, fake, sweep_period=3600.0)
@@ -123,7 +111,7 @@ async def test_finished_projects_are_not_read_again(sim_factory: Callable[..., S
 async def test_idle_watching_of_300_projects_stays_within_the_budget(sim_factory: Callable[..., SimServer]) -> None:
     server = sim_factory(projects=300)
     ids = sorted(server.state.projects)
-    fake = FakeClock()
+    fake = fake_clock()
     board: list[BoardSnapshot] = []
     async with api_client(server) as client:
         poller = make_poller(client, server, fake)
@@ -145,7 +133,7 @@ async def test_idle_watching_of_300_projects_stays_within_the_budget(sim_factory
 @pytest.mark.parametrize("dialect", ["spec", "gitlab"])
 async def test_a_304_parses_nothing(sim_factory: Callable[..., SimServer], dialect: str) -> None:
     server = sim_factory(dialect=dialect)
-    fake = FakeClock()
+    fake = fake_clock()
     board: list[BoardSnapshot] = []
     async with api_client(server) as client:
         poller = make_poller(client, server, fake, sweep_period=30.0)
@@ -165,7 +153,7 @@ async def test_a_304_parses_nothing(sim_factory: Callable[..., SimServer], diale
 
 async def test_a_429_pauses_every_read_for_retry_after(sim_factory: Callable[..., SimServer]) -> None:
     server = sim_factory()
-    fake = FakeClock()
+    fake = fake_clock()
     board: list[BoardSnapshot] = []
     async with api_client(server, retries=False) as client:
         poller = make_poller(client, server, fake)
@@ -187,7 +175,7 @@ async def test_a_429_pauses_every_read_for_retry_after(sim_factory: Callable[...
 
 async def test_errors_make_the_data_stale_then_it_recovers(sim_factory: Callable[..., SimServer]) -> None:
     server = sim_factory()
-    fake = FakeClock()
+    fake = fake_clock()
     board: list[BoardSnapshot] = []
     async with api_client(server, retries=False) as client:
         poller = make_poller(client, server, fake)

@@ -18,35 +18,21 @@ from labdeck.watch import (
     BoardSnapshot,
     ProjectsSnapshot,
     RunningNowSnapshot,
-    WatchedProject,
-    WatchedProjects,
     WatchedSet,
     WatchStore,
     WatchTarget,
 )
-from tests.watch.helpers import (
-    FakeClock,
-    advance,
-    api_client,
-    make_poller,
-    project_id,
-    push_pipeline,
-    run_for,
-    run_until,
-)
+from tests.support.sim_control import advance, project_id, push_pipeline
+from tests.watch.helpers import api_client, fake_clock, fixed, make_poller, run_for, run_until
 
 QUIET = "platform/infra/observability"
 OTHER = "web/storefront"
 
 
-def fixed(server: SimServer, *paths: str) -> WatchedProjects:
-    return WatchedProjects(tuple(WatchedProject(project_id(server, path), path) for path in paths))
-
-
 async def test_a_hidden_board_is_paused_but_alert_targets_are_read(sim_factory: Callable[..., SimServer]) -> None:
     server = sim_factory()
     quiet, other = project_id(server, QUIET), project_id(server, OTHER)
-    fake = FakeClock()
+    fake = fake_clock()
     board: list[BoardSnapshot] = []
     fired: list[Alert] = []
     async with api_client(server) as client:
@@ -78,7 +64,7 @@ async def test_a_hidden_board_is_paused_but_alert_targets_are_read(sim_factory: 
 async def test_a_watched_job_alerts_once(sim_factory: Callable[..., SimServer]) -> None:
     server = sim_factory(dialect="gitlab")
     quiet = project_id(server, QUIET)
-    fake = FakeClock()
+    fake = fake_clock()
     fired: list[Alert] = []
     async with api_client(server) as client:
         poller = make_poller(client, server, fake)
@@ -104,7 +90,7 @@ async def test_w_survives_a_restart_of_the_whole_stack(sim: SimServer, tmp_path:
     reports = project_id(sim, "data/reports")
     WatchStore(StateStore(path), sim.base_url).add(reports, "data/reports")
     # A new session: new store, new client, new poller.
-    fake = FakeClock()
+    fake = fake_clock()
     board: list[BoardSnapshot] = []
     async with api_client(sim, "user") as client:
         poller = make_poller(client, sim, fake)
@@ -118,7 +104,7 @@ async def test_w_survives_a_restart_of_the_whole_stack(sim: SimServer, tmp_path:
 
 
 async def test_projects_table_column_follows_the_visible_rows(sim: SimServer) -> None:
-    fake = FakeClock()
+    fake = fake_clock()
     seen: list[ProjectsSnapshot] = []
     first = {project_id(sim, "platform/infra/k8s-manifests"): "platform/infra/k8s-manifests"}
     second = {project_id(sim, "platform/auth-service"): "platform/auth-service"}
@@ -137,7 +123,7 @@ async def test_projects_table_column_follows_the_visible_rows(sim: SimServer) ->
 
 async def test_running_now_for_admins_only(sim: SimServer) -> None:
     for role, expect_jobs in (("admin", True), ("user", False)):
-        fake = FakeClock()
+        fake = fake_clock()
         strips: list[RunningNowSnapshot] = []
         async with api_client(sim, role) as client:
             poller = make_poller(client, sim, fake)
@@ -184,7 +170,7 @@ async def test_run_in_a_task_and_stop(sim: SimServer) -> None:
 async def test_projects_only_the_ci_column_shows_are_read_at_the_overview_pace(sim: SimServer) -> None:
     """A running project on the board is read at the live cadence; one only the projects table's
     CI column shows (no board, no alert) at most once per ``overview_interval``."""
-    fake = FakeClock()
+    fake = fake_clock()
     live, overview = project_id(sim, QUIET), project_id(sim, OTHER)
     for pid in (live, overview):
         push_pipeline(sim, pid, [{"name": "long-build", "duration": 3600}])

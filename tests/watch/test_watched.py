@@ -9,7 +9,8 @@ from pathlib import Path
 from labdeck.base.statefile import StateStore
 from labdeck.sim.server import SimServer
 from labdeck.watch.watched import WatchedSet, WatchStore, in_group
-from tests.watch.helpers import api_client, project_id
+from tests.support.sim_control import project_id
+from tests.watch.helpers import api_client
 
 
 def test_w_survives_a_restart_and_keeps_other_keys(tmp_path: Path) -> None:

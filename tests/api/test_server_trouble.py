@@ -1,0 +1,144 @@
+"""The client under server trouble, through the fault-switching proxy (issue 24): one back-off for
+every read while the server fails, nginx's page said in a few words, connections kept across the
+poller's rounds (plain HTTP and TLS), the start-up check in one round trip."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from labdeck.api import ApiClient, errors
+from labdeck.api.transport import DEFAULT_LIMITS, READ_KEEPALIVE, WRITE_KEEPALIVE, WRITE_LIMITS
+from labdeck.base.secret import Secret
+from labdeck.sim.server import SimServer
+from labdeck.watch.poller import BoardPoller
+from labdeck.watch.settings import PollerSettings
+from tests.support.fault_switch import NGINX_502, FaultSwitch, server_context
+
+
+def test_nginx_page_is_said_in_a_few_words() -> None:
+    page = NGINX_502.decode()
+    assert errors.html_page_summary(page) == "502 Bad Gateway (nginx)"
+    assert errors.html_page_summary(page.replace("<center>nginx</center>", "<center>nginx/1.25.3</center>")) == \
+        "502 Bad Gateway (nginx)"
+    assert errors.html_page_summary("<html><body><h1>503 Service Unavailable</h1></body></html>", "uvicorn") == \
+        "503 Service Unavailable (uvicorn)"
+    assert errors.html_page_summary('{"message": "x"}') is None
+    assert errors.server_message(page, "HTTP 502") == "502 Bad Gateway (nginx)"
+
+
+async def test_a_502_storm_is_one_short_error_and_the_client_backs_off(fault_switch: FaultSwitch,
+                                                                        tokens: dict[str, str]) -> None:
+    fault_switch.set("bad_gateway")
+    began = time.monotonic()
+    async with ApiClient(fault_switch.url, Secret(tokens["admin"])) as client:
+        async def reader(n: int) -> list[str]:
+            said = []
+            while time.monotonic() - began < 12:
+                try:
+                    await client.projects.get(1 + n % 3)
+                except errors.ApiError as error:
+                    said.append(error.user_message())
+                await asyncio.sleep(0.05)  # six screens and the poller asking as fast as they can
+            return said
+
+        said = [text for texts in await asyncio.gather(*(reader(n) for n in range(6))) for text in texts]
+        assert client.health.reason == "502 Bad Gateway (nginx)" and client.health.retry_at is not None
+    sent = fault_switch.api_requests(since=began)
+    # The six first reads leave together (nothing failed yet); then one probe at a time, 0.25–0.5,
+    # 0.5–1, 1–2, 2–4, 4–8 s apart: a handful in 12 s, however many ask.
+    later = [t for t, *_ in sent if t - began > 1.0]
+    assert len(sent) <= 6 + 7 and 2 <= len(later) <= 5, [round(t - began, 2) for t, *_ in sent]
+    assert said and all("502 Bad Gateway (nginx)" in text and "<" not in text for text in said)
+
+
+async def test_reads_wait_for_one_probe_then_all_go_when_the_server_is_back(fault_switch: FaultSwitch,
+                                                                             tokens: dict[str, str]) -> None:
+    fault_switch.set("bad_gateway")
+    async with ApiClient(fault_switch.url, Secret(tokens["admin"])) as client:
+        with pytest.raises(errors.ServerError):
+            await client.projects.get(1)  # four attempts, the gate's waits between them
+        failures = client.gate.failures
+        assert failures >= 3 and client.gate.wait() > 0
+        fault_switch.set("pass")
+        await asyncio.sleep(client.gate.wait())
+        started = time.monotonic()
+        results = await asyncio.gather(*(client.projects.get(pid) for pid in (1, 2, 3, 1, 2, 3)))
+        assert [p.id for p in results] == [1, 2, 3, 1, 2, 3] and client.gate.closed
+        assert time.monotonic() - started < 5
+        assert client.health.state == "ok" and client.health.reason is None
+
+
+async def test_a_429_holds_every_read_for_retry_after(fault_switch: FaultSwitch, tokens: dict[str, str]) -> None:
+    fault_switch.set("rate_limited", retry_after=2)
+    async with ApiClient(fault_switch.url, Secret(tokens["admin"])) as client:
+        first = asyncio.create_task(client.projects.get(1))
+        await asyncio.sleep(0.3)
+        assert client.health.reason == "rate limited" and client.health.retry_at is not None
+        fault_switch.set("pass")
+        began = time.monotonic()
+        second = await client.projects.get(2)  # waits for the same Retry-After, no request meanwhile
+        assert second.id == 2 and (await first).id == 1
+        assert time.monotonic() - began >= 1.0
+
+
+def _connections_over(client_calls: int, gap: float, proxy: FaultSwitch, client: ApiClient) -> int:
+    async def run() -> None:
+        for _ in range(client_calls):
+            await client.users.current()
+            await asyncio.sleep(gap)
+
+    asyncio.run(run())
+    return proxy.connections
+
+
+def test_reads_keep_their_connection_across_poll_rounds(fault_switch: FaultSwitch, tokens: dict[str, str]) -> None:
+    """The board polls every 5 s: a kept connection must outlive that (it used to expire after 4 s)."""
+    assert DEFAULT_LIMITS.keepalive_expiry == READ_KEEPALIVE > 30
+    assert WRITE_LIMITS.keepalive_expiry == WRITE_KEEPALIVE < 5  # a change never meets a closing one
+    client = ApiClient(fault_switch.url, Secret(tokens["admin"]))
+    assert _connections_over(3, 5.5, fault_switch, client) == 1
+
+
+def test_over_tls_an_idle_board_makes_no_new_handshake_per_poll(sim_factory: Callable[..., SimServer],
+                                                                 tokens: dict[str, str], tmp_path: Path) -> None:
+    """The board left open over HTTPS: at most 2 new TLS connections a minute (one here)."""
+    from tests.support.pki import self_signed
+
+    server = sim_factory()
+    cert, key = self_signed(tmp_path)
+    with FaultSwitch(server.base_url, tls=server_context(cert, key)) as switch:
+        client = ApiClient(switch.url, Secret(tokens["admin"]), ca_file=str(cert))
+        poller = BoardPoller(client, PollerSettings(interval=5.0))
+        poller.subscribe_board(lambda snapshot: None, watched=[1, 2, 3])
+
+        counts: list[int] = []
+
+        async def idle() -> None:
+            task = asyncio.create_task(poller.run())
+            await asyncio.sleep(6)  # the first round opens a connection per read in flight
+            counts.append(switch.connections)
+            await asyncio.sleep(20)  # then four rounds of an idle board
+            counts.append(switch.connections)
+            poller.stop()
+            await task
+            await client.aclose()
+
+        began = time.monotonic()
+        asyncio.run(idle())
+        idle_reads = [item for item in switch.api_requests() if item[0] >= began + 6]
+        assert len(idle_reads) >= 4  # it did poll, round after round
+        assert counts[1] - counts[0] <= 1, (counts, len(idle_reads))  # ≤ 2 a minute: none here
+
+
+def test_the_start_up_check_is_one_round_trip(fault_switch: FaultSwitch, tokens: dict[str, str]) -> None:
+    from labdeck.auth.probe import check_token, tls_settings
+
+    fault_switch.set("latency", seconds=0.5)
+    check = check_token(fault_switch.url, Secret(tokens["admin"]), tls_settings(), read_only=True)
+    assert check.user.outcome == "ok"
+    assert [(method, path) for _, method, path, _ in fault_switch.api_requests()] == [("GET", "/api/v4/user")]
