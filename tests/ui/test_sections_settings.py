@@ -344,8 +344,9 @@ def test_rows_from_real_gitlab_answers_show_hook_names_and_force_push() -> None:
     from labdeck.api.models import ProjectHook, ProtectedBranch
     from labdeck.ui.screens.settings.branches import branch_row
     from labdeck.ui.screens.settings.hooks import hook_row
+    from tests.support.process import REPO
 
-    corpus = Path(__file__).parents[1] / "api" / "corpus"
+    corpus = REPO / "tests" / "api" / "models" / "corpus"  # real GitLab answers
     now = datetime(2024, 1, 1, tzinfo=UTC)
 
     def body(name: str) -> Any:
