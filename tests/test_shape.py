@@ -185,3 +185,22 @@ def test_every_wire_facts_citation_names_a_section_of_the_document() -> None:
                 cited.setdefault(number, []).append(path.name)
     assert len(cited) >= 15  # the client, the simulator and the tests cite it throughout
     assert {number: files for number, files in cited.items() if number not in sections} == {}
+
+
+def test_no_folder_groups_modules_by_name_prefix() -> None:
+    """Three modules sharing a prefix (``ci_engine``, ``ci_model``, ``ci_queue``…) are a room that
+    wants to be a folder."""
+    crowded = {}
+    for folder in [SRC, *(p for p in SRC.rglob("*") if p.is_dir() and p.name != "__pycache__")]:
+        prefixes: dict[str, list[str]] = {}
+        for module in folder.glob("*.py"):
+            if module.stem not in ("__init__", "__main__"):
+                prefixes.setdefault(module.stem.split("_")[0], []).append(module.stem)
+        crowded.update({f"{folder.relative_to(SRC)}/{prefix}_*": sorted(names)
+                        for prefix, names in prefixes.items() if len(names) >= 3})
+    assert crowded == {}
+
+
+def test_the_simulator_root_holds_only_its_entry_points() -> None:
+    root_modules = sorted(path.stem for path in (SRC / "sim").glob("*.py"))
+    assert len(root_modules) <= 8, root_modules
