@@ -17,9 +17,9 @@ import pytest
 from labdeck.sim.ci.engine import store
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
+from labdeck.ui.dialogs import bulk
+from labdeck.ui.dialogs.bulk import BulkActionScreen
 from labdeck.ui.screens.pipeline.screen import PipelineScreen
-from labdeck.ui.widgets import bulk
-from labdeck.ui.widgets.bulk import BulkActionScreen
 from tests.support.fault_proxy import FaultProxy, _abort, _force_close, _read_request
 from tests.ui.sections_helpers import settle
 from tests.ui.test_jobs_support import PROJECT_ID, PROJECT_PATH, advance, create_pipeline, wait_until

@@ -9,7 +9,7 @@ import pytest
 
 from labdeck.api import errors
 from labdeck.sim.server import SimServer
-from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from tests.ui.conftest import MakeApp
@@ -104,7 +104,7 @@ async def test_archive_needs_confirmation_and_cancel_is_default(
 async def test_confirm_ignores_presses_right_after_opening(
         sim: SimServer, make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> None:
     # A fake clock for the guard: on a loaded machine real key presses may outlast 500 ms.
-    import labdeck.ui.screens.confirm as confirm_module
+    import labdeck.ui.dialogs.confirm as confirm_module
 
     now = [1000.0]
     monkeypatch.setattr(confirm_module, "guard_clock", lambda: now[0])

@@ -12,9 +12,9 @@ from rich.text import Text
 
 from labdeck.base import paths
 from labdeck.ui.console import CommandError
+from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.screens.audit.command import AUDIT_COMMAND, parse_audit_args
 from labdeck.ui.screens.audit.list import AuditScreen, local_time
-from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.issues.detail import IssueDetailScreen
 from labdeck.ui.screens.runners.detail import RunnerDetailScreen
 from labdeck.ui.screens.runners.list import RunnersScreen

@@ -141,8 +141,8 @@ async def test_start_board_opens_the_board_first(sim_factory: Callable[..., SimS
 
 async def test_enter_opens_the_pipeline_and_marked_pipelines_get_a_dry_run(
         sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+    from labdeck.ui.dialogs.bulk import BulkActionScreen
     from labdeck.ui.screens.pipeline.screen import PipelineScreen
-    from labdeck.ui.widgets.bulk import BulkActionScreen
 
     server = sim_factory()
     app = make_app(server, board=FAST)

@@ -32,7 +32,7 @@ from labdeck.operations.bulk_plan import (
     through_pipeline,
 )
 from labdeck.sim.server import SimServer
-from labdeck.ui.widgets.bulk import BulkActionScreen
+from labdeck.ui.dialogs.bulk import BulkActionScreen
 from labdeck.watch.pipelines import derive_pipelines
 from tests.ui.conftest import MakeApp
 from tests.ui.pipeline_support import (

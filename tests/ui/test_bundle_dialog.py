@@ -14,10 +14,10 @@ import pytest
 from textual.widgets import Input
 
 from labdeck.ui.app import LabdeckApp
+from labdeck.ui.dialogs import bundle as bundle_dialog
+from labdeck.ui.dialogs.bundle import BundleDoneDialog, BundleProgressDialog, request_bundle
+from labdeck.ui.dialogs.download import PathDialog
 from labdeck.ui.screens.runners.detail import RunnerJobsScreen
-from labdeck.ui.widgets import bundle_dialog
-from labdeck.ui.widgets.bundle_dialog import BundleDoneDialog, BundleProgressDialog, request_bundle
-from labdeck.ui.widgets.dialogs import PathDialog
 from tests.ui.conftest import MakeApp
 from tests.ui.sections_helpers import push, settle, toasts
 

@@ -13,12 +13,12 @@ from textual.widgets import Input
 
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
+from labdeck.ui.dialogs.bundle import BundleDoneDialog
+from labdeck.ui.dialogs.download import PathDialog
 from labdeck.ui.screens.audit.list import AuditScreen
 from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.pipeline.screen import PipelineScreen
-from labdeck.ui.widgets.bundle_dialog import BundleDoneDialog
-from labdeck.ui.widgets.dialogs import PathDialog
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import run_command
 from tests.ui.test_board import FAST, open_board

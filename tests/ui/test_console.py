@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from labdeck.sim.server import SimServer
-from labdeck.ui.screens.command_line import CommandLineScreen
+from labdeck.ui.dialogs.command_line import CommandLineScreen
+from labdeck.ui.dialogs.keys import KeysScreen
 from labdeck.ui.screens.integrations.list import IntegrationsScreen
 from labdeck.ui.screens.issues.list import IssuesScreen
-from labdeck.ui.screens.keys import KeysScreen
 from labdeck.ui.screens.projects.detail import ProjectDetailScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.screens.runners.list import RunnersScreen

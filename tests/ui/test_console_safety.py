@@ -26,12 +26,12 @@ from labdeck.base.session import Session
 from labdeck.base.statefile import StateStore
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import OUTCOME_UNKNOWN_HINT, FormField, FormScreen
+from labdeck.ui.dialogs.login import LoginScreen
 from labdeck.ui.palette import ProjectJumpProvider
-from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.terminal_filter import InertTextFilter
 from labdeck.ui.ui_state import UiState
-from labdeck.ui.widgets.form import OUTCOME_UNKNOWN_HINT, FormField, FormScreen
 from labdeck.ui.widgets.trace.view import MAX_LINE_CHARS, TraceView
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import run_command, settle

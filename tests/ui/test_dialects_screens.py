@@ -24,8 +24,9 @@ from labdeck.sim.core.dialect import dialect_of
 from labdeck.sim.dataset.build import build_state
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import MASK, FormScreen
 from labdeck.ui.screens.audit.list import AuditScreen
-from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.integrations.actions import WRITE_ONLY
 from labdeck.ui.screens.integrations.detail import IntegrationDetailScreen
 from labdeck.ui.screens.integrations.list import IntegrationsScreen
@@ -44,7 +45,6 @@ from labdeck.ui.screens.settings.hooks import ProjectHooksScreen
 from labdeck.ui.screens.settings.menu import ProjectSettingsScreen
 from labdeck.ui.screens.settings.notifications import NotificationSettingsScreen
 from labdeck.ui.screens.settings.people import ProjectForksScreen, ProjectUsersScreen
-from labdeck.ui.widgets.form import MASK, FormScreen
 from tests.ui.conftest import MakeApp
 from tests.ui.sections_helpers import settle, toasts
 from tests.ui.test_jobs_support import create_pipeline, wait_until

@@ -11,8 +11,8 @@ import pytest
 from labdeck.api import errors
 from labdeck.base import paths
 from labdeck.sim.server import SimServer
+from labdeck.ui.dialogs.login import LoginScreen
 from labdeck.ui.reactions import react_to
-from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.ui.conftest import MakeApp

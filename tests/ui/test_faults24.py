@@ -18,10 +18,10 @@ from labdeck.base.config import BoardSettings
 from labdeck.sim.core.state import Token
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.login import LoginScreen
 from labdeck.ui.screens.board.board import BoardScreen
-from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.jobs.trace import TraceScreen
-from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.fault_switch import FaultSwitch

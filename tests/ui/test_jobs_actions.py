@@ -20,9 +20,9 @@ from labdeck.base.secret import Secret
 from labdeck.base.session import Session
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.download import PathDialog
 from labdeck.ui.screens.jobs.table import JobTable
-from labdeck.ui.widgets.dialogs import PathDialog
 from tests.ui.conftest import MakeApp
 from tests.ui.test_jobs_support import (
     advance,
@@ -300,8 +300,8 @@ async def test_a_retry_from_a_filtered_list_shows_the_new_job(sim_factory: Calla
 
 async def test_marked_jobs_get_one_dry_run_and_i_explains_a_job(sim_factory: Callable[..., SimServer],
                                                                   make_app: MakeApp) -> None:
+    from labdeck.ui.dialogs.bulk import BulkActionScreen
     from labdeck.ui.screens.jobs.detail import JobDetailScreen
-    from labdeck.ui.widgets.bulk import BulkActionScreen
 
     server = sim_factory()
     pipeline = await create_pipeline(server, [{"name": "test", "jobs": [

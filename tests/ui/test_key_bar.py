@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from labdeck.sim.server import SimServer
-from labdeck.ui.screens.keys import KeysScreen
+from labdeck.ui.dialogs.keys import KeysScreen
 from labdeck.ui.widgets.key_bar import SEPARATOR, KeyBar
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import screen_lines, settle

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from textual.containers import VerticalScroll
 
 from labdeck.sim.server import SimServer
+from labdeck.ui.dialogs.keys import KeysScreen
+from labdeck.ui.dialogs.message import MessageScreen
 from labdeck.ui.screens.jobs.table import JobTable
-from labdeck.ui.screens.keys import KeysScreen
-from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import run_command, screen_lines, settle

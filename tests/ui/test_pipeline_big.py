@@ -16,11 +16,11 @@ from rich.cells import cell_len
 
 from labdeck.operations.bulk_plan import PipelineRequest, PlannedRequest
 from labdeck.sim.server import SimServer
+from labdeck.ui.dialogs.bulk import BulkActionScreen
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.pipeline.header import PipelineHeader
 from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.screens.pipeline.stage_jobs import StageJobsScreen
-from labdeck.ui.widgets.bulk import BulkActionScreen
 from tests.ui.conftest import MakeApp
 from tests.ui.pipeline_support import (
     BIG_FAILED,

@@ -17,11 +17,11 @@ from textual.widgets import Button
 
 from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
+from labdeck.ui.dialogs.bulk import BulkActionScreen
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.pipeline.columns import SEPARATOR
 from labdeck.ui.screens.pipeline.screen import PipelineHeader
-from labdeck.ui.widgets.bulk import BulkActionScreen
 from tests.ui.conftest import MakeApp
 from tests.ui.pipeline_support import (
     bulk_dialog,

@@ -10,7 +10,8 @@ from rich.text import Text
 
 from labdeck.api.resources.integrations import INTEGRATIONS
 from labdeck.sim.server import SimServer
-from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import MASK, FormScreen
 from labdeck.ui.screens.integrations.actions import (
     WRITE_ONLY,
     integration_fields,
@@ -19,7 +20,6 @@ from labdeck.ui.screens.integrations.actions import (
 )
 from labdeck.ui.screens.integrations.detail import IntegrationDetailScreen
 from labdeck.ui.screens.integrations.list import IntegrationsScreen
-from labdeck.ui.widgets.form import MASK, FormScreen
 from tests.ui.conftest import MakeApp
 from tests.ui.sections_helpers import push, settle, toasts
 

@@ -10,12 +10,12 @@ from textual.widgets import Input, Static
 
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import FormScreen
+from labdeck.ui.dialogs.message import MessageScreen
 from labdeck.ui.screens.issues.detail import IssueDetailScreen
 from labdeck.ui.screens.issues.form import check_duration
 from labdeck.ui.screens.issues.list import IssuesScreen, parse_issue_filters
-from labdeck.ui.screens.message import MessageScreen
-from labdeck.ui.widgets.form import FormScreen
 from tests.ui.conftest import MakeApp
 from tests.ui.sections_helpers import push, settle, toasts
 

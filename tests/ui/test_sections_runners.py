@@ -8,11 +8,11 @@ from typing import Any
 from rich.text import Text
 
 from labdeck.sim.server import SimServer
-from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.screens.message import MessageScreen
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import MASK, FormScreen
+from labdeck.ui.dialogs.message import MessageScreen
 from labdeck.ui.screens.runners.detail import RunnerDetailScreen, RunnerJobsScreen
 from labdeck.ui.screens.runners.list import ProjectRunnersScreen, RunnersScreen
-from labdeck.ui.widgets.form import MASK, FormScreen
 from tests.ui.conftest import MakeApp
 from tests.ui.sections_helpers import push, settle, toasts
 

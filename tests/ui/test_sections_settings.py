@@ -12,11 +12,12 @@ from textual.widgets import Input
 
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import FormScreen
+from labdeck.ui.dialogs.message import MessageScreen
 from labdeck.ui.screens.integrations.list import IntegrationsScreen
 from labdeck.ui.screens.issues.detail import IssueDetailScreen
 from labdeck.ui.screens.issues.list import IssuesScreen
-from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.record_detail import RecordDetailScreen
 from labdeck.ui.screens.runners.detail import RunnerDetailScreen
 from labdeck.ui.screens.runners.list import ProjectRunnersScreen, RunnersScreen
@@ -28,7 +29,6 @@ from labdeck.ui.screens.settings.menu import ProjectSettingsScreen
 from labdeck.ui.screens.settings.notifications import NotificationSettingsScreen
 from labdeck.ui.screens.settings.people import ProjectForksScreen, ProjectUsersScreen, UserProjectsScreen
 from labdeck.ui.sections import register
-from labdeck.ui.widgets.form import FormScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from tests.ui.conftest import MakeApp
 from tests.ui.sections_helpers import push, settle, toasts

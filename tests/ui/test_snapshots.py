@@ -16,7 +16,7 @@ from labdeck.base.session import Session
 from labdeck.base.statefile import StateStore
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.ui_state import UiState
 from tests.ui.helpers import ci_column_complete, settle
 

@@ -20,11 +20,11 @@ from labdeck.base.statefile import StateStore
 from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
+from labdeck.ui.dialogs.bulk import BulkActionScreen
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
 from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.ui_state import UiState
-from labdeck.ui.widgets.bulk import BulkActionScreen
 from labdeck.watch.clock import ServerClock
 from tests.ui.helpers import screen_lines, wait_for_workers
 from tests.ui.pipeline_support import EVERY_STATE, big_stages

@@ -16,9 +16,9 @@ from textual.widgets import Input
 from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
+from labdeck.ui.dialogs.download import PathDialog
 from labdeck.ui.screens.jobs.header import TraceHeader
 from labdeck.ui.screens.jobs.trace import TraceScreen
-from labdeck.ui.widgets.dialogs import PathDialog
 from labdeck.ui.widgets.key_bar import KeyBar
 from labdeck.ui.widgets.trace.view import TraceView
 from tests.ui.conftest import MakeApp

@@ -9,6 +9,7 @@ from typing import Any
 
 from labdeck.operations.bulk_plan import request_jobs
 from labdeck.sim.server import SimServer
+from labdeck.ui.dialogs.bulk import BulkActionScreen
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
@@ -18,7 +19,6 @@ from labdeck.ui.screens.jobs.why import WhyFailed
 from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.screens.runners.list import RunnersScreen
 from labdeck.ui.triaging import triaging
-from labdeck.ui.widgets.bulk import BulkActionScreen
 from tests.sim.conftest import dialect
 from tests.sim.helpers import quiet
 from tests.ui.conftest import MakeApp

@@ -189,9 +189,9 @@ async def test_a_form_shows_what_it_will_send_and_toggles_apply_at_once(sim_fact
                                                                         make_app: Any) -> None:
     from textual.widgets import Static
 
-    from labdeck.ui.screens.confirm import ConfirmScreen
+    from labdeck.ui.dialogs.confirm import ConfirmScreen
+    from labdeck.ui.dialogs.form import FormScreen
     from labdeck.ui.screens.issues.detail import IssueDetailScreen
-    from labdeck.ui.widgets.form import FormScreen
     from tests.ui.sections_helpers import push
 
     server = sim_factory()

@@ -19,11 +19,11 @@ from textual.widgets import Input
 from labdeck.base import paths
 from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
-from labdeck.ui.screens.message import MessageScreen
+from labdeck.ui.dialogs.download import PathDialog
+from labdeck.ui.dialogs.form import FormScreen
+from labdeck.ui.dialogs.message import MessageScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.screens.settings.export import ProjectExportScreen
-from labdeck.ui.widgets.dialogs import PathDialog
-from labdeck.ui.widgets.form import FormScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import run_command, screen_lines

@@ -12,9 +12,9 @@ from textual.widgets import Input, Label
 
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import FormScreen
 from labdeck.ui.screens.issues.detail import IssueDetailScreen
-from labdeck.ui.widgets.form import FormScreen
 from tests.ui.conftest import MakeApp
 from tests.ui.sections_helpers import push, settle
 
@@ -103,7 +103,7 @@ async def test_a_typed_confirmation_gets_every_letter_typed_right_away(sim: SimS
 
 async def test_the_early_press_guard_says_why_nothing_happened(sim: SimServer, make_app: MakeApp,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from labdeck.ui.screens import confirm as confirm_module
+    from labdeck.ui.dialogs import confirm as confirm_module
 
     monkeypatch.setattr(confirm_module, "guard_clock", lambda: 1000.0)  # the press comes "at once", however busy
     app = make_app(sim)

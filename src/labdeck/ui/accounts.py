@@ -13,8 +13,8 @@ from labdeck.api.client import instance_root
 from labdeck.audit.log import AuditLog
 from labdeck.base.secret import Secret
 from labdeck.base.session import Session
+from labdeck.ui.dialogs.login import LoginScreen
 from labdeck.ui.navigation import SectionNavigation
-from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.themes import resolve_theme_name
 
 SessionForProfile = Callable[[str], Session]

@@ -39,14 +39,14 @@ from labdeck.ui.accounts import AccountSwitching, SessionForProfile
 from labdeck.ui.builtin_commands import register_builtin_commands
 from labdeck.ui.connection import ConnectionWatch, is_outage, trouble_text
 from labdeck.ui.console import CommandError, CommandRegistry, StatusInfo, Ticks
+from labdeck.ui.dialogs.command_line import CommandLineScreen
+from labdeck.ui.dialogs.keys import KeysScreen
+from labdeck.ui.dialogs.message import MessageScreen
 from labdeck.ui.formatting import Clock, system_clock
 from labdeck.ui.palette import ProjectJumpProvider, ScreenActionsProvider
 from labdeck.ui.reactions import react_to
 from labdeck.ui.safeguards import WRITE_CHECK_DELAY, Safeguards
 from labdeck.ui.screens.base import SectionScreen
-from labdeck.ui.screens.command_line import CommandLineScreen
-from labdeck.ui.screens.keys import KeysScreen
-from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.terminal_filter import InertTextFilter
 from labdeck.ui.theme_offer import THEME_CHECK_DELAY, ThemeOffer

@@ -69,7 +69,7 @@ def _profile(app: ConsoleApp, args: list[str]) -> None:
 
 def _help(app: ConsoleApp, args: list[str]) -> None:
     lines = [f":{c.usage or c.name:<28} {c.help}" for c in app.commands.all()]
-    from labdeck.ui.screens.message import MessageScreen
+    from labdeck.ui.dialogs.message import MessageScreen
 
     app.push_screen(MessageScreen("Commands", "\n".join(lines), error=False))
 

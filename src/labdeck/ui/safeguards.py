@@ -64,7 +64,7 @@ class Safeguards(App[int]):
         if self._audit_asked:
             return
         self._audit_asked = True
-        from labdeck.ui.screens.confirm import ConfirmScreen
+        from labdeck.ui.dialogs.confirm import ConfirmScreen
 
         def answered(send: bool | None) -> None:
             self.audit_log.allow_unrecorded = bool(send)

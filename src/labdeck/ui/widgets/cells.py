@@ -1,6 +1,6 @@
 """Cells of tables and detail screens: server text made inert, theme colours, field rows.
 
-Kept apart from the form dialog (:mod:`labdeck.ui.widgets.form`), whose input widgets the first
+Kept apart from the form dialog (:mod:`labdeck.ui.dialogs.form`), whose input widgets the first
 screen does not need to import.
 """
 

@@ -6,8 +6,8 @@ from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 
+from labdeck.ui.dialogs.form import clean
 from labdeck.ui.screens.table_section import TableSectionScreen
-from labdeck.ui.widgets.form import clean
 from labdeck.ui.widgets.resource_table import Column, TableRow
 from labdeck.watch import Alert, WatchTarget
 

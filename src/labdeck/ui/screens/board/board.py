@@ -20,11 +20,11 @@ from labdeck.api.models import Job
 from labdeck.base.durations import format_duration
 from labdeck.operations.bulk_plan import PLANNERS, BulkKind, BulkOutcome, pipeline_targets
 from labdeck.ui.connection import trouble_text
+from labdeck.ui.dialogs.bulk import open_bulk_action
+from labdeck.ui.dialogs.form import clean
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
 from labdeck.ui.triaging import triaging, why_label
-from labdeck.ui.widgets.bulk import open_bulk_action
-from labdeck.ui.widgets.form import clean
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 from labdeck.ui.widgets.status_colours import status_text
 from labdeck.ui.widgets.status_line import StatusLine
@@ -411,7 +411,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
 
     def action_bundle(self) -> None:
         """``B``: the incident bundle of the pipeline under the cursor (reads only)."""
-        from labdeck.ui.widgets.bundle_dialog import request_bundle
+        from labdeck.ui.dialogs.bundle import request_bundle
 
         row = self.selected()
         if row is None:

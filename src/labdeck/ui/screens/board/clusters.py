@@ -16,10 +16,10 @@ from textual.binding import Binding, BindingType
 
 from labdeck.operations.bulk_plan import JobTarget, plan_retry
 from labdeck.triage.report import Cluster, Failure
+from labdeck.ui.dialogs.bulk import open_bulk_action
+from labdeck.ui.dialogs.form import clean
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
 from labdeck.ui.screens.table_section import TableSectionScreen
-from labdeck.ui.widgets.bulk import open_bulk_action
-from labdeck.ui.widgets.form import clean
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 STRIP_COLUMNS = (Column("cluster", "Clusters: the same error in several projects", min_width=20, max_width=200,

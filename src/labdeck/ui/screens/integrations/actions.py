@@ -18,10 +18,10 @@ from labdeck.api import errors
 from labdeck.api.models import Integration
 from labdeck.api.resources.integrations import INTEGRATIONS, IntegrationInfo
 from labdeck.audit.context import AuditTarget, audit_context
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import FormField, FormScreen
 from labdeck.ui.screens.base import SectionScreen
-from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.widgets.cells import clean, coloured
-from labdeck.ui.widgets.form import FormField, FormScreen
 
 DEPRECATED = frozenset({"cluster-platform"})
 """Neutral slugs of integrations a spec server refuses (400) while they are inactive."""

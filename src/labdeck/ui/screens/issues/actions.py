@@ -10,18 +10,18 @@ from labdeck.api import ApiClient, errors
 from labdeck.api.models import Issue, Project
 from labdeck.audit.context import AuditTarget, audit_context
 from labdeck.ui.console import ConsoleApp
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import FormField, FormScreen
+from labdeck.ui.dialogs.message import MessageScreen
+from labdeck.ui.dialogs.suggest import SuggestingFormScreen
 from labdeck.ui.screens.base import SectionScreen
-from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.issues.form import (
     check_duration,
     issue_arguments,
     issue_fields,
     resolve_project,
 )
-from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.widgets.cells import clean
-from labdeck.ui.widgets.form import FormField, FormScreen
-from labdeck.ui.widgets.suggest import SuggestingFormScreen
 
 
 def issue_project_path(app: ConsoleApp, issue: Issue) -> str:

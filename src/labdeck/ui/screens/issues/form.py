@@ -8,7 +8,7 @@ from typing import Any
 
 from labdeck.api import ApiClient
 from labdeck.api.models import Issue, Project
-from labdeck.ui.widgets.form import FormField
+from labdeck.ui.dialogs.form import FormField
 
 _DURATION = re.compile(r"^-?(\d+(mo|[wdhms]))+$")
 

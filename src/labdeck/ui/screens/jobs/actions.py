@@ -19,8 +19,8 @@ from labdeck.api import ApiClient, errors
 from labdeck.api.models import Job
 from labdeck.audit.context import AuditTarget, audit_context
 from labdeck.ui.console import console_app
-from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.widgets.dialogs import DownloadProgressDialog, PathDialog, default_download_dir
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.download import DownloadProgressDialog, PathDialog, default_download_dir
 from labdeck.watch import WatchTarget
 
 
@@ -223,7 +223,7 @@ class JobActionsMixin:
 
     def action_bundle(self) -> None:
         """``B``: the incident bundle of the marked jobs, else of the selected one (reads only)."""
-        from labdeck.ui.widgets.bundle_dialog import request_bundle
+        from labdeck.ui.dialogs.bundle import request_bundle
 
         marked = self.marked_job_ids()
         job = self.selected_job()

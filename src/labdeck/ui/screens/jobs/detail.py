@@ -29,9 +29,9 @@ from labdeck.api.models import Job
 from labdeck.base.durations import format_duration
 from labdeck.triage.gather import explain_job
 from labdeck.triage.pending import PendingExplanation
+from labdeck.ui.dialogs.form import clean, field_row, fields_table, theme_colour
 from labdeck.ui.screens.jobs.why import WhyFailed
 from labdeck.ui.screens.table_section import TableSectionScreen
-from labdeck.ui.widgets.form import clean, field_row, fields_table, theme_colour
 from labdeck.ui.widgets.resource_table import ResourceTable, TableRow
 
 WAITING_STATUSES = frozenset({"pending", "created", "waiting_for_resource", "preparing"})

@@ -12,12 +12,12 @@ from textual.widgets import Static
 
 from labdeck.api.models import Job
 from labdeck.base.durations import format_duration
+from labdeck.ui.dialogs.form import clean, theme_colour
 from labdeck.ui.screens.jobs.table import (
     ACTIVE_STATUSES,
     JobFilter,
     runner_label,
 )
-from labdeck.ui.widgets.form import clean, theme_colour
 
 
 def _muted(widget: Static) -> str:

@@ -18,6 +18,7 @@ from textual.widgets import Label
 from labdeck.api import errors
 from labdeck.api.models import Job
 from labdeck.operations.bulk_plan import PLANNERS, BulkKind, BulkOutcome, job_targets
+from labdeck.ui.dialogs.bulk import open_bulk_action
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.jobs.actions import MUTATING_ACTIONS, JobActionsMixin
 from labdeck.ui.screens.jobs.header import JobsHeader
@@ -29,7 +30,6 @@ from labdeck.ui.screens.jobs.table import (
     JobTable,
 )
 from labdeck.ui.triaging import PENDING, triaging
-from labdeck.ui.widgets.bulk import open_bulk_action
 
 ACTIVE_INTERVAL = 2.0
 """Seconds between refreshes while some job can still change by itself."""

@@ -10,8 +10,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, SelectionList
 from textual.widgets.selection_list import Selection
 
+from labdeck.ui.dialogs.download import DIALOG_CSS
 from labdeck.ui.screens.jobs.table import ALL_SCOPES
-from labdeck.ui.widgets.dialogs import DIALOG_CSS
 
 
 class StatusFilterDialog(ModalScreen[frozenset[str] | None]):

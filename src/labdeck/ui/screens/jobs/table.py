@@ -18,10 +18,10 @@ from textual.widgets.data_table import RowDoesNotExist
 from labdeck.api.models.ci import Job, JobStatus
 from labdeck.base.durations import format_duration
 from labdeck.ui.console import console_app
+from labdeck.ui.dialogs.form import clean, theme_colour
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.formatting import size as format_size
 from labdeck.ui.triaging import triaging
-from labdeck.ui.widgets.form import clean, theme_colour
 from labdeck.ui.widgets.status_colours import STATUS_THEME_KEYS
 from labdeck.watch.pipelines import latest_tries
 

@@ -19,12 +19,12 @@ from labdeck.api.models import Job
 from labdeck.operations.follower import TraceFollower
 from labdeck.ui.connection import trouble_text
 from labdeck.ui.console import console_app
+from labdeck.ui.dialogs.download import PathDialog, default_download_dir
 from labdeck.ui.screens.jobs.actions import JobActionsMixin
 from labdeck.ui.screens.jobs.detail import PendingReasonLine
 from labdeck.ui.screens.jobs.header import TraceHeader
 from labdeck.ui.screens.jobs.table import FINISHED_STATUSES
 from labdeck.ui.screens.jobs.why import HistoryLine
-from labdeck.ui.widgets.dialogs import PathDialog, default_download_dir
 from labdeck.ui.widgets.key_bar import KeyBar
 from labdeck.ui.widgets.trace.document import TraceDocument
 from labdeck.ui.widgets.trace.view import TraceView

@@ -17,8 +17,8 @@ from labdeck.api import ApiClient, errors
 from labdeck.api.models import Job
 from labdeck.triage.history import History
 from labdeck.triage.report import Failure
+from labdeck.ui.dialogs.form import clean, theme_colour
 from labdeck.ui.triaging import triaging
-from labdeck.ui.widgets.form import clean, theme_colour
 
 KIND_COLOURS = {"infrastructure": "warning", "broken": "error", "flaky": "accent", "unknown": "foreground-muted"}
 DURATIONS_SHOWN = 8

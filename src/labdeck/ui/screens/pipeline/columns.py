@@ -21,8 +21,8 @@ from textual.app import App
 
 from labdeck.api.models import Job
 from labdeck.base.durations import format_duration
+from labdeck.ui.dialogs.form import clean, theme_colour
 from labdeck.ui.screens.jobs.table import runner_label
-from labdeck.ui.widgets.form import clean, theme_colour
 from labdeck.ui.widgets.status_colours import STATUS_THEME_KEYS
 from labdeck.watch.pipelines import STATUS_ORDER, job_bucket, latest_tries
 

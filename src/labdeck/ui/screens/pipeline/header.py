@@ -12,8 +12,8 @@ from textual.widgets import Static
 
 from labdeck.api.models import Job
 from labdeck.base.durations import format_duration
+from labdeck.ui.dialogs.form import clean
 from labdeck.ui.screens.pipeline.columns import palette_for
-from labdeck.ui.widgets.form import clean
 from labdeck.watch.pipelines import PipelineRow, latest_tries
 
 

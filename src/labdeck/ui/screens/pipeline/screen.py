@@ -34,6 +34,7 @@ from textual.widgets import Label
 from labdeck.api import errors
 from labdeck.api.models import Job
 from labdeck.operations.bulk_plan import PLANNERS, BulkKind, BulkOutcome, BulkPlan, job_targets
+from labdeck.ui.dialogs.bulk import open_bulk_action, open_planned_bulk_action, say_nothing_to_do
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.jobs.detail import JobDetailScreen, job_web_url
 from labdeck.ui.screens.jobs.trace import TraceScreen
@@ -43,7 +44,6 @@ from labdeck.ui.screens.pipeline.header import PipelineHeader, loading_words
 from labdeck.ui.screens.pipeline.stage_jobs import StageJobsScreen
 from labdeck.ui.screens.pipeline.stage_view import StageView
 from labdeck.ui.triaging import PENDING, triaging
-from labdeck.ui.widgets.bulk import open_bulk_action, open_planned_bulk_action, say_nothing_to_do
 from labdeck.watch.clock import ServerClock
 from labdeck.watch.deep import count
 from labdeck.watch.pipelines import PipelineRow, build_row, job_unfinished, latest_tries
@@ -416,7 +416,7 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
 
     def action_bundle(self) -> None:
         """``B``: the incident bundle of the marked jobs, else of the whole pipeline (reads only)."""
-        from labdeck.ui.widgets.bundle_dialog import request_bundle
+        from labdeck.ui.dialogs.bundle import request_bundle
 
         marked = [job.id for job in self.jobs if job.id in self.view.marked]
         if marked:

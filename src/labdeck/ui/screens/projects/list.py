@@ -15,9 +15,9 @@ from textual.widgets import Input
 
 from labdeck.api.models import Project
 from labdeck.ui.console import CommandError, parse_options
+from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.formatting import count, relative_time
 from labdeck.ui.screens.base import ServerFilterInput
-from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 from labdeck.ui.widgets.status_colours import status_text

@@ -14,10 +14,10 @@ from textual.app import App
 
 from labdeck.api.models import Runner, RunnerDetail
 from labdeck.audit.context import AuditTarget, audit_context
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import FormField, FormScreen
 from labdeck.ui.screens.base import SectionScreen
-from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.widgets.cells import clean, coloured
-from labdeck.ui.widgets.form import FormField, FormScreen
 
 STATUS_COLOURS: dict[str, tuple[str, ...]] = {
     "online": ("job-success", "success"),

@@ -217,7 +217,7 @@ class RunnerJobsScreen(TableSectionScreen):
         if job.project is None:
             self.notify("The server did not say which project this job belongs to.", severity="warning")
             return
-        from labdeck.ui.widgets.bundle_dialog import request_bundle
+        from labdeck.ui.dialogs.bundle import request_bundle
 
         request_bundle(self, job.project.path_with_namespace or str(job.project.id), project=job.project.id,
                        job=job.id)

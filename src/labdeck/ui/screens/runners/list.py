@@ -18,13 +18,13 @@ from textual.binding import Binding, BindingType
 from labdeck.api import errors
 from labdeck.audit.context import AuditTarget, audit_context
 from labdeck.triage.owners import RunnerShare
-from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.screens.message import MessageScreen
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import FormField, FormScreen
+from labdeck.ui.dialogs.message import MessageScreen
 from labdeck.ui.screens.runners.actions import RunnerActions, runner_kind, runner_label, status_text
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.triaging import triaging
 from labdeck.ui.widgets.cells import clean, coloured, shown
-from labdeck.ui.widgets.form import FormField, FormScreen
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 
 MINE_SCOPES: tuple[str, ...] = ("", "active", "paused", "online")

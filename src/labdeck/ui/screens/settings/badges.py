@@ -7,12 +7,12 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 
 from labdeck.api.models import Badge
-from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.screens.message import MessageScreen
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import FormField, FormScreen
+from labdeck.ui.dialogs.message import MessageScreen
 from labdeck.ui.screens.record_detail import RecordDetailScreen
 from labdeck.ui.screens.settings.list_section import ListSection
 from labdeck.ui.widgets.cells import clean, shown
-from labdeck.ui.widgets.form import FormField, FormScreen
 from labdeck.ui.widgets.resource_table import Column, TableRow
 
 BADGE_VARIABLES = "%{project_path} %{project_id} %{default_branch} %{commit_sha}"

@@ -12,11 +12,11 @@ from textual.binding import Binding, BindingType
 
 from labdeck.api.models import ProtectedBranch
 from labdeck.audit.context import AuditTarget, audit_context
-from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import FormField, FormScreen
 from labdeck.ui.screens.record_detail import RecordDetailScreen
 from labdeck.ui.screens.settings.list_section import ListSection
 from labdeck.ui.widgets.cells import clean, shown
-from labdeck.ui.widgets.form import FormField, FormScreen
 from labdeck.ui.widgets.resource_table import Column, TableRow
 
 BRANCH_ACCESS = (("no access (0)", 0), ("developers + maintainers (30)", 30), ("maintainers (40)", 40))

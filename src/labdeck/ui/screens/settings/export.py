@@ -12,11 +12,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import ProgressBar
 
+from labdeck.ui.dialogs.download import default_download_dir
+from labdeck.ui.dialogs.form import FormField, FormScreen
 from labdeck.ui.formatting import size
 from labdeck.ui.screens.settings.list_section import ListSection, local_path
 from labdeck.ui.widgets.cells import clean, field_row
-from labdeck.ui.widgets.dialogs import default_download_dir
-from labdeck.ui.widgets.form import FormField, FormScreen
 from labdeck.ui.widgets.resource_table import Column, TableRow
 
 _EXPORT_DONE = {"finished", "none"}

@@ -10,12 +10,12 @@ from textual.binding import Binding, BindingType
 
 from labdeck.api.models import ProjectHook
 from labdeck.audit.context import AuditTarget, audit_context
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import FormField, FormScreen
 from labdeck.ui.formatting import relative_time
-from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.record_detail import RecordDetailScreen
 from labdeck.ui.screens.settings.list_section import ListSection
 from labdeck.ui.widgets.cells import clean, shown
-from labdeck.ui.widgets.form import FormField, FormScreen
 from labdeck.ui.widgets.resource_table import Column, TableRow
 
 HOOK_EVENTS = ("push_events", "issues_events", "confidential_issues_events", "merge_requests_events",

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.cells import clean
 from labdeck.ui.widgets.resource_table import ResourceTable, TableRow

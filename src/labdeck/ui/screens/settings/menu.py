@@ -11,16 +11,16 @@ from textual.binding import Binding, BindingType
 
 from labdeck.api.models import Project
 from labdeck.audit.context import AuditTarget, audit_context
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import FormField, FormScreen
+from labdeck.ui.dialogs.message import MessageScreen
+from labdeck.ui.dialogs.suggest import SuggestingFormScreen, group_paths
 from labdeck.ui.screens.base import reload_screen
-from labdeck.ui.screens.confirm import ConfirmScreen
-from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.settings.list_section import local_path
 from labdeck.ui.screens.settings.people import ProjectForksScreen, ProjectUsersScreen
 from labdeck.ui.screens.settings.sharing import SharingActions
 from labdeck.ui.widgets.cells import clean
-from labdeck.ui.widgets.form import FormField, FormScreen
 from labdeck.ui.widgets.resource_table import Column, TableRow
-from labdeck.ui.widgets.suggest import SuggestingFormScreen, group_paths
 
 VISIBILITY = (("private", "private"), ("internal", "internal"), ("public", "public"))
 MERGE_METHODS = (("merge", "merge"), ("rebase_merge", "rebase_merge"), ("ff (fast-forward only)", "ff"))

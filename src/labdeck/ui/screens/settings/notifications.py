@@ -7,9 +7,9 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 
 from labdeck.api.models import NOTIFICATION_EVENTS, NotificationSettings
+from labdeck.ui.dialogs.form import FormField, FormScreen
 from labdeck.ui.screens.settings.list_section import ListSection
 from labdeck.ui.widgets.cells import clean
-from labdeck.ui.widgets.form import FormField, FormScreen
 from labdeck.ui.widgets.resource_table import Column, TableRow
 
 LEVELS = ("disabled", "participating", "watch", "global", "mention", "custom")

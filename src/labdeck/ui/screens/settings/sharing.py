@@ -13,11 +13,11 @@ from typing import Any
 
 from labdeck.api import ApiClient, errors
 from labdeck.audit.context import AuditTarget, audit_context
-from labdeck.ui.screens.confirm import ConfirmScreen
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import FormField, FormScreen
+from labdeck.ui.dialogs.suggest import SuggestingFormScreen, group_paths
 from labdeck.ui.screens.settings.list_section import ListSection
 from labdeck.ui.widgets.cells import clean
-from labdeck.ui.widgets.form import FormField, FormScreen
-from labdeck.ui.widgets.suggest import SuggestingFormScreen, group_paths
 
 GROUP_ACCESS = (("guest (10)", 10), ("reporter (20)", 20), ("developer (30)", 30), ("maintainer (40)", 40))
 _LOOKUPS = 3

@@ -17,7 +17,7 @@ from typing import Any
 from textual.suggester import SuggestFromList
 from textual.widgets import Input
 
-from labdeck.ui.widgets.form import FormField, FormScreen, Submit
+from labdeck.ui.dialogs.form import FormField, FormScreen, Submit
 
 MAX_SUGGESTIONS = 2000
 """Paths offered at most per field (the console may have listed tens of thousands of projects)."""

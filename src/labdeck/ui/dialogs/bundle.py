@@ -4,7 +4,7 @@ clipboard.
     request_bundle(screen, "group/project", job=123)           # key B on a job
     request_bundle(screen, "group/project", pipeline=77)       # … on a pipeline
 
-1. :class:`~labdeck.ui.widgets.dialogs.PathDialog` asks where (default: the download folder; a
+1. :class:`~labdeck.ui.dialogs.download.PathDialog` asks where (default: the download folder; a
    folder gets the bundle's own name, a file name is used as given). An existing file is never
    replaced: the bundle becomes ``name (1).tar.gz`` and the toast says so.
 2. :class:`BundleProgressDialog` reads the evidence (GET requests only, so it works read-only) and
@@ -38,9 +38,9 @@ from labdeck.incident.bundle import BundleExists, BundleFile, write_bundle
 from labdeck.incident.collect import collect_incident
 from labdeck.incident.summary import CLIPBOARD_LIMIT, clipboard_summary
 from labdeck.ui.console import console_app
+from labdeck.ui.dialogs.download import PathDialog
 from labdeck.ui.type_ahead import HoldsTypeAhead
 from labdeck.ui.widgets.cells import clean
-from labdeck.ui.widgets.dialogs import PathDialog
 
 CLIPBOARD_BYTES = CLIPBOARD_LIMIT
 """Bytes of summary text one OSC 52 sequence carries (see :mod:`labdeck.incident.summary`)."""
