@@ -204,3 +204,21 @@ def test_no_folder_groups_modules_by_name_prefix() -> None:
 def test_the_simulator_root_holds_only_its_entry_points() -> None:
     root_modules = sorted(path.stem for path in (SRC / "sim").glob("*.py"))
     assert len(root_modules) <= 8, root_modules
+
+
+def _one_edit_apart(first: str, second: str) -> bool:
+    if abs(len(first) - len(second)) > 1 or first == second:
+        return False
+    if len(first) == len(second):
+        return sum(a != b for a, b in zip(first, second, strict=True)) == 1
+    shorter, longer = sorted((first, second), key=len)
+    return any(longer[:index] + longer[index + 1:] == shorter for index in range(len(longer)))
+
+
+def test_no_two_packages_are_one_letter_apart() -> None:
+    """``tail`` and ``trail`` were: a reader mistakes one for the other. (Two-letter abbreviations,
+    ``ui`` and the simulator's ``ci``, are read as acronyms, not as words.)"""
+    names = sorted({path.parent.name for path in SRC.rglob("__init__.py") if len(path.parent.name) > 2})
+    close = [(a, b) for index, a in enumerate(names) for b in names[index + 1:] if _one_edit_apart(a, b)]
+    assert close == []
+    assert _one_edit_apart("tail", "trail") and not _one_edit_apart("audit", "auth")
