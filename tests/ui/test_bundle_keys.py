@@ -21,9 +21,9 @@ from labdeck.ui.widgets.bundle_dialog import BundleDoneDialog
 from labdeck.ui.widgets.dialogs import PathDialog
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import run_command
-from tests.ui.test_board import FAST, open_board
-from tests.ui.test_bundle_dialog import members
-from tests.ui.test_jobs_support import advance, create_pipeline, open_jobs, wait_until
+from tests.ui.jobs_support import advance, create_pipeline, open_jobs, wait_until
+from tests.ui.screens.board.test_board import FAST, open_board
+from tests.ui.widgets.test_bundle_dialog import members
 
 THREE_FAILING = [{"name": "test", "jobs": [
     {"name": "one", "duration": 10, "fail": True}, {"name": "two", "duration": 10, "fail": True},

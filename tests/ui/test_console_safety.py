@@ -35,7 +35,7 @@ from labdeck.ui.widgets.form import OUTCOME_UNKNOWN_HINT, FormField, FormScreen
 from labdeck.ui.widgets.trace.view import MAX_LINE_CHARS, TraceView
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import run_command, settle
-from tests.ui.test_jobs_support import PROJECT_ID, create_pipeline, open_jobs, wait_until
+from tests.ui.jobs_support import PROJECT_ID, create_pipeline, open_jobs, wait_until
 
 HOSTILE = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\x9b6n\u202e"
 """Clipboard write (OSC 52), erase display, an 8-bit CSI cursor query and a right-to-left override."""

@@ -46,8 +46,8 @@ from labdeck.ui.screens.settings.notifications import NotificationSettingsScreen
 from labdeck.ui.screens.settings.people import ProjectForksScreen, ProjectUsersScreen
 from labdeck.ui.widgets.form import MASK, FormScreen
 from tests.ui.conftest import MakeApp
+from tests.ui.jobs_support import create_pipeline, wait_until
 from tests.ui.sections_helpers import settle, toasts
-from tests.ui.test_jobs_support import create_pipeline, wait_until
 
 pytestmark = pytest.mark.usefixtures("no_confirm_guard")
 

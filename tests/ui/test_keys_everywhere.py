@@ -15,8 +15,8 @@ from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import run_command, screen_lines, settle
-from tests.ui.test_jobs_support import append_trace, create_pipeline, open_jobs, wait_until
-from tests.ui.test_trace_viewer import _running_job, header_text, open_trace
+from tests.ui.jobs_support import append_trace, create_pipeline, open_jobs, wait_until
+from tests.ui.widgets.trace.test_trace_viewer import _running_job, header_text, open_trace
 
 COMPILER_LOG = (
     "Running with gitlab-runner 17.0\n"
@@ -107,7 +107,7 @@ async def test_a_section_folds_from_any_of_its_lines(sim_factory: Callable[..., 
                                                      make_app: MakeApp) -> None:
     server = sim_factory()
     pipeline = await create_pipeline(server, [{"name": "test", "jobs": [{"name": "unit", "duration": 20}]}])
-    from tests.ui.test_jobs_support import advance
+    from tests.ui.jobs_support import advance
 
     await advance(server, 60)
     job_id = int(pipeline["jobs"][0]["id"])

@@ -21,7 +21,7 @@ from labdeck.ui.widgets.dialogs import PathDialog
 from labdeck.ui.widgets.key_bar import KeyBar
 from labdeck.ui.widgets.trace.view import TraceView
 from tests.ui.conftest import MakeApp
-from tests.ui.test_jobs_support import PROJECT_PATH, advance, append_trace, create_pipeline, wait_until
+from tests.ui.jobs_support import PROJECT_PATH, advance, append_trace, create_pipeline, wait_until
 
 ESC = "\x1b"
 RUNNING_FOREVER = [{"name": "build", "jobs": [{"name": "tail-me", "duration": None, "generate_trace": False}]}]

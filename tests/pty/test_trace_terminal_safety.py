@@ -30,7 +30,7 @@ import pytest
 
 from labdeck.sim.server import SimServer
 from tests.tail.hostile_corpus import HOSTILE, SPLIT_SEQUENCES
-from tests.ui.test_jobs_support import control, create_pipeline
+from tests.ui.jobs_support import control, create_pipeline
 
 pytestmark = pytest.mark.pty
 

@@ -23,6 +23,7 @@ from labdeck.ui.screens.pipeline.columns import SEPARATOR
 from labdeck.ui.screens.pipeline.screen import PipelineHeader
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from tests.ui.conftest import MakeApp
+from tests.ui.jobs_support import PROJECT_ID, advance, create_pipeline, wait_until
 from tests.ui.pipeline_support import (
     bulk_dialog,
     close_finished,
@@ -35,7 +36,6 @@ from tests.ui.pipeline_support import (
     tries,
 )
 from tests.ui.sections_helpers import toasts
-from tests.ui.test_jobs_support import PROJECT_ID, advance, create_pipeline, wait_until
 from tests.ui.test_type_ahead import burst
 
 

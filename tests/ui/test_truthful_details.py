@@ -27,8 +27,8 @@ from labdeck.ui.widgets.form import FormScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import run_command, screen_lines
+from tests.ui.jobs_support import advance, create_pipeline, open_jobs, record_notifications, wait_until
 from tests.ui.sections_helpers import push, settle, toasts
-from tests.ui.test_jobs_support import advance, create_pipeline, open_jobs, record_notifications, wait_until
 
 ServerFactory = Callable[..., SimServer]
 

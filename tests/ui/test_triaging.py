@@ -22,7 +22,7 @@ from labdeck.ui.widgets.bulk import BulkActionScreen
 from tests.sim.conftest import dialect
 from tests.sim.helpers import quiet
 from tests.ui.conftest import MakeApp
-from tests.ui.test_board import FAST, open_board, wait_until
+from tests.ui.screens.board.test_board import FAST, open_board, wait_until
 
 __all__ = ["dialect"]
 

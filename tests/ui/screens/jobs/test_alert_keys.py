@@ -15,8 +15,8 @@ from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import run_command
+from tests.ui.screens.board.test_board import wait_until
 from tests.ui.sections_helpers import settle
-from tests.ui.test_board import wait_until
 from tests.watch.helpers import advance, project_id, push_pipeline
 
 FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)

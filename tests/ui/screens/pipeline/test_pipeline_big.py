@@ -22,6 +22,7 @@ from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.screens.pipeline.stage_jobs import StageJobsScreen
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from tests.ui.conftest import MakeApp
+from tests.ui.jobs_support import PROJECT_ID, advance, wait_until
 from tests.ui.pipeline_support import (
     BIG_FAILED,
     big_pipeline,
@@ -37,7 +38,6 @@ from tests.ui.pipeline_support import (
     tries,
 )
 from tests.ui.sections_helpers import settle
-from tests.ui.test_jobs_support import PROJECT_ID, advance, wait_until
 
 SimFactory = Callable[..., SimServer]
 DIALECTS = pytest.mark.parametrize("dialect", ["spec", "gitlab"])

@@ -17,8 +17,8 @@ from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from tests.ui.conftest import MakeApp
+from tests.ui.screens.board.test_board import FAST, open_board, rows, wait_until
 from tests.ui.sections_helpers import settle, toasts
-from tests.ui.test_board import FAST, open_board, rows, wait_until
 from tests.watch.helpers import advance, big_stages, control, push_stages
 
 SCENARIOS: dict[str, tuple[dict[str, Any], str, str, str]] = {

@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 
 from labdeck.ui.widgets.trace import view as trace_view
 from labdeck.ui.widgets.trace.view import TraceView
-from tests.ui.test_jobs_support import wait_until
+from tests.ui.jobs_support import wait_until
 
 
 class _ViewApp(App[None]):

@@ -345,7 +345,7 @@ def test_rows_from_real_gitlab_answers_show_hook_names_and_force_push() -> None:
     from labdeck.ui.screens.settings.branches import branch_row
     from labdeck.ui.screens.settings.hooks import hook_row
 
-    corpus = Path(__file__).parents[1] / "api" / "corpus"
+    corpus = Path(__file__).parents[3] / "api" / "corpus"
     now = datetime(2024, 1, 1, tzinfo=UTC)
 
     def body(name: str) -> Any:

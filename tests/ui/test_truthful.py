@@ -98,8 +98,8 @@ async def _wait(pilot: Any, condition: Callable[[], bool], seconds: float = 15.0
 # --- 2. following survives a resize ------------------------------------------------------------------
 
 async def test_a_bigger_terminal_never_pauses_following(sim_factory: Callable[..., SimServer], make_app: Any) -> None:
-    from tests.ui.test_jobs_support import append_trace
-    from tests.ui.test_trace_viewer import _running_job, header_text, open_trace
+    from tests.ui.jobs_support import append_trace
+    from tests.ui.widgets.trace.test_trace_viewer import _running_job, header_text, open_trace
 
     server = sim_factory()
     job_id = await _running_job(server)
@@ -126,8 +126,8 @@ async def test_a_bigger_terminal_never_pauses_following(sim_factory: Callable[..
 
 async def test_relative_times_tick_and_the_log_uses_the_servers_time(sim_factory: Callable[..., SimServer],
                                                                      make_app: Any) -> None:
-    from tests.ui.test_jobs_support import advance
-    from tests.ui.test_trace_viewer import _running_job, header_text, open_trace
+    from tests.ui.jobs_support import advance
+    from tests.ui.widgets.trace.test_trace_viewer import _running_job, header_text, open_trace
 
     server = sim_factory()
     job_id = await _running_job(server)
@@ -161,7 +161,7 @@ async def test_the_projects_table_ages_move_on(sim_factory: Callable[..., SimSer
 # --- 5. one failed log read is "retrying", not an outage -----------------------------------------------
 
 async def test_one_failed_log_read_says_retrying(sim_factory: Callable[..., SimServer], make_app: Any) -> None:
-    from tests.ui.test_trace_viewer import _running_job, header_text, open_trace
+    from tests.ui.widgets.trace.test_trace_viewer import _running_job, header_text, open_trace
 
     server = sim_factory()
     job_id = await _running_job(server)

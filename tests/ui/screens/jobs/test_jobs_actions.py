@@ -24,7 +24,7 @@ from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.widgets.dialogs import PathDialog
 from tests.ui.conftest import MakeApp
-from tests.ui.test_jobs_support import (
+from tests.ui.jobs_support import (
     advance,
     create_pipeline,
     open_jobs,

@@ -26,10 +26,10 @@ from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.fault_switch import FaultSwitch
 from tests.ui.conftest import MakeApp
+from tests.ui.jobs_support import PROJECT_PATH, append_trace, create_pipeline
+from tests.ui.jobs_support import advance as advance_jobs
 from tests.ui.sections_helpers import settle, toasts
-from tests.ui.test_jobs_support import PROJECT_PATH, append_trace, create_pipeline
-from tests.ui.test_jobs_support import advance as advance_jobs
-from tests.ui.test_trace_viewer import shown_text
+from tests.ui.widgets.trace.test_trace_viewer import shown_text
 from tests.watch.helpers import push_pipeline
 
 FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)

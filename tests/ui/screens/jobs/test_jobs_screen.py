@@ -16,7 +16,7 @@ from labdeck.ui.screens.jobs.status_filter import StatusFilterDialog
 from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from tests.ui.conftest import MakeApp
-from tests.ui.test_jobs_support import (
+from tests.ui.jobs_support import (
     advance,
     create_pipeline,
     listed_ids,
