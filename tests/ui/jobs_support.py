@@ -1,10 +1,8 @@
-"""Helpers for the jobs and trace-viewer tests (no tests here): the simulator's control surface
-over real HTTP, and waiting for the console to catch up without timed assertions."""
+"""Helpers for the jobs and trace-viewer tests: the simulator's control surface over real HTTP, and
+opening the jobs screen."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -14,20 +12,10 @@ from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.table import JobTable
+from tests.support.pilot import wait_until
 
 PROJECT_ID = 7
 PROJECT_PATH = "platform/audit-log"
-
-
-async def wait_until(pilot: Any, predicate: Callable[[], object], *, limit: float = 20.0,
-                     what: str = "condition") -> None:
-    """Let the app run until ``predicate()`` is true (fails after ``limit`` seconds)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limit
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.03)
 
 
 async def control(server: SimServer, method: str, path: str, **kwargs: Any) -> Any:

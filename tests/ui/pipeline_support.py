@@ -21,8 +21,8 @@ from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.widgets import bulk
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from tests.api.fault_proxy import FaultProxy, _abort, _force_close, _read_request
-from tests.ui.jobs_support import PROJECT_ID, PROJECT_PATH, advance, create_pipeline, wait_until
-from tests.ui.sections_helpers import settle
+from tests.support.pilot import settle, wait_until
+from tests.ui.jobs_support import PROJECT_ID, PROJECT_PATH, advance, create_pipeline
 
 EVERY_STATE = [
     {"name": "build", "jobs": [{"name": "compile", "duration": 10}, {"name": "docs", "when": "manual"}]},

@@ -19,9 +19,10 @@ from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.widgets.bundle_dialog import BundleDoneDialog
 from labdeck.ui.widgets.dialogs import PathDialog
+from tests.support.pilot import wait_until
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import run_command
-from tests.ui.jobs_support import advance, create_pipeline, open_jobs, wait_until
+from tests.ui.jobs_support import advance, create_pipeline, open_jobs
 from tests.ui.screens.board.test_board import FAST, open_board
 from tests.ui.widgets.test_bundle_dialog import members
 

@@ -19,8 +19,9 @@ from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.screens.runners.list import RunnersScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from labdeck.ui.widgets.status_line import StatusLine
+from tests.support.pilot import settle
 from tests.ui.conftest import MakeApp
-from tests.ui.helpers import run_command, settle
+from tests.ui.helpers import run_command
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -34,7 +35,7 @@ def _label(app: object, selector: str) -> str:
 async def test_start_shows_projects_and_status(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)
         visible = {p.id for p in sim.state.projects.values() if not p.deleted}
@@ -51,14 +52,14 @@ async def test_start_shows_projects_and_status(sim: SimServer, make_app: MakeApp
 async def test_navigate_details_and_back(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         table = app.screen.query_one(ResourceTable)
         first = table.cursor_key
         await pilot.press("down", "down")
         assert table.cursor_row == 2 and table.cursor_key != first
         chosen = table.cursor_data
         await pilot.press("d")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         detail = app.screen
         assert isinstance(detail, ProjectDetailScreen)
         fields = {row.cells[1]: row.cells[2] for row in detail.query_one(ResourceTable).rows()}
@@ -73,7 +74,7 @@ async def test_navigate_details_and_back(sim: SimServer, make_app: MakeApp) -> N
 async def test_filter_substring_and_inverted(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         table = app.screen.query_one(ResourceTable)
         total = table.row_count
         await pilot.press("slash", *"infra")
@@ -98,7 +99,7 @@ async def test_filter_substring_and_inverted(sim: SimServer, make_app: MakeApp) 
 async def test_command_line_server_filter_history_and_completion(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         await pilot.press("colon")
         await pilot.pause()
         assert isinstance(app.screen, CommandLineScreen)
@@ -107,7 +108,7 @@ async def test_command_line_server_filter_history_and_completion(sim: SimServer,
         assert command.value == "projects"  # type: ignore[attr-defined]
         command.insert_text_at_cursor(" search=terraform archived=false")  # type: ignore[attr-defined]
         await pilot.press("enter")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)
         assert screen.filters == {"search": "terraform", "archived": False}
@@ -122,7 +123,7 @@ async def test_command_line_server_filter_history_and_completion(sim: SimServer,
         await pilot.press("down")  # back to an empty line
         assert app.screen.query_one("#command").value == ""  # type: ignore[attr-defined]
         await pilot.press(*"projects", "enter")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert app.screen.filters == {}  # type: ignore[attr-defined]
         # a mistake is a toast, the console stays
         await run_command(app, pilot, "projects colour=red")
@@ -135,7 +136,7 @@ async def test_command_line_server_filter_history_and_completion(sim: SimServer,
 async def test_theme_and_readonly_commands(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert app.theme == "labdeck-dark"
         await run_command(app, pilot, "theme labdeck-production")
         assert app.theme == "labdeck-production"
@@ -148,14 +149,14 @@ async def test_theme_and_readonly_commands(sim: SimServer, make_app: MakeApp) ->
 async def test_palette_jumps_to_project_and_runs_screen_actions(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         target = next(p for p in sim.state.projects.values() if p.path == "terraform-modules")
         await pilot.press("ctrl+p")
         await pilot.pause()
         app.screen.query_one("CommandInput").value = "project: terraform-mod"  # type: ignore[attr-defined]
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert isinstance(app.screen, ProjectsScreen)
         assert app.screen.table.cursor_key == target.id
         await pilot.press("ctrl+p")
@@ -163,7 +164,7 @@ async def test_palette_jumps_to_project_and_runs_screen_actions(sim: SimServer, 
         app.screen.query_one("CommandInput").value = "projects: Details"  # type: ignore[attr-defined]
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert isinstance(app.screen, ProjectDetailScreen)
         assert app.screen.project_id == target.id
 
@@ -171,7 +172,7 @@ async def test_palette_jumps_to_project_and_runs_screen_actions(sim: SimServer, 
 async def test_keys_screen_lists_ids_and_descriptions(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, KeysScreen)
@@ -184,19 +185,19 @@ async def test_keys_screen_lists_ids_and_descriptions(sim: SimServer, make_app: 
 async def test_keymap_from_config_remaps_binding(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim, keymap={"projects.details": "i"})
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         await pilot.press("d")
         await pilot.pause()
         assert isinstance(app.screen, ProjectsScreen)
         await pilot.press("i")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert isinstance(app.screen, ProjectDetailScreen)
 
 
 async def test_copy_puts_project_url_on_clipboard(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         project = app.screen.query_one(ResourceTable).cursor_data
         await pilot.press("y")
         assert app.clipboard == project.web_url
@@ -206,14 +207,14 @@ async def test_copy_puts_project_url_on_clipboard(sim: SimServer, make_app: Make
 async def test_enter_opens_jobs_section_and_number_keys_switch(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         await pilot.press("2")  # no project chosen yet: stays, explains
         await pilot.pause()
         assert app.current_mode == "projects"
         assert any("Pick a project first" in str(n.message) for n in app._notifications)
         project = app.screen.query_one(ResourceTable).cursor_data
         await pilot.press("enter")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert app.current_mode == "jobs"
         assert getattr(app.screen, "project_id", None) == project.id
         await pilot.press("1")
@@ -227,14 +228,14 @@ async def test_enter_opens_jobs_section_and_number_keys_switch(sim: SimServer, m
 async def test_history_and_filters_survive_restart(sim: SimServer, make_app: MakeApp, state_path: Path) -> None:
     app = make_app(sim)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         await run_command(app, pilot, "projects search=data")
     saved = _read_json(state_path)
     assert saved["history"][-1] == "projects search=data"
     assert saved["ui"]["project_filters"] == {"search": "data"}
     again = make_app(sim)
     async with again.run_test(size=(100, 30)) as pilot:
-        await settle(again, pilot)
+        await settle(again, pilot, rounds=3)
         assert again.screen.filters == {"search": "data"}  # type: ignore[attr-defined]
         assert again.commands.history[-1] == "projects search=data"
 
@@ -242,31 +243,31 @@ async def test_history_and_filters_survive_restart(sim: SimServer, make_app: Mak
 async def test_section_keys_open_installed_sections(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         project = app.screen.query_one(ResourceTable).cursor_data
         await pilot.press("5")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert isinstance(app.screen, IntegrationsScreen)
         assert getattr(app.screen, "project_id", None) == project.id
         await pilot.press("1")  # back to the projects table, whatever was pushed on it
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert isinstance(app.screen, ProjectsScreen)
         screen_type: type
         for key, screen_type in (("3", RunnersScreen), ("4", IssuesScreen)):
             await pilot.press(key)
-            await settle(app, pilot)
+            await settle(app, pilot, rounds=3)
             assert isinstance(app.screen, screen_type)
             await pilot.press("1")
-            await settle(app, pilot)
+            await settle(app, pilot, rounds=3)
 
 
 async def test_no_color_is_respected(sim: SimServer, make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     app = make_app(sim)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert app.no_color
         await pilot.press("down", "A")  # a table and a dialog render through the monochrome filter
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert "Archive" in app.export_screenshot()
         assert app.is_running and app.return_code in (None, 0)

@@ -25,7 +25,6 @@ from labdeck.sim.dialect import dialect_of
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.audit.list import AuditScreen
-from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.integrations.actions import WRITE_ONLY
 from labdeck.ui.screens.integrations.detail import IntegrationDetailScreen
 from labdeck.ui.screens.integrations.list import IntegrationsScreen
@@ -45,9 +44,10 @@ from labdeck.ui.screens.settings.menu import ProjectSettingsScreen
 from labdeck.ui.screens.settings.notifications import NotificationSettingsScreen
 from labdeck.ui.screens.settings.people import ProjectForksScreen, ProjectUsersScreen
 from labdeck.ui.widgets.form import MASK, FormScreen
+from tests.support.pilot import confirm, settle, wait_until
 from tests.ui.conftest import MakeApp
-from tests.ui.jobs_support import create_pipeline, wait_until
-from tests.ui.sections_helpers import settle, toasts
+from tests.ui.helpers import toasts
+from tests.ui.jobs_support import create_pipeline
 
 pytestmark = pytest.mark.usefixtures("no_confirm_guard")
 
@@ -99,15 +99,6 @@ async def push(app: LabdeckApp, pilot: Any, screen: Any) -> Any:
     await wait_until(pilot, lambda: screen.load_count > 0, limit=10, what=f"{type(screen).__name__} loaded")
     await settle(app, pilot)
     return screen
-
-
-async def confirm(app: LabdeckApp, pilot: Any, typed: str | None = None) -> None:
-    await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), limit=5,
-                     what=f"the confirmation (screen {app.screen}, focus {app.focused})")
-    if typed is not None:
-        await pilot.press(*typed)
-    await pilot.click("#confirm")
-    await settle(app, pilot)
 
 
 async def press(app: LabdeckApp, pilot: Any, *keys: str) -> None:

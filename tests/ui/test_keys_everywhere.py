@@ -13,9 +13,10 @@ from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.screens.keys import KeysScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
+from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import MakeApp
-from tests.ui.helpers import run_command, screen_lines, settle
-from tests.ui.jobs_support import append_trace, create_pipeline, open_jobs, wait_until
+from tests.ui.helpers import run_command, screen_lines
+from tests.ui.jobs_support import append_trace, create_pipeline, open_jobs
 from tests.ui.widgets.trace.test_trace_viewer import _running_job, header_text, open_trace
 
 COMPILER_LOG = (
@@ -34,7 +35,7 @@ async def test_j_k_g_and_shift_g_move_the_same_in_every_table(sim_factory: Calla
     server = sim_factory()
     app = make_app(server)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         projects = app.screen.query_one(ResourceTable)
         await pilot.press("j", "j")
         assert projects.cursor_row == 2
@@ -127,11 +128,11 @@ async def test_keys_name_the_screen_help_scrolls_and_the_footer_points_to_keys(
         sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         footer = screen_lines(app)[-1]
         assert footer.lstrip().startswith("? Keys"), footer  # at 80 columns, where the other keys are
         await pilot.press("question_mark")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert isinstance(app.screen, KeysScreen)
         assert "Projects" in app.screen.query_one("#title").render().plain  # type: ignore[attr-defined]
         await pilot.press("escape")

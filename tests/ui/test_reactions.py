@@ -15,8 +15,8 @@ from labdeck.ui.reactions import react_to
 from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
+from tests.support.pilot import settle
 from tests.ui.conftest import MakeApp
-from tests.ui.helpers import settle
 
 ServerFactory = Callable[..., SimServer]
 
@@ -43,20 +43,20 @@ async def test_server_errors_show_and_the_console_recovers(sim_factory: ServerFa
     server = sim_factory()
     app = make_app(server, fast_retry=True)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)
         loaded = screen.table.row_count
         _faults(server, error_rate=1.0, path_prefix="/projects")
         await pilot.press("ctrl+r")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert app.is_running and app.screen is screen
         assert any("Server failure (5" in message for message in _messages(app))
         assert screen.table.row_count == loaded  # what was shown stays
         assert "online" not in _health(app)
         _faults(server)
         await pilot.press("ctrl+r")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert screen.table.row_count == loaded
         assert "online" in _health(app)
 
@@ -65,10 +65,10 @@ async def test_rate_limit_shows_wait_and_headroom(sim_factory: ServerFactory, ma
     server = sim_factory()
     app = make_app(server, fast_retry=True)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         _faults(server, rate_limit=1.0, retry_after=3, path_prefix="/projects", limit=600)
         await pilot.press("ctrl+r")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert any("Rate limited (429)" in message for message in _messages(app))
         status = app.screen.query_one(StatusLine)
         status.update_status()
@@ -80,18 +80,18 @@ async def test_unauthorized_opens_sign_in_and_a_valid_token_recovers(
         sim: SimServer, make_app: MakeApp, tokens: dict[str, str]) -> None:
     app = make_app(sim, token="glpat-this-token-was-revoked-000000")
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         dialog = app.screen
         assert isinstance(dialog, LoginScreen)
         field = dialog.query_one("#token")
         assert field.password  # masked
         await pilot.press(*"wrong-token", "enter")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert isinstance(app.screen, LoginScreen)
         assert "Sign-in failed" in str(dialog.query_one("#error").render())
         field.value = ""
         await pilot.press(*tokens["user"], "enter")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)
         assert app.current_user is not None and app.current_user != "root"
@@ -111,7 +111,7 @@ async def test_crash_writes_a_report_without_locals(sim: SimServer, make_app: Ma
     app = make_app(sim)
     with pytest.raises(RuntimeError, match="boom"):
         async with app.run_test(size=(100, 30)) as pilot:
-            await settle(app, pilot)
+            await settle(app, pilot, rounds=3)
             await pilot.press("d")
             await pilot.pause()
     assert app.return_code == 1

@@ -25,10 +25,11 @@ from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.fault_switch import FaultSwitch
+from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import MakeApp
+from tests.ui.helpers import toasts
 from tests.ui.jobs_support import PROJECT_PATH, append_trace, create_pipeline
 from tests.ui.jobs_support import advance as advance_jobs
-from tests.ui.sections_helpers import settle, toasts
 from tests.ui.widgets.trace.test_trace_viewer import shown_text
 from tests.watch.helpers import push_pipeline
 
@@ -43,14 +44,6 @@ def behind_switch(sim_factory: Callable[..., SimServer]) -> Iterator[tuple[SimSe
     server = sim_factory()
     with FaultSwitch(server.base_url) as switch:
         yield server, switch, SimpleNamespace(base_url=switch.url, state=server.state)
-
-
-async def wait_until(pilot: Any, condition: Callable[[], bool], seconds: float = 20.0, what: str = "") -> None:
-    for _ in range(int(seconds / 0.1)):
-        if condition():
-            return
-        await pilot.pause(0.1)
-    raise AssertionError(f"not in time: {what}")
 
 
 def log_text(screen: TraceScreen) -> str:
@@ -112,17 +105,17 @@ async def test_a_token_given_again_resumes_the_board_alerts_and_ci_column(behind
         # Within one round: the same subscriptions, fed through the new client.
         await wait_until(pilot, lambda: "token refused" not in board.context_text
                          and ("nothing failing" in board.context_text or "failed ·" in board.context_text),
-                         seconds=5, what="the board reads again")
+                         limit=5, what="the board reads again")
         assert app.watching.poller is old_poller and old_poller.client is app.client
         created = push_pipeline(server, row.project_id, [{"name": "after-sign-in", "duration": 30}])
         await wait_until(pilot, lambda: any(r.data.pipeline_id == int(created["id"])
                                             for r in board.table.visible_rows()),
-                         seconds=5, what="a new pipeline on the board")
+                         limit=5, what="a new pipeline on the board")
         assert app.watching.alerts.project_ids() and row.project_id in app.watching.alerts.project_ids()
         await pilot.press("1")
         projects = app.screen
         assert isinstance(projects, ProjectsScreen)
-        await wait_until(pilot, lambda: projects.ci_loading() == 0, seconds=10, what="the CI column")
+        await wait_until(pilot, lambda: projects.ci_loading() == 0, limit=10, what="the CI column")
 
 
 async def test_a_followed_log_goes_on_after_the_token_is_given_again(behind_switch: Any, make_app: MakeApp) -> None:
@@ -146,7 +139,7 @@ async def test_a_followed_log_goes_on_after_the_token_is_given_again(behind_swit
         server.state.tokens[renewed] = Token(renewed, root.id, ("api", "sudo"), "renewed")
         await append_trace(server, job_id, b"after the sign-in\n")
         await app._replace_token(type(app.session.token)(renewed))  # what the dialog does once validated
-        await wait_until(pilot, lambda: "after the sign-in" in log_text(screen), seconds=5, what="the log goes on")
+        await wait_until(pilot, lambda: "after the sign-in" in log_text(screen), limit=5, what="the log goes on")
         assert log_text(screen).count("before the refusal") == 1  # nothing read twice
 
 
@@ -184,7 +177,7 @@ async def test_rate_limited_at_start_says_retrying_in_5_s(behind_switch: Any, ma
             await pilot.pause(0.2)
             assert "nothing failing" not in board.context_text and "0 projects watched" not in board.context_text
         switch.set("pass")
-        await wait_until(pilot, lambda: board.table.row_count > 0, seconds=30, what="rows once allowed")
+        await wait_until(pilot, lambda: board.table.row_count > 0, limit=30, what="rows once allowed")
 
 
 async def test_rate_limited_log_viewer_says_so_while_it_waits(behind_switch: Any, make_app: MakeApp) -> None:
@@ -201,7 +194,7 @@ async def test_rate_limited_log_viewer_says_so_while_it_waits(behind_switch: Any
         await app.push_screen(screen)
         # (The switch keeps answering 429, so the note stands at every wait: a busy machine may
         # take longer than one Retry-After to show it.)
-        await wait_until(pilot, lambda: "rate limited — retrying in" in screen.waiting, seconds=15,
+        await wait_until(pilot, lambda: "rate limited — retrying in" in screen.waiting, limit=15,
                          what="the log viewer's note")
 
 
@@ -213,13 +206,13 @@ async def test_the_write_check_runs_after_the_first_frame(behind_switch: Any, ma
     app._check_write = True
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, BoardScreen) and bool(app.screen.context_text),
-                         seconds=3, what="the first frame")
+                         limit=3, what="the first frame")
         assert not app.read_only  # the first frame did not wait for the probe
         assert not any(method == "POST" for _, method, _, _ in switch.api_requests())
         board = app.screen
         assert isinstance(board, BoardScreen)
         assert "nothing failing" not in board.context_text and "loading…" in board.context_text
-        await wait_until(pilot, lambda: app.read_only, seconds=10, what="read-only after the probe")
+        await wait_until(pilot, lambda: app.read_only, limit=10, what="read-only after the probe")
         assert [method for _, method, path, _ in switch.api_requests() if path.endswith("/projects")
                 and method == "POST"] == ["POST"]
         assert any("may not write" in message or "Read-only" in message for message in toasts(app))

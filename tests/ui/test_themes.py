@@ -9,8 +9,8 @@ import pytest
 from labdeck.sim.server import SimServer
 from labdeck.ui.theme_offer import THEME_CHECK_DELAY
 from labdeck.ui.themes import APP_VARIABLES, ThemeFileError, load_theme_dirs, load_theme_file, theme_dirs
+from tests.support.pilot import settle
 from tests.ui.conftest import MakeApp
-from tests.ui.helpers import settle
 
 REPO_THEMES = Path(__file__).resolve().parents[2] / "themes"
 
@@ -87,7 +87,7 @@ async def test_app_uses_profile_theme_user_themes_and_reports_bad_files(sim: Sim
     _write(user_dir, "typo.toml", 'name = "typo"\nprimray = "#0077be"\n')
     app = make_app(sim, theme="ocean")
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert app.theme == "ocean"
         assert app.theme_variables["ld-star"] == "#ffcc00"
         assert all(name in app.theme_variables for name in APP_VARIABLES)
@@ -97,7 +97,7 @@ async def test_app_uses_profile_theme_user_themes_and_reports_bad_files(sim: Sim
 async def test_unknown_profile_theme_falls_back(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim, theme="no-such-theme")
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert app.theme == "labdeck-dark"
         assert any("no-such-theme" in str(n.message) for n in app._notifications)
 
@@ -105,7 +105,7 @@ async def test_unknown_profile_theme_falls_back(sim: SimServer, make_app: MakeAp
 async def test_builtin_textual_theme_has_app_variables(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim, theme="textual-light")
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert app.theme == "textual-light"
         assert all(name in app.theme_variables for name in APP_VARIABLES)
 
@@ -148,7 +148,7 @@ def test_an_unreadable_theme_file_is_refused_naming_the_style(tmp_path: Path) ->
 async def test_unreadable_textual_themes_are_not_offered(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         from labdeck.ui.themes import readable_theme
 
         offered = app.offered_themes()  # what the theme picker and `:theme` list
@@ -157,7 +157,7 @@ async def test_unreadable_textual_themes_are_not_offered(sim: SimServer, make_ap
         assert "labdeck-light" in offered
     later = make_app(sim)
     async with later.run_test(size=(80, 24)) as pilot:
-        await settle(later, pilot)
+        await settle(later, pilot, rounds=3)
         # Checked by themselves soon after start-up too (off the first screen's path).
         await pilot.pause(THEME_CHECK_DELAY + 0.3)
         assert "solarized-light" not in later.available_themes and "labdeck-light" in later.available_themes
@@ -169,7 +169,7 @@ async def test_an_unreadable_user_theme_is_withdrawn_with_a_notice_chosen_or_not
     _write(theme_dirs()[-1], "murky.toml", MURKY)
     chosen = make_app(sim, theme="murky")
     async with chosen.run_test(size=(100, 30)) as pilot:
-        await settle(chosen, pilot)
+        await settle(chosen, pilot, rounds=3)
         # Checked before the first screen: never shown, the default instead, and the user told why.
         assert chosen.theme == "labdeck-dark"
         assert "murky" not in chosen.available_themes
@@ -177,7 +177,7 @@ async def test_an_unreadable_user_theme_is_withdrawn_with_a_notice_chosen_or_not
         assert any("Unreadable theme 'murky'; using labdeck-dark" in str(n.message) for n in chosen._notifications)
     other = make_app(sim)
     async with other.run_test(size=(100, 30)) as pilot:
-        await settle(other, pilot)
+        await settle(other, pilot, rounds=3)
         assert other.theme == "labdeck-dark"
         offered = other.offered_themes()  # the picker's list: checked by then
         assert "murky" not in offered and "labdeck-light" in offered
@@ -185,7 +185,7 @@ async def test_an_unreadable_user_theme_is_withdrawn_with_a_notice_chosen_or_not
         assert any("murky.toml" in str(n.message) for n in other._notifications)
     later = make_app(sim)
     async with later.run_test(size=(100, 30)) as pilot:
-        await settle(later, pilot)
+        await settle(later, pilot, rounds=3)
         await pilot.pause(THEME_CHECK_DELAY + 0.3)  # or by itself soon after start-up
         assert "murky" not in later.available_themes
         assert any("murky.toml" in str(n.message) for n in later._notifications)
@@ -198,7 +198,7 @@ async def test_an_unreadable_user_theme_never_takes_the_place_of_the_theme_it_na
     _write(user_dir, "nord.toml", MURKY.replace('"murky"', '"nord"'))
     app = make_app(sim)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         # The shipped labdeck-dark and Textual's own nord stay, told apart from the refused files.
         assert app.theme == "labdeck-dark" and app.current_theme.primary != "#336699"
         offered = app.offered_themes()

@@ -21,8 +21,9 @@ from labdeck.ui.triaging import triaging
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from tests.sim.conftest import dialect
 from tests.sim.helpers import quiet
+from tests.support.pilot import wait_until
 from tests.ui.conftest import MakeApp
-from tests.ui.screens.board.test_board import FAST, open_board, wait_until
+from tests.ui.screens.board.test_board import FAST, open_board
 
 __all__ = ["dialect"]
 
@@ -42,7 +43,7 @@ def why_cells(screen: BoardScreen) -> dict[tuple[str, str], str]:
 
 async def triaged_board(app: Any, pilot: Any) -> BoardScreen:
     screen = await open_board(app, pilot)
-    await wait_until(pilot, lambda: triaging(app).rounds > 0 and "…" not in why_cells(screen).values(), 60)
+    await wait_until(pilot, lambda: triaging(app).rounds > 0 and "…" not in why_cells(screen).values(), limit=60)
     return screen
 
 

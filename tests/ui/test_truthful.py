@@ -16,7 +16,8 @@ from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.status_line import StatusLine
-from tests.ui.sections_helpers import settle, toasts
+from tests.support.pilot import settle, wait_until
+from tests.ui.helpers import toasts
 
 
 async def _no_sleep(seconds: float) -> None:
@@ -70,7 +71,7 @@ async def test_reopening_a_quiet_projects_jobs_shows_them_again(sim: SimServer, 
         await run_command(app, pilot, "jobs data/reports")
         first = app.screen
         assert isinstance(first, JobsScreen)
-        await _wait(pilot, lambda: first.refresh_count > 0)
+        await wait_until(pilot, lambda: first.refresh_count > 0)
         count = len(first.jobs)
         assert count > 0
         await pilot.press("1")
@@ -80,19 +81,11 @@ async def test_reopening_a_quiet_projects_jobs_shows_them_again(sim: SimServer, 
         await run_command(app, pilot, "jobs data/reports")
         again = app.screen
         assert isinstance(again, JobsScreen) and again.project_path == "data/reports"
-        await _wait(pilot, lambda: again.refresh_count > 0)
+        await wait_until(pilot, lambda: again.refresh_count > 0)
         assert len(again.jobs) == count
         again.reload()  # ctrl+r: still all there
-        await _wait(pilot, lambda: again.refresh_count > 1)
+        await wait_until(pilot, lambda: again.refresh_count > 1)
         assert len(again.jobs) == count
-
-
-async def _wait(pilot: Any, condition: Callable[[], bool], seconds: float = 15.0) -> None:
-    for _ in range(int(seconds / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("not reached in time")
 
 
 # --- 2. following survives a resize ------------------------------------------------------------------
@@ -107,14 +100,14 @@ async def test_a_bigger_terminal_never_pauses_following(sim_factory: Callable[..
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_trace(app, pilot, job_id)
         await append_trace(server, job_id, b"".join(b"line %d\n" % n for n in range(200)))
-        await _wait(pilot, lambda: screen.view.line_count >= 200)
+        await wait_until(pilot, lambda: screen.view.line_count >= 200)
         assert screen.view.following
         await pilot.resize_terminal(200, 60)
         await pilot.pause(0.3)
         assert screen.view.following, header_text(screen)
         assert "paused" not in header_text(screen)
         await append_trace(server, job_id, b"after the resize\n")
-        await _wait(pilot, lambda: screen.view.line_count >= 201)
+        await wait_until(pilot, lambda: screen.view.line_count >= 201)
         await pilot.pause(0.2)
         assert screen.view.following and screen.view.scroll_y == screen.view.max_scroll_y
         await pilot.resize_terminal(80, 24)  # and smaller again
@@ -135,7 +128,7 @@ async def test_relative_times_tick_and_the_log_uses_the_servers_time(sim_factory
     app.clock = lambda: server.state.clock.now() + timedelta(hours=521)  # this machine's clock is far off
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_trace(app, pilot, job_id)
-        await _wait(pilot, lambda: screen.live)
+        await wait_until(pilot, lambda: screen.live)
         await pilot.pause(1.2)
         assert "521h" not in header_text(screen) and "m" in header_text(screen)  # minutes, not days
         await advance(server, 90)
@@ -168,7 +161,7 @@ async def test_one_failed_log_read_says_retrying(sim_factory: Callable[..., SimS
     app = make_app(server)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_trace(app, pilot, job_id)
-        await _wait(pilot, lambda: screen.live)
+        await wait_until(pilot, lambda: screen.live)
         await screen._handle(_ErrorEvent("500 Internal Server Error"))
         assert "retrying" in header_text(screen) and "disconnected" not in header_text(screen)
         for _ in range(3):
@@ -192,7 +185,7 @@ async def test_a_form_shows_what_it_will_send_and_toggles_apply_at_once(sim_fact
     from labdeck.ui.screens.confirm import ConfirmScreen
     from labdeck.ui.screens.issues.detail import IssueDetailScreen
     from labdeck.ui.widgets.form import FormScreen
-    from tests.ui.sections_helpers import push
+    from tests.ui.helpers import push
 
     server = sim_factory()
     issue = next(i for i in server.state.issues.values() if i.state == "opened" and not i.deleted)

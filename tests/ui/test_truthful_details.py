@@ -25,10 +25,10 @@ from labdeck.ui.screens.settings.export import ProjectExportScreen
 from labdeck.ui.widgets.dialogs import PathDialog
 from labdeck.ui.widgets.form import FormScreen
 from labdeck.ui.widgets.status_line import StatusLine
+from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import MakeApp
-from tests.ui.helpers import run_command, screen_lines
-from tests.ui.jobs_support import advance, create_pipeline, open_jobs, record_notifications, wait_until
-from tests.ui.sections_helpers import push, settle, toasts
+from tests.ui.helpers import push, run_command, screen_lines, toasts
+from tests.ui.jobs_support import advance, create_pipeline, open_jobs, record_notifications
 
 ServerFactory = Callable[..., SimServer]
 

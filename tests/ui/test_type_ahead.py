@@ -15,8 +15,9 @@ from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.issues.detail import IssueDetailScreen
 from labdeck.ui.widgets.form import FormScreen
+from tests.support.pilot import settle
 from tests.ui.conftest import MakeApp
-from tests.ui.sections_helpers import push, settle
+from tests.ui.helpers import push
 
 _NAMED = {" ": "space", "(": "left_parenthesis", ")": "right_parenthesis", "-": "minus", "/": "slash",
           "#": "number_sign"}

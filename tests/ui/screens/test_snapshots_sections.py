@@ -19,7 +19,7 @@ from labdeck.ui.screens.integrations.list import IntegrationsScreen
 from labdeck.ui.screens.issues.list import IssuesScreen
 from labdeck.ui.screens.runners.list import RunnersScreen
 from labdeck.ui.ui_state import UiState
-from tests.ui.sections_helpers import settle
+from tests.support.pilot import settle
 
 SIZES = [(80, 24), (120, 40)]
 SHOWN_URL = "https://gitlab.example.test"

@@ -34,8 +34,9 @@ from labdeck.operations.bulk_plan import (
 from labdeck.sim.server import SimServer
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from labdeck.watch.pipelines import derive_pipelines
+from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import MakeApp
-from tests.ui.jobs_support import PROJECT_ID, PROJECT_PATH, advance, control, create_pipeline, wait_until
+from tests.ui.jobs_support import PROJECT_ID, PROJECT_PATH, advance, control, create_pipeline
 from tests.ui.pipeline_support import (
     bulk_dialog,
     close_finished,
@@ -45,7 +46,6 @@ from tests.ui.pipeline_support import (
     pipeline_in_every_state,
     tries,
 )
-from tests.ui.sections_helpers import settle
 
 SimFactory = Callable[..., SimServer]
 NOW = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)

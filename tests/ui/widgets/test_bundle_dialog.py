@@ -18,8 +18,9 @@ from labdeck.ui.screens.runners.detail import RunnerJobsScreen
 from labdeck.ui.widgets import bundle_dialog
 from labdeck.ui.widgets.bundle_dialog import BundleDoneDialog, BundleProgressDialog, request_bundle
 from labdeck.ui.widgets.dialogs import PathDialog
+from tests.support.pilot import settle
 from tests.ui.conftest import MakeApp
-from tests.ui.sections_helpers import push, settle, toasts
+from tests.ui.helpers import push, toasts
 
 
 def failed_job(server: Any) -> Any:

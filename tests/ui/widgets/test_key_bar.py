@@ -6,14 +6,15 @@ from __future__ import annotations
 from labdeck.sim.server import SimServer
 from labdeck.ui.screens.keys import KeysScreen
 from labdeck.ui.widgets.key_bar import SEPARATOR, KeyBar
+from tests.support.pilot import settle
 from tests.ui.conftest import MakeApp
-from tests.ui.helpers import screen_lines, settle
+from tests.ui.helpers import screen_lines
 
 
 async def test_only_whole_keys_fit_and_the_palette_key_stays_at_the_right(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         bar = app.screen.query_one(KeyBar)
         line = screen_lines(app)[-1]
         keys, _, palette = line.partition(SEPARATOR)
@@ -29,20 +30,20 @@ async def test_only_whole_keys_fit_and_the_palette_key_stays_at_the_right(sim: S
 async def test_keys_follow_the_screen_and_read_only_mode(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(160, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert "s Star" in screen_lines(app)[-1]
         app.set_read_only(True)
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert "s Star" not in screen_lines(app)[-1] and "? Keys" in screen_lines(app)[-1]
         await pilot.press("0")  # the board: its own keys
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert "f Status" in screen_lines(app)[-1] and "d Details" not in screen_lines(app)[-1]
 
 
 async def test_a_click_on_a_key_runs_it(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         await pilot.click(KeyBar, offset=(2, 0))  # on "? Keys"
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert isinstance(app.screen, KeysScreen)

@@ -18,8 +18,9 @@ from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.issues.detail import IssueDetailScreen
 from labdeck.ui.screens.runners.detail import RunnerDetailScreen
 from labdeck.ui.screens.runners.list import RunnersScreen
+from tests.support.pilot import settle
 from tests.ui.conftest import MakeApp
-from tests.ui.sections_helpers import push, settle, toasts
+from tests.ui.helpers import push, toasts
 
 
 def plain(cell: Any) -> str:

@@ -14,20 +14,13 @@ from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from labdeck.watch import PipelineRow
+from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import MakeApp
-from tests.ui.sections_helpers import settle, toasts
+from tests.ui.helpers import toasts
 from tests.watch.helpers import advance, push_pipeline
 
 FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
 """A poller that reads often: tests wait seconds, not minutes."""
-
-
-async def wait_until(pilot: Any, condition: Callable[[], bool], seconds: float = 20.0) -> None:
-    for _ in range(int(seconds / 0.1)):
-        if condition():
-            return
-        await pilot.pause(0.1)
-    raise AssertionError("the board did not get there in time")
 
 
 def rows(screen: BoardScreen) -> list[PipelineRow]:
@@ -128,7 +121,7 @@ async def test_status_filter_and_freshness(sim_factory: Callable[..., SimServer]
         status = screen.query_one(StatusLine)
         await wait_until(pilot, lambda: "data" in str(status.query_one("#status-age").render()))
         server.stop()  # the server goes away: the data ages and turns amber past twice the interval
-        await wait_until(pilot, lambda: status.query_one("#status-age").has_class("-stale"), seconds=30)
+        await wait_until(pilot, lambda: status.query_one("#status-age").has_class("-stale"), limit=30)
 
 
 async def test_start_board_opens_the_board_first(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
@@ -212,5 +205,5 @@ async def test_ages_move_on_when_nothing_changes_on_the_server(sim_factory: Call
         before = ages()
         later = server.state.clock.now() + timedelta(hours=30)
         app.clock = lambda: later  # the console's clock moves on; the server's does not
-        await wait_until(pilot, lambda: ages() != before, seconds=8.0)
+        await wait_until(pilot, lambda: ages() != before, limit=8.0)
         assert all(age.endswith("d") for age in ages()), ages()

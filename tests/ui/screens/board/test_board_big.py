@@ -16,9 +16,10 @@ from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.screens.projects.list import ProjectsScreen
+from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import MakeApp
-from tests.ui.screens.board.test_board import FAST, open_board, rows, wait_until
-from tests.ui.sections_helpers import settle, toasts
+from tests.ui.helpers import toasts
+from tests.ui.screens.board.test_board import FAST, open_board, rows
 from tests.watch.helpers import advance, big_stages, control, push_stages
 
 SCENARIOS: dict[str, tuple[dict[str, Any], str, str, str]] = {
@@ -71,17 +72,17 @@ async def test_a_monorepo_pipeline_in_the_console(sim_factory: Callable[..., Sim
             # Failed while unit-1200 still runs (the board's precedence: a known failure), then
             # retried: the retry passes, and so does the pipeline.
             await wait_until(pilot, lambda: cells(screen, key)["failed"] == "unit-0001"
-                             and cells(screen, key)["status"].strip() == "failed", seconds=60)
+                             and cells(screen, key)["status"].strip() == "failed", limit=60)
             retry_failed(server, *key)
             advance(server, 1800)
         await wait_until(pilot, lambda: (row := next((r for r in rows(screen) if r.pipeline_id == key[1]), None))
                          is not None and row.status == status and row.failed_known and row.running_known,
-                         seconds=60)
+                         limit=60)
         with control(server) as admin:  # the server's own count (other pipelines share the runners)
             running_now = admin.get(f"/api/v4/projects/{project}/pipelines/{key[1]}/jobs",
                                     params={"scope[]": "running", "per_page": 1}).headers["x-total"]
         running_cell = running_now if running_cell else ""
-        await wait_until(pilot, lambda: cells(screen, key)["running"] == running_cell, seconds=60)
+        await wait_until(pilot, lambda: cells(screen, key)["running"] == running_cell, limit=60)
         shown = cells(screen, key)
         assert (shown["status"].strip(), shown["failed"], shown["running"]) == (status, failed_cell, running_cell)
         if status == "failed":
@@ -101,7 +102,7 @@ async def test_a_monorepo_pipeline_in_the_console(sim_factory: Callable[..., Sim
 
         jobs = JobsScreen(project, "", pipeline_id=key[1])
         await app.push_screen(jobs)
-        await wait_until(pilot, lambda: jobs.refresh_count > 0, seconds=60)
+        await wait_until(pilot, lambda: jobs.refresh_count > 0, limit=60)
         jobs.group_mode = "none"
         jobs.action_cycle_group()  # grouped by pipeline
         await pilot.pause()

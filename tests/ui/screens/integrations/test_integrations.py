@@ -20,8 +20,9 @@ from labdeck.ui.screens.integrations.actions import (
 from labdeck.ui.screens.integrations.detail import IntegrationDetailScreen
 from labdeck.ui.screens.integrations.list import IntegrationsScreen
 from labdeck.ui.widgets.form import MASK, FormScreen
+from tests.support.pilot import settle
 from tests.ui.conftest import MakeApp
-from tests.ui.sections_helpers import push, settle, toasts
+from tests.ui.helpers import push, toasts
 
 
 def plain(cell: Any) -> str:

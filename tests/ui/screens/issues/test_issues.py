@@ -16,8 +16,9 @@ from labdeck.ui.screens.issues.form import check_duration
 from labdeck.ui.screens.issues.list import IssuesScreen, parse_issue_filters
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.widgets.form import FormScreen
+from tests.support.pilot import settle
 from tests.ui.conftest import MakeApp
-from tests.ui.sections_helpers import push, settle, toasts
+from tests.ui.helpers import push, toasts
 
 
 def fields(screen: IssueDetailScreen) -> dict[str, str]:

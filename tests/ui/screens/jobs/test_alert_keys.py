@@ -13,10 +13,9 @@ from labdeck.base.config import BoardSettings
 from labdeck.sim.server import SimServer
 from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.trace import TraceScreen
+from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import MakeApp
 from tests.ui.helpers import run_command
-from tests.ui.screens.board.test_board import wait_until
-from tests.ui.sections_helpers import settle
 from tests.watch.helpers import advance, project_id, push_pipeline
 
 FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
@@ -45,6 +44,6 @@ async def test_w_on_a_job_alerts_when_it_fails(sim_factory: Callable[..., SimSer
         await pilot.pause(0.5)
         advance(server, 120)
         log: Any = app.watching.log
-        await wait_until(pilot, lambda: any("slow-deploy-check" in alert.body for alert in log.entries), 10.0)
+        await wait_until(pilot, lambda: any("slow-deploy-check" in alert.body for alert in log.entries), limit=10.0)
         fired = next(alert for alert in log.entries if "slow-deploy-check" in alert.body)
         assert "failed" in fired.title

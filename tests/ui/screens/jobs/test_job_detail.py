@@ -15,9 +15,8 @@ from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.jobs.detail import JobDetailScreen, PendingReasonLine, WhyPending, pending_headline
 from labdeck.ui.screens.jobs.trace import TraceScreen
+from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import MakeApp
-from tests.ui.jobs_support import wait_until
-from tests.ui.sections_helpers import settle
 
 SimFactory = Callable[..., SimServer]
 FEATURE_FLAGS = (6, "platform/feature-flags")

@@ -23,6 +23,7 @@ from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.widgets.dialogs import PathDialog
+from tests.support.pilot import confirm, wait_until
 from tests.ui.conftest import MakeApp
 from tests.ui.jobs_support import (
     advance,
@@ -31,7 +32,6 @@ from tests.ui.jobs_support import (
     record_notifications,
     row_status,
     server_job,
-    wait_until,
 )
 
 pytestmark = pytest.mark.usefixtures("no_confirm_guard")
@@ -56,13 +56,6 @@ async def _select(screen: Any, pilot: Any, job_id: int) -> None:
     assert screen.selected_job().id == job_id
 
 
-async def _confirm(app: LabdeckApp, pilot: Any) -> ConfirmScreen:
-    await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation dialog")
-    dialog = app.screen
-    assert isinstance(dialog, ConfirmScreen)
-    return dialog
-
-
 async def test_cancel_asks_first_and_cancel_button_has_focus(
         sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
     server = sim_factory()
@@ -74,7 +67,7 @@ async def test_cancel_asks_first_and_cancel_button_has_focus(
         assert row_status(screen, job_id) == "running"
 
         await pilot.press("c")
-        dialog = await _confirm(app, pilot)
+        dialog = await confirm(app, pilot, answer=False)
         assert app.focused is dialog.query_one("#cancel", Button)
         await pilot.press("enter")  # Enter on the focused Cancel button: nothing happens
         await wait_until(pilot, lambda: app.screen is screen, what="the dialog to close")
@@ -82,7 +75,7 @@ async def test_cancel_asks_first_and_cancel_button_has_focus(
         assert server_job(server, job_id).status == "running"
 
         await pilot.press("c")
-        await _confirm(app, pilot)
+        await confirm(app, pilot, answer=False)
         await pilot.click("#confirm")
         await wait_until(pilot, lambda: server_job(server, job_id).status == "canceled", what="the cancel")
         await wait_until(pilot, lambda: row_status(screen, job_id) == "canceled", what="the row update")
@@ -98,7 +91,7 @@ async def test_retry_shows_the_new_job(sim_factory: Callable[..., SimServer], ma
         assert row_status(screen, job_id) == "failed"
         await _select(screen, pilot, job_id)
         await pilot.press("r")
-        await _confirm(app, pilot)
+        await confirm(app, pilot, answer=False)
         await pilot.click("#confirm")
         await wait_until(pilot, lambda: screen.selected_job() is not None and screen.selected_job().id != job_id,
                          what="the new job to be selected")
@@ -124,7 +117,7 @@ async def test_play_a_manual_job_and_keep_artifacts(sim_factory: Callable[..., S
         assert row_status(screen, ship_id) == "manual"
         await _select(screen, pilot, ship_id)
         await pilot.press("p")
-        await _confirm(app, pilot)
+        await confirm(app, pilot, answer=False)
         await pilot.click("#confirm")
         await wait_until(pilot, lambda: server_job(server, ship_id).status in ("pending", "running"),
                          what="the job to start")
@@ -132,7 +125,7 @@ async def test_play_a_manual_job_and_keep_artifacts(sim_factory: Callable[..., S
 
         await _select(screen, pilot, pack_id)
         await pilot.press("K")
-        await _confirm(app, pilot)
+        await confirm(app, pilot, answer=False)
         await pilot.click("#confirm")
         await wait_until(pilot, lambda: server_job(server, pack_id).artifacts_expire_at is None,
                          what="the artifacts to be kept")
@@ -146,19 +139,19 @@ async def test_erase_needs_the_job_id_typed(sim_factory: Callable[..., SimServer
         screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
         await _select(screen, pilot, job_id)
         await pilot.press("E")
-        dialog = await _confirm(app, pilot)
-        confirm = dialog.query_one("#confirm", Button)
-        assert confirm.disabled
+        dialog = await confirm(app, pilot, answer=False)
+        button = dialog.query_one("#confirm", Button)
+        assert button.disabled
         dialog.query_one("#typed", Input).focus()
         await pilot.press(*str(job_id)[:-1])  # a partial id cannot confirm
         await pilot.pause()
-        assert confirm.disabled
+        assert button.disabled
         await pilot.press("enter")
         await pilot.pause(0.2)
         assert app.screen is dialog and server_job(server, job_id).erased_at is None
         await pilot.press(str(job_id)[-1])
         await pilot.pause()
-        assert not confirm.disabled
+        assert not button.disabled
         await pilot.click("#confirm")
         await wait_until(pilot, lambda: server_job(server, job_id).erased_at is not None, what="the erase")
         await wait_until(pilot, lambda: screen.jobs_by_id()[job_id].artifacts_file is None,
@@ -254,7 +247,7 @@ async def test_ambiguous_failure_rereads_the_job(sim_factory: Callable[..., SimS
             screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
             await _select(screen, pilot, job_id)
             await pilot.press("c")
-            await _confirm(app, pilot)
+            await confirm(app, pilot, answer=False)
             await pilot.click("#confirm")
             await wait_until(pilot, lambda: any("is now canceled" in note for note in notes),
                              what="the re-read state")
@@ -291,7 +284,7 @@ async def test_a_retry_from_a_filtered_list_shows_the_new_job(sim_factory: Calla
         await wait_until(pilot, lambda: screen.query_one(JobTable).select_job(job_id), what="the failed job")
         await _select(screen, pilot, job_id)
         await pilot.press("r")
-        await _confirm(app, pilot)
+        await confirm(app, pilot, answer=False)
         await pilot.click("#confirm")
         await wait_until(pilot, lambda: screen.selected_job() is not None and screen.selected_job().id != job_id,
                          what="the new job, shown although the filter says failed")

@@ -15,15 +15,9 @@ from labdeck.ui.screens.jobs.header import TraceHeader
 from labdeck.ui.screens.jobs.status_filter import StatusFilterDialog
 from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.screens.jobs.trace import TraceScreen
+from tests.support.pilot import wait_until
 from tests.ui.conftest import MakeApp
-from tests.ui.jobs_support import (
-    advance,
-    create_pipeline,
-    listed_ids,
-    open_jobs,
-    row_status,
-    wait_until,
-)
+from tests.ui.jobs_support import advance, create_pipeline, listed_ids, open_jobs, row_status
 
 TWO_STAGES = [
     {"name": "build", "jobs": [{"name": "compile", "duration": 30}]},

@@ -19,7 +19,8 @@ from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.ui_state import UiState
-from tests.ui.helpers import tables_measured, wait_for_workers
+from tests.support.pilot import settle
+from tests.ui.helpers import tables_measured
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 SHOWN_HOST = "gitlab.example.test"
@@ -63,10 +64,9 @@ def build(jobs_snap_server: SimServer, tokens: dict[str, str], tmp_path: Path) -
     return make
 
 
-async def _settle(pilot: Any) -> None:
-    for _ in range(3):
-        await wait_for_workers(pilot.app)
-        await pilot.pause()
+async def _ready_for_snapshot(pilot: Any) -> None:
+    """Settle, then wait until the tables measured their rows."""
+    await settle(pilot.app, pilot, rounds=3)
     await tables_measured(pilot)
 
 
@@ -79,7 +79,7 @@ def _failed_job(server: SimServer) -> int:
 
 def _open_jobs(*keys: str) -> Callable[[Any], Any]:
     async def run_before(pilot: Any) -> None:
-        await _settle(pilot)
+        await _ready_for_snapshot(pilot)
         pilot.app.open_jobs(PROJECT_ID, PROJECT_PATH)
         # The first refresh starts from a timer: on a busy machine no worker may be running yet
         # when the screen first settles, and rows added later would be caught unmeasured.
@@ -88,27 +88,27 @@ def _open_jobs(*keys: str) -> Callable[[Any], Any]:
             if isinstance(screen, JobsScreen) and screen.refresh_count:
                 break
             await pilot.pause(0.01)
-        await _settle(pilot)
+        await _ready_for_snapshot(pilot)
         assert isinstance(pilot.app.screen, JobsScreen) and pilot.app.screen.refresh_count
         if keys:
             await pilot.press(*keys)
-            await _settle(pilot)
+            await _ready_for_snapshot(pilot)
 
     return run_before
 
 
 def _open_trace(server: SimServer, *keys: str) -> Callable[[Any], Any]:
     async def run_before(pilot: Any) -> None:
-        await _settle(pilot)
+        await _ready_for_snapshot(pilot)
         app = pilot.app
         job = await app.client.jobs.get(PROJECT_ID, _failed_job(server))
         await app.push_screen(TraceScreen(PROJECT_ID, PROJECT_PATH, job))
-        await _settle(pilot)
+        await _ready_for_snapshot(pilot)
         screen = app.screen
         assert isinstance(screen, TraceScreen) and screen.finished_reading
         if keys:
             await pilot.press(*keys)
-            await _settle(pilot)
+            await _ready_for_snapshot(pilot)
 
     return run_before
 

@@ -21,8 +21,9 @@ from labdeck.ui.screens.pipeline.header import PipelineHeader
 from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.screens.pipeline.stage_jobs import StageJobsScreen
 from labdeck.ui.widgets.bulk import BulkActionScreen
+from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import MakeApp
-from tests.ui.jobs_support import PROJECT_ID, advance, wait_until
+from tests.ui.jobs_support import PROJECT_ID, advance
 from tests.ui.pipeline_support import (
     BIG_FAILED,
     big_pipeline,
@@ -37,7 +38,6 @@ from tests.ui.pipeline_support import (
     statuses,
     tries,
 )
-from tests.ui.sections_helpers import settle
 
 SimFactory = Callable[..., SimServer]
 DIALECTS = pytest.mark.parametrize("dialect", ["spec", "gitlab"])

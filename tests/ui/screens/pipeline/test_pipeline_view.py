@@ -22,8 +22,10 @@ from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.pipeline.columns import SEPARATOR
 from labdeck.ui.screens.pipeline.screen import PipelineHeader
 from labdeck.ui.widgets.bulk import BulkActionScreen
+from tests.support.pilot import wait_until
 from tests.ui.conftest import MakeApp
-from tests.ui.jobs_support import PROJECT_ID, advance, create_pipeline, wait_until
+from tests.ui.helpers import toasts
+from tests.ui.jobs_support import PROJECT_ID, advance, create_pipeline
 from tests.ui.pipeline_support import (
     bulk_dialog,
     close_finished,
@@ -35,7 +37,6 @@ from tests.ui.pipeline_support import (
     pipeline_in_every_state,
     tries,
 )
-from tests.ui.sections_helpers import toasts
 from tests.ui.test_type_ahead import burst
 
 

@@ -26,7 +26,8 @@ from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from labdeck.watch.clock import ServerClock
-from tests.ui.helpers import screen_lines, wait_for_workers
+from tests.support.pilot import settle
+from tests.ui.helpers import screen_lines
 from tests.ui.jobs_support import PROJECT_ID, PROJECT_PATH
 from tests.ui.pipeline_support import EVERY_STATE, big_stages
 from tests.ui.screens.jobs.test_snapshots_jobs import SHOWN_HOST
@@ -102,10 +103,8 @@ def build(pipeline_snap_server: tuple[SimServer, int], tmp_path: Path) -> Callab
     return lambda: _app_for(server, tmp_path)
 
 
-async def _settle(pilot: Any) -> None:
-    for _ in range(3):
-        await wait_for_workers(pilot.app)
-        await pilot.pause()
+async def _ready_for_snapshot(pilot: Any) -> None:
+    await settle(pilot.app, pilot, rounds=3)
     # The status line shortens the instance once it knows its width; the app's clock tick redraws
     # it about once a second, which a snapshot may or may not wait for: redraw it now.
     pilot.app.refresh_status()
@@ -114,15 +113,15 @@ async def _settle(pilot: Any) -> None:
 
 def _open_pipeline(server: SimServer, pipeline_id: int, *keys: str) -> Callable[[Any], Any]:
     async def run_before(pilot: Any) -> None:
-        await _settle(pilot)
+        await _ready_for_snapshot(pilot)
         screen = PipelineScreen(PROJECT_ID, PROJECT_PATH, pipeline_id,
                                 server_clock=ServerClock(source=server.state.clock.now))
         await pilot.app.push_screen(screen)
-        await _settle(pilot)
+        await _ready_for_snapshot(pilot)
         assert screen.load_count == 1
         if keys:
             await pilot.press(*keys)
-            await _settle(pilot)
+            await _ready_for_snapshot(pilot)
 
     return run_before
 
@@ -158,12 +157,12 @@ def test_retry_dry_run(snap_compare: Any, build: Callable[[], LabdeckApp],
 def test_why_pending_panel(snap_compare: Any, build: Callable[[], LabdeckApp],
                            pipeline_snap_server: tuple[SimServer, int], size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
-        await _settle(pilot)
+        await _ready_for_snapshot(pilot)
         jobs = await pilot.app.client.jobs.list(6).all()
         stuck = next(job for job in jobs if job.name == "ios-build" and job.status == "pending")
         screen = JobDetailScreen(6, "platform/feature-flags", stuck)
         await pilot.app.push_screen(screen)
-        await _settle(pilot)
+        await _ready_for_snapshot(pilot)
         assert screen.explanation is not None
 
     assert snap_compare(build(), run_before=run_before, terminal_size=size)
@@ -172,7 +171,7 @@ def test_why_pending_panel(snap_compare: Any, build: Callable[[], LabdeckApp],
 @pytest.mark.parametrize("size", SIZES)
 def test_board(snap_compare: Any, build: Callable[[], LabdeckApp], size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
-        await _settle(pilot)
+        await _ready_for_snapshot(pilot)
         await pilot.press("0")
         screen = pilot.app.screen
         assert isinstance(screen, BoardScreen)
@@ -186,7 +185,7 @@ def test_board(snap_compare: Any, build: Callable[[], LabdeckApp], size: tuple[i
             if "data <10s" in screen_lines(pilot.app)[-2]:
                 break
             await pilot.pause(0.05)
-        await _settle(pilot)
+        await _ready_for_snapshot(pilot)
         assert screen.table.row_count
 
     assert snap_compare(build(), run_before=run_before, terminal_size=size)

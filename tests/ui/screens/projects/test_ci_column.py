@@ -8,8 +8,8 @@ import pytest
 from labdeck.sim.server import SimServer
 from labdeck.ui import app as app_module
 from labdeck.ui.screens.projects.list import ProjectsScreen
+from tests.support.pilot import settle
 from tests.ui.conftest import MakeApp
-from tests.ui.helpers import settle
 
 
 async def test_rows_a_filter_brings_on_screen_get_their_ci_status_without_waiting_for_the_clock(
@@ -17,11 +17,11 @@ async def test_rows_a_filter_brings_on_screen_get_their_ci_status_without_waitin
     monkeypatch.setattr(app_module, "TICK_SECONDS", 3600.0)  # no clock tick during the test
     app = make_app(sim)
     async with app.run_test(size=(100, 12)) as pilot:  # room for a few rows only
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)
         await pilot.press("slash", *"web/")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         shown = screen.table.visible_rows(0, screen.table.size.height)
         assert shown and all("web/" in str(row.cells[1]) for row in shown)
         for _ in range(100):

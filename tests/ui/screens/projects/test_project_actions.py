@@ -12,8 +12,9 @@ from labdeck.sim.server import SimServer
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
+from tests.support.pilot import settle
 from tests.ui.conftest import MakeApp
-from tests.ui.helpers import run_command, settle
+from tests.ui.helpers import run_command
 
 ServerFactory = Callable[..., SimServer]
 
@@ -39,16 +40,16 @@ async def test_star_and_unstar(sim_factory: ServerFactory, make_app: MakeApp) ->
     project = next(p for p in server.state.projects.values() if root not in p.starred_by and not p.archived)
     app = make_app(server)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         table = await _select(app, pilot, project.id)
         before = project.starred_by.copy()
         await pilot.press("s")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert project.starred_by == before | {root}
         row = next(r for r in table.rows() if r.key == project.id)
         assert str(row.cells[0]).startswith("★")
         await pilot.press("s")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert root not in project.starred_by
         row = next(r for r in table.rows() if r.key == project.id)
         assert not str(row.cells[0]).startswith("★")
@@ -60,11 +61,11 @@ async def test_star_of_already_starred_project_says_so(sim_factory: ServerFactor
     project = next(p for p in server.state.projects.values() if root not in p.starred_by and not p.archived)
     app = make_app(server)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         await _select(app, pilot, project.id)
         project.starred_by.add(root)  # starred elsewhere after the list was loaded
         await pilot.press("s")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert any("already starred" in message for message in _messages(app))
         assert project.starred_by == {root} | project.starred_by
 
@@ -75,7 +76,7 @@ async def test_archive_needs_confirmation_and_cancel_is_default(
     project = next(p for p in server.state.projects.values() if not p.archived)
     app = make_app(server)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         table = await _select(app, pilot, project.id)
         await pilot.press("A")
         await pilot.pause()
@@ -83,13 +84,13 @@ async def test_archive_needs_confirmation_and_cancel_is_default(
         assert isinstance(dialog, ConfirmScreen)
         assert dialog.focused is not None and dialog.focused.id == "cancel"
         await pilot.press("enter")  # enter on the default button cancels
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert isinstance(app.screen, ProjectsScreen)
         assert not project.archived
         await pilot.press("A")
         await pilot.pause()
         await pilot.press("right", "enter")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert project.archived
         row = next(r for r in table.rows() if r.key == project.id)
         assert "A" in str(row.cells[0])
@@ -97,7 +98,7 @@ async def test_archive_needs_confirmation_and_cancel_is_default(
         await pilot.press("A")
         await pilot.pause()
         await pilot.press("tab", "enter")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert not project.archived
 
 
@@ -111,7 +112,7 @@ async def test_confirm_ignores_presses_right_after_opening(
     app = make_app(sim)
     answers: list[bool | None] = []
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         app.push_screen(ConfirmScreen("Erase job", "Erase job #1?"), answers.append)
         await pilot.pause()
         now[0] += ConfirmScreen.GUARD_SECONDS / 2
@@ -130,7 +131,7 @@ async def test_irreversible_action_needs_the_target_typed(
     app = make_app(sim)
     answers: list[bool | None] = []
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         app.push_screen(ConfirmScreen("Erase job", "Erase the log and artifacts?", typed="1234"), answers.append)
         await pilot.pause()
         confirm = app.screen.query_one("#confirm")
@@ -153,7 +154,7 @@ async def test_read_only_hides_and_refuses(sim_factory: ServerFactory, make_app:
     project = next(p for p in server.state.projects.values() if root not in p.starred_by and not p.archived)
     app = make_app(server, read_only=True)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)
         actions = {active.binding.action for active in screen.active_bindings.values()}
@@ -161,13 +162,13 @@ async def test_read_only_hides_and_refuses(sim_factory: ServerFactory, make_app:
         assert "details" in actions
         await _select(app, pilot, project.id)
         await pilot.press("s", "A")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert not isinstance(app.screen, ConfirmScreen)
         assert root not in project.starred_by and not project.archived
         # through the palette's path the hidden action does not run; called directly it refuses
         await screen.run_action("toggle_star")
         screen.action_toggle_star()
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert root not in project.starred_by
         assert any("Read-only mode" in message for message in _messages(app))
         # the HTTP layer refuses as well
@@ -181,7 +182,7 @@ async def test_read_only_hides_and_refuses(sim_factory: ServerFactory, make_app:
 async def test_toggling_read_only_at_run_time(sim: SimServer, make_app: MakeApp) -> None:
     app = make_app(sim)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         screen = app.screen
         assert "toggle_star" in {a.binding.action for a in screen.active_bindings.values()}
         await run_command(app, pilot, "readonly on")
@@ -196,8 +197,8 @@ async def test_read_api_token_switches_to_read_only(sim_factory: ServerFactory, 
     server = sim_factory()
     app = make_app(server, "readonly")
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         await pilot.press("s")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert app.read_only and app.client.read_only
         assert app.is_running

@@ -13,8 +13,9 @@ from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.runners.detail import RunnerDetailScreen, RunnerJobsScreen
 from labdeck.ui.screens.runners.list import ProjectRunnersScreen, RunnersScreen
 from labdeck.ui.widgets.form import MASK, FormScreen
+from tests.support.pilot import settle
 from tests.ui.conftest import MakeApp
-from tests.ui.sections_helpers import push, settle, toasts
+from tests.ui.helpers import push, toasts
 
 
 def cells(screen: Any) -> dict[str, str]:

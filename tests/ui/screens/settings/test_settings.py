@@ -30,8 +30,9 @@ from labdeck.ui.screens.settings.people import ProjectForksScreen, ProjectUsersS
 from labdeck.ui.sections import register
 from labdeck.ui.widgets.form import FormScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
+from tests.support.pilot import confirm, settle
 from tests.ui.conftest import MakeApp
-from tests.ui.sections_helpers import push, settle, toasts
+from tests.ui.helpers import push, toasts
 
 PROJECT = 1
 PATH = "platform/api-gateway"
@@ -47,15 +48,6 @@ async def submit(app: LabdeckApp, pilot: Any, values: dict[str, Any]) -> Any:
     form.action_submit()
     await settle(app, pilot)
     return form
-
-
-async def confirm(app: LabdeckApp, pilot: Any, typed: str | None = None) -> None:
-    assert isinstance(app.screen, ConfirmScreen)
-    if typed is not None:
-        await pilot.click("#typed")
-        await pilot.press(*typed)
-    await pilot.click("#confirm")
-    await settle(app, pilot)
 
 
 async def test_menu_opens_every_area(sim: SimServer, make_app: MakeApp) -> None:

@@ -20,8 +20,9 @@ from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.widgets.dialogs import PathDialog
 from labdeck.ui.widgets.key_bar import KeyBar
 from labdeck.ui.widgets.trace.view import TraceView
+from tests.support.pilot import wait_until
 from tests.ui.conftest import MakeApp
-from tests.ui.jobs_support import PROJECT_PATH, advance, append_trace, create_pipeline, wait_until
+from tests.ui.jobs_support import PROJECT_PATH, advance, append_trace, create_pipeline
 
 ESC = "\x1b"
 RUNNING_FOREVER = [{"name": "build", "jobs": [{"name": "tail-me", "duration": None, "generate_trace": False}]}]

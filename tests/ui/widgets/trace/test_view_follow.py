@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 
 from labdeck.ui.widgets.trace import view as trace_view
 from labdeck.ui.widgets.trace.view import TraceView
-from tests.ui.jobs_support import wait_until
+from tests.support.pilot import wait_until
 
 
 class _ViewApp(App[None]):
