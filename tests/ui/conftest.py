@@ -1,8 +1,16 @@
-"""Helpers for the console tests: build a LabdeckApp against a simulator over real HTTP."""
+"""Fixtures for the console tests: a LabdeckApp against a simulator over real HTTP.
+
+- ``console``: a private simulator of the dialect under test and the apps run against it
+  (``async with console.run(size=(120, 40)) as (app, pilot)``). The dialect is ``spec`` unless a
+  test asks for both with ``@both_dialects``, or for ``@gitlab_only``.
+- ``make_app(server)``: an app against any simulator (the shared ``sim``, one behind a proxy).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +26,12 @@ from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.ui_state import UiState
 
 MakeApp = Callable[..., LabdeckApp]
+
+DIALECTS = ("spec", "gitlab")
+both_dialects = pytest.mark.parametrize("dialect", DIALECTS)
+"""Run a test once per dialect of the simulator (its ``console`` and ``dialect`` follow)."""
+gitlab_only = pytest.mark.parametrize("dialect", ["gitlab"])
+"""Run a test against the gitlab dialect only."""
 
 
 @pytest.fixture
@@ -50,3 +64,44 @@ def make_app(tokens: dict[str, str], state_path: Path) -> Iterator[MakeApp]:
                           ui_state=UiState(StateStore(state_path)))
 
     yield make
+
+
+@pytest.fixture
+def dialect() -> str:
+    """The simulator's dialect: ``spec``, or each of ``DIALECTS`` under ``@both_dialects``."""
+    return "spec"
+
+
+@pytest.fixture
+def console_server(dialect: str, sim_factory: Callable[..., SimServer]) -> SimServer:
+    """The simulator ``console`` runs against: a private one per test, of the dialect under test. A
+    module whose tests can share one overrides this fixture with a wider scope."""
+    return sim_factory(dialect=dialect)
+
+
+@dataclass
+class SimConsole:
+    """A simulator of one dialect and the console apps run against it over real HTTP."""
+
+    server: SimServer
+    dialect: str
+    make_app: MakeApp
+
+    def app(self, role: str = "admin", **fields: Any) -> LabdeckApp:
+        """An app against the simulator (``make_app``'s arguments: role, token, session fields)."""
+        return self.make_app(self.server, role, **fields)
+
+    @asynccontextmanager
+    async def run(self, role: str = "admin", *, size: tuple[int, int] = (80, 24), notifications: bool = False,
+                  **fields: Any) -> AsyncIterator[tuple[LabdeckApp, Any]]:
+        """Run an app (``app(role, **fields)``) in a headless terminal of ``size`` (``notifications``
+        shows the toasts, as ``run_test`` does): ``(app, pilot)``."""
+        app = self.app(role, **fields)
+        async with app.run_test(size=size, notifications=notifications) as pilot:
+            yield app, pilot
+
+
+@pytest.fixture
+def console(console_server: SimServer, dialect: str, make_app: MakeApp) -> SimConsole:
+    """The console against a private simulator of the dialect under test."""
+    return SimConsole(console_server, dialect, make_app)

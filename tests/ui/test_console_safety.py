@@ -34,7 +34,7 @@ from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.form import OUTCOME_UNKNOWN_HINT, FormField, FormScreen
 from labdeck.ui.widgets.trace.view import MAX_LINE_CHARS, TraceView
 from tests.support.pilot import settle, wait_until
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import MakeApp, SimConsole
 from tests.ui.helpers import run_command
 from tests.ui.jobs_support import PROJECT_ID, create_pipeline, open_jobs
 
@@ -61,16 +61,15 @@ def assert_inert(output: str) -> None:
 
 
 async def test_control_bytes_in_server_names_never_reach_the_terminal(
-        sim_factory: Callable[..., SimServer], make_app: MakeApp, no_confirm_guard: None) -> None:
-    server = sim_factory()
+        console: SimConsole, no_confirm_guard: None) -> None:
+    server = console.server
     project = server.state.projects[PROJECT_ID]
     project.name = "evil" + HOSTILE
     project.path = "evil" + HOSTILE
     project.description = HOSTILE + "described"
     pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "job" + HOSTILE,
                                                                           "duration": 30}]}])
-    app = make_app(server)
-    async with app.run_test(size=(160, 40), notifications=True) as pilot:
+    async with console.run(size=(160, 40), notifications=True) as (app, pilot):
         await settle(app, pilot, rounds=3)
         app.screen.table.move_cursor_to_key(PROJECT_ID)  # type: ignore[attr-defined]
         app.notify(f"toast {project.name}")  # a toast carrying a server string

@@ -4,8 +4,6 @@ real errors, esc clears a search first, a section folds from any of its lines, ?
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from textual.containers import VerticalScroll
 
 from labdeck.sim.server import SimServer
@@ -14,7 +12,7 @@ from labdeck.ui.screens.keys import KeysScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from tests.support.pilot import settle, wait_until
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import MakeApp, SimConsole
 from tests.ui.helpers import run_command, screen_lines
 from tests.ui.jobs_support import append_trace, create_pipeline, open_jobs
 from tests.ui.widgets.trace.test_trace_viewer import _running_job, header_text, open_trace
@@ -30,11 +28,8 @@ COMPILER_LOG = (
 )
 
 
-async def test_j_k_g_and_shift_g_move_the_same_in_every_table(sim_factory: Callable[..., SimServer],
-                                                               make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_j_k_g_and_shift_g_move_the_same_in_every_table(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         projects = app.screen.query_one(ResourceTable)
         await pilot.press("j", "j")
@@ -65,13 +60,11 @@ async def test_j_k_g_and_shift_g_move_the_same_in_every_table(sim_factory: Calla
         assert screen.group_mode == "pipeline"
 
 
-async def test_e_walks_the_real_errors_before_the_runners_last_line(sim_factory: Callable[..., SimServer],
-                                                                    make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_e_walks_the_real_errors_before_the_runners_last_line(console: SimConsole) -> None:
+    server = console.server
     job_id = await _running_job(server)
     await append_trace(server, job_id, COMPILER_LOG.encode())
-    app = make_app(server)
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with console.run(size=(120, 30)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         view = screen.view
         await wait_until(pilot, lambda: view.line_count >= 7, what="the log")
@@ -87,13 +80,11 @@ async def test_e_walks_the_real_errors_before_the_runners_last_line(sim_factory:
                          what="back to the first")
 
 
-async def test_esc_clears_the_search_before_leaving_the_log(sim_factory: Callable[..., SimServer],
-                                                            make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_esc_clears_the_search_before_leaving_the_log(console: SimConsole) -> None:
+    server = console.server
     job_id = await _running_job(server)
     await append_trace(server, job_id, COMPILER_LOG.encode())
-    app = make_app(server)
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with console.run(size=(120, 30)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         await wait_until(pilot, lambda: screen.view.line_count >= 7, what="the log")
         await pilot.press("slash", *"error", "enter")
@@ -104,16 +95,14 @@ async def test_esc_clears_the_search_before_leaving_the_log(sim_factory: Callabl
         assert app.screen is not screen
 
 
-async def test_a_section_folds_from_any_of_its_lines(sim_factory: Callable[..., SimServer],
-                                                     make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_a_section_folds_from_any_of_its_lines(console: SimConsole) -> None:
+    server = console.server
     pipeline = await create_pipeline(server, [{"name": "test", "jobs": [{"name": "unit", "duration": 20}]}])
     from tests.ui.jobs_support import advance
 
     await advance(server, 60)
     job_id = int(pipeline["jobs"][0]["id"])
-    app = make_app(server)
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with console.run(size=(120, 30)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         view = screen.view
         await wait_until(pilot, lambda: screen.finished_reading, what="the whole log")

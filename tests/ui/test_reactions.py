@@ -16,7 +16,7 @@ from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import MakeApp, SimConsole
 
 ServerFactory = Callable[..., SimServer]
 
@@ -39,10 +39,9 @@ def _health(app: object) -> str:
     return str(status.query_one("#status-health").render())
 
 
-async def test_server_errors_show_and_the_console_recovers(sim_factory: ServerFactory, make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server, fast_retry=True)
-    async with app.run_test(size=(100, 30)) as pilot:
+async def test_server_errors_show_and_the_console_recovers(console: SimConsole) -> None:
+    server = console.server
+    async with console.run(fast_retry=True, size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)
@@ -61,10 +60,9 @@ async def test_server_errors_show_and_the_console_recovers(sim_factory: ServerFa
         assert "online" in _health(app)
 
 
-async def test_rate_limit_shows_wait_and_headroom(sim_factory: ServerFactory, make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server, fast_retry=True)
-    async with app.run_test(size=(100, 30)) as pilot:
+async def test_rate_limit_shows_wait_and_headroom(console: SimConsole) -> None:
+    server = console.server
+    async with console.run(fast_retry=True, size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         _faults(server, rate_limit=1.0, retry_after=3, path_prefix="/projects", limit=600)
         await pilot.press("ctrl+r")

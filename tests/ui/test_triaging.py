@@ -4,11 +4,9 @@ verdict, evidence, owner and history, and the runners screen's flag on the faili
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from labdeck.operations.bulk_plan import request_jobs
-from labdeck.sim.server import SimServer
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
@@ -19,13 +17,12 @@ from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.screens.runners.list import RunnersScreen
 from labdeck.ui.triaging import triaging
 from labdeck.ui.widgets.bulk import BulkActionScreen
-from tests.sim.conftest import dialect
 from tests.sim.helpers import quiet
 from tests.support.pilot import wait_until
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole, both_dialects
 from tests.ui.screens.board.test_board import FAST, open_board
 
-__all__ = ["dialect"]
+pytestmark = both_dialects
 
 OUTAGE = "image pull from registry.example.com failed · 3 projects · infra"
 
@@ -48,10 +45,9 @@ async def triaged_board(app: Any, pilot: Any) -> BoardScreen:
 
 
 async def test_the_board_says_why_and_a_cluster_opens_its_jobs_for_a_bulk_retry(
-        sim_factory: Callable[..., SimServer], make_app: MakeApp, dialect: str) -> None:
-    server = quiet(sim_factory(dialect=dialect))
-    app = make_app(server, "user", board=FAST)
-    async with app.run_test(size=(120, 40)) as pilot:
+        console: SimConsole, dialect: str) -> None:
+    quiet(console.server)
+    async with console.run("user", board=FAST, size=(120, 40)) as (app, pilot):
         screen = await triaged_board(app, pilot)
         why = why_cells(screen)
         assert why[("web/design-system", "build-image")] == "infra"
@@ -85,11 +81,9 @@ async def test_the_board_says_why_and_a_cluster_opens_its_jobs_for_a_bulk_retry(
 
 
 
-async def test_the_job_detail_says_why_whose_and_the_history(sim_factory: Callable[..., SimServer],
-                                                            make_app: MakeApp, dialect: str) -> None:
-    server = quiet(sim_factory(dialect=dialect))
-    app = make_app(server, "user", board=FAST)
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_the_job_detail_says_why_whose_and_the_history(console: SimConsole, dialect: str) -> None:
+    quiet(console.server)
+    async with console.run("user", board=FAST, size=(120, 40)) as (app, pilot):
         await triaged_board(app, pilot)
         state = triaging(app)
         broken = next(f for f in state.failures.values()
@@ -118,10 +112,9 @@ async def test_the_job_detail_says_why_whose_and_the_history(sim_factory: Callab
 
 
 async def test_the_runners_screen_flags_the_runner_failing_above_the_fleet(
-        sim_factory: Callable[..., SimServer], make_app: MakeApp, dialect: str) -> None:
-    server = quiet(sim_factory(dialect=dialect))
-    app = make_app(server, "user", board=FAST)
-    async with app.run_test(size=(120, 40)) as pilot:
+        console: SimConsole, dialect: str) -> None:
+    quiet(console.server)
+    async with console.run("user", board=FAST, size=(120, 40)) as (app, pilot):
         await triaged_board(app, pilot)  # the board's round holds the runners' shares
         await pilot.press("3")
         screen = app.screen
@@ -138,10 +131,9 @@ async def test_the_runners_screen_flags_the_runner_failing_above_the_fleet(
 
 
 async def test_the_jobs_table_and_the_pipeline_view_show_the_verdict(
-        sim_factory: Callable[..., SimServer], make_app: MakeApp, dialect: str) -> None:
-    server = quiet(sim_factory(dialect=dialect))
-    app = make_app(server, "user", board=FAST)
-    async with app.run_test(size=(140, 40)) as pilot:
+        console: SimConsole, dialect: str) -> None:
+    quiet(console.server)
+    async with console.run("user", board=FAST, size=(140, 40)) as (app, pilot):
         screen = await triaged_board(app, pilot)
         row = next(row.data for row in screen.table.visible_rows()
                    if row.data.project_path == "alice/notes" and "unit-tests" in row.data.failed_jobs)

@@ -17,6 +17,7 @@ from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.pilot import settle, wait_until
+from tests.ui.conftest import SimConsole
 from tests.ui.helpers import toasts
 
 
@@ -90,14 +91,13 @@ async def test_reopening_a_quiet_projects_jobs_shows_them_again(sim: SimServer, 
 
 # --- 2. following survives a resize ------------------------------------------------------------------
 
-async def test_a_bigger_terminal_never_pauses_following(sim_factory: Callable[..., SimServer], make_app: Any) -> None:
+async def test_a_bigger_terminal_never_pauses_following(console: SimConsole) -> None:
     from tests.ui.jobs_support import append_trace
     from tests.ui.widgets.trace.test_trace_viewer import _running_job, header_text, open_trace
 
-    server = sim_factory()
+    server = console.server
     job_id = await _running_job(server)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         await append_trace(server, job_id, b"".join(b"line %d\n" % n for n in range(200)))
         await wait_until(pilot, lambda: screen.view.line_count >= 200)
@@ -117,14 +117,13 @@ async def test_a_bigger_terminal_never_pauses_following(sim_factory: Callable[..
 
 # --- 4. time moves on, durations come from the server's clock -----------------------------------------
 
-async def test_relative_times_tick_and_the_log_uses_the_servers_time(sim_factory: Callable[..., SimServer],
-                                                                     make_app: Any) -> None:
+async def test_relative_times_tick_and_the_log_uses_the_servers_time(console: SimConsole) -> None:
     from tests.ui.jobs_support import advance
     from tests.ui.widgets.trace.test_trace_viewer import _running_job, header_text, open_trace
 
-    server = sim_factory()
+    server = console.server
     job_id = await _running_job(server)
-    app = make_app(server)
+    app = console.app()
     app.clock = lambda: server.state.clock.now() + timedelta(hours=521)  # this machine's clock is far off
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_trace(app, pilot, job_id)
@@ -136,10 +135,9 @@ async def test_relative_times_tick_and_the_log_uses_the_servers_time(sim_factory
         assert "521h" not in header_text(screen)
 
 
-async def test_the_projects_table_ages_move_on(sim_factory: Callable[..., SimServer], make_app: Any) -> None:
-    server = sim_factory()
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_the_projects_table_ages_move_on(console: SimConsole) -> None:
+    server = console.server
+    async with console.run(size=(120, 40)) as (app, pilot):
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)
@@ -153,13 +151,12 @@ async def test_the_projects_table_ages_move_on(sim_factory: Callable[..., SimSer
 
 # --- 5. one failed log read is "retrying", not an outage -----------------------------------------------
 
-async def test_one_failed_log_read_says_retrying(sim_factory: Callable[..., SimServer], make_app: Any) -> None:
+async def test_one_failed_log_read_says_retrying(console: SimConsole) -> None:
     from tests.ui.widgets.trace.test_trace_viewer import _running_job, header_text, open_trace
 
-    server = sim_factory()
+    server = console.server
     job_id = await _running_job(server)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         await wait_until(pilot, lambda: screen.live)
         await screen._handle(_ErrorEvent("500 Internal Server Error"))
@@ -178,8 +175,7 @@ class _ErrorEvent:
 
 # --- 10. what each change asks before it is sent --------------------------------------------------------
 
-async def test_a_form_shows_what_it_will_send_and_toggles_apply_at_once(sim_factory: Callable[..., SimServer],
-                                                                        make_app: Any) -> None:
+async def test_a_form_shows_what_it_will_send_and_toggles_apply_at_once(console: SimConsole) -> None:
     from textual.widgets import Static
 
     from labdeck.ui.screens.confirm import ConfirmScreen
@@ -187,10 +183,9 @@ async def test_a_form_shows_what_it_will_send_and_toggles_apply_at_once(sim_fact
     from labdeck.ui.widgets.form import FormScreen
     from tests.ui.helpers import push
 
-    server = sim_factory()
+    server = console.server
     issue = next(i for i in server.state.issues.values() if i.state == "opened" and not i.deleted)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         detail = await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
         await pilot.press("e")
         await settle(app, pilot)

@@ -26,7 +26,7 @@ from labdeck.ui.widgets.dialogs import PathDialog
 from labdeck.ui.widgets.form import FormScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.pilot import settle, wait_until
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import MakeApp, SimConsole
 from tests.ui.helpers import push, run_command, screen_lines, toasts
 from tests.ui.jobs_support import advance, create_pipeline, open_jobs, record_notifications
 
@@ -59,10 +59,10 @@ def _faults(server: SimServer, **config: object) -> None:
 
 @pytest.mark.parametrize("outage", ["server gone", "every answer 5xx"])
 async def test_an_outage_at_80_columns_still_shows_host_data_age_and_health(
-        sim_factory: ServerFactory, make_app: MakeApp, outage: str) -> None:
-    server = sim_factory()
+        console: SimConsole, outage: str) -> None:
+    server = console.server
     host = urlsplit(server.base_url).netloc  # 127.0.0.1:<port>
-    app = make_app(server, fast_retry=True)
+    app = console.app(fast_retry=True)
     app.connection.delays = (60.0,)  # no reconnection attempt during the test
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(app, pilot)
@@ -163,12 +163,11 @@ async def _start_export(app: Any, pilot: Any, server: SimServer) -> ProjectExpor
 
 
 async def test_export_download_goes_to_the_download_folder_private_and_replaces_nothing(
-        sim_factory: ServerFactory, make_app: MakeApp) -> None:
-    server = sim_factory()
+        console: SimConsole) -> None:
+    server = console.server
     folder = paths.download_dir()
     assert folder.is_relative_to(Path.home())  # the test's own home (tests/conftest.py), not the real one
-    app = make_app(server)
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+    async with console.run(size=(120, 40), notifications=True) as (app, pilot):
         screen = await _start_export(app, pilot, server)
         assert isinstance(app.screen, FormScreen)
         app.screen.action_submit()
@@ -195,13 +194,12 @@ async def test_export_download_goes_to_the_download_folder_private_and_replaces_
 
 
 async def test_an_old_part_file_neither_leaks_into_nor_is_clobbered_by_a_download(
-        sim_factory: ServerFactory, make_app: MakeApp) -> None:
+        console: SimConsole) -> None:
     """A ``<name>.part`` already in the download folder (a browser's download in progress, or one
     of ours cut short by a crash) is someone else's: the download neither truncates it nor
     inherits its mode."""
-    server = sim_factory()
-    app = make_app(server)
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+    server = console.server
+    async with console.run(size=(120, 40), notifications=True) as (app, pilot):
         screen = await _start_export(app, pilot, server)
         app.screen.action_submit()  # type: ignore[attr-defined]
         await settle(app, pilot)
@@ -220,13 +218,13 @@ async def test_an_old_part_file_neither_leaks_into_nor_is_clobbered_by_a_downloa
 
 
 async def test_artifacts_download_lands_private_in_the_download_folder(
-        sim_factory: ServerFactory, make_app: MakeApp) -> None:
-    server = sim_factory()
+        console: SimConsole) -> None:
+    server = console.server
     pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "pack", "duration": 10,
                                                                            "artifacts": True}]}])
     job_id = pipeline["jobs"][0]["id"]
     await advance(server, 30)
-    app = make_app(server)
+    app = console.app()
     notes = record_notifications(app)
     async with app.run_test(size=(120, 40)) as pilot:
         from labdeck.ui.screens.jobs.table import JobTable
@@ -253,11 +251,9 @@ async def test_artifacts_download_lands_private_in_the_download_folder(
 
 # --- 4. the projects list refreshes itself and its ages move on, through the clock tick alone --------
 
-async def test_the_projects_list_refreshes_itself_and_its_ages_move_on(sim_factory: Callable[..., SimServer],
-                                                                       make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_the_projects_list_refreshes_itself_and_its_ages_move_on(console: SimConsole) -> None:
+    server = console.server
+    async with console.run(size=(120, 40)) as (app, pilot):
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)

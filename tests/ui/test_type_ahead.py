@@ -3,7 +3,6 @@ confirmations get every letter of the target."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,7 +15,7 @@ from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.issues.detail import IssueDetailScreen
 from labdeck.ui.widgets.form import FormScreen
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import MakeApp, SimConsole
 from tests.ui.helpers import push
 
 _NAMED = {" ": "space", "(": "left_parenthesis", ")": "right_parenthesis", "-": "minus", "/": "slash",
@@ -50,13 +49,11 @@ def open_issue(server: SimServer) -> Any:
     return next(i for i in server.state.issues.values() if i.state == "opened" and not i.deleted)
 
 
-async def test_time_form_typed_in_one_burst_fills_each_field(sim_factory: Callable[..., SimServer],
-                                                              make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_time_form_typed_in_one_burst_fills_each_field(console: SimConsole) -> None:
+    server = console.server
     issue = open_issue(server)
     spent_before = server.state.issues[issue.id].total_time_spent
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
         burst(app, "t", *typed("2h"), "tab", *typed("15m"))
         await settle_keys(app, pilot)

@@ -35,7 +35,7 @@ from labdeck.sim.server import SimServer
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from labdeck.watch.pipelines import derive_pipelines
 from tests.support.pilot import settle, wait_until
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole
 from tests.ui.jobs_support import PROJECT_ID, PROJECT_PATH, advance, control, create_pipeline
 from tests.ui.pipeline_support import (
     bulk_dialog,
@@ -267,13 +267,13 @@ async def _every_state_plan(server: SimServer, tokens: dict[str, str], kind: str
                                      scope="3 marked jobs")
 
 
-async def test_the_guard_then_a_finished_dialog_only_closes(sim_factory: SimFactory, make_app: MakeApp,
+async def test_the_guard_then_a_finished_dialog_only_closes(console: SimConsole,
                                                             tokens: dict[str, str],
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     clock = freeze_guard_clock(monkeypatch)
-    server = sim_factory()
+    server = console.server
     pipeline_id, _, plan = await _every_state_plan(server, tokens)
-    app = make_app(server)
+    app = console.app()
     returned: list[BulkOutcome | None] = []
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
@@ -305,17 +305,17 @@ async def test_the_guard_then_a_finished_dialog_only_closes(sim_factory: SimFact
         assert len(tries(server, pipeline_id, "unit-tests")) == 2 and len(tries(server, pipeline_id, "lint")) == 2
 
 
-async def test_escape_stops_after_the_request_in_flight(sim_factory: SimFactory, make_app: MakeApp,
+async def test_escape_stops_after_the_request_in_flight(console: SimConsole,
                                                         tokens: dict[str, str],
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(BulkActionScreen, "GUARD_SECONDS", 0.0)
-    server = sim_factory()
+    server = console.server
     ids = await _failed_pipeline(server, PROJECT_ID, ("a", "b", "c"))
     async with ApiClient(server.base_url, Secret(tokens["admin"])) as client:
         jobs = [job for job in await client.jobs.list(PROJECT_ID).all() if job.id in ids.values()]
     plan = plan_retry(job_targets(PROJECT_ID, PROJECT_PATH, jobs), marked=True)
     await control(server, "PUT", "/faults", json={"latency_ms": 800, "methods": ["POST"]})
-    app = make_app(server)
+    app = console.app()
     returned: list[BulkOutcome | None] = []
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -334,14 +334,13 @@ async def test_escape_stops_after_the_request_in_flight(sim_factory: SimFactory,
     assert [server.state.jobs[job_id].retried for job_id in sent] == [True, True, False]
 
 
-async def test_read_only_mode_sends_nothing_from_the_dialog(sim_factory: SimFactory, make_app: MakeApp,
+async def test_read_only_mode_sends_nothing_from_the_dialog(console: SimConsole,
                                                             tokens: dict[str, str],
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(BulkActionScreen, "GUARD_SECONDS", 0.0)
-    server = sim_factory()
+    server = console.server
     pipeline_id, _, plan = await _every_state_plan(server, tokens)
-    app = make_app(server, read_only=True)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with console.run(read_only=True, size=(80, 24)) as (app, pilot):
         await settle(app, pilot)
         app.push_screen(BulkActionScreen(plan, PROJECT_PATH))
         dialog = await bulk_dialog(app, pilot)

@@ -19,7 +19,7 @@ from labdeck.ui.widgets import bundle_dialog
 from labdeck.ui.widgets.bundle_dialog import BundleDoneDialog, BundleProgressDialog, request_bundle
 from labdeck.ui.widgets.dialogs import PathDialog
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole
 from tests.ui.helpers import push, toasts
 
 
@@ -48,11 +48,10 @@ def members(path: Path) -> dict[str, bytes]:
 
 
 async def test_bundle_from_a_runners_job_then_the_summary_on_the_clipboard(
-        sim_factory: Any, make_app: MakeApp, tmp_path: Path) -> None:
-    server = sim_factory()
+        console: SimConsole, tmp_path: Path) -> None:
+    server = console.server
     job = failed_job(server)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, RunnerJobsScreen(job.runner_id, status="failed"))
         screen.table.move_cursor_to_key(job.id)
         await pilot.press("B")
@@ -95,13 +94,12 @@ async def test_bundle_from_a_runners_job_then_the_summary_on_the_clipboard(
 
 
 async def test_summary_cut_to_the_clipboard_size_and_a_failing_bundle(
-        sim_factory: Any, make_app: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        console: SimConsole, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bundle_dialog, "CLIPBOARD_BYTES", 600)
-    server = sim_factory()
+    server = console.server
     job = failed_job(server)
     path = server.state.project_full_path(server.state.projects[job.project_id])
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, RunnerJobsScreen(job.runner_id))
         request_bundle(screen, path, job=job.id)
         await settle(app, pilot)

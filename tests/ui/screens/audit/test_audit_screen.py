@@ -19,7 +19,7 @@ from labdeck.ui.screens.issues.detail import IssueDetailScreen
 from labdeck.ui.screens.runners.detail import RunnerDetailScreen
 from labdeck.ui.screens.runners.list import RunnersScreen
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole
 from tests.ui.helpers import push, toasts
 
 
@@ -56,8 +56,8 @@ def test_arguments_and_local_time() -> None:
 
 
 async def test_changes_from_the_console_are_listed_and_open_their_target(
-        sim_factory: Any, make_app: MakeApp, no_confirm_guard: None) -> None:
-    server = sim_factory()
+        console: SimConsole, no_confirm_guard: None) -> None:
+    server = console.server
     runner = next(r for r in server.state.runners.values() if r.active and not r.is_shared)
     issue = next(i for i in server.state.issues.values() if i.state == "opened" and not i.deleted)
     project_path = server.state.project_full_path(server.state.projects[issue.project_id])
@@ -66,8 +66,7 @@ async def test_changes_from_the_console_are_listed_and_open_their_target(
                  "profile": "test", "instance": server.base_url, "action": "jobs.cancel", "method": "POST",
                  "path": f"/api/v4/projects/1/jobs/{job.id}/cancel", "target": {"project": 1, "job": job.id},
                  "fields": [], "confirmation": "dialog"})
-    app = make_app(server)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with console.run(size=(160, 40)) as (app, pilot):
         runners = await push(app, pilot, RunnersScreen(all_runners=True))
         runners.table.move_cursor_to_key(runner.id)
         await pilot.press("p")
@@ -127,8 +126,8 @@ async def test_changes_from_the_console_are_listed_and_open_their_target(
         assert isinstance(app.screen, TraceScreen) and app.screen.job.id == job.id
 
 
-async def test_unknown_outcome_and_this_instance_only(sim_factory: Any, make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_unknown_outcome_and_this_instance_only(console: SimConsole) -> None:
+    server = console.server
     write_lines(
         {"v": 1, "id": "elsewhere00000001", "phase": "sent", "time": "2024-01-02T10:00:00.000Z",
          "instance": "https://other.example.test", "action": "runners.delete", "method": "DELETE",
@@ -145,8 +144,7 @@ async def test_unknown_outcome_and_this_instance_only(sim_factory: Any, make_app
          "path": "/api/v4/projects/1/issues/99999", "target": {"project": 1, "issue": 99999}, "fields": [],
          "outcome": "refused", "local": True, "detail": "read-only mode"},
     )
-    app = make_app(server)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with console.run(size=(160, 40)) as (app, pilot):
         screen = await push(app, pilot, AuditScreen())
         rows = row_texts(screen)
         assert [r[5] for r in rows] == ["refused (403: 403 Forbidden)", "unknown (504: Gateway Timeout)",

@@ -3,11 +3,9 @@ watched projects, new failures showing up by themselves, `w` and `W`, filters an
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from labdeck.base.config import AlertSettings, BoardSettings
-from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.board.alerts import AlertLogScreen
 from labdeck.ui.screens.board.board import BoardScreen
@@ -15,7 +13,7 @@ from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from labdeck.watch import PipelineRow
 from tests.support.pilot import settle, wait_until
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole
 from tests.ui.helpers import toasts
 from tests.watch.helpers import advance, push_pipeline
 
@@ -36,10 +34,9 @@ async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
     return screen
 
 
-async def test_the_board_shows_what_is_broken_first(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server, board=FAST)
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_the_board_shows_what_is_broken_first(console: SimConsole) -> None:
+    server = console.server
+    async with console.run(board=FAST, size=(120, 40)) as (app, pilot):
         screen = await open_board(app, pilot)
         shown = rows(screen)
         root = next(user for user in server.state.users.values() if user.username == "root")
@@ -56,11 +53,10 @@ async def test_the_board_shows_what_is_broken_first(sim_factory: Callable[..., S
         assert "failed" in screen.context_text
 
 
-async def test_a_new_failure_shows_up_by_itself_and_alerts(sim_factory: Callable[..., SimServer],
-                                                           make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server, board=FAST, alerts=AlertSettings(toast=True, bell=False, desktop=False, title=False))
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+async def test_a_new_failure_shows_up_by_itself_and_alerts(console: SimConsole) -> None:
+    server = console.server
+    alerts = AlertSettings(toast=True, bell=False, desktop=False, title=False)
+    async with console.run(board=FAST, alerts=alerts, size=(120, 40), notifications=True) as (app, pilot):
         screen = await open_board(app, pilot)
         project_id = rows(screen)[0].project_id
         created = push_pipeline(server, project_id, [{"name": "smoke-test", "duration": 30, "fail": True}])
@@ -82,13 +78,12 @@ async def test_a_new_failure_shows_up_by_itself_and_alerts(sim_factory: Callable
 
 
 async def test_w_puts_a_project_on_the_board_and_it_stays_after_a_restart(
-        sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    server = sim_factory()
+        console: SimConsole) -> None:
+    server = console.server
     root = next(user for user in server.state.users.values() if user.username == "root")
     other = next(p for p in server.state.projects.values()
                  if root.id not in p.starred_by and server.state.project_full_path(p) == "data/reports")
-    app = make_app(server, board=FAST)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(board=FAST, size=(120, 40)) as (app, pilot):
         await settle(app, pilot)
         projects = app.screen
         assert isinstance(projects, ProjectsScreen)
@@ -96,7 +91,7 @@ async def test_w_puts_a_project_on_the_board_and_it_stays_after_a_restart(
         await pilot.press("w")
         screen = await open_board(app, pilot)
         await wait_until(pilot, lambda: screen.snapshot.watched is not None and other.id in screen.snapshot.watched.ids)
-    again = make_app(server, board=FAST)
+    again = console.app(board=FAST)
     async with again.run_test(size=(120, 40)) as pilot:
         screen = await open_board(again, pilot)
         await wait_until(pilot, lambda: screen.snapshot.watched is not None and other.id in screen.snapshot.watched.ids)
@@ -108,10 +103,9 @@ async def test_w_puts_a_project_on_the_board_and_it_stays_after_a_restart(
                              and other.id not in screen.snapshot.watched.ids)
 
 
-async def test_status_filter_and_freshness(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server, board=FAST)
-    async with app.run_test(size=(80, 24)) as pilot:
+async def test_status_filter_and_freshness(console: SimConsole) -> None:
+    server = console.server
+    async with console.run(board=FAST, size=(80, 24)) as (app, pilot):
         screen = await open_board(app, pilot)
         await pilot.press("f")  # failed only
         assert screen.status_filter == "failed"
@@ -124,22 +118,18 @@ async def test_status_filter_and_freshness(sim_factory: Callable[..., SimServer]
         await wait_until(pilot, lambda: status.query_one("#status-age").has_class("-stale"), limit=30)
 
 
-async def test_start_board_opens_the_board_first(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server, board=FAST, start="board")
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_start_board_opens_the_board_first(console: SimConsole) -> None:
+    async with console.run(board=FAST, start="board", size=(120, 40)) as (app, pilot):
         await settle(app, pilot)
         assert isinstance(app.screen, BoardScreen)
 
 
 async def test_enter_opens_the_pipeline_and_marked_pipelines_get_a_dry_run(
-        sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
+        console: SimConsole) -> None:
     from labdeck.ui.screens.pipeline.screen import PipelineScreen
     from labdeck.ui.widgets.bulk import BulkActionScreen
 
-    server = sim_factory()
-    app = make_app(server, board=FAST)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(board=FAST, size=(120, 40)) as (app, pilot):
         screen = await open_board(app, pilot)
         failed = [row for row in rows(screen) if row.status == "failed"]
         assert len(failed) >= 2
@@ -162,20 +152,18 @@ async def test_enter_opens_the_pipeline_and_marked_pipelines_get_a_dry_run(
         assert all(request.path.endswith("/retry") for request in dialog.plan.requests)
 
 
-async def test_board_group_command_adds_and_removes_a_group(sim_factory: Callable[..., SimServer],
-                                                            make_app: MakeApp) -> None:
+async def test_board_group_command_adds_and_removes_a_group(console: SimConsole) -> None:
     """`:board group:<path>` puts every project of the group on the board (in the state file);
     `:board -group:<path>` takes them off again; a wrong word gets the usage."""
     from tests.ui.helpers import run_command
     from tests.watch.helpers import project_id
 
-    server = sim_factory()
+    server = console.server
     root = next(user for user in server.state.users.values() if user.username == "root")
     starred = {p.id for p in server.state.projects.values() if root.id in p.starred_by}
     in_group = {project_id(server, "tools/ci-templates"), project_id(server, "tools/benchmarks")}
     assert not in_group & starred  # the group brings projects the starred set does not have
-    app = make_app(server, board=FAST)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(board=FAST, size=(120, 40)) as (app, pilot):
         screen = await open_board(app, pilot)
         await run_command(app, pilot, "board group:tools")
         assert any("Watching every project of tools." in message for message in toasts(app))
@@ -187,15 +175,13 @@ async def test_board_group_command_adds_and_removes_a_group(sim_factory: Callabl
         assert any("usage: :board" in message for message in toasts(app))
 
 
-async def test_ages_move_on_when_nothing_changes_on_the_server(sim_factory: Callable[..., SimServer],
-                                                               make_app: MakeApp) -> None:
+async def test_ages_move_on_when_nothing_changes_on_the_server(console: SimConsole) -> None:
     """A quiet server sends no new data: the board's ages still follow the clock (they used to
     stay at the time of the last snapshot for as long as nothing changed)."""
     from datetime import timedelta
 
-    server = sim_factory()
-    app = make_app(server, board=FAST)
-    async with app.run_test(size=(120, 40)) as pilot:
+    server = console.server
+    async with console.run(board=FAST, size=(120, 40)) as (app, pilot):
         screen = await open_board(app, pilot)
 
         def ages() -> list[str]:

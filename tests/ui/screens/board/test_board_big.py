@@ -5,7 +5,6 @@ reads holds only deploy jobs: none of this may be derived from it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from tests.support.pilot import settle, wait_until
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole, both_dialects
 from tests.ui.helpers import toasts
 from tests.ui.screens.board.test_board import FAST, open_board, rows
 from tests.watch.helpers import advance, big_stages, control, push_stages
@@ -49,18 +48,18 @@ def retry_failed(server: SimServer, project: int, pipeline: int) -> None:
             assert admin.post(f"/api/v4/projects/{project}/jobs/{job['id']}/retry").status_code == 201
 
 
-@pytest.mark.parametrize("dialect", ["spec", "gitlab"])
+@both_dialects
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
-async def test_a_monorepo_pipeline_in_the_console(sim_factory: Callable[..., SimServer], make_app: MakeApp,
+async def test_a_monorepo_pipeline_in_the_console(console: SimConsole,
                                                   dialect: str, scenario: str) -> None:
     options, status, failed_cell, running_cell = SCENARIOS[scenario]
-    server = sim_factory(dialect=dialect)
+    server = console.server
     project = starred_project(server)
     pushed = push_stages(server, project, big_stages(**options))
     key = (project, int(pushed["id"]))
     advance(server, 300)  # most tests passed; the slow one (or the day-long one) still runs
-    app = make_app(server, board=FAST, alerts=AlertSettings(toast=True, bell=False, desktop=False, title=False))
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+    alerts = AlertSettings(toast=True, bell=False, desktop=False, title=False)
+    async with console.run(board=FAST, alerts=alerts, size=(120, 40), notifications=True) as (app, pilot):
         screen = await open_board(app, pilot)
         await wait_until(pilot, lambda: any(row.pipeline_id == key[1] and row.status == "running"
                                             and row.running_known for row in rows(screen)))

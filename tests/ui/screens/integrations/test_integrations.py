@@ -21,7 +21,7 @@ from labdeck.ui.screens.integrations.detail import IntegrationDetailScreen
 from labdeck.ui.screens.integrations.list import IntegrationsScreen
 from labdeck.ui.widgets.form import MASK, FormScreen
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import MakeApp, SimConsole
 from tests.ui.helpers import push, toasts
 
 
@@ -94,12 +94,11 @@ async def test_list_every_slug_state_and_detail_masks_secrets(sim: SimServer, ma
 
 
 
-async def test_configure_then_disable(sim_factory: Any, make_app: MakeApp, no_confirm_guard: None) -> None:
-    server = sim_factory()
+async def test_configure_then_disable(console: SimConsole, no_confirm_guard: None) -> None:
+    server = console.server
     pid = next(p.id for p in server.state.projects.values()
                if (p.id, "irc-gateway") not in server.state.integrations)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, IntegrationsScreen(pid, "some/project"))
         screen.table.move_cursor_to_key("irc-gateway")
         await pilot.press("e")
@@ -136,12 +135,11 @@ async def test_configure_then_disable(sim_factory: Any, make_app: MakeApp, no_co
         assert plain(next(row for row in screen.table.rows() if row.key == "irc-gateway").cells[2]) == "inactive"
 
 
-async def test_cluster_platform_save_is_explained(sim_factory: Any, make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_cluster_platform_save_is_explained(console: SimConsole) -> None:
+    server = console.server
     pid = next(p.id for p in server.state.projects.values()
                if (p.id, "cluster-platform") not in server.state.integrations)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, IntegrationsScreen(pid, "some/project"))
         screen.table.move_cursor_to_key("cluster-platform")
         await pilot.press("e")

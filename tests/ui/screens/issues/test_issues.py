@@ -17,7 +17,7 @@ from labdeck.ui.screens.issues.list import IssuesScreen, parse_issue_filters
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.widgets.form import FormScreen
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import MakeApp, SimConsole
 from tests.ui.helpers import push, toasts
 
 
@@ -81,12 +81,11 @@ async def test_project_group_and_global_lists(sim: SimServer, make_app: MakeApp)
         assert all("bug" in row.data.labels for row in everything.table.rows())
 
 
-async def test_detail_description_verbatim_inert_and_admin_extras(sim_factory: Any, make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_detail_description_verbatim_inert_and_admin_extras(console: SimConsole) -> None:
+    server = console.server
     issue = next(i for i in server.state.issues.values() if i.user_agent and not i.deleted)
     issue.description = "[bold red]not markup[/] and [link=x]y[/link]"
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
         description = screen.query_one("#description", Static)
         assert str(description.render()) == issue.description  # brackets stay literal text
@@ -106,10 +105,9 @@ async def test_detail_description_verbatim_inert_and_admin_extras(sim_factory: A
 
 
 
-async def test_create_keeps_input_on_error_then_creates(sim_factory: Any, make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_create_keeps_input_on_error_then_creates(console: SimConsole) -> None:
+    server = console.server
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, IssuesScreen(project_id=1, project_path="platform/api-gateway"))
         await pilot.press("n")
         await settle(app, pilot)
@@ -127,11 +125,10 @@ async def test_create_keeps_input_on_error_then_creates(sim_factory: Any, make_a
         assert (1, created.iid) in {row.key for row in screen.table.rows()}
 
 
-async def test_edit_close_reopen_lock(sim_factory: Any, make_app: MakeApp, no_confirm_guard: None) -> None:
-    server = sim_factory()
+async def test_edit_close_reopen_lock(console: SimConsole, no_confirm_guard: None) -> None:
+    server = console.server
     issue = open_issue(server)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
         await pilot.press("e")
         await settle(app, pilot)
@@ -153,11 +150,10 @@ async def test_edit_close_reopen_lock(sim_factory: Any, make_app: MakeApp, no_co
         assert fields(screen)["discussion_locked"] == "yes"
 
 
-async def test_subscribe_todo_and_304s(sim_factory: Any, make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_subscribe_todo_and_304s(console: SimConsole) -> None:
+    server = console.server
     issue = open_issue(server)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
         subscribed = screen.issue.subscribed
         await pilot.press("S")
@@ -177,11 +173,10 @@ async def test_subscribe_todo_and_304s(sim_factory: Any, make_app: MakeApp) -> N
         assert any("already on your todo list" in message for message in toasts(app))
 
 
-async def test_time_tracking(sim_factory: Any, make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_time_tracking(console: SimConsole) -> None:
+    server = console.server
     issue = open_issue(server)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
         spent_before = issue.total_time_spent
         await pilot.press("t")
@@ -198,14 +193,13 @@ async def test_time_tracking(sim_factory: Any, make_app: MakeApp) -> None:
         assert issue.time_estimate == 0 and issue.total_time_spent == 0
 
 
-async def test_move_to_same_project_explains_then_move_and_delete(sim_factory: Any, make_app: MakeApp,
+async def test_move_to_same_project_explains_then_move_and_delete(console: SimConsole,
                                                                  no_confirm_guard: None) -> None:
-    server = sim_factory()
+    server = console.server
     issue = open_issue(server)
     source = server.state.projects[issue.project_id]
     target = next(p for p in server.state.projects.values() if p.id != issue.project_id and not p.deleted)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
         await pilot.press("M")
         await settle(app, pilot)

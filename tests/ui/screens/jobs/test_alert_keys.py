@@ -4,17 +4,15 @@ the shared poller's next idle wake-up a minute later."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from labdeck.base.config import BoardSettings
-from labdeck.sim.server import SimServer
 from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from tests.support.pilot import settle, wait_until
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole
 from tests.ui.helpers import run_command
 from tests.watch.helpers import advance, project_id, push_pipeline
 
@@ -22,14 +20,13 @@ FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
 
 
 @pytest.mark.parametrize("where", ["jobs table", "log viewer"])
-async def test_w_on_a_job_alerts_when_it_fails(sim_factory: Callable[..., SimServer], make_app: MakeApp,
+async def test_w_on_a_job_alerts_when_it_fails(console: SimConsole,
                                                where: str) -> None:
-    server = sim_factory()
+    server = console.server
     pid = project_id(server, "platform/audit-log")
     created = push_pipeline(server, pid, [{"name": "slow-deploy-check", "duration": 60, "fail": True}])
     job_id = created["jobs"][0]["id"]
-    app = make_app(server, board=FAST)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(board=FAST, size=(120, 40)) as (app, pilot):
         await settle(app, pilot)
         await run_command(app, pilot, "jobs platform/audit-log")
         screen = app.screen

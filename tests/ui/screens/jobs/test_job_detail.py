@@ -16,7 +16,7 @@ from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.jobs.detail import JobDetailScreen, PendingReasonLine, WhyPending, pending_headline
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from tests.support.pilot import settle, wait_until
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole, gitlab_only
 
 SimFactory = Callable[..., SimServer]
 FEATURE_FLAGS = (6, "platform/feature-flags")
@@ -54,12 +54,11 @@ def _panel(screen: JobDetailScreen) -> str:
     return "\n".join(str(part.render()) for part in panel.query("Static")) if panel.has_class("-shown") else ""
 
 
-async def test_the_stuck_macos_job_then_its_runner_paused(sim_factory: SimFactory, make_app: MakeApp,
+async def test_the_stuck_macos_job_then_its_runner_paused(console: SimConsole,
                                                           tokens: dict[str, str]) -> None:
-    server = sim_factory()
+    server = console.server
     job = await _job(server, tokens["admin"], FEATURE_FLAGS[0], "ios-build", "pending")
-    app = make_app(server)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with console.run(size=(80, 24)) as (app, pilot):
         screen = await _open(app, pilot, FEATURE_FLAGS, job)
         answer = screen.explanation
         assert answer is not None and answer.reason == "none_online"
@@ -86,23 +85,21 @@ async def test_the_stuck_macos_job_then_its_runner_paused(sim_factory: SimFactor
         assert screen.explanation.headline.endswith("`macos-builder` (tags macos, xcode, ios) is paused")
 
 
-async def test_a_job_waiting_on_the_paused_gpu_runner(sim_factory: SimFactory, make_app: MakeApp,
+async def test_a_job_waiting_on_the_paused_gpu_runner(console: SimConsole,
                                                       tokens: dict[str, str]) -> None:
-    server = sim_factory()
+    server = console.server
     job = await _job(server, tokens["admin"], NOTIFICATIONS[0], "gpu-train", "pending")
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await _open(app, pilot, NOTIFICATIONS, job)
         assert screen.explanation is not None
         assert screen.explanation.headline == "no online runner has tags [gpu] — `gpu-trainer` (tags gpu, cuda) is paused"
         assert "`gpu-trainer` (specific, tags gpu, cuda) is paused" in _panel(screen)
 
 
-async def test_shared_runners_disabled(sim_factory: SimFactory, make_app: MakeApp, tokens: dict[str, str]) -> None:
-    server = sim_factory()
+async def test_shared_runners_disabled(console: SimConsole, tokens: dict[str, str]) -> None:
+    server = console.server
     job = await _job(server, tokens["admin"], SEARCH[0], "compile", "pending")
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await _open(app, pilot, SEARCH, job)
         assert screen.explanation is not None and screen.explanation.reason == "shared_disabled"
         assert screen.explanation.headline.startswith("shared runners disabled for this project — ")
@@ -110,28 +107,28 @@ async def test_shared_runners_disabled(sim_factory: SimFactory, make_app: MakeAp
         assert _fields(screen)["tags"] == "none (untagged job)"
 
 
-async def test_a_job_dropped_as_stuck_says_what_stops_it_today(sim_factory: SimFactory, make_app: MakeApp,
+@gitlab_only
+async def test_a_job_dropped_as_stuck_says_what_stops_it_today(console: SimConsole,
                                                                tokens: dict[str, str]) -> None:
-    server = sim_factory(dialect="gitlab")
+    server = console.server
     job = await _job(server, tokens["admin"], AUTH_SERVICE[0], "ios-build", "failed")
     assert job.failure_reason == "stuck_or_timeout_failure"
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await _open(app, pilot, AUTH_SERVICE, job)
         assert screen.explanation is not None
         assert screen.explanation.headline.startswith("dropped as stuck; today: no online runner has tags [macos]")
         assert _fields(screen)["failure_reason"] == "stuck_or_timeout_failure"
 
 
-async def test_a_failed_job_shows_reason_and_runner_and_no_panel(sim_factory: SimFactory, make_app: MakeApp,
+@gitlab_only
+async def test_a_failed_job_shows_reason_and_runner_and_no_panel(console: SimConsole,
                                                                  tokens: dict[str, str]) -> None:
-    server = sim_factory(dialect="gitlab")
+    server = console.server
     async with ApiClient(server.base_url, Secret(tokens["admin"])) as client:
         jobs = await client.jobs.list(7).all()
     job = next(job for job in jobs if job.status == "failed" and job.runner is not None)
     assert job.runner is not None
-    app = make_app(server)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with console.run(size=(80, 24)) as (app, pilot):
         screen = await _open(app, pilot, (7, "platform/audit-log"), job, explained=False)
         fields = _fields(screen)
         assert fields["failure_reason"] == job.failure_reason == "script_failure"
@@ -140,12 +137,11 @@ async def test_a_failed_job_shows_reason_and_runner_and_no_panel(sim_factory: Si
         assert _panel(screen) == "" and screen.explain_count == 0
 
 
-async def test_the_log_viewer_says_why_a_pending_job_waits(sim_factory: SimFactory, make_app: MakeApp,
+async def test_the_log_viewer_says_why_a_pending_job_waits(console: SimConsole,
                                                            tokens: dict[str, str]) -> None:
-    server = sim_factory()
+    server = console.server
     job = await _job(server, tokens["admin"], FEATURE_FLAGS[0], "ios-build", "pending")
-    app = make_app(server)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with console.run(size=(80, 24)) as (app, pilot):
         await settle(app, pilot)
         viewer = TraceScreen(FEATURE_FLAGS[0], FEATURE_FLAGS[1], job)
         await app.push_screen(viewer)

@@ -24,7 +24,7 @@ from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.widgets.dialogs import PathDialog
 from tests.support.pilot import confirm, wait_until
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole
 from tests.ui.jobs_support import (
     advance,
     create_pipeline,
@@ -57,11 +57,10 @@ async def _select(screen: Any, pilot: Any, job_id: int) -> None:
 
 
 async def test_cancel_asks_first_and_cancel_button_has_focus(
-        sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    server = sim_factory()
+        console: SimConsole) -> None:
+    server = console.server
     pipeline_id, job_id = await _long_running_job(server)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
         await _select(screen, pilot, job_id)
         assert row_status(screen, job_id) == "running"
@@ -81,10 +80,10 @@ async def test_cancel_asks_first_and_cancel_button_has_focus(
         await wait_until(pilot, lambda: row_status(screen, job_id) == "canceled", what="the row update")
 
 
-async def test_retry_shows_the_new_job(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_retry_shows_the_new_job(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, job_id = await _one_job(server, "test", {"name": "flaky", "duration": 10, "fail": True})
-    app = make_app(server)
+    app = console.app()
     notes = record_notifications(app)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
@@ -101,9 +100,8 @@ async def test_retry_shows_the_new_job(sim_factory: Callable[..., SimServer], ma
         assert any(f"retried as job #{new_job.id}" in note for note in notes)
 
 
-async def test_play_a_manual_job_and_keep_artifacts(sim_factory: Callable[..., SimServer],
-                                                    make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_play_a_manual_job_and_keep_artifacts(console: SimConsole) -> None:
+    server = console.server
     pipeline = await create_pipeline(server, [
         {"name": "build", "jobs": [{"name": "pack", "duration": 10, "artifacts": True}]},
         {"name": "deploy", "jobs": [{"name": "ship", "when": "manual"}]},
@@ -111,8 +109,7 @@ async def test_play_a_manual_job_and_keep_artifacts(sim_factory: Callable[..., S
     pack_id, ship_id = (job["id"] for job in pipeline["jobs"])
     await advance(server, 30)
     assert server_job(server, pack_id).artifacts_expire_at is not None
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
         assert row_status(screen, ship_id) == "manual"
         await _select(screen, pilot, ship_id)
@@ -131,11 +128,10 @@ async def test_play_a_manual_job_and_keep_artifacts(sim_factory: Callable[..., S
                          what="the artifacts to be kept")
 
 
-async def test_erase_needs_the_job_id_typed(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_erase_needs_the_job_id_typed(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, job_id = await _one_job(server, "build", {"name": "pack", "duration": 10, "artifacts": True})
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
         await _select(screen, pilot, job_id)
         await pilot.press("E")
@@ -158,15 +154,15 @@ async def test_erase_needs_the_job_id_typed(sim_factory: Callable[..., SimServer
                          what="the artifacts to disappear from the row")
 
 
-async def test_download_archive_and_one_file(sim_factory: Callable[..., SimServer], make_app: MakeApp,
+async def test_download_archive_and_one_file(console: SimConsole,
                                              tmp_path: Path, tokens: dict[str, str]) -> None:
-    server = sim_factory()
+    server = console.server
     pipeline_id, job_id = await _one_job(server, "build", {"name": "pack", "duration": 10, "artifacts": True})
     async with httpx.AsyncClient(base_url=server.api_url, headers={"PRIVATE-TOKEN": tokens["admin"]}) as http:
         expected = (await http.get(f"/projects/7/jobs/{job_id}/artifacts")).content
     inner = zipfile.ZipFile(io.BytesIO(expected)).namelist()[0]
 
-    app = make_app(server)
+    app = console.app()
     notes = record_notifications(app)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
@@ -192,12 +188,10 @@ async def test_download_archive_and_one_file(sim_factory: Callable[..., SimServe
             assert (tmp_path / "one-file").read_bytes() == archive.read(inner)
 
 
-async def test_read_only_hides_and_refuses_actions(sim_factory: Callable[..., SimServer],
-                                                   make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_read_only_hides_and_refuses_actions(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, job_id = await _long_running_job(server)
-    app = make_app(server, read_only=True)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(read_only=True, size=(120, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
         await _select(screen, pilot, job_id)
         shown = {binding.action for (_, binding, enabled, _) in screen.active_bindings.values()}
@@ -256,12 +250,10 @@ async def test_ambiguous_failure_rereads_the_job(sim_factory: Callable[..., SimS
             await wait_until(pilot, lambda: row_status(screen, job_id) == "canceled", what="the row")
 
 
-async def test_keys_that_cannot_apply_are_not_offered(sim_factory: Callable[..., SimServer],
-                                                      make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_keys_that_cannot_apply_are_not_offered(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, job_id = await _long_running_job(server)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
         await _select(screen, pilot, job_id)
         await pilot.pause()
@@ -273,12 +265,10 @@ async def test_keys_that_cannot_apply_are_not_offered(sim_factory: Callable[...,
         assert not isinstance(app.screen, ConfirmScreen)
 
 
-async def test_a_retry_from_a_filtered_list_shows_the_new_job(sim_factory: Callable[..., SimServer],
-                                                               make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_a_retry_from_a_filtered_list_shows_the_new_job(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, job_id = await _one_job(server, "test", {"name": "flaky", "duration": 10, "fail": True})
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
         screen.set_status_filter(frozenset({"failed"}))  # the new job (pending) does not match it
         await wait_until(pilot, lambda: screen.query_one(JobTable).select_job(job_id), what="the failed job")
@@ -291,19 +281,17 @@ async def test_a_retry_from_a_filtered_list_shows_the_new_job(sim_factory: Calla
         assert screen.selected_job().status in ("pending", "running")
 
 
-async def test_marked_jobs_get_one_dry_run_and_i_explains_a_job(sim_factory: Callable[..., SimServer],
-                                                                  make_app: MakeApp) -> None:
+async def test_marked_jobs_get_one_dry_run_and_i_explains_a_job(console: SimConsole) -> None:
     from labdeck.ui.screens.jobs.detail import JobDetailScreen
     from labdeck.ui.widgets.bulk import BulkActionScreen
 
-    server = sim_factory()
+    server = console.server
     pipeline = await create_pipeline(server, [{"name": "test", "jobs": [
         {"name": "one", "duration": 10, "fail": True}, {"name": "two", "duration": 10, "fail": True},
         {"name": "three", "duration": 10, "fail": True}]}])
     ids = [job["id"] for job in pipeline["jobs"]]
     await advance(server, 30)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
         await _select(screen, pilot, ids[0])
         await pilot.press("space")

@@ -4,19 +4,17 @@ and stage, and pauses while hidden."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from textual.widgets import Input, SelectionList
 
-from labdeck.sim.server import SimServer
 from labdeck.ui.screens.jobs.header import TraceHeader
 from labdeck.ui.screens.jobs.status_filter import StatusFilterDialog
 from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from tests.support.pilot import wait_until
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole
 from tests.ui.jobs_support import advance, create_pipeline, listed_ids, open_jobs, row_status
 
 TWO_STAGES = [
@@ -26,12 +24,11 @@ TWO_STAGES = [
 
 
 async def test_list_updates_by_itself_and_highlights_changes(
-        sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    server = sim_factory()
+        console: SimConsole) -> None:
+    server = console.server
     pipeline = await create_pipeline(server, TWO_STAGES)
     compile_id, unit_id, lint_id = (job["id"] for job in pipeline["jobs"])
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
         assert sorted(listed_ids(screen)) == [compile_id, unit_id, lint_id]
         assert row_status(screen, compile_id) in ("pending", "running")
@@ -51,11 +48,10 @@ async def test_list_updates_by_itself_and_highlights_changes(
         await wait_until(pilot, lambda: "every" in screen.context_text, what="the refresh state")
 
 
-async def test_refresh_pauses_while_hidden(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_refresh_pauses_while_hidden(console: SimConsole) -> None:
+    server = console.server
     pipeline = await create_pipeline(server, TWO_STAGES)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
         await wait_until(pilot, lambda: screen.refresh_count >= 3, what="a few refreshes")
         await app.push_screen(StatusFilterDialog(frozenset()))
@@ -67,10 +63,8 @@ async def test_refresh_pauses_while_hidden(sim_factory: Callable[..., SimServer]
         await wait_until(pilot, lambda: screen.refresh_count > paused_at, what="a refresh after resume")
 
 
-async def test_filters_statuses_stage_and_name(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server)
-    async with app.run_test(size=(140, 40)) as pilot:
+async def test_filters_statuses_stage_and_name(console: SimConsole) -> None:
+    async with console.run(size=(140, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot)
         all_statuses = {row_status(screen, job_id) for job_id in listed_ids(screen)}
         assert {"success", "manual"} <= all_statuses and len(all_statuses) >= 3
@@ -108,10 +102,8 @@ async def test_filters_statuses_stage_and_name(sim_factory: Callable[..., SimSer
 
 
 async def test_typed_filter_matches_status_ref_user_runner_and_id(
-        sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+        console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot)
 
         async def typed(text: str) -> list[Any]:
@@ -139,11 +131,9 @@ async def test_typed_filter_matches_status_ref_user_runner_and_id(
 
 
 @pytest.mark.parametrize(("width", "hidden"), [(120, {"user"}), (80, {"pipeline", "user", "runner", "artifacts"})])
-async def test_the_table_fits_the_terminal(sim_factory: Callable[..., SimServer], make_app: MakeApp,
+async def test_the_table_fits_the_terminal(console: SimConsole,
                                            width: int, hidden: set[str]) -> None:
-    server = sim_factory()
-    app = make_app(server)
-    async with app.run_test(size=(width, 30)) as pilot:
+    async with console.run(size=(width, 30)) as (app, pilot):
         screen = await open_jobs(app, pilot)
         table = screen.query_one(JobTable)
         await pilot.pause()
@@ -160,10 +150,8 @@ async def test_the_table_fits_the_terminal(sim_factory: Callable[..., SimServer]
         assert table.virtual_size.width <= table.scrollable_content_region.width
 
 
-async def test_group_by_pipeline_then_stage(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server)
-    async with app.run_test(size=(140, 40)) as pilot:
+async def test_group_by_pipeline_then_stage(console: SimConsole) -> None:
+    async with console.run(size=(140, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot)
         table = screen.query_one(JobTable)
         assert not any(key.value.startswith("group:") for key in table.rows)
@@ -196,13 +184,12 @@ async def test_group_by_pipeline_then_stage(sim_factory: Callable[..., SimServer
 
 
 async def test_enter_opens_the_log_and_server_strings_are_not_markup(
-        sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    server = sim_factory()
+        console: SimConsole) -> None:
+    server = console.server
     hostile = "[bold red]x[/] [@click=app.quit]quit[/]"
     pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": hostile, "duration": 30}]}])
     job_id = pipeline["jobs"][0]["id"]
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
         assert str(screen.query_one(JobTable).get_cell(str(job_id), "name")) == hostile  # shown as typed
         await pilot.press("enter")

@@ -22,7 +22,7 @@ from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.screens.pipeline.stage_jobs import StageJobsScreen
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from tests.support.pilot import settle, wait_until
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import MakeApp, SimConsole, both_dialects, gitlab_only
 from tests.ui.jobs_support import PROJECT_ID, advance
 from tests.ui.pipeline_support import (
     BIG_FAILED,
@@ -40,7 +40,6 @@ from tests.ui.pipeline_support import (
 )
 
 SimFactory = Callable[..., SimServer]
-DIALECTS = pytest.mark.parametrize("dialect", ["spec", "gitlab"])
 
 
 @pytest.fixture
@@ -67,7 +66,7 @@ def _fits(screen: PipelineScreen) -> None:
     assert all(cell_len(line) <= width for line in _lines(screen)), width
 
 
-@DIALECTS
+@both_dialects
 async def test_first_screen_before_the_pages_then_exact_counts_across_resizes(
         sim_factory: SimFactory, make_app: MakeApp, dialect: str) -> None:
     server = sim_factory(dialect=dialect)
@@ -128,12 +127,11 @@ async def test_first_screen_before_the_pages_then_exact_counts_across_resizes(
             _fits(screen)
 
 
-async def test_a_folded_stage_opens_on_its_jobs_failures_first(sim_factory: SimFactory,
-                                                               make_app: MakeApp) -> None:
-    server = sim_factory(dialect="gitlab")
+@gitlab_only
+async def test_a_folded_stage_opens_on_its_jobs_failures_first(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, ids = await big_pipeline(server, big_stages([600, 1200], allowed=[1200]))
-    app = make_app(server)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with console.run(size=(80, 24)) as (app, pilot):
         screen = await open_pipeline(app, pilot, pipeline_id)
         lines = _lines(screen)
         # unit-1200 failed but was allowed to: a warning, not a failure
@@ -166,7 +164,7 @@ def _failed_ids(ids: dict[str, int]) -> list[int]:
     return [ids[f"unit-{index:04d}"] for index in BIG_FAILED]
 
 
-@DIALECTS
+@both_dialects
 @pytest.mark.usefixtures("no_bulk_guard")
 async def test_retry_while_filling_in_plans_exactly_the_40_failed_jobs(sim_factory: SimFactory, make_app: MakeApp,
                                                                       dialect: str) -> None:
@@ -248,17 +246,16 @@ async def test_retry_of_the_complete_view_in_the_gitlab_dialect_is_one_pipeline_
             assert not [path for method, path in proxy.forwarded if method == "POST"]
 
 
-@DIALECTS
+@both_dialects
 @pytest.mark.usefixtures("no_bulk_guard")
-async def test_cancel_lists_exactly_the_unfinished_jobs(sim_factory: SimFactory, make_app: MakeApp,
+async def test_cancel_lists_exactly_the_unfinished_jobs(console: SimConsole,
                                                         dialect: str) -> None:
-    server = sim_factory(dialect=dialect)
+    server = console.server
     pipeline_id, _ = await big_pipeline(server, big_stages([]), seconds=300)
     counts = statuses(server, pipeline_id)
     unfinished = sum(counts.get(status, 0) for status in ("running", "pending", "created"))
     assert counts.get("running") and counts.get("pending") and counts.get("created") == 300
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_pipeline(app, pilot, pipeline_id)
         assert "● running" in _header(screen)
         await pilot.press("C")
@@ -378,13 +375,12 @@ async def test_refreshes_of_a_big_pipeline_ask_its_record_and_read_the_jobs_only
 
 
 async def test_without_the_pipelines_api_a_big_running_pipeline_is_read_a_second_per_page(
-        sim_factory: SimFactory, make_app: MakeApp) -> None:
-    server = sim_factory()
+        console: SimConsole) -> None:
+    server = console.server
     stages = big_stages([])
     stages[0]["jobs"][0]["tags"] = ["no-runner-has-this"]
     pipeline_id, _ = await big_pipeline(server, stages, seconds=5)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_pipeline(app, pilot, pipeline_id)
         assert "live · every 2s" in str(screen.query_one("#title-context").render())
         loads = screen.load_count

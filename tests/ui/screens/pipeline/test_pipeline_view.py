@@ -23,7 +23,7 @@ from labdeck.ui.screens.pipeline.columns import SEPARATOR
 from labdeck.ui.screens.pipeline.screen import PipelineHeader
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from tests.support.pilot import wait_until
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import MakeApp, SimConsole, gitlab_only
 from tests.ui.helpers import toasts
 from tests.ui.jobs_support import PROJECT_ID, advance, create_pipeline
 from tests.ui.pipeline_support import (
@@ -54,11 +54,11 @@ def _plain_lines(screen: Any) -> list[str]:
     return [line.plain for line in screen.view.current.lines]
 
 
-async def test_grouped_list_at_80x24_shows_every_job(sim_factory: SimFactory, make_app: MakeApp) -> None:
-    server = sim_factory(dialect="gitlab")
+@gitlab_only
+async def test_grouped_list_at_80x24_shows_every_job(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, ids = await pipeline_in_every_state(server)
-    app = make_app(server)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with console.run(size=(80, 24)) as (app, pilot):
         screen = await open_pipeline(app, pilot, pipeline_id)
         view = screen.view
         assert view.current is not None and not view.current.columns
@@ -83,12 +83,11 @@ async def test_grouped_list_at_80x24_shows_every_job(sim_factory: SimFactory, ma
         assert re.search(r"created 2m0\ds ago", header), header
 
 
-async def test_columns_at_120x40_and_the_cursor_moves_between_stages(sim_factory: SimFactory,
-                                                                     make_app: MakeApp) -> None:
-    server = sim_factory(dialect="gitlab")
+@gitlab_only
+async def test_columns_at_120x40_and_the_cursor_moves_between_stages(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, ids = await pipeline_in_every_state(server)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_pipeline(app, pilot, pipeline_id)
         view = screen.view
         assert view.current is not None and view.current.columns
@@ -131,11 +130,10 @@ async def test_columns_at_120x40_and_the_cursor_moves_between_stages(sim_factory
 
 
 @pytest.mark.usefixtures("no_bulk_guard")
-async def test_retry_failed_dry_run_then_each_request_once(sim_factory: SimFactory, make_app: MakeApp) -> None:
-    server = sim_factory()  # the spec dialect: one request per job (no pipelines API)
+async def test_retry_failed_dry_run_then_each_request_once(console: SimConsole) -> None:
+    server = console.server  # the spec dialect: one request per job (no pipelines API)
     pipeline_id, ids = await pipeline_in_every_state(server)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_pipeline(app, pilot, pipeline_id)
         await pilot.press("R")
         dialog = await bulk_dialog(app, pilot)
@@ -173,11 +171,10 @@ async def test_retry_failed_dry_run_then_each_request_once(sim_factory: SimFacto
 
 
 @pytest.mark.usefixtures("no_bulk_guard")
-async def test_cancel_active_jobs(sim_factory: SimFactory, make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_cancel_active_jobs(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, ids = await pipeline_in_every_state(server)
-    app = make_app(server)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with console.run(size=(80, 24)) as (app, pilot):
         await open_pipeline(app, pilot, pipeline_id)
         await pilot.press("C")
         dialog = await bulk_dialog(app, pilot)
@@ -195,8 +192,8 @@ async def test_cancel_active_jobs(sim_factory: SimFactory, make_app: MakeApp) ->
 
 
 @pytest.mark.usefixtures("no_bulk_guard")
-async def test_play_stage_with_one_job_started_meanwhile(sim_factory: SimFactory, make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_play_stage_with_one_job_started_meanwhile(console: SimConsole) -> None:
+    server = console.server
     pipeline = await create_pipeline(server, [
         {"name": "build", "jobs": [{"name": "compile", "duration": 10}]},
         {"name": "deploy", "jobs": [{"name": "staging", "when": "manual"}, {"name": "production", "when": "manual"},
@@ -205,8 +202,7 @@ async def test_play_stage_with_one_job_started_meanwhile(sim_factory: SimFactory
     ids = {job["name"]: int(job["id"]) for job in pipeline["jobs"]}
     for _ in range(3):
         await advance(server, 20)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_pipeline(app, pilot, int(pipeline["id"]))
         await pilot.press("P")  # the cursor is in the build stage: nothing manual there
         await pilot.pause(0.2)
@@ -230,11 +226,10 @@ async def test_play_stage_with_one_job_started_meanwhile(sim_factory: SimFactory
 
 
 @pytest.mark.usefixtures("no_bulk_guard")
-async def test_marked_jobs_are_the_only_ones_acted_on(sim_factory: SimFactory, make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_marked_jobs_are_the_only_ones_acted_on(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, ids = await pipeline_in_every_state(server)
-    app = make_app(server)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with console.run(size=(80, 24)) as (app, pilot):
         screen = await open_pipeline(app, pilot, pipeline_id)
         await pilot.press("space")  # compile (a success), then the cursor moves on to docs
         await pilot.press("j", "space")  # unit-tests
@@ -308,16 +303,15 @@ async def test_a_lost_answer_to_the_pipeline_retry_is_unknown_and_never_resent(s
 
 
 @pytest.mark.usefixtures("no_bulk_guard")
-async def test_retry_with_a_canceled_job_is_one_request_per_job_and_says_why(sim_factory: SimFactory,
-                                                                              make_app: MakeApp) -> None:
-    server = sim_factory(dialect="gitlab")
+@gitlab_only
+async def test_retry_with_a_canceled_job_is_one_request_per_job_and_says_why(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, ids = await pipeline_in_every_state(server)
     async with httpx.AsyncClient(base_url=server.api_url, headers={"PRIVATE-TOKEN": DEMO_TOKENS["user"]}) as http:
         assert (await http.post(f"/projects/{PROJECT_ID}/jobs/{ids['e2e-browser']}/cancel")).status_code == 201
     await advance(server, 30)  # canceling → canceled
     assert server.state.jobs[ids["e2e-browser"]].status == "canceled"
-    app = make_app(server)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with console.run(size=(80, 24)) as (app, pilot):
         await open_pipeline(app, pilot, pipeline_id)
         await pilot.press("R")
         dialog = await bulk_dialog(app, pilot)
@@ -329,11 +323,10 @@ async def test_retry_with_a_canceled_job_is_one_request_per_job_and_says_why(sim
         await pilot.press("escape")
 
 
-async def test_read_only_hides_and_refuses_the_bulk_actions(sim_factory: SimFactory, make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_read_only_hides_and_refuses_the_bulk_actions(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, _ = await pipeline_in_every_state(server)
-    app = make_app(server, read_only=True)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(read_only=True, size=(120, 40)) as (app, pilot):
         screen = await open_pipeline(app, pilot, pipeline_id)
         for action in ("retry_failed", "cancel_active", "play_stage"):
             assert screen.check_action(action, ()) is False
@@ -348,12 +341,10 @@ async def test_read_only_hides_and_refuses_the_bulk_actions(sim_factory: SimFact
 
 
 @pytest.mark.usefixtures("no_bulk_guard")
-async def test_keys_typed_right_after_R_reach_the_dialog_in_order(sim_factory: SimFactory,
-                                                                 make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_keys_typed_right_after_R_reach_the_dialog_in_order(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, _ = await pipeline_in_every_state(server)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await open_pipeline(app, pilot, pipeline_id)
         burst(app, "R", "l", "enter")  # l: focus the confirm button; enter: press it
         dialog = await bulk_dialog(app, pilot)
@@ -362,13 +353,12 @@ async def test_keys_typed_right_after_R_reach_the_dialog_in_order(sim_factory: S
         assert len(tries(server, pipeline_id, "unit-tests")) == 2
 
 
-async def test_confirming_too_soon_is_refused_and_said(sim_factory: SimFactory, make_app: MakeApp,
+async def test_confirming_too_soon_is_refused_and_said(console: SimConsole,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     clock = freeze_guard_clock(monkeypatch)
-    server = sim_factory()
+    server = console.server
     pipeline_id, _ = await pipeline_in_every_state(server)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await open_pipeline(app, pilot, pipeline_id)
         burst(app, "R", "l", "enter")
         dialog = await bulk_dialog(app, pilot)
@@ -382,12 +372,10 @@ async def test_confirming_too_soon_is_refused_and_said(sim_factory: SimFactory, 
         assert len(tries(server, pipeline_id, "unit-tests")) == 2
 
 
-async def test_refreshes_while_active_and_parses_nothing_unchanged(sim_factory: SimFactory,
-                                                                   make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_refreshes_while_active_and_parses_nothing_unchanged(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, ids = await pipeline_in_every_state(server)
-    app = make_app(server)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with console.run(size=(80, 24)) as (app, pilot):
         screen = await open_pipeline(app, pilot, pipeline_id)
         held = screen.jobs
         loads = screen.load_count

@@ -13,7 +13,7 @@ from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import MakeApp, SimConsole
 from tests.ui.helpers import run_command
 
 ServerFactory = Callable[..., SimServer]
@@ -34,12 +34,11 @@ async def _select(app: object, pilot: object, project_id: int) -> ResourceTable:
     return table
 
 
-async def test_star_and_unstar(sim_factory: ServerFactory, make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_star_and_unstar(console: SimConsole) -> None:
+    server = console.server
     root = _root_id(server)
     project = next(p for p in server.state.projects.values() if root not in p.starred_by and not p.archived)
-    app = make_app(server)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with console.run(size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         table = await _select(app, pilot, project.id)
         before = project.starred_by.copy()
@@ -55,12 +54,11 @@ async def test_star_and_unstar(sim_factory: ServerFactory, make_app: MakeApp) ->
         assert not str(row.cells[0]).startswith("★")
 
 
-async def test_star_of_already_starred_project_says_so(sim_factory: ServerFactory, make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_star_of_already_starred_project_says_so(console: SimConsole) -> None:
+    server = console.server
     root = _root_id(server)
     project = next(p for p in server.state.projects.values() if root not in p.starred_by and not p.archived)
-    app = make_app(server)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with console.run(size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         await _select(app, pilot, project.id)
         project.starred_by.add(root)  # starred elsewhere after the list was loaded
@@ -71,11 +69,10 @@ async def test_star_of_already_starred_project_says_so(sim_factory: ServerFactor
 
 
 async def test_archive_needs_confirmation_and_cancel_is_default(
-        sim_factory: ServerFactory, make_app: MakeApp, no_confirm_guard: None) -> None:
-    server = sim_factory()
+        console: SimConsole, no_confirm_guard: None) -> None:
+    server = console.server
     project = next(p for p in server.state.projects.values() if not p.archived)
-    app = make_app(server)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with console.run(size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         table = await _select(app, pilot, project.id)
         await pilot.press("A")
@@ -148,12 +145,11 @@ async def test_irreversible_action_needs_the_target_typed(
         assert answers == [True]
 
 
-async def test_read_only_hides_and_refuses(sim_factory: ServerFactory, make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_read_only_hides_and_refuses(console: SimConsole) -> None:
+    server = console.server
     root = _root_id(server)
     project = next(p for p in server.state.projects.values() if root not in p.starred_by and not p.archived)
-    app = make_app(server, read_only=True)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with console.run(read_only=True, size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)
@@ -193,10 +189,8 @@ async def test_toggling_read_only_at_run_time(sim: SimServer, make_app: MakeApp)
         assert "toggle_star" in {a.binding.action for a in screen.active_bindings.values()}
 
 
-async def test_read_api_token_switches_to_read_only(sim_factory: ServerFactory, make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server, "readonly")
-    async with app.run_test(size=(100, 30)) as pilot:
+async def test_read_api_token_switches_to_read_only(console: SimConsole) -> None:
+    async with console.run("readonly", size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         await pilot.press("s")
         await settle(app, pilot, rounds=3)

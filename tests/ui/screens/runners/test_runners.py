@@ -14,7 +14,7 @@ from labdeck.ui.screens.runners.detail import RunnerDetailScreen, RunnerJobsScre
 from labdeck.ui.screens.runners.list import ProjectRunnersScreen, RunnersScreen
 from labdeck.ui.widgets.form import MASK, FormScreen
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import MakeApp, SimConsole
 from tests.ui.helpers import push, toasts
 
 
@@ -63,9 +63,9 @@ async def test_detail_masks_token_and_opens_project_runners(sim: SimServer, make
         assert runner.id in {row.key for row in app.screen.table.rows()}
 
 
-async def test_edit_form_saves_and_keeps_input_on_server_error(sim_factory: Any, make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server)
+async def test_edit_form_saves_and_keeps_input_on_server_error(console: SimConsole) -> None:
+    server = console.server
+    app = console.app()
     runner = next(r for r in server.state.runners.values() if not r.is_shared)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await push(app, pilot, RunnerDetailScreen(runner.id))
@@ -91,10 +91,10 @@ async def test_edit_form_saves_and_keeps_input_on_server_error(sim_factory: Any,
         assert cells(screen)["description"] == "renamed by test"
 
 
-async def test_pause_resume_and_delete_are_confirmed(sim_factory: Any, make_app: MakeApp,
+async def test_pause_resume_and_delete_are_confirmed(console: SimConsole,
                                                     no_confirm_guard: None) -> None:
-    server = sim_factory()
-    app = make_app(server)
+    server = console.server
+    app = console.app()
     runner = next(r for r in server.state.runners.values() if r.active and not r.is_shared)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await push(app, pilot, RunnersScreen(all_runners=True))
@@ -146,10 +146,10 @@ async def test_runner_jobs_filter_and_open_trace(sim: SimServer, make_app: MakeA
 
 
 
-async def test_project_runners_enable_disable_and_only_project_error(sim_factory: Any, make_app: MakeApp,
+async def test_project_runners_enable_disable_and_only_project_error(console: SimConsole,
                                                                     no_confirm_guard: None) -> None:
-    server = sim_factory()
-    app = make_app(server)
+    server = console.server
+    app = console.app()
     runner = next(r for r in server.state.runners.values() if len(r.project_ids) >= 2 and not r.locked)
     target = next(p.id for p in server.state.projects.values() if p.id not in runner.project_ids)
     lonely = next(r for r in server.state.runners.values() if len(r.project_ids) == 1)
@@ -181,10 +181,9 @@ async def test_project_runners_enable_disable_and_only_project_error(sim_factory
         assert lonely.project_ids != []
 
 
-async def test_tags_column_comes_from_each_runners_details(sim_factory: Any, make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server)
-    async with app.run_test(size=(160, 40)) as pilot:
+async def test_tags_column_comes_from_each_runners_details(console: SimConsole) -> None:
+    server = console.server
+    async with console.run(size=(160, 40)) as (app, pilot):
         screen = await push(app, pilot, RunnersScreen(all_runners=True))
         shown = {row.key: str(row.cells[5]) for row in screen.table.rows()}
         assert shown == {r.id: ", ".join(r.tags) or "—" for r in server.state.runners.values()}

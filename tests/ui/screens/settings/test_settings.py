@@ -31,7 +31,7 @@ from labdeck.ui.sections import register
 from labdeck.ui.widgets.form import FormScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from tests.support.pilot import confirm, settle
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import MakeApp, SimConsole
 from tests.ui.helpers import push, toasts
 
 PROJECT = 1
@@ -105,9 +105,8 @@ async def test_user_role_sees_own_runners_and_no_admin_detail(sim: SimServer, ma
         assert "user_agent" not in {str(row.cells[0]) for row in app.screen.table.rows()}
 
 
-async def test_hooks_add_edit_delete(sim_factory: Any, make_app: MakeApp, no_confirm_guard: None) -> None:
-    app = make_app(sim_factory())
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_hooks_add_edit_delete(console: SimConsole, no_confirm_guard: None) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, ProjectHooksScreen(PROJECT, PATH))
         before = screen.table.row_count
         await pilot.press("n")
@@ -138,9 +137,8 @@ async def test_hooks_add_edit_delete(sim_factory: Any, make_app: MakeApp, no_con
         assert hook.id not in {row.key for row in screen.table.rows()}
 
 
-async def test_protect_and_unprotect_branch(sim_factory: Any, make_app: MakeApp, no_confirm_guard: None) -> None:
-    app = make_app(sim_factory())
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_protect_and_unprotect_branch(console: SimConsole, no_confirm_guard: None) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, ProtectedBranchesScreen(PROJECT, PATH))
         await pilot.press("n")
         await settle(app, pilot)
@@ -156,9 +154,8 @@ async def test_protect_and_unprotect_branch(sim_factory: Any, make_app: MakeApp,
         assert screen.table.get_data("release/*") is None
 
 
-async def test_badges_add_preview_edit_delete(sim_factory: Any, make_app: MakeApp, no_confirm_guard: None) -> None:
-    app = make_app(sim_factory())
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_badges_add_preview_edit_delete(console: SimConsole, no_confirm_guard: None) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, GroupBadgesScreen("platform"))
         await pilot.press("n")
         await settle(app, pilot)
@@ -186,9 +183,8 @@ async def test_badges_add_preview_edit_delete(sim_factory: Any, make_app: MakeAp
         assert screen.table.get_data(badge.id) is None
 
 
-async def test_notification_levels_and_custom_events(sim_factory: Any, make_app: MakeApp) -> None:
-    app = make_app(sim_factory())
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_notification_levels_and_custom_events(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, NotificationSettingsScreen(PROJECT, PATH, "platform"))
         assert [row.key for row in screen.table.rows()] == ["global", "group", "project"]
         screen.table.move_cursor_to_key("project")
@@ -202,9 +198,9 @@ async def test_notification_levels_and_custom_events(sim_factory: Any, make_app:
         assert "failed_pipeline" in str(row.cells[2])
 
 
-async def test_export_watch_download_and_import(sim_factory: Any, make_app: MakeApp, tmp_path: Path) -> None:
-    server = sim_factory()
-    app = make_app(server)
+async def test_export_watch_download_and_import(console: SimConsole, tmp_path: Path) -> None:
+    server = console.server
+    app = console.app()
 
     async def tick(seconds: float) -> None:
         server.state.clock.advance(seconds)  # the export/import move on simulated time
@@ -238,10 +234,10 @@ async def test_export_watch_download_and_import(sim_factory: Any, make_app: Make
         assert rows["import_status"] == "finished"
 
 
-async def test_share_unshare_fork_create_edit_delete(sim_factory: Any, make_app: MakeApp,
+async def test_share_unshare_fork_create_edit_delete(console: SimConsole,
                                                      no_confirm_guard: None, tmp_path: Path) -> None:
-    server = sim_factory()
-    app = make_app(server)
+    server = console.server
+    app = console.app()
     group = next(g for g in server.state.groups.values() if g.full_path == "data")
     async with app.run_test(size=(120, 40)) as pilot:
         menu = await push(app, pilot, ProjectSettingsScreen(PROJECT, PATH))
@@ -289,8 +285,8 @@ async def test_share_unshare_fork_create_edit_delete(sim_factory: Any, make_app:
         await settle(app, pilot)
         menu.open("create")
         await settle(app, pilot)
-        await submit(app, pilot, {"name": "Console Made"})
-        created = next(p for p in server.state.projects.values() if p.name == "Console Made")
+        await submit(app, pilot, {"name": "SimConsole Made"})
+        created = next(p for p in server.state.projects.values() if p.name == "SimConsole Made")
         alice = next(u for u in server.state.users.values() if u.username == "alice")
         menu.open("create")
         await settle(app, pilot)

@@ -4,7 +4,6 @@ durations, search with n/N and a match count, jump to the first error, wrap, sav
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from labdeck.ui.widgets.dialogs import PathDialog
 from labdeck.ui.widgets.key_bar import KeyBar
 from labdeck.ui.widgets.trace.view import TraceView
 from tests.support.pilot import wait_until
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole
 from tests.ui.jobs_support import PROJECT_PATH, advance, append_trace, create_pipeline
 
 ESC = "\x1b"
@@ -54,11 +53,10 @@ async def _running_job(server: SimServer) -> int:
     return job_id
 
 
-async def test_follows_a_running_job(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_follows_a_running_job(console: SimConsole) -> None:
+    server = console.server
     job_id = await _running_job(server)
-    app = make_app(server)
-    async with app.run_test(size=(100, 20)) as pilot:
+    async with console.run(size=(100, 20)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         view = screen.view
         await wait_until(pilot, lambda: screen.live, what="live mode")
@@ -79,12 +77,10 @@ async def test_follows_a_running_job(sim_factory: Callable[..., SimServer], make
         assert view.following and view.scroll_y == view.max_scroll_y
 
 
-async def test_the_key_bar_offers_what_applies_to_the_job_now(sim_factory: Callable[..., SimServer],
-                                                            make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_the_key_bar_offers_what_applies_to_the_job_now(console: SimConsole) -> None:
+    server = console.server
     job_id = await _running_job(server)
-    app = make_app(server)
-    async with app.run_test(size=(160, 30)) as pilot:
+    async with console.run(size=(160, 30)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
 
         def offered() -> set[str]:
@@ -100,13 +96,11 @@ async def test_the_key_bar_offers_what_applies_to_the_job_now(sim_factory: Calla
         assert "Search" in offered()
 
 
-async def test_scrolling_up_pauses_and_counts_new_lines(sim_factory: Callable[..., SimServer],
-                                                        make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_scrolling_up_pauses_and_counts_new_lines(console: SimConsole) -> None:
+    server = console.server
     job_id = await _running_job(server)
     await append_trace(server, job_id, "".join(f"line {n}\n" for n in range(60)).encode())
-    app = make_app(server)
-    async with app.run_test(size=(100, 20)) as pilot:
+    async with console.run(size=(100, 20)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         view = screen.view
         await wait_until(pilot, lambda: view.line_count >= 60, what="the first 60 lines")
@@ -135,12 +129,10 @@ async def _failed_job(server: SimServer) -> int:
     return job_id
 
 
-async def test_sections_fold_and_failed_section_stands_out(sim_factory: Callable[..., SimServer],
-                                                           make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_sections_fold_and_failed_section_stands_out(console: SimConsole) -> None:
+    server = console.server
     job_id = await _failed_job(server)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         view = screen.view
         await wait_until(pilot, lambda: screen.finished_reading, what="the whole log")
@@ -173,11 +165,10 @@ async def test_sections_fold_and_failed_section_stands_out(sim_factory: Callable
         assert not view.is_hidden(step.start_line + 1)
 
 
-async def test_jump_to_first_error(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_jump_to_first_error(console: SimConsole) -> None:
+    server = console.server
     job_id = await _failed_job(server)
-    app = make_app(server)
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with console.run(size=(120, 30)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         view = screen.view
         await wait_until(pilot, lambda: screen.finished_reading, what="the whole log")
@@ -192,14 +183,12 @@ async def test_jump_to_first_error(sim_factory: Callable[..., SimServer], make_a
         assert 0 <= row < view.scrollable_content_region.height  # on screen
 
 
-async def test_search_highlights_counts_and_moves(sim_factory: Callable[..., SimServer],
-                                                  make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_search_highlights_counts_and_moves(console: SimConsole) -> None:
+    server = console.server
     job_id = await _running_job(server)
     body = "".join(f"{'needle here' if n % 10 == 3 else 'hay'} {n}\n" for n in range(100))
     await append_trace(server, job_id, body.encode())
-    app = make_app(server)
-    async with app.run_test(size=(100, 20)) as pilot:
+    async with console.run(size=(100, 20)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         view = screen.view
         await wait_until(pilot, lambda: view.line_count >= 100, what="the log")
@@ -222,14 +211,13 @@ async def test_search_highlights_counts_and_moves(sim_factory: Callable[..., Sim
         assert highlighted and highlighted[0].style is not None and highlighted[0].style.bgcolor is not None
 
 
-async def test_raw_view_wrap_and_save(sim_factory: Callable[..., SimServer], make_app: MakeApp,
+async def test_raw_view_wrap_and_save(console: SimConsole,
                                       tmp_path: Path) -> None:
-    server = sim_factory()
+    server = console.server
     job_id = await _running_job(server)
     long_line = "x" * 250
     await append_trace(server, job_id, f"{ESC}]52;c;cm0gLXJm{ESC}\\copy {ESC}[2Jme\n{long_line}\n".encode())
-    app = make_app(server)
-    async with app.run_test(size=(100, 20)) as pilot:
+    async with console.run(size=(100, 20)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         view = screen.view
         await wait_until(pilot, lambda: any("copy me" in row for row in shown_text(view)), what="the text")
