@@ -2,7 +2,8 @@
 
 - ``console``: a private simulator of the dialect under test and the apps run against it
   (``async with console.run(size=(120, 40)) as (app, pilot)``). The dialect is ``spec`` unless a
-  test asks for both with ``@both_dialects``, or for ``@gitlab_only``.
+  test asks for both with ``@both_dialects``, or for ``@gitlab_only``; ``@shared_sim`` runs it
+  against the shared simulator instead of a private one.
 - ``make_app(server)``: an app against any simulator (the shared ``sim``, one behind a proxy).
 """
 
@@ -32,6 +33,13 @@ both_dialects = pytest.mark.parametrize("dialect", DIALECTS)
 """Run a test once per dialect of the simulator (its ``console`` and ``dialect`` follow)."""
 gitlab_only = pytest.mark.parametrize("dialect", ["gitlab"])
 """Run a test against the gitlab dialect only."""
+shared_sim = pytest.mark.shared_sim
+"""Run a test's ``console`` against the shared simulator (``sim``), not a private one: for tests
+that change nothing, or only what other tests tolerate."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "shared_sim: the test's console runs against the shared simulator")
 
 
 @pytest.fixture
@@ -73,10 +81,16 @@ def dialect() -> str:
 
 
 @pytest.fixture
-def console_server(dialect: str, sim_factory: Callable[..., SimServer]) -> SimServer:
-    """The simulator ``console`` runs against: a private one per test, of the dialect under test. A
-    module whose tests can share one overrides this fixture with a wider scope."""
-    return sim_factory(dialect=dialect)
+def console_server(request: pytest.FixtureRequest, dialect: str) -> SimServer:
+    """The simulator ``console`` runs against: a private one per test, of the dialect under test, or
+    the shared one under ``@shared_sim``. A module whose tests can share one overrides this fixture
+    with a wider scope."""
+    if request.node.get_closest_marker("shared_sim"):
+        assert dialect == "spec", "the shared simulator speaks the spec dialect"
+        server: SimServer = request.getfixturevalue("sim")
+        return server
+    factory: Callable[..., SimServer] = request.getfixturevalue("sim_factory")
+    return factory(dialect=dialect)
 
 
 @dataclass
@@ -87,9 +101,10 @@ class SimConsole:
     dialect: str
     make_app: MakeApp
 
-    def app(self, role: str = "admin", **fields: Any) -> LabdeckApp:
-        """An app against the simulator (``make_app``'s arguments: role, token, session fields)."""
-        return self.make_app(self.server, role, **fields)
+    def app(self, role: str = "admin", *, via: Any = None, **fields: Any) -> LabdeckApp:
+        """An app against the simulator (``make_app``'s arguments: role, token, session fields), or
+        through ``via`` (a proxy in front of it: what has a ``base_url`` and the server's ``state``)."""
+        return self.make_app(via or self.server, role, **fields)
 
     @asynccontextmanager
     async def run(self, role: str = "admin", *, size: tuple[int, int] = (80, 24), notifications: bool = False,

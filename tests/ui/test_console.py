@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from labdeck.sim.server import SimServer
 from labdeck.ui.screens.command_line import CommandLineScreen
 from labdeck.ui.screens.integrations.list import IntegrationsScreen
 from labdeck.ui.screens.issues.list import IssuesScreen
@@ -20,7 +19,7 @@ from labdeck.ui.screens.runners.list import RunnersScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import run_command
 
 
@@ -32,26 +31,26 @@ def _label(app: object, selector: str) -> str:
     return str(app.screen.query_one(selector).render())  # type: ignore[attr-defined]
 
 
-async def test_start_shows_projects_and_status(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+@shared_sim
+async def test_start_shows_projects_and_status(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)
-        visible = {p.id for p in sim.state.projects.values() if not p.deleted}
+        visible = {p.id for p in console.server.state.projects.values() if not p.deleted}
         assert screen.table.row_count == len(visible)
         assert app.current_user == "root"
         screen.query_one(StatusLine).update_status()
         assert "WRITE" in _label(app, "#status-mode")
         assert "@root" in _label(app, "#status-user")
-        assert sim.base_url in _label(app, "#status-instance")
+        assert console.server.base_url in _label(app, "#status-instance")
         assert _label(app, "#status-age") == "data <10s"
         assert f"{screen.table.row_count} rows" in _label(app, "#title-counts")
 
 
-async def test_navigate_details_and_back(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
+@shared_sim
+async def test_navigate_details_and_back(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         table = app.screen.query_one(ResourceTable)
         first = table.cursor_key
@@ -71,9 +70,9 @@ async def test_navigate_details_and_back(sim: SimServer, make_app: MakeApp) -> N
         assert app.screen.table.cursor_key == chosen.id
 
 
-async def test_filter_substring_and_inverted(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
+@shared_sim
+async def test_filter_substring_and_inverted(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         table = app.screen.query_one(ResourceTable)
         total = table.row_count
@@ -96,9 +95,9 @@ async def test_filter_substring_and_inverted(sim: SimServer, make_app: MakeApp) 
         assert isinstance(app.screen, ProjectsScreen)
 
 
-async def test_command_line_server_filter_history_and_completion(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
+@shared_sim
+async def test_command_line_server_filter_history_and_completion(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         await pilot.press("colon")
         await pilot.pause()
@@ -114,7 +113,7 @@ async def test_command_line_server_filter_history_and_completion(sim: SimServer,
         assert screen.filters == {"search": "terraform", "archived": False}
         paths = [row.cells[1] for row in screen.table.rows()]
         assert paths and all("terraform" in path for path in paths)
-        assert len(paths) < len(sim.state.projects)
+        assert len(paths) < len(console.server.state.projects)
         assert "search=terraform archived=false" in _label(app, "#title-context")
         # history: ↑ brings the last line back
         await pilot.press("colon", "up")
@@ -133,9 +132,9 @@ async def test_command_line_server_filter_history_and_completion(sim: SimServer,
         assert app.is_running
 
 
-async def test_theme_and_readonly_commands(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
+@shared_sim
+async def test_theme_and_readonly_commands(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         assert app.theme == "labdeck-dark"
         await run_command(app, pilot, "theme labdeck-production")
@@ -146,11 +145,11 @@ async def test_theme_and_readonly_commands(sim: SimServer, make_app: MakeApp) ->
         assert app.read_only and app.client.read_only
 
 
-async def test_palette_jumps_to_project_and_runs_screen_actions(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
+@shared_sim
+async def test_palette_jumps_to_project_and_runs_screen_actions(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
-        target = next(p for p in sim.state.projects.values() if p.path == "terraform-modules")
+        target = next(p for p in console.server.state.projects.values() if p.path == "terraform-modules")
         await pilot.press("ctrl+p")
         await pilot.pause()
         app.screen.query_one("CommandInput").value = "project: terraform-mod"  # type: ignore[attr-defined]
@@ -169,9 +168,9 @@ async def test_palette_jumps_to_project_and_runs_screen_actions(sim: SimServer, 
         assert app.screen.project_id == target.id
 
 
-async def test_keys_screen_lists_ids_and_descriptions(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
+@shared_sim
+async def test_keys_screen_lists_ids_and_descriptions(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         await pilot.press("question_mark")
         await pilot.pause()
@@ -182,9 +181,9 @@ async def test_keys_screen_lists_ids_and_descriptions(sim: SimServer, make_app: 
         assert isinstance(app.screen, ProjectsScreen)
 
 
-async def test_keymap_from_config_remaps_binding(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim, keymap={"projects.details": "i"})
-    async with app.run_test(size=(100, 30)) as pilot:
+@shared_sim
+async def test_keymap_from_config_remaps_binding(console: SimConsole) -> None:
+    async with console.run(keymap={"projects.details": "i"}, size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         await pilot.press("d")
         await pilot.pause()
@@ -194,19 +193,19 @@ async def test_keymap_from_config_remaps_binding(sim: SimServer, make_app: MakeA
         assert isinstance(app.screen, ProjectDetailScreen)
 
 
-async def test_copy_puts_project_url_on_clipboard(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
+@shared_sim
+async def test_copy_puts_project_url_on_clipboard(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         project = app.screen.query_one(ResourceTable).cursor_data
         await pilot.press("y")
         assert app.clipboard == project.web_url
-        assert project.web_url.startswith(sim.base_url)
+        assert project.web_url.startswith(console.server.base_url)
 
 
-async def test_enter_opens_jobs_section_and_number_keys_switch(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+@shared_sim
+async def test_enter_opens_jobs_section_and_number_keys_switch(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         await pilot.press("2")  # no project chosen yet: stays, explains
         await pilot.pause()
@@ -225,24 +224,24 @@ async def test_enter_opens_jobs_section_and_number_keys_switch(sim: SimServer, m
         assert app.current_mode == "jobs"
 
 
-async def test_history_and_filters_survive_restart(sim: SimServer, make_app: MakeApp, state_path: Path) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
+@shared_sim
+async def test_history_and_filters_survive_restart(console: SimConsole, state_path: Path) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         await run_command(app, pilot, "projects search=data")
     saved = _read_json(state_path)
     assert saved["history"][-1] == "projects search=data"
     assert saved["ui"]["project_filters"] == {"search": "data"}
-    again = make_app(sim)
+    again = console.app()
     async with again.run_test(size=(100, 30)) as pilot:
         await settle(again, pilot, rounds=3)
         assert again.screen.filters == {"search": "data"}  # type: ignore[attr-defined]
         assert again.commands.history[-1] == "projects search=data"
 
 
-async def test_section_keys_open_installed_sections(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+@shared_sim
+async def test_section_keys_open_installed_sections(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         project = app.screen.query_one(ResourceTable).cursor_data
         await pilot.press("5")
@@ -261,10 +260,10 @@ async def test_section_keys_open_installed_sections(sim: SimServer, make_app: Ma
             await settle(app, pilot, rounds=3)
 
 
-async def test_no_color_is_respected(sim: SimServer, make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> None:
+@shared_sim
+async def test_no_color_is_respected(console: SimConsole, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
-    app = make_app(sim)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with console.run(size=(80, 24)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         assert app.no_color
         await pilot.press("down", "A")  # a table and a dialog render through the monochrome filter

@@ -34,7 +34,7 @@ from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.form import OUTCOME_UNKNOWN_HINT, FormField, FormScreen
 from labdeck.ui.widgets.trace.view import MAX_LINE_CHARS, TraceView
 from tests.support.pilot import settle, wait_until
-from tests.ui.conftest import MakeApp, SimConsole
+from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import run_command
 from tests.ui.jobs_support import PROJECT_ID, create_pipeline, open_jobs
 
@@ -101,11 +101,11 @@ def test_the_filter_keeps_styles_widths_and_control_segments() -> None:
     assert InertTextFilter().apply(clean, Color(0, 0, 0)) is clean
 
 
-async def test_the_filter_runs_after_textuals_own_filters(sim: SimServer, make_app: MakeApp,
+@shared_sim
+async def test_the_filter_runs_after_textuals_own_filters(console: SimConsole,
                                                           monkeypatch: Any) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
-    app = make_app(sim)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with console.run(size=(80, 24)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         filters = list(app.get_line_filters())
         assert isinstance(filters[-1], InertTextFilter)
@@ -129,8 +129,9 @@ async def test_a_cut_long_line_leaves_no_half_escape_sequence() -> None:
         assert plain.rstrip().endswith("A")
 
 
-async def test_markup_in_names_stays_text_in_toasts_and_palette(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
+@shared_sim
+async def test_markup_in_names_stays_text_in_toasts_and_palette(console: SimConsole) -> None:
+    app = console.app()
     names = {9001: "[@click=app.quit]x[/]", 9002: "[/oops]"}
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await settle(app, pilot, rounds=3)
@@ -138,7 +139,7 @@ async def test_markup_in_names_stays_text_in_toasts_and_palette(sim: SimServer, 
         async def check(token: Secret) -> str:
             return "[/oops][b]root"
 
-        app.push_screen(LoginScreen(sim.base_url, "test", check))
+        app.push_screen(LoginScreen(console.server.base_url, "test", check))
         await pilot.pause()
         app.screen.query_one("#token", Input).value = "anything"
         await pilot.press("enter")
@@ -169,11 +170,11 @@ async def test_markup_in_names_stays_text_in_toasts_and_palette(sim: SimServer, 
         assert app.is_running
 
 
+@shared_sim
 async def test_login_token_is_refused_on_the_command_line_and_history_is_redacted(
-        sim: SimServer, make_app: MakeApp, state_path: Any) -> None:
+        console: SimConsole, state_path: Any) -> None:
     token = "glpat-" + "Z" * 24
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         await run_command(app, pilot, f"login {token}")
         assert not isinstance(app.screen, LoginScreen)
@@ -192,7 +193,8 @@ async def test_login_token_is_refused_on_the_command_line_and_history_is_redacte
     assert token not in saved and "jobs " in saved
 
 
-async def test_completion_reads_the_config_once_off_the_loop(sim: SimServer, make_app: MakeApp,
+@shared_sim
+async def test_completion_reads_the_config_once_off_the_loop(console: SimConsole,
                                                              monkeypatch: Any) -> None:
     import threading
 
@@ -206,8 +208,7 @@ async def test_completion_reads_the_config_once_off_the_loop(sim: SimServer, mak
         return real(*args, **kwargs)
 
     monkeypatch.setattr(labdeck.base.config, "load_config", counting)
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with console.run(size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         for _ in range(3):
             await pilot.press("colon")

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from textual.containers import VerticalScroll
 
-from labdeck.sim.server import SimServer
 from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.screens.keys import KeysScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from tests.support.pilot import settle, wait_until
-from tests.ui.conftest import MakeApp, SimConsole
+from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import run_command, screen_lines
 from tests.ui.jobs_support import append_trace, create_pipeline, open_jobs
 from tests.ui.widgets.trace.test_trace_viewer import _running_job, header_text, open_trace
@@ -113,10 +112,10 @@ async def test_a_section_folds_from_any_of_its_lines(console: SimConsole) -> Non
         assert section in view.collapsed_sections()
 
 
+@shared_sim
 async def test_keys_name_the_screen_help_scrolls_and_the_footer_points_to_keys(
-        sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(80, 24)) as pilot:
+        console: SimConsole) -> None:
+    async with console.run(size=(80, 24)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         footer = screen_lines(app)[-1]
         assert footer.lstrip().startswith("? Keys"), footer  # at 80 columns, where the other keys are

@@ -16,7 +16,7 @@ from labdeck.ui.screens.login import LoginScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp, SimConsole
+from tests.ui.conftest import SimConsole, shared_sim
 
 ServerFactory = Callable[..., SimServer]
 
@@ -74,10 +74,10 @@ async def test_rate_limit_shows_wait_and_headroom(console: SimConsole) -> None:
         assert app.is_running
 
 
+@shared_sim
 async def test_unauthorized_opens_sign_in_and_a_valid_token_recovers(
-        sim: SimServer, make_app: MakeApp, tokens: dict[str, str]) -> None:
-    app = make_app(sim, token="glpat-this-token-was-revoked-000000")
-    async with app.run_test(size=(100, 30)) as pilot:
+        console: SimConsole, tokens: dict[str, str]) -> None:
+    async with console.run(token="glpat-this-token-was-revoked-000000", size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         dialog = app.screen
         assert isinstance(dialog, LoginScreen)
@@ -97,7 +97,8 @@ async def test_unauthorized_opens_sign_in_and_a_valid_token_recovers(
         assert app.session.token is not None and tokens["user"] not in repr(app.session)
 
 
-async def test_crash_writes_a_report_without_locals(sim: SimServer, make_app: MakeApp,
+@shared_sim
+async def test_crash_writes_a_report_without_locals(console: SimConsole,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     secret_local = "glpat-canary-canary-canary-canary"
 
@@ -106,7 +107,7 @@ async def test_crash_writes_a_report_without_locals(sim: SimServer, make_app: Ma
         raise RuntimeError(f"boom {len(token)}")
 
     monkeypatch.setattr(ProjectsScreen, "action_details", explode)
-    app = make_app(sim)
+    app = console.app()
     with pytest.raises(RuntimeError, match="boom"):
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(app, pilot, rounds=3)

@@ -6,7 +6,7 @@ behind :class:`tests.support.fault_switch.FaultSwitch`."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -26,7 +26,7 @@ from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole
 from tests.ui.helpers import toasts
 from tests.ui.jobs_support import PROJECT_PATH, append_trace, create_pipeline
 from tests.ui.jobs_support import advance as advance_jobs
@@ -38,10 +38,10 @@ FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
 
 
 @pytest.fixture
-def behind_switch(sim_factory: Callable[..., SimServer]) -> Iterator[tuple[SimServer, FaultSwitch, Any]]:
-    """A private simulator, the fault switch in front of it, and what ``make_app`` needs to talk
-    through the switch (the switch's URL, the simulator's clock)."""
-    server = sim_factory()
+def behind_switch(console_server: SimServer) -> Iterator[tuple[SimServer, FaultSwitch, Any]]:
+    """A private simulator, the fault switch in front of it, and what ``console.app(via=…)`` needs to
+    talk through the switch (the switch's URL, the simulator's clock)."""
+    server = console_server
     with FaultSwitch(server.base_url) as switch:
         yield server, switch, SimpleNamespace(base_url=switch.url, state=server.state)
 
@@ -65,10 +65,10 @@ async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
     return screen
 
 
-async def test_a_revoked_token_is_said_and_the_rows_stay_marked_stale(behind_switch: Any, make_app: MakeApp) -> None:
+async def test_a_revoked_token_is_said_and_the_rows_stay_marked_stale(behind_switch: Any,
+                                                                       console: SimConsole) -> None:
     server, switch, via = behind_switch
-    app = make_app(via, board=FAST)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
         board = await open_board(app, pilot)
         before = board.table.row_count
         switch.set("revoked")
@@ -82,10 +82,9 @@ async def test_a_revoked_token_is_said_and_the_rows_stay_marked_stale(behind_swi
 
 
 async def test_a_token_given_again_resumes_the_board_alerts_and_ci_column(behind_switch: Any,
-                                                                          make_app: MakeApp) -> None:
+                                                                          console: SimConsole) -> None:
     server, switch, via = behind_switch
-    app = make_app(via, board=FAST)
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+    async with console.run(via=via, board=FAST, size=(120, 40), notifications=True) as (app, pilot):
         board = await open_board(app, pilot)
         row = board.table.cursor_data
         await pilot.press("W")  # an alert on the pipeline under the cursor
@@ -118,14 +117,14 @@ async def test_a_token_given_again_resumes_the_board_alerts_and_ci_column(behind
         await wait_until(pilot, lambda: projects.ci_loading() == 0, limit=10, what="the CI column")
 
 
-async def test_a_followed_log_goes_on_after_the_token_is_given_again(behind_switch: Any, make_app: MakeApp) -> None:
+async def test_a_followed_log_goes_on_after_the_token_is_given_again(behind_switch: Any,
+                                                                     console: SimConsole) -> None:
     server, switch, via = behind_switch
     pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "tail-me", "duration": None,
                                                                            "generate_trace": False}]}])
     await advance_jobs(server, 5)
     job_id = int(pipeline["jobs"][0]["id"])
-    app = make_app(via)
-    async with app.run_test(size=(100, 20)) as pilot:
+    async with console.run(via=via, size=(100, 20)) as (app, pilot):
         job = await app.client.jobs.get(7, job_id)
         screen = TraceScreen(7, PROJECT_PATH, job)
         screen.follow_min_interval, screen.follow_max_interval = 0.05, 0.2
@@ -144,10 +143,9 @@ async def test_a_followed_log_goes_on_after_the_token_is_given_again(behind_swit
 
 
 async def test_a_502_storm_backs_off_and_says_bad_gateway_not_the_page(behind_switch: Any,
-                                                                        make_app: MakeApp) -> None:
+                                                                        console: SimConsole) -> None:
     server, switch, via = behind_switch
-    app = make_app(via, board=FAST)
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+    async with console.run(via=via, board=FAST, size=(120, 40), notifications=True) as (app, pilot):
         board = await open_board(app, pilot)
         switch.set("bad_gateway")
         began = time.monotonic()
@@ -163,11 +161,10 @@ async def test_a_502_storm_backs_off_and_says_bad_gateway_not_the_page(behind_sw
         switch.set("pass")
 
 
-async def test_rate_limited_at_start_says_retrying_in_5_s(behind_switch: Any, make_app: MakeApp) -> None:
+async def test_rate_limited_at_start_says_retrying_in_5_s(behind_switch: Any, console: SimConsole) -> None:
     server, switch, via = behind_switch
     switch.set("rate_limited", retry_after=5)
-    app = make_app(via, board=FAST, start="board")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(via=via, board=FAST, start="board", size=(120, 40)) as (app, pilot):
         await wait_until(pilot, lambda: isinstance(app.screen, BoardScreen), what="the board")
         board = app.screen
         assert isinstance(board, BoardScreen)
@@ -180,14 +177,14 @@ async def test_rate_limited_at_start_says_retrying_in_5_s(behind_switch: Any, ma
         await wait_until(pilot, lambda: board.table.row_count > 0, limit=30, what="rows once allowed")
 
 
-async def test_rate_limited_log_viewer_says_so_while_it_waits(behind_switch: Any, make_app: MakeApp) -> None:
+async def test_rate_limited_log_viewer_says_so_while_it_waits(behind_switch: Any,
+                                                             console: SimConsole) -> None:
     server, switch, via = behind_switch
     pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "tail-me", "duration": None,
                                                                            "generate_trace": False}]}])
     await advance_jobs(server, 5)
     job_id = int(pipeline["jobs"][0]["id"])
-    app = make_app(via)
-    async with app.run_test(size=(100, 20)) as pilot:
+    async with console.run(via=via, size=(100, 20)) as (app, pilot):
         job = await app.client.jobs.get(7, job_id)
         switch.set("rate_limited", retry_after=5)
         screen = TraceScreen(7, PROJECT_PATH, job)
@@ -198,11 +195,11 @@ async def test_rate_limited_log_viewer_says_so_while_it_waits(behind_switch: Any
                          what="the log viewer's note")
 
 
-async def test_the_write_check_runs_after_the_first_frame(behind_switch: Any, make_app: MakeApp) -> None:
+async def test_the_write_check_runs_after_the_first_frame(behind_switch: Any, console: SimConsole) -> None:
     """A token that may not write: the console draws first, then probes and turns read-only."""
     server, switch, via = behind_switch
     switch.set("latency", seconds=1.0)
-    app = make_app(via, role="readonly", board=FAST, start="board")
+    app = console.app(via=via, role="readonly", board=FAST, start="board")
     app._check_write = True
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, BoardScreen) and bool(app.screen.context_text),
@@ -218,15 +215,14 @@ async def test_the_write_check_runs_after_the_first_frame(behind_switch: Any, ma
         assert any("may not write" in message or "Read-only" in message for message in toasts(app))
 
 
-async def test_an_unwritable_audit_folder_asks_once_then_refuses(behind_switch: Any, make_app: MakeApp,
+async def test_an_unwritable_audit_folder_asks_once_then_refuses(behind_switch: Any, console: SimConsole,
                                                                   tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     server, switch, via = behind_switch
     blocker = tmp_path / "state-is-a-file"
     blocker.write_text("")
     monkeypatch.setenv("XDG_STATE_HOME", str(blocker))
-    app = make_app(via)
-    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+    async with console.run(via=via, size=(120, 40), notifications=True) as (app, pilot):
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question at start-up")
         await pilot.press("escape")  # no: changes are refused
         await wait_until(pilot, lambda: any("refused until the audit log" in m for m in toasts(app)), what="why")

@@ -17,7 +17,7 @@ from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.pilot import settle, wait_until
-from tests.ui.conftest import SimConsole
+from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import toasts
 
 
@@ -62,12 +62,12 @@ async def test_started_while_the_server_is_down_it_reconnects_by_itself(
 
 # --- 1. a 304 never empties a screen --------------------------------------------------------------
 
-async def test_reopening_a_quiet_projects_jobs_shows_them_again(sim: SimServer, make_app: Any) -> None:
+@shared_sim
+async def test_reopening_a_quiet_projects_jobs_shows_them_again(console: SimConsole) -> None:
     from labdeck.ui.screens.jobs.list import JobsScreen
     from tests.ui.helpers import run_command
 
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await settle(app, pilot)
         await run_command(app, pilot, "jobs data/reports")
         first = app.screen

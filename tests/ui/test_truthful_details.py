@@ -26,7 +26,7 @@ from labdeck.ui.widgets.dialogs import PathDialog
 from labdeck.ui.widgets.form import FormScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.pilot import settle, wait_until
-from tests.ui.conftest import MakeApp, SimConsole
+from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import push, run_command, screen_lines, toasts
 from tests.ui.jobs_support import advance, create_pipeline, open_jobs, record_notifications
 
@@ -110,9 +110,9 @@ async def test_an_outage_at_80_columns_still_shows_host_data_age_and_health(
 
 # --- 2. :theme by short name ------------------------------------------------------------------------
 
-async def test_theme_by_short_name_and_an_unknown_one(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+@shared_sim
+async def test_theme_by_short_name_and_an_unknown_one(console: SimConsole) -> None:
+    async with console.run(size=(80, 24), notifications=True) as (app, pilot):
         await settle(app, pilot)
         assert app.theme == "labdeck-dark"
         await run_command(app, pilot, "theme light")

@@ -15,7 +15,7 @@ from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.issues.detail import IssueDetailScreen
 from labdeck.ui.widgets.form import FormScreen
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp, SimConsole
+from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import push
 
 _NAMED = {" ": "space", "(": "left_parenthesis", ")": "right_parenthesis", "-": "minus", "/": "slash",
@@ -68,10 +68,10 @@ async def test_time_form_typed_in_one_burst_fills_each_field(console: SimConsole
     assert (record.time_estimate, record.total_time_spent - spent_before) == (7200, 900)
 
 
-async def test_edit_form_keys_typed_ahead_append_to_the_title(sim: SimServer, make_app: MakeApp) -> None:
-    issue = open_issue(sim)
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+@shared_sim
+async def test_edit_form_keys_typed_ahead_append_to_the_title(console: SimConsole) -> None:
+    issue = open_issue(console.server)
+    async with console.run(size=(120, 40)) as (app, pilot):
         await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
         burst(app, "e", "end", *typed(" (edited)"))
         await settle_keys(app, pilot)
@@ -80,9 +80,9 @@ async def test_edit_form_keys_typed_ahead_append_to_the_title(sim: SimServer, ma
         assert form.query_one("#f-title", Input).value == f"{issue.title} (edited)"
 
 
-async def test_a_typed_confirmation_gets_every_letter_typed_right_away(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+@shared_sim
+async def test_a_typed_confirmation_gets_every_letter_typed_right_away(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await settle_keys(app, pilot)
         answers: list[bool | None] = []
         app.push_screen(ConfirmScreen("Disable", "Disable it?", target="group/project · cluster-platform",
@@ -99,13 +99,13 @@ async def test_a_typed_confirmation_gets_every_letter_typed_right_away(sim: SimS
         assert answers == []
 
 
-async def test_the_early_press_guard_says_why_nothing_happened(sim: SimServer, make_app: MakeApp,
+@shared_sim
+async def test_the_early_press_guard_says_why_nothing_happened(console: SimConsole,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     from labdeck.ui.screens import confirm as confirm_module
 
     monkeypatch.setattr(confirm_module, "guard_clock", lambda: 1000.0)  # the press comes "at once", however busy
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await settle_keys(app, pilot)
         answers: list[bool | None] = []
         app.push_screen(ConfirmScreen("Cancel job", "Cancel it?", target="g/p · job #1"), answers.append)
@@ -120,11 +120,11 @@ async def test_the_early_press_guard_says_why_nothing_happened(sim: SimServer, m
         assert why.display and "too soon" in str(why.render())
 
 
-async def test_issue_dialogs_name_the_project_not_only_the_iid(sim: SimServer, make_app: MakeApp) -> None:
-    issue = open_issue(sim)
-    path = sim.state.project_full_path(sim.state.projects[issue.project_id])
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+@shared_sim
+async def test_issue_dialogs_name_the_project_not_only_the_iid(console: SimConsole) -> None:
+    issue = open_issue(console.server)
+    path = console.server.state.project_full_path(console.server.state.projects[issue.project_id])
+    async with console.run(size=(120, 40)) as (app, pilot):
         detail = await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid, project_path=path))
         detail.action_close_reopen()
         await settle_keys(app, pilot)

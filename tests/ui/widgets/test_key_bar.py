@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-from labdeck.sim.server import SimServer
 from labdeck.ui.screens.keys import KeysScreen
 from labdeck.ui.widgets.key_bar import SEPARATOR, KeyBar
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import screen_lines
 
 
-async def test_only_whole_keys_fit_and_the_palette_key_stays_at_the_right(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(80, 24)) as pilot:
+@shared_sim
+async def test_only_whole_keys_fit_and_the_palette_key_stays_at_the_right(console: SimConsole) -> None:
+    async with console.run(size=(80, 24)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         bar = app.screen.query_one(KeyBar)
         line = screen_lines(app)[-1]
@@ -27,9 +26,9 @@ async def test_only_whole_keys_fit_and_the_palette_key_stays_at_the_right(sim: S
         assert len("".join(entry.label for entry in shown)) + left_out.width > 80 - len(" ^p Palette ")
 
 
-async def test_keys_follow_the_screen_and_read_only_mode(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(160, 30)) as pilot:
+@shared_sim
+async def test_keys_follow_the_screen_and_read_only_mode(console: SimConsole) -> None:
+    async with console.run(size=(160, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         assert "s Star" in screen_lines(app)[-1]
         app.set_read_only(True)
@@ -40,9 +39,9 @@ async def test_keys_follow_the_screen_and_read_only_mode(sim: SimServer, make_ap
         assert "f Status" in screen_lines(app)[-1] and "d Details" not in screen_lines(app)[-1]
 
 
-async def test_a_click_on_a_key_runs_it(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
+@shared_sim
+async def test_a_click_on_a_key_runs_it(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         await pilot.click(KeyBar, offset=(2, 0))  # on "? Keys"
         await settle(app, pilot, rounds=3)

@@ -9,16 +9,15 @@ from rich.cells import cell_len
 from textual.geometry import Region
 from textual.widgets import Label
 
-from labdeck.sim.server import SimServer
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import screen_lines
 
 
-async def test_the_data_age_moves_on_in_place_and_is_never_cut(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(80, 24)) as pilot:
+@shared_sim
+async def test_the_data_age_moves_on_in_place_and_is_never_cut(console: SimConsole) -> None:
+    async with console.run(size=(80, 24)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         status = app.screen.query_one(StatusLine)
         age = status.query_one("#status-age", Label)

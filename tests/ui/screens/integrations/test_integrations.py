@@ -21,7 +21,7 @@ from labdeck.ui.screens.integrations.detail import IntegrationDetailScreen
 from labdeck.ui.screens.integrations.list import IntegrationsScreen
 from labdeck.ui.widgets.form import MASK, FormScreen
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp, SimConsole
+from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import push, toasts
 
 
@@ -52,10 +52,10 @@ def test_form_is_typed_from_the_spec() -> None:
     assert integration_settings("chat-d", {"webhook": "", "channel": "", "push_events": False}) == {"push_events": False}
 
 
-async def test_list_every_slug_state_and_detail_masks_secrets(sim: SimServer, make_app: MakeApp) -> None:
-    pid, slug = active_integration(sim)
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+@shared_sim
+async def test_list_every_slug_state_and_detail_masks_secrets(console: SimConsole) -> None:
+    pid, slug = active_integration(console.server)
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, IntegrationsScreen(pid, "some/project"))
         rows = {row.key: row for row in screen.table.rows()}
         assert set(rows) == set(INTEGRATIONS)
@@ -75,7 +75,7 @@ async def test_list_every_slug_state_and_detail_masks_secrets(sim: SimServer, ma
         detail = app.screen
         assert isinstance(detail, IntegrationDetailScreen)
         values = {str(row.cells[0]).rstrip(" *"): plain(row.cells[1]) for row in detail.table.rows()}
-        record = sim.state.integrations[(pid, slug)]
+        record = console.server.state.integrations[(pid, slug)]
         secrets = [(name, value) for name, value in record.properties.items() if is_secret(name) and value]
         assert secrets
         for name, value in secrets:
@@ -83,7 +83,7 @@ async def test_list_every_slug_state_and_detail_masks_secrets(sim: SimServer, ma
             assert all(str(value) not in shown for shown in values.values())
         app.pop_screen()
         await settle(app, pilot)
-        if (pid, "cluster-platform") not in sim.state.integrations:
+        if (pid, "cluster-platform") not in console.server.state.integrations:
             assert plain(rows["cluster-platform"].cells[2]) == "deprecated"
             assert "400" in plain(rows["cluster-platform"].cells[3])
             screen.table.move_cursor_to_key("cluster-platform")
@@ -170,13 +170,15 @@ def test_an_integration_labdeck_does_not_know_is_listed_by_the_servers_title() -
     assert not entries["mattermost"].active
 
 
+@shared_sim
 async def test_a_server_without_the_list_endpoint_is_read_one_integration_at_a_time(
-        sim: SimServer, make_app: MakeApp) -> None:
-    pid, slug = active_integration(sim)
-    app = make_app(sim)
+        console: SimConsole) -> None:
+    pid, slug = active_integration(console.server)
+    app = console.app()
     app.client.dialects.learn(lists_integrations=False)  # as a 10.x server (no GET …/services)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await push(app, pilot, IntegrationsScreen(pid, "some/project"))
         active = {key for key, entry in screen.entries.items() if entry.active}
         assert slug in active
-        assert active == {s for (p, s), record in sim.state.integrations.items() if p == pid and record.active}
+        integrations = console.server.state.integrations
+        assert active == {s for (p, s), record in integrations.items() if p == pid and record.active}

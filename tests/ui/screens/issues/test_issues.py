@@ -17,7 +17,7 @@ from labdeck.ui.screens.issues.list import IssuesScreen, parse_issue_filters
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.widgets.form import FormScreen
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp, SimConsole
+from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import push, toasts
 
 
@@ -53,11 +53,12 @@ def test_filter_parsing() -> None:
     assert check_duration("three hours") is not None
 
 
-async def test_project_group_and_global_lists(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+@shared_sim
+async def test_project_group_and_global_lists(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         project = await push(app, pilot, IssuesScreen(project_id=1, project_path="platform/api-gateway"))
-        opened = [i for i in sim.state.issues.values() if i.project_id == 1 and i.state == "opened" and not i.deleted]
+        opened = [i for i in console.server.state.issues.values()
+                  if i.project_id == 1 and i.state == "opened" and not i.deleted]
         assert project.table.row_count == len(opened)
         await pilot.press("s")  # closed
         await settle(app, pilot)

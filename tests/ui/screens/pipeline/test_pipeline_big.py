@@ -22,7 +22,7 @@ from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.screens.pipeline.stage_jobs import StageJobsScreen
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from tests.support.pilot import settle, wait_until
-from tests.ui.conftest import MakeApp, SimConsole, both_dialects, gitlab_only
+from tests.ui.conftest import SimConsole, both_dialects, gitlab_only
 from tests.ui.jobs_support import PROJECT_ID, advance
 from tests.ui.pipeline_support import (
     BIG_FAILED,
@@ -68,13 +68,12 @@ def _fits(screen: PipelineScreen) -> None:
 
 @both_dialects
 async def test_first_screen_before_the_pages_then_exact_counts_across_resizes(
-        sim_factory: SimFactory, make_app: MakeApp, dialect: str) -> None:
-    server = sim_factory(dialect=dialect)
+        console: SimConsole, dialect: str) -> None:
+    server = console.server
     pipeline_id, _ = await big_pipeline(server)
     assert statuses(server, pipeline_id) == {"failed": 1, "success": 1199, "skipped": 300}
     async with gated_proxy(server, pipeline_id) as (proxy, via_proxy):
-        app = make_app(via_proxy)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with console.run(via=via_proxy, size=(80, 24)) as (app, pilot):
             await settle(app, pilot)
             screen = PipelineScreen(PROJECT_ID, "platform/audit-log", pipeline_id)
             await app.push_screen(screen)
@@ -166,15 +165,14 @@ def _failed_ids(ids: dict[str, int]) -> list[int]:
 
 @both_dialects
 @pytest.mark.usefixtures("no_bulk_guard")
-async def test_retry_while_filling_in_plans_exactly_the_40_failed_jobs(sim_factory: SimFactory, make_app: MakeApp,
+async def test_retry_while_filling_in_plans_exactly_the_40_failed_jobs(console: SimConsole,
                                                                       dialect: str) -> None:
-    server = sim_factory(dialect=dialect)
+    server = console.server
     pipeline_id, ids = await big_pipeline(server, big_stages(BIG_FAILED))
     assert statuses(server, pipeline_id) == {"failed": 40, "success": 1160, "skipped": 300}
     failed = _failed_ids(ids)
     async with gated_proxy(server, pipeline_id) as (proxy, via_proxy):
-        app = make_app(via_proxy)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with console.run(via=via_proxy, size=(120, 40)) as (app, pilot):
             await settle(app, pilot)
             screen = PipelineScreen(PROJECT_ID, "platform/audit-log", pipeline_id)
             await app.push_screen(screen)
@@ -222,13 +220,13 @@ async def test_retry_while_filling_in_plans_exactly_the_40_failed_jobs(sim_facto
 
 
 @pytest.mark.usefixtures("no_bulk_guard")
+@gitlab_only
 async def test_retry_of_the_complete_view_in_the_gitlab_dialect_is_one_pipeline_request(
-        sim_factory: SimFactory, make_app: MakeApp) -> None:
-    server = sim_factory(dialect="gitlab")
+        console: SimConsole) -> None:
+    server = console.server
     pipeline_id, ids = await big_pipeline(server, big_stages(BIG_FAILED))
     async with losing_proxy(server) as (proxy, via_proxy):
-        app = make_app(via_proxy)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with console.run(via=via_proxy, size=(80, 24)) as (app, pilot):
             screen = await open_pipeline(app, pilot, pipeline_id)
             assert screen.complete and "test 1,160 ✓ 40 ✗" in _lines(screen)[1]
             await pilot.press("R")
@@ -278,16 +276,14 @@ async def test_cancel_lists_exactly_the_unfinished_jobs(console: SimConsole,
 
 
 
-async def test_play_while_filling_in_plans_every_manual_job_of_the_stage(sim_factory: SimFactory,
-                                                                         make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_play_while_filling_in_plans_every_manual_job_of_the_stage(console: SimConsole) -> None:
+    server = console.server
     stages = big_stages([])
     stages[1]["jobs"][0]["when"] = "manual"
     pipeline_id, ids = await big_pipeline(server, stages)
     assert statuses(server, pipeline_id) == {"success": 1200, "manual": 300}
     async with gated_proxy(server, pipeline_id) as (proxy, via_proxy):
-        app = make_app(via_proxy)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with console.run(via=via_proxy, size=(80, 24)) as (app, pilot):
             await settle(app, pilot)
             screen = PipelineScreen(PROJECT_ID, "platform/audit-log", pipeline_id)
             await app.push_screen(screen)
@@ -309,14 +305,12 @@ async def test_play_while_filling_in_plans_every_manual_job_of_the_stage(sim_fac
             assert statuses(server, pipeline_id) == {"success": 1200, "manual": 300}  # nothing sent
 
 
-async def test_pages_that_cannot_be_read_leave_a_partial_view_that_says_so(sim_factory: SimFactory,
-                                                                           make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_pages_that_cannot_be_read_leave_a_partial_view_that_says_so(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, _ = await big_pipeline(server)
     async with gated_proxy(server, pipeline_id) as (proxy, via_proxy):
         proxy.refuse = True
-        app = make_app(via_proxy, fast_retry=True)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with console.run(via=via_proxy, fast_retry=True, size=(80, 24)) as (app, pilot):
             await settle(app, pilot)
             screen = PipelineScreen(PROJECT_ID, "platform/audit-log", pipeline_id)
             await app.push_screen(screen)
@@ -334,9 +328,10 @@ async def test_pages_that_cannot_be_read_leave_a_partial_view_that_says_so(sim_f
             assert "● failed" in _header(screen) and "test 1,199 ✓ 1 ✗" in _lines(screen)[1]
 
 
+@gitlab_only
 async def test_refreshes_of_a_big_pipeline_ask_its_record_and_read_the_jobs_only_when_it_moved(
-        sim_factory: SimFactory, make_app: MakeApp, tokens: dict[str, str]) -> None:
-    server = sim_factory(dialect="gitlab")
+        console: SimConsole, tokens: dict[str, str]) -> None:
+    server = console.server
     stages = big_stages([])
     stages[0]["jobs"][0]["tags"] = ["no-runner-has-this"]  # pending for good: active, nothing moves
     pipeline_id, ids = await big_pipeline(server, stages, seconds=5)
@@ -344,8 +339,7 @@ async def test_refreshes_of_a_big_pipeline_ask_its_record_and_read_the_jobs_only
     jobs_path = f"/api/v4/projects/{PROJECT_ID}/pipelines/{pipeline_id}/jobs"
     record_path = f"/api/v4/projects/{PROJECT_ID}/pipelines/{pipeline_id}"
     async with losing_proxy(server) as (proxy, via_proxy):
-        app = make_app(via_proxy)
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with console.run(via=via_proxy, size=(80, 24)) as (app, pilot):
             screen = await open_pipeline(app, pilot, pipeline_id)
 
             def reads(path: str) -> int:

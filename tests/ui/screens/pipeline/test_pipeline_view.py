@@ -23,7 +23,7 @@ from labdeck.ui.screens.pipeline.columns import SEPARATOR
 from labdeck.ui.screens.pipeline.screen import PipelineHeader
 from labdeck.ui.widgets.bulk import BulkActionScreen
 from tests.support.pilot import wait_until
-from tests.ui.conftest import MakeApp, SimConsole, gitlab_only
+from tests.ui.conftest import SimConsole, gitlab_only
 from tests.ui.helpers import toasts
 from tests.ui.jobs_support import PROJECT_ID, advance, create_pipeline
 from tests.ui.pipeline_support import (
@@ -247,15 +247,13 @@ async def test_marked_jobs_are_the_only_ones_acted_on(console: SimConsole) -> No
 
 
 @pytest.mark.usefixtures("no_bulk_guard")
-async def test_a_lost_answer_is_unknown_never_resent_and_the_job_is_reread(sim_factory: SimFactory,
-                                                                           make_app: MakeApp) -> None:
-    server = sim_factory()  # the spec dialect: one request per job (no pipelines API)
+async def test_a_lost_answer_is_unknown_never_resent_and_the_job_is_reread(console: SimConsole) -> None:
+    server = console.server  # the spec dialect: one request per job (no pipelines API)
     pipeline_id, ids = await pipeline_in_every_state(server)
     lost = ("POST", f"/api/v4/projects/{PROJECT_ID}/jobs/{ids['unit-tests']}/retry")
     lint_retry = ("POST", f"/api/v4/projects/{PROJECT_ID}/jobs/{ids['lint']}/retry")
     async with losing_proxy(server, [lost]) as (proxy, via_proxy):
-        app = make_app(via_proxy)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with console.run(via=via_proxy, size=(120, 40)) as (app, pilot):
             await open_pipeline(app, pilot, pipeline_id)
             await pilot.press("R")
             dialog = await bulk_dialog(app, pilot)
@@ -276,14 +274,13 @@ async def test_a_lost_answer_is_unknown_never_resent_and_the_job_is_reread(sim_f
 
 
 @pytest.mark.usefixtures("no_bulk_guard")
-async def test_a_lost_answer_to_the_pipeline_retry_is_unknown_and_never_resent(sim_factory: SimFactory,
-                                                                               make_app: MakeApp) -> None:
-    server = sim_factory(dialect="gitlab")
+@gitlab_only
+async def test_a_lost_answer_to_the_pipeline_retry_is_unknown_and_never_resent(console: SimConsole) -> None:
+    server = console.server
     pipeline_id, ids = await pipeline_in_every_state(server)
     lost = ("POST", f"/api/v4/projects/{PROJECT_ID}/pipelines/{pipeline_id}/retry")
     async with losing_proxy(server, [lost]) as (proxy, via_proxy):
-        app = make_app(via_proxy)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with console.run(via=via_proxy, size=(120, 40)) as (app, pilot):
             await open_pipeline(app, pilot, pipeline_id)
             await pilot.press("R")
             dialog = await bulk_dialog(app, pilot)

@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from labdeck.sim.server import SimServer
 from labdeck.ui import app as app_module
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole, shared_sim
 
 
+@shared_sim
 async def test_rows_a_filter_brings_on_screen_get_their_ci_status_without_waiting_for_the_clock(
-        sim: SimServer, make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> None:
+        console: SimConsole, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(app_module, "TICK_SECONDS", 3600.0)  # no clock tick during the test
-    app = make_app(sim)
-    async with app.run_test(size=(100, 12)) as pilot:  # room for a few rows only
+    async with console.run(size=(100, 12)) as (app, pilot):  # room for a few rows only
         await settle(app, pilot, rounds=3)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)

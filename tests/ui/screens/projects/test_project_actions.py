@@ -13,7 +13,7 @@ from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp, SimConsole
+from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import run_command
 
 ServerFactory = Callable[..., SimServer]
@@ -99,14 +99,15 @@ async def test_archive_needs_confirmation_and_cancel_is_default(
         assert not project.archived
 
 
+@shared_sim
 async def test_confirm_ignores_presses_right_after_opening(
-        sim: SimServer, make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> None:
+        console: SimConsole, monkeypatch: pytest.MonkeyPatch) -> None:
     # A fake clock for the guard: on a loaded machine real key presses may outlast 500 ms.
     import labdeck.ui.screens.confirm as confirm_module
 
     now = [1000.0]
     monkeypatch.setattr(confirm_module, "guard_clock", lambda: now[0])
-    app = make_app(sim)
+    app = console.app()
     answers: list[bool | None] = []
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot, rounds=3)
@@ -123,9 +124,10 @@ async def test_confirm_ignores_presses_right_after_opening(
         assert answers == [True]
 
 
+@shared_sim
 async def test_irreversible_action_needs_the_target_typed(
-        sim: SimServer, make_app: MakeApp, no_confirm_guard: None) -> None:
-    app = make_app(sim)
+        console: SimConsole, no_confirm_guard: None) -> None:
+    app = console.app()
     answers: list[bool | None] = []
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot, rounds=3)
@@ -175,9 +177,9 @@ async def test_read_only_hides_and_refuses(console: SimConsole) -> None:
         assert app.read_only and app.client.read_only
 
 
-async def test_toggling_read_only_at_run_time(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
+@shared_sim
+async def test_toggling_read_only_at_run_time(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         screen = app.screen
         assert "toggle_star" in {a.binding.action for a in screen.active_bindings.values()}

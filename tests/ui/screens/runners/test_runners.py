@@ -7,14 +7,13 @@ from typing import Any
 
 from rich.text import Text
 
-from labdeck.sim.server import SimServer
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.message import MessageScreen
 from labdeck.ui.screens.runners.detail import RunnerDetailScreen, RunnerJobsScreen
 from labdeck.ui.screens.runners.list import ProjectRunnersScreen, RunnersScreen
 from labdeck.ui.widgets.form import MASK, FormScreen
 from tests.support.pilot import settle
-from tests.ui.conftest import MakeApp, SimConsole
+from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import push, toasts
 
 
@@ -24,13 +23,13 @@ def cells(screen: Any) -> dict[str, str]:
 
 
 
-async def test_admin_sees_every_runner_with_coloured_status_and_scopes(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+@shared_sim
+async def test_admin_sees_every_runner_with_coloured_status_and_scopes(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, RunnersScreen())
         assert screen.all_runners  # administrators start on every runner
         rows = screen.table.rows()
-        assert len(rows) == len(sim.state.runners)
+        assert len(rows) == len(console.server.state.runners)
         status = rows[0].cells[1]
         assert isinstance(status, Text) and status.style and status.style.color is not None  # type: ignore[union-attr]
         await pilot.press("s")  # scope: specific
@@ -44,9 +43,10 @@ async def test_admin_sees_every_runner_with_coloured_status_and_scopes(sim: SimS
 
 
 
-async def test_detail_masks_token_and_opens_project_runners(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    runner = next(r for r in sim.state.runners.values() if r.project_ids)
+@shared_sim
+async def test_detail_masks_token_and_opens_project_runners(console: SimConsole) -> None:
+    app = console.app()
+    runner = next(r for r in console.server.state.runners.values() if r.project_ids)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await push(app, pilot, RunnerDetailScreen(runner.id))
         fields = cells(screen)
@@ -122,9 +122,11 @@ async def test_pause_resume_and_delete_are_confirmed(console: SimConsole,
 
 
 
-async def test_runner_jobs_filter_and_open_trace(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    runner_id = next(job.runner_id for job in sim.state.jobs.values() if getattr(job, "runner_id", None))
+@shared_sim
+async def test_runner_jobs_filter_and_open_trace(console: SimConsole) -> None:
+    app = console.app()
+    jobs = console.server.state.jobs.values()
+    runner_id = next(job.runner_id for job in jobs if getattr(job, "runner_id", None))
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await push(app, pilot, RunnerJobsScreen(runner_id))
         assert screen.table.row_count > 0

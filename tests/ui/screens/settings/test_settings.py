@@ -10,7 +10,6 @@ from typing import Any
 
 from textual.widgets import Input
 
-from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.confirm import ConfirmScreen
 from labdeck.ui.screens.integrations.list import IntegrationsScreen
@@ -31,7 +30,7 @@ from labdeck.ui.sections import register
 from labdeck.ui.widgets.form import FormScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from tests.support.pilot import confirm, settle
-from tests.ui.conftest import MakeApp, SimConsole
+from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import push, toasts
 
 PROJECT = 1
@@ -50,9 +49,9 @@ async def submit(app: LabdeckApp, pilot: Any, values: dict[str, Any]) -> Any:
     return form
 
 
-async def test_menu_opens_every_area(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+@shared_sim
+async def test_menu_opens_every_area(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         menu = await push(app, pilot, ProjectSettingsScreen(PROJECT, PATH))
         keys = [row.key for row in menu.table.rows()]
         assert {"hooks", "branches", "badges", "notifications", "export", "delete", "create"} <= set(keys)
@@ -70,9 +69,10 @@ async def test_menu_opens_every_area(sim: SimServer, make_app: MakeApp) -> None:
 
 
 
-async def test_read_only_hides_every_change(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim, read_only=True)
-    issue = next(i for i in sim.state.issues.values() if i.state == "opened" and not i.deleted)
+@shared_sim
+async def test_read_only_hides_every_change(console: SimConsole) -> None:
+    app = console.app(read_only=True)
+    issue = next(i for i in console.server.state.issues.values() if i.state == "opened" and not i.deleted)
     async with app.run_test(size=(120, 40)) as pilot:
         menu = await push(app, pilot, ProjectSettingsScreen(PROJECT, PATH))
         keys = {row.key for row in menu.table.rows()}
@@ -91,9 +91,9 @@ async def test_read_only_hides_every_change(sim: SimServer, make_app: MakeApp) -
         assert app.screen is detail
 
 
-async def test_user_role_sees_own_runners_and_no_admin_detail(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim, role="user")
-    async with app.run_test(size=(120, 40)) as pilot:
+@shared_sim
+async def test_user_role_sees_own_runners_and_no_admin_detail(console: SimConsole) -> None:
+    async with console.run(role="user", size=(120, 40)) as (app, pilot):
         runners = await push(app, pilot, RunnersScreen())
         assert not runners.all_runners
         assert {row.cells[3] for row in runners.table.rows()} <= {"specific"}
@@ -300,9 +300,9 @@ async def test_share_unshare_fork_create_edit_delete(console: SimConsole,
         assert created.id in server.state.projects
 
 
-async def test_commands_open_screens(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+@shared_sim
+async def test_commands_open_screens(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         register(app.commands)
         await settle(app, pilot)
         checks: list[tuple[str, type]] = [
