@@ -33,13 +33,9 @@ both_dialects = pytest.mark.parametrize("dialect", DIALECTS)
 """Run a test once per dialect of the simulator (its ``console`` and ``dialect`` follow)."""
 gitlab_only = pytest.mark.parametrize("dialect", ["gitlab"])
 """Run a test against the gitlab dialect only."""
-shared_sim = pytest.mark.shared_sim
+shared_sim = pytest.mark.usefixtures("on_shared_sim")
 """Run a test's ``console`` against the shared simulator (``sim``), not a private one: for tests
 that change nothing, or only what other tests tolerate."""
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "shared_sim: the test's console runs against the shared simulator")
 
 
 @pytest.fixture
@@ -81,11 +77,16 @@ def dialect() -> str:
 
 
 @pytest.fixture
+def on_shared_sim() -> None:
+    """Asked for by ``@shared_sim``: ``console_server`` is then the shared simulator."""
+
+
+@pytest.fixture
 def console_server(request: pytest.FixtureRequest, dialect: str) -> SimServer:
     """The simulator ``console`` runs against: a private one per test, of the dialect under test, or
     the shared one under ``@shared_sim``. A module whose tests can share one overrides this fixture
     with a wider scope."""
-    if request.node.get_closest_marker("shared_sim"):
+    if "on_shared_sim" in request.fixturenames:
         assert dialect == "spec", "the shared simulator speaks the spec dialect"
         server: SimServer = request.getfixturevalue("sim")
         return server
