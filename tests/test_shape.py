@@ -222,3 +222,15 @@ def test_no_two_packages_are_one_letter_apart() -> None:
     close = [(a, b) for index, a in enumerate(names) for b in names[index + 1:] if _one_edit_apart(a, b)]
     assert close == []
     assert _one_edit_apart("tail", "trail") and not _one_edit_apart("audit", "auth")
+
+
+def test_tests_mirror_the_tree() -> None:
+    """Every section of ``ui/screens`` has a tests folder of the same name, and every room of
+    ``src/labdeck`` has tests in the folder of the same name. (The simulator's HTTP routes are tested
+    with the data they serve, in ``tests/sim/<room>/``.)"""
+    tests = SRC.parents[1] / "tests"
+    sections = sorted(path.name for path in SCREENS.iterdir() if (path / "__init__.py").exists())
+    assert [name for name in sections if not list((tests / "ui" / "screens" / name).glob("test_*.py"))] == []
+    untested = [package.parent.name for package in SRC.glob("*/__init__.py")
+                if not list((tests / package.parent.name).rglob("test_*.py"))]
+    assert untested == []

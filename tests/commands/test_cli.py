@@ -70,7 +70,7 @@ def test_a_read_only_token_starts_the_console_read_only(console: list[Session], 
     monkeypatch.setenv("GITLAB_TOKEN", tokens["readonly"])
     assert cli.main([]) == 0
     # One round trip before the console starts (GET /user); the console probes write access after
-    # its first frame and turns read-only then (tests/ui/test_faults24.py).
+    # its first frame and turns read-only then (tests/ui/test_server_faults.py).
     assert not console[0].read_only and console[0].token_source == "env:GITLAB_TOKEN"
     assert sys.modules["labdeck.ui.app"].kwargs["check_write"] is True  # type: ignore[attr-defined]
 

@@ -1,8 +1,17 @@
-"""Helpers for the console tests: build a LabdeckApp against a simulator over real HTTP."""
+"""Fixtures for the console tests: a LabdeckApp against a simulator over real HTTP.
+
+- ``console``: a private simulator of the dialect under test and the apps run against it
+  (``async with console.run(size=(120, 40)) as (app, pilot)``). The dialect is ``spec`` unless a
+  test asks for both with ``@both_dialects``, or for ``@gitlab_only``; ``@shared_sim`` runs it
+  against the shared simulator instead of a private one.
+- ``make_app(server)``: an app against any simulator (the shared ``sim``, one behind a proxy).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +27,15 @@ from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.ui_state import UiState
 
 MakeApp = Callable[..., LabdeckApp]
+
+DIALECTS = ("spec", "gitlab")
+both_dialects = pytest.mark.parametrize("dialect", DIALECTS)
+"""Run a test once per dialect of the simulator (its ``console`` and ``dialect`` follow)."""
+gitlab_only = pytest.mark.parametrize("dialect", ["gitlab"])
+"""Run a test against the gitlab dialect only."""
+shared_sim = pytest.mark.usefixtures("on_shared_sim")
+"""Run a test's ``console`` against the shared simulator (``sim``), not a private one: for tests
+that change nothing, or only what other tests tolerate."""
 
 
 @pytest.fixture
@@ -50,3 +68,56 @@ def make_app(tokens: dict[str, str], state_path: Path) -> Iterator[MakeApp]:
                           ui_state=UiState(StateStore(state_path)))
 
     yield make
+
+
+@pytest.fixture
+def dialect() -> str:
+    """The simulator's dialect: ``spec``, or each of ``DIALECTS`` under ``@both_dialects``."""
+    return "spec"
+
+
+@pytest.fixture
+def on_shared_sim() -> None:
+    """Asked for by ``@shared_sim``: ``console_server`` is then the shared simulator."""
+
+
+@pytest.fixture
+def console_server(request: pytest.FixtureRequest, dialect: str) -> SimServer:
+    """The simulator ``console`` runs against: a private one per test, of the dialect under test, or
+    the shared one under ``@shared_sim``. A module whose tests can share one overrides this fixture
+    with a wider scope."""
+    if "on_shared_sim" in request.fixturenames:
+        assert dialect == "spec", "the shared simulator speaks the spec dialect"
+        server: SimServer = request.getfixturevalue("sim")
+        return server
+    factory: Callable[..., SimServer] = request.getfixturevalue("sim_factory")
+    return factory(dialect=dialect)
+
+
+@dataclass
+class SimConsole:
+    """A simulator of one dialect and the console apps run against it over real HTTP."""
+
+    server: SimServer
+    dialect: str
+    make_app: MakeApp
+
+    def app(self, role: str = "admin", *, via: Any = None, **fields: Any) -> LabdeckApp:
+        """An app against the simulator (``make_app``'s arguments: role, token, session fields), or
+        through ``via`` (a proxy in front of it: what has a ``base_url`` and the server's ``state``)."""
+        return self.make_app(via or self.server, role, **fields)
+
+    @asynccontextmanager
+    async def run(self, role: str = "admin", *, size: tuple[int, int] = (80, 24), notifications: bool = False,
+                  **fields: Any) -> AsyncIterator[tuple[LabdeckApp, Any]]:
+        """Run an app (``app(role, **fields)``) in a headless terminal of ``size`` (``notifications``
+        shows the toasts, as ``run_test`` does): ``(app, pilot)``."""
+        app = self.app(role, **fields)
+        async with app.run_test(size=size, notifications=notifications) as pilot:
+            yield app, pilot
+
+
+@pytest.fixture
+def console(console_server: SimServer, dialect: str, make_app: MakeApp) -> SimConsole:
+    """The console against a private simulator of the dialect under test."""
+    return SimConsole(console_server, dialect, make_app)

@@ -1,33 +1,12 @@
-"""Shared helpers for the console tests."""
+"""Shared helpers for the console tests (``settle``, ``wait_until`` and ``confirm`` are in
+:mod:`tests.support.pilot`)."""
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
-from textual.worker import WorkerFailed
-
 from labdeck.ui.app import LabdeckApp
-
-
-def finite_workers(app: LabdeckApp) -> list[Any]:
-    """The app's workers except the shared poller, which runs as long as the app does."""
-    return [worker for worker in app.workers if worker.group != "watch-poller"]
-
-
-async def wait_for_workers(app: LabdeckApp) -> None:
-    """Wait until every worker but the poller finished (``wait_for_complete([])`` would wait for all)."""
-    workers = finite_workers(app)
-    if workers:
-        await app.workers.wait_for_complete(workers)
-
-
-async def settle(app: LabdeckApp, pilot: Any) -> None:
-    """Wait until every worker finished (failed ones included) and the screen repainted."""
-    for _ in range(3):
-        with contextlib.suppress(WorkerFailed):
-            await wait_for_workers(app)
-        await pilot.pause()
+from tests.support.pilot import settle
 
 
 async def tables_measured(pilot: Any, seconds: float = 5.0) -> None:
@@ -50,7 +29,7 @@ async def run_command(app: LabdeckApp, pilot: Any, line: str) -> None:
     await pilot.pause()
     app.screen.query_one("#command").value = line  # type: ignore[attr-defined]
     await pilot.press("enter")
-    await settle(app, pilot)
+    await settle(app, pilot, rounds=3)
 
 
 def screen_lines(app: LabdeckApp) -> list[str]:
@@ -80,3 +59,16 @@ async def ci_column_complete(pilot: Any, seconds: float = 15.0) -> None:
     for status in screen.query("StatusLine"):
         status.update_status()
     await pilot.pause()
+
+
+def toasts(app: LabdeckApp) -> list[str]:
+    """The messages of every notification shown so far."""
+    return [str(n.message) for n in app._notifications]  # type: ignore[attr-defined]
+
+
+async def push(app: LabdeckApp, pilot: Any, screen: Any) -> Any:
+    """Push ``screen`` once the app is quiet and wait until it loaded."""
+    await settle(app, pilot)
+    app.push_screen(screen)
+    await settle(app, pilot)
+    return screen

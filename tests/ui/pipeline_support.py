@@ -21,8 +21,8 @@ from labdeck.ui.dialogs import bulk
 from labdeck.ui.dialogs.bulk import BulkActionScreen
 from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from tests.support.fault_proxy import FaultProxy, _abort, _force_close, _read_request
-from tests.ui.sections_helpers import settle
-from tests.ui.test_jobs_support import PROJECT_ID, PROJECT_PATH, advance, create_pipeline, wait_until
+from tests.support.pilot import settle, wait_until
+from tests.ui.jobs_support import PROJECT_ID, PROJECT_PATH, advance, create_pipeline
 
 EVERY_STATE = [
     {"name": "build", "jobs": [{"name": "compile", "duration": 10}, {"name": "docs", "when": "manual"}]},

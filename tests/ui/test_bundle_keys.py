@@ -5,13 +5,11 @@ pipeline view each end up in one archive with exactly their evidence."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from textual.widgets import Input
 
-from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.bundle import BundleDoneDialog
 from labdeck.ui.dialogs.download import PathDialog
@@ -19,11 +17,12 @@ from labdeck.ui.screens.audit.list import AuditScreen
 from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.pipeline.screen import PipelineScreen
-from tests.ui.conftest import MakeApp
+from tests.support.bundles import members
+from tests.support.pilot import wait_until
+from tests.ui.conftest import SimConsole
 from tests.ui.helpers import run_command
-from tests.ui.test_board import FAST, open_board
-from tests.ui.test_bundle_dialog import members
-from tests.ui.test_jobs_support import advance, create_pipeline, open_jobs, wait_until
+from tests.ui.jobs_support import advance, create_pipeline, open_jobs
+from tests.ui.screens.board.test_board import FAST, open_board
 
 THREE_FAILING = [{"name": "test", "jobs": [
     {"name": "one", "duration": 10, "fail": True}, {"name": "two", "duration": 10, "fail": True},
@@ -47,14 +46,12 @@ def job_files(files: dict[str, bytes]) -> set[int]:
             if name.startswith("jobs/") and name.endswith(".json")}
 
 
-async def test_b_bundles_the_marked_jobs_of_the_jobs_table(sim_factory: Callable[..., SimServer],
-                                                          make_app: MakeApp, tmp_path: Path) -> None:
-    server = sim_factory()
+async def test_b_bundles_the_marked_jobs_of_the_jobs_table(console: SimConsole, tmp_path: Path) -> None:
+    server = console.server
     pipeline = await create_pipeline(server, THREE_FAILING)
     ids = [job["id"] for job in pipeline["jobs"]]
     await advance(server, 30)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
         table = screen.query_one(JobTable)
         for job_id in (ids[0], ids[2]):
@@ -66,14 +63,12 @@ async def test_b_bundles_the_marked_jobs_of_the_jobs_table(sim_factory: Callable
         assert "## Job" in files["summary.md"].decode()
 
 
-async def test_b_in_the_log_viewer_bundles_that_job(sim_factory: Callable[..., SimServer],
-                                                    make_app: MakeApp, tmp_path: Path) -> None:
-    server = sim_factory()
+async def test_b_in_the_log_viewer_bundles_that_job(console: SimConsole, tmp_path: Path) -> None:
+    server = console.server
     pipeline = await create_pipeline(server, THREE_FAILING)
     job = pipeline["jobs"][1]
     await advance(server, 30)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
         await wait_until(pilot, lambda: screen.query_one(JobTable).select_job(job["id"]), what="the row")
         await pilot.press("enter")
@@ -85,10 +80,9 @@ async def test_b_in_the_log_viewer_bundles_that_job(sim_factory: Callable[..., S
 
 
 async def test_b_on_a_board_row_and_in_the_pipeline_view_bundles_the_pipeline(
-        sim_factory: Callable[..., SimServer], make_app: MakeApp, tmp_path: Path) -> None:
-    server = sim_factory()
-    app = make_app(server, board=FAST)
-    async with app.run_test(size=(120, 40)) as pilot:
+        console: SimConsole, tmp_path: Path) -> None:
+    server = console.server
+    async with console.run(board=FAST, size=(120, 40)) as (app, pilot):
         board = await open_board(app, pilot)
         row = board.selected()
         assert row is not None
@@ -106,8 +100,7 @@ async def test_b_on_a_board_row_and_in_the_pipeline_view_bundles_the_pipeline(
         assert f"pipeline-{row.pipeline_id}.json" in files
 
 
-async def test_audit_command_opens_the_local_log(sim_factory: Callable[..., SimServer], make_app: MakeApp) -> None:
-    app = make_app(sim_factory())
-    async with app.run_test(size=(120, 40)) as pilot:
+async def test_audit_command_opens_the_local_log(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await run_command(app, pilot, "audit since=1d")
         assert isinstance(app.screen, AuditScreen)

@@ -8,10 +8,9 @@ import weakref
 
 import pytest
 
-from labdeck.sim.server import SimServer
 from labdeck.ui import collector
 from labdeck.ui.app import FREEZE_DELAY
-from tests.ui.conftest import MakeApp
+from tests.ui.conftest import SimConsole, shared_sim
 
 
 class Cycle:
@@ -21,11 +20,12 @@ class Cycle:
         self.me = self
 
 
+@shared_sim
 async def test_the_console_collects_cycles_without_waiting_for_the_automatic_full_pass(
-        sim: SimServer, make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> None:
+        console: SimConsole, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(collector, "COLLECT_EVERY", 0.2)
     thresholds = gc.get_threshold()
-    app = make_app(sim)
+    app = console.app()
     try:
         async with app.run_test() as pilot:
             for _ in range(100):  # the first listing's own collection (and freeze) first

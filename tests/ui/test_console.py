@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from labdeck.sim.server import SimServer
 from labdeck.ui.dialogs.command_line import CommandLineScreen
 from labdeck.ui.dialogs.keys import KeysScreen
 from labdeck.ui.screens.integrations.list import IntegrationsScreen
@@ -19,8 +18,9 @@ from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.screens.runners.list import RunnersScreen
 from labdeck.ui.widgets.resource_table import ResourceTable
 from labdeck.ui.widgets.status_line import StatusLine
-from tests.ui.conftest import MakeApp
-from tests.ui.helpers import run_command, settle
+from tests.support.pilot import settle
+from tests.ui.conftest import SimConsole, shared_sim
+from tests.ui.helpers import run_command
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -31,34 +31,34 @@ def _label(app: object, selector: str) -> str:
     return str(app.screen.query_one(selector).render())  # type: ignore[attr-defined]
 
 
-async def test_start_shows_projects_and_status(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+@shared_sim
+async def test_start_shows_projects_and_status(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)
-        visible = {p.id for p in sim.state.projects.values() if not p.deleted}
+        visible = {p.id for p in console.server.state.projects.values() if not p.deleted}
         assert screen.table.row_count == len(visible)
         assert app.current_user == "root"
         screen.query_one(StatusLine).update_status()
         assert "WRITE" in _label(app, "#status-mode")
         assert "@root" in _label(app, "#status-user")
-        assert sim.base_url in _label(app, "#status-instance")
+        assert console.server.base_url in _label(app, "#status-instance")
         assert _label(app, "#status-age") == "data <10s"
         assert f"{screen.table.row_count} rows" in _label(app, "#title-counts")
 
 
-async def test_navigate_details_and_back(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+@shared_sim
+async def test_navigate_details_and_back(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         table = app.screen.query_one(ResourceTable)
         first = table.cursor_key
         await pilot.press("down", "down")
         assert table.cursor_row == 2 and table.cursor_key != first
         chosen = table.cursor_data
         await pilot.press("d")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         detail = app.screen
         assert isinstance(detail, ProjectDetailScreen)
         fields = {row.cells[1]: row.cells[2] for row in detail.query_one(ResourceTable).rows()}
@@ -70,10 +70,10 @@ async def test_navigate_details_and_back(sim: SimServer, make_app: MakeApp) -> N
         assert app.screen.table.cursor_key == chosen.id
 
 
-async def test_filter_substring_and_inverted(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+@shared_sim
+async def test_filter_substring_and_inverted(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         table = app.screen.query_one(ResourceTable)
         total = table.row_count
         await pilot.press("slash", *"infra")
@@ -95,10 +95,10 @@ async def test_filter_substring_and_inverted(sim: SimServer, make_app: MakeApp) 
         assert isinstance(app.screen, ProjectsScreen)
 
 
-async def test_command_line_server_filter_history_and_completion(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+@shared_sim
+async def test_command_line_server_filter_history_and_completion(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         await pilot.press("colon")
         await pilot.pause()
         assert isinstance(app.screen, CommandLineScreen)
@@ -107,13 +107,13 @@ async def test_command_line_server_filter_history_and_completion(sim: SimServer,
         assert command.value == "projects"  # type: ignore[attr-defined]
         command.insert_text_at_cursor(" search=terraform archived=false")  # type: ignore[attr-defined]
         await pilot.press("enter")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         screen = app.screen
         assert isinstance(screen, ProjectsScreen)
         assert screen.filters == {"search": "terraform", "archived": False}
         paths = [row.cells[1] for row in screen.table.rows()]
         assert paths and all("terraform" in path for path in paths)
-        assert len(paths) < len(sim.state.projects)
+        assert len(paths) < len(console.server.state.projects)
         assert "search=terraform archived=false" in _label(app, "#title-context")
         # history: ↑ brings the last line back
         await pilot.press("colon", "up")
@@ -122,7 +122,7 @@ async def test_command_line_server_filter_history_and_completion(sim: SimServer,
         await pilot.press("down")  # back to an empty line
         assert app.screen.query_one("#command").value == ""  # type: ignore[attr-defined]
         await pilot.press(*"projects", "enter")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert app.screen.filters == {}  # type: ignore[attr-defined]
         # a mistake is a toast, the console stays
         await run_command(app, pilot, "projects colour=red")
@@ -132,10 +132,10 @@ async def test_command_line_server_filter_history_and_completion(sim: SimServer,
         assert app.is_running
 
 
-async def test_theme_and_readonly_commands(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+@shared_sim
+async def test_theme_and_readonly_commands(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         assert app.theme == "labdeck-dark"
         await run_command(app, pilot, "theme labdeck-production")
         assert app.theme == "labdeck-production"
@@ -145,17 +145,17 @@ async def test_theme_and_readonly_commands(sim: SimServer, make_app: MakeApp) ->
         assert app.read_only and app.client.read_only
 
 
-async def test_palette_jumps_to_project_and_runs_screen_actions(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
-        target = next(p for p in sim.state.projects.values() if p.path == "terraform-modules")
+@shared_sim
+async def test_palette_jumps_to_project_and_runs_screen_actions(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
+        target = next(p for p in console.server.state.projects.values() if p.path == "terraform-modules")
         await pilot.press("ctrl+p")
         await pilot.pause()
         app.screen.query_one("CommandInput").value = "project: terraform-mod"  # type: ignore[attr-defined]
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert isinstance(app.screen, ProjectsScreen)
         assert app.screen.table.cursor_key == target.id
         await pilot.press("ctrl+p")
@@ -163,15 +163,15 @@ async def test_palette_jumps_to_project_and_runs_screen_actions(sim: SimServer, 
         app.screen.query_one("CommandInput").value = "projects: Details"  # type: ignore[attr-defined]
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert isinstance(app.screen, ProjectDetailScreen)
         assert app.screen.project_id == target.id
 
 
-async def test_keys_screen_lists_ids_and_descriptions(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+@shared_sim
+async def test_keys_screen_lists_ids_and_descriptions(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, KeysScreen)
@@ -181,39 +181,39 @@ async def test_keys_screen_lists_ids_and_descriptions(sim: SimServer, make_app: 
         assert isinstance(app.screen, ProjectsScreen)
 
 
-async def test_keymap_from_config_remaps_binding(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim, keymap={"projects.details": "i"})
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+@shared_sim
+async def test_keymap_from_config_remaps_binding(console: SimConsole) -> None:
+    async with console.run(keymap={"projects.details": "i"}, size=(100, 30)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         await pilot.press("d")
         await pilot.pause()
         assert isinstance(app.screen, ProjectsScreen)
         await pilot.press("i")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert isinstance(app.screen, ProjectDetailScreen)
 
 
-async def test_copy_puts_project_url_on_clipboard(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+@shared_sim
+async def test_copy_puts_project_url_on_clipboard(console: SimConsole) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         project = app.screen.query_one(ResourceTable).cursor_data
         await pilot.press("y")
         assert app.clipboard == project.web_url
-        assert project.web_url.startswith(sim.base_url)
+        assert project.web_url.startswith(console.server.base_url)
 
 
-async def test_enter_opens_jobs_section_and_number_keys_switch(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+@shared_sim
+async def test_enter_opens_jobs_section_and_number_keys_switch(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         await pilot.press("2")  # no project chosen yet: stays, explains
         await pilot.pause()
         assert app.current_mode == "projects"
         assert any("Pick a project first" in str(n.message) for n in app._notifications)
         project = app.screen.query_one(ResourceTable).cursor_data
         await pilot.press("enter")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert app.current_mode == "jobs"
         assert getattr(app.screen, "project_id", None) == project.id
         await pilot.press("1")
@@ -224,49 +224,49 @@ async def test_enter_opens_jobs_section_and_number_keys_switch(sim: SimServer, m
         assert app.current_mode == "jobs"
 
 
-async def test_history_and_filters_survive_restart(sim: SimServer, make_app: MakeApp, state_path: Path) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+@shared_sim
+async def test_history_and_filters_survive_restart(console: SimConsole, state_path: Path) -> None:
+    async with console.run(size=(100, 30)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         await run_command(app, pilot, "projects search=data")
     saved = _read_json(state_path)
     assert saved["history"][-1] == "projects search=data"
     assert saved["ui"]["project_filters"] == {"search": "data"}
-    again = make_app(sim)
+    again = console.app()
     async with again.run_test(size=(100, 30)) as pilot:
-        await settle(again, pilot)
+        await settle(again, pilot, rounds=3)
         assert again.screen.filters == {"search": "data"}  # type: ignore[attr-defined]
         assert again.commands.history[-1] == "projects search=data"
 
 
-async def test_section_keys_open_installed_sections(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+@shared_sim
+async def test_section_keys_open_installed_sections(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         project = app.screen.query_one(ResourceTable).cursor_data
         await pilot.press("5")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert isinstance(app.screen, IntegrationsScreen)
         assert getattr(app.screen, "project_id", None) == project.id
         await pilot.press("1")  # back to the projects table, whatever was pushed on it
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert isinstance(app.screen, ProjectsScreen)
         screen_type: type
         for key, screen_type in (("3", RunnersScreen), ("4", IssuesScreen)):
             await pilot.press(key)
-            await settle(app, pilot)
+            await settle(app, pilot, rounds=3)
             assert isinstance(app.screen, screen_type)
             await pilot.press("1")
-            await settle(app, pilot)
+            await settle(app, pilot, rounds=3)
 
 
-async def test_no_color_is_respected(sim: SimServer, make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> None:
+@shared_sim
+async def test_no_color_is_respected(console: SimConsole, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
-    app = make_app(sim)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+    async with console.run(size=(80, 24)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         assert app.no_color
         await pilot.press("down", "A")  # a table and a dialog render through the monochrome filter
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert "Archive" in app.export_screenshot()
         assert app.is_running and app.return_code in (None, 0)

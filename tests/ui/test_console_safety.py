@@ -33,9 +33,10 @@ from labdeck.ui.palette import ProjectJumpProvider
 from labdeck.ui.terminal_filter import InertTextFilter
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.trace.view import MAX_LINE_CHARS, TraceView
-from tests.ui.conftest import MakeApp
-from tests.ui.helpers import run_command, settle
-from tests.ui.test_jobs_support import PROJECT_ID, create_pipeline, open_jobs, wait_until
+from tests.support.pilot import settle, wait_until
+from tests.ui.conftest import SimConsole, shared_sim
+from tests.ui.helpers import run_command
+from tests.ui.jobs_support import PROJECT_ID, create_pipeline, open_jobs
 
 HOSTILE = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\x9b6n\u202e"
 """Clipboard write (OSC 52), erase display, an 8-bit CSI cursor query and a right-to-left override."""
@@ -60,20 +61,19 @@ def assert_inert(output: str) -> None:
 
 
 async def test_control_bytes_in_server_names_never_reach_the_terminal(
-        sim_factory: Callable[..., SimServer], make_app: MakeApp, no_confirm_guard: None) -> None:
-    server = sim_factory()
+        console: SimConsole, no_confirm_guard: None) -> None:
+    server = console.server
     project = server.state.projects[PROJECT_ID]
     project.name = "evil" + HOSTILE
     project.path = "evil" + HOSTILE
     project.description = HOSTILE + "described"
     pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "job" + HOSTILE,
                                                                           "duration": 30}]}])
-    app = make_app(server)
-    async with app.run_test(size=(160, 40), notifications=True) as pilot:
-        await settle(app, pilot)
+    async with console.run(size=(160, 40), notifications=True) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         app.screen.table.move_cursor_to_key(PROJECT_ID)  # type: ignore[attr-defined]
         app.notify(f"toast {project.name}")  # a toast carrying a server string
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         output = terminal_output(app)
         assert "evil" in output and "toast evil" in output
         assert_inert(output)
@@ -101,12 +101,12 @@ def test_the_filter_keeps_styles_widths_and_control_segments() -> None:
     assert InertTextFilter().apply(clean, Color(0, 0, 0)) is clean
 
 
-async def test_the_filter_runs_after_textuals_own_filters(sim: SimServer, make_app: MakeApp,
+@shared_sim
+async def test_the_filter_runs_after_textuals_own_filters(console: SimConsole,
                                                           monkeypatch: Any) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
-    app = make_app(sim)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+    async with console.run(size=(80, 24)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         filters = list(app.get_line_filters())
         assert isinstance(filters[-1], InertTextFilter)
         assert len(filters) >= 2 and app.no_color  # NO_COLOR's filter is still applied
@@ -129,25 +129,26 @@ async def test_a_cut_long_line_leaves_no_half_escape_sequence() -> None:
         assert plain.rstrip().endswith("A")
 
 
-async def test_markup_in_names_stays_text_in_toasts_and_palette(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
+@shared_sim
+async def test_markup_in_names_stays_text_in_toasts_and_palette(console: SimConsole) -> None:
+    app = console.app()
     names = {9001: "[@click=app.quit]x[/]", 9002: "[/oops]"}
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
 
         async def check(token: Secret) -> str:
             return "[/oops][b]root"
 
-        app.push_screen(LoginScreen(sim.base_url, "test", check))
+        app.push_screen(LoginScreen(console.server.base_url, "test", check))
         await pilot.pause()
         app.screen.query_one("#token", Input).value = "anything"
         await pilot.press("enter")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert app.is_running
         assert any(n.message == "Signed in as [/oops][b]root" and not n.markup for n in app._notifications)
         assert "Signed in as [/oops][b]root" in TEXTUAL_OWN.sub("", terminal_output(app))
         app.screen.notify("export of [/oops] is [b]none")  # Widget.notify always passes markup=True
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert app.is_running
         assert "export of [/oops] is [b]none" in TEXTUAL_OWN.sub("", terminal_output(app))
 
@@ -160,21 +161,21 @@ async def test_markup_in_names_stays_text_in_toasts_and_palette(sim: SimServer, 
         await pilot.pause()
         assert isinstance(app.screen, CommandPalette)
         await pilot.press(*"oops")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         await pilot.pause(0.3)
         assert app.is_running
         assert "project: [/oops]" in TEXTUAL_OWN.sub("", terminal_output(app))
         await pilot.press("escape")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert app.is_running
 
 
+@shared_sim
 async def test_login_token_is_refused_on_the_command_line_and_history_is_redacted(
-        sim: SimServer, make_app: MakeApp, state_path: Any) -> None:
+        console: SimConsole, state_path: Any) -> None:
     token = "glpat-" + "Z" * 24
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+    async with console.run(size=(120, 40)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         await run_command(app, pilot, f"login {token}")
         assert not isinstance(app.screen, LoginScreen)
         messages = [n.message + n.title for n in app._notifications]
@@ -184,7 +185,7 @@ async def test_login_token_is_refused_on_the_command_line_and_history_is_redacte
         await run_command(app, pilot, "login")
         assert isinstance(app.screen, LoginScreen)
         await pilot.press("escape")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert all(not line.startswith("login") for line in app.commands.history)
         await run_command(app, pilot, f"jobs {token}")  # an honest mistake: pasted in the wrong place
         assert any(token in line for line in app.commands.history)
@@ -192,7 +193,8 @@ async def test_login_token_is_refused_on_the_command_line_and_history_is_redacte
     assert token not in saved and "jobs " in saved
 
 
-async def test_completion_reads_the_config_once_off_the_loop(sim: SimServer, make_app: MakeApp,
+@shared_sim
+async def test_completion_reads_the_config_once_off_the_loop(console: SimConsole,
                                                              monkeypatch: Any) -> None:
     import threading
 
@@ -206,9 +208,8 @@ async def test_completion_reads_the_config_once_off_the_loop(sim: SimServer, mak
         return real(*args, **kwargs)
 
     monkeypatch.setattr(labdeck.base.config, "load_config", counting)
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+    async with console.run(size=(100, 30)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         for _ in range(3):
             await pilot.press("colon")
             await pilot.pause()
@@ -259,7 +260,7 @@ async def test_a_form_whose_outcome_is_unknown_cannot_be_sent_twice(
         return await client.issues.create(PROJECT_ID, values["title"])
 
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         form = FormScreen("New issue", [FormField("title", "Title", required=True)], save)
         app.push_screen(form)
         await pilot.pause()
@@ -271,8 +272,8 @@ async def test_a_form_whose_outcome_is_unknown_cannot_be_sent_twice(
         assert form.query_one("#f-title", Input).value == title  # kept for checking
         await pilot.press("enter")
         form.action_submit()
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert transport.posts == 1 and issues_titled() == 1
         await pilot.press("escape")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert app.screen is not form

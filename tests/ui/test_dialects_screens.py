@@ -15,16 +15,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from labdeck.sim.dataset.build.build import build_state
 from rich.text import Text
 from textual.widgets import Input
 
 from labdeck.audit.read import AuditEntry, read_audit
 from labdeck.sim.core.clock import SimClock
 from labdeck.sim.core.dialect import dialect_of
-from labdeck.sim.dataset.build import build_state
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.dialogs.form import MASK, FormScreen
 from labdeck.ui.screens.audit.list import AuditScreen
 from labdeck.ui.screens.integrations.actions import WRITE_ONLY
@@ -45,17 +44,20 @@ from labdeck.ui.screens.settings.hooks import ProjectHooksScreen
 from labdeck.ui.screens.settings.menu import ProjectSettingsScreen
 from labdeck.ui.screens.settings.notifications import NotificationSettingsScreen
 from labdeck.ui.screens.settings.people import ProjectForksScreen, ProjectUsersScreen
-from tests.ui.conftest import MakeApp
-from tests.ui.sections_helpers import settle, toasts
-from tests.ui.test_jobs_support import create_pipeline, wait_until
+from tests.support.pilot import confirm, settle, wait_until
+from tests.ui.conftest import DIALECTS, SimConsole
+from tests.ui.helpers import toasts
+from tests.ui.jobs_support import create_pipeline
 
-pytestmark = pytest.mark.usefixtures("no_confirm_guard")
+pytestmark = [pytest.mark.usefixtures("no_confirm_guard"),
+              pytest.mark.parametrize("dialect", DIALECTS, scope="module")]
 
 
-@pytest.fixture(scope="module", params=["spec", "gitlab"])
-def server(request: pytest.FixtureRequest) -> Iterator[SimServer]:
-    """A private simulator of one dialect for the whole module."""
-    started = SimServer(build_state(seed=42, clock=SimClock(mode="manual"), dialect=request.param)).start()
+@pytest.fixture(scope="module")
+def console_server(dialect: str) -> Iterator[SimServer]:
+    """``console`` runs against one private simulator per dialect for the whole module, not one per
+    test: the tests change different objects, and twelve starts would cost more than the two."""
+    started = SimServer(build_state(seed=42, clock=SimClock(mode="manual"), dialect=dialect)).start()
     yield started
     started.stop()
 
@@ -101,15 +103,6 @@ async def push(app: LabdeckApp, pilot: Any, screen: Any) -> Any:
     return screen
 
 
-async def confirm(app: LabdeckApp, pilot: Any, typed: str | None = None) -> None:
-    await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), limit=5,
-                     what=f"the confirmation (screen {app.screen}, focus {app.focused})")
-    if typed is not None:
-        await pilot.press(*typed)
-    await pilot.click("#confirm")
-    await settle(app, pilot)
-
-
 async def press(app: LabdeckApp, pilot: Any, *keys: str) -> None:
     await pilot.press(*keys)
     await settle(app, pilot)
@@ -119,13 +112,13 @@ def admin_id(server: SimServer) -> int:
     return next(u.id for u in server.state.users.values() if u.username == "root")
 
 
-async def test_projects_detail_jobs_and_log(server: SimServer, make_app: MakeApp) -> None:
+async def test_projects_detail_jobs_and_log(console: SimConsole) -> None:
+    server = console.server
     state = server.state
     pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "long-build", "duration": 600}]}])
     job_id = pipeline["jobs"][0]["id"]
     project = state.projects[7]
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await settle(app, pilot)
         projects = app.screen
         assert isinstance(projects, ProjectsScreen) and projects.table.row_count > 0
@@ -183,15 +176,15 @@ async def test_projects_detail_jobs_and_log(server: SimServer, make_app: MakeApp
         assert isinstance(app.screen, TraceScreen) and app.screen.job.id == job_id
 
 
-async def test_runners_lists_detail_jobs_and_every_action(server: SimServer, make_app: MakeApp) -> None:
+async def test_runners_lists_detail_jobs_and_every_action(console: SimConsole) -> None:
+    server = console.server
     state = server.state
     runner = next(r for r in state.runners.values() if r.active and not r.is_shared and r.project_ids and r.tags)
     doomed = next(r for r in state.runners.values() if not r.is_shared and r.id != runner.id)
     target = next(p for p in state.projects.values() if p.id not in runner.project_ids and not p.deleted)
     pause_param, shared_kind, specific_kind = (("paused", "instance", "project") if gitlab(server)
                                                else ("active", "shared", "specific"))
-    app = make_app(server)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with console.run(size=(160, 40)) as (app, pilot):
         screen = await push(app, pilot, RunnersScreen(all_runners=True))
         for each in state.runners.values():  # Type, Paused and Tags (read from each runner's details)
             row = cells(screen, each.id)
@@ -237,7 +230,8 @@ async def test_runners_lists_detail_jobs_and_every_action(server: SimServer, mak
         assert target.id not in runner.project_ids
 
 
-async def test_issues_lists_detail_and_every_action(server: SimServer, make_app: MakeApp) -> None:
+async def test_issues_lists_detail_and_every_action(console: SimConsole) -> None:
+    server = console.server
     state = server.state
     project = state.projects[1]
     path = state.project_full_path(project)
@@ -245,8 +239,7 @@ async def test_issues_lists_detail_and_every_action(server: SimServer, make_app:
                        and p.namespace_kind == "group")
     destination_path = state.project_full_path(destination)
     me = admin_id(server)
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await settle(app, pilot)
         for screen in (IssuesScreen(group="platform"), IssuesScreen(filters={"scope": "all", "state": "opened"})):
             await push(app, pilot, screen)
@@ -289,14 +282,14 @@ async def test_issues_lists_detail_and_every_action(server: SimServer, make_app:
         assert moved.deleted
 
 
-async def test_integrations_by_title_secrets_configure_disable(server: SimServer, make_app: MakeApp) -> None:
+async def test_integrations_by_title_secrets_configure_disable(console: SimConsole) -> None:
+    server = console.server
     state = server.state
     project = next(p for p in state.projects.values() if not p.deleted and not any(
         pid == p.id for (pid, _slug) in state.integrations))
     slack = "slack" if gitlab(server) else "chat-d"
     wire = "integrations" if gitlab(server) else "services"
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         screen = await push(app, pilot, IntegrationsScreen(project.id, "some/project"))
         assert cells(screen, "chat-d")[:3] == ["Slack notifications", slack, "inactive"]
         await press(app, pilot, "slash", *"slack", "enter")  # by title …
@@ -339,11 +332,11 @@ async def test_integrations_by_title_secrets_configure_disable(server: SimServer
         assert values["title"] == "HipChat"
 
 
-async def test_settings_hooks_branches_badges_notifications_export(server: SimServer, make_app: MakeApp) -> None:
+async def test_settings_hooks_branches_badges_notifications_export(console: SimConsole) -> None:
+    server = console.server
     state = server.state
     path = state.project_full_path(state.projects[2])
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         menu = await push(app, pilot, ProjectSettingsScreen(2, path))
         for key, screen_type in (("users", ProjectUsersScreen), ("forks", ProjectForksScreen),
                                  ("issues", IssuesScreen), ("integrations", IntegrationsScreen),
@@ -423,12 +416,12 @@ async def test_settings_hooks_branches_badges_notifications_export(server: SimSe
         assert (await app.client.exports.export_status(2)).export_status == "finished"
 
 
-async def test_project_settings_share_fork_delete_and_the_audit_screen(server: SimServer, make_app: MakeApp) -> None:
+async def test_project_settings_share_fork_delete_and_the_audit_screen(console: SimConsole) -> None:
+    server = console.server
     state = server.state
     path = state.project_full_path(state.projects[3])
     group = next(g for g in state.groups.values() if g.full_path == "data")
-    app = make_app(server)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with console.run(size=(160, 40)) as (app, pilot):
         await settle(app, pilot)
         menu = await push(app, pilot, ProjectSettingsScreen(3, path))
         await press(app, pilot, "e")

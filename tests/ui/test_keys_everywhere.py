@@ -4,19 +4,17 @@ real errors, esc clears a search first, a section folds from any of its lines, ?
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from textual.containers import VerticalScroll
 
-from labdeck.sim.server import SimServer
 from labdeck.ui.dialogs.keys import KeysScreen
 from labdeck.ui.dialogs.message import MessageScreen
 from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.widgets.resource_table import ResourceTable
-from tests.ui.conftest import MakeApp
-from tests.ui.helpers import run_command, screen_lines, settle
-from tests.ui.test_jobs_support import append_trace, create_pipeline, open_jobs, wait_until
-from tests.ui.test_trace_viewer import _running_job, header_text, open_trace
+from tests.support.pilot import settle, wait_until
+from tests.ui.conftest import SimConsole, shared_sim
+from tests.ui.helpers import run_command, screen_lines
+from tests.ui.jobs_support import append_trace, create_pipeline, open_jobs
+from tests.ui.widgets.trace.test_trace_viewer import _running_job, header_text, open_trace
 
 COMPILER_LOG = (
     "Running with gitlab-runner 17.0\n"
@@ -29,12 +27,9 @@ COMPILER_LOG = (
 )
 
 
-async def test_j_k_g_and_shift_g_move_the_same_in_every_table(sim_factory: Callable[..., SimServer],
-                                                               make_app: MakeApp) -> None:
-    server = sim_factory()
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+async def test_j_k_g_and_shift_g_move_the_same_in_every_table(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         projects = app.screen.query_one(ResourceTable)
         await pilot.press("j", "j")
         assert projects.cursor_row == 2
@@ -64,13 +59,11 @@ async def test_j_k_g_and_shift_g_move_the_same_in_every_table(sim_factory: Calla
         assert screen.group_mode == "pipeline"
 
 
-async def test_e_walks_the_real_errors_before_the_runners_last_line(sim_factory: Callable[..., SimServer],
-                                                                    make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_e_walks_the_real_errors_before_the_runners_last_line(console: SimConsole) -> None:
+    server = console.server
     job_id = await _running_job(server)
     await append_trace(server, job_id, COMPILER_LOG.encode())
-    app = make_app(server)
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with console.run(size=(120, 30)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         view = screen.view
         await wait_until(pilot, lambda: view.line_count >= 7, what="the log")
@@ -86,13 +79,11 @@ async def test_e_walks_the_real_errors_before_the_runners_last_line(sim_factory:
                          what="back to the first")
 
 
-async def test_esc_clears_the_search_before_leaving_the_log(sim_factory: Callable[..., SimServer],
-                                                            make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_esc_clears_the_search_before_leaving_the_log(console: SimConsole) -> None:
+    server = console.server
     job_id = await _running_job(server)
     await append_trace(server, job_id, COMPILER_LOG.encode())
-    app = make_app(server)
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with console.run(size=(120, 30)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         await wait_until(pilot, lambda: screen.view.line_count >= 7, what="the log")
         await pilot.press("slash", *"error", "enter")
@@ -103,16 +94,14 @@ async def test_esc_clears_the_search_before_leaving_the_log(sim_factory: Callabl
         assert app.screen is not screen
 
 
-async def test_a_section_folds_from_any_of_its_lines(sim_factory: Callable[..., SimServer],
-                                                     make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_a_section_folds_from_any_of_its_lines(console: SimConsole) -> None:
+    server = console.server
     pipeline = await create_pipeline(server, [{"name": "test", "jobs": [{"name": "unit", "duration": 20}]}])
-    from tests.ui.test_jobs_support import advance
+    from tests.ui.jobs_support import advance
 
     await advance(server, 60)
     job_id = int(pipeline["jobs"][0]["id"])
-    app = make_app(server)
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with console.run(size=(120, 30)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         view = screen.view
         await wait_until(pilot, lambda: screen.finished_reading, what="the whole log")
@@ -123,15 +112,15 @@ async def test_a_section_folds_from_any_of_its_lines(sim_factory: Callable[..., 
         assert section in view.collapsed_sections()
 
 
+@shared_sim
 async def test_keys_name_the_screen_help_scrolls_and_the_footer_points_to_keys(
-        sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+        console: SimConsole) -> None:
+    async with console.run(size=(80, 24)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         footer = screen_lines(app)[-1]
         assert footer.lstrip().startswith("? Keys"), footer  # at 80 columns, where the other keys are
         await pilot.press("question_mark")
-        await settle(app, pilot)
+        await settle(app, pilot, rounds=3)
         assert isinstance(app.screen, KeysScreen)
         assert "Projects" in app.screen.query_one("#title").render().plain  # type: ignore[attr-defined]
         await pilot.press("escape")

@@ -18,7 +18,8 @@ from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.ui_state import UiState
-from tests.ui.helpers import ci_column_complete, settle
+from tests.support.pilot import settle
+from tests.ui.helpers import ci_column_complete
 
 SIZES = [(80, 24), (120, 40)]
 SHOWN_HOST = "gitlab.example.test"
@@ -63,7 +64,7 @@ def build(snap_server: SimServer, tokens: dict[str, str], tmp_path: Path) -> Cal
 
 
 async def _ready(pilot: Any) -> None:
-    await settle(pilot.app, pilot)
+    await settle(pilot.app, pilot, rounds=3)
     await ci_column_complete(pilot)
     for field in pilot.app.screen.query("Input"):
         field.cursor_blink = False

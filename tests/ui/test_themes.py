@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from labdeck.sim.server import SimServer
 from labdeck.ui.theme_offer import THEME_CHECK_DELAY
 from labdeck.ui.themes import APP_VARIABLES, ThemeFileError, load_theme_dirs, load_theme_file, theme_dirs
-from tests.ui.conftest import MakeApp
-from tests.ui.helpers import settle
+from tests.support.pilot import settle
+from tests.ui.conftest import SimConsole, shared_sim
 
 REPO_THEMES = Path(__file__).resolve().parents[2] / "themes"
 
@@ -81,31 +80,31 @@ def test_user_theme_folder_is_searched() -> None:
     assert any(folder.name == "_themes" for folder in folders)
 
 
-async def test_app_uses_profile_theme_user_themes_and_reports_bad_files(sim: SimServer, make_app: MakeApp) -> None:
+@shared_sim
+async def test_app_uses_profile_theme_user_themes_and_reports_bad_files(console: SimConsole) -> None:
     user_dir = theme_dirs()[-1]
     _write(user_dir, "ocean.toml", 'name = "ocean"\nprimary = "#0077be"\n[variables]\nld-star = "#ffcc00"\n')
     _write(user_dir, "typo.toml", 'name = "typo"\nprimray = "#0077be"\n')
-    app = make_app(sim, theme="ocean")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+    async with console.run(theme="ocean", size=(100, 30)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         assert app.theme == "ocean"
         assert app.theme_variables["ld-star"] == "#ffcc00"
         assert all(name in app.theme_variables for name in APP_VARIABLES)
         assert any("typo.toml" in str(n.message) and "primray" in str(n.message) for n in app._notifications)
 
 
-async def test_unknown_profile_theme_falls_back(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim, theme="no-such-theme")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+@shared_sim
+async def test_unknown_profile_theme_falls_back(console: SimConsole) -> None:
+    async with console.run(theme="no-such-theme", size=(100, 30)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         assert app.theme == "labdeck-dark"
         assert any("no-such-theme" in str(n.message) for n in app._notifications)
 
 
-async def test_builtin_textual_theme_has_app_variables(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim, theme="textual-light")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+@shared_sim
+async def test_builtin_textual_theme_has_app_variables(console: SimConsole) -> None:
+    async with console.run(theme="textual-light", size=(100, 30)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         assert app.theme == "textual-light"
         assert all(name in app.theme_variables for name in APP_VARIABLES)
 
@@ -145,60 +144,60 @@ def test_an_unreadable_theme_file_is_refused_naming_the_style(tmp_path: Path) ->
     assert "current search match" in message
 
 
-async def test_unreadable_textual_themes_are_not_offered(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+@shared_sim
+async def test_unreadable_textual_themes_are_not_offered(console: SimConsole) -> None:
+    async with console.run(size=(80, 24)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         from labdeck.ui.themes import readable_theme
 
         offered = app.offered_themes()  # what the theme picker and `:theme` list
         assert "solarized-light" not in offered  # its own text is 4.4:1 on its surface
         assert all(readable_theme(theme) for theme in offered.values())
         assert "labdeck-light" in offered
-    later = make_app(sim)
+    later = console.app()
     async with later.run_test(size=(80, 24)) as pilot:
-        await settle(later, pilot)
+        await settle(later, pilot, rounds=3)
         # Checked by themselves soon after start-up too (off the first screen's path).
         await pilot.pause(THEME_CHECK_DELAY + 0.3)
         assert "solarized-light" not in later.available_themes and "labdeck-light" in later.available_themes
 
 
 
-async def test_an_unreadable_user_theme_is_withdrawn_with_a_notice_chosen_or_not(sim: SimServer,
-                                                                                 make_app: MakeApp) -> None:
+@shared_sim
+async def test_an_unreadable_user_theme_is_withdrawn_with_a_notice_chosen_or_not(console: SimConsole) -> None:
     _write(theme_dirs()[-1], "murky.toml", MURKY)
-    chosen = make_app(sim, theme="murky")
+    chosen = console.app(theme="murky")
     async with chosen.run_test(size=(100, 30)) as pilot:
-        await settle(chosen, pilot)
+        await settle(chosen, pilot, rounds=3)
         # Checked before the first screen: never shown, the default instead, and the user told why.
         assert chosen.theme == "labdeck-dark"
         assert "murky" not in chosen.available_themes
         assert any("murky.toml" in str(n.message) and "job-failed" in str(n.message) for n in chosen._notifications)
         assert any("Unreadable theme 'murky'; using labdeck-dark" in str(n.message) for n in chosen._notifications)
-    other = make_app(sim)
+    other = console.app()
     async with other.run_test(size=(100, 30)) as pilot:
-        await settle(other, pilot)
+        await settle(other, pilot, rounds=3)
         assert other.theme == "labdeck-dark"
         offered = other.offered_themes()  # the picker's list: checked by then
         assert "murky" not in offered and "labdeck-light" in offered
         await pilot.pause()
         assert any("murky.toml" in str(n.message) for n in other._notifications)
-    later = make_app(sim)
+    later = console.app()
     async with later.run_test(size=(100, 30)) as pilot:
-        await settle(later, pilot)
+        await settle(later, pilot, rounds=3)
         await pilot.pause(THEME_CHECK_DELAY + 0.3)  # or by itself soon after start-up
         assert "murky" not in later.available_themes
         assert any("murky.toml" in str(n.message) for n in later._notifications)
 
 
-async def test_an_unreadable_user_theme_never_takes_the_place_of_the_theme_it_names(sim: SimServer,
-                                                                                     make_app: MakeApp) -> None:
+@shared_sim
+async def test_an_unreadable_user_theme_never_takes_the_place_of_the_theme_it_names(
+        console: SimConsole) -> None:
     user_dir = theme_dirs()[-1]
     _write(user_dir, "mine.toml", MURKY.replace('"murky"', '"labdeck-dark"'))
     _write(user_dir, "nord.toml", MURKY.replace('"murky"', '"nord"'))
-    app = make_app(sim)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
+    async with console.run(size=(100, 30)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
         # The shipped labdeck-dark and Textual's own nord stay, told apart from the refused files.
         assert app.theme == "labdeck-dark" and app.current_theme.primary != "#336699"
         offered = app.offered_themes()

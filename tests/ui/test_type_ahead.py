@@ -3,7 +3,6 @@ confirmations get every letter of the target."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,8 +14,9 @@ from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.dialogs.form import FormScreen
 from labdeck.ui.screens.issues.detail import IssueDetailScreen
-from tests.ui.conftest import MakeApp
-from tests.ui.sections_helpers import push, settle
+from tests.support.pilot import settle
+from tests.ui.conftest import SimConsole, shared_sim
+from tests.ui.helpers import push
 
 _NAMED = {" ": "space", "(": "left_parenthesis", ")": "right_parenthesis", "-": "minus", "/": "slash",
           "#": "number_sign"}
@@ -49,13 +49,11 @@ def open_issue(server: SimServer) -> Any:
     return next(i for i in server.state.issues.values() if i.state == "opened" and not i.deleted)
 
 
-async def test_time_form_typed_in_one_burst_fills_each_field(sim_factory: Callable[..., SimServer],
-                                                              make_app: MakeApp) -> None:
-    server = sim_factory()
+async def test_time_form_typed_in_one_burst_fills_each_field(console: SimConsole) -> None:
+    server = console.server
     issue = open_issue(server)
     spent_before = server.state.issues[issue.id].total_time_spent
-    app = make_app(server)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
         burst(app, "t", *typed("2h"), "tab", *typed("15m"))
         await settle_keys(app, pilot)
@@ -70,10 +68,10 @@ async def test_time_form_typed_in_one_burst_fills_each_field(sim_factory: Callab
     assert (record.time_estimate, record.total_time_spent - spent_before) == (7200, 900)
 
 
-async def test_edit_form_keys_typed_ahead_append_to_the_title(sim: SimServer, make_app: MakeApp) -> None:
-    issue = open_issue(sim)
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+@shared_sim
+async def test_edit_form_keys_typed_ahead_append_to_the_title(console: SimConsole) -> None:
+    issue = open_issue(console.server)
+    async with console.run(size=(120, 40)) as (app, pilot):
         await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid))
         burst(app, "e", "end", *typed(" (edited)"))
         await settle_keys(app, pilot)
@@ -82,9 +80,9 @@ async def test_edit_form_keys_typed_ahead_append_to_the_title(sim: SimServer, ma
         assert form.query_one("#f-title", Input).value == f"{issue.title} (edited)"
 
 
-async def test_a_typed_confirmation_gets_every_letter_typed_right_away(sim: SimServer, make_app: MakeApp) -> None:
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+@shared_sim
+async def test_a_typed_confirmation_gets_every_letter_typed_right_away(console: SimConsole) -> None:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await settle_keys(app, pilot)
         answers: list[bool | None] = []
         app.push_screen(ConfirmScreen("Disable", "Disable it?", target="group/project · cluster-platform",
@@ -101,13 +99,13 @@ async def test_a_typed_confirmation_gets_every_letter_typed_right_away(sim: SimS
         assert answers == []
 
 
-async def test_the_early_press_guard_says_why_nothing_happened(sim: SimServer, make_app: MakeApp,
+@shared_sim
+async def test_the_early_press_guard_says_why_nothing_happened(console: SimConsole,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     from labdeck.ui.dialogs import confirm as confirm_module
 
     monkeypatch.setattr(confirm_module, "guard_clock", lambda: 1000.0)  # the press comes "at once", however busy
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with console.run(size=(120, 40)) as (app, pilot):
         await settle_keys(app, pilot)
         answers: list[bool | None] = []
         app.push_screen(ConfirmScreen("Cancel job", "Cancel it?", target="g/p · job #1"), answers.append)
@@ -122,11 +120,11 @@ async def test_the_early_press_guard_says_why_nothing_happened(sim: SimServer, m
         assert why.display and "too soon" in str(why.render())
 
 
-async def test_issue_dialogs_name_the_project_not_only_the_iid(sim: SimServer, make_app: MakeApp) -> None:
-    issue = open_issue(sim)
-    path = sim.state.project_full_path(sim.state.projects[issue.project_id])
-    app = make_app(sim)
-    async with app.run_test(size=(120, 40)) as pilot:
+@shared_sim
+async def test_issue_dialogs_name_the_project_not_only_the_iid(console: SimConsole) -> None:
+    issue = open_issue(console.server)
+    path = console.server.state.project_full_path(console.server.state.projects[issue.project_id])
+    async with console.run(size=(120, 40)) as (app, pilot):
         detail = await push(app, pilot, IssueDetailScreen(issue.project_id, issue.iid, project_path=path))
         detail.action_close_reopen()
         await settle_keys(app, pilot)

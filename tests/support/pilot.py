@@ -1,0 +1,72 @@
+"""Driving the console with Textual's Pilot: one ``settle``, one ``wait_until`` and one ``confirm``
+for every UI test (they had drifted into several copies with different rounds and timeouts)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from textual.worker import WorkerFailed, WorkerState
+
+from labdeck.ui.app import LabdeckApp
+from labdeck.ui.dialogs.confirm import ConfirmScreen
+
+_BUSY = (WorkerState.PENDING, WorkerState.RUNNING)
+
+
+def finite_workers(app: LabdeckApp) -> list[Any]:
+    """The app's workers except the shared poller, which runs as long as the app does."""
+    return [worker for worker in app.workers if worker.group != "watch-poller"]
+
+
+async def wait_for_workers(app: LabdeckApp) -> None:
+    """Wait until every worker but the poller finished (``wait_for_complete([])`` would wait for all)."""
+    workers = finite_workers(app)
+    if workers:
+        await app.workers.wait_for_complete(workers)
+
+
+async def settle(app: LabdeckApp, pilot: Any, *, rounds: int | None = None) -> None:
+    """Wait until the workers finished (failed ones included) and the screen processed their results.
+
+    By default, round after round (at most six) until no worker but the poller runs: a result that
+    starts another load is waited for too. ``rounds=n`` runs exactly ``n`` rounds whatever the
+    workers do, which the snapshots and the tests that count the screen's pauses rely on.
+    """
+    for _ in range(rounds or 6):
+        with contextlib.suppress(WorkerFailed):
+            await wait_for_workers(app)
+        await pilot.pause()
+        if rounds is None and not any(worker.state in _BUSY for worker in finite_workers(app)):
+            return
+
+
+async def wait_until(pilot: Any, condition: Callable[[], object], *, limit: float = 20.0,
+                     what: str = "the condition") -> None:
+    """Let the app run until ``condition()`` is true; fails after ``limit`` seconds, naming ``what``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.03)
+
+
+async def confirm(app: LabdeckApp, pilot: Any, typed: str | None = None, *, answer: bool = True,
+                  limit: float = 20.0) -> ConfirmScreen:
+    """Wait for the confirmation dialog and return it; unless ``answer`` is false, type ``typed`` (the
+    name a typed confirmation asks for) into its field, press Confirm and settle."""
+    await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), limit=limit,
+                     what=f"the confirmation dialog (screen {app.screen}, focus {app.focused})")
+    dialog = app.screen
+    assert isinstance(dialog, ConfirmScreen)
+    if not answer:
+        return dialog
+    if typed is not None:
+        await pilot.click("#typed")
+        await pilot.press(*typed)
+    await pilot.click("#confirm")
+    await settle(app, pilot)
+    return dialog

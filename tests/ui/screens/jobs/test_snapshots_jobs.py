@@ -1,0 +1,135 @@
+"""SVG snapshots of the jobs section and the trace viewer (colours, sections, folding) at 80x24 and
+120x40: private simulator, seed 42, manual clock, a fixed instance name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from labdeck.api import ApiClient
+from labdeck.base.secret import Secret
+from labdeck.base.session import Session
+from labdeck.base.statefile import StateStore
+from labdeck.sim.server import SimServer
+from labdeck.ui.app import LabdeckApp
+from labdeck.ui.screens.jobs.list import JobsScreen
+from labdeck.ui.screens.jobs.trace import TraceScreen
+from labdeck.ui.ui_state import UiState
+from tests.support.pilot import settle
+from tests.ui.helpers import tables_measured
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+SHOWN_HOST = "gitlab.example.test"
+PROJECT_ID, PROJECT_PATH = 9, "platform/infra/terraform-modules"
+
+
+class _FixedHost(httpx.AsyncBaseTransport):
+    """Sends a fixed ``Host`` so URLs in responses do not contain the random port."""
+
+    def __init__(self) -> None:
+        self._inner = httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        request.headers["host"] = SHOWN_HOST
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+@pytest.fixture(scope="module")
+def jobs_snap_server() -> Iterator[SimServer]:
+    """One private simulator for the module (these snapshots only read)."""
+    from labdeck.sim.core.clock import SimClock
+    from labdeck.sim.dataset.build import build_state
+
+    server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"))).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def build(jobs_snap_server: SimServer, tokens: dict[str, str], tmp_path: Path) -> Callable[[], LabdeckApp]:
+    def make() -> LabdeckApp:
+        token = Secret(tokens["admin"])
+        session = Session(base_url=f"http://{SHOWN_HOST}", token=token, profile="prod")
+        client = ApiClient(jobs_snap_server.base_url, token, transport=_FixedHost())
+        return LabdeckApp(session, client=client, clock=jobs_snap_server.state.clock.now,
+                          ui_state=UiState(StateStore(tmp_path / "state.json")))
+
+    return make
+
+
+async def _ready_for_snapshot(pilot: Any) -> None:
+    """Settle, then wait until the tables measured their rows."""
+    await settle(pilot.app, pilot, rounds=3)
+    await tables_measured(pilot)
+
+
+def _failed_job(server: SimServer) -> int:
+    """The newest failed job of the project (fixed by the seed)."""
+    failed = [job.id for job in server.state.jobs.values()
+              if job.project_id == PROJECT_ID and job.status == "failed"]
+    return max(failed)
+
+
+def _open_jobs(*keys: str) -> Callable[[Any], Any]:
+    async def run_before(pilot: Any) -> None:
+        await _ready_for_snapshot(pilot)
+        pilot.app.open_jobs(PROJECT_ID, PROJECT_PATH)
+        # The first refresh starts from a timer: on a busy machine no worker may be running yet
+        # when the screen first settles, and rows added later would be caught unmeasured.
+        for _ in range(1000):
+            screen = pilot.app.screen
+            if isinstance(screen, JobsScreen) and screen.refresh_count:
+                break
+            await pilot.pause(0.01)
+        await _ready_for_snapshot(pilot)
+        assert isinstance(pilot.app.screen, JobsScreen) and pilot.app.screen.refresh_count
+        if keys:
+            await pilot.press(*keys)
+            await _ready_for_snapshot(pilot)
+
+    return run_before
+
+
+def _open_trace(server: SimServer, *keys: str) -> Callable[[Any], Any]:
+    async def run_before(pilot: Any) -> None:
+        await _ready_for_snapshot(pilot)
+        app = pilot.app
+        job = await app.client.jobs.get(PROJECT_ID, _failed_job(server))
+        await app.push_screen(TraceScreen(PROJECT_ID, PROJECT_PATH, job))
+        await _ready_for_snapshot(pilot)
+        screen = app.screen
+        assert isinstance(screen, TraceScreen) and screen.finished_reading
+        if keys:
+            await pilot.press(*keys)
+            await _ready_for_snapshot(pilot)
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_jobs_list(snap_compare: Any, build: Callable[[], LabdeckApp], size: tuple[int, int]) -> None:
+    assert snap_compare(build(), run_before=_open_jobs(), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES[1:])
+def test_jobs_grouped_by_stage(snap_compare: Any, build: Callable[[], LabdeckApp], size: tuple[int, int]) -> None:
+    assert snap_compare(build(), run_before=_open_jobs("v", "v"), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES[:1])
+def test_trace_failed_job(snap_compare: Any, build: Callable[[], LabdeckApp], jobs_snap_server: SimServer,
+                          size: tuple[int, int]) -> None:
+    assert snap_compare(build(), run_before=_open_trace(jobs_snap_server), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_trace_folded_sections(snap_compare: Any, build: Callable[[], LabdeckApp], jobs_snap_server: SimServer,
+                               size: tuple[int, int]) -> None:
+    assert snap_compare(build(), run_before=_open_trace(jobs_snap_server, "z", "home"), terminal_size=size)

@@ -1,0 +1,48 @@
+"""The status line's data age as a console left open shows it: it moves on in place (the rest of
+the line does not shift by a column every ten seconds), is never cut, and turns amber when stale."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from rich.cells import cell_len
+from textual.geometry import Region
+from textual.widgets import Label
+
+from labdeck.ui.widgets.status_line import StatusLine
+from tests.support.pilot import settle
+from tests.ui.conftest import SimConsole, shared_sim
+from tests.ui.helpers import screen_lines
+
+
+@shared_sim
+async def test_the_data_age_moves_on_in_place_and_is_never_cut(console: SimConsole) -> None:
+    async with console.run(size=(80, 24)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
+        status = app.screen.query_one(StatusLine)
+        age = status.query_one("#status-age", Label)
+        user = status.query_one("#status-user", Label)
+        now = app.clock()
+
+        async def shown(seconds: float | None = None) -> tuple[Region, Region]:
+            """Where the user name and the data age are on screen; the age is shown in full."""
+            if seconds is not None:
+                status.data_loaded_at = now - timedelta(seconds=seconds)
+            status.update_status()
+            await pilot.pause()
+            text = str(age.render())
+            assert cell_len(text) <= age.size.width  # never cut
+            assert any(text in line for line in screen_lines(app))
+            return user.region, age.region
+
+        where = await shown(2)
+        assert str(age.render()) == "data <10s"
+        for seconds, text in ((15, "data 10s"), (25, "data 20s"), (130, "data 2m")):
+            assert await shown(seconds) == where
+            assert str(age.render()) == text
+        assert age.has_class("-stale")  # past twice the refresh interval
+        assert await shown(3) == where
+        assert str(age.render()) == "data <10s" and not age.has_class("-stale")
+        status.show_freshness("loading 120 · paused 30s", True)  # longer than any age: it makes room
+        user_region, _ = await shown()
+        assert str(age.render()) == "loading 120 · paused 30s" and user_region.x < where[0].x
