@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from labdeck.sim.dataset.build.build import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 
 from labdeck.sim.server import SimServer
 from tests.pty.test_hangup import _ended_within, _read_until

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from labdeck.sim.dataset.build.build import build_state
+from labdeck.sim.dataset.build import build_state
 from rich.text import Text
 from textual.widgets import Input
 

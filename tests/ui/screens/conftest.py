@@ -25,7 +25,7 @@ SHOWN_URL = "https://gitlab.example.test"
 @pytest.fixture(scope="session")
 def sections_snap_server() -> Iterator[SimServer]:
     """One private simulator for the section snapshots (they only read)."""
-    from labdeck.sim.dataset.build.build import build_state
+    from labdeck.sim.dataset.build import build_state
 
     from labdeck.sim.core.clock import SimClock
 

@@ -56,7 +56,7 @@ _RUNNERS: list[dict[str, Any]] = [
 
 
 def populate(state: SimState, rng: random.Random) -> None:
-    """Add runners, pipelines and jobs to ``state`` (called by ``dataset.build.build_state``)."""
+    """Add runners, pipelines and jobs to ``state`` (called by ``dataset.build_state``)."""
     ci = store(state)
     ci.seed = rng.getrandbits(32)
     ci.generator_rng = random.Random(ci.seed * 17 + 3)

@@ -1,6 +1,6 @@
 """Deterministic issues, milestones, merge requests, todos, integrations and notification settings.
 
-``populate(state, rng)`` runs after users, groups and projects exist (``dataset.build.build_state``).
+``populate(state, rng)`` runs after users, groups and projects exist (``dataset.build_state``).
 Only ``rng`` and the existing state drive the choices, so a seed always yields the same data.
 """
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from labdeck.sim.dataset.build.build import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from rich.cells import cell_len
 from textual.widgets import Button
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from labdeck.sim.dataset.build.build import DEMO_TOKENS
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from rich.segment import Segment
 from textual.widgets import Input
 
