@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from labdeck.sim.dataset.build import DEMO_TOKENS
 
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from tests.pty.test_hangup import _ended_within, _read_until
 from tests.support.process import REPO

@@ -15,13 +15,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from labdeck.sim.dataset.build import build_state
 from rich.text import Text
 from textual.widgets import Input
 
 from labdeck.audit.read import AuditEntry, read_audit
 from labdeck.sim.core.clock import SimClock
 from labdeck.sim.core.dialect import dialect_of
+from labdeck.sim.dataset.build import build_state
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.form import MASK, FormScreen

@@ -15,7 +15,7 @@ from labdeck.base.secret import Secret
 from labdeck.base.session import Session
 from labdeck.ui.dialogs.login import LoginScreen
 from labdeck.ui.navigation import SectionNavigation
-from labdeck.ui.themes import resolve_theme_name
+from labdeck.ui.themes.files import resolve_theme_name
 
 SessionForProfile = Callable[[str], Session]
 """Builds the session of another profile (resolving its token); raises with a message on failure."""

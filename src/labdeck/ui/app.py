@@ -49,7 +49,7 @@ from labdeck.ui.safeguards import WRITE_CHECK_DELAY, Safeguards
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.terminal_filter import InertTextFilter
-from labdeck.ui.theme_offer import THEME_CHECK_DELAY, ThemeOffer
+from labdeck.ui.themes.offer import THEME_CHECK_DELAY, ThemeOffer
 from labdeck.ui.type_ahead import KeyOrder, KeysReleased, KeyTravelled
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.watching import Watching

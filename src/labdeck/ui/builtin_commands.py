@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from labdeck.ui.console import Command, CommandError, CommandRegistry, ConsoleApp
 from labdeck.ui.screens.projects.list import PROJECT_FILTERS, parse_project_filters
-from labdeck.ui.themes import resolve_theme_name, short_theme_names
+from labdeck.ui.themes.files import resolve_theme_name, short_theme_names
 
 
 async def _projects(app: ConsoleApp, args: list[str]) -> None:

@@ -25,9 +25,8 @@ SHOWN_URL = "https://gitlab.example.test"
 @pytest.fixture(scope="session")
 def sections_snap_server() -> Iterator[SimServer]:
     """One private simulator for the section snapshots (they only read)."""
-    from labdeck.sim.dataset.build import build_state
-
     from labdeck.sim.core.clock import SimClock
+    from labdeck.sim.dataset.build import build_state
 
     server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"))).start()
     server.state.base_url = SHOWN_URL

@@ -12,10 +12,10 @@ from typing import Any
 
 import httpx
 import pytest
-from labdeck.sim.dataset.build import DEMO_TOKENS
 from rich.cells import cell_len
 from textual.widgets import Button
 
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.ui.dialogs.bulk import BulkActionScreen
 from labdeck.ui.screens.jobs.detail import JobDetailScreen

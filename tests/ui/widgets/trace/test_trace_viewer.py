@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from labdeck.sim.dataset.build import DEMO_TOKENS
 from rich.segment import Segment
 from textual.widgets import Input
 
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.download import PathDialog

@@ -27,7 +27,7 @@ from textual.color import Color, ColorParseError
 from textual.design import ColorSystem
 from textual.theme import BUILTIN_THEMES, Theme
 
-from labdeck.ui.theme_contrast import contrast_problems, readable
+from labdeck.ui.themes.contrast import contrast_problems, readable
 
 DEFAULT_THEME = "labdeck-dark"
 
@@ -304,7 +304,7 @@ def short_theme_names(available: Iterable[str]) -> list[str]:
 def theme_dirs() -> list[Path]:
     """Where themes are looked up, lowest priority first: the packaged copy, the checkout's
     top-level ``themes/``, then the user's ``<config dir>/labdeck/themes``."""
-    package = Path(__file__).resolve().parents[1]
+    package = Path(__file__).resolve().parents[2]
     dirs = [package / "_themes", package.parents[1] / "themes"]
     dirs.append(Path(user_config_dir("labdeck")) / "themes")
     return dirs

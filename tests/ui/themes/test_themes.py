@@ -6,8 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from labdeck.ui.theme_offer import THEME_CHECK_DELAY
-from labdeck.ui.themes import APP_VARIABLES, ThemeFileError, load_theme_dirs, load_theme_file, theme_dirs
+from labdeck.ui.themes.files import (
+    APP_VARIABLES,
+    ThemeFileError,
+    load_theme_dirs,
+    load_theme_file,
+    theme_dirs,
+)
+from labdeck.ui.themes.offer import THEME_CHECK_DELAY
 from tests.support.pilot import settle
 from tests.ui.conftest import SimConsole, shared_sim
 
@@ -110,8 +116,8 @@ async def test_builtin_textual_theme_has_app_variables(console: SimConsole) -> N
 
 
 def test_every_shipped_theme_is_readable_for_every_style_the_console_uses() -> None:
-    from labdeck.ui.theme_contrast import PAIRS, contrast_problems
-    from labdeck.ui.themes import app_variable_defaults
+    from labdeck.ui.themes.contrast import PAIRS, contrast_problems
+    from labdeck.ui.themes.files import app_variable_defaults
 
     result = load_theme_dirs([REPO_THEMES])
     assert len(result.loaded) == 4
@@ -148,7 +154,7 @@ def test_an_unreadable_theme_file_is_refused_naming_the_style(tmp_path: Path) ->
 async def test_unreadable_textual_themes_are_not_offered(console: SimConsole) -> None:
     async with console.run(size=(80, 24)) as (app, pilot):
         await settle(app, pilot, rounds=3)
-        from labdeck.ui.themes import readable_theme
+        from labdeck.ui.themes.files import readable_theme
 
         offered = app.offered_themes()  # what the theme picker and `:theme` list
         assert "solarized-light" not in offered  # its own text is 4.4:1 on its surface

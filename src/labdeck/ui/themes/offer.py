@@ -1,5 +1,5 @@
 """Which themes the console offers: the theme files and Textual's own themes, each only when every
-text style the console uses is legible in it (:mod:`labdeck.ui.theme_contrast`).
+text style the console uses is legible in it (:mod:`labdeck.ui.themes.contrast`).
 
 Checking a theme is ~4 ms of colour maths, and there are two dozen: the theme the session asks for
 (and the fallback, if needed) is checked before the first screen, the others once it is up
@@ -13,7 +13,7 @@ from pathlib import Path
 from textual.app import App
 from textual.theme import Theme
 
-from labdeck.ui.themes import (
+from labdeck.ui.themes.files import (
     DEFAULT_THEME,
     ThemeFileError,
     app_variable_defaults,
