@@ -15,9 +15,10 @@ from labdeck.ui.themes.files import (
 )
 from labdeck.ui.themes.offer import THEME_CHECK_DELAY
 from tests.support.pilot import settle
+from tests.support.process import REPO
 from tests.ui.conftest import SimConsole, shared_sim
 
-REPO_THEMES = Path(__file__).resolve().parents[2] / "themes"
+REPO_THEMES = REPO / "themes"
 
 
 def _write(folder: Path, name: str, text: str) -> Path:
