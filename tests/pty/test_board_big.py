@@ -16,7 +16,7 @@ from labdeck.sim.server import SimServer
 from tests.pty.test_alert import _console_env, _end, _spawn
 from tests.pty.test_hangup import _read_until
 from tests.support.sim_control import advance, big_stages, push_stages
-from tests.ui.screens.board.test_board_big import starred_project
+from tests.ui.board_support import starred_project
 
 pytestmark = [pytest.mark.pty, pytest.mark.skipif(sys.platform != "linux", reason="pseudo-terminal semantics of Linux")]
 

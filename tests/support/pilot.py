@@ -8,10 +8,12 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from textual import events
 from textual.worker import WorkerFailed, WorkerState
 
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.confirm import ConfirmScreen
+from labdeck.ui.dialogs.form import FormScreen
 
 _BUSY = (WorkerState.PENDING, WorkerState.RUNNING)
 
@@ -70,3 +72,27 @@ async def confirm(app: LabdeckApp, pilot: Any, typed: str | None = None, *, answ
     await pilot.click("#confirm")
     await settle(app, pilot)
     return dialog
+
+
+async def submit(app: LabdeckApp, pilot: Any, values: dict[str, Any]) -> FormScreen:
+    """Fill the open form with ``values`` (field name → value), submit it and settle."""
+    form = app.screen
+    assert isinstance(form, FormScreen), form
+    for name, value in values.items():
+        form.set_value(name, value)
+    form.action_submit()
+    await settle(app, pilot)
+    return form
+
+
+_NAMED = {" ": "space", "(": "left_parenthesis", ")": "right_parenthesis", "-": "minus", "/": "slash",
+          "#": "number_sign"}
+
+
+def burst(app: LabdeckApp, *keys: str) -> None:
+    """Post ``keys`` to the app at once, as a terminal delivers a burst: no pause in between."""
+    for key in keys:
+        if len(key) == 1:
+            app.post_message(events.Key(_NAMED.get(key, key), key))
+        else:
+            app.post_message(events.Key(key, None))

@@ -10,8 +10,11 @@ import httpx
 from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
+from labdeck.ui.screens.jobs.header import TraceHeader
 from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.table import JobTable
+from labdeck.ui.screens.jobs.trace import TraceScreen
+from labdeck.ui.widgets.trace.view import TraceView
 from tests.support.pilot import wait_until
 
 PROJECT_ID = 7
@@ -89,3 +92,32 @@ def record_notifications(app: LabdeckApp) -> list[str]:
 
     app.notify = notify  # type: ignore[method-assign]
     return seen
+
+
+RUNNING_FOREVER = [{"name": "build", "jobs": [{"name": "tail-me", "duration": None, "generate_trace": False}]}]
+
+
+async def open_trace(app: LabdeckApp, pilot: Any, job_id: int) -> TraceScreen:
+    """Push the viewer for a job with fast polling."""
+    job = await app.client.jobs.get(7, job_id)
+    screen = TraceScreen(7, PROJECT_PATH, job)
+    screen.follow_min_interval = 0.05
+    screen.follow_max_interval = 0.1
+    await app.push_screen(screen)
+    return screen
+
+
+def shown_text(view: TraceView) -> list[str]:
+    """The rows on screen as plain text."""
+    return [view.strip_text(y) for y in range(view.scrollable_content_region.height)]
+
+
+def header_text(screen: TraceScreen) -> str:
+    return str(screen.query_one(TraceHeader).render())
+
+
+async def running_job(server: SimServer) -> int:
+    pipeline = await create_pipeline(server, RUNNING_FOREVER)
+    await advance(server, 5)
+    job_id: int = pipeline["jobs"][0]["id"]
+    return job_id

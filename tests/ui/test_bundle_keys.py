@@ -19,10 +19,10 @@ from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from tests.support.bundles import members
 from tests.support.pilot import wait_until
+from tests.ui.board_support import FAST, open_board
 from tests.ui.conftest import SimConsole
 from tests.ui.helpers import run_command
 from tests.ui.jobs_support import advance, create_pipeline, open_jobs
-from tests.ui.screens.board.test_board import FAST, open_board
 
 THREE_FAILING = [{"name": "test", "jobs": [
     {"name": "one", "duration": 10, "fail": True}, {"name": "two", "duration": 10, "fail": True},

@@ -44,7 +44,7 @@ from labdeck.ui.screens.settings.hooks import ProjectHooksScreen
 from labdeck.ui.screens.settings.menu import ProjectSettingsScreen
 from labdeck.ui.screens.settings.notifications import NotificationSettingsScreen
 from labdeck.ui.screens.settings.people import ProjectForksScreen, ProjectUsersScreen
-from tests.support.pilot import confirm, settle, wait_until
+from tests.support.pilot import confirm, settle, submit, wait_until
 from tests.ui.conftest import DIALECTS, SimConsole
 from tests.ui.helpers import toasts
 from tests.ui.jobs_support import create_pipeline
@@ -83,15 +83,6 @@ def last_sent(method: str, path_end: str) -> AuditEntry:
     """The last change sent whose path ends with ``path_end`` (the audit log is per test)."""
     return [entry for entry in read_audit() if entry.method == method and entry.path.endswith(path_end)][-1]
 
-
-async def submit(app: LabdeckApp, pilot: Any, values: dict[str, Any]) -> FormScreen:
-    form = app.screen
-    assert isinstance(form, FormScreen), form
-    for name, value in values.items():
-        form.set_value(name, value)
-    form.action_submit()
-    await settle(app, pilot)
-    return form
 
 
 async def push(app: LabdeckApp, pilot: Any, screen: Any) -> Any:

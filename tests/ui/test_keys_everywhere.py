@@ -13,8 +13,14 @@ from labdeck.ui.widgets.resource_table import ResourceTable
 from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import run_command, screen_lines
-from tests.ui.jobs_support import append_trace, create_pipeline, open_jobs
-from tests.ui.widgets.trace.test_trace_viewer import _running_job, header_text, open_trace
+from tests.ui.jobs_support import (
+    append_trace,
+    create_pipeline,
+    header_text,
+    open_jobs,
+    open_trace,
+    running_job,
+)
 
 COMPILER_LOG = (
     "Running with gitlab-runner 17.0\n"
@@ -61,7 +67,7 @@ async def test_j_k_g_and_shift_g_move_the_same_in_every_table(console: SimConsol
 
 async def test_e_walks_the_real_errors_before_the_runners_last_line(console: SimConsole) -> None:
     server = console.server
-    job_id = await _running_job(server)
+    job_id = await running_job(server)
     await append_trace(server, job_id, COMPILER_LOG.encode())
     async with console.run(size=(120, 30)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
@@ -81,7 +87,7 @@ async def test_e_walks_the_real_errors_before_the_runners_last_line(console: Sim
 
 async def test_esc_clears_the_search_before_leaving_the_log(console: SimConsole) -> None:
     server = console.server
-    job_id = await _running_job(server)
+    job_id = await running_job(server)
     await append_trace(server, job_id, COMPILER_LOG.encode())
     async with console.run(size=(120, 30)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)

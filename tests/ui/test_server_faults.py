@@ -29,9 +29,8 @@ from tests.support.pilot import settle, wait_until
 from tests.support.sim_control import push_pipeline
 from tests.ui.conftest import SimConsole
 from tests.ui.helpers import toasts
-from tests.ui.jobs_support import PROJECT_PATH, append_trace, create_pipeline
+from tests.ui.jobs_support import PROJECT_PATH, append_trace, create_pipeline, shown_text
 from tests.ui.jobs_support import advance as advance_jobs
-from tests.ui.widgets.trace.test_trace_viewer import shown_text
 
 FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
 """A poller that reads often: tests wait seconds, not minutes."""

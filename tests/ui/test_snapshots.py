@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from labdeck.api import ApiClient
@@ -19,25 +18,12 @@ from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.ui_state import UiState
 from tests.support.pilot import settle
+from tests.support.snapshots import SHOWN_HOST, FixedHost
 from tests.ui.helpers import ci_column_complete
 
 SIZES = [(80, 24), (120, 40)]
-SHOWN_HOST = "gitlab.example.test"
 SHOWN_URL = f"http://{SHOWN_HOST}"
 
-
-class FixedHost(httpx.AsyncBaseTransport):
-    """Sends ``Host: gitlab.example.test`` so URLs in responses do not contain the random port."""
-
-    def __init__(self) -> None:
-        self._inner = httpx.AsyncHTTPTransport()
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        request.headers["host"] = SHOWN_HOST
-        return await self._inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
 
 @pytest.fixture(scope="module")

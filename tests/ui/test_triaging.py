@@ -19,8 +19,8 @@ from labdeck.ui.screens.runners.list import RunnersScreen
 from labdeck.ui.triaging import triaging
 from tests.sim.helpers import quiet
 from tests.support.pilot import wait_until
+from tests.ui.board_support import FAST, open_board
 from tests.ui.conftest import SimConsole, both_dialects
-from tests.ui.screens.board.test_board import FAST, open_board
 
 pytestmark = both_dialects
 

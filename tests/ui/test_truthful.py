@@ -92,11 +92,10 @@ async def test_reopening_a_quiet_projects_jobs_shows_them_again(console: SimCons
 # --- 2. following survives a resize ------------------------------------------------------------------
 
 async def test_a_bigger_terminal_never_pauses_following(console: SimConsole) -> None:
-    from tests.ui.jobs_support import append_trace
-    from tests.ui.widgets.trace.test_trace_viewer import _running_job, header_text, open_trace
+    from tests.ui.jobs_support import append_trace, header_text, open_trace, running_job
 
     server = console.server
-    job_id = await _running_job(server)
+    job_id = await running_job(server)
     async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         await append_trace(server, job_id, b"".join(b"line %d\n" % n for n in range(200)))
@@ -118,11 +117,10 @@ async def test_a_bigger_terminal_never_pauses_following(console: SimConsole) -> 
 # --- 4. time moves on, durations come from the server's clock -----------------------------------------
 
 async def test_relative_times_tick_and_the_log_uses_the_servers_time(console: SimConsole) -> None:
-    from tests.ui.jobs_support import advance
-    from tests.ui.widgets.trace.test_trace_viewer import _running_job, header_text, open_trace
+    from tests.ui.jobs_support import advance, header_text, open_trace, running_job
 
     server = console.server
-    job_id = await _running_job(server)
+    job_id = await running_job(server)
     app = console.app()
     app.clock = lambda: server.state.clock.now() + timedelta(hours=521)  # this machine's clock is far off
     async with app.run_test(size=(120, 40)) as pilot:
@@ -152,10 +150,10 @@ async def test_the_projects_table_ages_move_on(console: SimConsole) -> None:
 # --- 5. one failed log read is "retrying", not an outage -----------------------------------------------
 
 async def test_one_failed_log_read_says_retrying(console: SimConsole) -> None:
-    from tests.ui.widgets.trace.test_trace_viewer import _running_job, header_text, open_trace
+    from tests.ui.jobs_support import header_text, open_trace, running_job
 
     server = console.server
-    job_id = await _running_job(server)
+    job_id = await running_job(server)
     async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         await wait_until(pilot, lambda: screen.live)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from textual import events
 from textual.widgets import Input, Label
 
 from labdeck.sim.server import SimServer
@@ -14,21 +13,9 @@ from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.dialogs.form import FormScreen
 from labdeck.ui.screens.issues.detail import IssueDetailScreen
-from tests.support.pilot import settle
+from tests.support.pilot import burst, settle
 from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import push
-
-_NAMED = {" ": "space", "(": "left_parenthesis", ")": "right_parenthesis", "-": "minus", "/": "slash",
-          "#": "number_sign"}
-
-
-def burst(app: LabdeckApp, *keys: str) -> None:
-    """Post ``keys`` to the app at once, as a terminal delivers a burst: no pause in between."""
-    for key in keys:
-        if len(key) == 1:
-            app.post_message(events.Key(_NAMED.get(key, key), key))
-        else:
-            app.post_message(events.Key(key, None))
 
 
 async def settle_keys(app: LabdeckApp, pilot: Any) -> None:

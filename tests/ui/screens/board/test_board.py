@@ -3,35 +3,16 @@ watched projects, new failures showing up by themselves, `w` and `W`, filters an
 
 from __future__ import annotations
 
-from typing import Any
-
-from labdeck.base.config import AlertSettings, BoardSettings
-from labdeck.ui.app import LabdeckApp
+from labdeck.base.config import AlertSettings
 from labdeck.ui.screens.board.alerts import AlertLogScreen
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
-from labdeck.watch import PipelineRow
 from tests.support.pilot import settle, wait_until
 from tests.support.sim_control import advance, push_pipeline
+from tests.ui.board_support import FAST, open_board, rows
 from tests.ui.conftest import SimConsole
 from tests.ui.helpers import toasts
-
-FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
-"""A poller that reads often: tests wait seconds, not minutes."""
-
-
-def rows(screen: BoardScreen) -> list[PipelineRow]:
-    return [row.data for row in screen.table.visible_rows()]
-
-
-async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
-    await settle(app, pilot)
-    await pilot.press("0")
-    screen = app.screen
-    assert isinstance(screen, BoardScreen)
-    await wait_until(pilot, lambda: screen.table.row_count > 0 and not screen.snapshot.loading)
-    return screen
 
 
 async def test_the_board_shows_what_is_broken_first(console: SimConsole) -> None:

@@ -17,9 +17,9 @@ from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from tests.support.pilot import settle, wait_until
 from tests.support.sim_control import advance, big_stages, control, push_stages
+from tests.ui.board_support import FAST, open_board, rows, starred_project
 from tests.ui.conftest import SimConsole, both_dialects
 from tests.ui.helpers import toasts
-from tests.ui.screens.board.test_board import FAST, open_board, rows
 
 SCENARIOS: dict[str, tuple[dict[str, Any], str, str, str]] = {
     # name: (big_stages options, status, failed cell, running cell) once the test stage ran
@@ -29,11 +29,6 @@ SCENARIOS: dict[str, tuple[dict[str, Any], str, str, str]] = {
     "allow-failure": ({"allowed": (1,), "durations": {1: 600}}, "success", "—", ""),
     "retried": ({"flaky": (1,), "durations": {1: 600, 1200: 1500}}, "success", "—", ""),
 }
-
-
-def starred_project(server: SimServer) -> int:
-    root = next(user for user in server.state.users.values() if user.username == "root")
-    return min(p.id for p in server.state.projects.values() if root.id in p.starred_by)
 
 
 def cells(screen: BoardScreen, key: tuple[int, int]) -> dict[str, str]:

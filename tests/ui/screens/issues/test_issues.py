@@ -9,14 +9,12 @@ from rich.text import Text
 from textual.widgets import Input, Static
 
 from labdeck.sim.server import SimServer
-from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.confirm import ConfirmScreen
-from labdeck.ui.dialogs.form import FormScreen
 from labdeck.ui.dialogs.message import MessageScreen
 from labdeck.ui.screens.issues.detail import IssueDetailScreen
 from labdeck.ui.screens.issues.form import check_duration
 from labdeck.ui.screens.issues.list import IssuesScreen, parse_issue_filters
-from tests.support.pilot import settle
+from tests.support.pilot import settle, submit
 from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import push, toasts
 
@@ -35,15 +33,6 @@ def open_issue(server: SimServer) -> Any:
     return next(i for i in server.state.issues.values() if i.state == "opened" and not i.deleted)
 
 
-
-async def submit(app: LabdeckApp, pilot: Any, values: dict[str, Any]) -> FormScreen:
-    form = app.screen
-    assert isinstance(form, FormScreen)
-    for name, value in values.items():
-        form.set_value(name, value)
-    form.action_submit()
-    await settle(app, pilot)
-    return form
 
 
 def test_filter_parsing() -> None:

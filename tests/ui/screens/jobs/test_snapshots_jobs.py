@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from labdeck.api import ApiClient
@@ -20,25 +19,12 @@ from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.ui_state import UiState
 from tests.support.pilot import settle
+from tests.support.snapshots import SHOWN_HOST, FixedHost
 from tests.ui.helpers import tables_measured
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
-SHOWN_HOST = "gitlab.example.test"
 PROJECT_ID, PROJECT_PATH = 9, "platform/infra/terraform-modules"
 
-
-class _FixedHost(httpx.AsyncBaseTransport):
-    """Sends a fixed ``Host`` so URLs in responses do not contain the random port."""
-
-    def __init__(self) -> None:
-        self._inner = httpx.AsyncHTTPTransport()
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        request.headers["host"] = SHOWN_HOST
-        return await self._inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +43,7 @@ def build(jobs_snap_server: SimServer, tokens: dict[str, str], tmp_path: Path) -
     def make() -> LabdeckApp:
         token = Secret(tokens["admin"])
         session = Session(base_url=f"http://{SHOWN_HOST}", token=token, profile="prod")
-        client = ApiClient(jobs_snap_server.base_url, token, transport=_FixedHost())
+        client = ApiClient(jobs_snap_server.base_url, token, transport=FixedHost())
         return LabdeckApp(session, client=client, clock=jobs_snap_server.state.clock.now,
                           ui_state=UiState(StateStore(tmp_path / "state.json")))
 

@@ -22,7 +22,7 @@ from labdeck.ui.screens.jobs.detail import JobDetailScreen
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.pipeline.columns import SEPARATOR
 from labdeck.ui.screens.pipeline.screen import PipelineHeader
-from tests.support.pilot import wait_until
+from tests.support.pilot import burst, wait_until
 from tests.ui.conftest import SimConsole, gitlab_only
 from tests.ui.helpers import toasts
 from tests.ui.jobs_support import PROJECT_ID, advance, create_pipeline
@@ -37,7 +37,6 @@ from tests.ui.pipeline_support import (
     pipeline_in_every_state,
     tries,
 )
-from tests.ui.test_type_ahead import burst
 
 
 @pytest.fixture

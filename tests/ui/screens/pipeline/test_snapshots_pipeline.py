@@ -27,10 +27,10 @@ from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.ui_state import UiState
 from labdeck.watch.clock import ServerClock
 from tests.support.pilot import settle
+from tests.support.snapshots import SHOWN_HOST
 from tests.ui.helpers import screen_lines
 from tests.ui.jobs_support import PROJECT_ID, PROJECT_PATH
 from tests.ui.pipeline_support import EVERY_STATE, big_stages
-from tests.ui.screens.jobs.test_snapshots_jobs import SHOWN_HOST
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 

@@ -10,7 +10,6 @@ from typing import Any
 
 from textual.widgets import Input
 
-from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.dialogs.form import FormScreen
 from labdeck.ui.dialogs.message import MessageScreen
@@ -29,7 +28,7 @@ from labdeck.ui.screens.settings.notifications import NotificationSettingsScreen
 from labdeck.ui.screens.settings.people import ProjectForksScreen, ProjectUsersScreen, UserProjectsScreen
 from labdeck.ui.sections import register
 from labdeck.ui.widgets.resource_table import ResourceTable
-from tests.support.pilot import confirm, settle
+from tests.support.pilot import confirm, settle, submit
 from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import push, toasts
 
@@ -38,15 +37,6 @@ PATH = "platform/api-gateway"
 
 
 
-
-async def submit(app: LabdeckApp, pilot: Any, values: dict[str, Any]) -> Any:
-    form = app.screen
-    assert isinstance(form, FormScreen), form
-    for name, value in values.items():
-        form.set_value(name, value)
-    form.action_submit()
-    await settle(app, pilot)
-    return form
 
 
 @shared_sim

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import httpx
 from rich.segment import Segment
@@ -14,49 +13,26 @@ from textual.widgets import Input
 
 from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
-from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.download import PathDialog
-from labdeck.ui.screens.jobs.header import TraceHeader
-from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.widgets.key_bar import KeyBar
-from labdeck.ui.widgets.trace.view import TraceView
 from tests.support.pilot import wait_until
 from tests.ui.conftest import SimConsole
-from tests.ui.jobs_support import PROJECT_PATH, advance, append_trace, create_pipeline
+from tests.ui.jobs_support import (
+    advance,
+    append_trace,
+    create_pipeline,
+    header_text,
+    open_trace,
+    running_job,
+    shown_text,
+)
 
 ESC = "\x1b"
-RUNNING_FOREVER = [{"name": "build", "jobs": [{"name": "tail-me", "duration": None, "generate_trace": False}]}]
-
-
-async def open_trace(app: LabdeckApp, pilot: Any, job_id: int) -> TraceScreen:
-    """Push the viewer for a job with fast polling."""
-    job = await app.client.jobs.get(7, job_id)
-    screen = TraceScreen(7, PROJECT_PATH, job)
-    screen.follow_min_interval = 0.05
-    screen.follow_max_interval = 0.1
-    await app.push_screen(screen)
-    return screen
-
-
-def shown_text(view: TraceView) -> list[str]:
-    """The rows on screen as plain text."""
-    return [view.strip_text(y) for y in range(view.scrollable_content_region.height)]
-
-
-def header_text(screen: TraceScreen) -> str:
-    return str(screen.query_one(TraceHeader).render())
-
-
-async def _running_job(server: SimServer) -> int:
-    pipeline = await create_pipeline(server, RUNNING_FOREVER)
-    await advance(server, 5)
-    job_id: int = pipeline["jobs"][0]["id"]
-    return job_id
 
 
 async def test_follows_a_running_job(console: SimConsole) -> None:
     server = console.server
-    job_id = await _running_job(server)
+    job_id = await running_job(server)
     async with console.run(size=(100, 20)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
         view = screen.view
@@ -80,7 +56,7 @@ async def test_follows_a_running_job(console: SimConsole) -> None:
 
 async def test_the_key_bar_offers_what_applies_to_the_job_now(console: SimConsole) -> None:
     server = console.server
-    job_id = await _running_job(server)
+    job_id = await running_job(server)
     async with console.run(size=(160, 30)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
 
@@ -99,7 +75,7 @@ async def test_the_key_bar_offers_what_applies_to_the_job_now(console: SimConsol
 
 async def test_scrolling_up_pauses_and_counts_new_lines(console: SimConsole) -> None:
     server = console.server
-    job_id = await _running_job(server)
+    job_id = await running_job(server)
     await append_trace(server, job_id, "".join(f"line {n}\n" for n in range(60)).encode())
     async with console.run(size=(100, 20)) as (app, pilot):
         screen = await open_trace(app, pilot, job_id)
@@ -186,7 +162,7 @@ async def test_jump_to_first_error(console: SimConsole) -> None:
 
 async def test_search_highlights_counts_and_moves(console: SimConsole) -> None:
     server = console.server
-    job_id = await _running_job(server)
+    job_id = await running_job(server)
     body = "".join(f"{'needle here' if n % 10 == 3 else 'hay'} {n}\n" for n in range(100))
     await append_trace(server, job_id, body.encode())
     async with console.run(size=(100, 20)) as (app, pilot):
@@ -215,7 +191,7 @@ async def test_search_highlights_counts_and_moves(console: SimConsole) -> None:
 async def test_raw_view_wrap_and_save(console: SimConsole,
                                       tmp_path: Path) -> None:
     server = console.server
-    job_id = await _running_job(server)
+    job_id = await running_job(server)
     long_line = "x" * 250
     await append_trace(server, job_id, f"{ESC}]52;c;cm0gLXJm{ESC}\\copy {ESC}[2Jme\n{long_line}\n".encode())
     async with console.run(size=(100, 20)) as (app, pilot):

@@ -1,0 +1,33 @@
+"""The board in UI tests: a poller that reads often, opening the board, its rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from labdeck.base.config import BoardSettings
+from labdeck.sim.server import SimServer
+from labdeck.ui.app import LabdeckApp
+from labdeck.ui.screens.board.board import BoardScreen
+from labdeck.watch import PipelineRow
+from tests.support.pilot import settle, wait_until
+
+FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
+"""A poller that reads often: tests wait seconds, not minutes."""
+
+
+def rows(screen: BoardScreen) -> list[PipelineRow]:
+    return [row.data for row in screen.table.visible_rows()]
+
+
+async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
+    await settle(app, pilot)
+    await pilot.press("0")
+    screen = app.screen
+    assert isinstance(screen, BoardScreen)
+    await wait_until(pilot, lambda: screen.table.row_count > 0 and not screen.snapshot.loading)
+    return screen
+
+
+def starred_project(server: SimServer) -> int:
+    root = next(user for user in server.state.users.values() if user.username == "root")
+    return min(p.id for p in server.state.projects.values() if root.id in p.starred_by)
