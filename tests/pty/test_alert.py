@@ -5,8 +5,6 @@ terminal's output, with the terminal title naming the failure."""
 from __future__ import annotations
 
 import os
-import pty
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -14,80 +12,36 @@ from pathlib import Path
 
 import pytest
 
-from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
-from tests.pty.test_hangup import _ended_within, _read_until
-from tests.support.process import REPO
+from tests.pty.console_process import console_env, end_console, read_until, spawn_console
 from tests.support.sim_control import advance, project_id, push_pipeline
 
 pytestmark = [pytest.mark.pty, pytest.mark.skipif(sys.platform != "linux", reason="pseudo-terminal semantics of Linux")]
-
-CONFIG = """
-[board]
-interval = 1
-requests_per_minute = 6000
-
-[alerts]
-notify = "osc9"
-"""
-
-
-def _console_env(home: Path) -> dict[str, str]:
-    """A clean environment for the console: its own home and state, the alert config, a token."""
-    config = home / "config.toml"
-    config.write_text(CONFIG)
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("LABDECK_", "GITLAB_", "TMUX"))}
-    env.update({"TERM": "xterm-256color", "PYTHONPATH": f"{REPO / 'src'}{os.pathsep}{REPO}", "HOME": str(home),
-                "XDG_STATE_HOME": str(home / "state"), "LABDECK_CONFIG": str(config),
-                "LABDECK_TOKEN": DEMO_TOKENS["admin"]})
-    return env
-
-
-def _end(pid: int, master: int) -> None:
-    os.kill(pid, signal.SIGTERM)
-    if _ended_within(pid, 5) is None:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    os.close(master)
-
-
-def _spawn(args: list[str], env: dict[str, str]) -> tuple[int, int]:
-    pid, master = pty.fork()
-    if pid == 0:
-        os.environ.clear()
-        os.environ.update(env)
-        os.execv(sys.executable, [sys.executable, "-m", "labdeck", *args])
-    import fcntl
-    import struct
-    import termios
-
-    fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
-    return pid, master
 
 
 def test_a_watched_project_failing_rings_the_bell_and_notifies(sim_factory: Callable[..., SimServer],
                                                                tmp_path: Path) -> None:
     server = sim_factory()
     pid_project = project_id(server, "platform/audit-log")
-    env = _console_env(tmp_path)
+    env = console_env(tmp_path)
     # A push makes the project the most recently active: the first row of the projects table.
     created = push_pipeline(server, pid_project, [{"name": "smoke-test", "duration": 30, "fail": True}])
-    pid, master = _spawn(["--url", server.base_url], env)
+    pid, master = spawn_console(["--url", server.base_url], env)
     try:
-        _read_until(master, b"platform/audit-log", 60)
+        read_until(master, b"platform/audit-log", 60)
         os.write(master, b"W")
-        _read_until(master, b"Alert on new failures", 20)
+        read_until(master, b"Alert on new failures", 20)
         time.sleep(1.0)  # the poller reads the project once: what fails from now on is new
         advance(server, 120)
-        seen = _read_until(master, b"\x1b]9;", 30)
-        seen += _read_until(master, None, 1.0)
+        seen = read_until(master, b"\x1b]9;", 30)
+        seen += read_until(master, None, 1.0)
         assert b"\x07" in seen  # the bell
         notification = seen[seen.index(b"\x1b]9;"):]
         assert b"platform/audit-log" in notification.split(b"\x07")[0]
         assert b"\x1b]2;" in seen and "✗".encode() in seen  # the title names the failure
         assert str(created["id"]).encode() in seen
     finally:
-        _end(pid, master)
+        end_console(pid, master)
 
 
 def test_a_watched_job_ending_rings_the_bell_and_notifies(sim_factory: Callable[..., SimServer],
@@ -95,24 +49,24 @@ def test_a_watched_job_ending_rings_the_bell_and_notifies(sim_factory: Callable[
     """`W` on a running job in the jobs table: when it fails, the bell and OSC 9 name that job."""
     server = sim_factory()
     pid_project = project_id(server, "platform/audit-log")
-    env = _console_env(tmp_path)
+    env = console_env(tmp_path)
     created = push_pipeline(server, pid_project, [{"name": "slow-deploy-check", "duration": 60, "fail": True}])
     job_id = created["jobs"][0]["id"]
-    pid, master = _spawn(["--url", server.base_url], env)
+    pid, master = spawn_console(["--url", server.base_url], env)
     try:
-        _read_until(master, b"platform/audit-log", 60)
+        read_until(master, b"platform/audit-log", 60)
         os.write(master, b":")
         time.sleep(0.3)
         os.write(master, b"jobs platform/audit-log\r")
-        _read_until(master, b"slow-deploy-check", 30)  # the newest job: the first row, under the cursor
+        read_until(master, b"slow-deploy-check", 30)  # the newest job: the first row, under the cursor
         time.sleep(0.3)
         os.write(master, b"W")
-        _read_until(master, f"job #{job_id}".encode(), 20)  # "Alert when job #N … finishes or fails."
+        read_until(master, f"job #{job_id}".encode(), 20)  # "Alert when job #N … finishes or fails."
         advance(server, 120)
-        seen = _read_until(master, b"\x1b]9;", 30)
-        seen += _read_until(master, None, 1.0)
+        seen = read_until(master, b"\x1b]9;", 30)
+        seen += read_until(master, None, 1.0)
         assert b"\x07" in seen  # the bell
         notification = seen[seen.index(b"\x1b]9;"):].split(b"\x07")[0]
         assert b"slow-deploy-check" in notification or str(job_id).encode() in notification
     finally:
-        _end(pid, master)
+        end_console(pid, master)

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from labdeck.sim.server import SimServer
-from tests.pty.test_alert import _console_env, _end, _spawn
-from tests.pty.test_hangup import _read_until
+from tests.pty.console_process import console_env, end_console, read_until, spawn_console
 from tests.support.sim_control import advance, big_stages, push_stages
 from tests.ui.board_support import starred_project
 
@@ -30,14 +29,14 @@ def test_a_big_pipeline_failed_first_is_failed_on_the_board(sim_factory: Callabl
     project = starred_project(server)
     pushed = push_stages(server, project, big_stages(fail=(1,)))
     advance(server, 900)  # unit-0001 failed, the other tests passed, the deploy stage was skipped
-    pid, master = _spawn(["--url", server.base_url], _console_env(tmp_path))
+    pid, master = spawn_console(["--url", server.base_url], console_env(tmp_path))
     try:
-        _read_until(master, b"Projects", 60)
+        read_until(master, b"Projects", 60)
         os.write(master, b"0")
-        seen = _read_until(master, b"unit-0001", 60)
-        seen += _read_until(master, None, 2.0)
+        seen = read_until(master, b"unit-0001", 60)
+        seen += read_until(master, None, 2.0)
         text = _ESCAPES.sub(b"", seen).decode("utf-8", "replace")
         line = next(line for line in reversed(text.splitlines()) if f"#{pushed['id']}" in line and "unit-0001" in line)
         assert "failed" in line and "skipped" not in line
     finally:
-        _end(pid, master)
+        end_console(pid, master)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import pty
-import select
 import signal
 import sys
 import time
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.pty.console_process import ended_within, read_until
 from tests.support.process import REPO
 
 pytestmark = [pytest.mark.pty, pytest.mark.skipif(sys.platform != "linux", reason="pseudo-terminal hang-up semantics of Linux")]
@@ -40,36 +40,6 @@ def _spawn_demo(env: dict[str, str]) -> tuple[int, int]:
 
     fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
     return pid, master
-
-
-def _read_until(master: int, marker: bytes | None, limit: float) -> bytes:
-    """Terminal output until ``marker`` appears (or for ``limit`` seconds when it is None)."""
-    seen = b""
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        ready, _, _ = select.select([master], [], [], 0.05)
-        if ready:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            seen += chunk
-            if marker is not None and marker in seen:
-                return seen
-    if marker is not None:
-        raise AssertionError(f"{marker!r} did not appear in {limit} s")
-    return seen
-
-
-def _ended_within(pid: int, seconds: float) -> int | None:
-    """The exit status if the process ended within ``seconds``, else None."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return status
-        time.sleep(0.02)
-    return None
 
 
 def _children(pid: int) -> list[int]:
@@ -120,16 +90,16 @@ def test_a_hang_up_ends_the_console_within_two_seconds(moment: str, demo_env: di
     pid, master = _spawn_demo(demo_env)
     try:
         if moment == "first output":
-            _read_until(master, b"\x1b", 30)
+            read_until(master, b"\x1b", 30)
         elif moment in ("rows on screen", "a second later"):
-            _read_until(master, b"platform/", 60)
+            read_until(master, b"platform/", 60)
             if moment == "a second later":
-                _read_until(master, None, 1.0)
+                read_until(master, None, 1.0)
     finally:
         children = _children(pid)
         hung_up_at = time.monotonic()
         os.close(master)
-    status = _ended_within(pid, DEADLINE)
+    status = ended_within(pid, DEADLINE)
     if status is None:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
@@ -146,7 +116,7 @@ def test_a_hang_up_ends_the_console_within_two_seconds(moment: str, demo_env: di
 def test_a_hang_up_after_the_terminal_stopped_reading(demo_env: dict[str, str], tmp_path: Path) -> None:
     pid, master = _spawn_demo(demo_env)
     try:
-        _read_until(master, b"platform/", 60)
+        read_until(master, b"platform/", 60)
         # Keys keep arriving, output is no longer read: the console repaints until its writes block.
         for index in range(400):
             os.write(master, b"\x1b[B" if index % 2 else b"\x1b[A")
@@ -155,7 +125,7 @@ def test_a_hang_up_after_the_terminal_stopped_reading(demo_env: dict[str, str], 
         children = _children(pid)
         hung_up_at = time.monotonic()
         os.kill(pid, signal.SIGHUP)
-        status = _ended_within(pid, DEADLINE)
+        status = ended_within(pid, DEADLINE)
         if status is None:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
