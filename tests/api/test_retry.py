@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from datetime import UTC, datetime
 from email.utils import format_datetime
@@ -292,3 +293,50 @@ async def test_a_rejected_write_is_not_outcome_unknown() -> None:
         with pytest.raises(errors.ServerError) as caught:
             await client.jobs.play(1, 2)
     assert not isinstance(caught.value, errors.OutcomeUnknown)
+
+
+async def test_a_read_that_slept_through_a_failed_probe_waits_again_instead_of_probing_too() -> None:
+    """One probe at a time: a read whose wait ends just after the probe failed must not go as a
+    second probe right behind it (the server asked for a longer wait meanwhile)."""
+    fake = FakeTime()
+    sent: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request.url.path)
+        return httpx.Response(502, text="Bad Gateway")
+
+    sleepers: list[tuple[float, asyncio.Event]] = []
+
+    async def sleep(seconds: float) -> None:  # the test decides when each wait is over
+        over = asyncio.Event()
+        sleepers.append((fake.now + seconds, over))
+        await over.wait()
+
+    def wake(index: int) -> None:
+        until, over = sleepers[index]
+        fake.now = max(fake.now, until)
+        over.set()
+
+    async def sleeping(count: int) -> None:
+        for _ in range(200):
+            if len(sleepers) >= count:
+                return
+            await asyncio.sleep(0)
+        raise AssertionError(f"{len(sleepers)} reads waiting, expected {count}")
+
+    retry = RetryPolicy(sleep=sleep, clock=fake.clock, wall=fake.wall, rng=random.Random(7), max_attempts=10,
+                        budget=1000)
+    async with mock_client(handler, fake=fake, retry=retry) as client:
+        first = asyncio.create_task(client.projects.get(1))  # fails: the gate holds reads back
+        await sleeping(1)
+        second = asyncio.create_task(client.projects.get(2))  # waits for the same moment
+        await sleeping(2)
+        wake(0)  # the first goes as the probe, fails again: the gate asks for a longer wait
+        await sleeping(3)
+        assert len(sent) == 2
+        wake(1)  # the second's wait is over, but it was computed before the probe failed
+        await sleeping(4)
+        assert len(sent) == 2, sent
+        for task in (first, second):
+            task.cancel()
+        await asyncio.gather(first, second, return_exceptions=True)

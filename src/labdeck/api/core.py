@@ -202,11 +202,14 @@ class HttpEngine:
                 if attempt + 1 >= policy.max_attempts or policy.clock() - started + wait > policy.budget:
                     raise self._held(method, url, wait)
                 self._mark("reconnecting", gate.reason, wait=wait, answered=True)
+                until = gate.open_until
                 await policy.sleep(wait)
                 attempt += 1
-                # The whole wait was slept (on the policy's clock, which may be a test's): go.
                 if gate.closed:
                     break
+                if gate.open_until > until:
+                    continue  # a probe failed while this read slept: the server asked for longer
+                # The whole wait was slept (on the policy's clock, which may be a test's): go.
                 if gate.claim():
                     return True, attempt
             elif gate.claim():
@@ -263,7 +266,7 @@ class HttpEngine:
                 return response
             asked = server_wait(response.headers, policy.wall(), status)
             reason = "rate limited" if status == 429 else status_reason(response)
-            wait = self.gate.failed(status, reason, asked)
+            wait = self.gate.failed(status, reason, asked, probe=probe)
             self._mark("error" if status >= 500 else "reconnecting", reason, wait=wait, answered=True)
             if status in policy.statuses and (asked is None or asked <= policy.max_wait) \
                     and attempt + 1 < policy.max_attempts and policy.clock() - started + wait <= policy.budget:

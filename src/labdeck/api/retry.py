@@ -174,9 +174,14 @@ class ServerGate:
         if probe is not None:
             probe.set()
 
-    def failed(self, status: int, reason: str, asked: float | None = None) -> float:
-        """The server failed again (``asked``: the wait it asked for); returns the wait."""
-        self.failures += 1
+    def failed(self, status: int, reason: str, asked: float | None = None, *, probe: bool = True) -> float:
+        """The server failed again (``asked``: the wait it asked for); returns the wait.
+
+        ``probe`` False: a request that left before the gate held anything back (the first burst).
+        Its failure confirms the trouble but is not one more failure in a row: six reads failing
+        together wait as long as one, and the waits grow with each failed probe."""
+        if probe or self.failures == 0:
+            self.failures += 1
         if asked is not None:
             delay = asked
         else:
