@@ -38,14 +38,13 @@ from labdeck.sim.ci.queue import RunQueue
 from labdeck.sim.ci.status import composite, stage_done
 from labdeck.sim.ci.tally import IndexedStore, PipelineTally
 from labdeck.sim.ci.trace_store import TraceStore
-from labdeck.sim.core.dialect import is_gitlab
+from labdeck.sim.core.dialect import ACTIVITY_RESET_INTERVAL, is_gitlab
 from labdeck.sim.core.state import Project, SimState, User
 
 # Older finished pipelines are pruned beyond this many jobs: room for 30 projects running 1,500-job
 # pipelines at once (45,000 jobs) and their history.
 MAX_JOBS = 60_000
 MAX_CATCH_UP = timedelta(hours=3)  # pipelines are generated for at most this much of a long gap
-ACTIVITY_RESET_INTERVAL = timedelta(hours=1)  # Event::RESET_PROJECT_ACTIVITY_INTERVAL
 _CANCELABLE = frozenset({"created", "pending", "running", "manual"})
 _CURRENT_CANCELABLE = _CANCELABLE | {"scheduled", "preparing", "waiting_for_resource"}
 _NOT_STARTED = frozenset({"created", "waiting_for_resource", "preparing", "pending"})
