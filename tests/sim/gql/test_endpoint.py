@@ -112,7 +112,10 @@ def test_errors_in_gitlabs_shape(server: SimServer) -> None:
     unknown = graphql(server, "{ projects { nodes { idx } } }")
     assert unknown.status_code == 200
     [error] = unknown.json()["errors"]
-    assert "idx" in error["message"] and error["locations"] == [{"line": 1, "column": 22}]
+    assert error == {"message": "Field 'idx' doesn't exist on type 'Project'", "locations": [{"line": 1, "column": 22}],
+                     "extensions": {"code": "undefinedField", "typeName": "Project", "fieldName": "idx"}}
+    argument = graphql(server, "{ projects(color: 1) { count } }").json()["errors"][0]
+    assert argument["message"] == "Field 'projects' doesn't accept argument 'color'"
     broken = graphql(server, "{ projects { nodes { id } ")
     assert broken.status_code == 200 and broken.json()["errors"][0]["locations"] == [{"line": 1, "column": 27}]
     bad_id = graphql(server, BOARD, {"ids": ["gid://gitlab/Group/1"]}).json()
@@ -170,3 +173,20 @@ def test_pipeline_filters(server: SimServer) -> None:
         updated = api.get(f"/projects/{PROJECT}/pipelines/{second['id']}").json()["updated_at"]
     assert latest(after=updated) == []
     assert latest(after="2020-01-01T00:00:00Z") == [{"iid": str(second["iid"]), "status": "RUNNING"}]
+
+
+def test_a_multiplexed_request_answers_each_query(server: SimServer) -> None:
+    """A JSON array of queries gets an array of answers; the complexity limit holds for them all."""
+    url = f"{server.base_url}/api/graphql"
+    headers = {"PRIVATE-TOKEN": DEMO_TOKENS["user"]}
+    one = {"query": "{ currentUser { username } }"}
+    two = {"query": "query($p: ID!) { project(fullPath: $p) { id } }", "variables": {"p": "platform/api-gateway"}}
+    answers = httpx.post(url, json=[one, two], headers=headers).json()
+    assert answers == [{"data": {"currentUser": {"username": "alice"}}},
+                       {"data": {"project": {"id": "gid://gitlab/Project/1"}}}]
+    heavy = {"query": BOARD, "variables": {"first": 100}}
+    single = httpx.post(url, json=heavy, headers=headers).json()
+    assert "errors" not in single
+    refused = httpx.post(url, json=[heavy] * 6, headers=headers).json()
+    assert len(refused) == 6 and all("exceeds max complexity of 250" in answer["errors"][0]["message"]
+                                     for answer in refused)
