@@ -88,6 +88,9 @@ class CiStore(TraceStore, IndexedStore):
         self._init_indexes()
         self.queue = RunQueue()
         self._touched: set[int] = set()  # pipelines one of whose jobs changed status since the last update
+        # A finished pipeline's duration, by pipeline id, with the finished_at it was computed for
+        # (reading every job of a 1,500-job pipeline on each poll would cost more than the poll).
+        self.durations: dict[int, tuple[datetime, int | None]] = {}
         self._init_traces()
 
     @property

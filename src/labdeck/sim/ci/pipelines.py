@@ -109,6 +109,17 @@ def duration(ci: CiStore, pipeline: Pipeline) -> int | None:
     """Seconds some job of a finished pipeline was running (None while it is not finished)."""
     if pipeline.finished_at is None:
         return None
+    cached = ci.durations.get(pipeline.id)
+    if cached is not None and cached[0] == pipeline.finished_at:
+        return cached[1]
+    if len(ci.durations) > 50_000:
+        ci.durations.clear()
+    value = _running_time(ci, pipeline)
+    ci.durations[pipeline.id] = (pipeline.finished_at, value)
+    return value
+
+
+def _running_time(ci: CiStore, pipeline: Pipeline) -> int | None:
     periods = sorted((job.started_at, job.finished_at) for job in ci.pipeline_jobs(pipeline)
                      if job.started_at is not None and job.finished_at is not None)
     if not periods:

@@ -12,6 +12,7 @@ says otherwise, in pages of at most 100 (``default_max_page_size``) with keyset-
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -64,6 +65,12 @@ def time_text(moment: datetime | None) -> str | None:
     """GitLab's ``Time``: ``Time#iso8601`` in UTC (``2026-11-02T09:00:00Z``)."""
     if moment is None:
         return None
+    return _time_text(moment)
+
+
+@functools.lru_cache(maxsize=65536)
+def _time_text(moment: datetime) -> str:
+    # Cached: a poller reads the same creation and update times again and again.
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -335,8 +342,13 @@ class JobsPage:
 
 
 def _jobs(pipeline: Pipeline, _: GraphQLResolveInfo, **args: Any) -> JobsPage:
-    statuses = frozenset(status.lower() for status in args["statuses"]) if args.get("statuses") else None
-    return JobsPage(pipeline, statuses, args.get("retried"), args)
+    given = args.get("statuses")
+    return JobsPage(pipeline, _statuses(tuple(given)) if given else None, args.get("retried"), args)
+
+
+@functools.lru_cache(maxsize=256)
+def _statuses(names: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(name.lower() for name in names)
 
 
 def _jobs_count(jobs: JobsPage, info: GraphQLResolveInfo, limit: int = 1000) -> int:
