@@ -17,7 +17,7 @@ from typing import TextIO
 import uvicorn
 
 from labdeck.sim.core.clock import SimClock
-from labdeck.sim.core.dialect import DIALECTS, SPEC
+from labdeck.sim.core.dialect import DIALECTS, GITLAB, SPEC
 from labdeck.sim.core.faults import FaultConfig, set_config
 from labdeck.sim.core.state import SimState
 from labdeck.sim.dataset.build import DEMO_TOKENS, DEMO_USERS, build_state
@@ -70,7 +70,9 @@ def prepare_state(args: argparse.Namespace) -> SimState:
 
 def print_banner(base_url: str, out: TextIO, dialect: str = SPEC) -> None:
     """The base URL and dialect, then ``<role> <username> <token>`` per demo account."""
-    print(f"labdeck simulator listening on {base_url}  (API: {base_url}/api/v4, dialect: {dialect})", file=out)
+    graphql = f", GraphQL: {base_url}/api/graphql" if dialect == GITLAB else ""
+    print(f"labdeck simulator listening on {base_url}  (API: {base_url}/api/v4{graphql}, dialect: {dialect})",
+          file=out)
     for role in ("admin", "user", "readonly"):
         print(f"  {_ROLE_LABELS[role]:<10} {DEMO_USERS[role]:<8} token: {DEMO_TOKENS[role]}", file=out)
     print("Press Ctrl-C to stop.", file=out, flush=True)
