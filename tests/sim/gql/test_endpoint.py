@@ -84,6 +84,21 @@ def test_the_same_pipeline_as_the_rest_api(server: SimServer) -> None:
                       "status": rest["status"].upper(), "updatedAt": rest["updated_at"][:19] + "Z"}
 
 
+def test_what_a_row_may_show_beside_the_status(server: SimServer) -> None:
+    made = pipeline(server, PROJECT, ONE, user="alice", title="Fix the login redirect")
+    advance(server, 300)
+    query = """{ project(fullPath: "platform/api-gateway") { pipelines(first: 1) { nodes {
+      retryable cancelable detailedStatus { group text label } user { username } commit { sha shortId title }
+      queuedDuration path } } } }"""
+    [latest] = _data(graphql(server, query))["project"]["pipelines"]["nodes"]
+    assert latest["retryable"] is True and latest["cancelable"] is False
+    assert latest["detailedStatus"] == {"group": "failed", "text": "failed", "label": "failed"}
+    assert latest["user"] == {"username": "alice"}
+    assert latest["commit"] == {"sha": made["sha"], "shortId": made["sha"][:8], "title": "Fix the login redirect"}
+    assert latest["path"] == f"/platform/api-gateway/-/pipelines/{made['id']}"
+    assert latest["queuedDuration"] is None or float(latest["queuedDuration"]).is_integer()
+
+
 def test_only_what_the_token_may_read(server: SimServer) -> None:
     hidden = _hidden_from(server.state, "alice")
     ids = [f"gid://gitlab/Project/{number}" for number in (PROJECT, hidden)]

@@ -91,7 +91,7 @@ def detail(ci: CiStore, pipeline: Pipeline, base_url: str, now: datetime, *, wit
         "duration": duration(ci, pipeline),
         "queued_duration": queued_duration(pipeline),
         "coverage": _coverage(ci, pipeline),
-        "detailed_status": _detailed_status(ci, pipeline, base_url),
+        "detailed_status": detailed_status(ci, pipeline, base_url),
     })
     return body
 
@@ -141,7 +141,9 @@ def _coverage(ci: CiStore, pipeline: Pipeline) -> str | None:
     return f"{sum(values) / len(values):.2f}" if values else None
 
 
-def _detailed_status(ci: CiStore, pipeline: Pipeline, base_url: str) -> dict[str, Any]:
+def detailed_status(ci: CiStore, pipeline: Pipeline, base_url: str) -> dict[str, Any]:
+    """``detailed_status``: icon, text, label, group, tooltip, paths (``passed with warnings`` when an
+    allowed failure is among the jobs of a successful pipeline)."""
     warning = pipeline.status == "success" and with_warnings(ci.counts(pipeline))
     icon, text, label, group = _WARNING if warning else _DETAILED.get(pipeline.status, _DETAILED["created"])
     path = web_url(ci.state, pipeline, base_url)[len(base_url):]

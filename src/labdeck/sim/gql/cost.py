@@ -7,7 +7,7 @@ what it selects plus the resolver's own (1, +1 with ``sort``, +5 with ``search``
 connection, that much again times ``limit × 0.01``, where ``limit`` is the smallest of ``first``,
 ``last`` and the page size (100) (``complexity_multiplier``: 0 when ``iid``/``iids`` is given);
 each resolver field's figure is truncated to an integer. So ``projects(first: 100)`` doubles what
-its pages select. Fragments count where they are spread; ``__typename`` counts 1. Over the limit,
+its pages select. A field that calls Gitaly (``Pipeline.commit``) costs one more. Fragments count where they are spread; ``__typename`` counts 1. Over the limit,
 GitLab answers HTTP 200 with ``{"errors": [{"message": "Query has complexity of N, which exceeds
 max complexity of M"}]}`` and runs nothing.
 """
@@ -44,6 +44,7 @@ PAGE_SIZE = 100
 RESOLVED = frozenset({("Query", "projects"), ("Query", "project"), ("Query", "currentUser"),
                       ("Project", "pipelines"), ("Project", "pipeline"), ("Pipeline", "jobs")})
 CONNECTIONS = frozenset({"ProjectConnection", "PipelineConnection", "CiJobConnection"})
+GITALY = frozenset({("Pipeline", "commit")})  # ``calls_gitaly: true``: one more
 
 
 def limits(signed_in: bool, admin: bool) -> tuple[int, int]:
@@ -117,8 +118,9 @@ class Measure:
         child, depth = 0, 0
         if isinstance(named, GraphQLObjectType | GraphQLInterfaceType):
             child, depth = self._selections(named, node.selection_set, seen)
-        if (owner.name, node.name.value) not in RESOLVED:
-            return 1 + child, depth + 1
+        key = (owner.name, node.name.value)
+        if key not in RESOLVED:
+            return 1 + (1 if key in GITALY else 0) + child, depth + 1
         args = self._arguments(node)
         cost = float(child + 1 + (1 if args.get("sort") else 0) + (5 if args.get("search") else 0))
         if named.name in CONNECTIONS:

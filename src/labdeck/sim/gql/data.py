@@ -24,7 +24,7 @@ from graphql import GraphQLError, GraphQLResolveInfo
 
 from labdeck.sim.ci.engine import CiStore
 from labdeck.sim.ci.model import Job, Pipeline
-from labdeck.sim.ci.pipelines import duration, queued_duration
+from labdeck.sim.ci.pipelines import detailed_status, duration, queued_duration
 from labdeck.sim.ci.status import with_warnings
 from labdeck.sim.core.state import GUEST, Project, SimState, User
 
@@ -380,6 +380,29 @@ def _job_duration(job: Job) -> int | None:
     return int((job.finished_at - job.started_at).total_seconds())
 
 
+def _detailed_status(viewer: Viewer, pipeline: Pipeline) -> dict[str, Any]:
+    body = detailed_status(viewer.ci, pipeline, viewer.base_url)
+    return {"id": f"{body['group']}-{pipeline.id}", "group": body["group"], "icon": body["icon"],
+            "label": body["label"], "text": body["text"], "tooltip": body["tooltip"],
+            "hasDetails": body["has_details"], "detailsPath": body["details_path"], "favicon": body["favicon"]}
+
+
+def _user(viewer: Viewer, pipeline: Pipeline) -> dict[str, Any] | None:
+    user = viewer.state.users.get(pipeline.user_id)
+    return {"id": gid("User", user.id), "username": user.username, "name": user.name} if user is not None else None
+
+
+def _commit(pipeline: Pipeline) -> dict[str, Any]:
+    return {"id": f"gid://gitlab/CommitPresenter/{pipeline.sha}", "sha": pipeline.sha,
+            "shortId": pipeline.sha[:8], "title": pipeline.commit_title, "message": pipeline.commit_message,
+            "authorName": pipeline.author_name, "authorEmail": pipeline.author_email}
+
+
+def _retryable(viewer: Viewer, pipeline: Pipeline) -> bool:
+    """``Ci::Pipeline#retryable?``: a latest job failed or was canceled."""
+    return any(status in ("failed", "canceled") and count > 0 for (status, _), count in viewer.ci.counts(pipeline).items())
+
+
 def _field(name: str) -> Callable[..., Any]:
     def resolve(source: Any, _: GraphQLResolveInfo, **__: Any) -> Any:
         return getattr(source, name)
@@ -462,10 +485,16 @@ RESOLVERS: dict[tuple[str, str], Callable[..., Any]] = {
     ("Pipeline", "finishedAt"): _time_field("finished_at"),
     ("Pipeline", "committedAt"): _simple(lambda _: None),
     ("Pipeline", "duration"): _with_viewer(lambda v, p: duration(v.ci, p)),
-    ("Pipeline", "queuedDuration"): _simple(queued_duration),
+    # ``Duration`` is a fractional number of seconds; the pipeline's is whole.
+    ("Pipeline", "queuedDuration"): _simple(lambda p: None if (q := queued_duration(p)) is None else float(q)),
     ("Pipeline", "coverage"): _with_viewer(_coverage),
     ("Pipeline", "path"): _with_viewer(_pipeline_path),
     ("Pipeline", "project"): _with_viewer(lambda v, p: v.state.projects.get(p.project_id)),
+    ("Pipeline", "retryable"): _with_viewer(_retryable),
+    ("Pipeline", "cancelable"): _simple(lambda p: p.status in _ACTIVE and p.status != "canceling"),
+    ("Pipeline", "detailedStatus"): _with_viewer(_detailed_status),
+    ("Pipeline", "user"): _with_viewer(_user),
+    ("Pipeline", "commit"): _simple(_commit),
     ("Pipeline", "jobs"): _jobs,
     ("CiJob", "id"): _simple(lambda job: gid("Ci::Build", job.id)),
     ("CiJob", "name"): _field("name"),

@@ -129,6 +129,11 @@ type Pipeline {{
   queuedDuration: Duration
   coverage: Float
   path: String
+  retryable: Boolean!
+  cancelable: Boolean!
+  detailedStatus: DetailedStatus!
+  user: UserCore
+  commit: Commit
   project: Project
   jobs(statuses: [CiJobStatus!], retried: Boolean, after: String, before: String, first: Int, last: Int):
     CiJobConnection
@@ -165,6 +170,34 @@ type CiJob {{
 
 type CiStage {{
   name: String
+}}
+
+type DetailedStatus {{
+  id: String!
+  group: String
+  icon: String
+  label: String
+  text: String
+  tooltip: String
+  hasDetails: Boolean
+  detailsPath: String
+  favicon: String
+}}
+
+type UserCore {{
+  id: ID!
+  username: String!
+  name: String!
+}}
+
+type Commit {{
+  id: ID!
+  sha: String!
+  shortId: String!
+  title: String
+  message: String
+  authorName: String
+  authorEmail: String
 }}
 """
 
