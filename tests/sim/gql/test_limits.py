@@ -95,3 +95,14 @@ def test_too_deep_a_query_is_refused(server: SimServer) -> None:
     query = f'{{ project(fullPath: "platform/api-gateway") {{ {nested} }} }}'
     body = graphql(server, query).json()
     assert body == {"errors": [{"message": "Query has depth of 17, which exceeds max depth of 15"}]}
+
+
+def test_a_signed_in_client_may_read_the_schema(server: SimServer) -> None:
+    """Introspection counts in the complexity but not in the depth, so a GraphQL client library can
+    load the schema."""
+    from graphql import get_introspection_query
+
+    body = graphql(server, get_introspection_query()).json()
+    assert "errors" not in body
+    names = {kind["name"] for kind in body["data"]["__schema"]["types"]}
+    assert {"Project", "Pipeline", "CiJobConnection", "PipelineStatusEnum", "CiJobStatus"} <= names

@@ -7,7 +7,7 @@ what it selects plus the resolver's own (1, +1 with ``sort``, +5 with ``search``
 connection, that much again times ``limit × 0.01``, where ``limit`` is the smallest of ``first``,
 ``last`` and the page size (100) (``complexity_multiplier``: 0 when ``iid``/``iids`` is given);
 each resolver field's figure is truncated to an integer. So ``projects(first: 100)`` doubles what
-its pages select. A field that calls Gitaly (``Pipeline.commit``) costs one more. Fragments count where they are spread; ``__typename`` counts 1. Over the limit,
+its pages select. Introspection counts in the complexity, not in the depth. A field that calls Gitaly (``Pipeline.commit``) costs one more. Fragments count where they are spread; ``__typename`` counts 1. Over the limit,
 GitLab answers HTTP 200 with ``{"errors": [{"message": "Query has complexity of N, which exceeds
 max complexity of M"}]}`` and runs nothing.
 """
@@ -119,6 +119,9 @@ class Measure:
         if isinstance(named, GraphQLObjectType | GraphQLInterfaceType):
             child, depth = self._selections(named, node.selection_set, seen)
         key = (owner.name, node.name.value)
+        if key[1] in ("__schema", "__type"):
+            # graphql-ruby leaves introspection out of the depth (a client reads the schema anonymously).
+            return 1 + child, 0
         if key not in RESOLVED:
             return 1 + (1 if key in GITALY else 0) + child, depth + 1
         args = self._arguments(node)
