@@ -5,174 +5,30 @@ A pipeline here is the REST API's pipeline (same id, iid, status, ``updated_at``
 job failing deep in a 1,500-job pipeline is counted the moment the store records it, at the cost of
 a few dictionary reads. Projects are those the caller may read (``ProjectsFinder``: public, internal
 for a signed-in user, member projects; every one for an admin), newest id first unless ``sort``
-says otherwise, in pages of at most 100 (``default_max_page_size``) with keyset-style cursors
-(base64 of ``{"id":"123"}``).
+says otherwise, in pages of at most 100 (:mod:`labdeck.sim.gql.pages`).
 """
 
 from __future__ import annotations
 
-import base64
 import functools
-import json
-import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from typing import Any
 
 from graphql import GraphQLError, GraphQLResolveInfo
 
-from labdeck.sim.ci.engine import CiStore
 from labdeck.sim.ci.model import Job, Pipeline
 from labdeck.sim.ci.pipelines import detailed_status, duration, queued_duration
 from labdeck.sim.ci.status import with_warnings
-from labdeck.sim.core.state import GUEST, Project, SimState, User
+from labdeck.sim.core.state import GUEST, Project
+from labdeck.sim.gql.context import Viewer, gid, parse_gid, parse_time, time_text
+from labdeck.sim.gql.context import viewer_of as _viewer
+from labdeck.sim.gql.pages import Page, paged
 
-MAX_PAGE_SIZE = 100  # GitlabSchema.default_max_page_size
 MAX_FULL_PATHS = 50  # Resolvers::ProjectsResolver#validate_args!
 _ACTIVE = frozenset({"preparing", "pending", "running", "waiting_for_resource", "waiting_for_callback", "created",
                      "scheduled", "canceling"})
 _FINISHED = frozenset({"success", "failed", "canceled"})
-_GID = re.compile(r"gid://gitlab/([A-Za-z:]+)/(\d+)")
-
-
-@dataclass
-class Viewer:
-    """What every resolver reads: the data, the caller, and the request's complexity."""
-
-    state: SimState
-    ci: CiStore
-    user: User | None
-    base_url: str
-    limit: int = 0
-    score: int = 0
-    paths: dict[int, str] = field(default_factory=dict)
-
-    def full_path(self, project: Project) -> str:
-        """The project's full path (cached for the request: a page asks for it several times)."""
-        path = self.paths.get(project.id)
-        if path is None:
-            path = self.paths[project.id] = self.state.project_full_path(project)
-        return path
-
-
-def _viewer(info: GraphQLResolveInfo) -> Viewer:
-    viewer: Viewer = info.context
-    return viewer
-
-
-def time_text(moment: datetime | None) -> str | None:
-    """GitLab's ``Time``: ``Time#iso8601`` in UTC (``2026-11-02T09:00:00Z``)."""
-    if moment is None:
-        return None
-    return _time_text(moment)
-
-
-@functools.lru_cache(maxsize=65536)
-def _time_text(moment: datetime) -> str:
-    # Cached: a poller reads the same creation and update times again and again.
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def parse_time(value: Any, name: str) -> datetime | None:
-    """A ``Time`` argument (ISO 8601; UTC when it names no zone)."""
-    if value is None:
-        return None
-    try:
-        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        raise GraphQLError(f"{name}: {value!r} is not a valid ISO 8601 time") from None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def gid(model: str, number: int) -> str:
-    """A GitLab global id: ``gid://gitlab/Project/1``."""
-    return f"gid://gitlab/{model}/{number}"
-
-
-def parse_gid(value: str, model: str) -> int:
-    """The number of a global id of ``model``, or GitLab's ``ArgumentError`` text."""
-    match = _GID.fullmatch(str(value))
-    if match is None:
-        raise GraphQLError(f"{value} is not a valid GitLab ID.")
-    if match.group(1) != model:
-        raise GraphQLError(f"{value} is not a valid ID for {model}.")
-    return int(match.group(2))
-
-
-# --- pages -----------------------------------------------------------------------------------------
-
-
-def _cursor(number: int) -> str:
-    return base64.b64encode(json.dumps({"id": str(number)}, separators=(",", ":")).encode()).decode()
-
-
-def _cursor_id(cursor: str | None) -> int | None:
-    if cursor is None:
-        return None
-    try:
-        return int(json.loads(base64.b64decode(cursor.encode(), validate=True))["id"])
-    except (ValueError, KeyError, TypeError):
-        raise GraphQLError("Please provide a valid cursor") from None
-
-
-@dataclass
-class Page:
-    """One page of a connection: its items, whether more follow or precede, and the total (read
-    only when ``count`` is asked for)."""
-
-    items: list[Any]
-    has_next: bool
-    has_previous: bool
-    key: Callable[[Any], int]
-    total: Callable[[], int]
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def page_info(self) -> dict[str, Any]:
-        return {"hasNextPage": self.has_next, "hasPreviousPage": self.has_previous,
-                "startCursor": _cursor(self.key(self.items[0])) if self.items else None,
-                "endCursor": _cursor(self.key(self.items[-1])) if self.items else None}
-
-    def edges(self) -> list[dict[str, Any]]:
-        return [{"cursor": _cursor(self.key(item)), "node": item} for item in self.items]
-
-
-def paged(ordered: Iterable[Any], key: Callable[[Any], int], args: dict[str, Any],
-          total: Callable[[], int]) -> Page:
-    """Slice ``ordered`` for ``first``/``after``/``last``/``before`` (at most 100 items); reads only
-    as far into ``ordered`` as the page needs when going forward."""
-    first, last = args.get("first"), args.get("last")
-    if (first is not None and first < 0) or (last is not None and last < 0):
-        raise GraphQLError("Argument 'first' on Field must be a non-negative integer" if first is not None and first < 0
-                           else "Argument 'last' on Field must be a non-negative integer")
-    after, before = _cursor_id(args.get("after")), _cursor_id(args.get("before"))
-    iterator: Iterator[Any] = iter(ordered)
-    has_previous = False
-    if after is not None:
-        for item in iterator:
-            if key(item) == after:
-                has_previous = True
-                break
-    if before is not None or last is not None:
-        rest = []
-        for item in iterator:
-            if before is not None and key(item) == before:
-                break
-            rest.append(item)
-        size = min(last if last is not None else MAX_PAGE_SIZE, MAX_PAGE_SIZE)
-        if first is not None:
-            rest = rest[:min(first, MAX_PAGE_SIZE)]
-        items = rest[-size:] if size else []
-        return Page(items, before is not None, has_previous or len(rest) > len(items), key, total)
-    size = min(first if first is not None else MAX_PAGE_SIZE, MAX_PAGE_SIZE)
-    items = []
-    has_next = False
-    for item in iterator:
-        if len(items) == size:
-            has_next = True
-            break
-        items.append(item)
-    return Page(items, has_next, has_previous, key, total)
 
 
 # --- query -----------------------------------------------------------------------------------------

@@ -31,8 +31,8 @@ from graphql import (
 
 from labdeck.sim.ci.engine import store
 from labdeck.sim.core.state import SimState, User
+from labdeck.sim.gql.context import Viewer
 from labdeck.sim.gql.cost import Measure, limits
-from labdeck.sim.gql.data import Viewer
 from labdeck.sim.gql.schema import schema
 
 _CACHE_SIZE = 128
