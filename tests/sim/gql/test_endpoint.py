@@ -148,6 +148,9 @@ def test_get_with_the_query_in_the_url(server: SimServer) -> None:
                                  "variables": '{"p": "platform/api-gateway"}'},
                          headers={"PRIVATE-TOKEN": DEMO_TOKENS["user"]})
     assert _data(response) == {"project": {"id": "gid://gitlab/Project/1"}}
+    as_form = httpx.post(f"{server.base_url}/api/graphql", data={"query": "{ currentUser { username } }"},
+                         headers={"PRIVATE-TOKEN": DEMO_TOKENS["user"]})
+    assert _data(as_form) == {"currentUser": {"username": "alice"}}
 
 
 def test_faults_and_latency_apply(server: SimServer) -> None:

@@ -1,6 +1,7 @@
 """``/api/graphql``: GitLab's GraphQL endpoint, in the gitlab dialect (:mod:`labdeck.sim.gql`).
 
-- ``POST`` with a JSON body ``{"query", "variables", "operationName"}``, or a JSON array of them
+- ``POST`` with a JSON body ``{"query", "variables", "operationName"}`` (or form fields, or the
+  query string, as Rails folds them into one set of parameters), or a JSON array of them
   (a multiplex: an array of answers, one complexity limit for them all); ``GET`` with ``query``
   (and ``variables`` as JSON, ``operationName``) in the query string.
 - The token comes as on the REST API (``Authorization: Bearer``, ``PRIVATE-TOKEN``,
@@ -53,14 +54,23 @@ def _query(source: dict[str, Any]) -> Query | Response:
 
 async def _queries(request: Request) -> tuple[list[Query], bool] | Response:
     """The queries of the request, and whether it was multiplexed (a JSON array)."""
+    # Rails folds the query string into the parameters of every request.
+    in_url: dict[str, Any] = dict(request.query_params)
     if request.method == "GET":
-        one = _query(dict(request.query_params))
+        one = _query(in_url)
         return one if isinstance(one, Response) else ([one], False)
-    raw = await request.body()
-    try:
-        loaded = json.loads(raw) if raw.strip() else {}
-    except ValueError:
-        return _answer({"errors": [{"message": "Invalid JSON body"}]}, 400)
+    loaded: Any
+    if request.headers.get("content-type", "").startswith(("application/x-www-form-urlencoded",
+                                                           "multipart/form-data")):
+        loaded = {**in_url, **{key: str(value) for key, value in (await request.form()).items()}}
+    else:
+        raw = await request.body()
+        try:
+            loaded = json.loads(raw) if raw.strip() else {}
+        except ValueError:
+            return _answer({"errors": [{"message": "Invalid JSON body"}]}, 400)
+        if isinstance(loaded, dict):
+            loaded = {**in_url, **loaded}
     items = loaded if isinstance(loaded, list) else [loaded]
     queries = []
     for item in items:
