@@ -7,7 +7,8 @@
 - The token comes as on the REST API (``Authorization: Bearer``, ``PRIVATE-TOKEN``,
   ``private_token``). None: the query runs as an anonymous user (public projects only, complexity
   200). One GitLab does not know: 401 ``{"errors": [{"message": "Invalid token"}]}`` (GitLab's
-  GraphQL docs, "Authentication", since 16.x: an invalid token is no longer treated as anonymous).
+  GraphQL API docs, "Authentication"; merge request 132149, 2023: before it an invalid token
+  was treated as none).
 - Everything else, errors included, is HTTP 200 with GitLab's GraphQL body.
 - The spec dialect (10.x) has no GraphQL: 404, as Rails answers a path it does not route.
 
