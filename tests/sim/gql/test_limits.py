@@ -106,3 +106,17 @@ def test_a_signed_in_client_may_read_the_schema(server: SimServer) -> None:
     assert "errors" not in body
     names = {kind["name"] for kind in body["data"]["__schema"]["types"]}
     assert {"Project", "Pipeline", "CiJobConnection", "PipelineStatusEnum", "CiJobStatus"} <= names
+
+
+def test_a_cursor_holds_when_its_project_left_the_list(server: SimServer) -> None:
+    """Cursors are keyset-like: the next page starts past the cursor's id even when that project is
+    no longer among those asked for (a board that stopped watching it between two pages)."""
+    ids = _readable(server, "alice", 3)
+    numbers = sorted((int(value.rsplit("/", 1)[1]) for value in ids), reverse=True)
+    query = "query($ids: [ID!], $after: String) { projects(ids: $ids, first: 1, after: $after) { " \
+            "pageInfo { endCursor } nodes { id } } }"
+    first = graphql(server, query, {"ids": ids}).json()["data"]["projects"]
+    assert first["nodes"] == [{"id": f"gid://gitlab/Project/{numbers[0]}"}]
+    rest = [value for value in ids if not value.endswith(f"/{numbers[0]}")]
+    second = graphql(server, query, {"ids": rest, "after": first["pageInfo"]["endCursor"]}).json()
+    assert second["data"]["projects"]["nodes"] == [{"id": f"gid://gitlab/Project/{numbers[1]}"}]

@@ -91,9 +91,11 @@ def _projects(_: Any, info: GraphQLResolveInfo, **args: Any) -> Page:
               if not p.deleted and state.can_read(user, p)
               and (not membership or state.access_level(user, p) >= GUEST)
               and (not search or search in p.name.lower() or search in p.path.lower())]
-    sort_key, reverse = _PROJECT_SORTS.get(str(args.get("sort") or "id_desc"), _PROJECT_SORTS["id_desc"])
+    sort = str(args.get("sort") or "id_desc")
+    sort_key, reverse = _PROJECT_SORTS.get(sort, _PROJECT_SORTS["id_desc"])
     chosen.sort(key=sort_key, reverse=reverse)
-    return paged(chosen, lambda p: p.id, args, lambda: len(chosen))
+    by_id = reverse if sort in ("id_desc", "id_asc") or sort not in _PROJECT_SORTS else None
+    return paged(chosen, lambda p: p.id, args, lambda: len(chosen), descending=by_id)
 
 
 # --- projects --------------------------------------------------------------------------------------
@@ -155,8 +157,9 @@ def _pipelines(project: Project, info: GraphQLResolveInfo, **args: Any) -> Page:
     if checks:
         ordered = (p for p in ordered if all(check(p) for check in checks))
         materialised = list(ordered)
-        return paged(materialised, lambda p: p.id, args, lambda: len(materialised))
-    return paged(ordered, lambda p: p.id, args, lambda: sum(1 for _ in _latest_first(viewer, project)))
+        return paged(materialised, lambda p: p.id, args, lambda: len(materialised), descending=True)
+    return paged(ordered, lambda p: p.id, args, lambda: sum(1 for _ in _latest_first(viewer, project)),
+                 descending=True)
 
 
 def _project_pipeline(project: Project, info: GraphQLResolveInfo, **args: Any) -> Pipeline | None:
@@ -193,7 +196,7 @@ class JobsPage:
             jobs = viewer.ci.pipeline_jobs(self.pipeline, latest=self.retried is False)
             chosen = [job for job in jobs if (self.statuses is None or job.status in self.statuses)
                       and (self.retried is not True or job.retried)]
-            self._page = paged(chosen, lambda job: job.id, self.args, lambda: len(chosen))
+            self._page = paged(chosen, lambda job: job.id, self.args, lambda: len(chosen), descending=False)
         return self._page
 
 

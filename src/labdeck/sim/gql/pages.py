@@ -5,6 +5,7 @@ items (``GitlabSchema.default_max_page_size``), with keyset-style cursors (base6
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -50,9 +51,11 @@ class Page:
 
 
 def paged(ordered: Iterable[Any], key: Callable[[Any], int], args: dict[str, Any],
-          total: Callable[[], int]) -> Page:
+          total: Callable[[], int], *, descending: bool | None = None) -> Page:
     """Slice ``ordered`` for ``first``/``after``/``last``/``before`` (at most 100 items); reads only
-    as far into ``ordered`` as the page needs when going forward."""
+    as far into ``ordered`` as the page needs when going forward. When ``ordered`` is sorted by
+    ``key`` (``descending`` True or False), a cursor works like GitLab's keyset cursor: the page
+    starts past its id even when that item is gone; otherwise past the item itself."""
     first, last = args.get("first"), args.get("last")
     if (first is not None and first < 0) or (last is not None and last < 0):
         raise GraphQLError("Argument 'first' on Field must be a non-negative integer" if first is not None and first < 0
@@ -62,13 +65,22 @@ def paged(ordered: Iterable[Any], key: Callable[[Any], int], args: dict[str, Any
     has_previous = False
     if after is not None:
         for item in iterator:
-            if key(item) == after:
-                has_previous = True
+            number = key(item)
+            if descending is None:
+                if number == after:
+                    has_previous = True
+                    break
+            elif number < after if descending else number > after:
+                iterator = itertools.chain([item], iterator)
                 break
+            else:
+                has_previous = True
     if before is not None or last is not None:
         rest = []
         for item in iterator:
-            if before is not None and key(item) == before:
+            number = key(item)
+            if before is not None and (number == before if descending is None
+                                       else number <= before if descending else number >= before):
                 break
             rest.append(item)
         size = min(last if last is not None else MAX_PAGE_SIZE, MAX_PAGE_SIZE)
