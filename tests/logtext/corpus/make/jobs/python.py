@@ -110,4 +110,9 @@ CASES: list[Case] = [
     Case("app", "logfmt_error", "py_logfmt", "github",
          ["python sync.py"],
          r"level=error", None, "logfmt", "bulk request rejected: 413 request entity too large"),
+    Case("pytest", "one_in_1800", "py_many", "gitlab",
+         ["python --version", "python -m pytest -v tests"],
+         r"^_+ test_known_codes\[46987\] _+$", r"^tests/test_codes.py:\d+: AssertionError", "pytest",
+         "one row of tests/codes.csv has a wrong expected code (46987): 1 of 1800 parametrized tests fails",
+         fix={"tests/codes.csv": [("46987,1090", "46987,1097")]}),
 ]
