@@ -101,4 +101,13 @@ CASES: list[Case] = [
          r"smoke.js:\d+$", r"^Node\.js v", "traceback",
          "TypeError: cannot read 'url' of undefined: DATABASE_URL not set", image=NODE, env=NPM, extra=-2,
          fix={"smoke.js": [("connect(config);", "if (config.db) connect(config);")]}),
+    Case("jest", "force_color", "js_cart", "gitlab",
+         ["npm ci", "npx jest --ci test/summary.test.js"],
+         r"● summary of a guest cart", r"^\s+at Object\.", "jest",
+         "coloured jest output (FORCE_COLOR): TypeError reading 'name' of undefined owner",
+         image=NODE, env={**NPM, "FORCE_COLOR": "1"},
+         fix={"src/cart.js": [("${cart.owner.name}", "${cart.owner ? cart.owner.name : 'guest'}")]}),
+    Case("eslint", "color_stylish", "js_tools", "github",
+         ["npm ci", "npx eslint --color lib"],
+         r"lib/queue.js", r"error", "lint", "coloured eslint: missing semicolon in lib/queue.js", image=NODE, env=NPM),
 ]
