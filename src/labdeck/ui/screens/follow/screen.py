@@ -89,14 +89,23 @@ and error lines.
 - **enter** the job's own log at the line under the cursor
 """
 
-    def __init__(self, project_id: int, project_path: str, jobs: Sequence[Job], *, title: str = "",
-                 rate: float = 2.0) -> None:
+    rate = 2.0
+    """Requests a second for every job together (logs and statuses)."""
+    status_interval = 5.0
+    """Seconds between reads of the jobs' statuses."""
+    min_interval = 1.0
+    max_interval = 30.0
+    """A job's reads: at most this often while its log grows, slowing down to ``max_interval``."""
+
+    def __init__(self, project_id: int, project_path: str, jobs: Sequence[Job], *, title: str = "") -> None:
         super().__init__()
         self.project_id = project_id
         self.project_path = project_path
         self.jobs = list(jobs)
         self.title_text = title
-        self.follower = MultiFollower(console_app(self.app).client, followed(project_id, self.jobs), rate=rate)
+        self.follower = MultiFollower(console_app(self.app).client, followed(project_id, self.jobs), rate=self.rate,
+                                      status_interval=self.status_interval, min_interval=self.min_interval,
+                                      max_interval=self.max_interval)
         self._dirty = True
         self._timer: Timer | None = None
         self._alerted: set[int] = set()
