@@ -61,6 +61,19 @@ class JobLines:
     finished: bool = False
 
 
+def _lines(index: LineIndex, start: int, upto: int) -> list[str]:
+    """Display lines ``start .. upto-1`` of ``index``: the complete ones in one read of its store
+    (not one look-up each), the partial last one (at the job's end) from the index."""
+    store = getattr(index, "_display", None)
+    complete = min(upto, index.complete_lines)
+    if store is None or not hasattr(store, "block") or complete <= start:
+        return index.lines(start, upto)
+    found = store.block(start, complete).split("\n")[:-1]
+    if upto > complete:
+        found += index.lines(complete, upto)
+    return found
+
+
 class MergedLog:
     """Lines of several jobs, merged in arrival order, bounded in memory."""
 
@@ -127,7 +140,7 @@ class MergedLog:
         start = lines.entered
         if upto <= start:
             return 0
-        text = lines.index.lines(start, upto)
+        text = _lines(lines.index, start, upto)
         errors = set(lines.errors.feed(text))
         base = lines.slot << _SLOT_SHIFT
         for number in range(start, upto):

@@ -15,10 +15,12 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
+from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -28,6 +30,8 @@ from labdeck.operations.following.merged import Entry, MergedLog
 
 JOB_COLOURS = 5
 """Job label colours, in turn (component classes ``follow-view--job-0`` …)."""
+RENDERED_LINES = 400
+"""Rendered rows kept (a few screens)."""
 MAX_LINE_CHARS = 2_000
 """Longer lines are cut before rendering (the job's own log keeps them whole)."""
 
@@ -84,6 +88,9 @@ class FollowView(ScrollView, can_focus=True):
         """Sequence numbers of the rows while a filter is on (None: every entry)."""
         self._scanned = 0
         self._on_pause = on_pause
+        self._rendered: LRUCache[tuple[object, ...], list[Segment]] = LRUCache(RENDERED_LINES)
+        """Rendered rows: a line never changes once shown, and a frame while following shows
+        mostly the rows of the frame before, one or a few rows higher."""
 
     # -- rows ---------------------------------------------------------------------------------------
 
@@ -258,8 +265,12 @@ class FollowView(ScrollView, can_focus=True):
         seq = self.seq_at(row)
         if seq is None:
             return Strip.blank(width, base)
-        text = self.line_text(self.merged.entry(seq), cursor=row == self.cursor and not self.following)
-        segments = list(text.render(self.app.console))
+        cursor = row == self.cursor and not self.following
+        key = (seq, cursor, self.app.theme, self.has_focus)
+        segments = self._rendered.get(key)
+        if segments is None:
+            segments = list(self.line_text(self.merged.entry(seq), cursor=cursor).render(self.app.console))
+            self._rendered[key] = segments
         return Strip(segments).crop_extend(0, width, base)
 
     def _style(self, name: str) -> Style:
