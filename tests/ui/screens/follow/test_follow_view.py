@@ -107,7 +107,8 @@ async def test_pause_keeps_reading_and_loses_nothing(console: SimConsole) -> Non
             await append_trace(server, job_id(pipeline, "us" if number % 2 else "ap"), f"during {number}\n".encode())
         await wait_until(pilot, lambda: view.pending == 30, what="the lines read while paused")
         assert view.row_count == 1 and not view.following
-        assert "paused · 30 new lines" in str(follow.query_one(FollowHeader).render())
+        await wait_until(pilot, lambda: "paused · 30 new lines" in str(follow.query_one(FollowHeader).render()),
+                         what="the header counting them")
         await pilot.resize_terminal(120, 40)
         await pilot.pause(0.2)
         await pilot.press("f")
