@@ -44,8 +44,9 @@ def add_rollout(ci: CiStore, now: datetime) -> None:
     if project is None or not isinstance(project, Project):
         return
     runner_id = state.next_id("runner")
+    token = f"{(ci.seed * 2_654_435_761 + runner_id * 40_503) % (1 << 80):020x}"
     state.runners[runner_id] = Runner(
-        id=runner_id, description="rollout-runner", token=f"{ci.seed * 7 + runner_id:020x}"[-20:],
+        id=runner_id, description="rollout-runner", token=token,
         is_shared=False, active=True, tags=["regions"], run_untagged=False, locked=True,
         access_level="not_protected", maximum_timeout=None, project_ids=[project.id], platform="linux",
         architecture="amd64", ip_address=f"10.0.{runner_id}.9", contacted_at=now - timedelta(seconds=2),
