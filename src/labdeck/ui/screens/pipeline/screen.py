@@ -73,7 +73,7 @@ class PipelineScreen(SectionScreen):
                 tooltip="Cancel every running or pending job (or the marked ones), after a dry run"),
         Binding("P", "play_stage", "Play stage", id=ACTION_IDS["play"],
                 tooltip="Start the manual jobs of the stage under the cursor (or the marked ones)"),
-        Binding("F", "follow_many", "Follow", id="pipeline.follow",
+        Binding("F", "follow_many", "Follow", show=False, id="pipeline.follow",
                 tooltip="Follow every job of the stage (or the marked jobs) in one live view"),
         Binding("B", "bundle", "Bundle", show=False, id="pipeline.bundle",
                 tooltip="Incident bundle of the pipeline (or of the marked jobs): logs, records, runners, summary"),
