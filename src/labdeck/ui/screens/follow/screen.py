@@ -34,8 +34,9 @@ from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.widgets.key_bar import KeyBar
 from labdeck.watch.alerts import WatchTarget
 
-DRAW_SECONDS = 0.1
-"""New lines are drawn at most this often (a person cannot read faster; keys stay quick)."""
+DRAW_SECONDS = 0.2
+"""New lines are drawn at most this often (a person cannot read faster; every frame while following
+repaints the whole view, and keys wait behind it)."""
 
 
 def followed(project_id: int, jobs: Sequence[Job]) -> list[FollowedJob]:

@@ -21,7 +21,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -88,6 +88,8 @@ class FollowView(ScrollView, can_focus=True):
         """Sequence numbers of the rows while a filter is on (None: every entry)."""
         self._scanned = 0
         self._on_pause = on_pause
+        self._frame: tuple[int, Style, str, bool] | None = None
+        self._styles: dict[tuple[str, str], Style] = {}
         self._rendered: LRUCache[tuple[object, ...], list[Segment]] = LRUCache(RENDERED_LINES)
         """Rendered rows: a line never changes once shown, and a frame while following shows
         mostly the rows of the frame before, one or a few rows higher."""
@@ -257,16 +259,25 @@ class FollowView(ScrollView, can_focus=True):
 
     # -- drawing --------------------------------------------------------------------------------------
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Render the rows in ``crop``: what every row shares is worked out once per repaint."""
+        self._frame = (self.scrollable_content_region.width, self.rich_style, self.app.theme, self.has_focus)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame = None
+
     def render_line(self, y: int) -> Strip:
         """Row ``y`` of the widget."""
-        width = self.scrollable_content_region.width
-        base = self.rich_style
+        frame = self._frame or (self.scrollable_content_region.width, self.rich_style, self.app.theme,
+                                self.has_focus)
+        width, base, theme, focus = frame
         row = int(self.scroll_y) + y
         seq = self.seq_at(row)
         if seq is None:
             return Strip.blank(width, base)
         cursor = row == self.cursor and not self.following
-        key = (seq, cursor, self.app.theme, self.has_focus)
+        key = (seq, cursor, theme, focus)
         segments = self._rendered.get(key)
         if segments is None:
             segments = list(self.line_text(self.merged.entry(seq), cursor=cursor).render(self.app.console))
@@ -274,7 +285,11 @@ class FollowView(ScrollView, can_focus=True):
         return Strip(segments).crop_extend(0, width, base)
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"follow-view--{name}", partial=True)
+        key = (name, self.app.theme)
+        style = self._styles.get(key)
+        if style is None:
+            style = self._styles[key] = self.get_component_rich_style(f"follow-view--{name}", partial=True)
+        return style
 
     def line_text(self, entry: Entry, *, cursor: bool = False) -> Text:
         """How ``entry`` looks: ``label │ text``, or ``label ✗ failed after 4m12s``."""
