@@ -181,6 +181,34 @@ async def console_run(base_url: str, seconds: float) -> dict[str, Any]:
     return figures
 
 
+def _memory(conn: Connection, jobs: int, lines: int) -> None:
+    """In a fresh process: the merged log of ``jobs`` jobs × ``lines`` lines each, fed as reads of
+    about a thousand lines arrive (interleaved), then the peak RSS."""
+    from labdeck.operations.following.merged import MergedLog
+
+    before = rss_mb()
+    log = MergedLog([f"shard-{number:02d}" for number in range(jobs)])
+    chunk = 1000
+    for start in range(0, lines, chunk):
+        for job in range(jobs):
+            log.feed(job, "".join(f"tests/test_mod.py::test_{job}_{number:07d} \x1b[32mPASSED\x1b[0m\n"
+                                  for number in range(start, start + chunk)))
+    conn.send({"before": before, "after": rss_mb(), "peak": rss_mb("VmHWM"), "total": log.total,
+               "kept": len(log), "dropped": log.dropped})
+    log.close()
+
+
+def memory(jobs: int = JOBS, lines: int = 100_000) -> dict[str, Any]:
+    """:func:`_memory` in a child process (its RSS is the merged log's alone, plus Python)."""
+    context = multiprocessing.get_context("spawn")
+    mine, child = context.Pipe()
+    process = context.Process(target=_memory, args=(child, jobs, lines), daemon=True)
+    process.start()
+    figures: dict[str, Any] = mine.recv()
+    process.join(timeout=30)
+    return figures
+
+
 class SimInProcess:
     def __init__(self) -> None:
         context = multiprocessing.get_context("spawn")
@@ -198,6 +226,13 @@ class SimInProcess:
 
 
 def main(seconds: float) -> None:
+    held = memory()
+    print(f"{JOBS} jobs × 100,000 lines in the merged log (library): RSS {held['before']:.0f} MB before, "
+          f"{held['after']:.0f} MB after, peak {held['peak']:.0f} MB (target < 250 MB: "
+          f"{'ok' if held['peak'] < 250 else 'MISSED'}); {held['kept']:,} lines addressable, "
+          f"{held['dropped']:,} left the window")
+    record(f"F: {JOBS} jobs × 100,000 lines, peak RSS", "< 250 MB", f"{held['peak']:.0f} MB", held["peak"] < 250,
+           how="library", note=f"{held['kept']:,} lines addressable, {held['dropped']:,} dropped with a note")
     with SimInProcess() as info:
         figures = asyncio.run(console_run(info["base_url"], seconds))
     keys = figures["keys"]
