@@ -79,3 +79,44 @@ def test_follow_an_unknown_stage_says_which_exist(sim_factory: Callable[..., Sim
                       env={"LABDECK_URL": server.base_url, "LABDECK_TOKEN": tokens["user"]})
     assert run.returncode == 2
     assert "no job in stage 'nope'" in run.stderr and "deploy" in run.stderr
+
+
+class _Stream:
+    def __init__(self, tty: bool) -> None:
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_colours_only_on_a_terminal_and_never_with_NO_COLOR() -> None:
+    from labdeck.commands.follow import wants_colour
+
+    assert wants_colour(_Stream(True), {}) is True  # type: ignore[arg-type]
+    assert wants_colour(_Stream(False), {}) is False  # type: ignore[arg-type]
+    assert wants_colour(_Stream(True), {"NO_COLOR": "1"}) is False  # type: ignore[arg-type]
+    assert wants_colour(_Stream(True), {"NO_COLOR": ""}) is True  # type: ignore[arg-type]
+
+
+def test_on_a_terminal_prefixes_are_coloured_and_the_log_keeps_only_its_sgr() -> None:
+    import io
+    from types import SimpleNamespace
+
+    from labdeck.commands.follow import Printer
+    from labdeck.operations.following.multi import MultiFollower
+    from labdeck.operations.following.statuses import FollowedJob
+
+    client = SimpleNamespace(jobs=SimpleNamespace())
+    follower = MultiFollower(client, [FollowedJob(1, 1, "deploy-eu"), FollowedJob(1, 2, "deploy-us")])
+    follower.log.feed(0, "\x1b]0;title\x07\x1b[31mred\x1b[0m \x1b[2Jdone\n")
+    follower.log.feed(1, "plain\n")
+    out = io.StringIO()
+    Printer(follower, out, colour=True)()
+    first, second = out.getvalue().splitlines()
+    assert first.startswith("\x1b[36mdeploy-eu\x1b[0m │ ")
+    assert "title" not in first and "\x1b[2J" not in first and "\x1b[31mred" in first
+    assert second.startswith("\x1b[35mdeploy-us\x1b[0m │ plain")
+    out = io.StringIO()
+    printer = Printer(follower, out, colour=False)
+    printer()
+    assert out.getvalue() == "deploy-eu │ red done\ndeploy-us │ plain\n"
