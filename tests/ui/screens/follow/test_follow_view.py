@@ -16,7 +16,15 @@ from labdeck.ui.screens.follow.view import FollowView
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from tests.support.pilot import wait_until
 from tests.ui.conftest import SimConsole
-from tests.ui.jobs_support import PROJECT_ID, advance, append_trace, control, create_pipeline
+from tests.ui.jobs_support import (
+    PROJECT_ID,
+    advance,
+    append_trace,
+    control,
+    create_pipeline,
+    listed_ids,
+    open_jobs,
+)
 from tests.ui.pipeline_support import open_pipeline
 
 REGIONS = ("eu", "us", "ap")
@@ -154,3 +162,21 @@ async def test_a_job_failing_while_the_view_is_hidden_rings_the_alert(console: S
         await advance(server, 700)
         await wait_until(pilot, lambda: rung, what="the alert")
         assert rung == [("deploy-eu", "failed")]
+
+
+async def test_F_on_the_jobs_screen_follows_the_marked_rows(console: SimConsole) -> None:
+    server = console.server
+    pipeline = await deploy_stage(server)
+    async with console.run(size=(80, 24)) as (app, pilot):
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        await pilot.press("F")
+        assert app.screen is screen  # nothing marked: says how, opens nothing
+        await wait_until(pilot, lambda: len(listed_ids(screen)) == 3, what="the three jobs")
+        await pilot.press("space", "j", "space")
+        marked = {job.id for job in screen.marked_jobs()}
+        assert len(marked) == 2
+        await pilot.press("F")
+        await wait_until(pilot, lambda: isinstance(app.screen, FollowScreen), what="the merged view")
+        follow = app.screen
+        assert isinstance(follow, FollowScreen)
+        assert {job.id for job in follow.jobs} == marked

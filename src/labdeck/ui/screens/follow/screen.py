@@ -132,7 +132,9 @@ and error lines.
         self.run_following()
 
     def on_unmount(self) -> None:
-        """Release the spooled files."""
+        """Stop reading (the reads end at their next wait, before any more text is fed), then
+        release the spooled files."""
+        self.workers.cancel_group(self, "follow-many")
         self.follower.log.close()
 
     def client_replaced(self) -> None:
