@@ -22,13 +22,15 @@ from labdeck.operations.follower import FINISHED_STATUSES, TraceEvent, TraceFoll
 from labdeck.operations.following.budget import ReadBudget
 from labdeck.operations.following.gate import GatedClient, gated
 from labdeck.operations.following.merged import WINDOW, MergedLog
-from labdeck.operations.following.statuses import FollowedJob, JobRecord, JobStatuses
+from labdeck.operations.following.statuses import WAITING_STATUSES, FollowedJob, JobRecord, JobStatuses
 
 FEED_PIECE = 8 * 1024
 """Characters indexed before the event loop gets a turn (keys stay quick while a big read lands)."""
 LABEL_WIDTH = 20
 """Longest job label in the prefix."""
 END_MARKS = {"success": "✓ passed", "failed": "✗ failed", "canceled": "⊘ canceled", "skipped": "» skipped"}
+RUNNING_FACTOR = 2
+"""Statuses are read this many times less often once every job has started."""
 STATUS_WORST = ("failed", "canceled", "skipped", "success")
 """Finished statuses, worst first."""
 
@@ -127,7 +129,10 @@ class MultiFollower:
 
     async def _watch_statuses(self) -> None:
         while not self.statuses.all_finished:
-            await self._sleep(self.statuses.interval)
+            # A job about to start is looked for every interval; once all run, every other one:
+            # a read of the pipeline's jobs costs as much as seconds of a busy log.
+            waiting = any(self.statuses.status(job.job_id) in WAITING_STATUSES for job in self.jobs)
+            await self._sleep(self.statuses.interval * (1 if waiting else RUNNING_FACTOR))
             await self.statuses.refresh()
             self._note_statuses()
 
