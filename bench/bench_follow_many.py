@@ -67,17 +67,25 @@ def rss_mb(field: str = "VmRSS") -> float:
 
 
 class Wire:
-    """Bytes and requests of the app's client, by kind (``trace`` or ``status``)."""
+    """Bytes and requests of the merged view on the app's client, by kind: ``trace`` (the logs of
+    the followed jobs) or ``status`` (the reads of their pipeline's jobs). The rest of the console
+    (the single viewer beside it, the board's poller) is left out."""
 
     def __init__(self) -> None:
         self.headers: Counter[str] = Counter()
         self.bodies: Counter[str] = Counter()
         self.requests: Counter[str] = Counter()
         self.times: list[float] = []
+        self.traces: set[str] = set()
 
     async def on_response(self, response: httpx.Response) -> None:
         path = response.request.url.path
-        kind = "trace" if path.endswith("/trace") else "status"
+        if path.endswith("/trace") and path in self.traces:
+            kind = "trace"
+        elif "/pipelines/" in path and path.endswith("/jobs"):
+            kind = "status"
+        else:
+            return
         self.requests[kind] += 1
         self.times.append(time.perf_counter())
         size = 17 + sum(len(k) + len(v) + 4 for k, v in response.headers.raw)
@@ -121,6 +129,7 @@ async def console_run(base_url: str, seconds: float) -> dict[str, Any]:
         ids = await make_jobs(http)
         started = time.perf_counter()
         jobs = [await app.client.jobs.get(PROJECT, job_id) for job_id in ids]
+        wire.traces = {f"/api/v4/projects/{PROJECT}/jobs/{job_id}/trace" for job_id in ids[:JOBS]}
         app.client.http.event_hooks["response"].append(wire.on_response)
         single = TraceScreen(PROJECT, "bench/project", jobs[-1])
         await app.push_screen(single)
