@@ -121,7 +121,12 @@ async def test_pause_keeps_reading_and_loses_nothing(console: SimConsole) -> Non
         await pilot.pause(0.2)
         await pilot.press("f")
         assert view.following and view.row_count == 31
-        assert [line.split(" │ ")[1] for line in rows(view)] == ["before", *(f"during {n}" for n in range(30))]
+        shown = rows(view)
+        assert shown[0] == "deploy-us │ before"
+        # Nothing lost, nothing twice, each job's lines in their order (jobs interleave as read).
+        for region, parity in (("us", 1), ("ap", 0)):
+            assert [line.split(" │ ")[1] for line in shown[1:] if line.startswith(f"deploy-{region}")] == [
+                f"during {n}" for n in range(30) if n % 2 == parity]
         # A resize never pauses following.
         await pilot.resize_terminal(80, 24)
         await append_trace(server, job_id(pipeline, "eu"), b"after resize\n")
