@@ -15,7 +15,8 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "labdeck"
 SCREENS = SRC / "ui" / "screens"
 
-SECTIONS = ("board", "pipeline", "projects", "jobs", "runners", "issues", "integrations", "settings", "audit")
+SECTIONS = ("board", "pipeline", "projects", "jobs", "runners", "issues", "integrations", "settings", "audit",
+            "follow")
 """One folder each under ``ui/screens``."""
 SHARED_SCREENS = {"__init__", "base", "table_section", "record_detail"}
 """The screen bases every section builds on: the only modules directly in ``ui/screens`` (the dialogs

@@ -1,4 +1,4 @@
-"""Command line: ``labdeck`` (the console), ``login``, ``logout``, ``doctor``, ``audit``, ``triage``, ``serve``.
+"""Command line: ``labdeck`` (the console), ``login``, ``logout``, ``doctor``, ``audit``, ``triage``, ``follow``, ``serve``.
 
 Everything that may block or prompt (token chain, keyring, passphrase, the startup probe) happens
 here, before the TUI takes the terminal. No option takes a token value: argv is visible to every
@@ -129,6 +129,17 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the window: 30m, 24h, 2d, 1w or an ISO time (default 24h)")
     triage.add_argument("--json", action="store_true", help="print JSON: failures and clusters")
 
+    follow = commands.add_parser("follow", help="the merged live log of many jobs of a pipeline (no TUI)")
+    _common(follow, suppress=True)
+    _tls_options(follow, suppress=True)
+    follow.add_argument("--url", default=argparse.SUPPRESS, help="instance root URL")
+    follow.add_argument("--token-stdin", action="store_true", default=argparse.SUPPRESS,
+                        help="read the token from standard input")
+    follow.add_argument("project", metavar="PROJECT", help="project path or id")
+    follow.add_argument("pipeline", metavar="PIPELINE", help="pipeline id")
+    follow.add_argument("jobs", nargs="*", metavar="JOB", help="job names or ids (default: every job)")
+    follow.add_argument("--stage", metavar="NAME", help="only the jobs of this stage")
+
     commands.add_parser("serve", help="run the simulator (see `labdeck serve --help`)", add_help=False)
     return parser
 
@@ -163,6 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _audit(args)
         if args.command == "triage":
             return _triage(args)
+        if args.command == "follow":
+            return _follow(args)
         with _collector_paused():
             return _console(args)
     except KeyboardInterrupt:
@@ -252,6 +265,28 @@ def _triage(args: argparse.Namespace) -> int:
         sys.stderr.write(f"labdeck triage: {logsafe.printable(str(error), keep_newlines=True)}\n")
         return EXIT_FAILURE
     return run_triage(session, args.projects, since, args.json, sys.stdout, sys.stderr)
+
+
+def _follow(args: argparse.Namespace) -> int:
+    from labdeck.auth.chain import TokenInputError, read_token_stream
+    from labdeck.commands.follow import run_follow
+
+    stdin_token = None
+    if getattr(args, "token_stdin", False):
+        try:
+            stdin_token = read_token_stream(sys.stdin)
+        except TokenInputError as error:
+            sys.stderr.write(f"labdeck follow: {error}\n")
+            return EXIT_USAGE
+    options = SessionOptions(profile=getattr(args, "profile", None), read_only=True,
+                             ca_file=getattr(args, "ca_file", None), insecure=bool(getattr(args, "insecure", False)),
+                             url=getattr(args, "url", None))
+    try:
+        session = resolve_session(options, stdin_token=stdin_token, interactive=False, check=False)
+    except SessionError as error:
+        sys.stderr.write(f"labdeck follow: {logsafe.printable(str(error), keep_newlines=True)}\n")
+        return EXIT_FAILURE
+    return run_follow(session, args.project, args.pipeline, args.jobs, args.stage, sys.stdout, sys.stderr)
 
 
 @contextlib.contextmanager

@@ -55,13 +55,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--projects", type=int, default=0, metavar="N", help="pad the data set to N projects")
     parser.add_argument("--dialect", choices=DIALECTS, default=SPEC,
                         help="spec: the shared spec (GitLab 10.x/11.x, default); gitlab: current GitLab (18.x)")
+    parser.add_argument("--rollout", action="store_true",
+                        help="add a live six-region deploy stage (one region fails half-way) to follow with F")
     return parser
 
 
 def prepare_state(args: argparse.Namespace) -> SimState:
     """The state ``labdeck serve`` will serve, from parsed arguments."""
     state = build_state(seed=args.seed, clock=SimClock(mode=args.clock, speed=args.speed), projects=args.projects,
-                        dialect=args.dialect)
+                        dialect=args.dialect, rollout=args.rollout)
     state.extra["trace_range"] = bool(args.trace_range)
     if args.faults is not None:
         set_config(state, args.faults)

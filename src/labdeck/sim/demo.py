@@ -16,5 +16,6 @@ def start_demo(seed: int = 42, speed: float = 1.0, dialect: str = SPEC) -> SimSe
     # The demo's simulated time starts at the wall clock so that "5 min ago" reads naturally; the
     # data set is the same for a seed, only shifted in time (tests use a fixed epoch instead).
     start = datetime.now(UTC).replace(microsecond=0)
-    state = build_state(seed=seed, clock=SimClock(mode="real", speed=speed, start=start), dialect=dialect)
+    state = build_state(seed=seed, clock=SimClock(mode="real", speed=speed, start=start), dialect=dialect,
+                        rollout=True)
     return SimServer(state, host="127.0.0.1", port=0).start()

@@ -40,6 +40,7 @@ from labdeck.watch import (
     terminal_output,
     title_output,
 )
+from labdeck.watch.alerts import Event, describe
 from labdeck.watch.terminal import pop_title, push_title
 
 
@@ -134,6 +135,15 @@ class Watching:
         # project is read from now on, not from its next wake-up.
         self.poller.wake()
         return watching
+
+    def ring(self, target: WatchTarget, status: str, *, job_id: int | None = None) -> None:
+        """Ring an alert about ``target`` now, through the same channels as ``W`` (the merged
+        view's job that failed while another screen was shown)."""
+        event: Event = "failed" if status == "failed" else "finished"
+        title, body = describe(target, event, status, None)
+        alert = Alert(target, event, status, title, body, datetime.now().astimezone(), target.pipeline_id, job_id)
+        self.log.add(alert)
+        self._deliver(alert)
 
     def _deliver(self, alert: Alert) -> None:
         self.unseen += 1

@@ -143,7 +143,7 @@ class CiStore(TraceStore, IndexedStore):
             bulk_initial_bytes=spec.bulk_initial_bytes, bulk_rate=spec.bulk_rate, bulk_lines=spec.bulk_lines,
             outcome_fixed=spec.outcome_fixed, planned_failure=spec.failure, flaky=spec.flaky,
             resource_group=spec.resource_group, prepare=spec.prepare, start_in=spec.start_in,
-            failure_log=spec.failure_log,
+            failure_log=spec.failure_log, line_rate=spec.line_rate,
         )
         self.jobs[job.id] = job
         self._tallies[pipeline.id].add(job)
@@ -330,7 +330,7 @@ class CiStore(TraceStore, IndexedStore):
             trace_kind=job.trace_kind, bulk_initial_bytes=job.bulk_initial_bytes, bulk_rate=job.bulk_rate,
             bulk_lines=job.bulk_lines, outcome_fixed=job.outcome_fixed,
             failure=None if runner_fault else job.planned_failure, resource_group=job.resource_group,
-            prepare=job.prepare, start_in=job.start_in, failure_log=job.failure_log,
+            prepare=job.prepare, start_in=job.start_in, failure_log=job.failure_log, line_rate=job.line_rate,
         )
         clone = self._new_job(pipeline, spec, job.stage, job.stage_idx, user.id, at)
         clone.flaky = job.flaky

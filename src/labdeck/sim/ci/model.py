@@ -214,6 +214,7 @@ class Job:
     bulk_initial_bytes: int = 0
     bulk_rate: float = 0.0
     bulk_lines: int | None = None
+    line_rate: float | None = None  # lines a second of a script log's output (None: one to three)
     trace_log: bytearray | None = None  # materialised once something was appended through the control surface
     trace_gen_pos: int = 0
     trace_erased: bool = False

@@ -30,6 +30,7 @@ class JobSpec:
     resource_group: str | None = None
     prepare: bool = False  # an environment with prerequisites: ``preparing`` first (gitlab dialect)
     start_in: float | None = None  # seconds, for ``when: delayed``
+    line_rate: float | None = None  # lines a second of the script's output (None: one to three)
 
 
 @dataclass

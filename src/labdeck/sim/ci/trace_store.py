@@ -93,7 +93,7 @@ class TraceStore:
             project_path=self.state.project_full_path(project) if project else "unknown/project",
             sha=pipeline.sha if pipeline else "0" * 40, ref=job.ref, artifacts=bool(job.artifacts),
             depends_on=depends, system_failure=job.planned_failure == "runner_system_failure",
-            image_pull_failure=job.failure_log == "image_pull",
+            image_pull_failure=job.failure_log == "image_pull", line_rate=job.line_rate,
         )
         if is_gitlab(self.state):
             spec.runner_version, spec.runner_revision, spec.script_section = CURRENT_RUNNER

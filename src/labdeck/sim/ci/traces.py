@@ -80,6 +80,8 @@ class ScriptSpec:
     runner_version: str = RUNNER_VERSION
     runner_revision: str = RUNNER_REVISION
     script_section: str = "build_script"
+    line_rate: float | None = None
+    """Lines a second of the commands' output (None: one to three, drawn per job)."""
 
 
 class _Writer:
@@ -231,9 +233,11 @@ def _upload(out: _Writer, rng: random.Random, spec: ScriptSpec, start: float, en
 
 
 def _step_script(out: _Writer, rng: random.Random, spec: ScriptSpec, start: float, end: float) -> None:
-    """The commands and their output, sized to about one to three lines per simulated second."""
+    """The commands and their output, sized to about one to three lines per simulated second (or
+    the job's ``line_rate``)."""
     commands = spec.commands or ["make"]
-    budget = max(int((end - start) * rng.uniform(1.0, 3.0)), 12 * len(commands))
+    rate = spec.line_rate if spec.line_rate is not None else rng.uniform(1.0, 3.0)
+    budget = max(int((end - start) * rate), 12 * len(commands))
     window = (end - start) / len(commands)
     for index, command in enumerate(commands):
         c_start = start + window * index

@@ -9,7 +9,8 @@
   Extra job keys: ``allow_failure``; ``artifacts`` (true, or ``"big"`` with ``artifact_bytes``);
   ``generate_trace: false`` (the log holds only appended bytes); ``trace_bytes`` + ``trace_rate``
   (a bulk log of that size growing that many bytes/s) or ``trace_lines`` (a bulk log of that many
-  lines); ``duration: null`` runs until canceled; ``failure_reason`` (with ``fail``: e.g.
+  lines); ``line_rate`` (lines a second of a generated log's command output: logs that grow at
+  different speeds); ``duration: null`` runs until canceled; ``failure_reason`` (with ``fail``: e.g.
   ``runner_system_failure``); ``flaky`` (fails, passes on retry); ``failure_log: "image_pull"``
   (with ``fail``: the log is a failed pull of the job's image from ``registry.example.com``, reported
   as ``script_failure`` as the docker and kubernetes executors do); ``resource_group``; ``prepare``
@@ -157,6 +158,11 @@ def _job_spec(raw: Any, gitlab: bool) -> JobSpec:
         spec.failure_log = "image_pull"
     spec.resource_group = str(raw["resource_group"]) if raw.get("resource_group") else None
     spec.prepare = bool(raw.get("prepare", False))
+    if raw.get("line_rate") is not None:
+        rate = raw["line_rate"]
+        if not isinstance(rate, int | float) or isinstance(rate, bool) or not 0 < rate <= 10_000:
+            raise _Refused(400, {"error": "line_rate must be a number of lines a second from 0 to 10000"})
+        spec.line_rate = float(rate)
     if when == "delayed":
         spec.start_in = float(raw.get("start_in") or 60)
     return spec

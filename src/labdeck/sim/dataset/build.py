@@ -130,7 +130,8 @@ def build_state(seed: int = 42, clock: SimClock | None = None, **options: Any) -
 
     Options: ``projects=N`` pads to N projects in total (their ids are in
     ``state.extra["generated_project_ids"]``); ``families=False`` skips the other families' data;
-    ``dialect`` is ``"spec"`` (default) or ``"gitlab"``.
+    ``dialect`` is ``"spec"`` (default) or ``"gitlab"``; ``rollout=True`` adds the six-region deploy
+    of :mod:`labdeck.sim.dataset.rollout`.
     The CI and issues families populate their own data through ``labdeck.sim.dataset.ci.populate`` and
     ``labdeck.sim.dataset.issues.populate``.
     """
@@ -148,6 +149,7 @@ def build_state(seed: int = 42, clock: SimClock | None = None, **options: Any) -
     _build_project_extras(state, rng, start)
     if not options.get("families", True):
         return state
+    state.extra["rollout"] = bool(options.get("rollout"))
     ci.populate(state, rng)
     issues.populate(state, rng)
     return state

@@ -21,7 +21,7 @@ from labdeck.sim.ci.engine import CiStore, JobSpec, StageSpec, store
 from labdeck.sim.ci.model import Job, Pipeline, Runner
 from labdeck.sim.core.dialect import is_gitlab
 from labdeck.sim.core.state import DEVELOPER, Project, SimState, User
-from labdeck.sim.dataset import oncall_scenarios, triage_stories
+from labdeck.sim.dataset import oncall_scenarios, rollout, triage_stories
 
 _COMMIT_TITLES = (
     "Fix flaky retry in the HTTP client", "Bump dependencies", "Add pagination to the export endpoint",
@@ -75,6 +75,8 @@ def populate(state: SimState, rng: random.Random) -> None:
     ci.next_pipeline_at = now + timedelta(seconds=rng.uniform(60, 240))
     oncall_scenarios.add_scenarios(ci, now)
     triage_stories.add_triage_stories(ci, now)
+    if state.extra.get("rollout"):
+        rollout.add_rollout(ci, now)
     options = dict(state.extra.get("options") or {})
     options.update({k: v for k, v in state.extra.items() if k.startswith("ci_")})
     if any(options.get(name) for name in ("ci_huge_trace_bytes", "ci_million_line_trace", "ci_big_artifact_bytes")):

@@ -88,6 +88,8 @@ class BoardScreen(SectionScreen):
         Binding("w", "toggle_watch", "Watch", id="board.watch",
                 tooltip="Add or remove the project from the board (starred projects stay)"),
         Binding("W", "alert", "Alert", id="board.alert", tooltip="Alert when this pipeline fails or finishes"),
+        Binding("F", "follow_running", "Follow", show=False, id="board.follow",
+                tooltip="Follow the pipeline's running jobs in one live view"),
         Binding("space", "mark", "Mark", id="board.mark", tooltip="Mark the pipeline for a bulk action"),
         Binding("B", "bundle", "Bundle", show=False, id="board.bundle",
                 tooltip="Incident bundle of the pipeline under the cursor (.tar.gz: logs, jobs, runners, summary)"),
@@ -393,6 +395,19 @@ server by itself; the status line says how fresh the data is (amber: older than 
         row = self.selected()
         if row is not None:
             self.console_app.open_pipeline(row.project_id, row.project_path, row.pipeline_id, row.jobs)
+
+    def action_follow_running(self) -> None:
+        """``F``: the running jobs of the pipeline under the cursor, in one live view."""
+        row = self.selected()
+        if row is None:
+            return
+        running = [job for job in row.jobs if job.status == "running"]
+        if not running:
+            self.notify("No job of this pipeline is running.", timeout=3)
+            return
+        from labdeck.ui.screens.follow.screen import open_follow
+
+        open_follow(self.app, row.project_id, row.project_path, running, title=f"#{row.pipeline_id} running")
 
     def on_resource_table_selected(self, event: ResourceTable.Selected) -> None:
         event.stop()

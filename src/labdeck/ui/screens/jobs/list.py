@@ -65,6 +65,8 @@ class JobsScreen(JobActionsMixin, SectionScreen):
                 tooltip="Cancel the marked jobs (or every running and pending job listed): dry run first"),
         Binding("P", "bulk('play')", "Play all", show=False, id="jobs.bulk-play",
                 tooltip="Play the marked manual jobs (or every manual job listed): dry run first"),
+        Binding("F", "follow_many", "Follow", show=False, id="jobs.follow",
+                tooltip="Follow the marked jobs in one live view"),
         Binding("B", "bundle", "Bundle", show=False, id="jobs.bundle",
                 tooltip="Incident bundle (.tar.gz: logs, records, runner, summary) of the marked jobs or this one"),
         Binding("v", "cycle_group", "View", id="jobs.group",
@@ -293,6 +295,16 @@ another screen is on top). Rows whose status just changed are highlighted.
         from labdeck.ui.screens.jobs.trace import TraceScreen
 
         self.app.push_screen(TraceScreen(self.project_id, self.project_path, job))
+
+    def action_follow_many(self) -> None:
+        """``F``: the marked jobs followed in one view."""
+        marked = self.marked_jobs()
+        if not marked:
+            self.notify("Mark jobs with space, then F follows them in one view.", timeout=3)
+            return
+        from labdeck.ui.screens.follow.screen import open_follow
+
+        open_follow(self.app, self.project_id, self.project_path, marked, title=f"{len(marked)} marked")
 
     def action_job_detail(self) -> None:
         """``i``: the job's record, and why it waits when it is pending."""

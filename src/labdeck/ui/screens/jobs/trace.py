@@ -89,8 +89,11 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
     follow_min_interval = 1.0
     follow_max_interval = 5.0
 
-    def __init__(self, project_id: int, project_path: str, job: Job) -> None:
+    def __init__(self, project_id: int, project_path: str, job: Job, *, at_line: int | None = None) -> None:
+        """``at_line``: put the cursor on that line (0-based) once it has arrived (the merged view's
+        ``enter``)."""
         super().__init__()
+        self.at_line = at_line
         self.project_id = project_id
         self.project_path = project_path
         self.job = job
@@ -266,8 +269,20 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
                 document.feed(data[position:position + INGEST_PIECE])
                 position += INGEST_PIECE
             view.after_growth(before)
+            self._go_to_asked_line()
             if position < len(data):
                 await asyncio.sleep(PAUSE_SECONDS)
+
+    def _go_to_asked_line(self) -> None:
+        """The line asked for at opening, once it is there: the cursor on it, following paused."""
+        line = self.at_line
+        if line is None or self.document.complete_lines <= line:
+            return
+        self.at_line = None
+        view = self.view
+        view.following = False
+        view.move_cursor_to(line, center=True)
+        view.refresh()
 
     async def _refresh_job(self) -> None:
         try:

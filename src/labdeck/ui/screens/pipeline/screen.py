@@ -36,6 +36,7 @@ from labdeck.api.models import Job
 from labdeck.operations.bulk_plan import PLANNERS, BulkKind, BulkOutcome, BulkPlan, job_targets
 from labdeck.ui.dialogs.bulk import open_bulk_action, open_planned_bulk_action, say_nothing_to_do
 from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.screens.follow.screen import open_follow
 from labdeck.ui.screens.jobs.detail import JobDetailScreen, job_web_url
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.pipeline.bulk import PipelineTarget, plan_whole_pipeline
@@ -72,6 +73,8 @@ class PipelineScreen(SectionScreen):
                 tooltip="Cancel every running or pending job (or the marked ones), after a dry run"),
         Binding("P", "play_stage", "Play stage", id=ACTION_IDS["play"],
                 tooltip="Start the manual jobs of the stage under the cursor (or the marked ones)"),
+        Binding("F", "follow_many", "Follow", show=False, id="pipeline.follow",
+                tooltip="Follow every job of the stage (or the marked jobs) in one live view"),
         Binding("B", "bundle", "Bundle", show=False, id="pipeline.bundle",
                 tooltip="Incident bundle of the pipeline (or of the marked jobs): logs, records, runners, summary"),
     ]
@@ -88,6 +91,7 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
 - **space** mark jobs · **R** retry failed · **C** cancel running and pending · **P** play the
   manual jobs of the stage: each shows a dry run (the exact requests) and asks once; on servers
   with the pipelines API, retrying or canceling the whole pipeline is one request
+- **F** follow the stage's jobs (or the marked ones) in one live view
 - **B** incident bundle of the pipeline (or of the marked jobs) for a ticket
 - **/** filter jobs (name, stage, status, runner, failure reason) · **esc** clears the filter,
   then the marks, then goes back
@@ -404,6 +408,14 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         job = self.selected_job()
         if job is not None:
             self.app.push_screen(TraceScreen(self.project_id, self.project_path, job))
+
+    def action_follow_many(self) -> None:
+        """``F``: the marked jobs, else the stage under the cursor, followed in one view."""
+        marked = [job for job in latest_tries(self.jobs)[0] if job.id in self.view.marked]
+        stage = self.view.cursor_stage
+        jobs = marked or (list(stage.jobs) if stage is not None else [])
+        title = f"{len(marked)} marked" if marked else (stage.name if stage is not None else "")
+        open_follow(self.app, self.project_id, self.project_path, jobs, title=title)
 
     def action_job_detail(self) -> None:
         """The details of the job under the cursor (and why it is pending)."""

@@ -1,0 +1,152 @@
+"""``labdeck follow PROJECT PIPELINE [JOB …] [--stage NAME]``: the merged live log of many jobs on
+stdout, for scripts and a second tmux pane.
+
+Every line is prefixed by its job's short name (``deploy-eu │ …``); a job that ends adds one line
+saying how (``deploy-eu ✗ failed after 4m12s``). Colours (each job's prefix, and the log's own
+SGR colours) only on a terminal and never with ``NO_COLOR``; elsewhere the text is plain. The text
+is the single log viewer's (sanitized: only SGR could reach the terminal). Reads share one budget
+(two requests a second in all). The command ends when every chosen job has finished; its exit code
+is the worst status: 0 all passed (or skipped), 1 one failed, 3 one was canceled (none failed),
+4 the jobs could not be read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from labdeck.api import errors
+from labdeck.api.client import ApiClient
+from labdeck.base import logsafe
+from labdeck.base.session import Session
+from labdeck.logtext.search import visible
+from labdeck.operations.following.multi import MultiFollower
+from labdeck.operations.following.statuses import WAITING_STATUSES, FollowedJob
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELED, EXIT_UNREADABLE = 0, 1, 2, 3, 4
+EXIT_BY_STATUS = {"failed": EXIT_FAILED, "canceled": EXIT_CANCELED}
+PREFIX_COLOURS = ("36", "35", "33", "32", "34", "96", "95", "93", "92", "94")
+"""ANSI colours of the job prefixes, in turn (a terminal's own palette: no theme outside the TUI)."""
+RESET = "\x1b[0m"
+
+
+class ChoiceError(Exception):
+    """The command line names no job to follow."""
+
+
+def wants_colour(stream: TextIO, environ: dict[str, str] | None = None) -> bool:
+    """Colours only on a terminal, and never when ``NO_COLOR`` is set (to anything but "")."""
+    environ = dict(os.environ) if environ is None else environ
+    if environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def choose(jobs: Sequence[Any], names: Sequence[str], stage: str | None) -> list[Any]:
+    """The jobs named (by name or id) and/or of ``stage``; all when neither is given. A job
+    retried keeps only its newest try."""
+    newest: dict[str, Any] = {}
+    for job in sorted(jobs, key=lambda item: int(item.id)):
+        newest[str(job.name)] = job
+    chosen = list(newest.values())
+    if stage:
+        chosen = [job for job in chosen if job.stage == stage]
+        if not chosen:
+            raise ChoiceError(f"no job in stage {stage!r} (stages: {', '.join(sorted({str(j.stage) for j in jobs}))})")
+    if names:
+        wanted = set(names)
+        picked = [job for job in chosen if str(job.name) in wanted or str(job.id) in wanted]
+        missing = wanted - {str(job.name) for job in picked} - {str(job.id) for job in picked}
+        if missing:
+            raise ChoiceError(f"no such job in the pipeline: {', '.join(sorted(missing))}")
+        chosen = picked
+    if not chosen:
+        raise ChoiceError("the pipeline has no jobs")
+    return sorted(chosen, key=lambda job: int(job.id))
+
+
+class Printer:
+    """Writes the merged log's new lines as they arrive."""
+
+    def __init__(self, follower: MultiFollower, out: TextIO, *, colour: bool) -> None:
+        self.follower = follower
+        self.out = out
+        self.colour = colour
+        self.width = max(len(label) for label in follower.labels)
+        self.printed = 0
+
+    def prefix(self, job: int, mark: str = "│") -> str:
+        label = self.follower.labels[job].ljust(self.width)
+        if self.colour:
+            return f"\x1b[{PREFIX_COLOURS[job % len(PREFIX_COLOURS)]}m{label}{RESET} {mark} "
+        return f"{label} {mark} "
+
+    def __call__(self) -> None:
+        log = self.follower.log
+        start = max(self.printed, log.dropped)
+        if start >= log.total:
+            return
+        parts: list[str] = []
+        for seq in range(start, log.total):
+            entry = log.entry(seq)
+            if entry.note == "end":
+                label = self.follower.labels[entry.job]
+                if self.colour:
+                    label = f"\x1b[{PREFIX_COLOURS[entry.job % len(PREFIX_COLOURS)]}m{label}{RESET}"
+                parts.append(f"{label} {entry.text}\n")
+                continue
+            text = entry.text if self.colour else visible(entry.text)
+            if entry.note:
+                text = logsafe.printable(text)
+            parts.append(f"{self.prefix(entry.job)}{text}{RESET if self.colour else ''}\n")
+        self.printed = log.total
+        self.out.write("".join(parts))
+        self.out.flush()
+
+
+async def follow(client: ApiClient, project: str, pipeline_id: int, names: Sequence[str], stage: str | None,
+                 out: TextIO, err: TextIO, *, colour: bool, rate: float = 2.0) -> int:
+    """Follow the chosen jobs until all finished; the exit code."""
+    found = await client.projects.get(int(project) if project.isdigit() else project)
+    listed = await client.jobs.list(found.id, pipeline_id=pipeline_id).all()
+    chosen = choose(listed, names, stage)
+    jobs = [FollowedJob(found.id, int(job.id), str(job.name), pipeline_id, str(job.status), str(job.stage or ""))
+            for job in chosen]
+    follower = MultiFollower(client, jobs, rate=rate)
+    printer = Printer(follower, out, colour=colour)
+    follower.on_change = printer
+    err.write(f"labdeck follow: {len(jobs)} job(s) of pipeline #{pipeline_id} in "
+              f"{logsafe.printable(found.path_with_namespace or project)}: "
+              f"{', '.join(logsafe.printable(label) for label in follower.labels)}\n")
+    for number, job in enumerate(jobs):
+        if job.status in WAITING_STATUSES:
+            out.write(f"{printer.prefix(number, '…')}waiting ({job.status or 'not started'})\n")
+    await follower.run()
+    printer()
+    return EXIT_BY_STATUS.get(follower.worst_status(), EXIT_OK)
+
+
+def run_follow(session: Session, project: str, pipeline: str, names: Sequence[str], stage: str | None,
+               out: TextIO, err: TextIO) -> int:
+    """``labdeck follow``: print the merged log until every chosen job finished."""
+    if not pipeline.isdigit():
+        err.write("labdeck follow: PIPELINE is a pipeline id (a number)\n")
+        return EXIT_USAGE
+    colour = wants_colour(out)
+
+    async def main() -> int:
+        verify: bool | str = session.ca_file or not session.insecure
+        async with ApiClient(session.base_url, session.token, read_only=True, verify=verify) as client:
+            return await follow(client, project, int(pipeline), names, stage, out, err, colour=colour)
+
+    try:
+        return asyncio.run(main())
+    except ChoiceError as exc:
+        err.write(f"labdeck follow: {logsafe.printable(str(exc))}\n")
+        return EXIT_USAGE
+    except errors.ApiError as exc:
+        err.write(f"labdeck follow: {logsafe.printable(exc.user_message())}\n")
+        return EXIT_UNREADABLE

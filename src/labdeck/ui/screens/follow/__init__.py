@@ -1,0 +1,1 @@
+"""The merged live view of many jobs (``F``)."""

@@ -1,0 +1,122 @@
+"""``labdeck follow``: the merged stream of a stage, exiting with the worst job status."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from labdeck.sim.server import SimServer
+from tests.support.process import Run
+from tests.support.sim_control import advance, control
+
+PROJECT = 1
+
+
+def deploy_pipeline(server: SimServer) -> dict[str, Any]:
+    with control(server) as admin:
+        answer = admin.post(f"/-/sim/projects/{PROJECT}/pipelines", json={"ref": "master", "stages": [
+            {"name": "build", "jobs": [{"name": "compile", "duration": 10}]},
+            {"name": "deploy", "jobs": [
+                {"name": "deploy-eu", "duration": 40, "fail": True, "script_lines": ["./deploy eu"]},
+                {"name": "deploy-us", "duration": 30, "script_lines": ["./deploy us"]},
+                {"name": "deploy-ap", "duration": 50, "script_lines": ["./deploy ap"]}]}]})
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+def follow_while_time_moves(server: SimServer, run_labdeck: Callable[..., Run], *args: str,
+                            env: dict[str, str]) -> Run:
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(run_labdeck, "follow", *args, env=env, timeout=90)
+        deadline = time.monotonic() + 80
+        while not running.done() and time.monotonic() < deadline:
+            advance(server, 3)
+            time.sleep(0.3)
+        return running.result()
+
+
+def test_follow_a_stage_prints_the_merged_stream_and_exits_1_when_a_job_failed(
+        sim_factory: Callable[..., SimServer], tokens: dict[str, str], run_labdeck: Callable[..., Run]) -> None:
+    server = sim_factory()
+    pipeline = deploy_pipeline(server)
+    env = {"LABDECK_URL": server.base_url, "LABDECK_TOKEN": tokens["user"]}
+    run = follow_while_time_moves(server, run_labdeck, str(PROJECT),
+                                  str(pipeline["id"]), "--stage", "deploy", env=env)
+    assert run.returncode == 1, run.output
+    lines = run.stdout.splitlines()
+    assert "\x1b" not in run.stdout  # not a terminal: no colour at all
+    assert any(line.startswith("deploy-eu │ ") and "./deploy eu" in line for line in lines)
+    assert any(line.startswith("deploy-us │ ") for line in lines)
+    assert not any(line.startswith("compile") for line in lines)
+    assert any(line.startswith("deploy-eu ✗ failed after 40s") for line in lines), run.stdout[-2000:]
+    assert any(line.startswith("deploy-us ✓ passed after 30s") for line in lines)
+    assert any(line.startswith("deploy-ap ✓ passed after 50s") for line in lines)
+    # The end lines come after each job's own lines.
+    eu_lines = [index for index, line in enumerate(lines) if line.startswith("deploy-eu")]
+    assert lines[eu_lines[-1]].startswith("deploy-eu ✗")
+    assert "3 job(s)" in run.stderr
+
+
+def test_follow_named_jobs_that_pass_exits_0(sim_factory: Callable[..., SimServer], tokens: dict[str, str],
+                                             run_labdeck: Callable[..., Run]) -> None:
+    server = sim_factory()
+    pipeline = deploy_pipeline(server)
+    env = {"LABDECK_URL": server.base_url, "LABDECK_TOKEN": tokens["user"]}
+    run = follow_while_time_moves(server, run_labdeck, str(PROJECT), str(pipeline["id"]), "deploy-us", "compile",
+                                  env=env)
+    assert run.returncode == 0, run.output
+    assert "deploy-eu" not in run.stdout
+    assert "deploy-us ✓ passed" in run.stdout and "compile ✓ passed" in run.stdout
+
+
+def test_follow_an_unknown_stage_says_which_exist(sim_factory: Callable[..., SimServer], tokens: dict[str, str],
+                                                  run_labdeck: Callable[..., Run]) -> None:
+    server = sim_factory()
+    pipeline = deploy_pipeline(server)
+    run = run_labdeck("follow", str(PROJECT), str(pipeline["id"]), "--stage", "nope",
+                      env={"LABDECK_URL": server.base_url, "LABDECK_TOKEN": tokens["user"]})
+    assert run.returncode == 2
+    assert "no job in stage 'nope'" in run.stderr and "deploy" in run.stderr
+
+
+class _Stream:
+    def __init__(self, tty: bool) -> None:
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_colours_only_on_a_terminal_and_never_with_NO_COLOR() -> None:
+    from labdeck.commands.follow import wants_colour
+
+    assert wants_colour(_Stream(True), {}) is True  # type: ignore[arg-type]
+    assert wants_colour(_Stream(False), {}) is False  # type: ignore[arg-type]
+    assert wants_colour(_Stream(True), {"NO_COLOR": "1"}) is False  # type: ignore[arg-type]
+    assert wants_colour(_Stream(True), {"NO_COLOR": ""}) is True  # type: ignore[arg-type]
+
+
+def test_on_a_terminal_prefixes_are_coloured_and_the_log_keeps_only_its_sgr() -> None:
+    import io
+    from types import SimpleNamespace
+
+    from labdeck.commands.follow import Printer
+    from labdeck.operations.following.multi import MultiFollower
+    from labdeck.operations.following.statuses import FollowedJob
+
+    client = SimpleNamespace(jobs=SimpleNamespace())
+    follower = MultiFollower(client, [FollowedJob(1, 1, "deploy-eu"), FollowedJob(1, 2, "deploy-us")])
+    follower.log.feed(0, "\x1b]0;title\x07\x1b[31mred\x1b[0m \x1b[2Jdone\n")
+    follower.log.feed(1, "plain\n")
+    out = io.StringIO()
+    Printer(follower, out, colour=True)()
+    first, second = out.getvalue().splitlines()
+    assert first.startswith("\x1b[36mdeploy-eu\x1b[0m │ ")
+    assert "title" not in first and "\x1b[2J" not in first and "\x1b[31mred" in first
+    assert second.startswith("\x1b[35mdeploy-us\x1b[0m │ plain")
+    out = io.StringIO()
+    printer = Printer(follower, out, colour=False)
+    printer()
+    assert out.getvalue() == "deploy-eu │ red done\ndeploy-us │ plain\n"

@@ -1,0 +1,45 @@
+"""The merged log: arrival order, complete lines only, errors across jobs, a bounded window."""
+
+from __future__ import annotations
+
+from labdeck.operations.following.merged import MergedLog
+
+
+def test_lines_enter_in_arrival_order_once_complete() -> None:
+    log = MergedLog(["deploy-eu", "deploy-us"])
+    log.feed(0, "one\ntw")
+    log.feed(1, "uno\n")
+    log.feed(0, "o\n")
+    assert [(log.entry(seq).job, log.entry(seq).text) for seq in range(log.total)] == [
+        (0, "one"), (1, "uno"), (0, "two")]
+    log.feed(1, "no newline yet")
+    assert log.total == 3
+    log.finish(1)
+    assert log.entry(3).text == "no newline yet" and log.entry(3).line == 1
+
+
+def test_error_lines_of_every_job_are_found_in_order() -> None:
+    log = MergedLog(["a", "b"])
+    log.feed(0, "fine\n")
+    log.feed(1, "error: b broke\n")
+    log.feed(0, "Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: a broke\n")
+    first = log.next_error(-1)
+    assert first is not None and log.entry(first).job == 1
+    second = log.next_error(first)
+    assert second is not None and log.entry(second).job == 0 and "Traceback" in log.entry(second).text
+    assert log.next_error(second) is None
+    assert log.previous_error(second) == first
+    assert log.next_error(-1, {0}) == second
+    assert [lines.error_count for lines in log.jobs] == [1, 1]
+
+
+def test_older_lines_leave_the_window_and_are_counted() -> None:
+    log = MergedLog(["a", "b"], window=100)
+    for number in range(300):
+        log.feed(number % 2, f"line {number}\n")
+    assert log.total == 300
+    assert 100 <= len(log) <= 125
+    assert log.dropped == 300 - len(log)
+    assert log.entry(log.total - 1).text == "line 299"
+    # The job's own line numbers stay those of its whole log.
+    assert log.entry(log.total - 1).line == 149

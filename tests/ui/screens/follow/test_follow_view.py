@@ -1,0 +1,187 @@
+"""The merged view (``F``) against a private simulator over real HTTP: a stage of deploy jobs
+followed at once; end lines; the header's error counts; e/E; one job alone; filter; pause without
+loss; enter opens the job's own log at the line; a failure rings the alert when the view is hidden."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from labdeck.sim.server import SimServer
+from labdeck.ui.app import LabdeckApp
+from labdeck.ui.screens.follow.header import FollowHeader
+from labdeck.ui.screens.follow.screen import FollowScreen
+from labdeck.ui.screens.follow.view import FollowView
+from labdeck.ui.screens.jobs.trace import TraceScreen
+from tests.support.pilot import wait_until
+from tests.ui.conftest import SimConsole
+from tests.ui.jobs_support import (
+    PROJECT_ID,
+    advance,
+    append_trace,
+    control,
+    create_pipeline,
+    listed_ids,
+    open_jobs,
+)
+from tests.ui.pipeline_support import open_pipeline
+
+REGIONS = ("eu", "us", "ap")
+
+
+@pytest.fixture(autouse=True)
+def fast_following(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reads every few tens of milliseconds (the budget's own tests check the real pace)."""
+    monkeypatch.setattr(FollowScreen, "rate", 100.0)
+    monkeypatch.setattr(FollowScreen, "status_interval", 0.05)
+    monkeypatch.setattr(FollowScreen, "min_interval", 0.02)
+    monkeypatch.setattr(FollowScreen, "max_interval", 0.1)
+
+
+async def deploy_stage(server: SimServer) -> dict[str, Any]:
+    """A pipeline whose ``deploy`` stage holds three jobs whose logs hold what the test appends
+    (the runners take them all at once)."""
+    for runner_id in list(server.state.runners):
+        await control(server, "PUT", f"/runners/{runner_id}", json={"concurrent": 20})
+    pipeline = await create_pipeline(server, [{"name": "deploy", "jobs": [
+        {"name": f"deploy-{region}", "generate_trace": False, "duration": 600, "fail": region == "eu"}
+        for region in REGIONS]}])
+    await advance(server, 5)
+    return pipeline
+
+
+def rows(view: FollowView) -> list[str]:
+    return [view.line_text(view.merged.entry(seq)).plain for seq in
+            (view.seq_at(row) for row in range(view.row_count)) if seq is not None]
+
+
+async def open_follow_view(app: LabdeckApp, pilot: Any, pipeline: dict[str, Any]) -> FollowScreen:
+    screen = await open_pipeline(app, pilot, pipeline["id"])
+    await pilot.press("F")
+    await wait_until(pilot, lambda: isinstance(app.screen, FollowScreen), what="the merged view")
+    follow = app.screen
+    assert isinstance(follow, FollowScreen)
+    assert screen is not follow
+    return follow
+
+
+def job_id(pipeline: dict[str, Any], region: str) -> int:
+    return next(job["id"] for job in pipeline["jobs"] if job["name"] == f"deploy-{region}")
+
+
+async def test_a_stage_followed_with_F_merges_lines_says_each_end_and_counts_errors(console: SimConsole) -> None:
+    server = console.server
+    pipeline = await deploy_stage(server)
+    async with console.run(size=(120, 40)) as (app, pilot):
+        follow = await open_follow_view(app, pilot, pipeline)
+        view = follow.view
+        for region in REGIONS:
+            await append_trace(server, job_id(pipeline, region), f"rolling out {region}\n".encode())
+        await wait_until(pilot, lambda: len(rows(view)) >= 3, what="a line of each job")
+        assert sorted(rows(view)) == sorted(f"deploy-{r} │ rolling out {r}" for r in REGIONS)
+        await append_trace(server, job_id(pipeline, "eu"),
+                           b"error: the eu rollout failed\n\x1b[31;1mERROR: Job failed: exit code 1\x1b[0;m\n")
+        await advance(server, 700)
+        await wait_until(pilot, lambda: all(state.ended for state in follow.follower.states), what="every end")
+        await pilot.pause(0.2)
+        shown = rows(view)
+        assert any(line.startswith("deploy-eu ✗ failed after 10m") for line in shown), shown
+        assert any(line.startswith("deploy-us ✓ passed after 10m") for line in shown)
+        header = follow.query_one(FollowHeader).render()
+        assert "deploy-eu ✗ 1 err" in str(header)
+        # e lands on the error line; enter opens the job's own log at that line.
+        await pilot.press("e")
+        entry = view.cursor_entry
+        assert entry is not None and "the eu rollout failed" in entry.text and not view.following
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, TraceScreen), what="the job's own log")
+        trace = app.screen
+        assert isinstance(trace, TraceScreen) and trace.job.id == job_id(pipeline, "eu")
+        await wait_until(pilot, lambda: trace.view.cursor_line == entry.line and not trace.view.following,
+                         what="the cursor on the error line")
+
+
+async def test_pause_keeps_reading_and_loses_nothing(console: SimConsole) -> None:
+    server = console.server
+    pipeline = await deploy_stage(server)
+    async with console.run(size=(80, 24)) as (app, pilot):
+        follow = await open_follow_view(app, pilot, pipeline)
+        view = follow.view
+        await append_trace(server, job_id(pipeline, "us"), b"before\n")
+        await wait_until(pilot, lambda: view.row_count == 1, what="the first line")
+        await pilot.press("p")
+        for number in range(30):
+            await append_trace(server, job_id(pipeline, "us" if number % 2 else "ap"), f"during {number}\n".encode())
+        await wait_until(pilot, lambda: view.pending == 30, what="the lines read while paused")
+        assert view.row_count == 1 and not view.following
+        await wait_until(pilot, lambda: "paused · 30 new lines" in str(follow.query_one(FollowHeader).render()),
+                         what="the header counting them")
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause(0.2)
+        await pilot.press("f")
+        assert view.following and view.row_count == 31
+        shown = rows(view)
+        assert shown[0] == "deploy-us │ before"
+        # Nothing lost, nothing twice, each job's lines in their order (jobs interleave as read).
+        for region, parity in (("us", 1), ("ap", 0)):
+            assert [line.split(" │ ")[1] for line in shown[1:] if line.startswith(f"deploy-{region}")] == [
+                f"during {n}" for n in range(30) if n % 2 == parity]
+        # A resize never pauses following.
+        await pilot.resize_terminal(80, 24)
+        await append_trace(server, job_id(pipeline, "eu"), b"after resize\n")
+        await wait_until(pilot, lambda: view.row_count == 32, what="a line after the resize")
+        assert view.following and view.scroll_y == view.max_scroll_y
+
+
+async def test_one_job_alone_and_back_and_a_filter(console: SimConsole) -> None:
+    server = console.server
+    pipeline = await deploy_stage(server)
+    async with console.run(size=(80, 24)) as (app, pilot):
+        follow = await open_follow_view(app, pilot, pipeline)
+        view = follow.view
+        for region in REGIONS:
+            await append_trace(server, job_id(pipeline, region), f"hello {region}\nbye {region}\n".encode())
+        await wait_until(pilot, lambda: view.row_count == 6, what="every line")
+        order = [job["name"] for job in sorted(pipeline["jobs"], key=lambda job: job["id"])]
+        await pilot.press("2")
+        assert {line.split(" │ ")[0].strip() for line in rows(view)} == {order[1]}
+        await pilot.press("2")
+        assert view.row_count == 6
+        await pilot.press("slash")
+        await pilot.press(*"bye", "enter")
+        assert [line.split(" │ ")[1] for line in rows(view)] == sorted(
+            [f"bye {r}" for r in REGIONS], key=[f"bye {r}" for r in REGIONS].index)
+        await pilot.press("escape")
+        assert view.row_count == 6
+
+
+async def test_a_job_failing_while_the_view_is_hidden_rings_the_alert(console: SimConsole) -> None:
+    server = console.server
+    pipeline = await deploy_stage(server)
+    async with console.run(size=(80, 24)) as (app, pilot):
+        follow = await open_follow_view(app, pilot, pipeline)
+        rung: list[Any] = []
+        app.watching.ring = lambda target, status, job_id=None: rung.append((target.job_name, status))  # type: ignore[method-assign]
+        await app.push_screen(TraceScreen(PROJECT_ID, follow.project_path, follow.jobs[0]))
+        await advance(server, 700)
+        await wait_until(pilot, lambda: rung, what="the alert")
+        assert rung == [("deploy-eu", "failed")]
+
+
+async def test_F_on_the_jobs_screen_follows_the_marked_rows(console: SimConsole) -> None:
+    server = console.server
+    pipeline = await deploy_stage(server)
+    async with console.run(size=(80, 24)) as (app, pilot):
+        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
+        await pilot.press("F")
+        assert app.screen is screen  # nothing marked: says how, opens nothing
+        await wait_until(pilot, lambda: len(listed_ids(screen)) == 3, what="the three jobs")
+        await pilot.press("space", "j", "space")
+        marked = {job.id for job in screen.marked_jobs()}
+        assert len(marked) == 2
+        await pilot.press("F")
+        await wait_until(pilot, lambda: isinstance(app.screen, FollowScreen), what="the merged view")
+        follow = app.screen
+        assert isinstance(follow, FollowScreen)
+        assert {job.id for job in follow.jobs} == marked
