@@ -51,11 +51,6 @@ _PATTERNS: tuple[tuple[str, Scope, re.Pattern[str]], ...] = (
         r"ERROR: (?:Uploading|Downloading) artifacts", re.IGNORECASE)),
 )
 
-PREFILTER = (r"(?i:runner|execution|timeout|exceeded|Preparation|shutdown|lost|pull|manifest|daemon|137"
-             r"|OOM|out of memory|oom-kill|space left|resolv|name or service|EAI_AGAIN|such host|nodename"
-             r"|Unknown host|handshake|reset by peer|ECONN|ETIMEDOUT|timed out|time-?out|429|50[0234]"
-             r"|artifact|cache)")
-"""Every platform line contains one of these (part of the scanner's one prefilter)."""
 
 _FETCH_COMMAND = re.compile(
     r"\b(?:pip3?(?: install| download|-compile| wheel)|-m pip\b|uv (?:pip|sync|add|lock)|poetry (?:install|lock|add|update)"
@@ -82,6 +77,13 @@ _EXCEPTION_LINE = re.compile(r"\s*(?:E\s+|>\s+|\w+(?:\.\w+)*(?:Error|Exception)\
 _WEAK = re.compile(r"(?:WARNING|WARN|warning|W):? |.*\b(?:Retrying|retrying|will retry)\b")
 
 
+_GATE = ("runner", "execution", "timeout", "time-out", "exceeded", "preparation", "shutdown", "lost", "pull",
+         "manifest", "daemon", "137", "oom", "out of memory", "space left", "resolv", "name or service",
+         "eai_again", "such host", "nodename", "unknown host", "handshake", "reset by peer", "econn", "etimedout",
+         "esockettimedout", "timed out", "429", "500", "502", "503", "504", "too many requests", "artifact", "cache",
+         "unknown host", "name resolution")
+
+
 def platform_label(text: str, where: Literal["prelude", "command", "trailer", "mark"], command: str,
                    in_block: str | None) -> tuple[str, bool] | None:
     """The platform failure ``text`` names, with whether it is weak (a warning, a retry, an artifact
@@ -90,6 +92,9 @@ def platform_label(text: str, where: Literal["prelude", "command", "trailer", "m
     ``where`` says what part of the log the line is in, ``command`` the command whose output it is,
     ``in_block`` the kind of the error block that contains it (if any).
     """
+    lowered = text.lower()
+    if not any(word in lowered for word in _GATE):
+        return None
     platform_part = where != "command"
     fetch_step = bool(command) and _FETCH_COMMAND.search(command) is not None
     if not platform_part and not fetch_step:

@@ -79,9 +79,6 @@ _TRAILER = re.compile(
 )
 _TRAILER_SECTION = re.compile(r"section_start:\d+:(?:after_script|upload_artifacts_on_failure|cleanup_file_variables)")
 
-PREFILTER = (r"\$ |\+ |##\[|~~~ |\+\+\+ |\[Pipeline\]|exited with|exit code|marked build|Exited with"
-             r"|Running after|Uploading artifacts|Cleaning up|Job failed|Finished: |Post job|section_start")
-"""Every marker contains one of these (part of the scanner's one prefilter)."""
 
 
 def mark(raw: str, text: str) -> tuple[MarkKind, str] | None:
@@ -96,7 +93,7 @@ def mark(raw: str, text: str) -> tuple[MarkKind, str] | None:
         if match.group("jenkins") and match.group("jenkins") == "stage":
             return ("command", text)
         return ("command", command.strip())
-    if _FAILURE.search(text):
+    if ("xit" in text or "marked build" in text) and _FAILURE.search(text):
         return ("failure", "")
     if _TRAILER.match(text):
         return ("trailer", "")

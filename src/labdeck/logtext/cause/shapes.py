@@ -25,10 +25,16 @@ class Shape:
     pattern: re.Pattern[str]
     tier: int
     grow: Grow = "single"
+    anywhere: bool = False
+    """True when the pattern may match anywhere in the line (searched, not matched at its start)."""
 
 
 def _s(kind: str, pattern: str, tier: int, grow: Grow = "single") -> Shape:
     return Shape(kind, re.compile(pattern), tier, grow)
+
+
+def _a(kind: str, pattern: str, tier: int, grow: Grow = "single") -> Shape:
+    return Shape(kind, re.compile(pattern), tier, grow, anywhere=True)
 
 
 _EXCEPTION = r"(?:[A-Za-z_][\w$]*[.:]{1,2})*[A-Z]\w*(?:Error|Exception|Exit|Failure|Fault|Interrupt|Panic)"
@@ -42,8 +48,8 @@ SHAPES: tuple[Shape, ...] = (
     _s("pytest", r"=+ .*\b(?:\d+ (?:failed|errors?))\b.* =+$", 3),
     _s("tox", r"(?:ERROR: +)?\S+: (?:commands failed|FAIL code \d+)", 3),
     # JVM
-    _s("junit", r".*<<< (?:FAILURE|ERROR)!", 1, "para"),
-    _s("junit", r".*\bexpected:? ?<.*> but (?:was|found):? ?<.*", 1),
+    _a("junit", r"<<< (?:FAILURE|ERROR)!", 1, "para"),
+    _a("junit", r"expected:? ?<[^>]*> but (?:was|found):? ?<", 1),
     _s("junit", r"\[ERROR\] {2,}\w[\w.$]*[:.]\w+:\d+ .+", 3),
     _s("junit", r"(?:\[(?:ERROR|INFO)\] )?Tests run: \d+, Failures: \d+, Errors: \d+.*", 3),
     _s("gradle", r"\S.* > .+ FAILED$", 1, "indent"),
@@ -55,7 +61,7 @@ SHAPES: tuple[Shape, ...] = (
     _s("exception", r"(?:Exception in thread \"[^\"]*\" |Caused by: )" + _EXCEPTION + r"\b.*", 1, "indent"),
     # Compilers and linkers
     _s("compiler", r"\S.*?(?::\d+(?::\d+)?:?|\(\d+(?:,\d+)?\):?) +(?:- +)?(?:fatal |\w+ )?error\b.*", 1, "rust"),
-    _s("compiler", r".*\bundefined reference to\b.*|Undefined symbols for architecture.*|.*\berror LNK\d+.*", 1),
+    _a("compiler", r"undefined reference to\b|Undefined symbols for architecture|\berror LNK\d+", 1),
     _s("compiler", r"\S+\.(?:go|hs|erl|ex|exs|swift|rb|py|c|cc|cpp|h|hpp|rs|ts|tsx|js|jsx|m|mm|zig|nim|d):\d+"
        r"(?::\d+)?: (?!warning|note|info)(?:\[\w+\] )?[a-z].*", 2, "rust"),
     _s("rust", r"error(?:\[E\d{3,5}\])?: (?!could not compile|test failed|aborting due to|build failed).+", 1, "rust"),
@@ -73,13 +79,13 @@ SHAPES: tuple[Shape, ...] = (
     # JavaScript
     _s("jest", r"\s*● .+", 1, "indent"),
     _s("tap", r"\s*not ok \d+.*", 1, "indent"),
-    _s("karma", r".+ FAILED$", 1, "indent"),
+    _a("karma", r"\S FAILED$", 1, "indent"),
     _s("mocha", r"\s*\d+ failing$", 3),
     _s("test", r"\s*\d+\) \S.*", 1, "indent"),
     _s("tsc", r"\S+\(\d+,\d+\): error TS\d+:.*|\S+:\d+:\d+ - error TS\d+:.*", 1),
     _s("eslint", r"\s+\d+:\d+\s+error\s+.+", 1),
     _s("npm", r"npm (?:ERR!|error) .*", 2, "prefix"),
-    _s("pnpm", r".*\bERR_PNPM_\w+.*", 2),
+    _a("pnpm", r"ERR_PNPM_\w+", 2),
     _s("yarn", r"error (?!Command failed with exit code).+|YN\d{4}: .*(?:error|Error|failed).*", 2),
     _s("yarn", r"error Command failed with exit code \d+.*", 3),
     _s("jest", r"FAIL \S+", 3),
@@ -97,18 +103,19 @@ SHAPES: tuple[Shape, ...] = (
     # Packages, containers, infrastructure tools
     _s("pip", r"ERROR: (?:Could not find a version|No matching distribution|Cannot install|ResolutionImpossible"
        r"|Failed building wheel|Could not build wheels).*", 1),
-    _s("pip", r".*\b(?:ResolutionImpossible|PackagesNotFoundError|UnsatisfiableError|LibMambaUnsatisfiableError)\b.*",
+    _a("pip", r"\b(?:ResolutionImpossible|PackagesNotFoundError|UnsatisfiableError|LibMambaUnsatisfiableError)\b",
        1, "indent"),
     _s("apt", r"E: .+", 1),
-    _s("docker", r"(?:ERROR: |error: )?failed to solve: .+|.*returned a non-zero code: \d+|"
-       r"(?:#\d+ )?ERROR: process \".*\" did not complete successfully.*", 2),
+    _s("docker", r"(?:ERROR: |error: )?failed to solve: .+|(?:#\d+ )?ERROR: process \".*\" did not complete "
+       r"successfully.*", 2),
+    _a("docker", r"returned a non-zero code: \d+", 2),
     _s("terraform", r"│ Error: .+", 1, "box"),
     _s("kubectl", r"Error from server\b.+", 1),
     _s("helm", r"Error: (?:UPGRADE|INSTALLATION) FAILED: .+", 1),
     # Shells
-    _s("shell", r".*: (?:command not found|not found)$", 1),
-    _s("shell", r".*(?:No such file or directory|Permission denied|Segmentation fault|core dumped|"
-       r"Bus error|Illegal instruction).*", 2),
+    _a("shell", r": (?:command not found|not found)$", 1),
+    _a("shell", r"No such file or directory|Permission denied|Segmentation fault|core dumped|"
+       r"Bus error|Illegal instruction", 2),
     # Linters
     _s("lint", r"\S+\.py:\d+:\d+: [A-Z]{1,3}\d{2,4}\b.*", 1),
     _s("shellcheck", r"In \S+ line \d+:$", 1, "para"),
@@ -128,16 +135,12 @@ SHAPES: tuple[Shape, ...] = (
     _s("exception", r"(?:Uncaught )?" + _EXCEPTION + r"(?: \[\w+\])?: .+", 2, "indent"),
     _s("log", r"(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\]? +|\d\d:\d\d:\d\d(?:[.,]\d+)? +)"
        r"\[?(?:ERROR|FATAL|CRITICAL|Error|Fatal|E)\]? .+", 2),
-    _s("log", r".*\blevel=(?:error|fatal|panic)\b.*", 2),
+    _a("log", r"\blevel=\"?(?:error|fatal|panic)\b", 2),
     _s("error", r"(?:fatal|FATAL|Fatal error): .+", 1),
     _s("error", r"(?:\S+: )?(?:error|Error|ERROR)(?:\[\w+\])?: .+", 2),
     _s("error", r"\[(?:ERROR|FATAL|error|fatal)\] .+|##\[error\].+|ERROR in .+|ERROR .+", 3),
 )
 
-PREFILTER = (r"rror|ERR|FAIL|Fail|fail|Traceback|fatal|FATAL|panic|\*\*\*|E  |E: |● |not ok|\d\) "
-             r"|Exception|Segmentation|dumped|No such file|not found|denied|undefined|Undefined|✖|✘|level="
-             r"|── |Exit|Interrupt|Fault")
-"""Every shape's opening line contains one of these (part of the scanner's one prefilter)."""
 
 NOISE = re.compile(
     r"\[ERROR\] *$|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full|For more information|\[Help \d|"
