@@ -14,6 +14,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+# Lines may carry a raw GitHub log's or a GitLab runner's timestamp before the text.
+_AT_START = r"(?m:^(?:\d{4}-\d\d-\d\dT[\d:.]+Z (?:[0-9a-f]{2}[OE]\+? )?)?"
+
 KEYWORDS: tuple[str, ...] = (
     # Errors and failures.
     r"rror", r"RROR", r"FAIL", r"ail", r"atal", r"ATAL", r"Traceback", r"anic", r"xception", r"denied",
@@ -21,9 +24,10 @@ KEYWORDS: tuple[str, ...] = (
     r"●", r"✖", r"✘", r"\*\*\*", r"ERR", r"Killed", r"halted", r"Dubious", r"level=", r"but was", r"but found",
     r"Interrupt", r"Fault", r"Illegal instruction", r"offense", r"===> ", r"Impossible", r"nsatisfiable",
     r"non-zero", r"In \S+ line \d+:", r"\.(?:py|rb):\d+:\d+: ", r"\.(?:go|erl|hs|ex|exs|swift):\d+",
-    r"(?m:^\s*\d+\) )", r"(?m:^[Ee]  )", r"(?m:^[Ee]: )", r"(?m:^E$)", r"(?m:^#\s)",
+    _AT_START + r"[ \t]*\d+\) )", _AT_START + r"[A-Z]{1,4}\d{3,4} )", r"stdout ----", _AT_START + r"[Ee]  )", _AT_START + r"[Ee]: )", _AT_START + r"E$)",
+    _AT_START + r"#[ \t])", r"\| FAIL \|", r"\.\.\. (?:failed|undefined) in",
     # Framing.
-    r"\$ ", r"(?m:^\+ )", r"##\[", r"~~~ ", r"\+\+\+ ", r"\[Pipeline\]", r"exit code", r"exited with",
+    r"\$ ", _AT_START + r"\+ )", r"##\[", r"~~~ ", r"\+\+\+ ", r"\[Pipeline\]", r"exit code", r"exited with",
     r"exit status", r"marked build", r"Exited with", r"Running after", r"Uploading", r"Cleaning up", r"Finished: ",
     r"Post job", r"section_start", r"Done\. Your build",
     # Platform words.

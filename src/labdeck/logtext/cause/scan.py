@@ -30,7 +30,9 @@ _SHAPES = re.compile("|".join(f"(?P<s{index}>{shape.pattern.pattern})" for index
                               if not shape.anywhere))
 _ANYWHERE = tuple((index, shape) for index, shape in enumerate(shapes.SHAPES) if shape.anywhere)
 _MEANINGLESS = re.compile(r"[\s\W_]*$|\s*(?:##\[endgroup\]|##\[group\].*|section_end.*|\[Pipeline\] .*|"
-                          r"Cleaning up .*|Script done\..*|Done\..*|real\s.*|user\s.*|sys\s.*)$")
+                          r"Cleaning up .*|Script done\..*|Done\..*|real\s.*|user\s.*|sys\s.*|g?make(?:\[\d+\])?: \*\*\* .*|"
+                          r"npm (?:ERR!|error) .*|error Command failed.*|.*ELIFECYCLE.*|.*Process completed with exit code.*|"
+                          r"\[Checks API\].*|Recording test results|Took \d.*|Output: .*)$")
 
 Where = Literal["prelude", "command", "trailer"]
 

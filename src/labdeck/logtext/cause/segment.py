@@ -90,8 +90,8 @@ def mark(raw: str, text: str) -> tuple[MarkKind, str] | None:
         return None
     if text[0] in "$+#~-[" and (match := _COMMAND.match(text)):
         command = next((group for group in match.groups() if group), "")
-        if match.group("jenkins") and match.group("jenkins") == "stage":
-            return ("command", text)
+        if match.group("jenkins"):
+            return ("command", "[Pipeline] " + match.group("jenkins"))
         return ("command", command.strip())
     if ("xit" in text or "marked build" in text) and _FAILURE.search(text):
         return ("failure", "")

@@ -65,9 +65,13 @@ SHAPES: tuple[Shape, ...] = (
     _s("compiler", r"\S+\.(?:go|hs|erl|ex|exs|swift|rb|py|c|cc|cpp|h|hpp|rs|ts|tsx|js|jsx|m|mm|zig|nim|d):\d+"
        r"(?::\d+)?: (?!warning|note|info)(?:\[\w+\] )?[a-z].*", 2, "rust"),
     _s("rust", r"error(?:\[E\d{3,5}\])?: (?!could not compile|test failed|aborting due to|build failed).+", 1, "rust"),
+    _s("cargo", r"---- \S+ stdout ----", 1, "para"),
+    _s("cargo", r"test \S+ \.\.\. FAILED$", 3),
     _s("rust", r"thread '.*' panicked at .*", 1, "para"),
     _s("rust", r"test result: FAILED\b.*|error: (?:could not compile|test failed|aborting due to).*", 3),
     _s("cmake", r"CMake Error\b.*", 1, "indent"),
+    _s("ctest", r"\s*\d+/\d+ Test\s+#\d+: .*\*\*\*(?:Failed|Exception|Timeout).*", 1),
+    _s("ctest", r"The following tests FAILED:|Errors while running CTest", 3),
     _s("make", r"g?make(?:\[\d+\])?: \*\*\* No rule to make target.*", 1),
     _s("make", r"(?:g?make|ninja)(?:\[\d+\])?: (?:\*\*\*|build stopped).*", 3),
     _s("ninja", r"FAILED: .+", 2),
@@ -93,7 +97,7 @@ SHAPES: tuple[Shape, ...] = (
     _s("rspec", r"Failure/Error: .+", 1, "indent"),
     _s("rspec", r"rspec \./\S+:\d+.*|\d+ examples?, [1-9]\d* failures?.*", 3),
     _s("minitest", r"\d+ runs, \d+ assertions, \d+ failures, \d+ errors.*", 3),
-    _s("rubocop", r"\S+\.rb:\d+:\d+: [EFW]: .+", 1),
+    _s("rubocop", r"\S+\.rb:\d+:\d+: [CRWEF]: .+", 1),
     _s("phpunit", r"There (?:was|were) \d+ (?:failures?|errors?):", 2),
     _s("phpunit", r"PHP (?:Fatal|Parse) error: .+|(?:Fatal|Parse) error: .+ in \S+ on line \d+", 1),
     _s("phpunit", r"FAILURES!$|ERRORS!$", 3),
@@ -118,6 +122,7 @@ SHAPES: tuple[Shape, ...] = (
        r"Bus error|Illegal instruction", 2),
     # Linters
     _s("lint", r"\S+\.py:\d+:\d+: [A-Z]{1,3}\d{2,4}\b.*", 1),
+    _s("lint", r"[A-Z]{1,4}\d{3,4} (?:\[\*\] )?\S.*", 1, "rust"),
     _s("shellcheck", r"In \S+ line \d+:$", 1, "para"),
     _s("lint", r"✖ \d+ problems?.*|Found \d+ errors?\b.*|\d+ files? inspected, \d+ offenses?.*", 3),
     # Swift, Haskell, Erlang, R, Perl, Lua
@@ -131,19 +136,24 @@ SHAPES: tuple[Shape, ...] = (
     _s("prove", r"Dubious, test returned .*", 2),
     _s("prove", r"Failed \d+/\d+ test (?:programs|scripts).*|Result: FAIL$", 3),
     _s("busted", r"(?:Failure|Error) → .+", 1, "para"),
+    _a("robot", r"\| FAIL \|$", 1, "indent"),
+    _a("behave", r"\.\.\. (?:failed|undefined) in [\d.]+s$", 1, "indent"),
+    _s("behave", r"Failing scenarios:$", 3),
     # Exceptions, log levels and generic errors (last: the most generic).
     _s("exception", r"(?:Uncaught )?" + _EXCEPTION + r"(?: \[\w+\])?: .+", 2, "indent"),
     _s("log", r"(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\]? +|\d\d:\d\d:\d\d(?:[.,]\d+)? +)"
        r"\[?(?:ERROR|FATAL|CRITICAL|Error|Fatal|E)\]? .+", 2),
     _a("log", r"\blevel=\"?(?:error|fatal|panic)\b", 2),
+    _s("log", r"(?:ERROR|FATAL|CRITICAL|PANIC)\s+(?:\[[^\]]*\]\s+)?\w.+", 2),
     _s("error", r"(?:fatal|FATAL|Fatal error): .+", 1),
+    _s("error", r"(?:FAIL|FAILED|FAILURE):? .+|(?:Failure|Failed|Error|ERROR):\s.+", 2),
     _s("error", r"(?:\S+: )?(?:error|Error|ERROR)(?:\[\w+\])?: .+", 2),
     _s("error", r"\[(?:ERROR|FATAL|error|fatal)\] .+|##\[error\].+|ERROR in .+|ERROR .+", 3),
 )
 
 
 NOISE = re.compile(
-    r"\[ERROR\] *$|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full|For more information|\[Help \d|"
+    r"\s*● Console$|\[ERROR\] *$|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full|For more information|\[Help \d|"
     r"After correcting|  mvn <args>|Failed to execute goal .* on project .*: There are test failures)"
     r"|npm (?:ERR!|error) (?:A complete log|\s*$|Lifecycle script|This is probably not a problem|"
     r"Failed at the|Exit status|code ELIFECYCLE|errno \d|command failed$|command sh -c|path /)"
