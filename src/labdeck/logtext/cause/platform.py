@@ -16,6 +16,9 @@ from typing import Literal
 Scope = Literal["runner", "anywhere", "fetch"]
 
 _PATTERNS: tuple[tuple[str, Scope, re.Pattern[str]], ...] = (
+    ("image pull failed", "fetch", re.compile(
+        r"failed to pull image|pull access denied|ErrImagePull|ImagePullBackOff|manifest unknown|"
+        r"toomanyrequests|Error response from daemon: (?:pull|manifest|Get \")", re.IGNORECASE)),
     ("runner system failure", "runner", re.compile(
         r"runner system failure|Job failed \(system failure\)|runner (?:was )?lost|job's runner|"
         r"ERROR: Preparation failed|The runner has received a shutdown signal|lost communication with the server",
@@ -23,9 +26,6 @@ _PATTERNS: tuple[tuple[str, Scope, re.Pattern[str]], ...] = (
     ("execution timeout", "runner", re.compile(
         r"execution took longer than|Job execution timeout|has exceeded the maximum execution time|"
         r"The job running on runner .* has exceeded", re.IGNORECASE)),
-    ("image pull failed", "fetch", re.compile(
-        r"failed to pull image|pull access denied|ErrImagePull|ImagePullBackOff|manifest unknown|"
-        r"toomanyrequests|Error response from daemon: (?:pull|manifest|Get \")", re.IGNORECASE)),
     ("out of memory (exit code 137)", "runner", re.compile(
         r"exit code:? 137\b|exited with 137\b|exit status 137\b|status 137\b")),
     ("out of memory (exit code 137)", "anywhere", re.compile(
@@ -107,7 +107,9 @@ def platform_label(text: str, where: Literal["prelude", "command", "trailer", "m
             continue
         if scope == "fetch" and not (platform_part or fetch_step or _FETCH_LINE.match(text)):
             continue
-        weak = _WEAK.match(text) is not None or label == "artifact or cache transfer failed"
+        # A network failure of a fetch counts even as a warning or a retry (pip warns, then cannot
+        # find the package); the runner's own warnings are the cause only when nothing else is.
+        weak = (scope != "fetch" and _WEAK.match(text) is not None) or label == "artifact or cache transfer failed"
         return (_name_host(label, text), weak)
     return None
 
