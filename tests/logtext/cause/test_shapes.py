@@ -36,7 +36,7 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
         "[ERROR] com.example.AppTest.total -- Time elapsed: 0.01 s <<< FAILURE!",
         "org.opentest4j.AssertionFailedError: expected: <4> but was: <3>", "", "[INFO] Results:",
         "[ERROR] Failures: ", "[ERROR]   AppTest.total:12 expected: <4> but was: <3>",
-        "[ERROR] Tests run: 2, Failures: 1, Errors: 0, Skipped: 0", "[INFO] BUILD FAILURE"], 1, "junit"),
+        "[ERROR] Tests run: 2, Failures: 1, Errors: 0, Skipped: 0", "[INFO] BUILD FAILURE"], 2, "junit"),
     ("gradle test", "./gradlew test", [
         "> Task :test FAILED", "", "AppTest > total() FAILED", "    org.opentest4j.AssertionFailedError at AppTest.java:12",
         "", "FAILURE: Build failed with an exception.", "", "* What went wrong:",

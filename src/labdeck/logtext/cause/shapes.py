@@ -48,10 +48,10 @@ SHAPES: tuple[Shape, ...] = (
     _s("pytest", r"=+ .*\b(?:\d+ (?:failed|errors?))\b.* =+$", 3),
     _s("tox", r"(?:ERROR: +)?\S+: (?:commands failed|FAIL code \d+)", 3),
     # JVM
+    _s("junit", r"(?:\[(?:ERROR|INFO)\] )?Tests run: \d+, Failures: \d+, Errors: \d+.*", 3),
     _a("junit", r"<<< (?:FAILURE|ERROR)!", 1, "para"),
     _a("junit", r"expected:? ?<[^>]*> but (?:was|found):? ?<", 1),
     _s("junit", r"\[ERROR\] {2,}\w[\w.$]*[:.]\w+:\d+ .+", 3),
-    _s("junit", r"(?:\[(?:ERROR|INFO)\] )?Tests run: \d+, Failures: \d+, Errors: \d+.*", 3),
     _s("gradle", r"\S.* > .+ FAILED$", 1, "indent"),
     _s("gradle", r"\* What went wrong:", 2, "para"),
     _s("gradle", r"> Task \S+ FAILED$", 3),
