@@ -158,7 +158,7 @@ NOISE = re.compile(
     r"After correcting|  mvn <args>|Failed to execute goal .* on project .*: There are test failures)"
     r"|npm (?:ERR!|error) (?:A complete log|\s*$|Lifecycle script|This is probably not a problem|"
     r"Failed at the|Exit status|code ELIFECYCLE|errno \d|command failed$|command sh -c|path /)"
-    r"|error Command failed with exit code|info Visit https"
+    r"|error Command failed with exit code|info Visit https|Error: Terraform encountered problems during initiali[sz]ation"
     r"|(?:\S+ )?\d+ errors? (?:generated|found)\b|\d+ errors?$|\s*Error: Process completed with exit code"
 )
 """Lines that match a shape but only say that something failed, somewhere else."""
