@@ -72,3 +72,8 @@ def test_streaming_gives_the_same_answer_as_the_whole_text() -> None:
 def test_an_empty_log_has_no_error() -> None:
     answer = read_cause(b"")
     assert answer.error is None and answer.signature == "" and answer.candidates == ()
+
+
+def test_a_line_of_megabytes_is_read_by_its_start() -> None:
+    answer = read_cause("$ make\nerror: " + "a:1 " * 1_000_000 + "\nERROR: Job failed: exit code 1\n")
+    assert answer.error is not None and answer.error.line == 2 and len(answer.error.text) <= 2000

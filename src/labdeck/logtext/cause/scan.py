@@ -23,6 +23,8 @@ AHEAD = MAX_BLOCK_LINES + 8
 BEHIND = 64
 CHUNK = 16384
 TAIL_LINES = 3
+MAX_LINE = 4096
+"""Characters of a line the precise patterns look at."""
 MAX_CANDIDATES = 2000
 """Blocks kept per log (a log with more error lines than this keeps its first ones)."""
 
@@ -107,7 +109,9 @@ class Scanner:
         self._close(self.line_count)
 
     def _raw(self, offset: int) -> str:
-        line = self._buffer[offset]
+        # A hostile or minified line of megabytes is read by its first characters only: the
+        # precise patterns then cost the same on any line.
+        line = self._buffer[offset][:MAX_LINE]
         return line if isinstance(line, str) else line.decode("utf-8", "replace")
 
     # The scan proper.
