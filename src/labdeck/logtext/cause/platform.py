@@ -100,12 +100,12 @@ def platform_label(text: str, where: Literal["prelude", "command", "trailer", "m
     if not platform_part and not fetch_step:
         if in_block in _TEST_KINDS or _EXCEPTION_LINE.match(text):
             return None
+    fetch = platform_part or fetch_step or _FETCH_LINE.match(text) is not None
     for label, scope, pattern in _PATTERNS:
+        # The cheap test of where the line is comes before the pattern.
+        if (scope == "runner" and not platform_part) or (scope == "fetch" and not fetch):
+            continue
         if not pattern.search(text):
-            continue
-        if scope == "runner" and not platform_part:
-            continue
-        if scope == "fetch" and not (platform_part or fetch_step or _FETCH_LINE.match(text)):
             continue
         # A network failure of a fetch counts even as a warning or a retry (pip warns, then cannot
         # find the package); the runner's own warnings are the cause only when nothing else is.
