@@ -18,24 +18,27 @@ from typing import Any
 _AT_START = r"(?m:^(?:\d{4}-\d\d-\d\dT[\d:.]+Z (?:[0-9a-f]{2}[OE]\+? )?)?"
 
 KEYWORDS: tuple[str, ...] = (
-    # Errors and failures.
-    r"rror", r"RROR", r"FAIL", r"ail", r"atal", r"ATAL", r"Traceback", r"anic", r"xception", r"denied",
-    r"not found", r"No such", r"egmentation", r"dumped", r"ndefined", r"not ok", r"went wrong", r"Caused by",
-    r"●", r"✖", r"✘", r"\*\*\*", r"ERR", r"Killed", r"halted", r"Dubious", r"level=", r"but was", r"but found",
-    r"Interrupt", r"Fault", r"Illegal instruction", r"offense", r"===> ", r"Impossible", r"nsatisfiable",
-    r"non-zero", r"In \S+ line \d+:", r"\.(?:py|rb):\d+:\d+: ", r"\.(?:go|erl|hs|ex|exs|swift):\d+",
-    _AT_START + r"[ \t]*\d+\) )", _AT_START + r"[A-Z]{1,4}\d{3,4} )", r"stdout ----", _AT_START + r"[Ee]  )", _AT_START + r"[Ee]: )", _AT_START + r"E$)",
+    # Errors and failures: whole words (``test_error_handling PASSED`` is not an error line).
+    r"(?:[Ee]rror|ERROR)(?:s|ed)?\b", r"[Ff]ail(?:s|ed|ure|ures|ing)?\b", r"FAIL", r"[Ff]atal|FATAL",
+    r"Traceback", r"[Pp]anic", r"xception", r"denied", r"not found", r"No such", r"egmentation", r"dumped",
+    r"ndefined", r"not ok", r"went wrong", r"Caused by", r"●", r"✖", r"✘", r"\*\*\*", r"ERR[!_:]", r"Killed",
+    r"halted", r"Dubious", r"level=", r"but was", r"but found", r"Interrupt", r"Fault", r"Illegal instruction",
+    r"offense", r"===> ", r"Impossible", r"nsatisfiable", r"non-zero", r"In \S+ line \d+:",
+    r"Diff in ", r"curl: \(", r"\"(?:severity|level)\": ?\"(?:error|fatal)\"", r"\.(?:py|rb):\d+:\d+: ", r"\.(?:go|erl|hs|ex|exs|swift):\d+",
+    _AT_START + r"[ \t]*\d+\) )", _AT_START + r"[A-Z]{1,4}\d{3,4} )", r"stdout ----",
+    _AT_START + r"[Ee]  )", _AT_START + r"[Ee]: )", _AT_START + r"E$)",
     _AT_START + r"#[ \t])", r"\| FAIL \|", r"\.\.\. (?:failed|undefined) in",
     # Framing.
     r"\$ ", _AT_START + r"\+ )", r"##\[", r"~~~ ", r"\+\+\+ ", r"\[Pipeline\]", r"exit code", r"exited with",
-    r"exit status", r"marked build", r"Exited with", r"Running after", r"Uploading", r"Cleaning up", r"Finished: ",
-    r"Post job", r"section_start", r"Done\. Your build",
+    r"exit status", r"marked build", r"Exited with", r"Running after", r"Uploading artifacts", r"Cleaning up",
+    r"Finished: ", r"Post job", r"section_start", r"Done\. Your build",
     # Platform words.
-    r"unner", r"imeout", r"imed out", r"esolv", r"reset by peer", r"ECONN", r"ETIMEDOUT", r"ESOCKET", r"EAI_AGAIN",
-    r"space left", r"OOM", r"oom-kill", r"ut of memory", r"pull", r"Pull", r"manifest", r"daemon", r"such host",
-    r"nodename", r"nknown host", r"ame or service", r"handshake", r"xceeded", r"execution took", r"Preparation",
-    r"shutdown", r"lost", r"Too Many Requests", r"Bad Gateway", r"Service Unavailable", r"Gateway Time",
-    r" 429\b", r"E429", r"HTTP 5", r"status 137", r"Downloading",
+    r"unner", r"imeout", r"imed out", r"resolve host", r"name resolution", r"[Ff]ailed to resolve",
+    r"NameResolution", r"resolve hostname", r"reset by peer", r"ECONN", r"ETIMEDOUT", r"ESOCKET", r"EAI_AGAIN",
+    r"space left", r"OOM", r"oom-kill", r"ut of memory", r"ImagePull", r"pull access", r"manifest unknown",
+    r"toomanyrequests", r"such host", r"nodename", r"nknown host", r"ame or service", r"handshake", r"xceeded",
+    r"execution took", r"shutdown signal", r"lost communication", r"Too Many Requests", r"Bad Gateway",
+    r"Service Unavailable", r"Gateway Time", r" 429\b", r"E429", r"HTTP 5", r"status 137",
 )
 
 _ALTERNATION = "|".join(KEYWORDS)

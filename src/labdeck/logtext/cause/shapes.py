@@ -140,6 +140,9 @@ SHAPES: tuple[Shape, ...] = (
     _a("robot", r"\| FAIL \|$", 1, "indent"),
     _a("behave", r"\.\.\. (?:failed|undefined) in [\d.]+s$", 1, "indent"),
     _s("behave", r"Failing scenarios:$", 3),
+    _s("lint", r"Diff in \S+(?::\d+:| at line \d+:).*", 1, "para"),
+    _s("shell", r"curl: \(\d+\) .+|wget: .*(?:failed|error|unable).*", 1),
+    _s("json", r"\s*\"(?:severity|level)\": ?\"(?:error|fatal)\",?", 1),
     # Exceptions, log levels and generic errors (last: the most generic).
     _s("exception", r"(?:Uncaught )?" + _EXCEPTION + r"(?: \[\w+\])?: .+", 2, "indent"),
     _s("log", r"(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\]? +|\d\d:\d\d:\d\d(?:[.,]\d+)? +)"
