@@ -120,7 +120,11 @@ def find_block(case: Case, output: bytes) -> tuple[int, int]:
     first = matches[case.nth]
     if case.end is None:
         return first, first + case.extra
-    last = next((i for i in range(first, len(lines)) if re.search(case.end, lines[i])), None)
+    # An end pattern starting with "(?#before)" marks the line before its next match after the start.
+    after = 1 if case.end.startswith("(?#before)") else 0
+    last = next((i for i in range(first + after, len(lines)) if re.search(case.end, lines[i])), None)
+    if last is not None and after:
+        last -= 1
     if last is None:
         raise LookupError(f"{case.name}: no line matches end {case.end!r} after line {first}")
     return first, last + case.extra
@@ -157,11 +161,36 @@ def write_case(case: Case, with_pass: bool) -> str:
     return f"{case.tool}/{case.name}: {line}-{end} {shown}"
 
 
+def table() -> str:
+    """Counts per tool and framing of the committed corpus, as a Markdown table for the README."""
+    rows: dict[str, dict[str, int]] = {}
+    passing: dict[str, int] = {}
+    for sidecar in sorted(CORPUS.glob("*/*.json")):
+        meta = json.loads(sidecar.read_text())
+        counts = rows.setdefault(meta["tool"], {})
+        counts[meta["framing"]] = counts.get(meta["framing"], 0) + 1
+        passing[meta["tool"]] = passing.get(meta["tool"], 0) + ("passing" in meta)
+    framings = ["gitlab", "github", "travis", "jenkins", "plain"]
+    out = ["| tool | logs | " + " | ".join(framings) + " | with passing log |",
+           "|---" * (len(framings) + 3) + "|"]
+    for tool, counts in rows.items():
+        cells = " | ".join(str(counts.get(f, "")) for f in framings)
+        out.append(f"| {tool} | {sum(counts.values())} | {cells} | {passing[tool] or ''} |")
+    totals = {f: sum(c.get(f, 0) for c in rows.values()) for f in framings}
+    out.append(f"| **{len(rows)} tools** | **{sum(totals.values())}** | "
+               + " | ".join(f"**{totals[f]}**" for f in framings) + f" | **{sum(passing.values())}** |")
+    return "\n".join(out)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", nargs="*", default=[], help="case names or tools containing these")
     parser.add_argument("--no-pass", action="store_true", help="skip the passing logs")
+    parser.add_argument("--table", action="store_true", help="print the README's table of counts and stop")
     args = parser.parse_args()
+    if args.table:
+        print(table())
+        return 0
     chosen = [c for c in CASES if not args.only or any(s in f"{c.tool}/{c.name}" for s in args.only)]
     failures = 0
     for case in chosen:

@@ -25,11 +25,11 @@ CASES: list[Case] = [
          r"^\s+Traceback \(most recent call last\)", r"ModuleNotFoundError: No module named 'pkgx'", "traceback",
          "setup.py imports pkgx before it is installed: getting requirements to build editable failed",
          fix={"setup.py": [("from pkgx.version import VERSION\n\nsetup(version=VERSION)", "setup()")]}),
-    Case("perl", "cant_locate_module", "pl_report", "travis",
+    Case("perl", "cant_locate_module", "pl_report", "gitlab",
          ["perl -v | head -2", "perl report.pl"],
          r"^Can't locate JSON/XS.pm", r"^BEGIN failed", "traceback",
          "JSON::XS is not installed in the image", image="perl:5.36"),
-    Case("ruby", "load_error", "rb_report", "github",
+    Case("ruby", "load_error", "rb_report", "gitlab",
          ["ruby --version", "ruby report.rb report.xml"],
          r"cannot load such file -- nokogiri \(LoadError\)", r"from report.rb:\d+", "traceback",
          "nokogiri gem missing (no Gemfile / bundle install)", image="ruby:3.1"),
@@ -43,7 +43,7 @@ CASES: list[Case] = [
                                       "    public function __construct(private Config $config)\n    {\n    }\n\n"
                                       "    public function send(string $to, string $text): void\n    {\n"
                                       "        echo \"mail to $to: $text\" . PHP_EOL;\n    }\n}\n")]}),
-    Case("lua", "index_nil", "lua_app", "jenkins",
+    Case("lua", "index_nil", "lua_app", "gitlab",
          ["lua -v", "lua main.lua"],
          r"^lua: main.lua:\d+: attempt to index", r"^\s+\[C\]: in \?", "traceback",
          "config has no 'database' table (only cache): indexing nil in connect()", image="nickblah/lua:5.4"),
@@ -63,7 +63,27 @@ CASES: list[Case] = [
     Case("gcc", "parallel_make", "c_sync", "gitlab",
          ["make -j2 -k"],
          r"src/main.c:\d+:\d+: error: ", r"^\s+\|\s+\^", "compiler",
-         "main.c: 'entries' undeclared (renamed to 'items' in one place); make -j2 interleaves cache.c warnings",
+         "main.c: 'items' undeclared (the array is called 'entries'); make -j2 -k shows warnings around it",
          image="gcc:12", extra=0, hidden=["sed -i 's/int n = sync_entries(entries, 3);/int n = sync_entries(items, 3);/' "
                                           "src/main.c"]),
+    Case("make", "recipe_tool_missing", "c_sync", "gitlab",
+         ["make", "make docs"],
+         r"sphinx-build: No such file or directory|sphinx-build: not found", None, "make",
+         "the docs target needs sphinx-build, which is not in the gcc image", image="gcc:12"),
+    Case("curl", "could_not_resolve_host", "sh_fetch", "gitlab",
+         ["./fetch-sdk.sh"],
+         r"curl: \(6\) Could not resolve host", None, "shell",
+         "DNS: the artifact host artifacts.acme.example cannot be resolved (network failure)",
+         image="curlimages/curl:8.11.0"),
+    Case("pip", "index_unreachable", "sh_fetch", "gitlab",
+         ["pip --version", "pip install --retries 1 --timeout 5 --index-url https://pypi.acme.example/simple "
+          "-r requirements.txt"],
+         r"^WARNING: Retrying", r"^ERROR: No matching distribution found", "resolver",
+         "the private index pypi.acme.example cannot be resolved (Name or service not known); pip then finds "
+         "no acme-sdk"),
+    Case("npm", "enotfound_registry", "sh_fetch", "gitlab",
+         ["node --version", "npm install --registry https://npm.acme.example/ --fetch-retries=1 "
+          "--fetch-retry-mintimeout=1000 --fetch-retry-maxtimeout=2000"],
+         r"npm error code ENOTFOUND", r"npm error network request to .* failed", "npm",
+         "DNS: getaddrinfo ENOTFOUND npm.acme.example (registry host unreachable)", image=NODE, env=NPM),
 ]

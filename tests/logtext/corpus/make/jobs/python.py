@@ -115,4 +115,12 @@ CASES: list[Case] = [
          r"^_+ test_known_codes\[46987\] _+$", r"^tests/test_codes.py:\d+: AssertionError", "pytest",
          "one row of tests/codes.csv has a wrong expected code (46987): 1 of 1800 parametrized tests fails",
          fix={"tests/codes.csv": [("46987,1090", "46987,1097")]}),
+    Case("pytest", "after_noisy_retry", "py_noise", "gitlab",
+         ["python --version", PIP, "python scripts/fetch_fixtures.py", "python -m pytest tests"],
+         r"^_+ test_parse_due_iso _+$", r"^app/orders.py:\d+: ValueError", "pytest",
+         "parse_due splits on '/' but gets an ISO date: ValueError (not enough values to unpack); the "
+         "fixture step's logged timeout tracebacks were retried and passed",
+         fix={"app/orders.py": [('    day, month, year = text.split("/")\n    return date(int(year), int(month), int(day))',
+                                 '    if "-" in text:\n        return date.fromisoformat(text)\n'
+                                 '    day, month, year = text.split("/")\n    return date(int(year), int(month), int(day))')]}),
 ]
