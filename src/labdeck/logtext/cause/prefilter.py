@@ -24,7 +24,7 @@ KEYWORDS: tuple[str, ...] = (
     r"ndefined", r"not ok", r"went wrong", r"Caused by", r"●", r"✖", r"✘", r"\*\*\*", r"ERR[!_:]", r"Killed",
     r"halted", r"Dubious", r"level=", r"but was", r"but found", r"Interrupt", r"Fault", r"Illegal instruction",
     r"offense", r"===> ", r"Impossible", r"nsatisfiable", r"non-zero", r"In \S+ line \d+:",
-    r"Diff in ", r"curl: \(", r"\"(?:severity|level)\": ?\"(?:error|fatal)\"", r"\.(?:py|rb):\d+:\d+: ", r"\.(?:go|erl|hs|ex|exs|swift):\d+",
+    r"Diff in ", r"unbound variable", r"bad substitution", r"parameter not set", r"curl: \(", r"\"(?:severity|level)\": ?\"(?:error|fatal)\"", r"\.(?:py|rb):\d+:\d+: ", r"\.(?:go|erl|hs|ex|exs|swift):\d+",
     _AT_START + r"[ \t]*\d+\) )", _AT_START + r"[A-Z]{1,4}\d{3,4} )", r"stdout ----",
     _AT_START + r"[Ee]  )", _AT_START + r"[Ee]: )", _AT_START + r"E$)",
     _AT_START + r"#[ \t])", r"\| FAIL \|", r"\.\.\. (?:failed|undefined) in",

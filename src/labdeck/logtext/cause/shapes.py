@@ -118,7 +118,7 @@ SHAPES: tuple[Shape, ...] = (
     _s("kubectl", r"Error from server\b.+", 1),
     _s("helm", r"Error: (?:UPGRADE|INSTALLATION) FAILED: .+", 1),
     # Shells
-    _a("shell", r": (?:command not found|not found)$", 1),
+    _a("shell", r": (?:command not found|not found|unbound variable|bad substitution|parameter not set)$", 1),
     _a("shell", r"No such file or directory|Permission denied|Segmentation fault|core dumped|"
        r"Bus error|Illegal instruction", 2),
     # Linters
