@@ -82,6 +82,7 @@ _GATE = ("runner", "execution", "timeout", "time-out", "exceeded", "preparation"
          "eai_again", "such host", "nodename", "unknown host", "handshake", "reset by peer", "econn", "etimedout",
          "esockettimedout", "timed out", "429", "500", "502", "503", "504", "too many requests", "artifact", "cache",
          "unknown host", "name resolution")
+_GATE_RE = re.compile("|".join(re.escape(word) for word in _GATE))
 
 
 def platform_label(text: str, where: Literal["prelude", "command", "trailer", "mark"], command: str,
@@ -92,8 +93,7 @@ def platform_label(text: str, where: Literal["prelude", "command", "trailer", "m
     ``where`` says what part of the log the line is in, ``command`` the command whose output it is,
     ``in_block`` the kind of the error block that contains it (if any).
     """
-    lowered = text.lower()
-    if not any(word in lowered for word in _GATE):
+    if _GATE_RE.search(text.lower()) is None:
         return None
     platform_part = where != "command"
     fetch_step = bool(command) and _FETCH_COMMAND.search(command) is not None
