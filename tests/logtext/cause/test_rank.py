@@ -77,3 +77,17 @@ def test_an_empty_log_has_no_error() -> None:
 def test_a_line_of_megabytes_is_read_by_its_start() -> None:
     answer = read_cause("$ make\nerror: " + "a:1 " * 1_000_000 + "\nERROR: Job failed: exit code 1\n")
     assert answer.error is not None and answer.error.line == 2 and len(answer.error.text) <= 2000
+
+
+def test_a_runners_report_comes_before_the_end_of_the_output() -> None:
+    log = ("$ make test\npytest -q --tb=no\n..F\nFAILED tests/test_cart.py::test_total - assert 3 == 4\n"
+           "1 failed, 2 passed in 0.05s\nmake: *** [Makefile:3: test] Error 1\nERROR: Job failed: exit code 2\n")
+    answer = read_cause(log)
+    assert answer.error is not None and answer.error.line == 4
+
+
+def test_the_end_of_the_output_comes_before_a_consequence() -> None:
+    log = ("$ make deploy\n./deploy.sh staging\nrefusing to deploy: staging is frozen until 2026-12-01\n"
+           "make: *** [Makefile:9: deploy] Error 3\nERROR: Job failed: exit code 2\n")
+    answer = read_cause(log)
+    assert answer.error is not None and answer.error.line == 3 and answer.error.kind == "tail"

@@ -15,6 +15,10 @@ from labdeck.logtext.cause.model import MAX_BLOCK_TEXT, ErrorBlock, LogAnswer, P
 from labdeck.logtext.cause.normalize import normalize
 from labdeck.logtext.cause.scan import Candidate, Scanner, Segment
 
+_REPORTS = frozenset({"pytest", "junit", "rspec", "go", "cargo", "jest", "test", "dotnet", "phpunit", "prove",
+                      "minitest", "unittest", "tap", "ctest", "behave", "lint"})
+"""Kinds whose summary lines name what failed (a report), as opposed to a consequence."""
+
 
 def failing_segment(scan: Scanner) -> Segment:
     """The command that failed: the one its CI system marked, else the last command before the
@@ -87,7 +91,9 @@ def answer(scan: Scanner) -> LogAnswer:
 
     def key(c: Candidate) -> tuple[bool, int, int, bool, int]:
         here = place(c)
-        return (seen(c), here, c.tier if here == 0 else 0, here == 0 and not _named(c, failing.command), c.line)
+        # A consequence (``make: *** Error 1``) after a report of what failed (``FAILED tests/x.py::t``).
+        tier = c.tier + (1 if c.tier == 3 and c.kind not in _REPORTS else 0)
+        return (seen(c), here, tier if here == 0 else 0, here == 0 and not _named(c, failing.command), c.line)
 
     ranked = sorted(scan.candidates, key=key)
     blocks: list[tuple[ErrorBlock, str]] = [(_block(c), c.head) for c in ranked]
@@ -95,7 +101,9 @@ def answer(scan: Scanner) -> LogAnswer:
     if not strong:
         tail = _tail(failing, scan)
         if tail is not None:
-            position = sum(1 for c in ranked if place(c) == 0 and not seen(c) and c.tier < 3)
+            # A test runner's own report of what failed (``FAILED tests/x.py::t``) is read before
+            # the end of the output; a consequence (``make: *** Error 1``) after it.
+            position = sum(1 for c in ranked if place(c) == 0 and not seen(c) and c.kind in _REPORTS)
             blocks.insert(position, tail)
     error, head = blocks[0] if blocks else (None, "")
     signature = normalize(head) if error is not None else ""
