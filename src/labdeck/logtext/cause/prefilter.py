@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 # Lines may carry a raw GitHub log's or a GitLab runner's timestamp before the text.
-_AT_START = r"(?m:^(?:\d{4}-\d\d-\d\dT[\d:.]+Z (?:[0-9a-f]{2}[OE]\+? )?)?"
+_AT_START = r"(?m:^(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]? (?:[0-9a-f]{2}[OE]\+? )?)?"
 
 KEYWORDS: tuple[str, ...] = (
     # Errors and failures: whole words (``test_error_handling PASSED`` is not an error line).

@@ -28,8 +28,9 @@ MarkKind = Literal["command", "failure", "trailer"]
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[()][0-9A-B]|\x1b.")
 _SECTION = re.compile(r"section_(?:start|end):\d{1,12}:[\w.-]{1,200}(?:\[[^\]\r]{0,200}\])?\r")
 _PREFIX = re.compile(
-    # A raw GitHub/Azure log's timestamp, a GitLab runner's timestamp and stream tag (00O, 01E+).
-    r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z (?:[0-9a-f]{2}[OE]\+? )?)?"
+    # A raw GitHub/Azure log's timestamp, a GitLab runner's timestamp and stream tag (00O, 01E+), or
+    # any other ISO time in front of every line.
+    r"(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? (?:[0-9a-f]{2}[OE]\+? )?)?"
     # Jenkins' timestamper, ``[2024-01-02T03:04:05.678Z] `` or ``[03:04:05] ``.
     r"(?:\[(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z?\] )?"
     # BuildKit's step and time, ``#12 0.345 ``.
