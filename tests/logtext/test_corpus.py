@@ -16,10 +16,7 @@ from labdeck.logtext.cause import read_cause
 log_corpus = pytest.importorskip("tests.support.log_corpus")
 
 KNOWN_MISSES: frozenset[str] = frozenset({
-    # Add "<tool>/<case>" with a comment saying why the finder cannot get it.
-    # Test::More's diagnostic block starts at "#   Failed test 'use X;'"; the person marked the Perl
-    # compile error a few lines into it, which no general rule tells from the other "#" lines.
-    "prove/module_syntax_error",
+    # None at the moment. Add "<tool>/<case>" with a comment saying why no general rule gets it.
 })
 """Cases the finder is known to get wrong (each with the reason)."""
 
@@ -42,10 +39,11 @@ def test_first_block_accuracy_is_at_least_90_percent() -> None:
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_each_case(case: object) -> None:
     name = case.name  # type: ignore[attr-defined]
-    if name in KNOWN_MISSES:
-        pytest.xfail("known miss")
     answer = read_cause(case.text, case.passing_text)  # type: ignore[attr-defined]
+    right = answer.error is not None and case.line <= answer.error.line <= case.end  # type: ignore[attr-defined]
+    if name in KNOWN_MISSES:
+        assert not right, f"{name} is right now: take it off KNOWN_MISSES"
+        pytest.xfail("known miss")
     assert answer.error is not None
-    assert case.line <= answer.error.line <= case.end, (  # type: ignore[attr-defined]
-        f"{name}: want {case.line}-{case.end} {case.block()[:1]}, got {answer.error}")  # type: ignore[attr-defined]
+    assert right, f"{name}: want {case.line}-{case.end} {case.block()[:1]}, got {answer.error}"  # type: ignore[attr-defined]
     assert "Job failed" not in answer.signature
