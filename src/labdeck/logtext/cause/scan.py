@@ -237,7 +237,7 @@ def _shape(text: str) -> shapes.Shape | None:
     for index, shape in _ANYWHERE:
         if index >= first:
             break
-        if shape.pattern.search(text):
+        if any(needle in text for needle in shape.needles) and shape.pattern.search(text):
             return shape
     return shapes.SHAPES[first] if first < len(shapes.SHAPES) else None
 

@@ -27,14 +27,16 @@ class Shape:
     grow: Grow = "single"
     anywhere: bool = False
     """True when the pattern may match anywhere in the line (searched, not matched at its start)."""
+    needles: tuple[str, ...] = ()
+    """For a shape matched anywhere: one of these is in every line it matches (a cheap test first)."""
 
 
 def _s(kind: str, pattern: str, tier: int, grow: Grow = "single") -> Shape:
     return Shape(kind, re.compile(pattern), tier, grow)
 
 
-def _a(kind: str, pattern: str, tier: int, grow: Grow = "single") -> Shape:
-    return Shape(kind, re.compile(pattern), tier, grow, anywhere=True)
+def _a(kind: str, pattern: str, tier: int, grow: Grow = "single", *, needles: tuple[str, ...]) -> Shape:
+    return Shape(kind, re.compile(pattern), tier, grow, anywhere=True, needles=needles)
 
 
 _EXCEPTION = r"(?:[A-Za-z_][\w$]*[.:]{1,2})*[A-Z]\w*(?:Error|Exception|Exit|Failure|Fault|Interrupt|Panic)"
@@ -49,8 +51,8 @@ SHAPES: tuple[Shape, ...] = (
     _s("tox", r"(?:ERROR: +)?\S+: (?:commands failed|FAIL code \d+)", 3),
     # JVM
     _s("junit", r"(?:\[(?:ERROR|INFO)\] )?Tests run: \d+, Failures: \d+, Errors: \d+.*", 3),
-    _a("junit", r"<<< (?:FAILURE|ERROR)!", 1, "para"),
-    _a("junit", r"expected:? ?<[^>]*> but (?:was|found):? ?<", 1),
+    _a("junit", r"<<< (?:FAILURE|ERROR)!", 1, "para", needles=("<<< ",)),
+    _a("junit", r"expected:? ?<[^>]*> but (?:was|found):? ?<", 1, needles=(" but ",)),
     _s("junit", r"\[ERROR\] {2,}\w[\w.$]*[:.]\w+:\d+ .+", 3),
     _s("gradle", r"\S.* > .+ FAILED$", 1, "indent"),
     _s("gradle", r"\* What went wrong:", 2, "para"),
@@ -67,7 +69,8 @@ SHAPES: tuple[Shape, ...] = (
     _s("compiler", r"\[(?:error|ERROR|E)\]\s+\S+?:\d+(?::\d+)?:? .+", 1),
     _s("exception", r"\*\* \(\w+\) .+", 1, "indent"),
     _s("test", r"Test Failed at .+", 1, "indent"),
-    _a("compiler", r"undefined reference to\b|Undefined symbols for architecture|\berror LNK\d+", 1),
+    _a("compiler", r"undefined reference to\b|Undefined symbols for architecture|\berror LNK\d+", 1,
+       needles=("ndefined ", "LNK")),
     _s("compiler", r"\S+\.(?:go|hs|erl|ex|exs|swift|rb|py|c|cc|cpp|h|hpp|rs|ts|tsx|js|jsx|m|mm|zig|nim|d):\d+"
        r"(?::\d+)?: (?!warning|note|info)(?:\[\w+\] )?[a-z].*", 2, "rust"),
     _s("rust", r"error(?:\[E\d{3,5}\])?: (?!could not compile|test failed|aborting due to|build failed).+", 1, "rust"),
@@ -89,12 +92,12 @@ SHAPES: tuple[Shape, ...] = (
     # JavaScript
     _s("jest", r"\s*● .+", 1, "indent"),
     _s("tap", r"\s*not ok \d+.*", 1, "indent"),
-    _a("karma", r"\S FAILED$", 1, "indent"),
+    _a("karma", r"\S FAILED$", 1, "indent", needles=(" FAILED",)),
     _s("mocha", r"\s*\d+ failing$", 3),
     _s("test", r"\s*\d+\) \S.*", 1, "indent"),
     _s("eslint", r"\s+\d+:\d+\s+error\s+.+", 1),
     _s("npm", r"npm (?:ERR!|error) .*", 2, "prefix"),
-    _a("pnpm", r"ERR_PNPM_\w+", 2),
+    _a("pnpm", r"ERR_PNPM_\w+", 2, needles=("ERR_PNPM_",)),
     _s("yarn", r"error (?!Command failed with exit code).+|YN\d{4}: .*(?:error|Error|failed).*", 2),
     _s("yarn", r"error Command failed with exit code \d+.*", 3),
     _s("jest", r"FAIL \S+", 3),
@@ -113,18 +116,20 @@ SHAPES: tuple[Shape, ...] = (
     _s("pip", r"ERROR: (?:Could not find a version|No matching distribution|Cannot install|ResolutionImpossible"
        r"|Failed building wheel|Could not build wheels).*", 1),
     _a("pip", r"\b(?:ResolutionImpossible|PackagesNotFoundError|UnsatisfiableError|LibMambaUnsatisfiableError)\b",
-       1, "indent"),
+       1, "indent", needles=("Impossible", "NotFound", "nsatisfiable")),
     _s("apt", r"E: .+", 1),
     _s("docker", r"(?:ERROR: |error: )?failed to solve: .+|(?:#\d+ )?ERROR: process \".*\" did not complete "
        r"successfully.*", 2),
-    _a("docker", r"returned a non-zero code: \d+", 2),
+    _a("docker", r"returned a non-zero code: \d+", 2, needles=("non-zero",)),
     _s("terraform", r"│ Error: .+", 1, "box"),
     _s("kubectl", r"Error from server\b.+", 1),
     _s("helm", r"Error: (?:UPGRADE|INSTALLATION) FAILED: .+", 1),
     # Shells
-    _a("shell", r": (?:command not found|not found|unbound variable|bad substitution|parameter not set)$", 1),
+    _a("shell", r": (?:command not found|not found|unbound variable|bad substitution|parameter not set)$", 1,
+       needles=("not found", "unbound", "bad substitution", "not set")),
     _a("shell", r"No such file or directory|Permission denied|Segmentation fault|core dumped|"
-       r"Bus error|Illegal instruction", 2),
+       r"Bus error|Illegal instruction", 2,
+       needles=("No such", "denied", "Segmentation", "dumped", "Bus error", "Illegal")),
     # Linters
     _s("lint", r"\S+\.py:\d+:\d+: [A-Z]{1,3}\d{2,4}\b.*", 1),
     _s("lint", r"[A-Z]{1,4}\d{3,4} (?:\[\*\] )?\S.*", 1, "rust"),
@@ -141,8 +146,8 @@ SHAPES: tuple[Shape, ...] = (
     _s("prove", r"Dubious, test returned .*", 2),
     _s("prove", r"Failed \d+/\d+ test (?:programs|scripts).*|Result: FAIL$", 3),
     _s("busted", r"(?:Failure|Error) → .+", 1, "para"),
-    _a("robot", r"\| FAIL \|$", 1, "indent"),
-    _a("behave", r"\.\.\. (?:failed|undefined) in [\d.]+s$", 1, "indent"),
+    _a("robot", r"\| FAIL \|$", 1, "indent", needles=("| FAIL |",)),
+    _a("behave", r"\.\.\. (?:failed|undefined) in [\d.]+s$", 1, "indent", needles=("... ",)),
     _s("behave", r"Failing scenarios:$", 3),
     _s("lint", r"Diff in \S+(?::\d+:| at line \d+:).*", 1, "para"),
     _s("shell", r"curl: \(\d+\) .+|wget: .*(?:failed|error|unable).*", 1),
@@ -151,7 +156,7 @@ SHAPES: tuple[Shape, ...] = (
     _s("exception", r"(?:Uncaught )?" + _EXCEPTION + r"(?: \[\w+\])?: .+", 2, "indent"),
     _s("log", r"(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\]? +|\d\d:\d\d:\d\d(?:[.,]\d+)? +)"
        r"\[?(?:ERROR|FATAL|CRITICAL|Error|Fatal|E)\]? .+", 2),
-    _a("log", r"\blevel=\"?(?:error|fatal|panic)\b", 2),
+    _a("log", r"\blevel=\"?(?:error|fatal|panic)\b", 2, needles=("level=",)),
     _s("log", r"(?:ERROR|FATAL|CRITICAL|PANIC)\s+(?:\[[^\]]*\]\s+)?\w.+", 2),
     _s("error", r"(?:fatal|FATAL|Fatal error): .+", 1),
     _s("error", r"(?:FAIL|FAILED|FAILURE):? .+|(?:Failure|Failed|Error|ERROR):\s.+", 2),
