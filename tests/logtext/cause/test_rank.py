@@ -91,3 +91,10 @@ def test_the_end_of_the_output_comes_before_a_consequence() -> None:
            "make: *** [Makefile:9: deploy] Error 3\nERROR: Job failed: exit code 2\n")
     answer = read_cause(log)
     assert answer.error is not None and answer.error.line == 3 and answer.error.kind == "tail"
+
+
+def test_a_command_that_failed_without_a_word_is_the_answer() -> None:
+    log = "$ make build\nbuilt app\n$ test -f dist/app.tar.gz\nERROR: Job failed: exit code 1\n"
+    answer = read_cause(log)
+    assert answer.error is not None and (answer.error.line, answer.error.kind) == (3, "command")
+    assert answer.signature == "test -f dist/app.tar.gz"

@@ -115,6 +115,10 @@ def answer(scan: Scanner) -> LogAnswer:
 def _tail(failing: Segment, scan: Scanner) -> tuple[ErrorBlock, str] | None:
     """The end of the failing command's output (or, when it printed nothing, of the log)."""
     tail = failing.tail
+    if not tail and failing.where == "command" and failing.command and not failing.command.startswith("[Pipeline]"):
+        # The command printed nothing before it failed: the command itself is what to read.
+        line = failing.start + 1
+        return ErrorBlock(line, line, "command", failing.command[:MAX_BLOCK_TEXT]), failing.command
     if not tail:
         for seg in reversed(scan.segments):
             if seg.tail and seg.where != "trailer":
