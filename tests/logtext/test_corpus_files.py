@@ -52,6 +52,7 @@ def test_the_block_is_inside_the_log_and_is_not_the_runner_trailer(case) -> None
         assert "Job failed" not in text
         assert not text.startswith(("##[error]Process completed", "Finished: FAILURE", "Done. Your build exited"))
     assert case.tool == case.path.parent.name
+    assert case.framing in FRAMINGS
     assert case.cause.strip() and case.kind.strip()
 
 

@@ -78,9 +78,11 @@ def _prepare(case: Case, fixed: bool) -> Path:
 def _run(command: str, where: Path, env: dict[str, str], timeout: int) -> Step:
     began = time.monotonic()
     try:
-        done = subprocess.run(["bash", "-c", command], cwd=where, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, timeout=timeout, check=False)
-        output, code = done.stdout, done.returncode
+        # A trailing `exit $?` keeps bash from exec-ing a lone command, so bash itself reports a
+        # crash ("Segmentation fault (core dumped)") as the job's shell does in CI.
+        done = subprocess.run(["bash", "-c", f"{command}\nexit $?"], cwd=where, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, check=False)
+        output, code = done.stdout, done.returncode if done.returncode >= 0 else 128 - done.returncode
     except subprocess.TimeoutExpired as exc:
         output, code = (exc.stdout or b"") + b"\nTerminated (timeout)\n", 124
     return Step(command, output, code, time.monotonic() - began)

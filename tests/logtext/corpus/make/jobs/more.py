@@ -86,4 +86,10 @@ CASES: list[Case] = [
           "--fetch-retry-mintimeout=1000 --fetch-retry-maxtimeout=2000"],
          r"npm error code ENOTFOUND", r"npm error network request to .* failed", "npm",
          "DNS: getaddrinfo ENOTFOUND npm.acme.example (registry host unreachable)", image=NODE, env=NPM),
+    Case("shell", "segfault", "c_sync", "gitlab",
+         ["make", "./syncd"],
+         r"Segmentation fault", None, "crash",
+         "syncd dereferences a NULL entry pointer and crashes (SIGSEGV, exit 139)", image="gcc:12",
+         hidden=["sed -i 's/    int n = sync_entries(entries, 3);/    entry_t *none = NULL;\\n    int n = "
+                 "sync_entries(none, 3);/' src/main.c"]),
 ]

@@ -151,4 +151,10 @@ CASES: list[Case] = [
          ["go test -count=1 -v ./store"],
          r"^=== RUN\s+TestCodesAreCaseInsensitive", r"^--- FAIL: TestCodesAreCaseInsensitive", "go-test",
          "go test -v: Get does not lower-case the code (TestTop then panics)", image=GO, fix=GO_FIX),
+    Case("cargo", "test_color", "rs_ledger", "github",
+         ["cargo --version", "cargo test --color always"],
+         r"^---- tests::fee_rounds_up stdout ----", r"^\s*right:", "cargo-test",
+         "coloured cargo test: fee_rounds_up truncates 15.15 to 15, expected 16", image=RUST,
+         env={"CARGO_TERM_COLOR": "always", "RUST_BACKTRACE": "0"},
+         fix={"src/lib.rs": [("cents * 15 / 1000", "(cents * 15 + 999) / 1000")]}),
 ]

@@ -123,4 +123,13 @@ CASES: list[Case] = [
          fix={"app/orders.py": [('    day, month, year = text.split("/")\n    return date(int(year), int(month), int(day))',
                                  '    if "-" in text:\n        return date.fromisoformat(text)\n'
                                  '    day, month, year = text.split("/")\n    return date(int(year), int(month), int(day))')]}),
+    Case("pytest", "color_keyerror", "py_orders", "gitlab",
+         ["python -m pip install -q pytest", "python -m pytest --color=yes -p no:cacheprovider tests"],
+         r"^_+ test_render_chf _+$", r"^orders/pricing.py:\d+: KeyError", "pytest",
+         "coloured pytest output: KeyError 'CHF' in convert (no CHF rate)",
+         fix={"orders/pricing.py": [('"GBP": 0.86}', '"GBP": 0.86, "CHF": 0.9293}')]}),
+    Case("mypy", "pretty", "py_lint", "gitlab",
+         ["mypy --version", "mypy --pretty src/shop"],
+         r"cart.py:\d+: error: Incompatible types in assignment", r"^\s+\^", "typecheck",
+         "mypy --pretty (wrapped message, source line and caret): str assigned to int total", fix=LINT),
 ]
