@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from labdeck.logtext.cause import prefilter
-from tests.logtext.cause.test_shapes import SAMPLES, job
+from tests.support.cause_samples import SAMPLES, job
 
 
 def _with_re(joined: bytes) -> list[int]:
