@@ -152,6 +152,11 @@ SHAPES: tuple[Shape, ...] = (
     _s("lint", r"Diff in \S+(?::\d+:| at line \d+:).*", 1, "para"),
     _s("shell", r"curl: \(\d+\) .+|wget: .*(?:failed|error|unable).*", 1),
     _s("json", r"\s*\"(?:severity|level)\": ?\"(?:error|fatal)\",?", 1),
+    _a("msbuild", r" : (?:fatal )?error [A-Z]+\d+: ", 1, needles=(" : error ", " : fatal error "),),
+    _a("scalatest", r"\*\*\* FAILED \*\*\*", 1, "indent", needles=("*** FAILED",)),
+    _a("dart", r" \[E\]$", 1, "indent", needles=(" [E]",)),
+    _s("composer", r"Your requirements could not be resolved.*|\s*Problem \d+$", 1, "indent"),
+    _s("error", r"Could not (?:find|resolve|load|open|read|locate|connect|create|determine|parse|start) .+", 2),
     # Exceptions, log levels and generic errors (last: the most generic).
     _s("exception", r"(?:Uncaught )?" + _EXCEPTION + r"(?: \[\w+\])?: .+", 2, "indent"),
     _s("log", r"(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\]? +|\d\d:\d\d:\d\d(?:[.,]\d+)? +)"
