@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from labdeck.logtext.cause import LogAnswer, passing_lines, read_cause_lines
 from labdeck.logtext.error_lines import ErrorFinder, ErrorIndex
 from labdeck.logtext.lines import LineIndex
 from labdeck.logtext.search import visible
@@ -25,6 +26,8 @@ class TraceDocument:
         """First error line, once a search for it ran (marks the failed section)."""
         self.job_failed = False
         self._errors = ErrorFinder()
+        self._passing: frozenset[str] | None = None
+        self._answer: tuple[int, LogAnswer] | None = None
 
     def __len__(self) -> int:
         return len(self.index)
@@ -52,6 +55,7 @@ class TraceDocument:
         self.index.reset()
         self.first_error = None
         self._errors = ErrorFinder()
+        self._answer = None
 
     def close(self) -> None:
         """Release the spooled files."""
@@ -155,9 +159,31 @@ class TraceDocument:
         self.first_error = found.first.index if found.first is not None else None
         return found
 
+    def set_passing(self, text: str | bytes | None) -> None:
+        """The log of the same job's last green run (None: unknown): the baseline of :meth:`cause`."""
+        self._passing = None if text is None else passing_lines(
+            (text.decode("utf-8", "replace") if isinstance(text, bytes) else text).split("\n"))
+        self._answer = None
+
+    def cause(self) -> LogAnswer:
+        """The cause of the log so far (:func:`labdeck.logtext.cause.read_cause_lines`): the block to
+        read first, the ranked candidates that ``e``/``E`` visit, the lines new since the passing
+        log. Read again only when lines were added: call it in a thread."""
+        complete = self.index.complete_lines
+        if self._answer is not None and self._answer[0] == complete:
+            return self._answer[1]
+        step = 50_000
+        lines = (line for start in range(0, complete, step)
+                 for line in self.index.lines(start, min(complete, start + step)))
+        answer = read_cause_lines(lines, self._passing)
+        self._answer = (complete, answer)
+        return answer
+
     def find_first_error(self) -> int | None:
-        """The first error line (see :meth:`errors`); remembered in :attr:`first_error`."""
-        self.errors()
+        """The first line of the block to read first (0-based; see :meth:`cause`); remembered in
+        :attr:`first_error`."""
+        error = self.cause().error
+        self.first_error = None if error is None else error.line - 1
         return self.first_error
 
     def save(self, path: Path, *, raw: bool = False) -> int:

@@ -1,0 +1,181 @@
+"""Step 2: the shapes of error lines, one entry per tool, and how far each block reaches.
+
+Each :class:`Shape` says what a line that opens a block looks like (matched against the cleaned
+line, see :func:`labdeck.logtext.cause.segment.clean`), how sure it is (``tier``: 1 names the
+cause itself, such as a compiler error, a failed test's message or an exception; 2 is a tool's
+error of a generic form; 3 is a summary or a consequence, such as ``make: *** Error 1`` or
+``Tests run: 5, Failures: 1``) and how the block grows (:data:`Grow`). Samples from real runs are
+in ``tests/logtext/test_cause_shapes.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Grow = Literal["single", "traceback", "indent", "para", "prefix", "rust", "box", "hash"]
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """One error shape: its ``kind``, the pattern that opens a block, its tier and growth."""
+
+    kind: str
+    pattern: re.Pattern[str]
+    tier: int
+    grow: Grow = "single"
+    anywhere: bool = False
+    """True when the pattern may match anywhere in the line (searched, not matched at its start)."""
+    needles: tuple[str, ...] = ()
+    """For a shape matched anywhere: one of these is in every line it matches (a cheap test first)."""
+
+
+def _s(kind: str, pattern: str, tier: int, grow: Grow = "single") -> Shape:
+    return Shape(kind, re.compile(pattern), tier, grow)
+
+
+def _a(kind: str, pattern: str, tier: int, grow: Grow = "single", *, needles: tuple[str, ...]) -> Shape:
+    return Shape(kind, re.compile(pattern), tier, grow, anywhere=True, needles=needles)
+
+
+_EXCEPTION = r"(?:[A-Za-z_][\w$]*[.:]{1,2})*[A-Z]\w*(?:Error|Exception|Exit|Failure|Fault|Interrupt|Panic)"
+
+SHAPES: tuple[Shape, ...] = (
+    # Python
+    _s("traceback", r"\s*Traceback \(most recent call last\):", 1, "traceback"),
+    _s("pytest", r"E {2,}\S", 1, "prefix"),
+    _s("unittest", r"(?:FAIL|ERROR): \w+ \([\w.]+\)", 1, "para"),
+    _s("pytest", r"(?:FAILED|ERROR) \S+(?:::|\.py\b)", 3),
+    _s("pytest", r"=+ .*\b(?:\d+ (?:failed|errors?))\b.* =+$", 3),
+    _s("tox", r"(?:ERROR: +)?\S+: (?:commands failed|FAIL code \d+)", 3),
+    # JVM
+    _s("junit", r"(?:\[(?:ERROR|INFO)\] )?Tests run: \d+, Failures: \d+, Errors: \d+.*", 3),
+    _a("junit", r"<<< (?:FAILURE|ERROR)!", 1, "para", needles=("<<< ",)),
+    _a("junit", r"expected:? ?<[^>]*> but (?:was|found):? ?<", 1, needles=(" but ",)),
+    _s("junit", r"\[ERROR\] {2,}\w[\w.$]*[:.]\w+:\d+ .+", 3),
+    _s("gradle", r"\S.* > .+ FAILED$", 1, "indent"),
+    _s("gradle", r"\* What went wrong:", 2, "para"),
+    _s("gradle", r"> Task \S+ FAILED$", 3),
+    _s("gradle", r"(?:FAILURE: Build failed|BUILD FAILED)\b.*", 3),
+    _s("compiler", r"(?:\[ERROR\] )?\S+\.(?:java|kt|scala|groovy):\[\d+,\d+\] .+", 1),
+    _s("compiler", r"e: (?:file://)?\S+\.kts?(?::\d+:\d+|: \(\d+, \d+\)):? .+", 1),
+    _s("maven", r"\[ERROR\] Failed to execute goal .+", 2, "prefix"),
+    _s("exception", r"(?:Exception in thread \"[^\"]*\" |Caused by: )" + _EXCEPTION + r"\b.*", 1, "indent"),
+    # Compilers and linkers
+    _s("tsc", r"\S+\(\d+,\d+\): error TS\d+:.*|\S+:\d+:\d+ - error TS\d+:.*", 1),
+    _s("compiler", r"\S.*?(?::\d+(?::\d+)?:?|\(\d+(?:,\d+)?\):?) +(?:- +)?(?:fatal |\w+ )?(?:error|Error|ERROR)\b.*", 1,
+       "rust"),
+    _s("compiler", r"\[(?:error|ERROR|E)\]\s+\S+?:\d+(?::\d+)?:? .+", 1),
+    _s("exception", r"\*\* \(\w+\) .+", 1, "indent"),
+    _s("test", r"Test Failed at .+", 1, "indent"),
+    _a("compiler", r"undefined reference to\b|Undefined symbols for architecture|\berror LNK\d+", 1,
+       needles=("ndefined ", "LNK")),
+    _s("compiler", r"\S+\.(?:go|hs|erl|ex|exs|swift|rb|py|c|cc|cpp|h|hpp|rs|ts|tsx|js|jsx|m|mm|zig|nim|d):\d+"
+       r"(?::\d+)?: (?!warning|note|info)(?:\[\w+\] )?[a-z].*", 2, "rust"),
+    _s("rust", r"error(?:\[E\d{3,5}\])?: (?!could not compile|test failed|aborting due to|build failed).+", 1, "rust"),
+    _s("cargo", r"---- \S+ stdout ----", 1, "para"),
+    _s("cargo", r"test \S+ \.\.\. FAILED$", 3),
+    _s("rust", r"thread '.*'(?: \(\d+\))? panicked at .*", 1, "para"),
+    _s("rust", r"test result: FAILED\b.*|error: (?:could not compile|test failed|aborting due to).*", 3),
+    _s("cmake", r"CMake Error\b.*", 1, "indent"),
+    _s("ctest", r"\s*\d+/\d+ Test\s+#\d+: .*\*\*\*(?:Failed|Exception|Timeout).*", 1),
+    _s("ctest", r"The following tests FAILED:|Errors while running CTest", 3),
+    _s("make", r"g?make(?:\[\d+\])?: \*\*\* No rule to make target.*", 1),
+    _s("make", r"(?:g?make|ninja)(?:\[\d+\])?: (?:\*\*\*|build stopped).*", 3),
+    _s("ninja", r"FAILED: .+", 2),
+    # Go
+    _s("go", r"\s+\S+_test\.go:\d+: .+", 1, "indent"),
+    _s("go", r"\s*--- FAIL: .+", 1, "indent"),
+    _s("go", r"panic: .+", 1, "para"),
+    _s("go", r"FAIL\s+\S+\s+[\d.]+s|FAIL$", 3),
+    # JavaScript
+    _s("jest", r"\s*● .+", 1, "indent"),
+    _s("tap", r"\s*not ok \d+.*", 1, "indent"),
+    _a("karma", r"\S FAILED$", 1, "indent", needles=(" FAILED",)),
+    _s("mocha", r"\s*\d+ failing$", 3),
+    _s("test", r"\s*\d+\) \S.*", 1, "indent"),
+    _s("eslint", r"\s+\d+:\d+\s+error\s+.+", 1),
+    _s("npm", r"npm (?:ERR!|error) .*", 2, "prefix"),
+    _a("pnpm", r"ERR_PNPM_\w+", 2, needles=("ERR_PNPM_",)),
+    _s("yarn", r"error (?!Command failed with exit code).+|YN\d{4}: .*(?:error|Error|failed).*", 2),
+    _s("yarn", r"error Command failed with exit code \d+.*", 3),
+    _s("jest", r"FAIL \S+", 3),
+    # Ruby, Elixir, PHP, .NET
+    _s("rspec", r"Failure/Error: .+", 1, "indent"),
+    _s("rspec", r"rspec \./\S+:\d+.*|\d+ examples?, [1-9]\d* failures?.*", 3),
+    _s("minitest", r"\d+ runs, \d+ assertions, \d+ failures, \d+ errors.*", 3),
+    _s("rubocop", r"\S+\.rb:\d+:\d+: [CRWEF]: .+", 1),
+    _s("phpunit", r"There (?:was|were) \d+ (?:failures?|errors?):", 2),
+    _s("phpunit", r"PHP (?:Fatal|Parse) error: .+|(?:Fatal|Parse) error: .+ in \S+ on line \d+", 1),
+    _s("phpunit", r"FAILURES!$|ERRORS!$", 3),
+    _s("dotnet", r"\s*(?:\[xUnit\.net [\d:.]+\]\s+)?\S+ \[FAIL\]$", 1, "indent"),
+    _s("dotnet", r"\s*Failed \S+ \[[\d.<> ]+m?s\]$|\s*X \S+ \[[\d.]+m?s\]$", 1, "indent"),
+    _s("dotnet", r"Failed!\s+- Failed:.*|Test Run Failed\.", 3),
+    # Packages, containers, infrastructure tools
+    _s("pip", r"ERROR: (?:Could not find a version|No matching distribution|Cannot install|ResolutionImpossible"
+       r"|Failed building wheel|Could not build wheels).*", 1),
+    _a("pip", r"\b(?:ResolutionImpossible|PackagesNotFoundError|UnsatisfiableError|LibMambaUnsatisfiableError)\b",
+       1, "indent", needles=("Impossible", "NotFound", "nsatisfiable")),
+    _s("apt", r"E: .+", 1),
+    _s("docker", r"(?:ERROR: |error: )?failed to solve: .+|(?:#\d+ )?ERROR: process \".*\" did not complete "
+       r"successfully.*", 2),
+    _a("docker", r"returned a non-zero code: \d+", 2, needles=("non-zero",)),
+    _s("terraform", r"│ Error: .+", 1, "box"),
+    _s("kubectl", r"Error from server\b.+", 1),
+    _s("helm", r"Error: (?:UPGRADE|INSTALLATION) FAILED: .+", 1),
+    # Shells
+    _a("shell", r": (?:command not found|not found|unbound variable|bad substitution|parameter not set)$", 1,
+       needles=("not found", "unbound", "bad substitution", "not set")),
+    _a("shell", r"No such file or directory|Permission denied|Segmentation fault|core dumped|"
+       r"Bus error|Illegal instruction", 2,
+       needles=("No such", "denied", "Segmentation", "dumped", "Bus error", "Illegal")),
+    # Linters
+    _s("lint", r"\S+\.py:\d+:\d+: [A-Z]{1,3}\d{2,4}\b.*", 1),
+    _s("lint", r"[A-Z]{1,4}\d{3,4} (?:\[\*\] )?\S.*", 1, "rust"),
+    _s("shellcheck", r"In \S+ line \d+:$", 1, "para"),
+    _s("lint", r"✖ \d+ problems?.*|Found \d+ errors?\b.*|\d+ files? inspected, \d+ offenses?.*", 3),
+    # Swift, Haskell, Erlang, R, Perl, Lua
+    _s("xcodebuild", r"Test Case '.*' failed.*|\s*✖ .+|\s*✘ .+", 1),
+    _s("xcodebuild", r"\*\* (?:BUILD|TEST|ARCHIVE) FAILED \*\*", 3),
+    _s("erlang", r"===> (?:Compilation failed|Error|Failed|Uncaught error).*|\s*\w+: \S+\.\.\.\*failed\*", 1, "indent"),
+    _s("erlang", r"%%% .*==> .+|\*\*error:.+", 1),
+    _s("r", r"\* checking .* \.\.\. ERROR$|── (?:Failure|Error) .*|Error in .+|Error: .*test.*failed.*", 1, "para"),
+    _s("r", r"Execution halted$", 3),
+    _s("prove", r"#\s+Failed test\b.*", 1, "hash"),
+    _s("prove", r"Dubious, test returned .*", 2),
+    _s("prove", r"Failed \d+/\d+ test (?:programs|scripts).*|Result: FAIL$", 3),
+    _s("busted", r"(?:Failure|Error) → .+", 1, "para"),
+    _a("robot", r"\| FAIL \|$", 1, "indent", needles=("| FAIL |",)),
+    _a("behave", r"\.\.\. (?:failed|undefined) in [\d.]+s$", 1, "indent", needles=("... ",)),
+    _s("behave", r"Failing scenarios:$", 3),
+    _s("lint", r"Diff in \S+(?::\d+:| at line \d+:).*", 1, "para"),
+    _s("shell", r"curl: \(\d+\) .+|wget: .*(?:failed|error|unable).*", 1),
+    _s("json", r"\s*\"(?:severity|level)\": ?\"(?:error|fatal)\",?", 1),
+    _a("msbuild", r" : (?:fatal )?error [A-Z]+\d+: ", 1, needles=(" : error ", " : fatal error "),),
+    _a("scalatest", r"\*\*\* FAILED \*\*\*", 1, "indent", needles=("*** FAILED",)),
+    _a("dart", r" \[E\]$", 1, "indent", needles=(" [E]",)),
+    _s("composer", r"Your requirements could not be resolved.*|\s*Problem \d+$", 1, "indent"),
+    _s("error", r"Could not (?:find|resolve|load|open|read|locate|connect|create|determine|parse|start) .+", 2),
+    # Exceptions, log levels and generic errors (last: the most generic).
+    _s("exception", r"(?:Uncaught )?" + _EXCEPTION + r"(?: \[\w+\])?: .+", 2, "indent"),
+    _s("log", r"(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\]? +|\d\d:\d\d:\d\d(?:[.,]\d+)? +)"
+       r"\[?(?:ERROR|FATAL|CRITICAL|Error|Fatal|E)\]? .+", 2),
+    _a("log", r"\blevel=\"?(?:error|fatal|panic)\b", 2, needles=("level=",)),
+    _s("log", r"(?:ERROR|FATAL|CRITICAL|PANIC)\s+(?:\[[^\]]*\]\s+)?\w.+", 2),
+    _s("error", r"(?:fatal|FATAL|Fatal error): .+", 1),
+    _s("error", r"(?:FAIL|FAILED|FAILURE):? .+|(?:Failure|Failed|Error|ERROR):\s.+", 2),
+    _s("error", r"(?:\S+: )?(?:error|Error|ERROR)(?:\[\w+\])?: .+", 2),
+    _s("error", r"\[(?:ERROR|FATAL|error|fatal)\] .+|##\[error\].+|ERROR in .+|ERROR .+", 3),
+)
+
+
+NOISE = re.compile(
+    r"\s*● Console$|(?:\[\w+\] )?Tests run: \d+, Failures: 0, Errors: 0\b|\[ERROR\] *$|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full|For more information|\[Help \d|"
+    r"After correcting|  mvn <args>|Failed to execute goal .* on project .*: There are test failures)"
+    r"|npm (?:ERR!|error) (?:A complete log|\s*$|Lifecycle script|This is probably not a problem|"
+    r"Failed at the|Exit status|code ELIFECYCLE|errno \d|command failed$|command sh -c|path /)"
+    r"|error Command failed with exit code|info Visit https|Error: Terraform encountered problems during initiali[sz]ation"
+    r"|(?:\S+ )?\d+ errors? (?:generated|found)\b|\d+ errors?$|\s*Error: Process completed with exit code"
+)
+"""Lines that match a shape but only say that something failed, somewhere else."""
