@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from labdeck.api.models import Job
-from labdeck.triage.history import History, Run, attempts, job_history, pipeline_id, runs, same_job, sha_of
+from labdeck.triage.history import ORDER_NOTE, History, Run, attempts, job_history, pipeline_id, runs, same_job, sha_of
 from labdeck.triage.signature import LogFacts, platform_failure
 
 VerdictKind = Literal["infrastructure", "flaky", "broken", "unknown"]
@@ -142,7 +142,7 @@ def decide(job: Job, jobs: Sequence[Job], log: LogFacts | None = None) -> Verdic
     if streak >= 2:
         first = _first_failure(all_runs, pid, jobs)
         return Verdict("broken", f"failed {streak} pipelines in a row",
-                       (f"failed on {streak} pipelines of {ref} in a row: {history.strip()}", _since(first, ref)),
+                       (f"failed on {streak} pipelines of {ref} in a row: {history.strip()} ({ORDER_NOTE})", _since(first, ref)),
                        first, history=history)
     detail = ("no earlier run of this job on " + ref) if len(finished) <= 1 else history.describe()
     return Verdict("unknown", RETRY_HINT, (detail, RETRY_HINT), history=history)

@@ -1,7 +1,7 @@
 """Why a job failed and whose it is, and its recent runs, for the job detail and the log viewer.
 
 :class:`WhyFailed` (top of the job detail): the verdict with its evidence in one or two lines and
-whose it is; then the last runs of the same job name on the same ref (``✓✓✗✓✗✗``, durations).
+whose it is; then the last runs of the same job name on the same ref (``✗✗✓✓✗✓``, newest first, with durations).
 :class:`HistoryLine` (the log viewer's header): the runs alone. Both are filled by
 :meth:`follow` in a worker (:meth:`labdeck.ui.triaging.Triaging.one`); ``…`` until then.
 Server strings (signatures, commit titles, names) are shown as plain text, never as markup.
@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from labdeck.api import ApiClient, errors
 from labdeck.api.models import Job
-from labdeck.triage.history import History
+from labdeck.triage.history import ORDER_NOTE, History
 from labdeck.triage.report import Failure
 from labdeck.ui.dialogs.form import clean, theme_colour
 from labdeck.ui.triaging import triaging
@@ -26,11 +26,14 @@ DURATIONS_SHOWN = 8
 
 
 def history_text(history: History | None) -> str:
-    """``runs on main: ✓✓✗✓✗✗ · newest 5s 1m06s …`` (or why there is none)."""
+    """``last 3 runs on main (newest first): ✗✗✓ · took 10s 25s 45s`` (or why there is none): the
+    marks and the durations in the same order, and the line says which."""
     if history is None or not history.runs:
         return "runs: none in the project's latest jobs page"
-    durations = [d for d in history.durations()][-DURATIONS_SHOWN:]
-    return f"last {len(history.runs)} runs on {history.ref}: {history.strip()} · took {' '.join(reversed(durations))} (newest first)"
+    durations = history.durations()[:DURATIONS_SHOWN]
+    more = " …" if len(history.runs) > DURATIONS_SHOWN else ""
+    return (f"last {len(history.runs)} runs on {history.ref} ({ORDER_NOTE}): {history.strip()}"
+            f" · took {' '.join(durations)}{more}")
 
 
 def why_lines(failure: Failure) -> list[str]:
