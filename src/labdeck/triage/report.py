@@ -104,7 +104,7 @@ def _near(a: str, b: str) -> bool:
     width = len(right) + 1
     blocked = limit + 1
     previous = [j if all(_VOLATILE.fullmatch(t) for t in right[:j]) else blocked for j in range(width)]
-    for i, token_a in enumerate(left, 1):
+    for token_a in left:
         volatile_a = _VOLATILE.fullmatch(token_a) is not None
         current = [previous[0] + 1 if volatile_a else blocked] + [blocked] * len(right)
         for j, token_b in enumerate(right, 1):

@@ -20,7 +20,17 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from labdeck.api.models import Job
-from labdeck.triage.history import ORDER_NOTE, History, Run, attempts, job_history, pipeline_id, runs, same_job, sha_of
+from labdeck.triage.history import (
+    ORDER_NOTE,
+    History,
+    Run,
+    attempts,
+    job_history,
+    pipeline_id,
+    runs,
+    same_job,
+    sha_of,
+)
 from labdeck.triage.signature import LogFacts, platform_failure
 
 VerdictKind = Literal["infrastructure", "flaky", "broken", "unknown"]
