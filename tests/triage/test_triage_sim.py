@@ -153,7 +153,7 @@ async def test_the_four_stories_and_the_hard_cases(stories: tuple[SimServer, lis
     first = broken.as_json()["first_failure"]
     assert first["title"] == "Store notes in SQLite" and first["author"] == "Bob Okafor"
     assert broken.owner == "Bob Okafor" and broken.verdict.history is not None
-    assert broken.verdict.history.strip().endswith("✓✗✗")
+    assert broken.verdict.history.strip().startswith("✗✗✓")  # newest first
     no_green = _by(report, path_b, "unit", ref="release")
     assert no_green.verdict.kind == "broken" and no_green.verdict.first_failure is None
 

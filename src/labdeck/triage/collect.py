@@ -76,6 +76,13 @@ def newest_failures(jobs: Sequence[Job]) -> list[Job]:
     return sorted(chosen, key=lambda job: (-pipeline_id(job), job.name or ""))
 
 
+def not_read(exc: errors.ApiError) -> str:
+    """Why a log could not be read, short: ``500``, ``no answer within 30 s``."""
+    if isinstance(exc, errors.HttpError):
+        return str(exc.status)
+    return exc.message or type(exc).__name__
+
+
 async def _bounded(calls: Sequence[Callable[[], Awaitable[T]]], limit: int = CONCURRENCY) -> list[T]:
     gate = asyncio.Semaphore(limit)
 
@@ -119,18 +126,26 @@ class Triager:
 
     async def failure(self, project_id: int, path: str, job: Job, jobs: Sequence[Job], *,
                       shares: dict[int, RunnerShare] | None = None) -> Failure:
-        """The verdict for failed ``job`` given ``jobs`` (its project's page, within the window)."""
+        """The verdict for failed ``job`` given ``jobs`` (its project's page, within the window).
+        A log that was needed and could not be read makes the verdict ``unknown`` and says why
+        (:attr:`Failure.problem`): never a silent change of verdict."""
         facts: LogFacts | None = None
+        problem = ""
         if self.needs_log(job):
             try:
                 facts = await self.log_facts(project_id, job)
-            except errors.ApiError:
-                facts = None  # the verdict then rests on the history alone
-        verdict = decide(job, jobs, facts)
-        signature = facts.signature if facts is not None and facts.signature else normalize(job.failure_reason or "")
+            except errors.Unauthorized:
+                raise  # the token, not this log: nothing else will read either
+            except errors.ApiError as exc:
+                problem = not_read(exc)
+        verdict = decide(job, jobs, facts, log_problem=problem)
+        if facts is not None:
+            signature = facts.signature
+        else:
+            signature = "" if problem else normalize(job.failure_reason or "")
         return Failure(path, project_id, job, verdict, signature,
                        owner(verdict, job, path, shares if shares is not None else runner_shares(jobs)),
-                       facts, facts is not None)
+                       facts, facts is not None, problem)
 
     async def round(self, projects: Sequence[tuple[int, str]], *,
                     since: timedelta | datetime | None = None) -> TriageReport:
@@ -142,8 +157,8 @@ class Triager:
         async def read(project_id: int, path: str) -> ProjectJobs | None:
             try:
                 return await self.page(project_id, path)
-            except errors.Unauthorized:
-                raise  # the token, not the project: nothing else will read either
+            except (errors.Unauthorized, errors.TransportError, errors.TlsConfigError):
+                raise  # the token or the server, not the project: nothing else will read either
             except errors.ApiError as exc:
                 problems.append(f"{path}: {exc.user_message()}")
                 return None
@@ -162,6 +177,8 @@ class Triager:
                              self.failure(page.project_id, page.path, job, window, shares=shares))
         failures = await _bounded(calls)
         failures.sort(key=lambda f: (f.project, f.job.ref or "", f.job.name or ""))
+        problems += [f"{f.project}: job #{f.job.id} {f.job.name or ''}: log not read: {f.problem}"
+                     for f in failures if f.problem]
         return TriageReport(tuple(failures), tuple(cluster(failures)), shares, tuple(problems),
                             projects=len(projects), logs_read=self.logs_read - before, pages=windows)
 

@@ -35,6 +35,8 @@ class Failure:
     log: LogFacts | None = field(default=None, compare=False)
     log_read: bool = False
     """Whether the log was needed (``failure_reason`` did not explain the failure)."""
+    problem: str = ""
+    """Why a log that was needed could not be read (``500``), '' when it was or was not needed."""
 
     @property
     def pipeline_id(self) -> int:
@@ -51,7 +53,8 @@ class Failure:
             "first_failure": self.verdict.first_failure.as_json() if self.verdict.first_failure else None,
             "runner": {"id": runner.id, "description": runner.description or runner.name or ""} if runner else None,
             "owner": self.owner, "evidence": list(self.verdict.evidence),
-            "history": history.strip() if history else "",
+            "history": history.strip() if history else "", "history_order": "newest first",
+            "log_problem": self.problem or None,
         }
 
 

@@ -10,7 +10,9 @@ Verdicts, decided in this order (:func:`decide`):
 - ``broken``: it failed again on retry, or it failed on two or more pipelines of the ref in a row,
   with no flaky history. :attr:`Verdict.first_failure` names the first failing pipeline after the
   last green run (None when no green run precedes it in the window);
-- ``unknown``: the evidence is not there (a single new failure: "retry to tell flaky from broken").
+- ``unknown``: the evidence is not there (a single new failure: "retry to tell flaky from broken"),
+  or the log that had to decide could not be read (``log not read: 500``): never a verdict from
+  half the evidence, since the log may hold a platform failure that outranks the history.
 """
 
 from __future__ import annotations
@@ -106,15 +108,20 @@ def _flaky_commit(history: Sequence[Job], exclude_pipeline: int | None = None) -
     return next((sha for sha, seen in outcomes.items() if seen == {"success", "failed"}), None)
 
 
-def decide(job: Job, jobs: Sequence[Job], log: LogFacts | None = None) -> Verdict:
+def decide(job: Job, jobs: Sequence[Job], log: LogFacts | None = None, *, log_problem: str = "") -> Verdict:
     """The verdict for failed ``job`` given its project's jobs (one page: every attempt, within the
-    window) and, when read, its log. See the module docstring for the rules."""
+    window) and, when read, its log; ``log_problem``: why the log that was needed could not be
+    read (``500``, ``no answer within 30 s``). See the module docstring for the rules."""
     history_jobs = same_job(jobs, job.name, job.ref)
     history = job_history(jobs, job.name, job.ref)
     ref = job.ref or "?"
     if platform_failure(job.failure_reason):
         return Verdict("infrastructure", str(job.failure_reason),
                        (f"failure_reason {job.failure_reason}" + _runner_part(job),), history=history)
+    if log_problem and log is None:
+        return Verdict("unknown", f"log not read: {log_problem}",
+                       (f"log not read: {log_problem} (job #{job.id}): the verdict needs its log",
+                        history.describe()), history=history)
     if log is not None and log.platform is not None:
         label, line = log.platform
         return Verdict("infrastructure", label, (f"log: {_cut(line)}",), history=history)
