@@ -1,0 +1,51 @@
+"""One normalization for signatures and for matching a failing log's lines against a passing log.
+
+Volatile parts become stand-ins (times, dates, durations, UUIDs, hex ids and shas, IP addresses
+and ports, temporary paths, numbers); names are kept, so ``No module named 'yaml'`` and ``No
+module named 'toml'`` stay two signatures, and so do ``src/sync.c:3: expected ';'`` and
+``src/cache.c:3: expected ';'``. A number glued to letters is part of a name (``py311``,
+``test_add2``, ``sha256``) and is kept.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_SIGNATURE = 200
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\r")
+_SECTION = re.compile(r"section_(?:start|end):\d+:[\w.-]+(?:\[[^\]]*\])?\r")
+_REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?"), "<time>"),
+    (re.compile(r"\b\d\d?:\d\d:\d\d(?:[.,]\d+)?\b"), "<time>"),
+    (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "<uuid>"),
+    (re.compile(r"\bsha\d+:[0-9a-fA-F]{16,}\b"), "<hex>"),
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<hex>"),
+    (re.compile(r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"), "<hex>"),
+    (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b"), "<ip>"),
+    (re.compile(r"\[[0-9a-fA-F:]*:[0-9a-fA-F:]+\](?::\d{1,5})?"), "<ip>"),
+    (re.compile(r"(?<![\w.])(?:/tmp|/var/tmp|/private/var/folders|/var/folders|[A-Z]:\\(?:Users\\[^\\\s]+\\)?"
+                r"AppData\\Local\\Temp|[A-Z]:\\Windows\\Temp)(?:[/\\][^\s'\":]*)?"), "<tmp>"),
+    (re.compile(r"(?<=[A-Za-z0-9]\.[a-z]{2})(?::\d{2,5})\b|(?<=[A-Za-z0-9]\.[a-z]{3})(?::\d{2,5})\b|"
+                r"(?<=localhost)(?::\d{2,5})\b"), ":<port>"),
+    (re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|m|min|minutes?|h)\b"), "<dur>"),
+    # A number on its own (not glued to a letter or underscore: those are names such as py311).
+    (re.compile(r"(?<![A-Za-z_])\d+(?:\.\d+)*(?![A-Za-z_])"), "<n>"),
+)
+_SPACES = re.compile(r"\s+")
+
+
+def normalize(line: str) -> str:
+    """``line`` with its volatile parts replaced by stand-ins (``<time>``, ``<hex>``, ``<n>`` …),
+    escape sequences removed, spaces collapsed, cut to :data:`MAX_SIGNATURE` characters.
+
+    Identifiers are kept: two lines that differ in a module, file, test, package or host name
+    normalize differently.
+    """
+    text = line
+    if "\x1b" in text or "\r" in text:
+        text = _ANSI.sub("", _SECTION.sub("", text))
+    for pattern, stand_in in _REPLACEMENTS:
+        text = pattern.sub(stand_in, text)
+    text = _SPACES.sub(" ", text).strip()
+    return text if len(text) <= MAX_SIGNATURE else text[: MAX_SIGNATURE - 1] + "…"

@@ -1,0 +1,118 @@
+"""Platform failures, only from the platform's own words (issue point 5).
+
+A line names a platform failure when it is the platform's: the runner's own lines (before the
+first command, in the trailer, or a failed command's mark such as ``ERROR: Job failed: exit code
+137``), an image pull, the system's OOM killer, a full disk, or a network failure of a package
+fetch (a line printed by npm, pip, apt, curl, docker, maven, git … or any line of an install
+step). The same words inside a test's output (a pytest ``E`` block, a traceback, a test failure's
+message) or in an exception raised by the code under test are not the platform's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+Scope = Literal["runner", "anywhere", "fetch"]
+
+_PATTERNS: tuple[tuple[str, Scope, re.Pattern[str]], ...] = (
+    ("runner system failure", "runner", re.compile(
+        r"runner system failure|Job failed \(system failure\)|runner (?:was )?lost|job's runner|"
+        r"ERROR: Preparation failed|The runner has received a shutdown signal|lost communication with the server",
+        re.IGNORECASE)),
+    ("execution timeout", "runner", re.compile(
+        r"execution took longer than|Job execution timeout|has exceeded the maximum execution time|"
+        r"The job running on runner .* has exceeded", re.IGNORECASE)),
+    ("image pull failed", "fetch", re.compile(
+        r"failed to pull image|pull access denied|ErrImagePull|ImagePullBackOff|manifest unknown|"
+        r"toomanyrequests|Error response from daemon: (?:pull|manifest|Get \")", re.IGNORECASE)),
+    ("out of memory (exit code 137)", "runner", re.compile(
+        r"exit code:? 137\b|exited with 137\b|exit status 137\b|status 137\b")),
+    ("out of memory (exit code 137)", "anywhere", re.compile(
+        r"OOMKilled|Out of memory: Kill(?:ed)? process|oom-kill(?:er)?\b|invoked oom-killer")),
+    ("no space left on device", "anywhere", re.compile(r"no space left on device", re.IGNORECASE)),
+    ("DNS failure", "fetch", re.compile(
+        r"Temporary failure in name resolution|Could not resolve host|Name or service not known|"
+        r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|EAI_AGAIN|no such host|Could not resolve hostname|"
+        r"nodename nor servname|Failed to resolve|NameResolutionError|Unknown host", re.IGNORECASE)),
+    ("TLS handshake timeout", "fetch", re.compile(r"TLS handshake timeout", re.IGNORECASE)),
+    ("connection reset by peer", "fetch", re.compile(r"connection reset by peer|ECONNRESET", re.IGNORECASE)),
+    ("network timeout", "fetch", re.compile(
+        r"ETIMEDOUT|ESOCKETTIMEDOUT|i/o timeout|Read timed out|Connection timed out|ReadTimeoutError|"
+        r"Client\.Timeout exceeded|ConnectTimeoutError|operation timed out|timeout awaiting response",
+        re.IGNORECASE)),
+    ("registry error (HTTP 429/5xx)", "fetch", re.compile(
+        r"\b(?:429 Too Many Requests|50[0234] (?:Internal Server Error|Bad Gateway|Service Unavailable|"
+        r"Gateway Time-?out))|\b(?:HTTP|status(?: code)?|response code|returned error):? (?:429|50[0234])\b|"
+        r"\bE(?:429|50[0234])\b", re.IGNORECASE)),
+    ("artifact or cache transfer failed", "runner", re.compile(
+        r"(?:Uploading|Downloading) (?:artifacts|cache)\b.*(?:failed|error|timeout|FATAL)|"
+        r"Failed to (?:upload|download|create|extract) (?:the )?(?:cache|artifacts?)|"
+        r"ERROR: (?:Uploading|Downloading) artifacts", re.IGNORECASE)),
+)
+
+PREFILTER = (r"(?i:runner|execution|timeout|exceeded|Preparation|shutdown|lost|pull|manifest|daemon|137"
+             r"|OOM|out of memory|oom-kill|space left|resolv|name or service|EAI_AGAIN|such host|nodename"
+             r"|Unknown host|handshake|reset by peer|ECONN|ETIMEDOUT|timed out|time-?out|429|50[0234]"
+             r"|artifact|cache)")
+"""Every platform line contains one of these (part of the scanner's one prefilter)."""
+
+_FETCH_COMMAND = re.compile(
+    r"\b(?:pip3?(?: install| download|-compile| wheel)|-m pip\b|uv (?:pip|sync|add|lock)|poetry (?:install|lock|add|update)"
+    r"|pipenv (?:install|sync)|conda (?:install|create|env|update)|mamba |micromamba |npm (?:ci|install|i|update)\b"
+    r"|yarn(?: install)?(?: --\S+)*$|pnpm (?:install|i|add)\b|bun install|apt(?:-get)? |apk (?:add|update)"
+    r"|yum |dnf |brew |gem install|bundle(?: install)?(?: --\S+)*$|composer (?:install|update|require)"
+    r"|cargo (?:fetch|install|update)|go (?:mod|get|install)\b|mvn |gradlew? .*(?:dependencies|--refresh)"
+    r"|curl |wget |git (?:clone|fetch|pull|submodule)|docker (?:pull|build|login|push|buildx|compose pull)"
+    r"|podman (?:pull|build)|helm (?:repo|dep|dependency)|dotnet restore|nuget |choco |rustup |setup-|"
+    r"actions/(?:checkout|setup|cache)|cpanm |luarocks |rebar3 (?:get-deps|update)|mix deps|stack (?:setup|build --only)"
+    r"|cabal update|R -e .*install|Rscript -e .*install)", re.IGNORECASE)
+_FETCH_LINE = re.compile(
+    r"(?:npm (?:ERR!|error|WARN|warn)|error An unexpected error|warning .*(?:ETIMEDOUT|ECONNRESET)|.*ERR_PNPM"
+    r"|WARNING: Retrying|ERROR: Could not|Could not fetch URL|E: |W: |Err:\d+|curl: \(\d+\)|wget:|"
+    r"Error response from daemon|(?:ERROR: |error: )?failed to (?:solve|fetch|copy|resolve|do request|authorize|"
+    r"pull)|fatal: unable to access|go: |error: RPC failed|Could not (?:transfer|resolve|GET|HEAD) |"
+    r"\[ERROR\] Failed to execute goal .*Could not|Cannot download|Failed to download|Unable to (?:download|fetch|"
+    r"connect)|Retrying \(Retry|pip\._vendor|Downloading|Collecting|Get \"https?://|Pulling|WARNING: Failed to pull)",
+    re.IGNORECASE)
+_TEST_KINDS = frozenset({"pytest", "traceback", "unittest", "junit", "jest", "tap", "test", "rspec", "go", "dotnet",
+                         "karma", "mocha", "exception", "minitest", "busted", "prove", "r", "xcodebuild", "gradle",
+                         "erlang", "phpunit"})
+_EXCEPTION_LINE = re.compile(r"\s*(?:E\s+|>\s+|\w+(?:\.\w+)*(?:Error|Exception)\b|.*\bassert|.*\bexpect)")
+_WEAK = re.compile(r"(?:WARNING|WARN|warning|W):? |.*\b(?:Retrying|retrying|will retry)\b")
+
+
+def platform_label(text: str, where: Literal["prelude", "command", "trailer", "mark"], command: str,
+                   in_block: str | None) -> tuple[str, bool] | None:
+    """The platform failure ``text`` names, with whether it is weak (a warning, a retry, an artifact
+    transfer: the cause only when nothing else is), or None.
+
+    ``where`` says what part of the log the line is in, ``command`` the command whose output it is,
+    ``in_block`` the kind of the error block that contains it (if any).
+    """
+    platform_part = where != "command"
+    fetch_step = bool(command) and _FETCH_COMMAND.search(command) is not None
+    if not platform_part and not fetch_step:
+        if in_block in _TEST_KINDS or _EXCEPTION_LINE.match(text):
+            return None
+    for label, scope, pattern in _PATTERNS:
+        if not pattern.search(text):
+            continue
+        if scope == "runner" and not platform_part:
+            continue
+        if scope == "fetch" and not (platform_part or fetch_step or _FETCH_LINE.match(text)):
+            continue
+        weak = _WEAK.match(text) is not None or label == "artifact or cache transfer failed"
+        return (_name_host(label, text), weak)
+    return None
+
+
+_HOST = re.compile(r"https?://([\w.-]+\.[a-z]{2,})|image \"([\w.-]+\.[a-z]{2,})(?::\d+)?/")
+
+
+def _name_host(label: str, line: str) -> str:
+    """``image pull from registry.example.com failed`` when the line names the registry."""
+    match = _HOST.search(line)
+    if label == "image pull failed" and match:
+        return f"image pull from {match.group(1) or match.group(2)} failed"
+    return label

@@ -1,0 +1,95 @@
+"""Steps 3 and 4: rank the blocks a scan found and answer with the one to read first.
+
+Order: the failing command's blocks (surest tier first, then earliest); when that command has no
+block that names a cause, the end of its output (its last meaningful lines); then the blocks of
+later commands, of earlier commands (their error-shaped lines did not stop the job: noise), and of
+the trailer. A block whose first line the passing log printed too goes last. The runner's ``Job
+failed`` trailer is never a block.
+"""
+
+from __future__ import annotations
+
+from labdeck.logtext.cause.model import MAX_BLOCK_TEXT, ErrorBlock, LogAnswer, PlatformHit
+from labdeck.logtext.cause.normalize import normalize
+from labdeck.logtext.cause.scan import Candidate, Scanner, Segment
+
+
+def failing_segment(scan: Scanner) -> Segment:
+    """The command that failed: the one its CI system marked, else the last command before the
+    trailer, else the last part of the log."""
+    if scan.failure_segment is not None:
+        return scan.segments[scan.failure_segment]
+    commands = [seg for seg in scan.segments if seg.where == "command"]
+    if scan.trailer_segment is not None:
+        before = [seg for seg in commands if seg.index < scan.trailer_segment]
+        if before:
+            return before[-1]
+        return scan.segments[scan.trailer_segment - 1] if scan.trailer_segment > 0 else scan.segments[0]
+    if commands:
+        return commands[-1]
+    return scan.segments[-1]
+
+
+def _block(candidate: Candidate) -> ErrorBlock:
+    return ErrorBlock(candidate.line + 1, candidate.end + 1, candidate.kind, candidate.text)
+
+
+def answer(scan: Scanner) -> LogAnswer:
+    """The :class:`LogAnswer` of a finished scan."""
+    failing = failing_segment(scan)
+    passing = scan.passing
+
+    def seen(candidate: Candidate) -> bool:
+        return passing is not None and normalize(candidate.head) in passing
+
+    def place(candidate: Candidate) -> int:
+        if candidate.segment == failing.index:
+            return 0
+        if scan.trailer_segment is not None and candidate.segment >= scan.trailer_segment:
+            return 3
+        return 1 if candidate.segment > failing.index else 2
+
+    ranked = sorted(scan.candidates, key=lambda c: (seen(c), place(c), c.tier if place(c) == 0 else 0, c.line))
+    blocks: list[tuple[ErrorBlock, str]] = [(_block(c), c.head) for c in ranked]
+    strong = [c for c in ranked if place(c) == 0 and c.tier < 3 and not seen(c)]
+    if not strong:
+        tail = _tail(failing, scan)
+        if tail is not None:
+            position = sum(1 for c in ranked if place(c) == 0 and not seen(c) and c.tier < 3)
+            blocks.insert(position, tail)
+    error, head = blocks[0] if blocks else (None, "")
+    signature = normalize(head) if error is not None else ""
+    hit = _platform(scan, bool(strong))
+    new_lines = frozenset(line + 1 for line in scan.new_lines) if scan.new_lines is not None else None
+    return LogAnswer(error, signature, hit, tuple(block for block, _ in blocks), new_lines, scan.line_count)
+
+
+def _tail(failing: Segment, scan: Scanner) -> tuple[ErrorBlock, str] | None:
+    """The end of the failing command's output (or, when it printed nothing, of the log)."""
+    tail = failing.tail
+    if not tail:
+        for seg in reversed(scan.segments):
+            if seg.tail and seg.where != "trailer":
+                tail = seg.tail
+                break
+        else:
+            tail = next((seg.tail for seg in reversed(scan.segments) if seg.tail), [])
+    if not tail:
+        return None
+    last_line, last_text = tail[-1]
+    text = "\n".join(text for _, text in tail)
+    if len(text) > MAX_BLOCK_TEXT:
+        text = text[: MAX_BLOCK_TEXT - 1] + "…"
+    return ErrorBlock(last_line + 1, last_line + 1, "tail", last_text[:MAX_BLOCK_TEXT]), last_text
+
+
+def _platform(scan: Scanner, strong_cause: bool) -> PlatformHit | None:
+    """The first platform failure; a weak one (a warning, a retry, an artifact transfer) only when
+    the failing command printed no cause of its own."""
+    for hit in scan.platforms:
+        if not hit.weak:
+            return PlatformHit(hit.label, hit.line + 1, hit.text)
+    if not strong_cause and scan.platforms:
+        hit = scan.platforms[0]
+        return PlatformHit(hit.label, hit.line + 1, hit.text)
+    return None

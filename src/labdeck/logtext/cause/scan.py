@@ -1,0 +1,294 @@
+"""One pass over a log: framing marks, error blocks and platform lines, in bounded memory.
+
+:class:`Scanner` takes the log's lines in chunks (:meth:`Scanner.feed`). Each chunk is joined and
+one combined prefilter (:data:`PREFILTER`) runs over it in C; only the lines it picks are cleaned
+and matched against the precise patterns (the markers of :mod:`.segment`, the shapes of
+:mod:`.shapes`, the platform words of :mod:`.platform`). A block may reach :data:`AHEAD` lines
+forward and a segment's tail is read up to :data:`BEHIND` lines back, so only that many lines are
+kept between chunks: a log of any size is read in the same memory.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from labdeck.logtext.cause import platform, segment, shapes
+from labdeck.logtext.cause.model import MAX_BLOCK_LINES, MAX_BLOCK_TEXT
+from labdeck.logtext.cause.normalize import normalize
+
+AHEAD = MAX_BLOCK_LINES + 8
+BEHIND = 64
+CHUNK = 16384
+TAIL_LINES = 3
+MAX_CANDIDATES = 2000
+"""Blocks kept per log (a log with more error lines than this keeps its first ones)."""
+
+PREFILTER = re.compile("|".join((segment.PREFILTER, shapes.PREFILTER, platform.PREFILTER)))
+_SHAPES = re.compile("|".join(f"(?P<s{index}>{shape.pattern.pattern})" for index, shape in enumerate(shapes.SHAPES)))
+_MEANINGLESS = re.compile(r"[\s\W_]*$|\s*(?:##\[endgroup\]|##\[group\].*|section_end.*|\[Pipeline\] .*|"
+                          r"Cleaning up .*|Script done\..*|Done\..*|real\s.*|user\s.*|sys\s.*)$")
+
+Where = Literal["prelude", "command", "trailer"]
+
+
+@dataclass(slots=True)
+class Segment:
+    """A part of the log: the runner's ``prelude``, one ``command``'s output, or the ``trailer``.
+    ``start`` is its first (0-based) line; ``tail`` its last meaningful lines, once it is closed."""
+
+    index: int
+    start: int
+    where: Where
+    command: str
+    end: int = -1
+    tail: list[tuple[int, str]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Candidate:
+    """An error block found by the scan (0-based lines)."""
+
+    line: int
+    end: int
+    kind: str
+    tier: int
+    text: str
+    head: str
+    segment: int
+
+
+@dataclass(slots=True)
+class Platform:
+    """A platform line found by the scan."""
+
+    label: str
+    line: int
+    text: str
+    weak: bool
+    segment: int
+
+
+class Scanner:
+    """Streaming reader: :meth:`feed` the lines in order (any chunking), then :meth:`finish`."""
+
+    def __init__(self, passing: frozenset[str] | None = None) -> None:
+        self.passing = passing
+        self.segments: list[Segment] = [Segment(0, 0, "prelude", "")]
+        self.candidates: list[Candidate] = []
+        self.platforms: list[Platform] = []
+        self.failure_line: int | None = None
+        self.failure_segment: int | None = None
+        self.trailer_segment: int | None = None
+        self.new_lines: set[int] | None = set() if passing is not None else None
+        self.line_count = 0
+        self._buffer: list[str] = []
+        self._base = 0
+        self._scanned = 0
+        self._covered = -1
+        self._covered_kind = ""
+        self._saw_command = False
+
+    def feed(self, lines: Iterable[str]) -> None:
+        """Read more lines (without their ``\\n``)."""
+        self._buffer.extend(lines)
+        if len(self._buffer) >= CHUNK + AHEAD + BEHIND:
+            self._process(final=False)
+
+    def finish(self) -> None:
+        """Read what is left and close the last segment."""
+        self._process(final=True)
+        self.line_count = self._base + len(self._buffer)
+        self._close(self.line_count)
+
+    # The scan proper.
+
+    def _process(self, *, final: bool) -> None:
+        buffer = self._buffer
+        limit = self._base + len(buffer) - (0 if final else AHEAD)
+        low = self._scanned - self._base
+        high = limit - self._base
+        if high > low:
+            if self.new_lines is not None:
+                self._diff(low, high)
+            joined = "\n".join(buffer[low:high])
+            search = PREFILTER.search
+            position = 0
+            line = low
+            found = search(joined)
+            while found is not None:
+                start = found.start()
+                line += joined.count("\n", position, start)
+                newline = joined.find("\n", start)
+                self._visit(line)
+                if newline < 0:
+                    break
+                position = newline + 1
+                line += 1
+                found = search(joined, position)
+            self._scanned = limit
+        if not final:
+            drop = max(0, high - BEHIND)
+            del buffer[:drop]
+            self._base += drop
+
+    def _diff(self, low: int, high: int) -> None:
+        passing = self.passing
+        new = self.new_lines
+        assert passing is not None and new is not None
+        base = self._base
+        for offset in range(low, high):
+            text = segment.clean(self._buffer[offset])
+            if text and normalize(text) not in passing:
+                new.add(base + offset)
+
+    def _visit(self, offset: int) -> None:
+        raw = self._buffer[offset]
+        line = self._base + offset
+        text = segment.clean(raw)
+        marked = segment.mark(raw, text)
+        current = self.segments[-1]
+        if marked is not None:
+            kind, command = marked
+            if kind == "command" and current.where != "trailer":
+                self._saw_command = True
+                self._open(line, "command", command)
+            elif kind == "failure" and self.failure_line is None and current.where != "trailer":
+                self.failure_line = line
+                self.failure_segment = current.index
+                self._tail_of(current, line)
+            elif kind == "trailer" and current.where != "trailer":
+                self._open(line, "trailer", "")
+                self.trailer_segment = self.segments[-1].index
+            self._platform(text, line, "trailer" if kind != "command" else "command")
+            return
+        if not text:
+            return
+        if line <= self._covered:
+            self._platform(text, line, None, self._covered_kind)
+            return
+        found = _SHAPES.match(text)
+        block_kind: str | None = None
+        if found is not None and found.lastgroup is not None and not shapes.NOISE.match(text):
+            shape = shapes.SHAPES[int(found.lastgroup[1:])]
+            self._block(shape, offset, line, text)
+            block_kind = shape.kind
+        self._platform(text, line, None, block_kind)
+
+    def _platform(self, text: str, line: int, where: str | None, in_block: str | None = None) -> None:
+        current = self.segments[-1]
+        place = where or current.where
+        label = platform.platform_label(text, "mark" if place == "trailer" and where else current.where,
+                                        current.command, in_block)
+        if label is None or len(self.platforms) >= MAX_CANDIDATES:
+            return
+        if self.passing is not None and normalize(text) in self.passing:
+            return
+        self.platforms.append(Platform(label[0], line, text[:MAX_BLOCK_TEXT], label[1], current.index))
+
+    def _block(self, shape: shapes.Shape, offset: int, line: int, text: str) -> None:
+        end_offset, head = _grow(shape, self._buffer, offset, text)
+        texts = [text] + [segment.clean(self._buffer[index]) for index in range(offset + 1, end_offset + 1)]
+        body = "\n".join(texts)
+        if len(body) > MAX_BLOCK_TEXT:
+            body = body[: MAX_BLOCK_TEXT - 1] + "…"
+        end = self._base + end_offset
+        self._covered = end
+        self._covered_kind = shape.kind
+        tier = _tier(shape, texts)
+        if len(self.candidates) < MAX_CANDIDATES:
+            self.candidates.append(Candidate(line, end, shape.kind, tier, body, head, self.segments[-1].index))
+
+    # Segments.
+
+    def _open(self, line: int, where: Where, command: str) -> None:
+        self._close(line)
+        self.segments.append(Segment(len(self.segments), line, where, command))
+
+    def _close(self, line: int) -> None:
+        current = self.segments[-1]
+        if current.end < 0:
+            current.end = line - 1
+            if not current.tail:
+                self._tail_of(current, line)
+
+    def _tail_of(self, current: Segment, line: int) -> None:
+        """The last meaningful lines of ``current`` before ``line``."""
+        tail: list[tuple[int, str]] = []
+        index = line - 1 - self._base
+        skip = 1 if current.where == "command" else 0
+        stop = max(current.start + skip - self._base, 0, index - BEHIND)
+        while index >= stop and len(tail) < TAIL_LINES:
+            text = segment.clean(self._buffer[index])
+            if not _MEANINGLESS.match(text) and segment.mark(self._buffer[index], text) is None:
+                tail.append((self._base + index, text))
+            index -= 1
+        tail.reverse()
+        current.tail = tail
+
+
+def _grow(shape: shapes.Shape, buffer: list[str], offset: int, text: str) -> tuple[int, str]:
+    """The last buffer offset of the block that opens at ``offset``, and the line its signature reads."""
+    grow = shape.grow
+    if grow == "single":
+        return offset, text
+    limit = min(len(buffer), offset + MAX_BLOCK_LINES)
+    indent = len(text) - len(text.lstrip())
+    end = offset
+    head = text
+    blanks = 0
+    prefix = text[:8] if text.startswith("npm") else text.lstrip()[:1]
+    for index in range(offset + 1, limit):
+        line = segment.clean(buffer[index])
+        stripped = line.lstrip()
+        deeper = len(line) - len(stripped) > indent
+        if grow == "traceback":
+            if not stripped or deeper:
+                continue
+            if stripped.startswith(("Traceback ", "During handling", "The above exception")):
+                end = index
+                continue
+            return index, stripped
+        if grow == "indent":
+            if not stripped:
+                blanks += 1
+                if blanks >= 2:
+                    break
+                continue
+            if not deeper:
+                break
+            blanks = 0
+            end = index
+        elif grow == "para" or grow == "box":
+            if not stripped or (grow == "box" and stripped.startswith("╵")):
+                break
+            end = index
+        elif grow == "prefix":
+            if not (line.startswith(prefix) or line == "E"):
+                break
+            end = index
+        elif grow == "hash":
+            if not stripped.startswith("#"):
+                break
+            end = index
+        elif grow == "rust":
+            if not stripped or not (deeper or stripped.startswith(("-->", "|", "=", "note:", "help:"))):
+                break
+            end = index
+    return end, head
+
+
+_NPM_REAL = re.compile(r"ERESOLVE|E404|ENOTFOUND|ETIMEDOUT|ECONNRESET|EINTEGRITY|ETARGET|peer dep|"
+                       r"Missing script|missing script|Could not resolve|ENOENT|EACCES|404 Not Found")
+
+
+def _tier(shape: shapes.Shape, texts: list[str]) -> int:
+    """The shape's tier, refined by what the block says (npm's real errors, Gradle's consequences)."""
+    if shape.kind == "npm":
+        return 2 if any(_NPM_REAL.search(text) for text in texts) else 3
+    if shape.kind == "gradle" and shape.grow == "para" and len(texts) > 1 and (
+            "There were failing tests" in "\n".join(texts) or "Compilation failed" in "\n".join(texts)):
+        return 3
+    return shape.tier

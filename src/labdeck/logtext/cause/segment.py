@@ -1,0 +1,103 @@
+"""Step 1: the commands a log ran, the mark of the one that failed, and the runner's trailer.
+
+Each CI system frames a job its own way; these are the lines that say so:
+
+- GitLab: the runner echoes each script line as ``$ cmd`` (green); ``section_start``/``section_end``
+  markers name the stages; ``Running after_script``, ``Uploading artifacts for failed job``,
+  ``Cleaning up project directory …`` and ``ERROR: Job failed: …`` are the trailer.
+- GitHub Actions: ``##[group]Run cmd`` starts a step; ``##[error]Process completed with exit code
+  N.`` marks the failed one (raw logs put a timestamp before each line).
+- Travis: ``$ cmd`` and ``The command "cmd" exited with N.``; ``Done. Your build exited with N.``.
+- Jenkins: ``+ cmd`` (``sh -x``), ``[Pipeline] sh``; ``ERROR: script returned exit code N``,
+  ``Build step '…' marked build as failure``, ``Finished: FAILURE``.
+- Azure Pipelines (``##[section]Starting: …``, ``##[error]Bash exited with code``), Buildkite
+  (``~~~``/``---``/``+++`` headings, ``🚨 Error: The command exited with status``) and CircleCI
+  (``Exited with code exit status N``).
+
+:func:`clean` gives the visible text of a line with the CI system's own prefixes removed (a raw
+GitHub log's timestamp, BuildKit's ``#12 0.345``), which every later step matches against.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+MarkKind = Literal["command", "failure", "trailer"]
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[()][0-9A-B]|\x1b.")
+_SECTION = re.compile(r"section_(?:start|end):\d{1,12}:[\w.-]{1,200}(?:\[[^\]\r]{0,200}\])?\r")
+_PREFIX = re.compile(
+    # A raw GitHub/Azure log's timestamp, a GitLab runner's timestamp and stream tag (00O, 01E+).
+    r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z (?:[0-9a-f]{2}[OE]\+? )?)?"
+    # Jenkins' timestamper, ``[2024-01-02T03:04:05.678Z] `` or ``[03:04:05] ``.
+    r"(?:\[(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z?\] )?"
+    # BuildKit's step and time, ``#12 0.345 ``.
+    r"(?:#\d{1,4} \d+\.\d+ )?"
+)
+
+
+def clean(line: str) -> str:
+    """The visible text of a raw log line, without CI prefixes, trailing spaces and escapes."""
+    if "\x1b" in line or "\r" in line:
+        line = _SECTION.sub("", line)
+        if "\r" in line:
+            parts = [part for part in line.split("\r") if _ANSI.sub("", part).strip()]
+            line = parts[-1] if parts else ""
+        line = _ANSI.sub("", line)
+    if line[:1] in "#[0123456789":
+        match = _PREFIX.match(line)
+        if match and match.end():
+            line = line[match.end():]
+    return line.rstrip()
+
+
+_COMMAND = re.compile(
+    r"(?:\$ (?P<dollar>\S.*)"
+    r"|\+ (?P<plus>[\w./~-].*)"
+    r"|##\[group\]Run (?P<gha>.+)"
+    r"|##\[section\]Starting: (?P<azure>.+)"
+    r"|(?:~~~|\+\+\+) (?P<bk>:?\w.*)"
+    r"|\[Pipeline\] (?P<jenkins>sh|bat|powershell|stage)\b.*"
+    r")$")
+_FAILURE = re.compile(
+    r"(?:##\[error\])?(?:Error: )?Process completed with exit code [1-9]\d*\."
+    r"|The command \".*\" exited with [1-9]\d*\."
+    r"|Build step '.*' marked build as failure"
+    r"|ERROR: script returned exit code [1-9]\d*"
+    r"|##\[error\](?:Bash|PowerShell|Cmd|Script) (?:exited|failed) with (?:code|exit code) '?[1-9]"
+    r"|🚨 Error: The command exited with status [1-9]"
+    r"|Exited with code (?:exit status )?[1-9]\d*"
+    r"|Error: Process completed with exit code [1-9]"
+)
+_TRAILER = re.compile(
+    r"(?:Running after_script|Running after script\.\.\."
+    r"|Uploading artifacts for failed job|Cleaning up project directory and file based variables"
+    r"|Cleaning up file based variables|ERROR: Job failed\b|Job failed\b"
+    r"|Done\. Your build exited with [1-9]|Finished: (?:FAILURE|UNSTABLE|ABORTED)"
+    r"|##\[section\]Finishing: |Post job cleanup\.)"
+)
+_TRAILER_SECTION = re.compile(r"section_start:\d+:(?:after_script|upload_artifacts_on_failure|cleanup_file_variables)")
+
+PREFILTER = (r"\$ |\+ |##\[|~~~ |\+\+\+ |\[Pipeline\]|exited with|exit code|marked build|Exited with"
+             r"|Running after|Uploading artifacts|Cleaning up|Job failed|Finished: |Post job|section_start")
+"""Every marker contains one of these (part of the scanner's one prefilter)."""
+
+
+def mark(raw: str, text: str) -> tuple[MarkKind, str] | None:
+    """What framing line ``text`` (cleaned; ``raw`` as read) is: a command start (with the command),
+    the failed command's mark, or the start of the trailer; None for any other line."""
+    if "section_start:" in raw and _TRAILER_SECTION.search(raw):
+        return ("trailer", "")
+    if not text:
+        return None
+    if text[0] in "$+#~-[" and (match := _COMMAND.match(text)):
+        command = next((group for group in match.groups() if group), "")
+        if match.group("jenkins") and match.group("jenkins") == "stage":
+            return ("command", text)
+        return ("command", command.strip())
+    if _FAILURE.search(text):
+        return ("failure", "")
+    if _TRAILER.match(text):
+        return ("trailer", "")
+    return None

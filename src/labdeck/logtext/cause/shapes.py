@@ -1,0 +1,150 @@
+"""Step 2: the shapes of error lines, one entry per tool, and how far each block reaches.
+
+Each :class:`Shape` says what a line that opens a block looks like (matched against the cleaned
+line, see :func:`labdeck.logtext.cause.segment.clean`), how sure it is (``tier``: 1 names the
+cause itself, such as a compiler error, a failed test's message or an exception; 2 is a tool's
+error of a generic form; 3 is a summary or a consequence, such as ``make: *** Error 1`` or
+``Tests run: 5, Failures: 1``) and how the block grows (:data:`Grow`). Samples from real runs are
+in ``tests/logtext/test_cause_shapes.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Grow = Literal["single", "traceback", "indent", "para", "prefix", "rust", "box", "hash"]
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """One error shape: its ``kind``, the pattern that opens a block, its tier and growth."""
+
+    kind: str
+    pattern: re.Pattern[str]
+    tier: int
+    grow: Grow = "single"
+
+
+def _s(kind: str, pattern: str, tier: int, grow: Grow = "single") -> Shape:
+    return Shape(kind, re.compile(pattern), tier, grow)
+
+
+_EXCEPTION = r"(?:[A-Za-z_][\w$]*[.:]{1,2})*[A-Z]\w*(?:Error|Exception|Exit|Failure|Fault|Interrupt|Panic)"
+
+SHAPES: tuple[Shape, ...] = (
+    # Python
+    _s("traceback", r"\s*Traceback \(most recent call last\):", 1, "traceback"),
+    _s("pytest", r"E {2,}\S", 1, "prefix"),
+    _s("unittest", r"(?:FAIL|ERROR): \w+ \([\w.]+\)", 1, "para"),
+    _s("pytest", r"(?:FAILED|ERROR) \S+(?:::|\.py\b)", 3),
+    _s("pytest", r"=+ .*\b(?:\d+ (?:failed|errors?))\b.* =+$", 3),
+    _s("tox", r"(?:ERROR: +)?\S+: (?:commands failed|FAIL code \d+)", 3),
+    # JVM
+    _s("junit", r".*<<< (?:FAILURE|ERROR)!", 1, "para"),
+    _s("junit", r".*\bexpected:? ?<.*> but (?:was|found):? ?<.*", 1),
+    _s("junit", r"\[ERROR\] {2,}\w[\w.$]*[:.]\w+:\d+ .+", 3),
+    _s("junit", r"(?:\[(?:ERROR|INFO)\] )?Tests run: \d+, Failures: \d+, Errors: \d+.*", 3),
+    _s("gradle", r"\S.* > .+ FAILED$", 1, "indent"),
+    _s("gradle", r"\* What went wrong:", 2, "para"),
+    _s("gradle", r"(?:FAILURE: Build failed|BUILD FAILED)\b.*", 3),
+    _s("compiler", r"(?:\[ERROR\] )?\S+\.(?:java|kt|scala|groovy):\[\d+,\d+\] .+", 1),
+    _s("compiler", r"e: (?:file://)?\S+\.kts?(?::\d+:\d+|: \(\d+, \d+\)):? .+", 1),
+    _s("maven", r"\[ERROR\] Failed to execute goal .+", 2, "prefix"),
+    _s("exception", r"(?:Exception in thread \"[^\"]*\" |Caused by: )" + _EXCEPTION + r"\b.*", 1, "indent"),
+    # Compilers and linkers
+    _s("compiler", r"\S.*?(?::\d+(?::\d+)?:?|\(\d+(?:,\d+)?\):?) +(?:- +)?(?:fatal |\w+ )?error\b.*", 1, "rust"),
+    _s("compiler", r".*\bundefined reference to\b.*|Undefined symbols for architecture.*|.*\berror LNK\d+.*", 1),
+    _s("compiler", r"\S+\.(?:go|hs|erl|ex|exs|swift|rb|py|c|cc|cpp|h|hpp|rs|ts|tsx|js|jsx|m|mm|zig|nim|d):\d+"
+       r"(?::\d+)?: (?!warning|note|info)(?:\[\w+\] )?[a-z].*", 2, "rust"),
+    _s("rust", r"error(?:\[E\d{3,5}\])?: (?!could not compile|test failed|aborting due to|build failed).+", 1, "rust"),
+    _s("rust", r"thread '.*' panicked at .*", 1, "para"),
+    _s("rust", r"test result: FAILED\b.*|error: (?:could not compile|test failed|aborting due to).*", 3),
+    _s("cmake", r"CMake Error\b.*", 1, "indent"),
+    _s("make", r"g?make(?:\[\d+\])?: \*\*\* No rule to make target.*", 1),
+    _s("make", r"(?:g?make|ninja)(?:\[\d+\])?: (?:\*\*\*|build stopped).*", 3),
+    _s("ninja", r"FAILED: .+", 2),
+    # Go
+    _s("go", r"\s+\S+_test\.go:\d+: .+", 1, "indent"),
+    _s("go", r"\s*--- FAIL: .+", 1, "indent"),
+    _s("go", r"panic: .+", 1, "para"),
+    _s("go", r"FAIL\s+\S+\s+[\d.]+s|FAIL$", 3),
+    # JavaScript
+    _s("jest", r"\s*● .+", 1, "indent"),
+    _s("tap", r"\s*not ok \d+.*", 1, "indent"),
+    _s("karma", r".+ FAILED$", 1, "indent"),
+    _s("mocha", r"\s*\d+ failing$", 3),
+    _s("test", r"\s*\d+\) \S.*", 1, "indent"),
+    _s("tsc", r"\S+\(\d+,\d+\): error TS\d+:.*|\S+:\d+:\d+ - error TS\d+:.*", 1),
+    _s("eslint", r"\s+\d+:\d+\s+error\s+.+", 1),
+    _s("npm", r"npm (?:ERR!|error) .*", 2, "prefix"),
+    _s("pnpm", r".*\bERR_PNPM_\w+.*", 2),
+    _s("yarn", r"error (?!Command failed with exit code).+|YN\d{4}: .*(?:error|Error|failed).*", 2),
+    _s("yarn", r"error Command failed with exit code \d+.*", 3),
+    _s("jest", r"FAIL \S+", 3),
+    # Ruby, Elixir, PHP, .NET
+    _s("rspec", r"Failure/Error: .+", 1, "indent"),
+    _s("rspec", r"rspec \./\S+:\d+.*|\d+ examples?, [1-9]\d* failures?.*", 3),
+    _s("minitest", r"\d+ runs, \d+ assertions, \d+ failures, \d+ errors.*", 3),
+    _s("rubocop", r"\S+\.rb:\d+:\d+: [EFW]: .+", 1),
+    _s("phpunit", r"There (?:was|were) \d+ (?:failures?|errors?):", 2),
+    _s("phpunit", r"PHP (?:Fatal|Parse) error: .+|(?:Fatal|Parse) error: .+ in \S+ on line \d+", 1),
+    _s("phpunit", r"FAILURES!$|ERRORS!$", 3),
+    _s("dotnet", r"\s*(?:\[xUnit\.net [\d:.]+\]\s+)?\S+ \[FAIL\]$", 1, "indent"),
+    _s("dotnet", r"\s*Failed \S+ \[[\d.<> ]+m?s\]$|\s*X \S+ \[[\d.]+m?s\]$", 1, "indent"),
+    _s("dotnet", r"Failed!\s+- Failed:.*|Test Run Failed\.", 3),
+    # Packages, containers, infrastructure tools
+    _s("pip", r"ERROR: (?:Could not find a version|No matching distribution|Cannot install|ResolutionImpossible"
+       r"|Failed building wheel|Could not build wheels).*", 1),
+    _s("pip", r".*\b(?:ResolutionImpossible|PackagesNotFoundError|UnsatisfiableError|LibMambaUnsatisfiableError)\b.*",
+       1, "indent"),
+    _s("apt", r"E: .+", 1),
+    _s("docker", r"(?:ERROR: |error: )?failed to solve: .+|.*returned a non-zero code: \d+|"
+       r"(?:#\d+ )?ERROR: process \".*\" did not complete successfully.*", 2),
+    _s("terraform", r"│ Error: .+", 1, "box"),
+    _s("kubectl", r"Error from server\b.+", 1),
+    _s("helm", r"Error: (?:UPGRADE|INSTALLATION) FAILED: .+", 1),
+    # Shells
+    _s("shell", r".*: (?:command not found|not found)$", 1),
+    _s("shell", r".*(?:No such file or directory|Permission denied|Segmentation fault|core dumped|"
+       r"Bus error|Illegal instruction).*", 2),
+    # Linters
+    _s("lint", r"\S+\.py:\d+:\d+: [A-Z]{1,3}\d{2,4}\b.*", 1),
+    _s("shellcheck", r"In \S+ line \d+:$", 1, "para"),
+    _s("lint", r"✖ \d+ problems?.*|Found \d+ errors?\b.*|\d+ files? inspected, \d+ offenses?.*", 3),
+    # Swift, Haskell, Erlang, R, Perl, Lua
+    _s("xcodebuild", r"Test Case '.*' failed.*|\s*✖ .+|\s*✘ .+", 1),
+    _s("xcodebuild", r"\*\* (?:BUILD|TEST|ARCHIVE) FAILED \*\*", 3),
+    _s("erlang", r"===> (?:Compilation failed|Error|Failed|Uncaught error).*|\s*\w+: \S+\.\.\.\*failed\*", 1, "indent"),
+    _s("erlang", r"%%% .*==> .+|\*\*error:.+", 1),
+    _s("r", r"\* checking .* \.\.\. ERROR$|── (?:Failure|Error) .*|Error in .+|Error: .*test.*failed.*", 1, "para"),
+    _s("r", r"Execution halted$", 3),
+    _s("prove", r"#\s+Failed test\b.*", 1, "hash"),
+    _s("prove", r"Dubious, test returned .*", 2),
+    _s("prove", r"Failed \d+/\d+ test (?:programs|scripts).*|Result: FAIL$", 3),
+    _s("busted", r"(?:Failure|Error) → .+", 1, "para"),
+    # Exceptions, log levels and generic errors (last: the most generic).
+    _s("exception", r"(?:Uncaught )?" + _EXCEPTION + r"(?: \[\w+\])?: .+", 2, "indent"),
+    _s("log", r"(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\]? +|\d\d:\d\d:\d\d(?:[.,]\d+)? +)"
+       r"\[?(?:ERROR|FATAL|CRITICAL|Error|Fatal|E)\]? .+", 2),
+    _s("log", r".*\blevel=(?:error|fatal|panic)\b.*", 2),
+    _s("error", r"(?:fatal|FATAL|Fatal error): .+", 1),
+    _s("error", r"(?:\S+: )?(?:error|Error|ERROR)(?:\[\w+\])?: .+", 2),
+    _s("error", r"\[(?:ERROR|FATAL|error|fatal)\] .+|##\[error\].+|ERROR in .+|ERROR .+", 3),
+)
+
+PREFILTER = (r"rror|ERR|FAIL|Fail|fail|Traceback|fatal|FATAL|panic|\*\*\*|E  |E: |● |not ok|\d\) "
+             r"|Exception|Segmentation|dumped|No such file|not found|denied|undefined|Undefined|✖|✘|level="
+             r"|── |Exit|Interrupt|Fault")
+"""Every shape's opening line contains one of these (part of the scanner's one prefilter)."""
+
+NOISE = re.compile(
+    r"\[ERROR\] *$|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full|For more information|\[Help \d|"
+    r"After correcting|  mvn <args>|Failed to execute goal .* on project .*: There are test failures)"
+    r"|npm (?:ERR!|error) (?:A complete log|\s*$|Lifecycle script|This is probably not a problem|"
+    r"Failed at the|Exit status|code ELIFECYCLE|errno \d|command failed$|command sh -c|path /)"
+    r"|error Command failed with exit code|info Visit https"
+    r"|(?:\S+ )?\d+ errors? (?:generated|found)\b|\d+ errors?$|\s*Error: Process completed with exit code"
+)
+"""Lines that match a shape but only say that something failed, somewhere else."""
