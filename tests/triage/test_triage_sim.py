@@ -135,8 +135,10 @@ async def test_the_four_stories_and_the_hard_cases(stories: tuple[SimServer, lis
 
     windows = [_by(report, path, "package-win") for path in (path_a, path_b, path_c)]
     assert {f.verdict.kind for f in windows} == {"infrastructure"}
-    expected_reason = "runner_system_failure" if dialect == "gitlab" else "image pull from registry-1.docker.io failed"
-    assert {f.verdict.reason for f in windows} == {expected_reason}
+    # Without failure_reason, the runner's own line (a system failure while pulling an image) says it.
+    expected = {"runner_system_failure"} if dialect == "gitlab" else {
+        "image pull from registry-1.docker.io failed", "runner system failure"}
+    assert len({f.verdict.reason for f in windows}) == 1 and {f.verdict.reason for f in windows} <= expected
     assert {f.owner for f in windows} == {"shared-windows: 3 of its last 3 jobs failed"}
     assert sum(f.log_read for f in windows) == (0 if dialect == "gitlab" else 3)
 

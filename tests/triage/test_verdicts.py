@@ -44,7 +44,7 @@ def test_image_pull_in_the_log_of_a_script_failure_is_infrastructure() -> None:
     verdict = decide(failed, [failed], read_log(PULL.format(n=1)))
     assert verdict.kind == "infrastructure"
     assert verdict.reason == "image pull from registry.example.com failed"
-    assert verdict.evidence[0].startswith('log: ERROR: Job failed: failed to pull image "registry.example.com/')
+    assert verdict.evidence[0].startswith('log line 1: ERROR: Job failed: failed to pull image "registry.example.com/')
 
 
 def test_passed_on_retry_is_flaky() -> None:

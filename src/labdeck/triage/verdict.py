@@ -18,7 +18,7 @@ Verdicts, decided in this order (:func:`decide`):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from labdeck.api.models import Job
@@ -123,8 +123,14 @@ def decide(job: Job, jobs: Sequence[Job], log: LogFacts | None = None, *, log_pr
                        (f"log not read: {log_problem} (job #{job.id}): the verdict needs its log",
                         history.describe()), history=history)
     if log is not None and log.platform is not None:
-        label, line = log.platform
-        return Verdict("infrastructure", label, (f"log: {_cut(line)}",), history=history)
+        return Verdict("infrastructure", log.platform.label, (_cut(log.evidence()),), history=history)
+    verdict = _from_history(job, history_jobs, history, jobs, ref)
+    line = log.evidence() if log is not None else ""
+    return replace(verdict, evidence=(_cut(line), *verdict.evidence)) if line else verdict
+
+
+def _from_history(job: Job, history_jobs: Sequence[Job], history: History, jobs: Sequence[Job], ref: str) -> Verdict:
+    """Flaky, broken or unknown from the job's runs (no platform failure in sight)."""
     pid = pipeline_id(job)
     tries = attempts(history_jobs, pid, job.name)
     later = [t for t in tries if t.id > job.id]
@@ -178,5 +184,5 @@ def _runner_part(job: Job) -> str:
     return f" on runner {runner.description or runner.name or f'#{runner.id}'}"
 
 
-def _cut(text: str, limit: int = 160) -> str:
+def _cut(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
