@@ -185,4 +185,9 @@ def _runner_part(job: Job) -> str:
 
 
 def _cut(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """``text`` within ``limit`` characters, its start and its end kept (a long error line names
+    the tool first and the reason last: ``ERROR: … Temporary failure in name resolution')``)."""
+    if len(text) <= limit:
+        return text
+    head = limit * 2 // 5
+    return text[:head] + " … " + text[len(text) - (limit - head - 3):]
