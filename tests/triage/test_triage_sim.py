@@ -195,7 +195,7 @@ def test_triage_json_end_to_end(stories: tuple[SimServer, list[tuple[int, str]]]
     lines = out.splitlines()
     header = next(line for line in lines if line.startswith("PROJECT"))
     assert "cluster  image pull from registry.example.com failed · 3 projects · infra" in lines[:lines.index(header)]
-    assert header.split() == ["PROJECT", "REF", "JOB", "PIPELINE", "WHY", "WHOSE", "HISTORY"]
+    assert header.split() == ["PROJECT", "REF", "JOB", "PIPELINE", "WHY", "WHOSE", "HISTORY", "(newest", "first)"]
     assert sum(" infra " in line and "build-image" in line for line in lines) == 3
     assert "runner failing above the fleet: shared-windows: 3 of its last 3 jobs failed" in lines
     code = cli.main(["triage", "--url", server.base_url, "--json", *(path for _, path in projects)])

@@ -100,7 +100,7 @@ def format_table(report: TriageReport) -> str:
     if not report.failures:
         lines.append(f"No failures in {report.projects} project(s).")
     else:
-        rows = [("PROJECT", "REF", "JOB", "PIPELINE", "WHY", "WHOSE", "HISTORY")]
+        rows = [("PROJECT", "REF", "JOB", "PIPELINE", "WHY", "WHOSE", "HISTORY (newest first)")]
         for failure in report.failures:
             rows.append((failure.project, failure.job.ref or "", f"{failure.job.name} #{failure.job.id}",
                          f"#{failure.pipeline_id}", failure.verdict.label, failure.owner or "-",
@@ -109,7 +109,7 @@ def format_table(report: TriageReport) -> str:
         for index, row in enumerate(rows):
             lines.append("  ".join(_clean(cell)[:48].ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
             if index:
-                for line in report.failures[index - 1].verdict.evidence[:2]:
+                for line in report.failures[index - 1].verdict.evidence[:3]:
                     lines.append(f"    {_clean(line)}")
     for share in report.flagged_runners:
         lines.append(f"runner failing above the fleet: {_clean(share.describe())}")

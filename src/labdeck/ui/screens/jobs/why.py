@@ -9,18 +9,26 @@ Server strings (signatures, commit titles, names) are shown as plain text, never
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
 from labdeck.api import ApiClient, errors
 from labdeck.api.models import Job
+from labdeck.triage.collect import last_green
 from labdeck.triage.history import ORDER_NOTE, History
 from labdeck.triage.report import Failure
 from labdeck.ui.dialogs.form import clean, theme_colour
 from labdeck.ui.triaging import triaging
 
+if TYPE_CHECKING:
+    from textual.app import App
+
 KIND_COLOURS = {"infrastructure": "warning", "broken": "error", "flaky": "accent", "unknown": "foreground-muted"}
+EVIDENCE_SHOWN = 3
+"""Evidence lines shown (the log's line first, then what the history says), as ``labdeck triage``."""
 DURATIONS_SHOWN = 8
 """Durations listed after the strip (the newest runs)."""
 
@@ -36,11 +44,27 @@ def history_text(history: History | None) -> str:
             f" · took {' '.join(durations)}{more}")
 
 
+async def green_baseline(app: App[Any], client: ApiClient, project_id: int, project_path: str,
+                         job: Job) -> tuple[Job, bytes] | None:
+    """The last green run of ``job`` on its ref and its log (the baseline of "new since green"),
+    from the jobs page triage holds (else one read) and the shared log cache; None without one."""
+    state = triaging(app)
+    triager = state.triager(client)
+    page = state.pages.get(project_id)
+    if page is None or not any(held.id == job.id for held in page):
+        page = (await triager.page(project_id, project_path)).jobs
+        state.pages[project_id] = page
+    green = last_green(page, job)
+    if green is None:
+        return None
+    return green, await triager.log_bytes(project_id, green)
+
+
 def why_lines(failure: Failure) -> list[str]:
     """The verdict line, its evidence and whose it is (plain text)."""
     verdict = failure.verdict
     head = f"Why: {verdict.label} — {verdict.reason}"
-    lines = [head, *verdict.evidence[:2]]
+    lines = [head, *verdict.evidence[:EVIDENCE_SHOWN]]
     if failure.owner:
         lines.append(f"whose: {failure.owner}")
     return lines
@@ -50,7 +74,7 @@ class WhyFailed(Static):
     """The verdict, evidence, owner and history of one job (hidden until :meth:`follow`)."""
 
     DEFAULT_CSS = """
-    WhyFailed { height: auto; max-height: 5; padding: 0 1; background: $boost; display: none;
+    WhyFailed { height: auto; max-height: 6; padding: 0 1; background: $boost; display: none;
                 text-wrap: nowrap; text-overflow: ellipsis; }
     WhyFailed.-shown { display: block; }
     """

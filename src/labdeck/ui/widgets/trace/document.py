@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from labdeck.logtext.cause import LogAnswer, passing_lines, read_cause_lines
 from labdeck.logtext.error_lines import ErrorFinder, ErrorIndex
 from labdeck.logtext.lines import LineIndex
 from labdeck.logtext.search import visible
@@ -24,6 +25,12 @@ class TraceDocument:
         self.first_error: int | None = None
         """First error line, once a search for it ran (marks the failed section)."""
         self.job_failed = False
+        self.cause: LogAnswer | None = None
+        """What the cause finder answered for the whole log (once read: :meth:`read_cause`)."""
+        self.new_lines: frozenset[int] = frozenset()
+        """0-based lines new since the last green run (empty without a green run to compare)."""
+        self.green_job: int | None = None
+        """The passing job the log was compared against."""
         self._errors = ErrorFinder()
 
     def __len__(self) -> int:
@@ -51,6 +58,9 @@ class TraceDocument:
         """Forget every line."""
         self.index.reset()
         self.first_error = None
+        self.cause = None
+        self.new_lines = frozenset()
+        self.green_job = None
         self._errors = ErrorFinder()
 
     def close(self) -> None:
@@ -154,6 +164,42 @@ class TraceDocument:
         found = self._errors.index
         self.first_error = found.first.index if found.first is not None else None
         return found
+
+    def _all_lines(self, step: int = 20_000) -> Iterator[str]:
+        count = len(self.index)
+        for start in range(0, count, step):
+            yield from self.index.lines(start, min(count, start + step))
+
+    def read_cause(self, passing: bytes | str | None = None, green_job: int | None = None) -> LogAnswer:
+        """Read the whole log for its cause (:func:`labdeck.logtext.cause.read_cause_lines`, streamed)
+        against the ``passing`` log of the same job's last green run, if given: sets :attr:`cause`,
+        :attr:`new_lines` and :attr:`first_error`. Call it in a thread, once the log is complete."""
+        baseline = None
+        if passing is not None:
+            text = passing.decode("utf-8", "replace") if isinstance(passing, bytes) else passing
+            baseline = passing_lines(text.split("\n"))
+        answer = read_cause_lines(self._all_lines(), baseline)
+        self.cause = answer
+        self.green_job = green_job if answer.new_lines is not None else None
+        self.new_lines = frozenset(line - 1 for line in answer.new_lines) if answer.new_lines is not None else frozenset()
+        if answer.error is not None:
+            self.first_error = answer.error.line - 1
+        return answer
+
+    def cause_lines(self) -> list[int]:
+        """0-based first lines of the cause finder's blocks in the order ``e`` visits them: the
+        ranked blocks that are new since the green run first, then the others (ranked)."""
+        if self.cause is None:
+            return []
+        order: list[int] = []
+        for block in self.cause.candidates:
+            line = block.line - 1
+            if line not in order:
+                order.append(line)
+        if self.new_lines:
+            order = [line for line in order if line in self.new_lines] + \
+                [line for line in order if line not in self.new_lines]
+        return order
 
     def find_first_error(self) -> int | None:
         """The first error line (see :meth:`errors`); remembered in :attr:`first_error`."""
