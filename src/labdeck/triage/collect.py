@@ -32,7 +32,6 @@ from labdeck.triage.signature import (
     LogFacts,
     facts_from_json,
     facts_json,
-    normalize,
     platform_failure,
     read_log,
 )
@@ -185,7 +184,7 @@ class Triager:
         if facts is not None:
             signature = facts.signature
         else:
-            signature = "" if problem else normalize(job.failure_reason or "")
+            signature = "" if problem else (job.failure_reason or "")  # an identifier: nothing volatile
         return Failure(path, project_id, job, verdict, signature,
                        owner(verdict, job, path, shares if shares is not None else runner_shares(jobs)),
                        facts, facts is not None, problem)

@@ -15,19 +15,13 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from labdeck.logtext.cause import (
-    ErrorBlock,
-    LogAnswer,
-    PlatformHit,
-    normalize,
-    passing_lines,
-    read_cause_lines,
-)
+if TYPE_CHECKING:
+    from labdeck.logtext.cause import LogAnswer
 
-__all__ = ["SYSTEM_FAILURE_REASONS", "LogFacts", "facts_from_json", "facts_json", "iter_lines", "normalize",
-           "passing_lines", "platform_failure", "read_log"]
+__all__ = ["SYSTEM_FAILURE_REASONS", "Block", "Hit", "LogFacts", "facts_from_json", "facts_json", "iter_lines",
+           "normalize", "platform_failure", "read_log"]
 
 SYSTEM_FAILURE_REASONS: frozenset[str] = frozenset({
     "runner_system_failure", "stuck_or_timeout_failure", "scheduler_failure", "data_integrity_failure",
@@ -41,6 +35,33 @@ FACTS_VERSION = 1
 """Bumped when what :func:`facts_json` keeps changes (older kept facts are then read again)."""
 KEPT_CANDIDATES = 20
 """Ranked candidates kept with the facts (the verdict needs the first; the rest is for people)."""
+
+
+def normalize(line: str) -> str:
+    """The one normalization of signatures (:func:`labdeck.logtext.cause.normalize`)."""
+    from labdeck.logtext.cause import normalize as cause_normalize
+
+    return cause_normalize(line)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """An error block of a log: lines ``line`` .. ``end`` (1-based, inclusive), its ``kind`` and text
+    (the cause finder's :class:`~labdeck.logtext.cause.ErrorBlock`, as kept)."""
+
+    line: int
+    end: int
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A platform failure: its ``label``, the 1-based ``line`` that says so and that line's ``text``."""
+
+    label: str
+    line: int
+    text: str
 
 
 def platform_failure(reason: str | None) -> bool:
@@ -57,10 +78,10 @@ class LogFacts:
     ``candidates``: every block, ranked; ``new_lines``: lines new since the green run (None without
     one); ``passing_job``: the id of the passing job compared against, if any."""
 
-    error: ErrorBlock | None
+    error: Block | None
     signature: str
-    platform: PlatformHit | None
-    candidates: tuple[ErrorBlock, ...] = ()
+    platform: Hit | None
+    candidates: tuple[Block, ...] = ()
     new_lines: frozenset[int] | None = None
     line_count: int = 0
     passing_job: int | None = None
@@ -71,7 +92,11 @@ class LogFacts:
         # A log whose only words are the platform's (an image pull in the runner's trailer) is
         # signed by the platform's line: the same outage in many projects is one cluster.
         signature = answer.signature or (normalize(answer.platform.text) if answer.platform is not None else "")
-        return cls(answer.error, signature, answer.platform, answer.candidates[:KEPT_CANDIDATES],
+        error = answer.error
+        hit = answer.platform
+        return cls(Block(error.line, error.end, error.kind, error.text) if error is not None else None, signature,
+                   Hit(hit.label, hit.line, hit.text) if hit is not None else None,
+                   tuple(Block(b.line, b.end, b.kind, b.text) for b in answer.candidates[:KEPT_CANDIDATES]),
                    answer.new_lines, answer.line_count, passing_job if answer.new_lines is not None else None)
 
     @property
@@ -110,7 +135,10 @@ def iter_lines(data: bytes | str) -> Iterator[str]:
 def read_log(data: bytes | str, passing: bytes | str | frozenset[str] | None = None, *,
              passing_job: int | None = None) -> LogFacts:
     """The facts of a job log (see the module docstring); ``passing``: the log of the same job's
-    last green run on the same ref (its text, or :func:`passing_lines` of it)."""
+    last green run on the same ref (its text, or :func:`~labdeck.logtext.cause.passing_lines` of it)."""
+    # Imported here: a warm round answers from kept facts and never compiles the finder's patterns.
+    from labdeck.logtext.cause import passing_lines, read_cause_lines
+
     baseline: frozenset[str] | None
     if passing is None or isinstance(passing, frozenset):
         baseline = passing
@@ -119,7 +147,7 @@ def read_log(data: bytes | str, passing: bytes | str | frozenset[str] | None = N
     return LogFacts.of(read_cause_lines(iter_lines(data), baseline), passing_job)
 
 
-def _block(block: ErrorBlock) -> list[Any]:
+def _block(block: Block) -> list[Any]:
     return [block.line, block.end, block.kind, block.text]
 
 
@@ -153,13 +181,13 @@ def facts_from_json(data: Any) -> LogFacts | None:
     try:
         if not isinstance(data, dict) or data.get("version") != FACTS_VERSION:
             return None
-        error = ErrorBlock(*data["error"]) if data["error"] is not None else None
-        platform = PlatformHit(*data["platform"]) if data["platform"] is not None else None
+        error = Block(*data["error"]) if data["error"] is not None else None
+        platform = Hit(*data["platform"]) if data["platform"] is not None else None
         new_lines = None
         if data["new_lines"] is not None:
             new_lines = frozenset(line for first, last in data["new_lines"] for line in range(first, last + 1))
         return LogFacts(error, str(data["signature"]), platform,
-                        tuple(ErrorBlock(*block) for block in data["candidates"]), new_lines,
+                        tuple(Block(*block) for block in data["candidates"]), new_lines,
                         int(data["line_count"]), data["passing_job"])
     except (KeyError, TypeError, ValueError):
         return None
