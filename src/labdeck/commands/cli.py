@@ -1,4 +1,4 @@
-"""Command line: ``labdeck`` (the console), ``login``, ``logout``, ``doctor``, ``audit``, ``triage``, ``serve``.
+"""Command line: ``labdeck`` (the console), ``login``, ``logout``, ``doctor``, ``audit``, ``triage``, ``explain``, ``serve``.
 
 Everything that may block or prompt (token chain, keyring, passphrase, the startup probe) happens
 here, before the TUI takes the terminal. No option takes a token value: argv is visible to every
@@ -129,6 +129,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the window: 30m, 24h, 2d, 1w or an ISO time (default 24h)")
     triage.add_argument("--json", action="store_true", help="print JSON: failures and clusters")
 
+    explain = commands.add_parser("explain", help="the cause of failed CI logs read from files (no server)")
+    explain.add_argument("logs", nargs="+", metavar="LOG", help="log files ('-' reads standard input)")
+    explain.add_argument("--json", action="store_true", help="one JSON object per line per file")
+    explain.add_argument("--passing", metavar="LOG", help="the passing log of the same job: the baseline")
+
     commands.add_parser("serve", help="run the simulator (see `labdeck serve --help`)", add_help=False)
     return parser
 
@@ -163,6 +168,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _audit(args)
         if args.command == "triage":
             return _triage(args)
+        if args.command == "explain":
+            from labdeck.commands.explain import run_explain
+
+            return run_explain(args.logs, as_json_lines=args.json, passing=args.passing, out=sys.stdout,
+                               err=sys.stderr)
         with _collector_paused():
             return _console(args)
     except KeyboardInterrupt:

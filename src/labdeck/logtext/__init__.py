@@ -5,7 +5,10 @@
 - :mod:`labdeck.logtext.lines`: :class:`LineIndex` (million-line logs on disk, search, sections).
 - :mod:`labdeck.logtext.line_text`: :func:`safe_cut` (shorten sanitized text without splitting an SGR
   sequence), carriage returns and tabs.
-- :mod:`labdeck.logtext.error_lines`: the lines that say what went wrong (``e``/``E``, triage).
+- :mod:`labdeck.logtext.cause`: reading a log for its cause (:func:`~labdeck.logtext.cause.read_cause`):
+  the block to read first, ranked candidates, platform failures, signatures (``e``/``E``, triage,
+  ``labdeck explain``).
+- :mod:`labdeck.logtext.error_lines`: the older error-line finder (incident bundle summaries).
 
 Following a running job's log over HTTP is :mod:`labdeck.operations.follower`, a layer above.
 """

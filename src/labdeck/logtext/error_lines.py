@@ -3,8 +3,9 @@
 The runner always ends a failed job with ``ERROR: Job failed: exit code 1``; that line says *that*
 the job failed, not *why*. :class:`ErrorFinder` recognises the common failure shapes in the
 sanitized lines of a trace and :class:`ErrorIndex` answers "first error", "next error after line
-N" and "previous error before line N" for the log viewer's ``e``/``E`` keys and the incident
-bundle's summary.
+N" and "previous error before line N" for the incident bundle's summary. The log viewer's ``e``/``E``,
+triage and ``labdeck explain`` read the ranked answer of :mod:`labdeck.logtext.cause` instead (the
+failing command first, a shape table per tool, the passing log as baseline).
 
 Recognised shapes (``kind`` values):
 

@@ -36,9 +36,10 @@ def _lines_of(data: str | bytes) -> list[str]:
     return lines
 
 
-def passing_lines(lines: Iterable[str]) -> frozenset[str]:
-    """The normalized lines of a passing log, to compare a failing log against."""
-    return frozenset(normalize(text) for text in map(clean, lines) if text)
+def passing_lines(lines: Iterable[str] | Iterable[bytes]) -> frozenset[str]:
+    """The normalized lines of a passing log (text or UTF-8 bytes), to compare a failing log against."""
+    texts = (line if isinstance(line, str) else line.decode("utf-8", "replace") for line in lines)
+    return frozenset(normalize(text) for text in map(clean, texts) if text)
 
 
 def _passing(passing: str | bytes | Iterable[str] | frozenset[str] | None) -> frozenset[str] | None:
@@ -57,16 +58,16 @@ def read_cause(text: str | bytes, passing: str | bytes | None = None) -> LogAnsw
     return read_cause_lines(_lines_of(text), passing)
 
 
-def _chunks(lines: Iterable[str]) -> Iterator[list[str]]:
+def _chunks(lines: Iterable[str] | Iterable[bytes]) -> Iterator[list[str] | list[bytes]]:
     iterator = iter(lines)
     while chunk := list(islice(iterator, CHUNK)):
-        yield chunk
+        yield chunk  # type: ignore[misc]
 
 
-def read_cause_lines(lines: Iterable[str], passing: str | bytes | Iterable[str] | frozenset[str] | None = None,
-                     ) -> LogAnswer:
-    """:func:`read_cause` over lines (without ``\\n``) read one after the other, in bounded memory
-    whatever the log's size. ``passing`` may be the passing log's text, its lines, or
+def read_cause_lines(lines: Iterable[str] | Iterable[bytes],
+                     passing: str | bytes | Iterable[str] | frozenset[str] | None = None) -> LogAnswer:
+    """:func:`read_cause` over lines (text, or UTF-8 bytes; without ``\\n``) read one after the
+    other, in bounded memory whatever the log's size. ``passing`` may be the passing log's text, its lines, or
     :func:`passing_lines` of it."""
     scanner = Scanner(_passing(passing))
     if isinstance(lines, list):

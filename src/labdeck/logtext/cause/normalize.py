@@ -30,7 +30,7 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"(?<=localhost)(?::\d{2,5})\b"), ":<port>"),
     (re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|m|min|minutes?|h)\b"), "<dur>"),
     # A number on its own (not glued to a letter or underscore: those are names such as py311).
-    (re.compile(r"(?<![A-Za-z_])\d+(?:\.\d+)*(?![A-Za-z_])"), "<n>"),
+    (re.compile(r"(?<!\w)\d+(?:\.\d+)*(?![A-Za-z_])"), "<n>"),
 )
 _SPACES = re.compile(r"\s+")
 

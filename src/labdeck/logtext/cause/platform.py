@@ -16,6 +16,9 @@ from typing import Literal
 Scope = Literal["runner", "anywhere", "fetch"]
 
 _PATTERNS: tuple[tuple[str, Scope, re.Pattern[str]], ...] = (
+    ("image pull failed", "fetch", re.compile(
+        r"failed to pull image|pull access denied|ErrImagePull|ImagePullBackOff|manifest unknown|"
+        r"toomanyrequests|Error response from daemon: (?:pull|manifest|Get \")", re.IGNORECASE)),
     ("runner system failure", "runner", re.compile(
         r"runner system failure|Job failed \(system failure\)|runner (?:was )?lost|job's runner|"
         r"ERROR: Preparation failed|The runner has received a shutdown signal|lost communication with the server",
@@ -23,9 +26,6 @@ _PATTERNS: tuple[tuple[str, Scope, re.Pattern[str]], ...] = (
     ("execution timeout", "runner", re.compile(
         r"execution took longer than|Job execution timeout|has exceeded the maximum execution time|"
         r"The job running on runner .* has exceeded", re.IGNORECASE)),
-    ("image pull failed", "fetch", re.compile(
-        r"failed to pull image|pull access denied|ErrImagePull|ImagePullBackOff|manifest unknown|"
-        r"toomanyrequests|Error response from daemon: (?:pull|manifest|Get \")", re.IGNORECASE)),
     ("out of memory (exit code 137)", "runner", re.compile(
         r"exit code:? 137\b|exited with 137\b|exit status 137\b|status 137\b")),
     ("out of memory (exit code 137)", "anywhere", re.compile(
@@ -51,11 +51,6 @@ _PATTERNS: tuple[tuple[str, Scope, re.Pattern[str]], ...] = (
         r"ERROR: (?:Uploading|Downloading) artifacts", re.IGNORECASE)),
 )
 
-PREFILTER = (r"(?i:runner|execution|timeout|exceeded|Preparation|shutdown|lost|pull|manifest|daemon|137"
-             r"|OOM|out of memory|oom-kill|space left|resolv|name or service|EAI_AGAIN|such host|nodename"
-             r"|Unknown host|handshake|reset by peer|ECONN|ETIMEDOUT|timed out|time-?out|429|50[0234]"
-             r"|artifact|cache)")
-"""Every platform line contains one of these (part of the scanner's one prefilter)."""
 
 _FETCH_COMMAND = re.compile(
     r"\b(?:pip3?(?: install| download|-compile| wheel)|-m pip\b|uv (?:pip|sync|add|lock)|poetry (?:install|lock|add|update)"
@@ -82,6 +77,14 @@ _EXCEPTION_LINE = re.compile(r"\s*(?:E\s+|>\s+|\w+(?:\.\w+)*(?:Error|Exception)\
 _WEAK = re.compile(r"(?:WARNING|WARN|warning|W):? |.*\b(?:Retrying|retrying|will retry)\b")
 
 
+_GATE = ("runner", "execution", "timeout", "time-out", "exceeded", "preparation", "shutdown", "lost", "pull",
+         "manifest", "daemon", "137", "oom", "out of memory", "space left", "resolv", "name or service",
+         "eai_again", "such host", "nodename", "unknown host", "handshake", "reset by peer", "econn", "etimedout",
+         "esockettimedout", "timed out", "429", "500", "502", "503", "504", "too many requests", "artifact", "cache",
+         "unknown host", "name resolution")
+_GATE_RE = re.compile("|".join(re.escape(word) for word in _GATE))
+
+
 def platform_label(text: str, where: Literal["prelude", "command", "trailer", "mark"], command: str,
                    in_block: str | None) -> tuple[str, bool] | None:
     """The platform failure ``text`` names, with whether it is weak (a warning, a retry, an artifact
@@ -90,19 +93,23 @@ def platform_label(text: str, where: Literal["prelude", "command", "trailer", "m
     ``where`` says what part of the log the line is in, ``command`` the command whose output it is,
     ``in_block`` the kind of the error block that contains it (if any).
     """
+    if _GATE_RE.search(text.lower()) is None:
+        return None
     platform_part = where != "command"
     fetch_step = bool(command) and _FETCH_COMMAND.search(command) is not None
     if not platform_part and not fetch_step:
         if in_block in _TEST_KINDS or _EXCEPTION_LINE.match(text):
             return None
+    fetch = platform_part or fetch_step or _FETCH_LINE.match(text) is not None
     for label, scope, pattern in _PATTERNS:
+        # The cheap test of where the line is comes before the pattern.
+        if (scope == "runner" and not platform_part) or (scope == "fetch" and not fetch):
+            continue
         if not pattern.search(text):
             continue
-        if scope == "runner" and not platform_part:
-            continue
-        if scope == "fetch" and not (platform_part or fetch_step or _FETCH_LINE.match(text)):
-            continue
-        weak = _WEAK.match(text) is not None or label == "artifact or cache transfer failed"
+        # A network failure of a fetch counts even as a warning or a retry (pip warns, then cannot
+        # find the package); the runner's own warnings are the cause only when nothing else is.
+        weak = (scope != "fetch" and _WEAK.match(text) is not None) or label == "artifact or cache transfer failed"
         return (_name_host(label, text), weak)
     return None
 

@@ -9,25 +9,63 @@ failed`` trailer is never a block.
 
 from __future__ import annotations
 
+import re
+
 from labdeck.logtext.cause.model import MAX_BLOCK_TEXT, ErrorBlock, LogAnswer, PlatformHit
 from labdeck.logtext.cause.normalize import normalize
 from labdeck.logtext.cause.scan import Candidate, Scanner, Segment
+
+_REPORTS = frozenset({"pytest", "junit", "rspec", "go", "cargo", "jest", "test", "dotnet", "phpunit", "prove",
+                      "minitest", "unittest", "tap", "ctest", "behave", "lint"})
+"""Kinds whose summary lines name what failed (a report), as opposed to a consequence."""
 
 
 def failing_segment(scan: Scanner) -> Segment:
     """The command that failed: the one its CI system marked, else the last command before the
     trailer, else the last part of the log."""
     if scan.failure_segment is not None:
-        return scan.segments[scan.failure_segment]
+        return _real(scan, scan.segments[scan.failure_segment])
     commands = [seg for seg in scan.segments if seg.where == "command"]
     if scan.trailer_segment is not None:
         before = [seg for seg in commands if seg.index < scan.trailer_segment]
         if before:
-            return before[-1]
+            return _real(scan, before[-1])
         return scan.segments[scan.trailer_segment - 1] if scan.trailer_segment > 0 else scan.segments[0]
     if commands:
         return commands[-1]
     return scan.segments[-1]
+
+
+def _real(scan: Scanner, seg: Segment) -> Segment:
+    """``seg``, or the command before it when ``seg`` is only a Jenkins stage (the post actions
+    that run after the failed step, before Jenkins prints its mark)."""
+    while seg.command.startswith("[Pipeline] stage") and seg.index > 0:
+        seg = scan.segments[seg.index - 1]
+    return seg
+
+
+_PATH = re.compile(r"\s*(?:\./)?([\w./-]+\.\w+)[:(]\d")
+
+
+def _named(candidate: Candidate, command: str) -> bool:
+    """True when the block is about a file the command names (``mypy src/x.py``: its errors first)."""
+    found = _PATH.match(candidate.head)
+    return found is not None and found.group(1) in command
+
+
+def _demote_listings(scan: Scanner) -> None:
+    """Numbered test lines (``1) suite test``) that a runner printed while running, before its
+    ``N failing`` summary, are a listing; the numbered blocks after the summary are the failures."""
+    summaries: dict[int, int] = {}
+    for candidate in scan.candidates:
+        if candidate.kind == "mocha" and candidate.segment not in summaries:
+            summaries[candidate.segment] = candidate.line
+    if not summaries:
+        return
+    for candidate in scan.candidates:
+        summary = summaries.get(candidate.segment)
+        if candidate.kind == "test" and summary is not None and candidate.line < summary:
+            candidate.tier = 3
 
 
 def _block(candidate: Candidate) -> ErrorBlock:
@@ -49,13 +87,23 @@ def answer(scan: Scanner) -> LogAnswer:
             return 3
         return 1 if candidate.segment > failing.index else 2
 
-    ranked = sorted(scan.candidates, key=lambda c: (seen(c), place(c), c.tier if place(c) == 0 else 0, c.line))
+    _demote_listings(scan)
+
+    def key(c: Candidate) -> tuple[bool, int, int, bool, int]:
+        here = place(c)
+        # A consequence (``make: *** Error 1``) after a report of what failed (``FAILED tests/x.py::t``).
+        tier = c.tier + (1 if c.tier == 3 and c.kind not in _REPORTS else 0)
+        return (seen(c), here, tier if here == 0 else 0, here == 0 and not _named(c, failing.command), c.line)
+
+    ranked = sorted(scan.candidates, key=key)
     blocks: list[tuple[ErrorBlock, str]] = [(_block(c), c.head) for c in ranked]
     strong = [c for c in ranked if place(c) == 0 and c.tier < 3 and not seen(c)]
     if not strong:
         tail = _tail(failing, scan)
         if tail is not None:
-            position = sum(1 for c in ranked if place(c) == 0 and not seen(c) and c.tier < 3)
+            # A test runner's own report of what failed (``FAILED tests/x.py::t``) is read before
+            # the end of the output; a consequence (``make: *** Error 1``) after it.
+            position = sum(1 for c in ranked if place(c) == 0 and not seen(c) and c.kind in _REPORTS)
             blocks.insert(position, tail)
     error, head = blocks[0] if blocks else (None, "")
     signature = normalize(head) if error is not None else ""
@@ -67,6 +115,10 @@ def answer(scan: Scanner) -> LogAnswer:
 def _tail(failing: Segment, scan: Scanner) -> tuple[ErrorBlock, str] | None:
     """The end of the failing command's output (or, when it printed nothing, of the log)."""
     tail = failing.tail
+    if not tail and failing.where == "command" and failing.command and not failing.command.startswith("[Pipeline]"):
+        # The command printed nothing before it failed: the command itself is what to read.
+        line = failing.start + 1
+        return ErrorBlock(line, line, "command", failing.command[:MAX_BLOCK_TEXT]), failing.command
     if not tail:
         for seg in reversed(scan.segments):
             if seg.tail and seg.where != "trailer":

@@ -11,11 +11,11 @@ kept between chunks: a log of any size is read in the same memory.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from labdeck.logtext.cause import platform, segment, shapes
+from labdeck.logtext.cause import platform, prefilter, segment, shapes
 from labdeck.logtext.cause.model import MAX_BLOCK_LINES, MAX_BLOCK_TEXT
 from labdeck.logtext.cause.normalize import normalize
 
@@ -23,13 +23,18 @@ AHEAD = MAX_BLOCK_LINES + 8
 BEHIND = 64
 CHUNK = 16384
 TAIL_LINES = 3
+MAX_LINE = 4096
+"""Characters of a line the precise patterns look at."""
 MAX_CANDIDATES = 2000
 """Blocks kept per log (a log with more error lines than this keeps its first ones)."""
 
-PREFILTER = re.compile("|".join((segment.PREFILTER, shapes.PREFILTER, platform.PREFILTER)))
-_SHAPES = re.compile("|".join(f"(?P<s{index}>{shape.pattern.pattern})" for index, shape in enumerate(shapes.SHAPES)))
+_SHAPES = re.compile("|".join(f"(?P<s{index}>{shape.pattern.pattern})" for index, shape in enumerate(shapes.SHAPES)
+                              if not shape.anywhere))
+_ANYWHERE = tuple((index, shape) for index, shape in enumerate(shapes.SHAPES) if shape.anywhere)
 _MEANINGLESS = re.compile(r"[\s\W_]*$|\s*(?:##\[endgroup\]|##\[group\].*|section_end.*|\[Pipeline\] .*|"
-                          r"Cleaning up .*|Script done\..*|Done\..*|real\s.*|user\s.*|sys\s.*)$")
+                          r"Cleaning up .*|Script done\..*|Done\..*|real\s.*|user\s.*|sys\s.*|g?make(?:\[\d+\])?: \*\*\* .*|"
+                          r"npm (?:ERR!|error) .*|error Command failed.*|.*ELIFECYCLE.*|.*Process completed with exit code.*|"
+                          r"\[Checks API\].*|Recording test results|Took \d.*|Output: .*)$")
 
 Where = Literal["prelude", "command", "trailer"]
 
@@ -84,16 +89,16 @@ class Scanner:
         self.trailer_segment: int | None = None
         self.new_lines: set[int] | None = set() if passing is not None else None
         self.line_count = 0
-        self._buffer: list[str] = []
+        self._buffer: list[str] | list[bytes] = []
         self._base = 0
         self._scanned = 0
         self._covered = -1
         self._covered_kind = ""
         self._saw_command = False
 
-    def feed(self, lines: Iterable[str]) -> None:
-        """Read more lines (without their ``\\n``)."""
-        self._buffer.extend(lines)
+    def feed(self, lines: list[str] | list[bytes]) -> None:
+        """Read more lines (without their ``\\n``): text, or UTF-8 bytes (decoded only where read)."""
+        self._buffer.extend(lines)  # type: ignore[arg-type]
         if len(self._buffer) >= CHUNK + AHEAD + BEHIND:
             self._process(final=False)
 
@@ -102,6 +107,12 @@ class Scanner:
         self._process(final=True)
         self.line_count = self._base + len(self._buffer)
         self._close(self.line_count)
+
+    def _raw(self, offset: int) -> str:
+        # A hostile or minified line of megabytes is read by its first characters only: the
+        # precise patterns then cost the same on any line.
+        line = self._buffer[offset][:MAX_LINE]
+        return line if isinstance(line, str) else line.decode("utf-8", "replace")
 
     # The scan proper.
 
@@ -113,21 +124,12 @@ class Scanner:
         if high > low:
             if self.new_lines is not None:
                 self._diff(low, high)
-            joined = "\n".join(buffer[low:high])
-            search = PREFILTER.search
-            position = 0
-            line = low
-            found = search(joined)
-            while found is not None:
-                start = found.start()
-                line += joined.count("\n", position, start)
-                newline = joined.find("\n", start)
-                self._visit(line)
-                if newline < 0:
-                    break
-                position = newline + 1
-                line += 1
-                found = search(joined, position)
+            chunk = buffer[low:high]
+            first = chunk[0]
+            joined = (b"\n".join(chunk) if isinstance(first, bytes)  # type: ignore[arg-type, unused-ignore]
+                      else "\n".join(chunk).encode("utf-8", "replace"))  # type: ignore[arg-type, unused-ignore]
+            for offset in prefilter.picked(joined):
+                self._visit(low + offset)
             self._scanned = limit
         if not final:
             drop = max(0, high - BEHIND)
@@ -140,12 +142,12 @@ class Scanner:
         assert passing is not None and new is not None
         base = self._base
         for offset in range(low, high):
-            text = segment.clean(self._buffer[offset])
+            text = segment.clean(self._raw(offset))
             if text and normalize(text) not in passing:
                 new.add(base + offset)
 
     def _visit(self, offset: int) -> None:
-        raw = self._buffer[offset]
+        raw = self._raw(offset)
         line = self._base + offset
         text = segment.clean(raw)
         marked = segment.mark(raw, text)
@@ -169,10 +171,9 @@ class Scanner:
         if line <= self._covered:
             self._platform(text, line, None, self._covered_kind)
             return
-        found = _SHAPES.match(text)
         block_kind: str | None = None
-        if found is not None and found.lastgroup is not None and not shapes.NOISE.match(text):
-            shape = shapes.SHAPES[int(found.lastgroup[1:])]
+        shape = _shape(text)
+        if shape is not None and not shapes.NOISE.match(text):
             self._block(shape, offset, line, text)
             block_kind = shape.kind
         self._platform(text, line, None, block_kind)
@@ -189,8 +190,8 @@ class Scanner:
         self.platforms.append(Platform(label[0], line, text[:MAX_BLOCK_TEXT], label[1], current.index))
 
     def _block(self, shape: shapes.Shape, offset: int, line: int, text: str) -> None:
-        end_offset, head = _grow(shape, self._buffer, offset, text)
-        texts = [text] + [segment.clean(self._buffer[index]) for index in range(offset + 1, end_offset + 1)]
+        end_offset, head = _grow(shape, self._raw, len(self._buffer), offset, text)
+        texts = [text] + [segment.clean(self._raw(index)) for index in range(offset + 1, end_offset + 1)]
         body = "\n".join(texts)
         if len(body) > MAX_BLOCK_TEXT:
             body = body[: MAX_BLOCK_TEXT - 1] + "…"
@@ -221,27 +222,39 @@ class Scanner:
         skip = 1 if current.where == "command" else 0
         stop = max(current.start + skip - self._base, 0, index - BEHIND)
         while index >= stop and len(tail) < TAIL_LINES:
-            text = segment.clean(self._buffer[index])
-            if not _MEANINGLESS.match(text) and segment.mark(self._buffer[index], text) is None:
+            text = segment.clean(self._raw(index))
+            if not _MEANINGLESS.match(text) and segment.mark(self._raw(index), text) is None:
                 tail.append((self._base + index, text))
             index -= 1
         tail.reverse()
         current.tail = tail
 
 
-def _grow(shape: shapes.Shape, buffer: list[str], offset: int, text: str) -> tuple[int, str]:
+def _shape(text: str) -> shapes.Shape | None:
+    """The first shape of the table that ``text`` opens, if any."""
+    found = _SHAPES.match(text)
+    first = int(found.lastgroup[1:]) if found is not None and found.lastgroup is not None else len(shapes.SHAPES)
+    for index, shape in _ANYWHERE:
+        if index >= first:
+            break
+        if any(needle in text for needle in shape.needles) and shape.pattern.search(text):
+            return shape
+    return shapes.SHAPES[first] if first < len(shapes.SHAPES) else None
+
+
+def _grow(shape: shapes.Shape, raw: Callable[[int], str], size: int, offset: int, text: str) -> tuple[int, str]:
     """The last buffer offset of the block that opens at ``offset``, and the line its signature reads."""
     grow = shape.grow
     if grow == "single":
         return offset, text
-    limit = min(len(buffer), offset + MAX_BLOCK_LINES)
+    limit = min(size, offset + MAX_BLOCK_LINES)
     indent = len(text) - len(text.lstrip())
     end = offset
     head = text
     blanks = 0
     prefix = text[:8] if text.startswith("npm") else text.lstrip()[:1]
     for index in range(offset + 1, limit):
-        line = segment.clean(buffer[index])
+        line = segment.clean(raw(index))
         stripped = line.lstrip()
         deeper = len(line) - len(stripped) > indent
         if grow == "traceback":

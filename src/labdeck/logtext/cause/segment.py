@@ -28,8 +28,9 @@ MarkKind = Literal["command", "failure", "trailer"]
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[()][0-9A-B]|\x1b.")
 _SECTION = re.compile(r"section_(?:start|end):\d{1,12}:[\w.-]{1,200}(?:\[[^\]\r]{0,200}\])?\r")
 _PREFIX = re.compile(
-    # A raw GitHub/Azure log's timestamp, a GitLab runner's timestamp and stream tag (00O, 01E+).
-    r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z (?:[0-9a-f]{2}[OE]\+? )?)?"
+    # A raw GitHub/Azure log's timestamp, a GitLab runner's timestamp and stream tag (00O, 01E+), or
+    # any other ISO time in front of every line.
+    r"(?:\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]? (?:[0-9a-f]{2}[OE]\+? )?)?"
     # Jenkins' timestamper, ``[2024-01-02T03:04:05.678Z] `` or ``[03:04:05] ``.
     r"(?:\[(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z?\] )?"
     # BuildKit's step and time, ``#12 0.345 ``.
@@ -79,9 +80,6 @@ _TRAILER = re.compile(
 )
 _TRAILER_SECTION = re.compile(r"section_start:\d+:(?:after_script|upload_artifacts_on_failure|cleanup_file_variables)")
 
-PREFILTER = (r"\$ |\+ |##\[|~~~ |\+\+\+ |\[Pipeline\]|exited with|exit code|marked build|Exited with"
-             r"|Running after|Uploading artifacts|Cleaning up|Job failed|Finished: |Post job|section_start")
-"""Every marker contains one of these (part of the scanner's one prefilter)."""
 
 
 def mark(raw: str, text: str) -> tuple[MarkKind, str] | None:
@@ -93,10 +91,10 @@ def mark(raw: str, text: str) -> tuple[MarkKind, str] | None:
         return None
     if text[0] in "$+#~-[" and (match := _COMMAND.match(text)):
         command = next((group for group in match.groups() if group), "")
-        if match.group("jenkins") and match.group("jenkins") == "stage":
-            return ("command", text)
+        if match.group("jenkins"):
+            return ("command", "[Pipeline] " + match.group("jenkins"))
         return ("command", command.strip())
-    if _FAILURE.search(text):
+    if ("xit" in text or "marked build" in text) and _FAILURE.search(text):
         return ("failure", "")
     if _TRAILER.match(text):
         return ("trailer", "")

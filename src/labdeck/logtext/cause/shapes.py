@@ -25,10 +25,18 @@ class Shape:
     pattern: re.Pattern[str]
     tier: int
     grow: Grow = "single"
+    anywhere: bool = False
+    """True when the pattern may match anywhere in the line (searched, not matched at its start)."""
+    needles: tuple[str, ...] = ()
+    """For a shape matched anywhere: one of these is in every line it matches (a cheap test first)."""
 
 
 def _s(kind: str, pattern: str, tier: int, grow: Grow = "single") -> Shape:
     return Shape(kind, re.compile(pattern), tier, grow)
+
+
+def _a(kind: str, pattern: str, tier: int, grow: Grow = "single", *, needles: tuple[str, ...]) -> Shape:
+    return Shape(kind, re.compile(pattern), tier, grow, anywhere=True, needles=needles)
 
 
 _EXCEPTION = r"(?:[A-Za-z_][\w$]*[.:]{1,2})*[A-Z]\w*(?:Error|Exception|Exit|Failure|Fault|Interrupt|Panic)"
@@ -42,26 +50,37 @@ SHAPES: tuple[Shape, ...] = (
     _s("pytest", r"=+ .*\b(?:\d+ (?:failed|errors?))\b.* =+$", 3),
     _s("tox", r"(?:ERROR: +)?\S+: (?:commands failed|FAIL code \d+)", 3),
     # JVM
-    _s("junit", r".*<<< (?:FAILURE|ERROR)!", 1, "para"),
-    _s("junit", r".*\bexpected:? ?<.*> but (?:was|found):? ?<.*", 1),
-    _s("junit", r"\[ERROR\] {2,}\w[\w.$]*[:.]\w+:\d+ .+", 3),
     _s("junit", r"(?:\[(?:ERROR|INFO)\] )?Tests run: \d+, Failures: \d+, Errors: \d+.*", 3),
+    _a("junit", r"<<< (?:FAILURE|ERROR)!", 1, "para", needles=("<<< ",)),
+    _a("junit", r"expected:? ?<[^>]*> but (?:was|found):? ?<", 1, needles=(" but ",)),
+    _s("junit", r"\[ERROR\] {2,}\w[\w.$]*[:.]\w+:\d+ .+", 3),
     _s("gradle", r"\S.* > .+ FAILED$", 1, "indent"),
     _s("gradle", r"\* What went wrong:", 2, "para"),
+    _s("gradle", r"> Task \S+ FAILED$", 3),
     _s("gradle", r"(?:FAILURE: Build failed|BUILD FAILED)\b.*", 3),
     _s("compiler", r"(?:\[ERROR\] )?\S+\.(?:java|kt|scala|groovy):\[\d+,\d+\] .+", 1),
     _s("compiler", r"e: (?:file://)?\S+\.kts?(?::\d+:\d+|: \(\d+, \d+\)):? .+", 1),
     _s("maven", r"\[ERROR\] Failed to execute goal .+", 2, "prefix"),
     _s("exception", r"(?:Exception in thread \"[^\"]*\" |Caused by: )" + _EXCEPTION + r"\b.*", 1, "indent"),
     # Compilers and linkers
-    _s("compiler", r"\S.*?(?::\d+(?::\d+)?:?|\(\d+(?:,\d+)?\):?) +(?:- +)?(?:fatal |\w+ )?error\b.*", 1, "rust"),
-    _s("compiler", r".*\bundefined reference to\b.*|Undefined symbols for architecture.*|.*\berror LNK\d+.*", 1),
+    _s("tsc", r"\S+\(\d+,\d+\): error TS\d+:.*|\S+:\d+:\d+ - error TS\d+:.*", 1),
+    _s("compiler", r"\S.*?(?::\d+(?::\d+)?:?|\(\d+(?:,\d+)?\):?) +(?:- +)?(?:fatal |\w+ )?(?:error|Error|ERROR)\b.*", 1,
+       "rust"),
+    _s("compiler", r"\[(?:error|ERROR|E)\]\s+\S+?:\d+(?::\d+)?:? .+", 1),
+    _s("exception", r"\*\* \(\w+\) .+", 1, "indent"),
+    _s("test", r"Test Failed at .+", 1, "indent"),
+    _a("compiler", r"undefined reference to\b|Undefined symbols for architecture|\berror LNK\d+", 1,
+       needles=("ndefined ", "LNK")),
     _s("compiler", r"\S+\.(?:go|hs|erl|ex|exs|swift|rb|py|c|cc|cpp|h|hpp|rs|ts|tsx|js|jsx|m|mm|zig|nim|d):\d+"
        r"(?::\d+)?: (?!warning|note|info)(?:\[\w+\] )?[a-z].*", 2, "rust"),
     _s("rust", r"error(?:\[E\d{3,5}\])?: (?!could not compile|test failed|aborting due to|build failed).+", 1, "rust"),
-    _s("rust", r"thread '.*' panicked at .*", 1, "para"),
+    _s("cargo", r"---- \S+ stdout ----", 1, "para"),
+    _s("cargo", r"test \S+ \.\.\. FAILED$", 3),
+    _s("rust", r"thread '.*'(?: \(\d+\))? panicked at .*", 1, "para"),
     _s("rust", r"test result: FAILED\b.*|error: (?:could not compile|test failed|aborting due to).*", 3),
     _s("cmake", r"CMake Error\b.*", 1, "indent"),
+    _s("ctest", r"\s*\d+/\d+ Test\s+#\d+: .*\*\*\*(?:Failed|Exception|Timeout).*", 1),
+    _s("ctest", r"The following tests FAILED:|Errors while running CTest", 3),
     _s("make", r"g?make(?:\[\d+\])?: \*\*\* No rule to make target.*", 1),
     _s("make", r"(?:g?make|ninja)(?:\[\d+\])?: (?:\*\*\*|build stopped).*", 3),
     _s("ninja", r"FAILED: .+", 2),
@@ -73,13 +92,12 @@ SHAPES: tuple[Shape, ...] = (
     # JavaScript
     _s("jest", r"\s*● .+", 1, "indent"),
     _s("tap", r"\s*not ok \d+.*", 1, "indent"),
-    _s("karma", r".+ FAILED$", 1, "indent"),
+    _a("karma", r"\S FAILED$", 1, "indent", needles=(" FAILED",)),
     _s("mocha", r"\s*\d+ failing$", 3),
     _s("test", r"\s*\d+\) \S.*", 1, "indent"),
-    _s("tsc", r"\S+\(\d+,\d+\): error TS\d+:.*|\S+:\d+:\d+ - error TS\d+:.*", 1),
     _s("eslint", r"\s+\d+:\d+\s+error\s+.+", 1),
     _s("npm", r"npm (?:ERR!|error) .*", 2, "prefix"),
-    _s("pnpm", r".*\bERR_PNPM_\w+.*", 2),
+    _a("pnpm", r"ERR_PNPM_\w+", 2, needles=("ERR_PNPM_",)),
     _s("yarn", r"error (?!Command failed with exit code).+|YN\d{4}: .*(?:error|Error|failed).*", 2),
     _s("yarn", r"error Command failed with exit code \d+.*", 3),
     _s("jest", r"FAIL \S+", 3),
@@ -87,7 +105,7 @@ SHAPES: tuple[Shape, ...] = (
     _s("rspec", r"Failure/Error: .+", 1, "indent"),
     _s("rspec", r"rspec \./\S+:\d+.*|\d+ examples?, [1-9]\d* failures?.*", 3),
     _s("minitest", r"\d+ runs, \d+ assertions, \d+ failures, \d+ errors.*", 3),
-    _s("rubocop", r"\S+\.rb:\d+:\d+: [EFW]: .+", 1),
+    _s("rubocop", r"\S+\.rb:\d+:\d+: [CRWEF]: .+", 1),
     _s("phpunit", r"There (?:was|were) \d+ (?:failures?|errors?):", 2),
     _s("phpunit", r"PHP (?:Fatal|Parse) error: .+|(?:Fatal|Parse) error: .+ in \S+ on line \d+", 1),
     _s("phpunit", r"FAILURES!$|ERRORS!$", 3),
@@ -97,20 +115,24 @@ SHAPES: tuple[Shape, ...] = (
     # Packages, containers, infrastructure tools
     _s("pip", r"ERROR: (?:Could not find a version|No matching distribution|Cannot install|ResolutionImpossible"
        r"|Failed building wheel|Could not build wheels).*", 1),
-    _s("pip", r".*\b(?:ResolutionImpossible|PackagesNotFoundError|UnsatisfiableError|LibMambaUnsatisfiableError)\b.*",
-       1, "indent"),
+    _a("pip", r"\b(?:ResolutionImpossible|PackagesNotFoundError|UnsatisfiableError|LibMambaUnsatisfiableError)\b",
+       1, "indent", needles=("Impossible", "NotFound", "nsatisfiable")),
     _s("apt", r"E: .+", 1),
-    _s("docker", r"(?:ERROR: |error: )?failed to solve: .+|.*returned a non-zero code: \d+|"
-       r"(?:#\d+ )?ERROR: process \".*\" did not complete successfully.*", 2),
+    _s("docker", r"(?:ERROR: |error: )?failed to solve: .+|(?:#\d+ )?ERROR: process \".*\" did not complete "
+       r"successfully.*", 2),
+    _a("docker", r"returned a non-zero code: \d+", 2, needles=("non-zero",)),
     _s("terraform", r"│ Error: .+", 1, "box"),
     _s("kubectl", r"Error from server\b.+", 1),
     _s("helm", r"Error: (?:UPGRADE|INSTALLATION) FAILED: .+", 1),
     # Shells
-    _s("shell", r".*: (?:command not found|not found)$", 1),
-    _s("shell", r".*(?:No such file or directory|Permission denied|Segmentation fault|core dumped|"
-       r"Bus error|Illegal instruction).*", 2),
+    _a("shell", r": (?:command not found|not found|unbound variable|bad substitution|parameter not set)$", 1,
+       needles=("not found", "unbound", "bad substitution", "not set")),
+    _a("shell", r"No such file or directory|Permission denied|Segmentation fault|core dumped|"
+       r"Bus error|Illegal instruction", 2,
+       needles=("No such", "denied", "Segmentation", "dumped", "Bus error", "Illegal")),
     # Linters
     _s("lint", r"\S+\.py:\d+:\d+: [A-Z]{1,3}\d{2,4}\b.*", 1),
+    _s("lint", r"[A-Z]{1,4}\d{3,4} (?:\[\*\] )?\S.*", 1, "rust"),
     _s("shellcheck", r"In \S+ line \d+:$", 1, "para"),
     _s("lint", r"✖ \d+ problems?.*|Found \d+ errors?\b.*|\d+ files? inspected, \d+ offenses?.*", 3),
     # Swift, Haskell, Erlang, R, Perl, Lua
@@ -124,27 +146,36 @@ SHAPES: tuple[Shape, ...] = (
     _s("prove", r"Dubious, test returned .*", 2),
     _s("prove", r"Failed \d+/\d+ test (?:programs|scripts).*|Result: FAIL$", 3),
     _s("busted", r"(?:Failure|Error) → .+", 1, "para"),
+    _a("robot", r"\| FAIL \|$", 1, "indent", needles=("| FAIL |",)),
+    _a("behave", r"\.\.\. (?:failed|undefined) in [\d.]+s$", 1, "indent", needles=("... ",)),
+    _s("behave", r"Failing scenarios:$", 3),
+    _s("lint", r"Diff in \S+(?::\d+:| at line \d+:).*", 1, "para"),
+    _s("shell", r"curl: \(\d+\) .+|wget: .*(?:failed|error|unable).*", 1),
+    _s("json", r"\s*\"(?:severity|level)\": ?\"(?:error|fatal)\",?", 1),
+    _a("msbuild", r" : (?:fatal )?error [A-Z]+\d+: ", 1, needles=(" : error ", " : fatal error "),),
+    _a("scalatest", r"\*\*\* FAILED \*\*\*", 1, "indent", needles=("*** FAILED",)),
+    _a("dart", r" \[E\]$", 1, "indent", needles=(" [E]",)),
+    _s("composer", r"Your requirements could not be resolved.*|\s*Problem \d+$", 1, "indent"),
+    _s("error", r"Could not (?:find|resolve|load|open|read|locate|connect|create|determine|parse|start) .+", 2),
     # Exceptions, log levels and generic errors (last: the most generic).
     _s("exception", r"(?:Uncaught )?" + _EXCEPTION + r"(?: \[\w+\])?: .+", 2, "indent"),
     _s("log", r"(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\]? +|\d\d:\d\d:\d\d(?:[.,]\d+)? +)"
        r"\[?(?:ERROR|FATAL|CRITICAL|Error|Fatal|E)\]? .+", 2),
-    _s("log", r".*\blevel=(?:error|fatal|panic)\b.*", 2),
+    _a("log", r"\blevel=\"?(?:error|fatal|panic)\b", 2, needles=("level=",)),
+    _s("log", r"(?:ERROR|FATAL|CRITICAL|PANIC)\s+(?:\[[^\]]*\]\s+)?\w.+", 2),
     _s("error", r"(?:fatal|FATAL|Fatal error): .+", 1),
+    _s("error", r"(?:FAIL|FAILED|FAILURE):? .+|(?:Failure|Failed|Error|ERROR):\s.+", 2),
     _s("error", r"(?:\S+: )?(?:error|Error|ERROR)(?:\[\w+\])?: .+", 2),
     _s("error", r"\[(?:ERROR|FATAL|error|fatal)\] .+|##\[error\].+|ERROR in .+|ERROR .+", 3),
 )
 
-PREFILTER = (r"rror|ERR|FAIL|Fail|fail|Traceback|fatal|FATAL|panic|\*\*\*|E  |E: |● |not ok|\d\) "
-             r"|Exception|Segmentation|dumped|No such file|not found|denied|undefined|Undefined|✖|✘|level="
-             r"|── |Exit|Interrupt|Fault")
-"""Every shape's opening line contains one of these (part of the scanner's one prefilter)."""
 
 NOISE = re.compile(
-    r"\[ERROR\] *$|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full|For more information|\[Help \d|"
+    r"\s*● Console$|\[ERROR\] *$|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full|For more information|\[Help \d|"
     r"After correcting|  mvn <args>|Failed to execute goal .* on project .*: There are test failures)"
     r"|npm (?:ERR!|error) (?:A complete log|\s*$|Lifecycle script|This is probably not a problem|"
     r"Failed at the|Exit status|code ELIFECYCLE|errno \d|command failed$|command sh -c|path /)"
-    r"|error Command failed with exit code|info Visit https"
+    r"|error Command failed with exit code|info Visit https|Error: Terraform encountered problems during initiali[sz]ation"
     r"|(?:\S+ )?\d+ errors? (?:generated|found)\b|\d+ errors?$|\s*Error: Process completed with exit code"
 )
 """Lines that match a shape but only say that something failed, somewhere else."""

@@ -59,7 +59,7 @@ async def test_new_since_green_marks_e_and_the_job_detail_agree_with_triage_json
         # The log: lines new since the green run are marked; e lands on the cause triage names.
         trace = TraceScreen(project_id, NOTES, job)
         await app.push_screen(trace)
-        await wait_until(pilot, lambda: trace.finished_reading and trace.document.cause is not None
+        await wait_until(pilot, lambda: trace.finished_reading and trace.document.cause_read
                          and trace.green_note != "", limit=30, what="the log read for its cause")
         document = trace.document
         assert document.green_job is not None and f"green #{document.green_job}" in trace.green_note

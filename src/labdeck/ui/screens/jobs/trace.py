@@ -375,9 +375,11 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
 
     @work(exclusive=True, group="trace-search", exit_on_error=False, description="Find error lines")
     async def _go_to_error(self, *, backwards: bool) -> None:
+        """Visit the error blocks in the cause finder's rank order: the block to read first, then
+        the next most likely (new since the last green run first, when it is known)."""
         view = self.view
         document = view.document
-        if self.finished_reading and document.cause is None:
+        if self.finished_reading and not document.cause_read:
             await self._read_cause()
         order = document.cause_lines()
         if not order:
@@ -406,24 +408,22 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         self._update_header()
 
     async def _go_to_error_line(self, *, backwards: bool) -> None:
-        """``e`` while the log is still growing: the error lines found so far, in log order."""
+        """``e`` while the log is still growing: the cause finder's blocks over the lines so far."""
         view = self.view
-        errors = await asyncio.to_thread(view.document.errors)
-        if not errors:
+        answer = await asyncio.to_thread(view.document.cause)
+        starts = [block.line - 1 for block in answer.candidates]
+        if not starts:
             self.notify("No error line in this log.", severity="information")
             return
         current = view.error_line
-        if current is None:
-            found = errors.first if not backwards else None
-        elif backwards:
-            found = errors.previous_before(current)
+        if current is None or current not in starts:
+            position: int | None = None if backwards and current is not None else 0
         else:
-            found = errors.next_after(current)
-        if found is None:
+            position = starts.index(current) + (-1 if backwards else 1)
+        if position is None or not 0 <= position < len(starts):
             self.notify("No other error line that way.", timeout=2)
             return
-        position = next((number for number, match in enumerate(errors, 1) if match.index == found.index), 0)
-        self._show_error(found.index, f"error {position}/{len(errors)}")
+        self._show_error(starts[position], f"error {position + 1}/{len(starts)}")
 
     # -- display options ----------------------------------------------------------------------
 

@@ -25,13 +25,13 @@ class TraceDocument:
         self.first_error: int | None = None
         """First error line, once a search for it ran (marks the failed section)."""
         self.job_failed = False
-        self.cause: LogAnswer | None = None
-        """What the cause finder answered for the whole log (once read: :meth:`read_cause`)."""
         self.new_lines: frozenset[int] = frozenset()
         """0-based lines new since the last green run (empty without a green run to compare)."""
         self.green_job: int | None = None
         """The passing job the log was compared against."""
         self._errors = ErrorFinder()
+        self._passing: frozenset[str] | None = None
+        self._answer: tuple[int, LogAnswer] | None = None
 
     def __len__(self) -> int:
         return len(self.index)
@@ -58,10 +58,10 @@ class TraceDocument:
         """Forget every line."""
         self.index.reset()
         self.first_error = None
-        self.cause = None
         self.new_lines = frozenset()
         self.green_job = None
         self._errors = ErrorFinder()
+        self._answer = None
 
     def close(self) -> None:
         """Release the spooled files."""
@@ -165,34 +165,49 @@ class TraceDocument:
         self.first_error = found.first.index if found.first is not None else None
         return found
 
-    def _all_lines(self, step: int = 20_000) -> Iterator[str]:
-        count = len(self.index)
-        for start in range(0, count, step):
-            yield from self.index.lines(start, min(count, start + step))
+    def set_passing(self, text: str | bytes | None) -> None:
+        """The log of the same job's last green run (None: unknown): the baseline of :meth:`cause`."""
+        self._passing = None if text is None else passing_lines(
+            (text.decode("utf-8", "replace") if isinstance(text, bytes) else text).split("\n"))
+        self._answer = None
+
+    def cause(self) -> LogAnswer:
+        """The cause of the log so far (:func:`labdeck.logtext.cause.read_cause_lines`): the block to
+        read first, the ranked candidates that ``e``/``E`` visit, the lines new since the passing
+        log. Read again only when lines were added: call it in a thread."""
+        complete = self.index.complete_lines
+        if self._answer is not None and self._answer[0] == complete:
+            return self._answer[1]
+        step = 50_000
+        lines = (line for start in range(0, complete, step)
+                 for line in self.index.lines(start, min(complete, start + step)))
+        answer = read_cause_lines(lines, self._passing)
+        self._answer = (complete, answer)
+        return answer
+
+    @property
+    def cause_read(self) -> bool:
+        """Whether :meth:`cause` answered for every complete line (nothing added since)."""
+        return self._answer is not None and self._answer[0] == self.index.complete_lines
 
     def read_cause(self, passing: bytes | str | None = None, green_job: int | None = None) -> LogAnswer:
-        """Read the whole log for its cause (:func:`labdeck.logtext.cause.read_cause_lines`, streamed)
-        against the ``passing`` log of the same job's last green run, if given: sets :attr:`cause`,
-        :attr:`new_lines` and :attr:`first_error`. Call it in a thread, once the log is complete."""
-        baseline = None
-        if passing is not None:
-            text = passing.decode("utf-8", "replace") if isinstance(passing, bytes) else passing
-            baseline = passing_lines(text.split("\n"))
-        answer = read_cause_lines(self._all_lines(), baseline)
-        self.cause = answer
+        """:meth:`cause` of the finished log against the ``passing`` log of ``green_job`` (the same
+        job's last green run on the ref), if given: sets :attr:`new_lines`, :attr:`green_job` and
+        :attr:`first_error`. Call it in a thread."""
+        self.set_passing(passing)
+        answer = self.cause()
         self.green_job = green_job if answer.new_lines is not None else None
         self.new_lines = frozenset(line - 1 for line in answer.new_lines) if answer.new_lines is not None else frozenset()
-        if answer.error is not None:
-            self.first_error = answer.error.line - 1
+        self.first_error = answer.error.line - 1 if answer.error is not None else None
         return answer
 
     def cause_lines(self) -> list[int]:
         """0-based first lines of the cause finder's blocks in the order ``e`` visits them: the
         ranked blocks that are new since the green run first, then the others (ranked)."""
-        if self.cause is None:
+        if self._answer is None:
             return []
         order: list[int] = []
-        for block in self.cause.candidates:
+        for block in self._answer[1].candidates:
             line = block.line - 1
             if line not in order:
                 order.append(line)
@@ -202,8 +217,10 @@ class TraceDocument:
         return order
 
     def find_first_error(self) -> int | None:
-        """The first error line (see :meth:`errors`); remembered in :attr:`first_error`."""
-        self.errors()
+        """The first line of the block to read first (0-based; see :meth:`cause`); remembered in
+        :attr:`first_error`."""
+        error = self.cause().error
+        self.first_error = None if error is None else error.line - 1
         return self.first_error
 
     def save(self, path: Path, *, raw: bool = False) -> int:

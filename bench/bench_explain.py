@@ -1,0 +1,145 @@
+"""``labdeck explain`` over the corpus of real CI logs and over a 1,000,000-line log, beside the
+floor: the time Python takes to read the same files and split them into lines.
+
+Targets (issue 28): at most 5× the floor, over the corpus and over the big log; peak RSS of the
+``labdeck explain`` process on the big log at most 150 MB. The timings are library-level (the
+command's own function, :func:`labdeck.commands.explain.run_explain`, in this process: a process
+start would dwarf the corpus's few milliseconds), median of 5; the memory is the real command
+run as a process (its own ``VmHWM``). Run standalone:
+``.venv/bin/python bench/bench_explain.py [lines]``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from labdeck.commands.explain import run_explain
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _report import record
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = Path(os.environ.get("LABDECK_BENCH_CORPUS", ROOT / "tests" / "logtext" / "corpus"))
+"""The corpus (``LABDECK_BENCH_CORPUS`` points at another copy)."""
+RUNS = 5
+RATIO_TARGET = 5.0
+RSS_TARGET_MB = 150.0
+ESC = "\x1b"
+
+
+def make_big_log(path: Path, lines: int) -> None:
+    """A long CI log in GitLab framing: compiler and test chatter with colours, the words the
+    prefilter looks for sprinkled in (test names with "error", warnings), a failure at the end."""
+    rng = random.Random(28)
+    head = [f"{ESC}[0KRunning with gitlab-runner 17.2.0 (6428c288){ESC}[0;m",
+            f"section_start:1700000000:step_script\r{ESC}[0K{ESC}[0K{ESC}[36;1mExecuting \"step_script\" stage{ESC}[0;m",
+            f"{ESC}[32;1m$ make -j4 check{ESC}[0;m"]
+    shapes = [
+        "gcc -O2 -Wall -c src/module_{n}.c -o build/module_{n}.o",
+        "[{n:>6}/{m}] Building CXX object src/CMakeFiles/core.dir/unit_{n}.cpp.o",
+        "tests/test_module_{n}.py::test_case_{n} PASSED                                   [ {p:>2}%]",
+        "tests/test_errors_{n}.py::test_error_handling_{n} PASSED                         [ {p:>2}%]",
+        f"{ESC}[32m✓{ESC}[39m renders component {{n}} ({{p}} ms)",
+        "[INFO] Downloaded from central: https://repo.maven.apache.org/maven2/org/x/lib/{n}/lib-{n}.jar (12 kB at 80 kB/s)",
+        "2026-11-27T21:{p:02d}:39.123Z INFO  [worker-{n}] processed batch {n} in {p}ms",
+        "src/module_{n}.c:{p}:5: warning: unused variable 'tmp' [-Wunused-variable]",
+        "npm WARN deprecated package-{n}@1.0.{p}: this package is no longer supported",
+        "ok {n} - handles input {n}",
+    ]
+    with path.open("w", encoding="utf-8") as out:
+        out.write("\n".join(head) + "\n")
+        for number in range(lines - 8):
+            out.write(shapes[number % len(shapes)].format(n=number, m=lines, p=rng.randrange(100)) + "\n")
+        out.write("src/sync.c:3:10: error: expected ';' before '}' token\n"
+                  "make: *** [Makefile:12: build/sync.o] Error 1\n"
+                  f"section_end:1700000600:step_script\r{ESC}[0K\n"
+                  f"{ESC}[31;1mERROR: Job failed: exit code 2{ESC}[0;m\n")
+
+
+def floor(paths: list[Path]) -> float:
+    """Read each file and split it into lines, as plain Python does it."""
+    started = time.perf_counter()
+    for path in paths:
+        path.read_bytes().decode("utf-8", "replace").split("\n")
+    return time.perf_counter() - started
+
+
+def explain(paths: list[Path]) -> float:
+    started = time.perf_counter()
+    out = io.StringIO()
+    status = run_explain([str(path) for path in paths], as_json_lines=True, passing=None, out=out, err=sys.stderr)
+    assert status == 0 and out.getvalue().count("\n") == len(paths)
+    return time.perf_counter() - started
+
+
+def timed(paths: list[Path], runs: int = RUNS) -> tuple[float, float]:
+    """Median floor and median explain time over ``runs`` alternating runs."""
+    floors, ours = [], []
+    for _ in range(runs):
+        floors.append(floor(paths))
+        ours.append(explain(paths))
+    return statistics.median(floors), statistics.median(ours)
+
+
+_CHILD = """
+import sys
+from labdeck.commands.cli import main
+status = main(["explain", "--json", sys.argv[1]])
+with open("/proc/self/status", encoding="ascii") as lines:
+    peak = next(int(line.split()[1]) for line in lines if line.startswith("VmHWM:"))
+print(peak, file=sys.stderr)
+"""
+
+
+def peak_rss_mb(path: Path) -> float:
+    """Peak RSS (MB) of ``labdeck explain --json`` on ``path`` in its own process: the child's own
+    high-water mark (``VmHWM``, which starts afresh at exec; the ``ru_maxrss`` a parent sees also
+    counts the pages the child shared with it before exec)."""
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(path)], check=True, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    return int(done.stderr.strip().splitlines()[-1]) / 1024
+
+
+def report(name: str, paths: list[Path], note: str, runs: int = RUNS) -> None:
+    base, ours = timed(paths, runs)
+    ratio = ours / base if base else float("inf")
+    size = sum(path.stat().st_size for path in paths) / 1e6
+    print(f"{name}: {len(paths)} file(s), {size:.1f} MB: floor (read + split) {base * 1000:.1f} ms, "
+          f"explain {ours * 1000:.1f} ms → {ratio:.1f}× (target ≤ {RATIO_TARGET:.0f}×: "
+          f"{'ok' if ratio <= RATIO_TARGET else 'MISSED'})")
+    record(f"labdeck explain, {name}: time vs read+split floor", f"≤ {RATIO_TARGET:.0f}×",
+           f"{ratio:.1f}× ({ours * 1000:.0f} ms vs {base * 1000:.0f} ms)", ratio <= RATIO_TARGET, how="library",
+           note=note)
+
+
+def main() -> int:
+    lines = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
+    corpus = sorted(path for path in CORPUS.rglob("*.log") if not path.name.endswith(".pass.log")) \
+        if CORPUS.is_dir() else []
+    if corpus:
+        report("corpus", corpus, "median of 5, in-process run_explain")
+    else:
+        print(f"no corpus at {CORPUS}: corpus figure skipped")
+    with tempfile.TemporaryDirectory(prefix="bench-explain-") as folder:
+        big = Path(folder) / "big.log"
+        make_big_log(big, lines)
+        report(f"{lines:,}-line log", [big], "median of 3, in-process run_explain", runs=3)
+        rss = peak_rss_mb(big)
+        print(f"peak RSS of `labdeck explain --json` on the {lines:,}-line log: {rss:.0f} MB "
+              f"(target ≤ {RSS_TARGET_MB:.0f} MB: {'ok' if rss <= RSS_TARGET_MB else 'MISSED'})")
+        record(f"labdeck explain, {lines:,}-line log: peak RSS", f"≤ {RSS_TARGET_MB:.0f} MB", f"{rss:.0f} MB",
+               rss <= RSS_TARGET_MB, how="library", note="the command in its own process, VmHWM")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""One normalization for signatures and passing-log matching: volatile parts go, names stay."""
+
+from __future__ import annotations
+
+from labdeck.logtext.cause import normalize
+
+
+def test_volatile_parts_become_stand_ins() -> None:
+    line = ("\x1b[31m2026-11-02T09:00:01.123Z ERROR: upload to https://artifacts.example.com:8443/x failed: "
+            "id 3f2a9c1d0e7b request 123e4567-e89b-12d3-a456-426614174000 from 10.0.3.7:51234 "
+            "in /tmp/build-8812/out.txt after 12.5s (attempt 3)\x1b[0m")
+    assert normalize(line) == ("<time> ERROR: upload to https://artifacts.example.com:<port>/x failed: id <hex> "
+                               "request <uuid> from <ip> in <tmp> after <dur> (attempt <n>)")
+
+
+def test_module_names_are_kept() -> None:
+    assert normalize("No module named 'yaml'") != normalize("No module named 'toml'")
+
+
+def test_file_names_are_kept_line_numbers_are_not() -> None:
+    sync = normalize("src/sync.c:3:10: error: expected ';' before '}' token")
+    assert sync == normalize("src/sync.c:57:3: error: expected ';' before '}' token")
+    assert sync != normalize("src/cache.c:3:10: error: expected ';' before '}' token")
+
+
+def test_names_with_digits_are_names() -> None:
+    assert normalize("ERROR: py311: commands failed") != normalize("ERROR: py312: commands failed")
+    assert normalize("--- FAIL: TestAdd2 (0.01s)") == "--- FAIL: TestAdd2 (<dur>)"
+    assert normalize("host db-1.internal unreachable") != normalize("host cache-1.internal unreachable")
+
+
+def test_counts_and_durations_go() -> None:
+    assert normalize("Tests run: 12, Failures: 1, Time elapsed: 0.3 s") == normalize(
+        "Tests run: 40, Failures: 3, Time elapsed: 12 s")

@@ -1,0 +1,83 @@
+"""Platform failures only from the platform's own words (issue 28, point 5)."""
+
+from __future__ import annotations
+
+from labdeck.logtext.cause import read_cause
+
+TRAILER = "ERROR: Job failed: exit code 1\n"
+
+
+def test_a_dns_failure_in_an_install_step_is_platform() -> None:
+    log = ("$ pip install -r requirements.txt\n"
+           "WARNING: Retrying (Retry(total=0)) after connection broken by 'NewConnectionError(...: "
+           "[Errno -3] Temporary failure in name resolution')'\n"
+           "ERROR: Could not find a version that satisfies the requirement requests\n" + TRAILER)
+    answer = read_cause(log)
+    assert answer.platform is not None and answer.platform.label == "DNS failure"
+    assert answer.platform.line == 2
+
+
+def test_curl_could_not_resolve_host_is_platform() -> None:
+    log = "$ curl -fsSL https://get.example.com | sh\ncurl: (6) Could not resolve host: get.example.com\n" + TRAILER
+    hit = read_cause(log).platform
+    assert hit is not None and hit.label == "DNS failure"
+
+
+def test_a_tls_handshake_timeout_in_a_docker_pull_step_is_platform() -> None:
+    log = ("$ docker pull registry.example.com/app:1.2\n"
+           "Error response from daemon: Get \"https://registry.example.com/v2/\": net/http: TLS handshake timeout\n"
+           + TRAILER)
+    hit = read_cause(log).platform
+    assert hit is not None and (hit.label == "TLS handshake timeout" or hit.label.startswith("image pull from"))
+
+
+def test_the_same_words_in_an_assertion_are_not_platform() -> None:
+    log = ("$ pytest\n"
+           "    def test_reset():\n"
+           ">       assert error == 'connection reset by peer'\n"
+           "E       AssertionError: assert 'timeout' == 'connection reset by peer'\n"
+           "FAILED tests/test_net.py::test_reset\n" + TRAILER)
+    answer = read_cause(log)
+    assert answer.platform is None
+    assert answer.error is not None and answer.error.kind == "pytest"
+
+
+def test_a_requests_error_raised_by_the_code_under_test_is_not_platform() -> None:
+    log = ("$ python -m pytest tests\n"
+           "Traceback (most recent call last):\n"
+           '  File "client.py", line 9, in fetch\n'
+           "    return requests.get(url, timeout=1)\n"
+           "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='api.example.com', port=443): "
+           "Max retries exceeded (Caused by NameResolutionError: Temporary failure in name resolution)\n"
+           + TRAILER)
+    assert read_cause(log).platform is None
+
+
+def test_out_of_memory_from_the_runner() -> None:
+    answer = read_cause("$ make test\nKilled\nERROR: Job failed: exit code 137\n")
+    assert answer.platform is not None and answer.platform.label == "out of memory (exit code 137)"
+    assert answer.error is not None and answer.error.text == "Killed"
+
+
+def test_an_image_pull_before_any_command_names_its_registry() -> None:
+    log = ('Running with gitlab-runner 17.2.0\nERROR: Job failed (system failure): failed to pull image '
+           '"registry.example.com/ruby:3.3" with specified policies [always]: Get "https://registry.example.com/v2/"\n')
+    hit = read_cause(log).platform
+    assert hit is not None and hit.label == "image pull from registry.example.com failed"
+
+
+def test_a_warning_the_passing_run_printed_too_is_not_platform() -> None:
+    warning = "write /builds/x/cache: no space left on device\n"
+    failing = "$ make test\n" + warning + "src/a.c:3:1: error: expected ';'\n" + TRAILER
+    passing = "$ make test\n" + warning + "ok\nJob succeeded\n"
+    assert read_cause(failing).platform is not None
+    assert read_cause(failing, passing).platform is None
+
+
+def test_a_timestamped_error_line_is_the_error_never_the_trailer() -> None:
+    log = ("$ ./bin/upload\n2026-11-27T21:01:39Z INFO  start\n"
+           "2026-11-27T21:01:39Z ERROR [req 7f3a] upload of build/a.tar.gz failed\n" + TRAILER)
+    answer = read_cause(log)
+    assert answer.error is not None and answer.error.line == 3
+    assert answer.signature.startswith("<time> ERROR [req") or answer.signature.startswith("ERROR [req")
+    assert "Job failed" not in answer.signature and answer.platform is None

@@ -1,0 +1,100 @@
+"""Ranking: the failing command first, earlier commands' error lines are noise, what the passing
+log printed too goes last, the end of the failing command's output when nothing matches."""
+
+from __future__ import annotations
+
+from labdeck.logtext.cause import read_cause, read_cause_lines
+from labdeck.logtext.cause.scan import CHUNK
+
+
+def test_error_lines_of_a_command_that_succeeded_are_noise() -> None:
+    log = ("$ ./configure\nchecking for foo... error: not found, using bundled copy\n"
+           "$ make\ncc -c a.c\na.c:3:1: error: expected ';'\nmake: *** [a.o] Error 1\n"
+           "ERROR: Job failed: exit code 2\n")
+    answer = read_cause(log)
+    assert answer.error is not None and answer.error.line == 5
+    assert [block.line for block in answer.candidates][:1] == [5]
+
+
+def test_the_end_of_the_failing_command_when_nothing_matches() -> None:
+    log = "$ ./check.sh\nchecking schema\nschema v3 does not match the database (v2)\n\nERROR: Job failed: exit code 1\n"
+    answer = read_cause(log)
+    assert answer.error is not None and answer.error.kind == "tail" and answer.error.line == 3
+    assert answer.signature == "schema v3 does not match the database (v2)"
+
+
+def test_never_the_runner_trailer() -> None:
+    answer = read_cause("ERROR: Job failed: exit code 1\n")
+    assert answer.error is None or "Job failed" not in answer.error.text
+    assert "Job failed" not in answer.signature
+
+
+def test_travis_marks_the_failed_command() -> None:
+    log = ('$ npm run lint\nsrc/a.js: error something\nThe command "npm run lint" exited with 0.\n'
+           "$ npm test\n  1) cart totals\n     AssertionError: expected 3 to equal 4\n"
+           'The command "npm test" exited with 1.\n$ echo done\ndone\nDone. Your build exited with 1.\n')
+    answer = read_cause(log)
+    assert answer.error is not None and answer.error.line == 5
+
+
+def test_github_actions_groups_and_the_exit_mark() -> None:
+    log = ("2026-11-26T08:35:30.1Z ##[group]Run npm ci\n2026-11-26T08:35:31.1Z added 10 packages\n"
+           "2026-11-26T08:35:31.2Z ##[endgroup]\n2026-11-26T08:35:32.1Z ##[group]Run go test ./...\n"
+           "2026-11-26T08:35:33.1Z --- FAIL: TestAdd (0.00s)\n2026-11-26T08:35:33.1Z     add_test.go:9: got 3\n"
+           "2026-11-26T08:35:33.2Z ##[error]Process completed with exit code 1.\n")
+    answer = read_cause(log)
+    assert answer.error is not None and answer.error.line == 5 and answer.error.kind == "go"
+
+
+def test_lines_the_passing_run_printed_too_go_last() -> None:
+    noise = "error: config key 'cache_dir' is deprecated (used /tmp/build-41/cache)"
+    failing = f"$ ./run-checks\n{noise}\nerror: widget 7 missing from the catalogue\nERROR: Job failed: exit code 1\n"
+    passing = f"$ ./run-checks\n{noise.replace('41', '97')}\nall checks passed\nJob succeeded\n"
+    without = read_cause(failing)
+    with_passing = read_cause(failing, passing)
+    assert without.error is not None and without.error.line == 2
+    assert with_passing.error is not None and with_passing.error.line == 3
+    assert with_passing.candidates[-1].line == 2
+    assert with_passing.new_lines is not None and 2 not in with_passing.new_lines and 3 in with_passing.new_lines
+    assert without.new_lines is None
+
+
+def test_streaming_gives_the_same_answer_as_the_whole_text() -> None:
+    body = [f"compiling unit {n}" for n in range(3 * CHUNK)]
+    lines = ["$ make", *body[:CHUNK], "src/x.c:1:1: error: boom", *body[CHUNK:], "ERROR: Job failed: exit code 1"]
+    whole = read_cause("\n".join(lines))
+    streamed = read_cause_lines(iter(lines))
+    as_bytes = read_cause_lines(line.encode() for line in lines)
+    assert whole == streamed == as_bytes
+    assert whole.error is not None and whole.error.line == CHUNK + 2 and whole.line_count == len(lines)
+
+
+def test_an_empty_log_has_no_error() -> None:
+    answer = read_cause(b"")
+    assert answer.error is None and answer.signature == "" and answer.candidates == ()
+
+
+def test_a_line_of_megabytes_is_read_by_its_start() -> None:
+    answer = read_cause("$ make\nerror: " + "a:1 " * 1_000_000 + "\nERROR: Job failed: exit code 1\n")
+    assert answer.error is not None and answer.error.line == 2 and len(answer.error.text) <= 2000
+
+
+def test_a_runners_report_comes_before_the_end_of_the_output() -> None:
+    log = ("$ make test\npytest -q --tb=no\n..F\nFAILED tests/test_cart.py::test_total - assert 3 == 4\n"
+           "1 failed, 2 passed in 0.05s\nmake: *** [Makefile:3: test] Error 1\nERROR: Job failed: exit code 2\n")
+    answer = read_cause(log)
+    assert answer.error is not None and answer.error.line == 4
+
+
+def test_the_end_of_the_output_comes_before_a_consequence() -> None:
+    log = ("$ make deploy\n./deploy.sh staging\nrefusing to deploy: staging is frozen until 2026-12-01\n"
+           "make: *** [Makefile:9: deploy] Error 3\nERROR: Job failed: exit code 2\n")
+    answer = read_cause(log)
+    assert answer.error is not None and answer.error.line == 3 and answer.error.kind == "tail"
+
+
+def test_a_command_that_failed_without_a_word_is_the_answer() -> None:
+    log = "$ make build\nbuilt app\n$ test -f dist/app.tar.gz\nERROR: Job failed: exit code 1\n"
+    answer = read_cause(log)
+    assert answer.error is not None and (answer.error.line, answer.error.kind) == (3, "command")
+    assert answer.signature == "test -f dist/app.tar.gz"

@@ -1,0 +1,35 @@
+"""The shape table, one family at a time: each sample is real tool output inside a GitLab job
+(the runner's header, ``$ cmd``, the output, the trailer); the answer's block must start on the
+line a person reads first, with the expected kind."""
+
+from __future__ import annotations
+
+import pytest
+
+from labdeck.logtext.cause import read_cause
+from labdeck.logtext.cause.prefilter import PYTHON
+from tests.support.cause_samples import SAMPLES, job
+
+
+@pytest.mark.parametrize(("name", "command", "output", "offset", "kind"), SAMPLES, ids=[s[0] for s in SAMPLES])
+def test_the_block_to_read_first(name: str, command: str, output: list[str], offset: int, kind: str) -> None:
+    text, first = job(command, output)
+    answer = read_cause(text)
+    assert answer.error is not None
+    assert (answer.error.line, answer.error.kind) == (first + offset, kind), answer.error
+    assert answer.error.end >= answer.error.line
+    assert "Job failed" not in answer.signature
+
+
+@pytest.mark.parametrize(("name", "command", "output", "offset", "kind"), SAMPLES, ids=[s[0] for s in SAMPLES])
+def test_the_prefilter_picks_every_sample(name: str, command: str, output: list[str], offset: int, kind: str) -> None:
+    """Every shape's opening line contains one of the prefilter's keywords (else it is never seen)."""
+    assert PYTHON.search(output[offset]) is not None
+
+
+def test_a_traceback_block_runs_through_its_exception_line() -> None:
+    text, first = job("python app.py", ["Traceback (most recent call last):", '  File "app.py", line 3, in <module>',
+                                        "    import yaml", "ModuleNotFoundError: No module named 'yaml'", "done?"])
+    answer = read_cause(text)
+    assert answer.error is not None and (answer.error.line, answer.error.end) == (first, first + 3)
+    assert answer.signature == "ModuleNotFoundError: No module named 'yaml'"

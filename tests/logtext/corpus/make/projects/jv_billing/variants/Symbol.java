@@ -1,0 +1,22 @@
+package com.acme.billing;
+
+import java.math.BigDecimal;
+import java.util.List;
+
+public final class Discounts {
+    private Discounts() {}
+
+    public static BigDecimal forVolume(int units) {
+        if (units >= 100) return new BigDecimal("0.10");
+        if (units >= 10) return new BigDecimal("0.05");
+        return BigDecimal.ZERO;
+    }
+
+    public static BigDecimal best(List<Integer> orders) {
+        return orders.stream().map(Discounts::forVolume).max(BigDecimal::compareTo).orElse(ZERO);
+    }
+
+    public static BigDecimal forCustomer(Invoice invoice) {
+        return forVolume(invoice.lineCount());
+    }
+}

@@ -1,0 +1,1 @@
+return { env = "ci", cache = { host = "localhost" } }

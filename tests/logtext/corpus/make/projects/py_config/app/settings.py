@@ -1,0 +1,6 @@
+import toml
+
+
+def load(path):
+    with open(path) as handle:
+        return toml.load(handle)

@@ -1,0 +1,2 @@
+def test_truth():
+    assert True

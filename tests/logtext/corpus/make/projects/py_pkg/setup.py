@@ -1,0 +1,5 @@
+from setuptools import setup
+
+from pkgx.version import VERSION
+
+setup(version=VERSION)

@@ -1,0 +1,10 @@
+#!/bin/bash
+set -e
+echo "==> running migrations from db/migrations"
+for f in db/migrations/*.sql; do
+  echo "applying $f"
+  cat "$f" > /dev/null
+done
+echo "==> loading seed data"
+cat db/seeds/initial.sql | wc -l
+echo "==> done"

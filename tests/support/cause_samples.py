@@ -1,0 +1,166 @@
+"""Samples of real tool output inside a GitLab job, one per shape family, shared by the cause
+finder's tests (shapes, prefilter)."""
+
+from __future__ import annotations
+
+HEAD = ["Running with gitlab-runner 17.2.0 (6428c288)", "  on docker-1 abc123, system ID: s_1",
+        "section_start:1700000000:step_script\r\x1b[0K\x1b[0K\x1b[36;1mExecuting \"step_script\" stage\x1b[0;m"]
+TAIL = ["section_end:1700000100:step_script\r\x1b[0K", "\x1b[31;1mERROR: Job failed: exit code 1\x1b[0;m"]
+
+# (name, command, output lines, 0-based offset of the expected first line in the output, kind)
+SAMPLES: list[tuple[str, str, list[str], int, str]] = [
+    ("pytest assertion", "pytest -q", [
+        "..F.", "=================================== FAILURES ===================================",
+        "___________________________________ test_add ___________________________________",
+        "    def test_add():", ">       assert add(2, 2) == 5", "E       assert 4 == 5",
+        "E        +  where 4 = add(2, 2)", "", "tests/test_math.py:4: AssertionError",
+        "FAILED tests/test_math.py::test_add - assert 4 == 5", "1 failed, 3 passed in 0.05s"], 5, "pytest"),
+    ("python traceback", "python manage.py migrate", [
+        "Operations to perform:", "Traceback (most recent call last):",
+        '  File "manage.py", line 22, in <module>', "    main()",
+        "ModuleNotFoundError: No module named 'yaml'"], 1, "traceback"),
+    ("unittest", "python -m unittest", [
+        "F.", "======================================================================",
+        "FAIL: test_total (tests.test_cart.CartTest.test_total)",
+        "----------------------------------------------------------------------",
+        "Traceback (most recent call last):", "AssertionError: 3 != 4", "", "FAILED (failures=1)"], 2, "unittest"),
+    ("surefire", "mvn -B test", [
+        "[INFO] Running com.example.AppTest",
+        "[ERROR] Tests run: 2, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.03 s <<< FAILURE! -- in com.example.AppTest",
+        "[ERROR] com.example.AppTest.total -- Time elapsed: 0.01 s <<< FAILURE!",
+        "org.opentest4j.AssertionFailedError: expected: <4> but was: <3>", "", "[INFO] Results:",
+        "[ERROR] Failures: ", "[ERROR]   AppTest.total:12 expected: <4> but was: <3>",
+        "[ERROR] Tests run: 2, Failures: 1, Errors: 0, Skipped: 0", "[INFO] BUILD FAILURE"], 2, "junit"),
+    ("gradle test", "./gradlew test", [
+        "> Task :test FAILED", "", "AppTest > total() FAILED", "    org.opentest4j.AssertionFailedError at AppTest.java:12",
+        "", "FAILURE: Build failed with an exception.", "", "* What went wrong:",
+        "Execution failed for task ':test'.", "> There were failing tests. See the report at: file:///b/index.html"],
+     2, "gradle"),
+    ("javac via maven", "mvn -B compile", [
+        "[INFO] Compiling 3 source files", "[ERROR] COMPILATION ERROR : ",
+        "[ERROR] /builds/app/src/main/java/App.java:[7,9] cannot find symbol",
+        "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.11.0:compile"], 2, "compiler"),
+    ("gcc", "make", [
+        "cc -c src/sync.c -o sync.o", "src/sync.c: In function 'flush':",
+        "src/sync.c:3:10: error: expected ';' before '}' token", "    3 |   return 0", "      |          ^",
+        "make: *** [Makefile:4: sync.o] Error 1"], 2, "compiler"),
+    ("ld", "make", ["cc main.o -o app", "/usr/bin/ld: main.o: in function `main':",
+                    "main.c:(.text+0x5): undefined reference to `helper'",
+                    "collect2: error: ld returned 1 exit status"], 2, "compiler"),
+    ("cmake", "cmake -S . -B build", [
+        "-- The C compiler identification is GNU 12.2.0", "CMake Error at CMakeLists.txt:5 (find_package):",
+        "  Could not find a package configuration file provided by \"Foo\"", "",
+        "-- Configuring incomplete, errors occurred!"], 1, "cmake"),
+    ("go test", "go test ./...", [
+        "=== RUN   TestAdd", "    add_test.go:9: got 3 want 4", "--- FAIL: TestAdd (0.00s)", "FAIL",
+        "FAIL\texample.com/calc\t0.002s"], 1, "go"),
+    ("go panic", "go test ./...", ["panic: runtime error: index out of range [3] with length 3", "",
+                                    "goroutine 7 [running]:", "FAIL\texample.com/calc\t0.01s"], 0, "go"),
+    ("cargo build", "cargo build", [
+        "   Compiling ledger v0.6.1", "error[E0308]: mismatched types", " --> src/lib.rs:4:5", "  |",
+        "error: could not compile `ledger` (lib) due to 1 previous error"], 1, "rust"),
+    ("cargo test", "cargo test", [
+        "test tests::fee ... FAILED", "", "failures:", "", "---- tests::fee stdout ----",
+        "thread 'tests::fee' panicked at src/lib.rs:20:9:", "assertion `left == right` failed", "",
+        "test result: FAILED. 3 passed; 1 failed"], 4, "cargo"),
+    ("jest", "npx jest --ci", [
+        "FAIL test/cart.test.js", "  ● cart › totals the items", "",
+        "    expect(received).toBe(expected) // Object.is equality", "", "    Expected: 4", "    Received: 3",
+        "Tests:       1 failed, 5 passed, 6 total"], 1, "jest"),
+    ("mocha", "npx mocha", [
+        "  Queue", "    ✓ adds items", "    1) refuses items past its limit", "", "  1 passing (5ms)",
+        "  1 failing", "", "  1) Queue", "       refuses items past its limit:", "     AssertionError: expected 3 to equal 2"],
+     7, "test"),
+    ("tap", "node --test", ["TAP version 13", "ok 1 - parses", "not ok 2 - csv keeps empty fields",
+                            "  ---", "  duration_ms: 1.2", "  ..."], 2, "tap"),
+    ("rspec", "bundle exec rspec", [
+        "..F", "", "Failures:", "", "  1) Money#split keeps every cent",
+        "     Failure/Error: expect(parts.sum).to eq(1000)", "", "Finished in 0.01 seconds",
+        "3 examples, 1 failure", "", "rspec ./spec/money_spec.rb:24 # Money#split keeps every cent"], 4, "test"),
+    ("exunit", "mix test", [
+        "  1) test totals (CartTest)", "     test/cart_test.exs:5", "     Assertion with == failed",
+        "", "Finished in 0.03 seconds", "1 test, 1 failure"], 0, "test"),
+    ("dotnet", "dotnet test", [
+        "  Failed Tests.CartTests.Total [12 ms]", "  Error Message:", "   Assert.Equal() Failure",
+        "Failed!  - Failed:     1, Passed:     4"], 0, "dotnet"),
+    ("phpunit", "vendor/bin/phpunit", [
+        "There was 1 failure:", "", "1) CartTest::testTotal", "Failed asserting that 3 matches expected 4.", "",
+        "FAILURES!", "Tests: 5, Assertions: 5, Failures: 1."], 2, "test"),
+    ("npm install", "npm ci", [
+        "npm error code ERESOLVE", "npm error ERESOLVE unable to resolve dependency tree",
+        "npm error A complete log of this run can be found in: /root/.npm/_logs/x.log"], 0, "npm"),
+    ("pip", "pip install -r requirements.txt", [
+        "Collecting nosuchpkg==9.9", "ERROR: Could not find a version that satisfies the requirement nosuchpkg==9.9",
+        "ERROR: No matching distribution found for nosuchpkg==9.9"], 1, "pip"),
+    ("apt", "apt-get install -y libfoo", ["Reading package lists...", "E: Unable to locate package libfoo"], 1, "apt"),
+    ("docker build", "docker build .", [
+        "#5 [2/3] RUN make", "#5 0.412 make: *** No rule to make target 'all'.  Stop.",
+        "#5 ERROR: process \"/bin/sh -c make\" did not complete successfully: exit code: 2"], 1, "make"),
+    ("terraform", "terraform plan", [
+        "╷", "│ Error: Reference to undeclared input variable", "│ ", "│   on main.tf line 3:", "╵"], 1, "terraform"),
+    ("shell", "./deploy.sh", ["deploying", "./deploy.sh: line 4: kubectl: command not found"], 1, "shell"),
+    ("eslint", "npx eslint .", ["/builds/app/src/cart.js", "  12:5  error  'x' is not defined  no-undef", "",
+                                "✖ 1 problem (1 error, 0 warnings)"], 1, "eslint"),
+    ("tsc", "npx tsc --noEmit", ["src/cart.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'."],
+     0, "tsc"),
+    ("flake8", "flake8", ["src/cart.py:1:1: F401 'os' imported but unused"], 0, "lint"),
+    ("shellcheck", "shellcheck deploy.sh", ["", "In deploy.sh line 3:", "echo $1", "     ^-- SC2086 (info): Double quote"],
+     1, "shellcheck"),
+    ("rubocop", "rubocop", ["lib/money.rb:24:13: C: Style/FormatStringToken: Prefer annotated tokens",
+                            "1 file inspected, 1 offense detected"], 0, "rubocop"),
+    ("xcodebuild", "xcodebuild test", [
+        "Test Case '-[AppTests testTotal]' started.",
+        "/src/AppTests.swift:12: error: -[AppTests testTotal] : XCTAssertEqual failed: (\"3\") is not equal to (\"4\")",
+        "Test Case '-[AppTests testTotal]' failed (0.002 seconds).", "** TEST FAILED **"], 1, "compiler"),
+    ("ghc", "cabal build", ["src/Lib.hs:5:9: error: [GHC-83865]", "    • Couldn't match expected type"], 0, "compiler"),
+    ("rebar3", "rebar3 eunit", ["===> Compiling app", "  cart_tests: total_test...*failed*",
+                                "in function cart_tests:'-total_test/0-fun-0-'/0"], 1, "erlang"),
+    ("R CMD check", "R CMD check pkg", ["* checking tests ... ERROR", "  Running 'testthat.R'"], 0, "r"),
+    ("prove", "prove -l t", ["t/cart.t .. 1/2 ", "#   Failed test 'total'", "#   at t/cart.t line 5.",
+                             "Result: FAIL"], 1, "prove"),
+    ("busted", "busted", ["1 success / 1 failure / 0 errors", "", "Failure → spec/cart_spec.lua @ 3",
+                          "cart totals", "spec/cart_spec.lua:4: Expected objects to be the same."], 2, "busted"),
+    ("rustfmt", "cargo fmt --check", ["Diff in /builds/app/src/lib.rs:15:", "-    let x=1;", "+    let x = 1;"],
+     0, "lint"),
+    ("curl", "curl -fsSO https://artifacts.example.com/a.tgz",
+     ["curl: (6) Could not resolve host: artifacts.example.com"], 0, "shell"),
+    ("JSON diagnostics", "terraform validate -json", ['{', '  "valid": false,', '  "diagnostics": [', '    {',
+                                                      '      "severity": "error",',
+                                                      '      "summary": "Reference to undeclared input variable",'],
+     4, "json"),
+    ("sbt", "sbt test", ["[info] compiling 3 Scala sources", "[error] /app/src/Cart.scala:12:5: not found: value totl",
+                        "[error] (Compile / compileIncremental) Compilation failed"], 1, "compiler"),
+    ("elixir compile", "mix compile", ["Compiling 2 files (.ex)",
+                                       "** (CompileError) lib/cart.ex:12: undefined function totl/0"], 1, "exception"),
+    ("julia", "julia --project -e 'using Pkg; Pkg.test()'", ["Test Summary: | Pass  Fail  Total",
+                                                            "Test Failed at /app/test/runtests.jl:5",
+                                                            "  Expression: total([1, 2]) == 4"], 1, "test"),
+    ("dart", "dart compile exe bin/main.dart", ["bin/main.dart:3:5: Error: Undefined name 'totl'.", "    totl();"],
+     0, "compiler"),
+    ("timestamps before every line", "./run", ["2026-11-27 21:01:38,120 INFO loading", "2026-11-27 21:01:38,122 INFO start",
+                                               "2026-11-27 21:01:39,004   1) cart totals",
+                                               "2026-11-27 21:01:39,005      AssertionError: 3 != 4"], 2, "test"),
+    ("msbuild", "dotnet restore", ["  Determining projects to restore...",
+                                   "/src/App/App.csproj : error NU1101: Unable to find package Foo.Bar. No packages exist"],
+     1, "msbuild"),
+    ("scalatest", "sbt test", ["[info] CartSpec:", "[info] - should total the items *** FAILED ***",
+                               "[info]   3 did not equal 4 (CartSpec.scala:12)"], 1, "scalatest"),
+    ("flutter test", "flutter test", ["00:01 +3: loading /app/test/cart_test.dart", "00:02 +3 -1: cart totals [E]",
+                                      "  Expected: <4>", "    Actual: <3>"], 1, "dart"),
+    ("composer", "composer install", ["Loading composer repositories with package information",
+                                      "Your requirements could not be resolved to an installable set of packages.",
+                                      "", "  Problem 1"], 1, "composer"),
+    ("bundler", "bundle install", ["Fetching gem metadata from https://rubygems.org/...",
+                                   "Could not find gem 'rails (= 9.9)' in locally installed gems."], 1, "error"),
+    ("timestamped log level", "./bin/upload", [
+        "2026-11-27T21:01:38Z INFO  starting upload",
+        "2026-11-27T21:01:39Z ERROR [req 7f3a] upload of build/a.tar.gz failed: 403 Forbidden"], 1, "log"),
+    ("logfmt", "./bin/sync", ['time=2026-11-27T21:01:39Z level=info msg="start"',
+                              'time=2026-11-27T21:01:40Z level=error msg="bulk request rejected"'], 1, "log"),
+]
+
+
+def job(command: str, output: list[str]) -> tuple[str, int]:
+    """The whole job log, and the 1-based line number of ``output[0]``."""
+    lines = [*HEAD, f"\x1b[32;1m$ {command}\x1b[0;m", *output, *TAIL]
+    return "\n".join(lines) + "\n", len(HEAD) + 2
