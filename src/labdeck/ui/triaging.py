@@ -108,7 +108,8 @@ class Triaging:
         if not unknown:
             return
         triager = self.triager(client)
-        page = (await triager.page(project_id, path)).jobs
+        read = await triager.page(project_id, path)
+        page = tuple(in_window(read.jobs, read.now - WINDOW))  # the round's window, as labdeck triage
         self.pages[project_id] = page
         shares = runner_shares(page)
         for job in unknown:
