@@ -37,8 +37,9 @@ ESC = "\x1b"
 
 
 def make_big_log(path: Path, lines: int) -> None:
-    """A long CI log in GitLab framing: compiler and test chatter with colours, the words the
-    prefilter looks for sprinkled in (test names with "error", warnings), a failure at the end."""
+    """A long CI log in GitLab framing: compiler and test chatter with colours, warnings, test names
+    with "error" in them, and one line in eleven that the prefilter picks (JUnit class summaries with
+    ``Failures: 0``); a compiler error at the end."""
     rng = random.Random(28)
     head = [f"{ESC}[0KRunning with gitlab-runner 17.2.0 (6428c288){ESC}[0;m",
             f"section_start:1700000000:step_script\r{ESC}[0K{ESC}[0K{ESC}[36;1mExecuting \"step_script\" stage{ESC}[0;m",
@@ -54,6 +55,8 @@ def make_big_log(path: Path, lines: int) -> None:
         "src/module_{n}.c:{p}:5: warning: unused variable 'tmp' [-Wunused-variable]",
         "npm WARN deprecated package-{n}@1.0.{p}: this package is no longer supported",
         "ok {n} - handles input {n}",
+        # Picked by the prefilter, then rejected or ranked low by the precise patterns: a tenth of the lines.
+        "[INFO] Tests run: {p}, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.{p} s - in com.example.Unit{n}Test",
     ]
     with path.open("w", encoding="utf-8") as out:
         out.write("\n".join(head) + "\n")

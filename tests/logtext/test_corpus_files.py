@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.support.log_corpus import CORPUS, FRAMINGS, corpus_logs, load_corpus
+from tests.support.log_corpus import CORPUS, FRAMINGS, GENERATOR, corpus_logs, load_corpus
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 CASES = load_corpus()
@@ -25,6 +25,7 @@ def test_the_corpus_is_large_and_broad() -> None:
 
 
 def test_every_log_has_a_sidecar_and_every_sidecar_a_log() -> None:
+    assert list((CORPUS / GENERATOR).glob("*.log")) == [], "no tool's logs in the generator's folder"
     logs = {p.with_suffix("") for p in CORPUS.glob("*/*.log") if not p.name.endswith(".pass.log")}
     sidecars = {p.with_suffix("") for p in CORPUS.glob("*/*.json")}
     assert logs == sidecars

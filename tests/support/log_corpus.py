@@ -41,9 +41,14 @@ class CorpusCase:
         return self.text.split("\n")[self.line - 1 : self.end]
 
 
+GENERATOR = "make"
+"""The folder of the generator and its projects (so the tool ``make`` is filed as ``gnu-make``)."""
+
+
 def corpus_logs(root: Path = CORPUS) -> list[Path]:
     """Every failing log of the corpus (not the passing ones), sorted."""
-    return sorted(p for p in root.glob("*/*.log") if not p.name.endswith(".pass.log"))
+    return sorted(p for p in root.glob("*/*.log")
+                  if not p.name.endswith(".pass.log") and p.parent.name != GENERATOR)
 
 
 def load_case(path: Path) -> CorpusCase:

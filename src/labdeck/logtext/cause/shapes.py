@@ -171,7 +171,7 @@ SHAPES: tuple[Shape, ...] = (
 
 
 NOISE = re.compile(
-    r"\s*● Console$|\[ERROR\] *$|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full|For more information|\[Help \d|"
+    r"\s*● Console$|(?:\[\w+\] )?Tests run: \d+, Failures: 0, Errors: 0\b|\[ERROR\] *$|\[ERROR\] (?:-> \[Help|Re-run Maven|To see the full|For more information|\[Help \d|"
     r"After correcting|  mvn <args>|Failed to execute goal .* on project .*: There are test failures)"
     r"|npm (?:ERR!|error) (?:A complete log|\s*$|Lifecycle script|This is probably not a problem|"
     r"Failed at the|Exit status|code ELIFECYCLE|errno \d|command failed$|command sh -c|path /)"

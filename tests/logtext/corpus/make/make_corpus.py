@@ -153,6 +153,8 @@ def write_case(case: Case, with_pass: bool) -> str:
         good_lines, _ = FRAMINGS[case.framing](good)
         sidecar["passing"] = f"{case.name}.pass.log"
     # Written only once everything ran, so a case that fails half-way leaves no stale files.
+    if case.tool == HERE.name:
+        raise SystemExit(f"{case.name}: tool {case.tool!r} would write into the generator's folder")
     folder = CORPUS / case.tool
     folder.mkdir(exist_ok=True)
     (folder / f"{case.name}.log").write_bytes(b"\n".join(lines) + b"\n")

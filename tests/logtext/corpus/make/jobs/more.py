@@ -66,7 +66,7 @@ CASES: list[Case] = [
          "main.c: 'items' undeclared (the array is called 'entries'); make -j2 -k shows warnings around it",
          image="gcc:12", extra=0, hidden=["sed -i 's/int n = sync_entries(entries, 3);/int n = sync_entries(items, 3);/' "
                                           "src/main.c"]),
-    Case("make", "recipe_tool_missing", "c_sync", "gitlab",
+    Case("gnu-make", "recipe_tool_missing", "c_sync", "gitlab",
          ["make", "make docs"],
          r"sphinx-build: No such file or directory|sphinx-build: not found", None, "make",
          "the docs target needs sphinx-build, which is not in the gcc image", image="gcc:12"),

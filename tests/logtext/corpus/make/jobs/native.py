@@ -31,7 +31,7 @@ CASES: list[Case] = [
          r"^/usr/bin/ld: ", r"^collect2: error", "linker",
          "undefined reference to `log2': the link line drops -lm", image=GCC,
          hidden=["sed -i '/^LDLIBS/d' Makefile"]),
-    Case("make", "no_rule_to_make_target", "c_sync", "jenkins-freestyle",
+    Case("gnu-make", "no_rule_to_make_target", "c_sync", "jenkins-freestyle",
          ["make clean", "make"],
          r"No rule to make target", None, "make",
          "src/cache.c was renamed to src/Cache.c; make has no rule for src/cache.o",

@@ -110,4 +110,14 @@ CASES: list[Case] = [
     Case("eslint", "color_stylish", "js_tools", "github",
          ["npm ci", "npx eslint --color lib"],
          r"lib/queue.js", r"error", "lint", "coloured eslint: missing semicolon in lib/queue.js", image=NODE, env=NPM),
+    Case("jest", "long_job", "js_cart", "gitlab",
+         ["node --version", "npm --version", "npm ci", "npm ls --depth=0", "npx jest --ci --verbose test/summary.test.js",
+          "npx jest --ci --verbose --coverage"],
+         r"^\s+● (?!Console)", r"^\s+at Object\.", "jest",
+         "the full run with coverage: first failing test in its output (three files fail); the earlier "
+         "subset passed", image=NODE, env=NPM,
+         hidden=["perl -pi -e 's/\\$\\{cart\\.owner\\.name\\}/\\${cart.owner ? cart.owner.name : \"guest\"}/' src/cart.js"],
+         fix={**CART_FIX, "src/cart.js": [("${cart.owner.name}", "${cart.owner ? cart.owner.name : 'guest'}"),
+                                          ("const rate = TAX[country];", "const rate = TAX[country] || 0;")],
+              "test/prices.test.js": [("new Promise(() => {})", "Promise.resolve({ items: [{ sku: 'a1' }] })")]}),
 ]

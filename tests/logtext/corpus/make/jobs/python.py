@@ -132,4 +132,16 @@ CASES: list[Case] = [
          ["mypy --version", "mypy --pretty src/shop"],
          r"cart.py:\d+: error: Incompatible types in assignment", r"^\s+\^", "typecheck",
          "mypy --pretty (wrapped message, source line and caret): str assigned to int total", fix=LINT),
+    Case("pytest", "long_job", "py_stats", "gitlab",
+         ["python --version", "pip install -r requirements.txt flake8", "flake8 --exit-zero --max-line-length 60 stats tests",
+          "python tools/warm_cache.py", "python -m pytest -v -k 'not median and not summary' tests",
+          "python -m pytest -v -W error::DeprecationWarning tests"],
+         r"^_+ test_median_even _+$", r"^tests/test_core.py:\d+: AssertionError", "pytest",
+         "second pytest run: test_median_even (3 != 2.5); earlier steps printed flake8 violations "
+         "(--exit-zero), a full-disk warning and a passing subset",
+         fix={"stats/core.py": [("    return ordered[mid]\n\n\ndef percentile",
+                                 "    return (ordered[mid - 1] + ordered[mid]) / 2\n\n\ndef percentile"),
+                                ('    warnings.warn("percentile() is deprecated, use quantiles()", '
+                                 'DeprecationWarning, stacklevel=2)\n', "")]},
+         artifacts=True),
 ]
