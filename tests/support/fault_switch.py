@@ -11,6 +11,9 @@ every request goes upstream on a fresh connection. Switch the fault at any momen
 - ``switch.set("bad_gateway")``: nginx's 502 page (``text/html``, ``Server: nginx``).
 - ``switch.set("rate_limited", retry_after=5)``: 429 ``Retry later`` with ``Retry-After``.
 - ``switch.set("latency", seconds=3)``: every API request waits that long, then is forwarded.
+- ``switch.set("server_error")``: 500 ``Internal Server Error`` (JSON body).
+- ``only="/trace"`` (with any kind): fault only the API requests whose path contains it (a log
+  read fails, the jobs pages still answer).
 
 Only ``/api/v4`` is faulted: the simulator's ``/-/sim`` control stays reachable. ``PUT
 /-/proxy/fault`` with ``{"kind": …, …}`` switches from outside (tmux trials), ``GET /-/proxy/stats``
@@ -36,7 +39,7 @@ from urllib.parse import urlsplit
 
 NGINX_502 = (b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
              b"<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n")
-KINDS = ("pass", "revoked", "bad_gateway", "rate_limited", "latency")
+KINDS = ("pass", "revoked", "bad_gateway", "rate_limited", "latency", "server_error")
 
 
 @dataclass
@@ -50,6 +53,8 @@ class Fault:
     """``rate_limited``: the ``Retry-After`` sent."""
     tokens: frozenset[str] = field(default_factory=frozenset)
     """``revoked``: the tokens refused (empty: every request)."""
+    only: str = ""
+    """Fault only API paths containing this ('' : every API request)."""
 
 
 def _head(data: bytes) -> tuple[str, list[tuple[str, str]]]:
@@ -93,11 +98,11 @@ class FaultSwitch:
 
     # --- control ---------------------------------------------------------------------------------
 
-    def set(self, kind: str, *, seconds: float = 0.0, retry_after: int = 5, tokens: Any = ()) -> None:
-        """Switch to fault ``kind`` (one of :data:`KINDS`) from now on."""
+    def set(self, kind: str, *, seconds: float = 0.0, retry_after: int = 5, tokens: Any = (), only: str = "") -> None:
+        """Switch to fault ``kind`` (one of :data:`KINDS`) from now on (on paths containing ``only``)."""
         if kind not in KINDS:
             raise ValueError(f"unknown fault {kind!r} (one of {', '.join(KINDS)})")
-        self.fault = Fault(kind, float(seconds), int(retry_after), frozenset(str(t) for t in tokens))
+        self.fault = Fault(kind, float(seconds), int(retry_after), frozenset(str(t) for t in tokens), str(only))
 
     @property
     def port(self) -> int:
@@ -188,7 +193,10 @@ class FaultSwitch:
         if path.startswith("/-/proxy/"):
             return self._control(method, path, body), 200
         fault = self.fault
-        if path.startswith("/api/v4"):
+        if path.startswith("/api/v4") and fault.only in path:
+            if fault.kind == "server_error":
+                return _response(500, "Internal Server Error", b'{"message":"500 Internal Server Error"}',
+                                 {"Content-Type": "application/json"}), 500
             if fault.kind == "revoked" and (not fault.tokens or _header(headers, "private-token") in fault.tokens):
                 return _response(401, "Unauthorized", b'{"message":"401 Unauthorized"}',
                                  {"Content-Type": "application/json"}), 401

@@ -31,3 +31,17 @@ def test_the_cache_stays_under_its_bound_dropping_the_least_recently_used(tmp_pa
     assert cache.size() <= 10_000
     assert cache.get("https://x", 1, 4) is not None and cache.get("https://x", 1, 0) is None
     assert not cache.put("https://x", 1, 99, b"y" * 20_000)  # bigger than the whole cache: not kept
+
+
+def test_a_log_too_big_to_keep_keeps_its_facts(tmp_path: Path) -> None:
+    from labdeck.triage.signature import facts_from_json, facts_json, read_log
+
+    cache = LogCache(tmp_path / "logs")
+    huge = b"$ make\n" + b"  CC       src/x.o\n" * (33 * 1024 * 1024 // 19) + b"src/db.c:42:7: error: expected ';'\n"
+    assert cache.put("https://x", 1, 7, huge) is False  # the bytes are not kept
+    facts = read_log(huge)
+    assert cache.put_facts("https://x", 1, 7, facts_json(facts)) is True
+    kept = facts_from_json(cache.get_facts("https://x", 1, 7))
+    assert kept == facts and kept is not None and kept.signature == "src/db.c:<n>:<n>: error: expected ';'"
+    assert cache.get_facts("https://x", 1, 7, "other baseline") is None
+    assert oct((tmp_path / "logs").stat().st_mode & 0o777) == "0o700"

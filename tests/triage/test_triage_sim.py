@@ -135,8 +135,10 @@ async def test_the_four_stories_and_the_hard_cases(stories: tuple[SimServer, lis
 
     windows = [_by(report, path, "package-win") for path in (path_a, path_b, path_c)]
     assert {f.verdict.kind for f in windows} == {"infrastructure"}
-    expected_reason = "runner_system_failure" if dialect == "gitlab" else "image pull from registry-1.docker.io failed"
-    assert {f.verdict.reason for f in windows} == {expected_reason}
+    # Without failure_reason, the runner's own line (a system failure while pulling an image) says it.
+    expected = {"runner_system_failure"} if dialect == "gitlab" else {
+        "image pull from registry-1.docker.io failed", "runner system failure"}
+    assert len({f.verdict.reason for f in windows}) == 1 and {f.verdict.reason for f in windows} <= expected
     assert {f.owner for f in windows} == {"shared-windows: 3 of its last 3 jobs failed"}
     assert sum(f.log_read for f in windows) == (0 if dialect == "gitlab" else 3)
 
@@ -153,7 +155,7 @@ async def test_the_four_stories_and_the_hard_cases(stories: tuple[SimServer, lis
     first = broken.as_json()["first_failure"]
     assert first["title"] == "Store notes in SQLite" and first["author"] == "Bob Okafor"
     assert broken.owner == "Bob Okafor" and broken.verdict.history is not None
-    assert broken.verdict.history.strip().endswith("✓✗✗")
+    assert broken.verdict.history.strip().startswith("✗✗✓")  # newest first
     no_green = _by(report, path_b, "unit", ref="release")
     assert no_green.verdict.kind == "broken" and no_green.verdict.first_failure is None
 
@@ -193,7 +195,7 @@ def test_triage_json_end_to_end(stories: tuple[SimServer, list[tuple[int, str]]]
     lines = out.splitlines()
     header = next(line for line in lines if line.startswith("PROJECT"))
     assert "cluster  image pull from registry.example.com failed · 3 projects · infra" in lines[:lines.index(header)]
-    assert header.split() == ["PROJECT", "REF", "JOB", "PIPELINE", "WHY", "WHOSE", "HISTORY"]
+    assert header.split() == ["PROJECT", "REF", "JOB", "PIPELINE", "WHY", "WHOSE", "HISTORY", "(newest", "first)"]
     assert sum(" infra " in line and "build-image" in line for line in lines) == 3
     assert "runner failing above the fleet: shared-windows: 3 of its last 3 jobs failed" in lines
     code = cli.main(["triage", "--url", server.base_url, "--json", *(path for _, path in projects)])

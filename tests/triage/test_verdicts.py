@@ -44,7 +44,7 @@ def test_image_pull_in_the_log_of_a_script_failure_is_infrastructure() -> None:
     verdict = decide(failed, [failed], read_log(PULL.format(n=1)))
     assert verdict.kind == "infrastructure"
     assert verdict.reason == "image pull from registry.example.com failed"
-    assert verdict.evidence[0].startswith('log: ERROR: Job failed: failed to pull image "registry.example.com/')
+    assert verdict.evidence[0].startswith('log line 1: ERROR: Job failed: failed to pull image "registry.example.com/')
 
 
 def test_passed_on_retry_is_flaky() -> None:
@@ -101,13 +101,15 @@ def test_single_new_failure_is_unknown_with_the_retry_hint() -> None:
     assert decide(failed, [job(0, 0, "success"), failed]).kind == "unknown"
 
 
-def test_history_is_the_last_twenty_runs_oldest_first_with_durations() -> None:
+def test_history_is_the_last_twenty_runs_drawn_newest_first_with_durations_in_the_same_order() -> None:
     jobs = [job(i, i, "success" if i % 3 else "failed", duration=60.0 + i) for i in range(1, 26)]
     jobs.append(job(100, 25, "success", duration=5.0))  # a retry: the run's newest attempt counts
     history = job_history(jobs, "unit", "main")
     assert len(history.runs) == 20 and history.runs[0].pipeline_id == 6
-    assert history.strip() == "✗✓✓✗✓✓✗✓✓✗✓✓✗✓✓✗✓✓✗✓"
-    assert history.durations()[0] == "1m06s" and history.durations()[-1] == "5s"
+    # Newest first: pipeline 25 (its retry passed in 5s) is the first mark and the first duration.
+    assert history.strip() == "✓✗✓✓✗✓✓✗✓✓✗✓✓✗✓✓✗✓✓✗"
+    assert history.durations()[0] == "5s" and history.durations()[-1] == "1m06s"
+    assert history.describe().endswith("(last 20 runs of unit on main, newest first)")
     assert history.runs[-1].passed_on_retry is False and history.runs[-1].attempts == 2
 
 

@@ -244,17 +244,12 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _triage(args: argparse.Namespace) -> int:
-    from labdeck.audit.read import parse_since
     from labdeck.auth.chain import TokenInputError, read_token_stream
-    from labdeck.commands.triage import run_triage
+    from labdeck.commands.triage import parse_window, run_triage
 
     try:
         # A duration is measured back from the server's clock (its Date header), an ISO time is absolute.
-        from datetime import UTC, datetime
-
-        anchor = datetime(2000, 1, 1, tzinfo=UTC)
-        start = parse_since(args.since, now=anchor)
-        since: Any = anchor - start if re.match(r"^\s*\d+(?:\.\d+)?\s*[smhdw]\s*$", args.since, re.I) else start
+        since: Any = parse_window(args.since)
     except ValueError as error:
         sys.stderr.write(f"labdeck triage: {error}\n")
         return EXIT_USAGE

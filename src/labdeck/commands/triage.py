@@ -3,16 +3,20 @@ for incident channels and scripts.
 
 Without PROJECT it covers the watched set (starred projects, the ``w``-added ones and board
 groups). People get a table; ``--json`` prints ``{"failures": […], "clusters": […]}`` (see
-:meth:`labdeck.triage.report.TriageReport.as_json`). Projects that could not be read are named
-on stderr and make the exit code 1: a partial answer never passes for "nothing failing".
+:meth:`labdeck.triage.report.TriageReport.as_json`). Projects and logs that could not be read are
+named on stderr (and in ``problems``) and make the exit code 1: a partial answer never passes for
+"nothing failing". When nothing could be read at all (a refused token, a server that is down) it
+says so in one line and prints no table.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from typing import TextIO
 
 from labdeck.api import errors
@@ -26,6 +30,30 @@ from labdeck.triage.report import TriageReport
 from labdeck.watch.watched import WatchedSet, WatchStore
 
 EXIT_OK, EXIT_FAILURE = 0, 1
+_DURATION = re.compile(r"^\s*\d+(?:\.\d+)?\s*[smhdw]\s*$", re.IGNORECASE)
+_NOTHING_READ = (errors.Unauthorized, errors.TransportError, errors.TlsConfigError, errors.InvalidToken)
+"""Errors about the token or the server, not one project: the round stops with one line."""
+
+
+def parse_window(text: str) -> timedelta | datetime:
+    """``--since``: a duration (``24h``, measured back from the server's clock) or an ISO time.
+    Raises ValueError with one line for the command line, also for a duration too long to count
+    back from today (``99999999d``)."""
+    from labdeck.audit.read import parse_since
+
+    anchor = datetime(2000, 1, 1, tzinfo=UTC)
+    try:
+        start = parse_since(text, now=anchor)
+    except OverflowError:
+        raise ValueError(f"--since {text.strip()!r} reaches back further than the calendar does: "
+                         "use a shorter window, such as 24h or 30d") from None
+    if not _DURATION.match(text):
+        return start
+    window = anchor - start
+    if window > timedelta(days=365 * 1000):
+        raise ValueError(f"--since {text.strip()!r} reaches back further than the calendar does: "
+                         "use a shorter window, such as 24h or 30d")
+    return window
 
 
 async def _projects(client: ApiClient, wanted: Sequence[str], err: TextIO) -> tuple[list[tuple[int, str]], list[str]]:
@@ -38,6 +66,8 @@ async def _projects(client: ApiClient, wanted: Sequence[str], err: TextIO) -> tu
     for name in wanted:
         try:
             project = await client.projects.get(int(name) if name.isdigit() else name)
+        except _NOTHING_READ:
+            raise
         except errors.ApiError as exc:
             problems.append(f"{name}: {exc.user_message()}")
             continue
@@ -51,8 +81,7 @@ async def triage(client: ApiClient, wanted: Sequence[str], since: timedelta | da
     projects, problems = await _projects(client, wanted, err)
     report = await Triager(client, cache if cache is not None else LogCache()).round(projects, since=since)
     if problems:
-        report = TriageReport(report.failures, report.clusters, report.runners, (*problems, *report.problems),
-                              report.projects, report.logs_read)
+        report = replace(report, problems=(*problems, *report.problems))
     return report
 
 
@@ -71,7 +100,7 @@ def format_table(report: TriageReport) -> str:
     if not report.failures:
         lines.append(f"No failures in {report.projects} project(s).")
     else:
-        rows = [("PROJECT", "REF", "JOB", "PIPELINE", "WHY", "WHOSE", "HISTORY")]
+        rows = [("PROJECT", "REF", "JOB", "PIPELINE", "WHY", "WHOSE", "HISTORY (newest first)")]
         for failure in report.failures:
             rows.append((failure.project, failure.job.ref or "", f"{failure.job.name} #{failure.job.id}",
                          f"#{failure.pipeline_id}", failure.verdict.label, failure.owner or "-",
@@ -80,11 +109,19 @@ def format_table(report: TriageReport) -> str:
         for index, row in enumerate(rows):
             lines.append("  ".join(_clean(cell)[:48].ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
             if index:
-                for line in report.failures[index - 1].verdict.evidence[:2]:
+                for line in report.failures[index - 1].verdict.evidence[:3]:
                     lines.append(f"    {_clean(line)}")
     for share in report.flagged_runners:
         lines.append(f"runner failing above the fleet: {_clean(share.describe())}")
     return "\n".join(lines)
+
+
+def _one_reason(problems: Sequence[str]) -> str:
+    """The reason shared by every problem (``Not authorized (401) …``), else the first and a count."""
+    reasons = {problem.split(": ", 1)[-1] for problem in problems}
+    if len(reasons) == 1:
+        return next(iter(reasons))
+    return f"{problems[0]} (and {len(problems) - 1} more)"
 
 
 def run_triage(session: Session, wanted: Sequence[str], since: timedelta | datetime | None, as_json: bool,
@@ -99,7 +136,10 @@ def run_triage(session: Session, wanted: Sequence[str], since: timedelta | datet
     try:
         report = asyncio.run(main())
     except errors.ApiError as exc:
-        err.write(f"labdeck triage: {_clean(exc.user_message())}\n")
+        err.write(f"labdeck triage: nothing read: {_clean(exc.user_message())}\n")
+        return EXIT_FAILURE
+    if report.problems and not report.pages:
+        err.write(f"labdeck triage: nothing read: {_clean(_one_reason(report.problems))}\n")
         return EXIT_FAILURE
     if as_json:
         out.write(json.dumps(report.as_json(), indent=2, ensure_ascii=False) + "\n")

@@ -28,7 +28,13 @@ from labdeck.triage.history import pipeline_id, runs, same_job
 from labdeck.triage.logcache import LogCache
 from labdeck.triage.owners import RunnerShare, owner, runner_shares
 from labdeck.triage.report import Failure, TriageReport, cluster
-from labdeck.triage.signature import LogFacts, normalize, platform_failure, read_log
+from labdeck.triage.signature import (
+    LogFacts,
+    facts_from_json,
+    facts_json,
+    platform_failure,
+    read_log,
+)
 from labdeck.triage.verdict import decide
 
 if TYPE_CHECKING:
@@ -76,6 +82,23 @@ def newest_failures(jobs: Sequence[Job]) -> list[Job]:
     return sorted(chosen, key=lambda job: (-pipeline_id(job), job.name or ""))
 
 
+def last_green(jobs: Iterable[Job], job: Job) -> Job | None:
+    """The newest attempt of ``job``'s name on its ref that passed before it (an earlier pipeline,
+    or an earlier attempt in its own): the green run whose log is the baseline."""
+    pid = pipeline_id(job)
+    passed = [other for other in same_job(jobs, job.name, job.ref)
+              if other.status == "success" and other.id != job.id
+              and (pipeline_id(other) < pid or (pipeline_id(other) == pid and other.id < job.id))]
+    return max(passed, key=lambda other: (pipeline_id(other), other.id), default=None)
+
+
+def not_read(exc: errors.ApiError) -> str:
+    """Why a log could not be read, short: ``500``, ``no answer within 30 s``."""
+    if isinstance(exc, errors.HttpError):
+        return str(exc.status)
+    return exc.message or type(exc).__name__
+
+
 async def _bounded(calls: Sequence[Callable[[], Awaitable[T]]], limit: int = CONCURRENCY) -> list[T]:
     gate = asyncio.Semaphore(limit)
 
@@ -101,17 +124,43 @@ class Triager:
         jobs: list[Job] = self.client.parse(response, list[Job])
         return ProjectJobs(project_id, path, tuple(jobs), server_time(response.headers.get("date")))
 
-    async def log_facts(self, project_id: int, job: Job) -> LogFacts:
-        """The error, signature and platform pattern of a finished job's log (cache, else one read)."""
+    async def log_facts(self, project_id: int, job: Job, jobs: Sequence[Job] = ()) -> LogFacts:
+        """What a finished job's log says (see :mod:`labdeck.triage.signature`): the facts kept in
+        the cache, else the log (cache, else one read) read against the log of the job's last green
+        run on the same ref among ``jobs`` (:func:`last_green`; cached like any finished log)."""
         instance = self.client.base_url
-        data = self.cache.get(instance, project_id, job.id) if self.cache is not None else None
+        passing = last_green(jobs, job)
+        variant = str(passing.id) if passing is not None else ""
+        if self.cache is not None:
+            kept = facts_from_json(await asyncio.to_thread(self.cache.get_facts, instance, project_id, job.id, variant))
+            if kept is not None:
+                return kept
+        data = await self.log_bytes(project_id, job)
+        baseline: bytes | None = None
+        if passing is not None:
+            try:
+                baseline = await self.log_bytes(project_id, passing)
+            except errors.Unauthorized:
+                raise
+            except errors.ApiError:
+                baseline = None  # no comparison with the green run, but still an answer
+        facts = await asyncio.to_thread(read_log, data, baseline,
+                                        passing_job=passing.id if passing is not None and baseline is not None else None)
+        if self.cache is not None and job.finished_at is not None and (passing is None or baseline is not None):
+            await asyncio.to_thread(self.cache.put_facts, instance, project_id, job.id, facts_json(facts), variant)
+        return facts
+
+    async def log_bytes(self, project_id: int, job: Job) -> bytes:
+        """A job's log: from the cache, else read from the server (and kept once the job finished)."""
+        instance = self.client.base_url
+        data = await asyncio.to_thread(self.cache.get, instance, project_id, job.id) if self.cache is not None else None
         if data is None:
             read = await self.client.jobs.trace(project_id, job.id)
             data = read.data
             self.logs_read += 1
             if self.cache is not None and job.finished_at is not None:
                 await asyncio.to_thread(self.cache.put, instance, project_id, job.id, data)
-        return read_log(data)
+        return data
 
     def needs_log(self, job: Job) -> bool:
         """Whether ``failure_reason`` leaves the failure unexplained (so the log must decide)."""
@@ -119,18 +168,26 @@ class Triager:
 
     async def failure(self, project_id: int, path: str, job: Job, jobs: Sequence[Job], *,
                       shares: dict[int, RunnerShare] | None = None) -> Failure:
-        """The verdict for failed ``job`` given ``jobs`` (its project's page, within the window)."""
+        """The verdict for failed ``job`` given ``jobs`` (its project's page, within the window).
+        A log that was needed and could not be read makes the verdict ``unknown`` and says why
+        (:attr:`Failure.problem`): never a silent change of verdict."""
         facts: LogFacts | None = None
+        problem = ""
         if self.needs_log(job):
             try:
-                facts = await self.log_facts(project_id, job)
-            except errors.ApiError:
-                facts = None  # the verdict then rests on the history alone
-        verdict = decide(job, jobs, facts)
-        signature = facts.signature if facts is not None and facts.signature else normalize(job.failure_reason or "")
+                facts = await self.log_facts(project_id, job, jobs)
+            except errors.Unauthorized:
+                raise  # the token, not this log: nothing else will read either
+            except errors.ApiError as exc:
+                problem = not_read(exc)
+        verdict = decide(job, jobs, facts, log_problem=problem)
+        if facts is not None:
+            signature = facts.signature
+        else:
+            signature = "" if problem else (job.failure_reason or "")  # an identifier: nothing volatile
         return Failure(path, project_id, job, verdict, signature,
                        owner(verdict, job, path, shares if shares is not None else runner_shares(jobs)),
-                       facts, facts is not None)
+                       facts, facts is not None, problem)
 
     async def round(self, projects: Sequence[tuple[int, str]], *,
                     since: timedelta | datetime | None = None) -> TriageReport:
@@ -142,8 +199,8 @@ class Triager:
         async def read(project_id: int, path: str) -> ProjectJobs | None:
             try:
                 return await self.page(project_id, path)
-            except errors.Unauthorized:
-                raise  # the token, not the project: nothing else will read either
+            except (errors.Unauthorized, errors.TransportError, errors.TlsConfigError):
+                raise  # the token or the server, not the project: nothing else will read either
             except errors.ApiError as exc:
                 problems.append(f"{path}: {exc.user_message()}")
                 return None
@@ -162,6 +219,8 @@ class Triager:
                              self.failure(page.project_id, page.path, job, window, shares=shares))
         failures = await _bounded(calls)
         failures.sort(key=lambda f: (f.project, f.job.ref or "", f.job.name or ""))
+        problems += [f"{f.project}: job #{f.job.id} {f.job.name or ''}: log not read: {f.problem}"
+                     for f in failures if f.problem]
         return TriageReport(tuple(failures), tuple(cluster(failures)), shares, tuple(problems),
                             projects=len(projects), logs_read=self.logs_read - before, pages=windows)
 

@@ -1,9 +1,10 @@
 """The runs of one job name on one ref, from a project's jobs page, without any I/O.
 
 A *run* is one pipeline's outcome for the job: the newest attempt of that name in the pipeline
-(a retry replaces the attempt before it). :func:`job_history` lists the last :data:`HISTORY_SIZE`
-runs oldest first, :func:`attempts` the attempts of one pipeline, and :meth:`History.strip`
-draws them as ``✓✓✗✓✗✗``.
+(a retry replaces the attempt before it). :func:`job_history` keeps the last :data:`HISTORY_SIZE`
+runs, :func:`attempts` the attempts of one pipeline. Everything shown reads **newest first**, in one
+order everywhere (the strip ``✗✗✓✓``, the durations beside it, the evidence): :meth:`History.strip`
+and :meth:`History.durations` give them so, and :data:`ORDER_NOTE` says so.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from labdeck.api.models import Job
 
 HISTORY_SIZE = 20
 FINISHED = frozenset({"success", "failed", "canceled", "skipped"})
+ORDER_NOTE = "newest first"
+"""What every history strip says about its order (the strips are drawn newest first)."""
 _MARKS = {"success": "✓", "failed": "✗", "canceled": "⊘", "skipped": "»", "running": "▶", "pending": "…"}
 
 
@@ -39,23 +42,28 @@ class Run:
 
 @dataclass(frozen=True)
 class History:
-    """The last runs of ``name`` on ``ref``, oldest first."""
+    """The last runs of ``name`` on ``ref``; ``runs`` is held oldest first, everything drawn from
+    it reads newest first."""
 
     name: str
     ref: str
     runs: tuple[Run, ...]
 
+    def newest_first(self) -> tuple[Run, ...]:
+        """The runs, newest first (the order every strip is drawn in)."""
+        return tuple(reversed(self.runs))
+
     def strip(self) -> str:
-        """``✓✓✗✓✗✗`` (oldest first)."""
-        return "".join(run.mark for run in self.runs)
+        """``✗✗✓✓✗✓`` (newest first: the leftmost mark is the latest run)."""
+        return "".join(run.mark for run in self.newest_first())
 
     def durations(self) -> list[str]:
-        """Each run's duration as ``95s`` / ``3m05s`` (``…`` when unknown), in strip order."""
-        return [_seconds(run.duration) for run in self.runs]
+        """Each run's duration as ``95s`` / ``3m05s`` (``…`` when unknown), in strip order (newest first)."""
+        return [_seconds(run.duration) for run in self.newest_first()]
 
     def describe(self) -> str:
-        """``✓✓✗ (last 3 runs of unit on main)`` for one-line evidence."""
-        return f"{self.strip()} (last {len(self.runs)} runs of {self.name} on {self.ref})"
+        """``✗✗✓ (last 3 runs of unit on main, newest first)`` for one-line evidence."""
+        return f"{self.strip()} (last {len(self.runs)} runs of {self.name} on {self.ref}, {ORDER_NOTE})"
 
 
 def _seconds(value: float | None) -> str:

@@ -1,5 +1,8 @@
 """A private, bounded cache of finished job logs: a finished job's log never changes, so it is read
-from the server once.
+from the server once. Beside each log it keeps the log's *facts* (what the cause finder answered,
+a few kilobytes of JSON: :meth:`LogCache.get_facts`), so a warm round reads neither the log nor
+its analysis again; a log too big to keep (over :data:`MAX_LOG_BYTES`) keeps only its facts, and
+is never read again either.
 
 Files live in :func:`labdeck.base.paths.log_cache_dir` (directory 0700, files 0600), named by a hash of
 the instance, project and job (no URL, path or token in a name). The total size stays under
@@ -12,14 +15,16 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 from labdeck.base import paths
 
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 MAX_LOG_BYTES = 32 * 1024 * 1024
-"""A bigger log is not kept (it would push out hundreds of others)."""
+"""A bigger log is not kept (it would push out hundreds of others): its facts are."""
 
 
 class LogCache:
@@ -34,9 +39,15 @@ class LogCache:
         digest = hashlib.sha256(f"{instance.rstrip('/')}\0{int(project_id)}\0{int(job_id)}".encode()).hexdigest()
         return self.directory / f"{digest[:40]}.log"
 
+    def _facts_path(self, instance: str, project_id: int, job_id: int, variant: str) -> Path:
+        key = f"{instance.rstrip('/')}\0{int(project_id)}\0{int(job_id)}\0facts\0{variant}"
+        return self.directory / f"{hashlib.sha256(key.encode()).hexdigest()[:40]}.json"
+
     def get(self, instance: str, project_id: int, job_id: int) -> bytes | None:
         """The cached log, or None."""
-        path = self._path(instance, project_id, job_id)
+        return self._read(self._path(instance, project_id, job_id))
+
+    def _read(self, path: Path) -> bytes | None:
         try:
             data = path.read_bytes()
         except OSError:
@@ -45,11 +56,29 @@ class LogCache:
             os.utime(path)  # recently used: evicted last
         return data
 
+    def get_facts(self, instance: str, project_id: int, job_id: int, variant: str = "") -> Any:
+        """The facts kept for a finished job's log (JSON, as given to :meth:`put_facts`), or None.
+        ``variant`` tells apart facts read against different baselines (the passing job's id)."""
+        data = self._read(self._facts_path(instance, project_id, job_id, variant))
+        if data is None:
+            return None
+        try:
+            return json.loads(data)
+        except ValueError:
+            return None
+
+    def put_facts(self, instance: str, project_id: int, job_id: int, facts: Any, variant: str = "") -> bool:
+        """Keep the facts (JSON-able) of a finished job's log; False when they were not kept."""
+        return self._write(self._facts_path(instance, project_id, job_id, variant),
+                           json.dumps(facts, separators=(",", ":")).encode())
+
     def put(self, instance: str, project_id: int, job_id: int, data: bytes) -> bool:
         """Keep a finished job's log; False when it was not kept (too big, cache unwritable)."""
         if len(data) > min(MAX_LOG_BYTES, self.max_bytes):
             return False
-        path = self._path(instance, project_id, job_id)
+        return self._write(self._path(instance, project_id, job_id), data)
+
+    def _write(self, path: Path, data: bytes) -> bool:
         try:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             temporary = path.with_suffix(f".{os.getpid()}.tmp")
@@ -66,7 +95,7 @@ class LogCache:
 
     def _files(self) -> list[os.DirEntry[str]]:
         try:
-            return [entry for entry in os.scandir(self.directory) if entry.name.endswith(".log")]
+            return [entry for entry in os.scandir(self.directory) if entry.name.endswith((".log", ".json"))]
         except OSError:
             return []
 

@@ -1,12 +1,14 @@
 """A triage round's result: failures with verdicts, clusters across projects, runner flags. No I/O.
 
 :func:`cluster` groups failures that share a signature across projects (exact signatures first,
-then near matches: an edit distance under 10 % of the length). :meth:`TriageReport.as_json` is the
+then near matches: signatures that differ only in volatile tokens, fewer than 10 % of them; a
+changed name is never absorbed). :meth:`TriageReport.as_json` is the
 ``labdeck triage --json`` shape.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,6 +35,8 @@ class Failure:
     log: LogFacts | None = field(default=None, compare=False)
     log_read: bool = False
     """Whether the log was needed (``failure_reason`` did not explain the failure)."""
+    problem: str = ""
+    """Why a log that was needed could not be read (``500``), '' when it was or was not needed."""
 
     @property
     def pipeline_id(self) -> int:
@@ -49,7 +53,8 @@ class Failure:
             "first_failure": self.verdict.first_failure.as_json() if self.verdict.first_failure else None,
             "runner": {"id": runner.id, "description": runner.description or runner.name or ""} if runner else None,
             "owner": self.owner, "evidence": list(self.verdict.evidence),
-            "history": history.strip() if history else "",
+            "history": history.strip() if history else "", "history_order": "newest first",
+            "log_problem": self.problem or None,
         }
 
 
@@ -82,16 +87,39 @@ class Cluster:
                 "job_ids": self.job_ids, "title": self.title}
 
 
+_TOKEN = re.compile(r"<[a-z]+>|\w+|[^\w\s]")
+_VOLATILE = re.compile(r"<[a-z]+>|\d+|[^\w\s]")
+"""Tokens near matching may absorb: the stand-ins :func:`~labdeck.logtext.cause.normalize` leaves
+for volatile parts, bare numbers and punctuation. A word (a module, file, test, package or host
+name) never is."""
+
+
 def _near(a: str, b: str) -> bool:
-    """Edit distance under 10 % of the longer length (banded, so long lines stay cheap)."""
-    limit = max(len(a), len(b)) // 10
-    if abs(len(a) - len(b)) > limit:
+    """Near: the two signatures differ in volatile tokens only (stand-ins, numbers, punctuation),
+    fewer than 10 % of the longer one's tokens. A changed identifier (``'yaml'`` vs ``'toml'``,
+    ``src/sync.c`` vs ``src/cache.c``) is a different failure, however short the edit."""
+    left, right = _TOKEN.findall(a), _TOKEN.findall(b)
+    limit = max(len(left), len(right)) // 10
+    if abs(len(left) - len(right)) > limit:
         return False
-    previous = list(range(len(b) + 1))
-    for i, char_a in enumerate(a, 1):
-        current = [i] + [0] * len(b)
-        for j, char_b in enumerate(b, 1):
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
+    # Edit distance over tokens where only volatile tokens may be inserted, deleted or replaced
+    # (an identifier may only be matched with itself).
+    width = len(right) + 1
+    blocked = limit + 1
+    previous = [j if all(_VOLATILE.fullmatch(t) for t in right[:j]) else blocked for j in range(width)]
+    for token_a in left:
+        volatile_a = _VOLATILE.fullmatch(token_a) is not None
+        current = [previous[0] + 1 if volatile_a else blocked] + [blocked] * len(right)
+        for j, token_b in enumerate(right, 1):
+            volatile_b = _VOLATILE.fullmatch(token_b) is not None
+            best = previous[j - 1] if token_a == token_b else blocked
+            if volatile_a and volatile_b:
+                best = min(best, previous[j - 1] + 1)
+            if volatile_a:
+                best = min(best, previous[j] + 1)
+            if volatile_b:
+                best = min(best, current[j - 1] + 1)
+            current[j] = min(best, blocked)
         if min(current) > limit:
             return False
         previous = current

@@ -1,23 +1,27 @@
-"""Error signatures and platform patterns of a job log, without any I/O.
+"""What a failed job's log says, for verdicts and clusters, without any I/O.
 
-:func:`read_log` looks at a finished job's log once and returns :class:`LogFacts`: the first real
-error line (the one the log viewer's ``e`` finds, :mod:`labdeck.logtext.error_lines`), its normalized
-:attr:`~LogFacts.signature`, and the first line that matches a known platform failure
-(:data:`PLATFORM_PATTERNS`: image pull, OOM, disk full, registry/artifact timeouts, runner lost,
-execution timeout). Only the part before ``Running after_script`` is read: cleanup noise is not the
-failure.
-
-Normalizing (:func:`normalize`) removes what differs between two runs of the same failure: ANSI
-sequences, timestamps, UUIDs, hex ids and shas, IP addresses and ports, temporary paths, numbers
-and durations. Two failures with the same signature are the same failure.
+:func:`read_log` reads a log once with the cause finder (:func:`labdeck.logtext.cause.read_cause_lines`,
+streamed line by line: a log of any size is read in bounded memory) and returns :class:`LogFacts`:
+the block to read first, its :attr:`~LogFacts.signature` (normalized: volatile parts replaced,
+names kept; never the runner's ``Job failed`` trailer), the platform failure named by the platform's
+own words (runner, executor, image pulls, OOM killer, full disk, network failures of package
+fetches; never the same words in a test's assertion) and, given the passing log of the same job on
+the same ref, which lines are new since that green run (a line the green run printed too is not
+the cause). :func:`facts_json` / :func:`facts_from_json` keep the facts of a log instead of its bytes.
 """
 
 from __future__ import annotations
 
-import re
+import io
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from labdeck.logtext.error_lines import ErrorMatch, find_errors
+if TYPE_CHECKING:
+    from labdeck.logtext.cause import LogAnswer
+
+__all__ = ["SYSTEM_FAILURE_REASONS", "Block", "Hit", "LogFacts", "facts_from_json", "facts_json", "iter_lines",
+           "normalize", "platform_failure", "read_log"]
 
 SYSTEM_FAILURE_REASONS: frozenset[str] = frozenset({
     "runner_system_failure", "stuck_or_timeout_failure", "scheduler_failure", "data_integrity_failure",
@@ -27,56 +31,37 @@ SYSTEM_FAILURE_REASONS: frozenset[str] = frozenset({
 """``failure_reason`` values that are the platform's doing, not the job's (GitLab's pipeline
 observability list, plus API failures, timeouts and runner mismatches)."""
 
-MAX_SIGNATURE = 200
-
-# (label, pattern): the label names the platform failure in a reason and a cluster title.
-PLATFORM_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("image pull failed", re.compile(
-        r"failed to pull image|pull access denied|ErrImagePull|ImagePullBackOff|"
-        r"manifest unknown|Failed to pull image", re.IGNORECASE)),
-    ("out of memory (exit code 137)", re.compile(r"exit code 137\b|OOMKilled|out of memory", re.IGNORECASE)),
-    ("no space left on device", re.compile(r"no space left on device", re.IGNORECASE)),
-    ("connection reset by peer", re.compile(r"connection reset by peer", re.IGNORECASE)),
-    ("registry or artifact store timeout", re.compile(
-        r"(?:registry|artifact|coordinator|storage|cache)\S*.{0,120}?(?:i/o timeout|timed? ?out|"
-        r"TLS handshake timeout|Client\.Timeout exceeded|502 Bad Gateway|503 Service Unavailable|"
-        r"504 Gateway Time-?out)", re.IGNORECASE)),
-    ("runner lost", re.compile(r"runner (?:system failure|lost|was lost)|job's runner", re.IGNORECASE)),
-    ("execution timeout", re.compile(r"execution took longer than", re.IGNORECASE)),
-)
-
-_AFTER_SCRIPT = re.compile(r"Running after_script")
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\r")
-_SECTION = re.compile(r"section_(?:start|end):\d+:[\w.-]+(?:\[[^\]]*\])?\r")
-_REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?"), "<time>"),
-    (re.compile(r"\b\d\d:\d\d:\d\d(?:[.,]\d+)?\b"), "<time>"),
-    (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "<uuid>"),
-    (re.compile(r"\bsha256:[0-9a-fA-F]{16,}\b"), "<hex>"),
-    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<hex>"),
-    (re.compile(r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"), "<hex>"),
-    (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b"), "<ip>"),
-    (re.compile(r"\[[0-9a-fA-F:]*:[0-9a-fA-F:]+\](?::\d{1,5})?"), "<ip>"),
-    (re.compile(r"(?<![\w.])(?:/tmp|/var/tmp|/private/var/folders|C:\\Users\\[^\\\s]+\\AppData\\Local\\Temp)"
-                r"(?:[/\\][^\s'\":]*)?"), "<tmp>"),
-    (re.compile(r"(?<=[a-z0-9]\.[a-z]{2})(?::\d{2,5})\b|(?<=[a-z0-9]\.[a-z]{3})(?::\d{2,5})\b|"
-                r"(?<=localhost)(?::\d{2,5})\b"), ":<port>"),
-    (re.compile(r"\b\d+(?:\.\d+)?(?:ms|µs|us|ns|s|m|h)\b"), "<dur>"),
-    (re.compile(r"\d+(?:\.\d+)?"), "<n>"),
-)
-_SPACES = re.compile(r"\s+")
-# Lines that say that something failed, not what.
-_GENERIC = re.compile(r"^(?:Traceback \(most recent call last\):|Return code: <n>|ERROR: Job failed: exit code <n>)$")
+FACTS_VERSION = 1
+"""Bumped when what :func:`facts_json` keeps changes (older kept facts are then read again)."""
+KEPT_CANDIDATES = 20
+"""Ranked candidates kept with the facts (the verdict needs the first; the rest is for people)."""
 
 
 def normalize(line: str) -> str:
-    """The signature of one error line: volatile parts replaced by stand-ins (``<time>``, ``<hex>``
-    …), spaces collapsed, cut to :data:`MAX_SIGNATURE` characters."""
-    text = _ANSI.sub("", _SECTION.sub("", line))
-    for pattern, stand_in in _REPLACEMENTS:
-        text = pattern.sub(stand_in, text)
-    text = _SPACES.sub(" ", text).strip()
-    return text if len(text) <= MAX_SIGNATURE else text[: MAX_SIGNATURE - 1] + "…"
+    """The one normalization of signatures (:func:`labdeck.logtext.cause.normalize`)."""
+    from labdeck.logtext.cause import normalize as cause_normalize
+
+    return cause_normalize(line)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """An error block of a log: lines ``line`` .. ``end`` (1-based, inclusive), its ``kind`` and text
+    (the cause finder's :class:`~labdeck.logtext.cause.ErrorBlock`, as kept)."""
+
+    line: int
+    end: int
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A platform failure: its ``label``, the 1-based ``line`` that says so and that line's ``text``."""
+
+    label: str
+    line: int
+    text: str
 
 
 def platform_failure(reason: str | None) -> bool:
@@ -86,82 +71,123 @@ def platform_failure(reason: str | None) -> bool:
 
 @dataclass(frozen=True)
 class LogFacts:
-    """What one failed job's log says.
+    """What one failed job's log says (see the module docstring).
 
-    ``error``: the first real error (the runner's ``Job failed`` trailer only when nothing else
-    matched); ``signature``: its normalized text ('' when the log has no error line);
-    ``platform``: ``(label, line)`` of the first platform failure line, or None."""
+    ``error``: the block to read first (lines 1-based, inclusive); ``signature``: its normalized
+    first line ('' when the log is empty); ``platform``: the platform failure, if any;
+    ``candidates``: every block, ranked; ``new_lines``: lines new since the green run (None without
+    one); ``passing_job``: the id of the passing job compared against, if any."""
 
-    error: ErrorMatch | None
+    error: Block | None
     signature: str
-    platform: tuple[str, str] | None
+    platform: Hit | None
+    candidates: tuple[Block, ...] = ()
+    new_lines: frozenset[int] | None = None
+    line_count: int = 0
+    passing_job: int | None = None
+
+    @classmethod
+    def of(cls, answer: LogAnswer, passing_job: int | None = None) -> LogFacts:
+        """The facts of a :class:`~labdeck.logtext.cause.LogAnswer`."""
+        # A log whose only words are the platform's (an image pull in the runner's trailer) is
+        # signed by the platform's line: the same outage in many projects is one cluster.
+        signature = answer.signature or (normalize(answer.platform.text) if answer.platform is not None else "")
+        error = answer.error
+        hit = answer.platform
+        return cls(Block(error.line, error.end, error.kind, error.text) if error is not None else None, signature,
+                   Hit(hit.label, hit.line, hit.text) if hit is not None else None,
+                   tuple(Block(b.line, b.end, b.kind, b.text) for b in answer.candidates[:KEPT_CANDIDATES]),
+                   answer.new_lines, answer.line_count, passing_job if answer.new_lines is not None else None)
 
     @property
     def error_text(self) -> str:
-        """The error line as the log shows it (a traceback's exception line when there is one)."""
+        """The first line of the block to read first (what a one-line evidence shows)."""
         if self.error is None:
             return ""
-        return self.error.detail or self.error.text
+        return next((line.strip() for line in self.error.text.splitlines() if line.strip()), "")
+
+    def evidence(self) -> str:
+        """``log line 412: <text>`` (the platform's line for a platform failure, else the block's
+        first line; ``new since the green run #N`` when it is); '' without one."""
+        if self.platform is not None:
+            return f"log line {self.platform.line}: {self.platform.text.strip()}"
+        if self.error is None:
+            return ""
+        new = ""
+        if self.new_lines is not None and self.passing_job is not None and self.error.line in self.new_lines:
+            new = f" (new since the green run #{self.passing_job})"
+        where = f"log line {self.error.line}" if self.error.end == self.error.line else \
+            f"log lines {self.error.line}-{self.error.end}"
+        return f"{where}{new}: {self.error_text}"
 
 
-def _visible_lines(text: str) -> list[str]:
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        if _AFTER_SCRIPT.search(line):
-            return lines[:index]
-    return lines
+def iter_lines(data: bytes | str) -> Iterator[str]:
+    """The lines of a log (without ``\\n``), decoded as they are read: a 40 MB log is never one
+    string nor a list of all its lines."""
+    if isinstance(data, str):
+        stream: Iterable[str] = io.StringIO(data, newline="\n")
+    else:
+        stream = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace", newline="\n")
+    for line in stream:
+        yield line[:-1] if line.endswith("\n") else line
 
 
-_PLATFORM_PREFILTER = re.compile(r"(?i:pull|137|OOM|out of memory|space left|reset by peer|time ?out|timed out|"
-                                 r"runner|took longer|50[234] )")
+def read_log(data: bytes | str, passing: bytes | str | frozenset[str] | None = None, *,
+             passing_job: int | None = None) -> LogFacts:
+    """The facts of a job log (see the module docstring); ``passing``: the log of the same job's
+    last green run on the same ref (its text, or :func:`~labdeck.logtext.cause.passing_lines` of it)."""
+    # Imported here: a warm round answers from kept facts and never compiles the finder's patterns.
+    from labdeck.logtext.cause import passing_lines, read_cause_lines
+
+    baseline: frozenset[str] | None
+    if passing is None or isinstance(passing, frozenset):
+        baseline = passing
+    else:
+        baseline = passing_lines(iter_lines(passing))
+    return LogFacts.of(read_cause_lines(iter_lines(data), baseline), passing_job)
 
 
-def _platform_line(lines: list[str]) -> tuple[str, str] | None:
-    """The first platform failure line, preferring one that says ERROR (the runner's verdict comes
-    after its warnings)."""
-    found: tuple[str, str] | None = None
-    for line in lines:
-        if line.startswith("$ ") or not _PLATFORM_PREFILTER.search(line):
-            continue
-        clean = _ANSI.sub("", _SECTION.sub("", line)).strip()
-        for label, pattern in PLATFORM_PATTERNS:
-            if pattern.search(clean):
-                named = _name_host(label, clean)
-                if "ERROR" in clean or "error:" in clean.lower():
-                    return named, clean
-                found = found or (named, clean)
-                break
-    return found
+def _block(block: Block) -> list[Any]:
+    return [block.line, block.end, block.kind, block.text]
 
 
-_HOST = re.compile(r"https?://([\w.-]+\.[a-z]{2,})|image \"([\w.-]+\.[a-z]{2,})(?::\d+)?/")
-
-
-def _name_host(label: str, line: str) -> str:
-    """``image pull from registry.example.com failed`` when the line names the registry."""
-    match = _HOST.search(line)
-    if label == "image pull failed" and match:
-        return f"image pull from {match.group(1) or match.group(2)} failed"
-    return label
-
-
-def read_log(data: bytes | str) -> LogFacts:
-    """Find the error, its signature and any platform failure in a job log (see the module doc)."""
-    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    lines = _visible_lines(text)
-    index = find_errors(lines)
-    first = index.first
-    signature = ""
-    if first is not None:
-        candidates = [first.detail or first.text, *(m.text for m in index.matches[1:4])]
-        for candidate in candidates:
-            normalized = normalize(candidate)
-            if normalized and not _GENERIC.match(normalized):
-                signature = normalized
-                break
+def _ranges(lines: frozenset[int]) -> list[list[int]]:
+    """``[[first, last], …]``: runs of consecutive lines (a diff's new lines come in runs)."""
+    runs: list[list[int]] = []
+    for line in sorted(lines):
+        if runs and runs[-1][1] == line - 1:
+            runs[-1][1] = line
         else:
-            signature = normalize(candidates[0])
-    platform = _platform_line(lines)
-    if platform is not None and (first is None or first.is_trailer):
-        signature = normalize(platform[1])
-    return LogFacts(first, signature, platform)
+            runs.append([line, line])
+    return runs
+
+
+def facts_json(facts: LogFacts) -> dict[str, Any]:
+    """What the log cache keeps of a log instead of its bytes (see :func:`facts_from_json`)."""
+    return {
+        "version": FACTS_VERSION,
+        "error": _block(facts.error) if facts.error is not None else None,
+        "signature": facts.signature,
+        "platform": [facts.platform.label, facts.platform.line, facts.platform.text] if facts.platform else None,
+        "candidates": [_block(block) for block in facts.candidates],
+        "new_lines": _ranges(facts.new_lines) if facts.new_lines is not None else None,
+        "line_count": facts.line_count,
+        "passing_job": facts.passing_job,
+    }
+
+
+def facts_from_json(data: Any) -> LogFacts | None:
+    """The facts :func:`facts_json` kept; None for anything else (an older version, a damaged file)."""
+    try:
+        if not isinstance(data, dict) or data.get("version") != FACTS_VERSION:
+            return None
+        error = Block(*data["error"]) if data["error"] is not None else None
+        platform = Hit(*data["platform"]) if data["platform"] is not None else None
+        new_lines = None
+        if data["new_lines"] is not None:
+            new_lines = frozenset(line for first, last in data["new_lines"] for line in range(first, last + 1))
+        return LogFacts(error, str(data["signature"]), platform,
+                        tuple(Block(*block) for block in data["candidates"]), new_lines,
+                        int(data["line_count"]), data["passing_job"])
+    except (KeyError, TypeError, ValueError):
+        return None

@@ -10,17 +10,29 @@ Verdicts, decided in this order (:func:`decide`):
 - ``broken``: it failed again on retry, or it failed on two or more pipelines of the ref in a row,
   with no flaky history. :attr:`Verdict.first_failure` names the first failing pipeline after the
   last green run (None when no green run precedes it in the window);
-- ``unknown``: the evidence is not there (a single new failure: "retry to tell flaky from broken").
+- ``unknown``: the evidence is not there (a single new failure: "retry to tell flaky from broken"),
+  or the log that had to decide could not be read (``log not read: 500``): never a verdict from
+  half the evidence, since the log may hold a platform failure that outranks the history.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from labdeck.api.models import Job
-from labdeck.triage.history import History, Run, attempts, job_history, pipeline_id, runs, same_job, sha_of
+from labdeck.triage.history import (
+    ORDER_NOTE,
+    History,
+    Run,
+    attempts,
+    job_history,
+    pipeline_id,
+    runs,
+    same_job,
+    sha_of,
+)
 from labdeck.triage.signature import LogFacts, platform_failure
 
 VerdictKind = Literal["infrastructure", "flaky", "broken", "unknown"]
@@ -96,18 +108,29 @@ def _flaky_commit(history: Sequence[Job], exclude_pipeline: int | None = None) -
     return next((sha for sha, seen in outcomes.items() if seen == {"success", "failed"}), None)
 
 
-def decide(job: Job, jobs: Sequence[Job], log: LogFacts | None = None) -> Verdict:
+def decide(job: Job, jobs: Sequence[Job], log: LogFacts | None = None, *, log_problem: str = "") -> Verdict:
     """The verdict for failed ``job`` given its project's jobs (one page: every attempt, within the
-    window) and, when read, its log. See the module docstring for the rules."""
+    window) and, when read, its log; ``log_problem``: why the log that was needed could not be
+    read (``500``, ``no answer within 30 s``). See the module docstring for the rules."""
     history_jobs = same_job(jobs, job.name, job.ref)
     history = job_history(jobs, job.name, job.ref)
     ref = job.ref or "?"
     if platform_failure(job.failure_reason):
         return Verdict("infrastructure", str(job.failure_reason),
                        (f"failure_reason {job.failure_reason}" + _runner_part(job),), history=history)
+    if log_problem and log is None:
+        return Verdict("unknown", f"log not read: {log_problem}",
+                       (f"log not read: {log_problem} (job #{job.id}): the verdict needs its log",
+                        history.describe()), history=history)
     if log is not None and log.platform is not None:
-        label, line = log.platform
-        return Verdict("infrastructure", label, (f"log: {_cut(line)}",), history=history)
+        return Verdict("infrastructure", log.platform.label, (_cut(log.evidence()),), history=history)
+    verdict = _from_history(job, history_jobs, history, jobs, ref)
+    line = log.evidence() if log is not None else ""
+    return replace(verdict, evidence=(_cut(line), *verdict.evidence)) if line else verdict
+
+
+def _from_history(job: Job, history_jobs: Sequence[Job], history: History, jobs: Sequence[Job], ref: str) -> Verdict:
+    """Flaky, broken or unknown from the job's runs (no platform failure in sight)."""
     pid = pipeline_id(job)
     tries = attempts(history_jobs, pid, job.name)
     later = [t for t in tries if t.id > job.id]
@@ -142,7 +165,7 @@ def decide(job: Job, jobs: Sequence[Job], log: LogFacts | None = None) -> Verdic
     if streak >= 2:
         first = _first_failure(all_runs, pid, jobs)
         return Verdict("broken", f"failed {streak} pipelines in a row",
-                       (f"failed on {streak} pipelines of {ref} in a row: {history.strip()}", _since(first, ref)),
+                       (f"failed on {streak} pipelines of {ref} in a row: {history.strip()} ({ORDER_NOTE})", _since(first, ref)),
                        first, history=history)
     detail = ("no earlier run of this job on " + ref) if len(finished) <= 1 else history.describe()
     return Verdict("unknown", RETRY_HINT, (detail, RETRY_HINT), history=history)
@@ -161,5 +184,10 @@ def _runner_part(job: Job) -> str:
     return f" on runner {runner.description or runner.name or f'#{runner.id}'}"
 
 
-def _cut(text: str, limit: int = 160) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _cut(text: str, limit: int = 200) -> str:
+    """``text`` within ``limit`` characters, its start and its end kept (a long error line names
+    the tool first and the reason last: ``ERROR: … Temporary failure in name resolution')``)."""
+    if len(text) <= limit:
+        return text
+    head = limit * 2 // 5
+    return text[:head] + " … " + text[len(text) - (limit - head - 3):]

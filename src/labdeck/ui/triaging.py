@@ -17,7 +17,7 @@ from weakref import WeakKeyDictionary
 
 from labdeck.api import ApiClient
 from labdeck.api.models import Job
-from labdeck.triage.collect import Triager
+from labdeck.triage.collect import Triager, in_window
 from labdeck.triage.history import History, job_history
 from labdeck.triage.logcache import LogCache
 from labdeck.triage.owners import RunnerShare, runner_shares
@@ -108,7 +108,8 @@ class Triaging:
         if not unknown:
             return
         triager = self.triager(client)
-        page = (await triager.page(project_id, path)).jobs
+        read = await triager.page(project_id, path)
+        page = tuple(in_window(read.jobs, read.now - WINDOW))  # the round's window, as labdeck triage
         self.pages[project_id] = page
         shares = runner_shares(page)
         for job in unknown:
@@ -124,7 +125,9 @@ class Triaging:
         known = self.failures.get(job.id) if job.status == "failed" else None
         if page is None or not any(held.id == job.id for held in page) or (job.status == "failed" and known is None):
             triager = self.triager(client)
-            page = (await triager.page(project_id, path)).jobs
+            read = await triager.page(project_id, path)
+            # The round's window: the verdict and evidence are the ones ``labdeck triage`` gives.
+            page = tuple(in_window(read.jobs, read.now - WINDOW))
             self.pages[project_id] = page
             if job.status == "failed":
                 jobs = page if any(held.id == job.id for held in page) else (*page, job)

@@ -188,7 +188,7 @@ class JobDetailScreen(TableSectionScreen):
 ## Job
 Every field of one job. At the top, for a failed job: why it failed (infra, flaky, broken since
 #N, or ? when the evidence is not there yet), the evidence and whose it is; for every job, its last
-runs on the same ref (✓✓✗✓✗✗, with durations). For a job waiting for a runner (or dropped as stuck) the panel says why,
+runs on the same ref, newest first (✗✗✓✗✓✓, with durations in the same order). For a job waiting for a runner (or dropped as stuck) the panel says why,
 from the project's runners: tags nobody has, runners offline or paused, shared runners disabled,
 untagged jobs refused, all matching runners busy.
 

@@ -24,7 +24,7 @@ from labdeck.ui.screens.jobs.actions import JobActionsMixin
 from labdeck.ui.screens.jobs.detail import PendingReasonLine
 from labdeck.ui.screens.jobs.header import TraceHeader
 from labdeck.ui.screens.jobs.table import FINISHED_STATUSES
-from labdeck.ui.screens.jobs.why import HistoryLine
+from labdeck.ui.screens.jobs.why import HistoryLine, green_baseline
 from labdeck.ui.widgets.key_bar import KeyBar
 from labdeck.ui.widgets.trace.document import TraceDocument
 from labdeck.ui.widgets.trace.view import TraceView
@@ -57,9 +57,10 @@ class TraceScreen(JobActionsMixin, Screen[None]):
         Binding("n", "next_match", "Next", id="trace.next", tooltip="Next match"),
         Binding("N", "previous_match", "Prev", id="trace.previous", tooltip="Previous match"),
         Binding("e", "next_error", "Error", id="trace.error",
-                tooltip="The next real error line (compiler, tests, traceback …); the first one at first"),
-        Binding("E", "previous_error", "Prev error", show=False, id="trace.previous-error",
-                tooltip="The previous error line"),
+                tooltip="The next cause block (new since the last green run first); the likeliest one at first"),
+        Binding("E", "previous_error", "Prev error (e/E: new since green first; + marks those lines)", show=False,
+                id="trace.previous-error",
+                tooltip="The previous cause block"),
         Binding("w", "toggle_wrap", "Wrap", id="trace.wrap", tooltip="Wrap long lines"),
         Binding("v", "toggle_raw", "Raw", id="trace.raw",
                 tooltip="Show the raw text with control sequences made visible"),
@@ -78,9 +79,11 @@ class TraceScreen(JobActionsMixin, Screen[None]):
 ## Job log
 Follows a running job live. Scrolling up pauses following; **end**/**G** resumes.
 
-- **/** search · **n**/**N** next/previous match · **e**/**E** next/previous error line (compiler
-  `error:`, pytest `E`/`FAILED`, tracebacks, `npm ERR!`, Go `--- FAIL`, Rust `error[`, `fatal:`;
-  the runner's own `ERROR: Job failed` only when nothing else failed)
+- **/** search · **n**/**N** next/previous match · **e**/**E** next/previous cause: the blocks that
+  say what went wrong (tests, compilers, tracebacks, package managers, the failing command's last
+  lines; never the runner's `ERROR: Job failed` trailer), the likeliest first
+- **+** beside a line number: the line is **new since the last green run** of the same job on the
+  same ref (a line the green run printed too is not the cause); **e** visits those first
 - **enter**/**t** fold the section · **z**/**Z** fold/unfold all
 - **w** wrap · **v** raw view (what was stripped, made visible) · **S** save the log
 - **c** cancel · **r** retry · **y** copy the job URL · **B** incident bundle for a ticket
@@ -100,7 +103,9 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         self.live = False
         self.note = ""
         self.error_position = ""
-        """``error 2/5`` once ``e`` was used."""
+        """``cause 2/5`` once ``e`` was used."""
+        self.green_note = ""
+        """``12 lines new since green #123`` once the log was compared with the last green run."""
         self.waiting = ""
         """What the client waits for (``rate limited — retrying in 5 s``), said while the log waits."""
         self.read_failures = 0
@@ -168,7 +173,7 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
                 search = f"/{view.search_term} {ordinal}/{view.match_total}"
         self.query_one(TraceHeader).show(
             job=self.job, live=self.live, following=view.following, pending_lines=view.pending_lines,
-            wrap=view.wrap, raw=view.raw, note=" · ".join(part for part in (self.error_position, self.waiting, self.note) if part),
+            wrap=view.wrap, raw=view.raw, note=" · ".join(part for part in (self.error_position, self.green_note, self.waiting, self.note) if part),
             search=search, duration=self._running_for(),
         )
         # A waiting job gets a line saying why (worked out again only when its status changes).
@@ -352,9 +357,28 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
 
     @work(group="trace-errors", exit_on_error=False, description="Find the failed section")
     async def _mark_failed_section(self) -> None:
-        """Scan for the first error so the section holding it is marked failed."""
-        await asyncio.to_thread(self.view.document.find_first_error)
+        """Read the finished log for its cause (against the last green run's log of the same job
+        on the same ref, when there is one), so the section holding it is marked failed and the
+        lines new since that green run are marked."""
+        await self._read_cause()
         self.view.refresh_sections()
+
+    async def _read_cause(self) -> None:
+        green: Job | None = None
+        passing: bytes | None = None
+        try:
+            found = await green_baseline(self.app, self.client, self.project_id, self.project_path, self.job)
+        except errors.ApiError as exc:
+            found = None
+            self.green_note = f"green run not read: {exc.user_message()}"
+        if found is not None:
+            green, passing = found
+        await asyncio.to_thread(self.view.document.read_cause, passing, green.id if green is not None else None)
+        document = self.view.document
+        if document.green_job is not None:
+            self.green_note = f"{len(document.new_lines):,} lines new since green #{document.green_job}"
+        self.view.refresh()
+        self._update_header()
 
     def action_next_error(self) -> None:
         """The next error line after the cursor (the first one when none is shown yet)."""
@@ -369,6 +393,38 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         """Visit the error blocks in the cause finder's rank order: the block to read first, then
         the next most likely (new since the last green run first, when it is known)."""
         view = self.view
+        document = view.document
+        if self.finished_reading and not document.cause_read:
+            await self._read_cause()
+        order = document.cause_lines()
+        if not order:
+            await self._go_to_error_line(backwards=backwards)
+            return
+        # The finder's blocks in its order (new since green first): e walks it forwards, E back.
+        current = view.error_line
+        if current is None or current not in order:
+            position = 0 if not backwards else None
+        else:
+            position = order.index(current) + (-1 if backwards else 1)
+        if position is None or not 0 <= position < len(order):
+            self.notify("No other error block that way." if current is not None else "No error line in this log.",
+                        timeout=2)
+            return
+        self._show_error(order[position], f"cause {position + 1}/{len(order)}"
+                         + (" · new since green" if order[position] in document.new_lines else ""))
+
+    def _show_error(self, line: int, where: str) -> None:
+        view = self.view
+        view.following = False
+        view.error_line = line
+        view.move_cursor_to(line, center=True)
+        view.refresh()
+        self.error_position = where
+        self._update_header()
+
+    async def _go_to_error_line(self, *, backwards: bool) -> None:
+        """``e`` while the log is still growing: the cause finder's blocks over the lines so far."""
+        view = self.view
         answer = await asyncio.to_thread(view.document.cause)
         starts = [block.line - 1 for block in answer.candidates]
         if not starts:
@@ -382,13 +438,7 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         if position is None or not 0 <= position < len(starts):
             self.notify("No other error line that way.", timeout=2)
             return
-        found = starts[position]
-        view.following = False
-        view.error_line = found
-        view.move_cursor_to(found, center=True)
-        view.refresh()
-        self.error_position = f"error {position + 1}/{len(starts)}"
-        self._update_header()
+        self._show_error(starts[position], f"error {position + 1}/{len(starts)}")
 
     # -- display options ----------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Why a job failed and whose it is, and its recent runs, for the job detail and the log viewer.
 
 :class:`WhyFailed` (top of the job detail): the verdict with its evidence in one or two lines and
-whose it is; then the last runs of the same job name on the same ref (``✓✓✗✓✗✗``, durations).
+whose it is; then the last runs of the same job name on the same ref (``✗✗✓✓✗✓``, newest first, with durations).
 :class:`HistoryLine` (the log viewer's header): the runs alone. Both are filled by
 :meth:`follow` in a worker (:meth:`labdeck.ui.triaging.Triaging.one`); ``…`` until then.
 Server strings (signatures, commit titles, names) are shown as plain text, never as markup.
@@ -9,35 +9,62 @@ Server strings (signatures, commit titles, names) are shown as plain text, never
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
 from labdeck.api import ApiClient, errors
 from labdeck.api.models import Job
-from labdeck.triage.history import History
+from labdeck.triage.collect import last_green
+from labdeck.triage.history import ORDER_NOTE, History
 from labdeck.triage.report import Failure
 from labdeck.ui.dialogs.form import clean, theme_colour
 from labdeck.ui.triaging import triaging
 
+if TYPE_CHECKING:
+    from textual.app import App
+
 KIND_COLOURS = {"infrastructure": "warning", "broken": "error", "flaky": "accent", "unknown": "foreground-muted"}
+EVIDENCE_SHOWN = 3
+"""Evidence lines shown (the log's line first, then what the history says), as ``labdeck triage``."""
 DURATIONS_SHOWN = 8
 """Durations listed after the strip (the newest runs)."""
 
 
 def history_text(history: History | None) -> str:
-    """``runs on main: ✓✓✗✓✗✗ · newest 5s 1m06s …`` (or why there is none)."""
+    """``last 3 runs on main (newest first): ✗✗✓ · took 10s 25s 45s`` (or why there is none): the
+    marks and the durations in the same order, and the line says which."""
     if history is None or not history.runs:
         return "runs: none in the project's latest jobs page"
-    durations = [d for d in history.durations()][-DURATIONS_SHOWN:]
-    return f"last {len(history.runs)} runs on {history.ref}: {history.strip()} · took {' '.join(reversed(durations))} (newest first)"
+    durations = history.durations()[:DURATIONS_SHOWN]
+    more = " …" if len(history.runs) > DURATIONS_SHOWN else ""
+    return (f"last {len(history.runs)} runs on {history.ref} ({ORDER_NOTE}): {history.strip()}"
+            f" · took {' '.join(durations)}{more}")
+
+
+async def green_baseline(app: App[Any], client: ApiClient, project_id: int, project_path: str,
+                         job: Job) -> tuple[Job, bytes] | None:
+    """The last green run of ``job`` on its ref and its log (the baseline of "new since green"),
+    from the jobs page triage holds (else one read) and the shared log cache; None without one."""
+    state = triaging(app)
+    triager = state.triager(client)
+    page = state.pages.get(project_id)
+    if page is None or not any(held.id == job.id for held in page):
+        page = (await triager.page(project_id, project_path)).jobs
+        state.pages[project_id] = page
+    green = last_green(page, job)
+    if green is None:
+        return None
+    return green, await triager.log_bytes(project_id, green)
 
 
 def why_lines(failure: Failure) -> list[str]:
     """The verdict line, its evidence and whose it is (plain text)."""
     verdict = failure.verdict
     head = f"Why: {verdict.label} — {verdict.reason}"
-    lines = [head, *verdict.evidence[:2]]
+    lines = [head, *verdict.evidence[:EVIDENCE_SHOWN]]
     if failure.owner:
         lines.append(f"whose: {failure.owner}")
     return lines
@@ -47,7 +74,7 @@ class WhyFailed(Static):
     """The verdict, evidence, owner and history of one job (hidden until :meth:`follow`)."""
 
     DEFAULT_CSS = """
-    WhyFailed { height: auto; max-height: 5; padding: 0 1; background: $boost; display: none;
+    WhyFailed { height: auto; max-height: 6; padding: 0 1; background: $boost; display: none;
                 text-wrap: nowrap; text-overflow: ellipsis; }
     WhyFailed.-shown { display: block; }
     """

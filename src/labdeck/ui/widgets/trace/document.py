@@ -25,6 +25,10 @@ class TraceDocument:
         self.first_error: int | None = None
         """First error line, once a search for it ran (marks the failed section)."""
         self.job_failed = False
+        self.new_lines: frozenset[int] = frozenset()
+        """0-based lines new since the last green run (empty without a green run to compare)."""
+        self.green_job: int | None = None
+        """The passing job the log was compared against."""
         self._errors = ErrorFinder()
         self._passing: frozenset[str] | None = None
         self._answer: tuple[int, LogAnswer] | None = None
@@ -54,6 +58,8 @@ class TraceDocument:
         """Forget every line."""
         self.index.reset()
         self.first_error = None
+        self.new_lines = frozenset()
+        self.green_job = None
         self._errors = ErrorFinder()
         self._answer = None
 
@@ -178,6 +184,37 @@ class TraceDocument:
         answer = read_cause_lines(lines, self._passing)
         self._answer = (complete, answer)
         return answer
+
+    @property
+    def cause_read(self) -> bool:
+        """Whether :meth:`cause` answered for every complete line (nothing added since)."""
+        return self._answer is not None and self._answer[0] == self.index.complete_lines
+
+    def read_cause(self, passing: bytes | str | None = None, green_job: int | None = None) -> LogAnswer:
+        """:meth:`cause` of the finished log against the ``passing`` log of ``green_job`` (the same
+        job's last green run on the ref), if given: sets :attr:`new_lines`, :attr:`green_job` and
+        :attr:`first_error`. Call it in a thread."""
+        self.set_passing(passing)
+        answer = self.cause()
+        self.green_job = green_job if answer.new_lines is not None else None
+        self.new_lines = frozenset(line - 1 for line in answer.new_lines) if answer.new_lines is not None else frozenset()
+        self.first_error = answer.error.line - 1 if answer.error is not None else None
+        return answer
+
+    def cause_lines(self) -> list[int]:
+        """0-based first lines of the cause finder's blocks in the order ``e`` visits them: the
+        ranked blocks that are new since the green run first, then the others (ranked)."""
+        if self._answer is None:
+            return []
+        order: list[int] = []
+        for block in self._answer[1].candidates:
+            line = block.line - 1
+            if line not in order:
+                order.append(line)
+        if self.new_lines:
+            order = [line for line in order if line in self.new_lines] + \
+                [line for line in order if line not in self.new_lines]
+        return order
 
     def find_first_error(self) -> int | None:
         """The first line of the block to read first (0-based; see :meth:`cause`); remembered in

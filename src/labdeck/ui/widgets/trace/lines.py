@@ -1,6 +1,6 @@
 """How one line of a job trace looks in the viewer: line number, fold marker, the colours of its
 SGR sequences (the only escapes left in display text), the decorations of a section header,
-search matches, the error mark and the cursor. Server text goes in as text, never as markup."""
+search matches, the error mark, the mark of lines new since the last green run and the cursor. Server text goes in as text, never as markup."""
 
 from __future__ import annotations
 
@@ -70,12 +70,18 @@ class LineLook:
     current_match: bool
     error: bool
     cursor: bool
+    new: bool = False
+    """New since the last green run: a ``+`` beside the line number (``trace-view--new``)."""
 
 
 def line_text(document: TraceDocument, line: int, look: LineLook, style: Callable[[str], Style]) -> Text:
     """The text of ``line`` as shown (``style(name)`` gives the ``trace-view--name`` style)."""
     text = Text(no_wrap=not look.wrap, end="")
-    text.append(f"{line + 1:>{look.gutter_width}} ", style=style("gutter"))
+    if look.new:
+        text.append(f"{line + 1:>{look.gutter_width}}", style=style("new"))
+        text.append("+", style=style("new"))
+    else:
+        text.append(f"{line + 1:>{look.gutter_width}} ", style=style("gutter"))
     if look.fold:
         text.append(look.fold, style=style("fold") if look.section is not None else "")
     body_start = len(text)

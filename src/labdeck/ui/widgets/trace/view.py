@@ -66,7 +66,7 @@ class TraceView(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {
         "trace-view--gutter", "trace-view--cursor", "trace-view--fold", "trace-view--duration",
         "trace-view--match", "trace-view--current-match", "trace-view--failed", "trace-view--long",
-        "trace-view--error-line",
+        "trace-view--error-line", "trace-view--new",
     }
     DEFAULT_CSS = """
     TraceView {
@@ -85,6 +85,7 @@ class TraceView(ScrollView, can_focus=True):
         & > .trace-view--failed { color: $text-error; text-style: bold; }
         & > .trace-view--long { color: $text-warning; text-style: bold; }
         & > .trace-view--error-line { text-style: bold underline; }
+        & > .trace-view--new { color: $text-success; text-style: bold; }
     }
     """
     BINDINGS = [
@@ -543,6 +544,7 @@ class TraceView(ScrollView, can_focus=True):
             line == self.match_line,
             line == self.cursor_line and self.has_focus,
             line == self.error_line,
+            line in self.document.new_lines,
             section_index is not None and section_index in self._collapsed,
             self._folds.version + self._header_version if section_index is not None else 0,
         )
@@ -578,7 +580,7 @@ class TraceView(ScrollView, can_focus=True):
         look = LineLook(gutter_width=max(4, len(str(self.line_count))), wrap=self.wrap, raw=self.raw, fold=fold,
                         section=section, folded=folded, search=self._search_re,
                         current_match=line == self.match_line, error=line == self.error_line,
-                        cursor=line == self.cursor_line and self.has_focus)
+                        cursor=line == self.cursor_line and self.has_focus, new=line in self.document.new_lines)
         return line_text(document, line, look, self._style)
 
     def strip_text(self, y: int) -> str:

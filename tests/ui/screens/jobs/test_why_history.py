@@ -1,0 +1,19 @@
+"""The history line of the job detail and the log viewer: marks and durations in one order, newest
+first, and it says so (issue 28)."""
+
+from __future__ import annotations
+
+from labdeck.api.models import Job
+from labdeck.triage.history import job_history
+from labdeck.ui.screens.jobs.why import history_text
+
+
+def _job(job_id: int, status: str, duration: float) -> Job:
+    return Job.model_validate({"id": job_id, "name": "unit", "status": status, "ref": "main", "duration": duration,
+                               "pipeline": {"id": job_id, "sha": f"{job_id:040x}", "ref": "main", "status": status}})
+
+
+def test_marks_and_durations_read_newest_first() -> None:
+    # Oldest to newest: passed in 45s, failed in 25s, failed in 10s.
+    history = job_history([_job(1, "success", 45), _job(2, "failed", 25), _job(3, "failed", 10)], "unit", "main")
+    assert history_text(history) == "last 3 runs on main (newest first): ✗✗✓ · took 10s 25s 45s"
