@@ -108,6 +108,15 @@ class UnexpectedResponse(ApiError):
         return _one_line(f"Unexpected answer from the server ({self.method} {self.url})")
 
 
+class WrongAnswer(UnexpectedResponse):
+    """A 2xx that is not the API's answer (:mod:`labdeck.api.answers`): a sign-in or proxy page,
+    another JSON shape, a body cut off. A failed read like any other: the data is not believed,
+    not cached, and the caller keeps what it had, marked stale. ``message`` is the reason."""
+
+    def user_message(self) -> str:
+        return _one_line(self.message)
+
+
 class HttpError(ApiError):
     """The server answered with an error status."""
 
