@@ -168,8 +168,12 @@ class FaultSwitch:
 
     def stats(self) -> dict[str, Any]:
         now = time.monotonic()
+        paths: dict[str, int] = {}
+        for _, _, path, _ in self.api_requests(now - 60):
+            paths[path] = paths.get(path, 0) + 1
         return {"fault": self.fault.kind, "connections": self.connections,
-                "requests": len(self.api_requests()), "last_minute": len(self.api_requests(now - 60))}
+                "requests": len(self.api_requests()), "last_minute": len(self.api_requests(now - 60)),
+                "last_minute_paths": paths}
 
     # --- lifecycle -------------------------------------------------------------------------------
 

@@ -181,11 +181,12 @@ class TraceFollower:
             except _RETRYABLE as exc:
                 self.stats.errors += 1
                 self._failing = True
-                yield TraceEvent("error", status=self.status, message=exc.user_message())
                 if isinstance(exc, errors.Unauthorized):
                     # Every read would get the same 401: none until a new token (use_client).
                     self._refused = True
                     self._update_allowed()
+                yield TraceEvent("error", status=self.status, message=exc.user_message())
+                if self._refused:
                     continue
                 interval = min(self.max_interval, max(interval * 2, self.min_interval))
                 wait = interval

@@ -260,6 +260,8 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
             self.read_failures += 1
             self.note = "retrying…" if self.read_failures < OUTAGE_AFTER_FAILURES else \
                 f"disconnected ({self.read_failures} reads failed) – retrying"
+            if self.follower is not None and not self.follower.reading:
+                self.note = "stopped until the token is given again"  # a 401: no read until then
         elif kind == "end":
             self.live = False
             await self._refresh_job()
