@@ -103,3 +103,31 @@ async def test_a_log_left_behind_by_0_reads_nothing_until_shown_again(behind_swi
         await wait_until(pilot, lambda: "while away" in "\n".join(shown_text(screen.view)), limit=10,
                          what="the log going on once shown again")
         assert _job_reads(switch, job_id, back)
+
+
+async def test_the_jobs_screen_backs_off_when_connections_are_refused(behind_switch: Any,
+                                                                      console: SimConsole) -> None:
+    """Issue 32.3: with the server gone the jobs screen made 63 connection attempts a minute,
+    evenly spaced; now every read waits for one gate, waits growing."""
+    from tests.ui.jobs_support import open_jobs
+
+    server, switch, via = behind_switch
+    async with console.run(via=via, size=(120, 40)) as (app, pilot):
+        await settle(app, pilot)
+        await open_jobs(app, pilot, interval=1.0)
+        sent: list[float] = []
+
+        async def note(_request: Any) -> None:
+            sent.append(time.monotonic())
+
+        app.client.http.event_hooks["request"].append(note)
+        switch.set("refused")
+        began = time.monotonic()
+        try:
+            await pilot.pause(20)
+        finally:
+            switch.set("pass")
+        window = [t - began for t in sent if t - began <= 20]
+        gaps = [round(b - a, 2) for a, b in zip(window, window[1:], strict=False)]
+        assert len(window) <= 10, gaps  # about 7 (it was 21 in 20 s)
+        assert max(gaps) >= 4, gaps  # growing, not every second
