@@ -256,3 +256,57 @@ async def test_an_unwritable_log_refuses_the_change_unless_allowed(sim_factory: 
         log.allow_unrecorded = True
         assert (await client.jobs.cancel(PROJECT, job)).status == "canceled"
     assert log.write_error is not None and "could not be written" in log.write_error
+
+
+def _read_only_folder(folder: Path) -> Callable[[], None]:
+    """Make ``folder`` take no new file (chmod; as root, which ignores modes, ``chattr +i``);
+    returns the undo. Skips when this machine cannot do either."""
+    import shutil
+    import subprocess
+
+    folder.chmod(0o500)
+    if os.geteuid() != 0:
+        return lambda: folder.chmod(0o700)
+    chattr = shutil.which("chattr")
+    if chattr is None or subprocess.run([chattr, "+i", str(folder)], capture_output=True).returncode != 0:
+        folder.chmod(0o700)
+        pytest.skip("root here, and no chattr +i: a read-only folder cannot be made")
+
+    def undo() -> None:
+        subprocess.run([chattr, "-i", str(folder)], check=True)
+        folder.chmod(0o700)
+
+    return undo
+
+
+async def test_the_start_up_probe_agrees_with_what_writes_do(sim_factory: Callable[..., Any],
+                                                             tokens: dict[str, str], tmp_path: Path) -> None:
+    """Issue 32.5: a read-only folder holding a writable log takes records (the probe says so, and
+    the change is sent and recorded); the same folder without a log takes none (the probe says
+    so, and the change is refused, nothing sent)."""
+    server = sim_factory()
+    used, fresh = tmp_path / "used", tmp_path / "fresh"
+    used.mkdir()
+    fresh.mkdir()
+    job = _pending_job(server, tokens["admin"])
+    other = _pending_job(server, tokens["admin"])
+    earlier = _pending_job(server, tokens["admin"])
+    kept = AuditLog(server.base_url, path=used / "audit.jsonl")
+    async with ApiClient(server.base_url, Secret(tokens["admin"]), audit=kept) as client:
+        await client.jobs.cancel(PROJECT, earlier)  # a log from an earlier session
+    undo = [_read_only_folder(used), _read_only_folder(fresh)]
+    try:
+        assert kept.problem() is None  # start-up: no "changes are refused"
+        async with ApiClient(server.base_url, Secret(tokens["admin"]), audit=kept) as client:
+            assert (await client.jobs.cancel(PROJECT, job)).status == "canceled"
+        assert [entry.outcome for entry in read_audit(path=kept.path)] == ["done", "done"]
+        new = AuditLog(server.base_url, path=fresh / "audit.jsonl")
+        assert new.problem() is not None and "not writable" in new.problem()
+        async with ApiClient(server.base_url, Secret(tokens["admin"]), audit=new) as client:
+            with pytest.raises(errors.AuditUnavailable):
+                await client.jobs.cancel(PROJECT, other)
+            assert (await client.jobs.get(PROJECT, other)).status == "pending"
+        assert sorted(p.name for p in fresh.iterdir()) == []  # the probe left nothing behind
+    finally:
+        for step in undo:
+            step()

@@ -226,3 +226,74 @@ async def test_a_big_log_on_a_server_without_range_is_polled_less_often(honour_r
     # The first read is always a whole one (offset 0); what follows depends on Range support.
     assert time.sleeps[1:] == pytest.approx([expected] * (len(time.sleeps) - 1), abs=0.01)
     assert text_after_last_reset(events) == jobs.log.decode()
+
+
+async def test_the_first_good_read_after_errors_says_recovered_even_a_304() -> None:
+    """Issue 32.6: after an outage the log's trace answers 304 (nothing new): that read is good,
+    and says so, so a "disconnected (7 reads failed)" note goes at once."""
+    jobs = FakeJobs(log=b"line 1\n")
+    time = FakeTime()
+    reads: list[int] = []
+
+    def world(now: float) -> None:
+        reads.append(len(jobs.calls))
+        if len(reads) == 2:
+            jobs.failures = [errors.TransportError("connection refused", method="GET", url=URL)] * 7
+        if now > 200:
+            jobs.status = "success"
+
+    time.world = world
+    events = await follow(jobs, time)
+    kinds = [e.kind for e in events]
+    assert kinds.count("error") == 7 and kinds.count("recovered") == 1
+    after = kinds.index("recovered")
+    assert kinds[after - 1] == "error" and "data" not in kinds[after - 1:after]
+    assert jobs.calls[-3:] and all(etag is not None for _, _, etag in jobs.calls[2:])  # the reads were 304s
+
+
+async def test_a_refused_token_stops_the_reads_until_a_new_client_is_given() -> None:
+    """Issue 32.7: not a read every 5 s through a 401, forever."""
+    jobs = FakeJobs(log=b"line 1\n")
+    time = FakeTime()
+    follower = TraceFollower(fake_client(jobs), 1, 7, sleep=time.sleep, clock=time.clock)
+    events: list[TraceEvent] = []
+
+    async def run() -> None:
+        async for event in follower:
+            events.append(event)
+            assert len(events) < 100, "it kept reading through the 401"
+
+    jobs.failures = [errors.Unauthorized(401, "GET", URL, "401 Unauthorized")] * 100
+    task = asyncio.create_task(run())
+    for _ in range(50):
+        await asyncio.sleep(0)
+    calls = len(jobs.calls)
+    assert [e.kind for e in events] == ["error"] and not follower.reading
+    await asyncio.sleep(0.05)
+    assert len(jobs.calls) == calls and time.now == 0  # no read, no timer: it waits for a token
+    fresh = FakeJobs(log=b"line 1\nline 2\n")
+    follower.use_client(fake_client(fresh))
+    fresh.status = "success"
+    await asyncio.wait_for(task, 5)
+    assert "".join(e.data for e in events if e.kind == "data") == "line 1\nline 2\n"
+    assert [e.kind for e in events][-1] == "end" and "recovered" in [e.kind for e in events]
+
+
+async def test_a_paused_follower_reads_nothing_until_resumed() -> None:
+    jobs = FakeJobs(log=b"line 1\n")
+    time = FakeTime()
+    follower = TraceFollower(fake_client(jobs), 1, 7, sleep=time.sleep, clock=time.clock)
+    seen: list[TraceEvent] = []
+    follower.pause()
+
+    async def run() -> None:
+        async for event in follower:
+            seen.append(event)
+
+    task = asyncio.create_task(run())
+    await asyncio.sleep(0.05)
+    assert jobs.calls == [] and seen == [] and not follower.reading
+    jobs.status = "success"
+    follower.resume()
+    await asyncio.wait_for(task, 5)
+    assert [e.kind for e in seen][-1] == "end" and len(jobs.calls) >= 1

@@ -65,7 +65,10 @@ async def follow_through(proxy_url: str, token: str, job: RunningJob, world: Cal
         await world()  # type: ignore[misc]
 
     events: list[TraceEvent] = []
-    async with ApiClient(proxy_url, Secret(token), retry=retry or RetryPolicy(max_attempts=1)) as client:
+    # No back-off of the client's own (base 0): ``sleep`` moves the world, not the clock the
+    # client's gate waits on, and these tests are about bytes, not about waits.
+    policy = retry or RetryPolicy(max_attempts=1, base=0.0, cap=0.0)
+    async with ApiClient(proxy_url, Secret(token), retry=policy) as client:
         async for event in TraceFollower(client, PROJECT, job.job_id, sleep=sleep):
             events.append(event)
             assert len(events) < 5000

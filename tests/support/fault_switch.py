@@ -14,6 +14,15 @@ every request goes upstream on a fresh connection. Switch the fault at any momen
 - ``switch.set("server_error")``: 500 ``Internal Server Error`` (JSON body).
 - ``only="/trace"`` (with any kind): fault only the API requests whose path contains it (a log
   read fails, the jobs pages still answer).
+- ``switch.set("sign_in")``: an SSO gateway's ``200 text/html`` sign-in page (``Sign in · GitLab``).
+- ``switch.set("wrong_shape")``: the server's own answer (status, ETag and all) with its JSON
+  wrapped as ``{"data": …}``: a broken proxy. ``truncated``: the body cut in half (its
+  ``Content-Length`` too), as a proxy that lost the rest would send it.
+- ``switch.set("refused")``: the port stops listening (connection refused) until another fault is
+  set. No request can be counted then: ``refused_since`` says when it began. ``reset``: each
+  request is read, counted (status 0) and answered by closing the connection.
+
+A request forwarded to an upstream that is gone (the simulator stopped) is counted with status 0.
 
 Only ``/api/v4`` is faulted: the simulator's ``/-/sim`` control stays reachable. ``PUT
 /-/proxy/fault`` with ``{"kind": …, …}`` switches from outside (tmux trials), ``GET /-/proxy/stats``
@@ -39,7 +48,12 @@ from urllib.parse import urlsplit
 
 NGINX_502 = (b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
              b"<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n")
-KINDS = ("pass", "revoked", "bad_gateway", "rate_limited", "latency", "server_error")
+SIGN_IN_PAGE = (b"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                b"<title>Sign in \xc2\xb7 GitLab</title>\n</head>\n<body>\n<h1>Sign in</h1>\n"
+                b"<form action=\"/users/auth/openid_connect\" method=\"post\"><button>Sign in with SSO</button></form>\n"
+                b"</body>\n</html>\n")
+KINDS = ("pass", "revoked", "bad_gateway", "rate_limited", "latency", "sign_in", "wrong_shape", "truncated",
+         "refused", "reset", "server_error")
 
 
 @dataclass
@@ -95,6 +109,10 @@ class FaultSwitch:
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._lock = threading.Lock()
+        self._bound = port
+        self._clients: set[asyncio.StreamWriter] = set()
+        self.refused_since: float | None = None
+        """When ``refused`` began (monotonic), None while the port listens."""
 
     # --- control ---------------------------------------------------------------------------------
 
@@ -102,12 +120,47 @@ class FaultSwitch:
         """Switch to fault ``kind`` (one of :data:`KINDS`) from now on (on paths containing ``only``)."""
         if kind not in KINDS:
             raise ValueError(f"unknown fault {kind!r} (one of {', '.join(KINDS)})")
+        was = self.fault.kind
         self.fault = Fault(kind, float(seconds), int(retry_after), frozenset(str(t) for t in tokens), str(only))
+        if (kind == "refused") != (was == "refused"):
+            self._listen(kind != "refused")
+        if kind == "refused" and seconds > 0 and self._loop is not None:
+            # By hand (tmux): the control port is the refused one, so the fault ends by itself.
+            self._loop.call_soon_threadsafe(self._loop.call_later, seconds, self._refused_over)
+
+    def _refused_over(self) -> None:
+        if self.fault.kind == "refused":
+            self.set("pass")
+
+    def _listen(self, on: bool) -> None:
+        """Stop or start listening on the same port (``refused``); from another thread, waits
+        until done; from the switch's own (the control request), a moment later."""
+        loop = self._loop
+        if loop is None or not loop.is_running():
+            return
+        self.refused_since = None if on else time.monotonic()
+        if threading.current_thread() is self._thread:
+            if on:
+                loop.create_task(self._open())
+            else:  # after the control request's answer has left
+                loop.call_later(0.2, lambda: loop.create_task(self._close_listener()))
+            return
+        asyncio.run_coroutine_threadsafe(self._open() if on else self._close_listener(), loop).result(10)
+
+    async def _close_listener(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+        for writer in list(self._clients):  # kept connections go too: the process is "gone"
+            with contextlib.suppress(Exception):
+                writer.transport.abort()
+
+    async def _open(self) -> None:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self._bound, ssl=self.tls)
 
     @property
     def port(self) -> int:
-        assert self._server is not None
-        return int(self._server.sockets[0].getsockname()[1])
+        return self._bound
 
     @property
     def url(self) -> str:
@@ -120,8 +173,12 @@ class FaultSwitch:
 
     def stats(self) -> dict[str, Any]:
         now = time.monotonic()
+        paths: dict[str, int] = {}
+        for _, _, path, _ in self.api_requests(now - 60):
+            paths[path] = paths.get(path, 0) + 1
         return {"fault": self.fault.kind, "connections": self.connections,
-                "requests": len(self.api_requests()), "last_minute": len(self.api_requests(now - 60))}
+                "requests": len(self.api_requests()), "last_minute": len(self.api_requests(now - 60)),
+                "last_minute_paths": paths}
 
     # --- lifecycle -------------------------------------------------------------------------------
 
@@ -149,6 +206,7 @@ class FaultSwitch:
         loop = self._loop = asyncio.new_event_loop()
         self._server = loop.run_until_complete(
             asyncio.start_server(self._serve, "127.0.0.1", self._port, ssl=self.tls))
+        self._bound = int(self._server.sockets[0].getsockname()[1])
         self._ready.set()
         try:
             loop.run_forever()
@@ -164,6 +222,7 @@ class FaultSwitch:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
+        self._clients.add(writer)
         try:
             while True:
                 try:
@@ -174,9 +233,15 @@ class FaultSwitch:
                 method, target, _ = start.split(" ", 2)
                 length = int(_header(headers, "content-length") or 0)
                 body = await reader.readexactly(length) if length else b""
-                answer, status = await self._answer(method, target, head, headers, body)
+                try:
+                    answer, status = await self._answer(method, target, head, headers, body)
+                except OSError:
+                    answer, status = b"", 0  # the upstream is gone: the connection just closes
                 with self._lock:
                     self.requests.append((time.monotonic(), method, target.split("?", 1)[0], status))
+                if not answer:
+                    writer.transport.abort()
+                    return
                 writer.write(answer)
                 await writer.drain()
                 if (_header(headers, "connection") or "").lower() == "close":
@@ -184,6 +249,7 @@ class FaultSwitch:
         except (ConnectionError, ssl.SSLError, OSError, asyncio.CancelledError):
             return  # the client went away, or the switch is stopping
         finally:
+            self._clients.discard(writer)
             with contextlib.suppress(Exception):
                 writer.close()
 
@@ -210,6 +276,14 @@ class FaultSwitch:
                     "RateLimit-Reset": str(reset)}), 429
             if fault.kind == "latency" and fault.seconds > 0:
                 await asyncio.sleep(fault.seconds)
+            if fault.kind == "sign_in":
+                return _response(200, "OK", SIGN_IN_PAGE, {"Content-Type": "text/html; charset=utf-8",
+                                                            "Server": "nginx"}), 200
+            if fault.kind == "reset":
+                return b"", 0
+            if fault.kind in ("wrong_shape", "truncated") and method == "GET":
+                answer, status = await self._forward(head, body)
+                return _reshaped(answer, fault.kind) if status == 200 else answer, status
         return await self._forward(head, body)
 
     def _control(self, method: str, path: str, body: bytes) -> bytes:
@@ -245,6 +319,20 @@ class FaultSwitch:
             headers.append(("Content-Length", str(len(rest))))
         lines = [start, *[f"{k}: {v}" for k, v in headers], "Connection: keep-alive", "", ""]
         return "\r\n".join(lines).encode("latin-1") + rest, status
+
+
+def _reshaped(answer: bytes, kind: str) -> bytes:
+    """The server's answer with its JSON wrapped as ``{"data": …}`` (``wrong_shape``) or cut in
+    half (``truncated``); every header kept (its ETag above all), ``Content-Length`` fixed."""
+    split = answer.find(b"\r\n\r\n")
+    start, headers = _head(answer[: split + 4])
+    rest = answer[split + 4:]
+    if (_header(headers, "transfer-encoding") or "").lower() == "chunked":
+        return answer  # the simulator sends lengths; a chunked body is passed on as it is
+    body = b'{"data": ' + rest + b"}" if kind == "wrong_shape" else rest[: len(rest) // 2]
+    kept = [(k, v) for k, v in headers if k.lower() != "content-length"]
+    lines = [start, *[f"{k}: {v}" for k, v in kept], f"Content-Length: {len(body)}", "", ""]
+    return "\r\n".join(lines).encode("latin-1") + body
 
 
 def server_context(cert: Path, key: Path) -> ssl.SSLContext:

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 import httpx
 import pydantic
 
-from labdeck.api import errors
+from labdeck.api import answers, errors
 from labdeck.api.cache import EtagCache
 from labdeck.api.parsers import parser_for
 from labdeck.api.recorder import ChangeRecorder, recorded
@@ -83,6 +83,15 @@ def body_of(response: httpx.Response) -> Any:
         return jsonlib.loads(content)
     except ValueError:
         return response.text
+
+
+def _validate(content: bytes, headers: httpx.Headers, model: Any, method: str, url: str) -> Any:
+    """``content`` parsed as ``model``, or :class:`errors.WrongAnswer` with the reason."""
+    try:
+        return parser_for(model).validate_json(content or b"null")
+    except pydantic.ValidationError:
+        reason = answers.diagnose(content, headers, model)
+        raise errors.WrongAnswer(reason, method=method, url=url) from None
 
 
 def _filename_from(disposition: str | None) -> str | None:
@@ -183,13 +192,24 @@ class HttpEngine:
             self._health = ConnectionHealth(state, error, self._health.last_ok_at, retry_at,  # type: ignore[arg-type]
                                             error if answered else None)
 
-    def _held(self, method: str, url: str, wait: float) -> errors.HttpError:
-        """The error of a read the gate did not let go (nothing was sent)."""
+    def _held(self, method: str, url: str, wait: float) -> errors.ApiError:
+        """The error of a read the gate did not let go (nothing was sent): the last failure's kind."""
         gate = self.gate
-        status = gate.status or 503
+        status = gate.status
+        if status is None:  # no answer came: the server cannot be reached
+            return errors.TransportError(gate.reason or "no answer", method=method, url=url)
+        if status < 300:  # an answer that was not the API's (a sign-in page)
+            return errors.WrongAnswer(gate.reason or answers.WEB_PAGE, method=method, url=url)
         if status == 429:
             return errors.RateLimited(429, method, url, "rate limited", retry_after=wait)
         return errors.ServerError(status, method, url, gate.reason or f"HTTP {status}")
+
+    @property
+    def retry_in(self) -> float | None:
+        """Seconds until this client sends a read again while the server is in trouble (refused
+        connections, 5xx, 429, a sign-in page): 0 when a read may go now (the next one tests the
+        server), None when nothing is held back. :attr:`health` has it as ``retry_at``."""
+        return None if self.gate.closed else self.gate.wait()
 
     async def _pass_gate(self, method: str, url: str, started: float, attempt: int) -> tuple[bool, int]:
         """Wait until a read may go while the server is in trouble: ``(probe, attempt)``, where
@@ -201,7 +221,7 @@ class HttpEngine:
             if wait > 0:
                 if attempt + 1 >= policy.max_attempts or policy.clock() - started + wait > policy.budget:
                     raise self._held(method, url, wait)
-                self._mark("reconnecting", gate.reason, wait=wait, answered=True)
+                self._mark("reconnecting", gate.reason, wait=wait, answered=gate.status is not None)
                 until = gate.open_until
                 await policy.sleep(wait)
                 attempt += 1
@@ -248,11 +268,12 @@ class HttpEngine:
                 probe, attempt = await self._pass_gate(method, where, started, attempt)
             try:
                 response = await self._attempt(method, path, params, data, files, json, headers, stream,
-                                               started, attempt)
+                                               started, attempt, probe)
             except _Retry:
                 if probe:
                     self.gate.abandoned()
-                attempt += 1
+                if not idempotent:
+                    attempt += 1  # a read's next try is counted by the gate's wait (_pass_gate)
                 continue
             except BaseException:
                 if probe:
@@ -261,6 +282,13 @@ class HttpEngine:
             if not idempotent:
                 return response
             status = response.status_code
+            if status < 300 and not stream and answers.is_web_page(response.headers.get("content-type"),
+                                                                  response.content):
+                # A proxy's or SSO gateway's page in place of every answer: a failure like a 502
+                # (the whole client holds back), never data.
+                wait = self.gate.failed(status, answers.WEB_PAGE, probe=probe)
+                self._mark("error", answers.WEB_PAGE, wait=wait, answered=True)
+                raise errors.WrongAnswer(answers.WEB_PAGE, method=method, url=str(response.request.url))
             if status not in GATED_STATUSES:
                 self.gate.answered()
                 return response
@@ -276,8 +304,9 @@ class HttpEngine:
 
     async def _attempt(self, method: str, path: str, params: Any, data: Any, files: FilesFactory | None,
                        json: Any, headers: Mapping[str, str] | None, stream: bool, started: float,
-                       attempt: int) -> httpx.Response:
-        """One exchange; raises :class:`_Retry` after sleeping when a transport failure may be retried."""
+                       attempt: int, probe: bool = False) -> httpx.Response:
+        """One exchange; raises :class:`_Retry` when a transport failure may be retried: a read
+        after the gate's wait (:meth:`_unreachable`), a change that never left after a back-off."""
         policy = self.retry
         idempotent = method in IDEMPOTENT_METHODS
         opened = files() if files is not None else None
@@ -291,10 +320,11 @@ class HttpEngine:
                 if stream and response.status_code >= 300:
                     await response.aread()
         except TimeoutError:
-            self._mark("error", "no answer within the time budget")
             text = f"no answer within {policy.budget:g} s"
             if idempotent:
+                self._unreachable(text, probe, started, attempt, retry=False)
                 raise errors.TransportError(text, method=method, url=url) from None
+            self._mark("error", "no answer within the time budget")
             raise errors.OutcomeUnknown(text, method=method, url=url) from None
         except httpx.RequestError as exc:
             text = describe_transport_error(exc)
@@ -302,6 +332,11 @@ class HttpEngine:
                 # Refused while building the request head, before anything was sent; resending
                 # the same headers cannot help.
                 self._mark("error", text)
+                raise errors.TransportError(text, method=method, url=url) from None
+            if idempotent and retryable_exception(exc, method):
+                # Refused, reset, timed out: the same gate as a 502, so every read of this client
+                # waits together and one tests the server (issue 32: not 63 connects a minute).
+                self._unreachable(text, probe, started, attempt, retry=True)
                 raise errors.TransportError(text, method=method, url=url) from None
             if retryable_exception(exc, method) and attempt + 1 < policy.max_attempts:
                 delay = policy.backoff(attempt)
@@ -317,6 +352,16 @@ class HttpEngine:
             self._close_files(opened)
         self._note(response)
         return response
+
+    def _unreachable(self, text: str, probe: bool, started: float, attempt: int, *, retry: bool) -> None:
+        """A read got no answer: the gate holds every read back (waits growing to a minute, with
+        jitter); raises :class:`_Retry` when this call may try again within its attempts and budget."""
+        policy = self.retry
+        wait = self.gate.failed(None, text, probe=probe)
+        if retry and attempt + 1 < policy.max_attempts and policy.clock() - started + wait < policy.budget:
+            self._mark("reconnecting", text, wait=wait)
+            raise _Retry from None
+        self._mark("error", text, wait=wait)
 
     def _retry_wait(self, response: httpx.Response, attempt: int) -> float | None:
         """The wait before retrying a retryable status; None when the server asks too long."""
@@ -365,13 +410,16 @@ class HttpEngine:
 
     @staticmethod
     def parse(response: httpx.Response, model: Any) -> Any:
-        """Validate the body against ``model`` (a type such as ``Project`` or ``list[Job]``)."""
-        try:
-            return parser_for(model).validate_json(response.content or b"null")
-        except pydantic.ValidationError as exc:
-            raise errors.UnexpectedResponse(f"response did not match {getattr(model, '__name__', model)}: "
-                                     f"{exc.error_count()} problem(s)",
-                                     method=response.request.method, url=str(response.request.url)) from None
+        """Validate the body against ``model`` (a type such as ``Project`` or ``list[Job]``); a body
+        that is not it raises :class:`errors.WrongAnswer` saying why (a web page, cut off …)."""
+        return _validate(response.content, response.headers, model, response.request.method,
+                         str(response.request.url))
+
+    def _disbelieve(self, reason: str, url: str) -> errors.WrongAnswer:
+        """A 200 that is not the API's answer: forgotten by the cache, said on the status line."""
+        self.cache.discard(url)
+        self._mark("error", reason, answered=True)
+        return errors.WrongAnswer(reason, method="GET", url=url)
 
     async def get(self, path: str, model: Any, params: Any = None) -> Any:
         """GET and parse."""
@@ -392,13 +440,19 @@ class HttpEngine:
         value = self.parse(response, model) if response.content else None
         return ActionResult(value, changed=True, status=response.status_code)
 
-    async def fetch_conditional(self, path: str, params: Any = None) -> ConditionalRead:
+    async def fetch_conditional(self, path: str, params: Any = None, *,
+                                expect: answers.Shape | None = None) -> ConditionalRead:
         """GET ``path`` with ``If-None-Match`` from the client's ETag cache; always the full body.
 
         The cache is shared by every caller of this client, so the server may answer 304 to a
         caller that never saw the data: the body then comes from the cache entry the ETag was
         sent from (never an empty "no data"). A 304 without a cached copy (e.g. a proxy that
         invented it) is retried once without the condition.
+
+        A 200 is checked before it is stored or returned (:mod:`labdeck.api.answers`): JSON, whole,
+        and of the ``expect``-ed shape (a listing, asked with ``per_page``, is a list when the
+        caller does not say). One that is not raises :class:`errors.WrongAnswer` and leaves nothing
+        in the cache: the next read asks without ``If-None-Match`` and gets the real answer.
         """
         url = str(self._http.build_request("GET", path, params=params).url)
         cached = self.cache.get(url)
@@ -412,8 +466,19 @@ class HttpEngine:
             if response.status_code == 304:
                 raise errors.UnexpectedResponse("304 Not Modified to an unconditional request",
                                                 method="GET", url=url)
+        if expect is None and "per_page" in response.request.url.params:
+            expect = "list"
+        problem = answers.problem(response.content, response.headers, expect) if response.status_code == 200 else None
+        if problem is not None:
+            raise self._disbelieve(problem, url)
         self.cache.store(url, response)
         return ConditionalRead(url, response.content, response.headers, response.headers.get("etag"), False)
+
+    async def reread(self, url: str, *, expect: answers.Shape | None = None) -> ConditionalRead:
+        """After a read of ``url`` came from the cache (a 304) and did not parse: forget the
+        cached copy and read it again without ``If-None-Match``."""
+        self.cache.discard(url)
+        return await self.fetch_conditional(url, expect=expect)
 
     async def poll(self, path: str, model: Any, params: Any = None, *, since: str | None = None) -> ActionResult[Any]:
         """A conditional GET of one resource for a caller that may already hold a copy.
@@ -424,15 +489,23 @@ class HttpEngine:
         ETag still equals ``since`` is the answer ``changed`` False with ``value`` None, and
         nothing is parsed.
         """
-        read = await self.fetch_conditional(path, params)
+        expect = answers.shape_of(model)
+        read = await self.fetch_conditional(path, params, expect=expect)
         status = 304 if read.not_modified else 200
         if since is not None and read.etag == since:
             return ActionResult(None, changed=False, status=status, etag=read.etag)
         try:
-            value = parser_for(model).validate_json(read.content or b"null")
-        except pydantic.ValidationError as exc:
-            raise errors.UnexpectedResponse(f"response did not match {getattr(model, '__name__', model)}: "
-                                            f"{exc.error_count()} problem(s)", method="GET", url=read.url) from None
+            value = _validate(read.content, read.headers, model, "GET", read.url)
+        except errors.WrongAnswer as exc:
+            if not read.not_modified:
+                raise self._disbelieve(exc.message, read.url) from None
+            # The copy the 304 stood for does not parse: never believed again, read afresh.
+            read = await self.reread(read.url, expect=expect)
+            status = 200
+            try:
+                value = _validate(read.content, read.headers, model, "GET", read.url)
+            except errors.WrongAnswer as again:
+                raise self._disbelieve(again.message, read.url) from None
         return ActionResult(value, changed=True, status=status, etag=read.etag)
 
     async def get_cached(self, path: str, model: Any, params: Any = None) -> Any:

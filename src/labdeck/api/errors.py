@@ -77,6 +77,11 @@ class OutcomeUnknown(ApiError):
     def user_message(self) -> str:
         return _one_line(f"{self.method} may or may not have been applied ({self.message}); refresh to check")
 
+    def what_happened(self) -> str:
+        """What came back, in a few words: ``no answer from the server`` (the answer was lost on
+        the way), or for a 5xx ``the server answered 502 Bad Gateway``."""
+        return "no answer from the server"
+
 
 class AuditUnavailable(ApiError):
     """A change was not sent because its audit record could not be written first (the audit log's
@@ -106,6 +111,15 @@ class UnexpectedResponse(ApiError):
 
     def user_message(self) -> str:
         return _one_line(f"Unexpected answer from the server ({self.method} {self.url})")
+
+
+class WrongAnswer(UnexpectedResponse):
+    """A 2xx that is not the API's answer (:mod:`labdeck.api.answers`): a sign-in or proxy page,
+    another JSON shape, a body cut off. A failed read like any other: the data is not believed,
+    not cached, and the caller keeps what it had, marked stale. ``message`` is the reason."""
+
+    def user_message(self) -> str:
+        return _one_line(self.message)
 
 
 class HttpError(ApiError):
@@ -205,6 +219,14 @@ class AmbiguousServerError(ServerError, OutcomeUnknown):
     def user_message(self) -> str:
         return _one_line(f"{self.method} answered {self.status}: the outcome is unknown, the change may or may "
                          f"not have been applied; refresh to check ({self.message})")
+
+    def what_happened(self) -> str:
+        phrase = _REASON_PHRASES.get(self.status, "")
+        return f"the server answered {self.status} {phrase}".rstrip()
+
+
+_REASON_PHRASES = {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
+                   504: "Gateway Timeout"}
 
 
 def server_message(body: Any, fallback: str) -> str:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 import httpx
 import pydantic
 
-from labdeck.api import errors
+from labdeck.api import answers, errors
 from labdeck.api.parsers import list_parser
 from labdeck.api.results import ActionResult
 
@@ -72,6 +72,8 @@ class RawPage:
     changed: bool
     """False when the server answered 304 (the body is the client's cached copy)."""
     etag: str | None = None
+    url: str | None = None
+    """The page's full URL (conditional reads): a cached copy that does not parse is read again."""
 
     @property
     def empty(self) -> bool:
@@ -144,7 +146,7 @@ class Paginator(Generic[T]):
     async def pages(self) -> AsyncIterator[list[T]]:
         """Yield each page's items in order."""
         async for raw in self._raw_pages():
-            yield self._parse(raw)
+            yield await self._believe(raw)
 
     async def poll(self) -> ActionResult[list[T]]:
         """Fetch every page (conditionally); parse only if the listing differs from ``since``.
@@ -159,7 +161,7 @@ class Paginator(Generic[T]):
             return ActionResult(None, changed=False, status=304, etag=self.version)
         items: list[T] = []
         for raw in raws:
-            items.extend(self._parse(raw))
+            items.extend(await self._believe(raw))
         if self.limit is not None:
             items = items[: self.limit]
         return ActionResult(items, changed=True, status=200, etag=self.version)
@@ -169,17 +171,31 @@ class Paginator(Generic[T]):
             return []
         try:
             return list(list_parser(self._model).validate_json(raw.content))
-        except pydantic.ValidationError as exc:
-            raise errors.UnexpectedResponse(f"list did not match {self._model.__name__}: "
-                                            f"{exc.error_count()} problem(s)", method="GET", url=self._path) from None
+        except pydantic.ValidationError:
+            reason = answers.diagnose(raw.content, raw.headers, list[self._model])  # type: ignore[name-defined]
+            raise errors.WrongAnswer(reason, method="GET", url=raw.url or self._path) from None
+
+    async def _believe(self, raw: RawPage) -> list[T]:
+        """The page's items; a page answered from the cache (304) that does not parse is dropped
+        from the cache and read again without ``If-None-Match`` (issue 32: a poisoned copy must
+        not outlive the fault that put it there)."""
+        try:
+            return self._parse(raw)
+        except errors.WrongAnswer:
+            if raw.changed or raw.url is None:
+                if raw.url is not None:
+                    self._engine.cache.discard(raw.url)
+                raise
+        read = await self._engine.reread(raw.url, expect="list")
+        return self._parse(RawPage(read.content, read.headers, True, read.etag, read.url))
 
     async def _fetch(self, url: str, params: Mapping[str, Any] | None) -> RawPage:
         engine = self._engine
         if not self.conditional:
             response = await engine.request("GET", url, params=params)
             return RawPage(response.content, response.headers, True, response.headers.get("etag"))
-        read = await engine.fetch_conditional(url, params)
-        return RawPage(read.content, read.headers, not read.not_modified, read.etag)
+        read = await engine.fetch_conditional(url, params, expect="list")
+        return RawPage(read.content, read.headers, not read.not_modified, read.etag, read.url)
 
     def _rebase(self, link: str) -> str:
         """Keep pagination on our origin: servers behind a proxy often advertise an internal host

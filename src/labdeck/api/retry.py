@@ -120,7 +120,8 @@ GATED_STATUSES = frozenset({429, 502, 503, 504})
 class ServerGate:
     """One client's manners towards a server in trouble, shared by every read it makes.
 
-    After a 502/503/504 nothing more is sent until a wait is over: exponential with jitter
+    After a 502/503/504, a refused or dropped connection, a timeout or a sign-in page in place of
+    the API, nothing more is sent until a wait is over: exponential with jitter
     (``U(d/2, d)``, ``d = base·2^(n-1)`` up to ``cap``) after the n-th failure in a row, or what
     the server asked for (a 429's ``Retry-After``). Then one request goes (the probe) while the
     others wait for its answer: a storm costs a handful of requests a minute whatever the number
@@ -174,8 +175,11 @@ class ServerGate:
         if probe is not None:
             probe.set()
 
-    def failed(self, status: int, reason: str, asked: float | None = None, *, probe: bool = True) -> float:
+    def failed(self, status: int | None, reason: str, asked: float | None = None, *, probe: bool = True) -> float:
         """The server failed again (``asked``: the wait it asked for); returns the wait.
+
+        ``status`` None: no answer came (refused, reset, timed out); a 2xx: an answer that was not
+        the API's (a sign-in page). Every kind of failure goes through this one gate.
 
         ``probe`` False: a request that left before the gate held anything back (the first burst).
         Its failure confirms the trouble but is not one more failure in a row: six reads failing

@@ -41,6 +41,7 @@ import contextlib
 import json
 import logging
 import os
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -128,9 +129,11 @@ class AuditLog:
         self._lock = threading.Lock()
 
     def problem(self) -> str | None:
-        """Why records cannot be written now (the folder missing and not creatable, or not
-        writable); None when they can. Asked at start-up and by ``labdeck doctor``."""
-        return writable_problem(self.path)
+        """Why records cannot be written now (the folder missing and not creatable, the file or
+        its lock not writable, a folder the file cannot be created or rotated in); None when they
+        can. Asked at start-up and by ``labdeck doctor``: it tries what :meth:`_append` needs, so
+        its answer is what the next change meets."""
+        return writable_problem(self.path, self.max_bytes)
 
     @property
     def path(self) -> Path:
@@ -240,19 +243,55 @@ class AuditLog:
             path.unlink()
 
 
-def writable_problem(path: Path) -> str | None:
-    """Why ``path`` (an audit log file) cannot be written: its folder cannot be created or is not
-    writable, or the file itself is read-only; None when it can."""
+def writable_problem(path: Path, max_bytes: int = MAX_BYTES) -> str | None:
+    """Why ``path`` (an audit log file) cannot be written: its folder cannot be created, the file
+    or its lock file cannot be opened for appending, or one of them (or a rotation that is due)
+    needs a new file in a folder that takes none; None when a record can be written.
+
+    It tries what a write does (open to append; create a file only when one must be created),
+    rather than asking for permissions: a read-only folder with a writable log in it takes
+    records, and must not be called unwritable (issue 32: start-up said "changes are refused",
+    then sent and recorded them)."""
     folder = path.parent
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     except OSError as exc:
         return f"the audit log's folder {folder} cannot be created ({exc.strerror or exc})"
-    if not os.access(folder, os.W_OK | os.X_OK):
+    lock = path.with_name(path.name + ".lock") if fcntl is not None else None
+    to_create = False
+    for existing in (path, lock):
+        if existing is None:
+            continue
+        try:
+            fd = os.open(existing, os.O_WRONLY | os.O_APPEND)
+        except FileNotFoundError:
+            to_create = True
+            continue
+        except OSError as exc:
+            return f"the audit log {existing} is not writable ({exc.strerror or exc})"
+        os.close(fd)
+    with contextlib.suppress(OSError):
+        to_create = to_create or path.stat().st_size >= max_bytes - _ROTATE_MARGIN  # a rotation is near
+    if to_create and not _can_create_in(folder):
         return f"the audit log's folder {folder} is not writable"
-    if path.exists() and not os.access(path, os.W_OK):
-        return f"the audit log {path} is not writable"
     return None
+
+
+_ROTATE_MARGIN = 64 * 1024
+"""A log this close to its size limit is rotated by one of the next records (new files)."""
+
+
+def _can_create_in(folder: Path) -> bool:
+    """Whether a new file can be made in ``folder`` (tried, then removed: permission bits do not
+    tell, for root or on a read-only mount)."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".audit-probe-", dir=folder)
+    except OSError:
+        return False
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(name)
+    return True
 
 
 def rotated_path(path: Path, number: int) -> Path:

@@ -17,7 +17,10 @@ become U+FFFD). Polling is adaptive: ``min_interval`` while output flows, doubli
 download of the whole log, so the interval is at least ``total_length / full_read_rate`` seconds
 (1 MB/s by default, capped at ``max_interval``): a 20 MB log is then re-read every 10 s, not every
 second. Transport failures, 5xx and 429 (waiting ``Retry-After``)
-produce an ``"error"`` event and a pause, then following resumes from the same offset. After the
+produce an ``"error"`` event and a pause, then following resumes from the same offset; the first
+read that succeeds after errors (a 304 included) sends ``"recovered"``, so a "disconnected" note
+goes at once. A refused token (401) stops the reads until :meth:`TraceFollower.use_client` gives a
+new one, and :meth:`TraceFollower.pause` stops them while nobody looks (the screen is not shown). After the
 job is seen in a finished status (success, failed, canceled, skipped) one last read is made and
 ``"end"`` is emitted.
 
@@ -43,7 +46,7 @@ from labdeck.operations.trace_stream import StreamedTrace, open_trace
 FINISHED_STATUSES = frozenset({"success", "failed", "canceled", "skipped"})
 """Job statuses after which the trace no longer grows (note GitLab's spelling ``canceled``)."""
 
-EventKind = Literal["data", "reset", "status", "error", "end"]
+EventKind = Literal["data", "reset", "status", "error", "end", "recovered"]
 
 DATA_PIECE = 1024 * 1024
 """Bytes of trace per ``data`` event at most (the first event of a read comes sooner)."""
@@ -77,9 +80,11 @@ class FollowStats:
     waits: list[float] = field(default_factory=list)
 
 
-_RETRYABLE = (errors.TransportError, errors.ServerError, errors.RateLimited, errors.Unauthorized)
-"""Failures following waits out: the network's, the server's, and a refused token (the console
-asks for a new one, and the log goes on with it: :meth:`TraceFollower.use_client`)."""
+_RETRYABLE = (errors.TransportError, errors.ServerError, errors.RateLimited, errors.Unauthorized,
+              errors.WrongAnswer)
+"""Failures following waits out: the network's, the server's (a sign-in page in place of the API
+included), and a refused token (the console asks for a new one, and the log goes on with it:
+:meth:`TraceFollower.use_client`; nothing is read until then)."""
 
 
 class TraceFollower:
@@ -88,8 +93,8 @@ class TraceFollower:
     ``async for event in TraceFollower(client, project_id, job_id): ...`` — ``data`` events carry
     decoded text (not yet sanitized: feed it to :class:`labdeck.logtext.lines.LineIndex`), ``reset``
     means "clear what you have, the log starts over" (its ``message`` says why), ``status`` carries
-    the job's new status, ``error`` a one-line message while following pauses and retries, and
-    ``end`` comes once, last. Errors other than transport/5xx/429/401 (404, 403…) are reported as
+    the job's new status, ``error`` a one-line message while following pauses and retries,
+    ``recovered`` the first good read after errors (a 304 too), and ``end`` comes once, last. Errors other than transport/5xx/429/401 (404, 403…) are reported as
     ``error`` followed by ``end``.
     """
 
@@ -116,13 +121,43 @@ class TraceFollower:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._started = False
         self._got_data = False
+        self._failing = False
+        """The last read failed: the next good one sends ``recovered``."""
+        self._paused = False
+        self._refused = False
+        """The server refused the token (401): nothing is read until :meth:`use_client`."""
+        self._allowed = asyncio.Event()
+        self._allowed.set()
 
     def use_client(self, client: Any) -> None:
         """Read through ``client`` from the next read on (a new sign-in replaced the client): the
-        log goes on from where it is, nothing is read twice."""
+        log goes on from where it is, nothing is read twice. Ends a stop after a 401."""
         self._jobs = client.jobs
         send, check = getattr(client, "send", None), getattr(client, "check", None)
         self._client = client if callable(send) and callable(check) else None
+        self._refused = False
+        self._update_allowed()
+
+    def pause(self) -> None:
+        """Read nothing until :meth:`resume` (the log's screen is not shown); a read under way ends."""
+        self._paused = True
+        self._update_allowed()
+
+    def resume(self) -> None:
+        """Read again (at once, when the wait between reads is over)."""
+        self._paused = False
+        self._update_allowed()
+
+    @property
+    def reading(self) -> bool:
+        """False while paused, or stopped by a refused token until a new client is given."""
+        return self._allowed.is_set()
+
+    def _update_allowed(self) -> None:
+        if self._paused or self._refused:
+            self._allowed.clear()
+        else:
+            self._allowed.set()
 
     def __aiter__(self) -> AsyncIterator[TraceEvent]:
         if self._started:
@@ -133,6 +168,7 @@ class TraceFollower:
     async def _follow(self) -> AsyncIterator[TraceEvent]:
         interval = self.min_interval
         while True:
+            await self._allowed.wait()
             began = self._clock()
             self._got_data = False
             try:
@@ -144,7 +180,14 @@ class TraceFollower:
                     yield event
             except _RETRYABLE as exc:
                 self.stats.errors += 1
+                self._failing = True
+                if isinstance(exc, errors.Unauthorized):
+                    # Every read would get the same 401: none until a new token (use_client).
+                    self._refused = True
+                    self._update_allowed()
                 yield TraceEvent("error", status=self.status, message=exc.user_message())
+                if self._refused:
+                    continue
                 interval = min(self.max_interval, max(interval * 2, self.min_interval))
                 wait = interval
                 if isinstance(exc, errors.RateLimited) and exc.retry_after is not None:
@@ -155,6 +198,9 @@ class TraceFollower:
                 yield TraceEvent("error", status=self.status, message=exc.user_message())
                 yield TraceEvent("end", status=self.status, message="Stopped following the log.")
                 return
+            if self._failing:
+                self._failing = False
+                yield TraceEvent("recovered", status=self.status)
             if finished:
                 tail = self._decoder.decode(b"", final=True)
                 if tail:

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from labdeck.api import errors
+from labdeck.api import answers, errors
 from labdeck.api.core import describe_transport_error
 from labdeck.api.resources.base import ref
 from labdeck.api.resources.jobs import content_range
@@ -92,6 +92,9 @@ async def open_trace(client: Any, project_id: int | str, job_id: int, *, offset:
         return StreamedTrace(416, new_etag, False, content_range(response.headers.get("content-range"))[1])
     try:
         client.check(response)
+        if answers.is_web_page(response.headers.get("content-type")):
+            # A sign-in or proxy page is not the log: never shown as its text.
+            raise errors.WrongAnswer(answers.WEB_PAGE, method="GET", url=str(response.request.url))
     except BaseException:
         await response.aclose()
         raise

@@ -21,16 +21,18 @@ RECONNECT_DELAYS: Sequence[float] = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 def trouble_text(health: Any, now: datetime | None = None, *, countdown: bool = True) -> str | None:
     """What the server answered when it is in trouble, said the same way on the status line, the
     board and the log viewer: ``token refused (401)``, ``rate limited — retrying in 5 s``, ``502
-    Bad Gateway (nginx) — retrying in 8 s``. None while the connection is fine, or when no answer
-    came at all (unreachable: "offline" says that). ``health`` is the client's
+    Bad Gateway (nginx) — retrying in 8 s``, ``offline — retrying in 12 s`` (no answer came). None
+    while the connection is fine, or when no answer came and no next try is known. ``health`` is the client's
     :class:`~labdeck.api.results.ConnectionHealth`; ``now`` the real time (UTC), not the server's;
     ``countdown``: add when the client tries again."""
     if health is None or getattr(health, "state", "ok") == "ok":
         return None
     text = getattr(health, "reason", None)
-    if not text:
-        return None
     retry_at = getattr(health, "retry_at", None)
+    if not text:
+        # No answer came (refused, reset, timed out): "offline", and when the client tries again.
+        left = (retry_at - (now or datetime.now(UTC))).total_seconds() if retry_at is not None else 0.0
+        return f"offline — retrying in {math.ceil(left - 0.05)} s" if countdown and left > 0.05 else None
     if retry_at is not None and countdown:
         left = (retry_at - (now or datetime.now(UTC))).total_seconds()
         if left > 0:

@@ -23,6 +23,7 @@ from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.dialogs.download import PathDialog
 from labdeck.ui.screens.jobs.table import JobTable
+from tests.support.fault_switch import NGINX_502
 from tests.support.pilot import confirm, wait_until
 from tests.ui.conftest import SimConsole
 from tests.ui.jobs_support import (
@@ -248,6 +249,42 @@ async def test_ambiguous_failure_rereads_the_job(sim_factory: Callable[..., SimS
             assert server_job(server, job_id).status == "canceled"
             assert any("No answer from the server" in note for note in notes)
             await wait_until(pilot, lambda: row_status(screen, job_id) == "canceled", what="the row")
+
+
+class _GatewayAfterCommit(_LoseAnswers):
+    """Delivers every request; for the chosen POSTs a gateway answers 502 once the server acted."""
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self._inner.handle_async_request(request)
+        if request.method == "POST" and request.url.path.endswith(self._suffix):
+            await response.aread()
+            return httpx.Response(502, content=NGINX_502, headers={"Content-Type": "text/html", "Server": "nginx"},
+                                  request=request)
+        return response
+
+
+async def test_a_cancel_answered_502_says_what_the_server_answered(sim_factory: Callable[..., SimServer],
+                                                                   tokens: dict[str, str]) -> None:
+    """Issue 32.5: an answer came (502), so not "No answer from the server"; the outcome is still
+    unknown and the job is read again."""
+    server = sim_factory()
+    pipeline_id, job_id = await _long_running_job(server)
+    session = Session(server.base_url, Secret(tokens["admin"]), profile="test")
+    transport = _GatewayAfterCommit("/cancel")
+    async with ApiClient(server.base_url, Secret(tokens["admin"]), transport=transport) as client:
+        app = LabdeckApp(session, client=client, clock=server.state.clock.now)
+        notes = record_notifications(app)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_jobs(app, pilot, pipeline_id=pipeline_id)
+            await _select(screen, pilot, job_id)
+            await pilot.press("c")
+            await confirm(app, pilot, answer=False)
+            await pilot.click("#confirm")
+            await wait_until(pilot, lambda: any("is now canceled" in note for note in notes),
+                             what="the re-read state")
+            assert any(note.startswith(f"The server answered 502 Bad Gateway for cancel job #{job_id}")
+                       for note in notes), notes
+            assert not any("No answer" in note for note in notes)
 
 
 async def test_keys_that_cannot_apply_are_not_offered(console: SimConsole) -> None:

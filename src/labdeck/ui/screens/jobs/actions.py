@@ -166,8 +166,10 @@ class JobActionsMixin:
         try:
             with context:
                 result = await method(self.project_id, job_id)
-        except errors.OutcomeUnknown:
-            self._notify(f"No answer from the server for {action.verb.lower()} #{job_id}; "
+        except errors.OutcomeUnknown as lost:
+            # "the server answered 502 Bad Gateway" is not "no answer": both leave the outcome unknown.
+            happened = lost.what_happened()
+            self._notify(f"{happened[:1].upper()}{happened[1:]} for {action.verb.lower()} #{job_id}; "
                          "re-reading the job…", "warning")
             try:
                 result = await self.client.jobs.get(self.project_id, job_id)

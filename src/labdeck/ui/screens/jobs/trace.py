@@ -140,6 +140,17 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         """Release the spooled files."""
         self.document.close()
 
+    def on_screen_suspend(self) -> None:
+        """Left for another section (``0``): this screen is not on the stack shown, and its log
+        is read no more until it is shown again. A dialog on top keeps the log going."""
+        if self.follower is not None and self not in self.app.screen_stack:
+            self.follower.pause()
+
+    def on_screen_resume(self) -> None:
+        """Shown again: the log goes on from where it was."""
+        if self.follower is not None:
+            self.follower.resume()
+
     def selected_job(self) -> Job | None:
         """The actions apply to this screen's job."""
         return self.job
@@ -247,12 +258,18 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
                 # The first poll reports the status the job was opened with: reading the job
                 # again then would only delay the first screen of the log by a round trip.
                 await self._refresh_job()
+        elif kind == "recovered":
+            # The first good read after failures, a 304 included: the outage is over.
+            self.read_failures = 0
+            self.note = ""
         elif kind == "error":
             # One failed read is a hiccup: say "retrying". Only reads failing in a row for a while
             # are an outage worth the word (the data on screen stays, the follower keeps trying).
             self.read_failures += 1
             self.note = "retrying…" if self.read_failures < OUTAGE_AFTER_FAILURES else \
                 f"disconnected ({self.read_failures} reads failed) – retrying"
+            if self.follower is not None and not self.follower.reading:
+                self.note = "stopped until the token is given again"  # a 401: no read until then
         elif kind == "end":
             self.live = False
             await self._refresh_job()

@@ -1,0 +1,84 @@
+"""The board in bad weather that answers 200 (issue 32.2), through the fault-switching proxy: a
+sign-in page in place of the API is a failure said as such, and a wrong shape with the server's own
+ETag does not poison the cache: the first rounds after the fault show good rows again."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from labdeck.api import answers
+from labdeck.base.config import BoardSettings
+from labdeck.sim.server import SimServer
+from labdeck.ui.app import LabdeckApp
+from labdeck.ui.screens.board.board import BoardScreen
+from labdeck.ui.widgets.status_line import StatusLine
+from tests.support.fault_switch import FaultSwitch
+from tests.support.pilot import settle, wait_until
+from tests.ui.conftest import SimConsole
+from tests.ui.jobs_support import advance
+
+FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
+
+
+@pytest.fixture
+def behind_switch(console_server: SimServer) -> Iterator[tuple[SimServer, FaultSwitch, Any]]:
+    server = console_server
+    with FaultSwitch(server.base_url) as switch:
+        yield server, switch, SimpleNamespace(base_url=switch.url, state=server.state)
+
+
+def health(screen: Any) -> str:
+    return next(iter(StatusLine.on_screen(screen)))._shown.get("health", "")
+
+
+async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
+    await settle(app, pilot)
+    await pilot.press("0")
+    screen = app.screen
+    assert isinstance(screen, BoardScreen)
+    await wait_until(pilot, lambda: screen.table.row_count > 0 and "nothing failing" in screen.context_text
+                     or "failed ·" in screen.context_text, what="the board's first round")
+    return screen
+
+
+async def test_a_sign_in_page_is_not_a_healthy_board(behind_switch: Any, console: SimConsole) -> None:
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
+        board = await open_board(app, pilot)
+        rows = board.table.row_count
+        switch.set("sign_in")
+        began = time.monotonic()
+        await wait_until(pilot, lambda: "web page" in health(board), limit=15, what="the status line")
+        assert "online" not in health(board)
+        await wait_until(pilot, lambda: "web page" in board.context_text, limit=15, what="the board's header")
+        await pilot.pause(3)
+        assert board.table.row_count == rows and "stale" in board.context_text
+        sent = switch.api_requests(since=began)
+        assert len(sent) <= 20, len(sent)  # held back like a 502 storm, not the board's 60 a minute and more
+        switch.set("pass")
+
+
+async def test_after_a_wrong_shape_fault_the_next_rounds_give_good_rows(behind_switch: Any,
+                                                                         console: SimConsole) -> None:
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
+        board = await open_board(app, pilot)
+        rows = board.table.row_count
+        switch.set("wrong_shape")
+        await advance(server, 60)  # jobs move on: pages change, new ETags, full answers (wrapped)
+        await wait_until(pilot, lambda: "not what the API returns" in board.context_text, limit=15,
+                         what="the reason on the board")
+        await advance(server, 60)
+        await pilot.pause(3)
+        assert board.table.row_count >= rows
+        assert not any(entry.content.startswith(b'{"data"') for entry in app.client.cache._entries.values())
+        switch.set("pass")
+        await wait_until(pilot, lambda: "not what the API returns" not in board.context_text
+                         and "stale" not in board.context_text, limit=20, what="good rows again")
+        assert board.table.row_count >= rows and "ValidationError" not in board.context_text
+        assert answers.WEB_PAGE not in health(board)

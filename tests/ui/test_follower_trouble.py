@@ -1,0 +1,133 @@
+"""The log viewer in bad weather (issue 32.6, 32.7), through the fault-switching proxy: its
+"disconnected" note goes with the first good read (a 304 included), and a viewer left behind by
+``0`` reads nothing until it is shown again."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from labdeck.sim.core.state import Token
+from labdeck.sim.server import SimServer
+from labdeck.ui.app import LabdeckApp
+from labdeck.ui.screens.jobs.trace import TraceScreen
+from tests.support.fault_switch import FaultSwitch
+from tests.support.pilot import settle, wait_until
+from tests.ui.conftest import SimConsole
+from tests.ui.jobs_support import (
+    PROJECT_PATH,
+    advance,
+    append_trace,
+    create_pipeline,
+    header_text,
+    shown_text,
+)
+
+
+@pytest.fixture
+def behind_switch(console_server: SimServer) -> Iterator[tuple[SimServer, FaultSwitch, Any]]:
+    server = console_server
+    with FaultSwitch(server.base_url) as switch:
+        yield server, switch, SimpleNamespace(base_url=switch.url, state=server.state)
+
+
+async def _follow(app: LabdeckApp, pilot: Any, server: SimServer) -> tuple[TraceScreen, int]:
+    pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "tail-me", "duration": None,
+                                                                           "generate_trace": False}]}])
+    await advance(server, 5)
+    job_id = int(pipeline["jobs"][0]["id"])
+    await settle(app, pilot)
+    screen = TraceScreen(7, PROJECT_PATH, await app.client.jobs.get(7, job_id))
+    screen.follow_min_interval, screen.follow_max_interval = 0.05, 0.2
+    await app.push_screen(screen)
+    await append_trace(server, job_id, b"first lines\n")
+    await wait_until(pilot, lambda: "first lines" in "\n".join(shown_text(screen.view)), what="first lines")
+    return screen, job_id
+
+
+def _job_reads(switch: FaultSwitch, job_id: int, since: float) -> list[tuple[float, str, str, int]]:
+    return [item for item in switch.api_requests(since) if f"/jobs/{job_id}" in item[2]]
+
+
+async def test_the_outage_note_goes_with_the_first_good_read_even_a_304(behind_switch: Any,
+                                                                        console: SimConsole) -> None:
+    """The issue's case: the token refused while the log is followed, then given again; every read
+    after that answers 304 (nothing new), and the note goes with the first of them."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, size=(120, 40)) as (app, pilot):
+        screen, job_id = await _follow(app, pilot, server)
+        switch.set("revoked")
+        await wait_until(pilot, lambda: "stopped until the token is given again" in header_text(screen),
+                         limit=15, what="the log viewer's note")
+        refused = time.monotonic()
+        await pilot.pause(2.0)
+        assert len(_job_reads(switch, job_id, refused)) <= 1  # stopped by the 401, not polling through it
+        renewed = "labdeck-renewed-admin-token-3"
+        root = next(user for user in server.state.users.values() if user.username == "root")
+        server.state.tokens[renewed] = Token(renewed, root.id, ("api", "sudo"), "renewed")
+        switch.set("pass")
+        back = time.monotonic()
+        await app._replace_token(type(app.session.token)(renewed))  # what the sign-in dialog does
+        # (The sign-in dialog is still on top here: the header's "token refused" part, the client's
+        # health, is the status line's business; the follower's own note must go.)
+        await wait_until(pilot, lambda: not any(word in screen.note for word in ("retrying", "disconnected",
+                                                                                 "stopped")),
+                         limit=10, what="the note gone")
+        reads = _job_reads(switch, job_id, back)
+        trace_reads = [status for _, _, path, status in reads if path.endswith("/trace")]
+        assert trace_reads and set(trace_reads) == {304}  # nothing new: the good reads were 304s
+        assert time.monotonic() - min(t for t, *_ in reads) < 2.0  # gone with them, not 45 s later
+
+
+async def test_a_log_left_behind_by_0_reads_nothing_until_shown_again(behind_switch: Any,
+                                                                      console: SimConsole) -> None:
+    server, switch, via = behind_switch
+    async with console.run(via=via, size=(120, 40)) as (app, pilot):
+        screen, job_id = await _follow(app, pilot, server)
+        mode = app.current_mode
+        await pilot.press("0")
+        await wait_until(pilot, lambda: app.current_mode == "board", what="the board")
+        await pilot.pause(0.5)  # a read under way ends
+        left = time.monotonic()
+        switch.set("revoked")  # the token refused meanwhile, as in the issue: still no reads
+        await pilot.pause(3.0)
+        assert _job_reads(switch, job_id, left) == []
+        switch.set("pass")
+        await app.switch_mode(mode)
+        back = time.monotonic()
+        await append_trace(server, job_id, b"while away\n")
+        await wait_until(pilot, lambda: "while away" in "\n".join(shown_text(screen.view)), limit=10,
+                         what="the log going on once shown again")
+        assert _job_reads(switch, job_id, back)
+
+
+async def test_the_jobs_screen_backs_off_when_connections_are_refused(behind_switch: Any,
+                                                                      console: SimConsole) -> None:
+    """Issue 32.3: with the server gone the jobs screen made 63 connection attempts a minute,
+    evenly spaced; now every read waits for one gate, waits growing."""
+    from tests.ui.jobs_support import open_jobs
+
+    server, switch, via = behind_switch
+    async with console.run(via=via, size=(120, 40)) as (app, pilot):
+        await settle(app, pilot)
+        await open_jobs(app, pilot, interval=1.0)
+        sent: list[float] = []
+
+        async def note(_request: Any) -> None:
+            sent.append(time.monotonic())
+
+        app.client.http.event_hooks["request"].append(note)
+        switch.set("refused")
+        began = time.monotonic()
+        try:
+            await pilot.pause(20)
+        finally:
+            switch.set("pass")
+        window = [t - began for t in sent if t - began <= 20]
+        gaps = [round(b - a, 2) for a, b in zip(window, window[1:], strict=False)]
+        assert len(window) <= 10, gaps  # about 7 (it was 21 in 20 s)
+        assert max(gaps) >= 4, gaps  # growing, not every second
