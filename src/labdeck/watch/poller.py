@@ -76,7 +76,7 @@ class BoardPoller(PollerReads):
         self.stats = PollStats()
         self.budget = RequestBudget(s.requests_per_minute, burst=s.burst, startup_per_minute=s.startup_per_minute,
                                     clock=clock, wall=wall)
-        self.tap = WireTap(self.budget, self.server_clock, self.stats, wall=wall)
+        self.tap = WireTap(self.budget, self.server_clock, self.stats, wall=wall, sleep=sleep)
         self.activity = ActivityCheck(client, per_page=s.activity_per_page, max_pages=s.activity_max_pages)
         self.tracks: dict[int, ProjectTrack] = {}
         self._subs: list[Subscription[Any]] = []
@@ -359,7 +359,7 @@ class BoardPoller(PollerReads):
     async def _guarded(self, item: _Work) -> None:
         client = self.client
         async with self._semaphore:
-            with self.tap.attributed(item.kind) as attribution:
+            with self.tap.attributed(item.kind, startup=item.startup) as attribution:
                 try:
                     await item.run()
                 except Exception as exc:  # never let one read stop the board
