@@ -36,6 +36,7 @@ import httpx
 
 from labdeck.api.retry import RateLimit, server_wait
 from labdeck.watch.clock import Clock, ServerClock, WallClock
+from labdeck.watch.hints import acted_on
 
 
 @dataclass
@@ -244,6 +245,8 @@ class WireTap:
                  *, wall: WallClock = time.time, sleep: Callable[[float], Awaitable[None]] | None = None) -> None:
         self.budget = budget
         self._sleep = sleep
+        self.on_action: Callable[[int | str], None] | None = None
+        """Told which project a change the console made (any screen's) was about."""
         self.server_clock = server_clock
         self.stats = stats
         self._wall = wall
@@ -293,6 +296,11 @@ class WireTap:
     async def _hook(self, response: httpx.Response) -> None:
         self.server_clock.observe(response.headers.get("date"), self._wall())
         self.budget.observe(response.status_code, response.headers)
+        if self.on_action is not None:
+            request = response.request
+            project = acted_on(request.method, request.url.path, response.status_code)
+            if project is not None:
+                self.on_action(project)
         current = _CURRENT.get()
         if current is None or current.tap is not self:
             return

@@ -39,7 +39,7 @@ from labdeck.watch.subscriptions import (
     RunningNowSubscription,
     Subscription,
 )
-from labdeck.watch.tracking import COLD, ERROR, HOT, SLOW, ProjectTrack, overview_round
+from labdeck.watch.tracking import COLD, ERROR, HOT, SLOW, ProjectTrack, overview_round, set_lane
 from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
 
 log = logging.getLogger("labdeck.watch")
@@ -77,6 +77,7 @@ class BoardPoller(PollerReads):
         self.budget = RequestBudget(s.requests_per_minute, burst=s.burst, startup_per_minute=s.startup_per_minute,
                                     clock=clock, wall=wall)
         self.tap = WireTap(self.budget, self.server_clock, self.stats, wall=wall, sleep=sleep)
+        self.tap.on_action = self.acted_on
         self.activity = ActivityCheck(client, per_page=s.activity_per_page, max_pages=s.activity_max_pages)
         self.tracks: dict[int, ProjectTrack] = {}
         self._subs: list[Subscription[Any]] = []
@@ -143,6 +144,20 @@ class BoardPoller(PollerReads):
     def wake(self) -> None:
         """Run a step now (a subscription changed)."""
         self._wake.set()
+
+    def acted_on(self, project: int | str) -> None:
+        """The console changed something in ``project`` (id or path): a retry, cancel, play or bulk
+        action from any screen. Read it at once (a read under way is followed by another) and keep
+        it hot while its pipelines run: the board row changes as the pipeline view does."""
+        track = self.tracks.get(project) if isinstance(project, int) else next(
+            (held for held in self.tracks.values() if held.path == project), None)
+        if track is None:
+            return
+        now = self._clock()
+        track.next_due, track.changed_at, track.acted_at = now, now, now
+        set_lane(track, HOT, now)
+        self._dirty.add(track.project_id)
+        self.wake()
 
     async def run(self) -> None:
         """Poll until :meth:`stop` (or cancellation). Never raises for server trouble: failures

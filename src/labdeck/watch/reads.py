@@ -119,6 +119,7 @@ class PollerReads(DeepReads):
 
     async def _read_project(self, track: ProjectTrack) -> None:
         s, pid = self.settings, track.project_id
+        began = self._clock()
         try:
             spared = await self._round_without_page(track)
             read = None if spared else await self.client.fetch_conditional(
@@ -153,6 +154,8 @@ class PollerReads(DeepReads):
             self._dirty.add(pid)  # snapshots show the lane ("hot", "cold" …)
         set_lane(track, lane, now)
         track.next_due = next_due(track, now, s, self._rng)
+        if track.acted_at is not None and track.acted_at >= began:
+            track.next_due = now  # the console acted while this read was under way: it may predate it
         track.last_ok = now
 
     async def _read_followed_pipelines(self, track: ProjectTrack, server_now: datetime) -> None:

@@ -73,6 +73,9 @@ class ProjectTrack:
     """ETag of the last pipelines listing parsed (GitLab's pipelines API)."""
     watermark: datetime | None = None
     """Newest ``updated_at`` the pipelines listing showed (its next ``updated_after``)."""
+    acted_at: float | None = None
+    """When the console last changed something here (a retry …): a read that started before it
+    is followed by another at once."""
 
     def deep_unfinished(self, limit: int) -> list[PipelineRow]:
         """Partial pipelines among the newest ``limit`` that will still change on their own."""
