@@ -27,6 +27,7 @@ from typing import Any
 from labdeck.api.client import ApiClient
 from labdeck.watch.activity import ActivityCheck
 from labdeck.watch.budget import PollStats, RequestBudget, WireTap
+from labdeck.watch.ages import LIVE_LIMIT, QUIET_LIMIT, RowAges
 from labdeck.watch.clock import Clock, ServerClock, Sleep, WallClock, interruptible_sleep
 from labdeck.watch.publish import board_snapshot, projects_snapshot
 from labdeck.watch.reads import PollerReads
@@ -45,6 +46,14 @@ from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
 log = logging.getLogger("labdeck.watch")
 _LANE_RANK = {HOT: 4, SLOW: 5, ERROR: 7, COLD: 8}
 _BACKGROUND = 6
+_OVERDUE = 2.5
+"""Rank of a project its rotation period has come round for: before busy ones, so that projects
+with running jobs cannot starve the quiet ones (five running projects once took the whole budget)."""
+FAILING_EVERY = 20.0
+"""Seconds between reads of a project whose newest pipeline is broken (within the busy share)."""
+ROTATION_SHARE = 0.5
+"""Share of the budget left after the change check that the fair rotation may use; the busy
+projects are capped at the rest."""
 
 
 @dataclass
@@ -234,6 +243,66 @@ class BoardPoller(PollerReads):
             last = None if any(stamp is None for stamp in stamps) else min(s for s in stamps if s is not None)
         return Freshness(last, self.settings.interval, now, loading, self.budget.paused(), self._error)
 
+    # --- fair shares ------------------------------------------------------------------------------
+
+    def _live_count(self) -> int:
+        return len(self._live_ids(self._alert_ids()) & self._interest.keys()) if self._interest else 0
+
+    def _alert_ids(self) -> frozenset[int]:
+        return frozenset().union(*(sink.project_ids() for sink in self._sinks)) if self._sinks else frozenset()
+
+    def spare_per_minute(self) -> float:
+        """Requests a minute left once the change check (the activity check every ``interval``)
+        is paid: shared by the rotation and the busy projects."""
+        s = self.settings
+        fixed = 60.0 / max(s.interval, 0.1) * self._check_cost()
+        return max(1.0, s.requests_per_minute - fixed)
+
+    def _check_cost(self) -> float:
+        """Requests one change check costs (one activity page)."""
+        return 1.0
+
+    def rotation_period(self) -> float:
+        """Seconds within which every watched project is read again, whatever busy projects take:
+        ``sweep_period``, or longer when the budget's rotation share cannot read them all that
+        often (802 projects at 60 a minute: about 33 minutes)."""
+        share = self.spare_per_minute() * ROTATION_SHARE
+        return max(self.settings.sweep_period, self._live_count() * 60.0 / share)
+
+    def busy_interval(self) -> float:
+        """The cadence of busy (hot) projects: ``interval``, or longer when there are so many that
+        reading each that often (and each failing project every ``FAILING_EVERY``) would take more
+        than their share of the budget."""
+        return self.settings.interval * self._busy_factor()
+
+    def failing_interval(self) -> float:
+        """The cadence of projects with a broken pipeline (a retry elsewhere turns them green)."""
+        return max(self.settings.interval, FAILING_EVERY) * self._busy_factor()
+
+    def _busy_factor(self) -> float:
+        hot = failing = 0
+        for pid in self._live_ids(self._alert_ids()) & self._interest.keys():
+            track = self.tracks.get(pid)
+            if track is None:
+                continue
+            if track.lane == HOT:
+                hot += 1
+            elif track.failing:
+                failing += 1
+        demand = hot * 60.0 / self.settings.interval + failing * 60.0 / max(self.settings.interval, FAILING_EVERY)
+        share = self.spare_per_minute() * (1.0 - ROTATION_SHARE)
+        return max(1.0, demand / share)
+
+    def row_ages(self) -> RowAges:
+        """Each board row's age (its project's last successful read) and whether it is stale."""
+        read_at = {pid: track.last_ok for pid, track in self.tracks.items()}
+        live = max(LIVE_LIMIT, max(self.busy_interval(), self.failing_interval()) + self.settings.interval)
+        return RowAges(self._clock(), read_at, live, max(QUIET_LIMIT, self.read_bound()))
+
+    def read_bound(self) -> float:
+        """Every watched project is read again within this many seconds (the board's help says it)."""
+        return self.rotation_period() + self.settings.interval
+
     # --- one step ---------------------------------------------------------------------------------
 
     async def step(self) -> float:
@@ -317,6 +386,7 @@ class BoardPoller(PollerReads):
                 work.append(_Work((1, sub.listed_at or 0.0), "watched", functools.partial(self._list_watched, sub)))
         known = self.activity.known
         live = self._live_ids(alert_ids)
+        period = self.rotation_period()
         self._live = bool(live)
         for pid in self._interest:
             track = self.tracks[pid]
@@ -333,13 +403,16 @@ class BoardPoller(PollerReads):
                     track.overview = False
                     if track.lane == HOT:
                         track.next_due = min(track.next_due, track.last_ok + s.interval)
-            if track.next_due > now:
+            overdue = pid in live and track.last_ok is not None and now - track.last_ok >= period
+            if track.next_due > now and not overdue:
                 continue
             read = functools.partial(self._read_project, track)
             if not track.loaded and track.error is None:
                 recent = known.get(pid)
                 rank = (0, 0 if pid in alert_ids else 1, -(recent.timestamp() if recent else 0.0), pid)
                 work.append(_Work(rank, "jobs", read, startup=True, track=track))
+            elif overdue and pid not in alert_ids:
+                work.append(_Work((_OVERDUE, track.last_ok or 0.0), "jobs", read, track=track))
             else:
                 lane_rank = 2 if pid in alert_ids else _LANE_RANK.get(track.lane, 8)
                 work.append(_Work((lane_rank, track.next_due), "jobs", read, track=track))

@@ -86,6 +86,18 @@ class PollerReads(DeepReads):
     _failures: int
     _next_running: float
 
+    def rotation_period(self) -> float:
+        """Seconds within which every watched project is read again (overridden by the poller)."""
+        return self.settings.sweep_period
+
+    def busy_interval(self) -> float:
+        """The cadence busy projects are capped at (overridden by the poller)."""
+        return self.settings.interval
+
+    def failing_interval(self) -> float:
+        """The cadence of projects with a broken pipeline (overridden by the poller)."""
+        return self.settings.sweep_period
+
     def server_now(self) -> datetime:
         """The server's time now (see :class:`ServerClock`)."""
         return self.server_clock.now()
@@ -153,7 +165,12 @@ class PollerReads(DeepReads):
         if lane != track.lane:
             self._dirty.add(pid)  # snapshots show the lane ("hot", "cold" …)
         set_lane(track, lane, now)
-        track.next_due = next_due(track, now, s, self._rng)
+        track.next_due = next_due(track, now, s, self._rng, period=self.rotation_period(),
+                                  busy=self.busy_interval())
+        track.failing = any(row.broken for row in track.rows)
+        if track.failing and lane != HOT and not track.overview:
+            # A broken pipeline's row must stay true (a retry from the web, a new push on the ref).
+            track.next_due = min(track.next_due, now + self.failing_interval())
         if track.acted_at is not None and track.acted_at >= began:
             track.next_due = now  # the console acted while this read was under way: it may predate it
         track.last_ok = now
