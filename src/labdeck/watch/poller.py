@@ -26,8 +26,8 @@ from typing import Any
 
 from labdeck.api.client import ApiClient
 from labdeck.watch.activity import ActivityCheck
-from labdeck.watch.budget import PollStats, RequestBudget, WireTap
 from labdeck.watch.ages import LIVE_LIMIT, QUIET_LIMIT, RowAges
+from labdeck.watch.budget import PollStats, RequestBudget, WireTap
 from labdeck.watch.clock import Clock, ServerClock, Sleep, WallClock, interruptible_sleep
 from labdeck.watch.publish import board_snapshot, projects_snapshot
 from labdeck.watch.reads import PollerReads
