@@ -56,3 +56,20 @@ def project(state: SimState, path: str) -> Project:
 
 def user_id(state: SimState, username: str) -> int:
     return next(user.id for user in state.users.values() if user.username == username)
+
+
+def graphql(server: SimServer, query: str, variables: dict[str, Any] | None = None, *,
+            role: str | None = "user", token: str | None = None) -> httpx.Response:
+    """``POST /api/graphql`` with a demo role's token as ``Authorization: Bearer`` (``role=None``:
+    anonymous; ``token`` overrides the role's)."""
+    secret = token if token is not None else (DEMO_TOKENS[role] if role is not None else None)
+    headers = {"Authorization": f"Bearer {secret}"} if secret is not None else {}
+    return httpx.post(f"{server.base_url}/api/graphql", json={"query": query, "variables": variables or {}},
+                      headers=headers, timeout=30)
+
+
+def widen_runner(server: SimServer, slots: int = 5000) -> None:
+    """Let the shared docker runner run ``slots`` jobs at once (a 1,500-job stage all running)."""
+    shared = next(r for r in server.state.runners.values() if r.description == "shared-docker-01")
+    with control(server) as admin:
+        assert admin.put(f"/-/sim/runners/{shared.id}", json={"concurrent": slots}).status_code == 200

@@ -22,6 +22,7 @@ from labdeck.sim.core.context import weak_etag
 from labdeck.sim.core.faults import FaultMiddleware
 from labdeck.sim.core.state import SimState
 from labdeck.sim.routes import all_routes
+from labdeck.sim.routes.graphql_api import graphql_routes
 
 
 class RawPathMiddleware:
@@ -137,7 +138,8 @@ def create_app(state: SimState) -> ASGIApp:
     family_routes = all_routes()
     api_routes = [*family_routes, Route("/{path:path}", _fallback(family_routes),
                                         methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"])]
-    routes: list[Any] = [Mount("/-/sim", routes=control_routes()), Mount("/api/v4", routes=api_routes)]
+    routes: list[Any] = [Mount("/-/sim", routes=control_routes()), *graphql_routes(),
+                         Mount("/api/v4", routes=api_routes)]
     app = Starlette(routes=routes)
     app.state.sim = state
     wrapped: ASGIApp = ETagMiddleware(app)

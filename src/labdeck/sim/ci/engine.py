@@ -38,16 +38,16 @@ from labdeck.sim.ci.queue import RunQueue
 from labdeck.sim.ci.status import composite, stage_done
 from labdeck.sim.ci.tally import IndexedStore, PipelineTally
 from labdeck.sim.ci.trace_store import TraceStore
-from labdeck.sim.core.dialect import is_gitlab
+from labdeck.sim.core.dialect import ACTIVITY_RESET_INTERVAL, is_gitlab
 from labdeck.sim.core.state import Project, SimState, User
 
 # Older finished pipelines are pruned beyond this many jobs: room for 30 projects running 1,500-job
 # pipelines at once (45,000 jobs) and their history.
 MAX_JOBS = 60_000
 MAX_CATCH_UP = timedelta(hours=3)  # pipelines are generated for at most this much of a long gap
-ACTIVITY_RESET_INTERVAL = timedelta(hours=1)  # Event::RESET_PROJECT_ACTIVITY_INTERVAL
 _CANCELABLE = frozenset({"created", "pending", "running", "manual"})
 _CURRENT_CANCELABLE = _CANCELABLE | {"scheduled", "preparing", "waiting_for_resource"}
+_NOT_STARTED = frozenset({"created", "waiting_for_resource", "preparing", "pending"})
 
 
 def store(state: SimState) -> CiStore:
@@ -204,12 +204,19 @@ class CiStore(TraceStore, IndexedStore):
         status = composite(tally.counts if tally else {}, gitlab=self.gitlab)
         touched = pipeline.id in self._touched and not self.gitlab
         self._touched.discard(pipeline.id)
-        if status != pipeline.status:
+        previous = pipeline.status
+        if status != previous:
             pipeline.status = status
             touched = True
         if touched:
             self.touch(pipeline, at)
-        if pipeline.started_at is None and status not in ("created", "pending"):
+        if self.gitlab:
+            # Ci::Pipeline's state machine: ``before_transition [:created, :waiting_for_resource,
+            # :preparing, :pending] => :running`` sets started_at; nothing else does, so a pipeline
+            # canceled (or dropped) while it waited never gets one.
+            if status == "running" and previous in _NOT_STARTED:
+                pipeline.started_at = at
+        elif pipeline.started_at is None and status not in ("created", "pending"):
             pipeline.started_at = at
         if status in COMPLETED_STATUSES or status == "manual":
             pipeline.finished_at = pipeline.finished_at or at

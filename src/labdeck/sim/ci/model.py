@@ -137,6 +137,7 @@ class Pipeline:
     updated_at: datetime | None = None
     iid: int = 0
     source: str = "push"
+    name: str | None = None  # ``workflow:name``; set only through the control surface
 
     def brief(self) -> dict[str, Any]:
         """``{id, sha, ref, status}`` as embedded in job records."""

@@ -2,11 +2,12 @@
 in lists, ``PipelineWithMetadata`` for one pipeline, ``Pipeline`` after retry and cancel) and the
 list's filters and order (``Ci::PipelinesFinder``).
 
-What the simulator leaves out: child pipelines, ``yaml_errors`` (no pipeline has any), pipeline
-names (always null). ``duration`` is the time some job of the pipeline was running (overlaps
-counted once), set once the pipeline finished, as ``Gitlab::Ci::Pipeline::Duration``;
-``queued_duration`` is the time from creation until the first job started (until now while
-nothing runs).
+What the simulator leaves out: child pipelines and ``yaml_errors`` (no pipeline has any: the
+``yaml_errors=true`` filter lists none, ``false`` lists all). A pipeline's ``name`` is null unless
+the control surface gave it one; the ``name`` filter matches it exactly. ``duration`` is the time
+some job of the pipeline was running (overlaps counted once), set once the pipeline finished, as
+``Gitlab::Ci::Pipeline::Duration``; ``queued_duration`` is ``Ci::Pipeline#queued_duration``: whole
+seconds from creation to ``started_at``, null until the pipeline starts (and when that is 0 s).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def basic(ci: CiStore, pipeline: Pipeline, base_url: str) -> dict[str, Any]:
         "created_at": iso(pipeline.created_at),
         "updated_at": iso(pipeline.updated_at or pipeline.created_at),
         "web_url": web_url(ci.state, pipeline, base_url),
-        "name": None,
+        "name": pipeline.name,
     }
 
 
@@ -87,15 +88,27 @@ def detail(ci: CiStore, pipeline: Pipeline, base_url: str, now: datetime, *, wit
         "started_at": iso(started),
         "finished_at": iso(pipeline.finished_at),
         "committed_at": None,
-        "duration": _duration(ci, pipeline) if pipeline.finished_at is not None else None,
-        "queued_duration": round(max(((started or now) - pipeline.created_at).total_seconds(), 0.0), 3),
+        "duration": duration(ci, pipeline),
+        "queued_duration": queued_duration(pipeline),
         "coverage": _coverage(ci, pipeline),
         "detailed_status": _detailed_status(ci, pipeline, base_url),
     })
     return body
 
 
-def _duration(ci: CiStore, pipeline: Pipeline) -> int | None:
+def queued_duration(pipeline: Pipeline) -> int | None:
+    """``Ci::Pipeline#queued_duration``: ``(started_at - created_at).to_i``, nil before the pipeline
+    started and when it is 0."""
+    if pipeline.started_at is None:
+        return None
+    seconds = int((pipeline.started_at - pipeline.created_at).total_seconds())
+    return seconds or None
+
+
+def duration(ci: CiStore, pipeline: Pipeline) -> int | None:
+    """Seconds some job of a finished pipeline was running (None while it is not finished)."""
+    if pipeline.finished_at is None:
+        return None
     periods = sorted((job.started_at, job.finished_at) for job in ci.pipeline_jobs(pipeline)
                      if job.started_at is not None and job.finished_at is not None)
     if not periods:
@@ -139,8 +152,9 @@ def filtered(ci: CiStore, project_id: int, params: Params) -> list[Pipeline]:
     sort = params.choice("sort", ("asc", "desc"), default="desc") or "desc"
     bounds = {name: moment_param(params, name) for name in ("updated_after", "updated_before", "created_after",
                                                      "created_before")}
-    if params.has("yaml_errors"):
-        params.bool("yaml_errors")
+    yaml_errors = params.bool("yaml_errors")
+    if yaml_errors:
+        return []  # no pipeline of the simulator has YAML errors
     pipelines = ci.project_pipelines(project_id)
     if scope in ("branches", "tags"):
         # The newest pipeline of each branch (or tag).
@@ -162,6 +176,9 @@ def filtered(ci: CiStore, project_id: int, params: Params) -> list[Pipeline]:
             checks.append(lambda p, name=name, wanted=wanted: getattr(p, name) == wanted)  # type: ignore[misc]
     if source is not None:
         checks.append(lambda p: p.source == source)
+    pipeline_name = params.str("name")
+    if pipeline_name:
+        checks.append(lambda p: p.name == pipeline_name)
     username = params.str("username")
     if username:
         user = next((u for u in ci.state.users.values() if u.username == username), None)

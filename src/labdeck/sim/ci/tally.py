@@ -21,13 +21,15 @@ from labdeck.sim.core.state import SimState
 class PipelineTally:
     """The jobs of one pipeline and the status counts of their latest tries."""
 
-    __slots__ = ("jobs", "stage_jobs", "stage_counts", "counts")
+    __slots__ = ("jobs", "stage_jobs", "stage_counts", "counts", "retried_counts")
 
     def __init__(self) -> None:
         self.jobs: list[int] = []
         self.stage_jobs: dict[int, list[int]] = {}
         self.stage_counts: dict[int, dict[tuple[str, bool], int]] = {}
         self.counts: dict[tuple[str, bool], int] = {}
+        # Statuses of the earlier tries (retried jobs): GraphQL's ``jobs(statuses:)`` counts them too.
+        self.retried_counts: dict[str, int] = {}
 
     def add(self, job: Job) -> None:
         """A new job (a new pipeline's, or a retry's clone)."""
@@ -36,6 +38,8 @@ class PipelineTally:
         self.stage_counts.setdefault(job.stage_idx, {})
         if not job.retried:
             self._count(job.stage_idx, (job.status, job.allow_failure), 1)
+        else:
+            self._retried(job.status, 1)
 
     def moved(self, job: Job, name: str, old: object) -> None:
         """``job``'s ``status`` or ``retried`` changed from ``old``."""
@@ -43,8 +47,19 @@ class PipelineTally:
             if not job.retried:
                 self._count(job.stage_idx, (str(old), job.allow_failure), -1)
                 self._count(job.stage_idx, (job.status, job.allow_failure), 1)
+            else:
+                self._retried(str(old), -1)
+                self._retried(job.status, 1)
         elif name == "retried" and bool(old) != job.retried:
             self._count(job.stage_idx, (job.status, job.allow_failure), -1 if job.retried else 1)
+            self._retried(job.status, 1 if job.retried else -1)
+
+    def _retried(self, status: str, delta: int) -> None:
+        value = self.retried_counts.get(status, 0) + delta
+        if value:
+            self.retried_counts[status] = value
+        else:
+            self.retried_counts.pop(status, None)
 
     def has_created(self, stage_idx: int) -> bool:
         """Whether a latest job of the stage is still ``created``."""
@@ -127,6 +142,21 @@ class IndexedStore:
         """``(status, allow_failure)`` counts of the pipeline's latest jobs."""
         tally = self._tallies.get(pipeline.id)
         return dict(tally.counts) if tally else {}
+
+    def status_count(self, pipeline: Pipeline, statuses: frozenset[str] | None, retried: bool | None) -> int:
+        """How many jobs of the pipeline have one of ``statuses`` (any when None): the latest tries
+        (``retried=False``), the earlier ones (``True``) or both (None), as ``Ci::JobsResolver``
+        filters them. Read from the tallies: the same cost for 1,500 jobs as for 5."""
+        tally = self._tallies.get(pipeline.id)
+        if tally is None:
+            return 0
+        total = 0
+        if retried is not True:
+            total += sum(count for (status, _), count in tally.counts.items() if statuses is None or status in statuses)
+        if retried is not False:
+            total += sum(count for status, count in tally.retried_counts.items()
+                         if statuses is None or status in statuses)
+        return total
 
     def prune(self, max_jobs: int) -> None:
         """Drop the oldest finished pipelines (and their jobs) beyond ``max_jobs`` jobs. A pipeline

@@ -23,7 +23,8 @@
   Body keys ``sha``, ``title`` and ``user`` (a username; the admin calling when absent) say whose
   commit the pipeline runs and who started it: each pipeline is a new commit unless ``sha`` names
   one the project already ran (its title and author are kept unless given); ``source`` (``push``
-  when absent) is what the pipelines API reports.
+  when absent) is what the pipelines API reports; ``name`` is the pipeline's ``workflow:name`` (none
+  when absent).
 
   A pipeline whose first test job fails, 1,500 jobs::
 
@@ -206,6 +207,7 @@ async def create_pipeline(request: Request) -> Response:
             now = state.now()
             pipeline = ci.create_pipeline(project, str(body.get("ref") or project.default_branch), stages,
                                           **_commit(state, ci.project_pipelines(project.id), body, user), at=now)
+            pipeline.name = str(body["name"]) if body.get("name") else None
             base = f"{request.url.scheme}://{request.url.netloc}"
             created = sorted(ci.pipeline_jobs(pipeline), key=lambda j: j.id)
             answer = {**pipeline.brief(), "iid": pipeline.iid, "project_id": project.id,

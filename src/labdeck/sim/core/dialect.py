@@ -9,7 +9,8 @@ listed in the docstrings of the code that branches on it; the short version:
   integrations, chat webhooks hidden;
 - runners: ``paused``, ``runner_type``, the ``stale``/``never_contacted`` statuses, a 2 h online
   window, ``paused``/``type``/``status``/``tag_list`` filters;
-- projects: ``topics``, ``last_activity_after``/``_before``, last activity reset at most hourly;
+- projects: ``topics``, ``last_activity_after``/``_before``, last activity reset at most hourly
+  (by a push or an edit);
 - jobs: ``failure_reason``, the current status list (``scheduled``, ``preparing``,
   ``waiting_for_resource``, ``canceling``), stuck jobs dropped, no counts on the project job list;
 - pipelines: the pipelines API (list, one pipeline, retry, cancel; 404 in the spec dialect), only the
@@ -20,7 +21,13 @@ listed in the docstrings of the code that branches on it; the short version:
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from labdeck.sim.core.state import SimState
+
+# Current GitLab moves a project's ``last_activity_at`` at most this often
+# (``Event::RESET_PROJECT_ACTIVITY_INTERVAL``).
+ACTIVITY_RESET_INTERVAL = timedelta(hours=1)
 
 SPEC = "spec"
 GITLAB = "gitlab"

@@ -143,7 +143,8 @@ def _rng(state: SimState) -> random.Random:
 
 
 class FaultMiddleware:
-    """Applies the state's :class:`FaultConfig` to ``/api/v4`` requests (never to ``/-/sim``)."""
+    """Applies the state's :class:`FaultConfig` to ``/api/v4`` and ``/api/graphql`` requests (never
+    to ``/-/sim``)."""
 
     def __init__(self, app: ASGIApp, state: SimState) -> None:
         self.app = app
@@ -154,10 +155,12 @@ class FaultMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
         config = get_config(self.state)
-        if not path.startswith("/api/v4") or not config.active:
+        # GraphQL (``/api/graphql``) meets the same faults, as ``/graphql`` for ``path_prefix``.
+        api = path.startswith("/api/v4") or path == "/api/graphql"
+        if not api or not config.active:
             await self.app(scope, receive, send)
             return
-        api_path = path[len("/api/v4"):] or "/"
+        api_path = (path[len("/api/v4"):] or "/") if path.startswith("/api/v4") else "/graphql"
         if not config.matches(scope["method"], api_path):
             await self.app(scope, receive, send)
             return

@@ -6,6 +6,7 @@ import hashlib
 import re
 from typing import Any
 
+from labdeck.sim.core.dialect import ACTIVITY_RESET_INTERVAL, is_gitlab
 from labdeck.sim.core.http import ApiError
 from labdeck.sim.core.state import DEVELOPER, OWNER, Project, SimState, User
 from labdeck.sim.projects import tasks
@@ -110,10 +111,13 @@ def new_project(
 
 
 def touch(state: SimState, project: Project) -> None:
-    """Mark a change: ``updated_at`` and ``last_activity_at`` become now."""
+    """Mark a change: ``updated_at`` becomes now, and so does ``last_activity_at`` (in the gitlab
+    dialect only when it is an hour old: current GitLab resets a project's activity at most once
+    an hour, ``Event::RESET_PROJECT_ACTIVITY_INTERVAL``)."""
     now = state.now()
     project.updated_at = now
-    project.last_activity_at = now
+    if not is_gitlab(state) or project.last_activity_at <= now - ACTIVITY_RESET_INTERVAL:
+        project.last_activity_at = now
 
 
 def fork_project(state: SimState, source: Project, user: User, kind: str, namespace_id: int) -> Project:
