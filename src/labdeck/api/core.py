@@ -20,7 +20,7 @@ import pydantic
 from labdeck.api import errors
 from labdeck.api.cache import EtagCache
 from labdeck.api.parsers import parser_for
-from labdeck.api.recorder import ChangeRecorder, recorded
+from labdeck.api.recorder import ChangeRecorder, is_read, recorded
 from labdeck.api.results import ActionResult, ConnectionHealth
 from labdeck.api.retry import (
     GATED_STATUSES,
@@ -234,7 +234,7 @@ class HttpEngine:
         raises that failure at once when the wait does not fit its budget.
         """
         method = method.upper()
-        idempotent = method in IDEMPOTENT_METHODS
+        idempotent = is_read(method, path)  # GraphQL queries are reads too
         policy = self.retry
         started = policy.clock()
         attempt = 0
@@ -279,7 +279,7 @@ class HttpEngine:
                        attempt: int) -> httpx.Response:
         """One exchange; raises :class:`_Retry` after sleeping when a transport failure may be retried."""
         policy = self.retry
-        idempotent = method in IDEMPOTENT_METHODS
+        idempotent = is_read(method, path)  # GraphQL queries are reads too
         opened = files() if files is not None else None
         request = self._build(method, path, params, data, opened, json, headers)
         url = str(request.url)
