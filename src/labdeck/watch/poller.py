@@ -27,6 +27,7 @@ from typing import Any
 from labdeck.api.client import ApiClient
 from labdeck.watch.activity import ActivityCheck
 from labdeck.watch.ages import LIVE_LIMIT, QUIET_LIMIT, RowAges
+from labdeck.watch.batches import GraphqlBatches
 from labdeck.watch.budget import PollStats, RequestBudget, WireTap
 from labdeck.watch.clock import Clock, ServerClock, Sleep, WallClock, interruptible_sleep
 from labdeck.watch.publish import board_snapshot, projects_snapshot
@@ -88,6 +89,7 @@ class BoardPoller(PollerReads):
         self.tap = WireTap(self.budget, self.server_clock, self.stats, wall=wall, sleep=sleep)
         self.tap.on_action = self.acted_on
         self.activity = ActivityCheck(client, per_page=s.activity_per_page, max_pages=s.activity_max_pages)
+        self.batches = GraphqlBatches(client)
         self.tracks: dict[int, ProjectTrack] = {}
         self._subs: list[Subscription[Any]] = []
         self._sinks: list[AlertSink] = []
@@ -201,6 +203,7 @@ class BoardPoller(PollerReads):
         self.tap.uninstall()
         self.client = client
         self.activity.use_engine(client)
+        self.batches.use_engine(client)
         now = self._clock()
         for track in self.tracks.values():
             track.next_due = min(track.next_due, now)
@@ -255,12 +258,9 @@ class BoardPoller(PollerReads):
         """Requests a minute left once the change check (the activity check every ``interval``)
         is paid: shared by the rotation and the busy projects."""
         s = self.settings
-        fixed = 60.0 / max(s.interval, 0.1) * self._check_cost()
+        cost = self.batches.requests_per_round(len(self._interest)) if self.batches.available else 1
+        fixed = 60.0 / max(self.check_every(), 0.1) * cost
         return max(1.0, s.requests_per_minute - fixed)
-
-    def _check_cost(self) -> float:
-        """Requests one change check costs (one activity page)."""
-        return 1.0
 
     def rotation_period(self) -> float:
         """Seconds within which every watched project is read again, whatever busy projects take:
@@ -295,7 +295,8 @@ class BoardPoller(PollerReads):
 
     def row_ages(self) -> RowAges:
         """Each board row's age (its project's last successful read) and whether it is stale."""
-        read_at = {pid: track.last_ok for pid, track in self.tracks.items()}
+        read_at = {pid: max(track.last_ok, track.confirmed_at or 0.0) if track.last_ok is not None else None
+                   for pid, track in self.tracks.items()}
         live = max(LIVE_LIMIT, max(self.busy_interval(), self.failing_interval()) + self.settings.interval)
         return RowAges(self._clock(), read_at, live, max(QUIET_LIMIT, self.read_bound()))
 

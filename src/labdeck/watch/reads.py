@@ -15,7 +15,9 @@ from labdeck.api.client import ApiClient
 from labdeck.api.core import TOKEN_REFUSED
 from labdeck.api.models import Job
 from labdeck.api.parsers import list_parser
+from labdeck.api.resources.graphql import LatestPipeline, NoGraphql
 from labdeck.watch.activity import ActivityCheck
+from labdeck.watch.batches import BatchRound, GraphqlBatches
 from labdeck.watch.budget import PollStats, RequestBudget
 from labdeck.watch.clock import Clock, ServerClock
 from labdeck.watch.deep import DeepPipeline, complete
@@ -46,6 +48,20 @@ _REFUSED = (errors.NotFound, errors.Forbidden)
 """This project's own refusals. A 401 is the token's (every read gets it): :meth:`_transient`."""
 
 
+CHECK_SHARE = 0.5
+"""At most this share of the budget goes to GraphQL change checks (their pace slows down to fit)."""
+
+
+def _matches(track: ProjectTrack, latest: LatestPipeline) -> bool:
+    """Whether a project's rows already show the pipeline GraphQL says is its latest, as it stands."""
+    if latest.pipeline_id is None:
+        return True
+    row = next((row for row in track.rows if row.pipeline_id == latest.pipeline_id), None)
+    if row is None:
+        return False
+    return row.server_status is None or row.server_status == latest.status
+
+
 def trouble(exc: errors.ApiError) -> str:
     """A failure said short, the same way everywhere (``token refused (401)``, ``502 Bad Gateway
     (nginx)``, ``rate limited``): the status line and the board's header show it."""
@@ -68,6 +84,7 @@ class PollerReads(DeepReads):
     budget: RequestBudget
     server_clock: ServerClock
     activity: ActivityCheck
+    batches: GraphqlBatches
     tracks: dict[int, ProjectTrack]
     _clock: Clock
     _rng: random.Random
@@ -235,11 +252,19 @@ class PollerReads(DeepReads):
                                                        self.settings))
 
     async def _check_activity(self) -> None:
+        """The change check: GraphQL batches on GitLab (where offered), else the activity list."""
         self._activity_busy = True
         started = self._clock()
+        batch: BatchRound | None = None
         try:
             dialect = await self.client.discover()  # one GET /version per client, then cached
-            result = await self.activity.run(self._activity_scope(), since=dialect.flavour == "gitlab")
+            if dialect.flavour == "gitlab" and self.batches.available is not False:
+                try:
+                    batch = await self.batches.round(sorted(self._interest))
+                except NoGraphql:
+                    batch = None  # learned once: the activity check from now on
+            if batch is None:
+                result = await self.activity.run(self._activity_scope(), since=dialect.flavour == "gitlab")
             await self._learn_pipelines_api(next(iter(self._interest), None))
         except errors.ApiError as exc:
             self._next_activity = self._clock() + self._transient(exc)
@@ -248,9 +273,12 @@ class PollerReads(DeepReads):
             self._activity_busy = False
         self._recovered()
         now = self._clock()
-        self.stats.parsed += result.parsed
         self._activity_ok, self._activity_round = now, started
-        self._next_activity = now + self.settings.interval
+        self._next_activity = now + self.check_every()
+        if batch is not None:
+            self._batch_hints(batch, started, now)
+            return
+        self.stats.parsed += result.parsed
         for pid in result.moved:
             track = self.tracks.get(pid)
             if track is not None and pid in self._interest and track.loaded:
@@ -261,6 +289,30 @@ class PollerReads(DeepReads):
             for track in self.tracks.values():
                 if track.lane in (COLD, SLOW):
                     track.next_due = min(track.next_due, now + self.settings.interval * (1 + 5 * self._rng.random()))
+
+    def check_every(self) -> float:
+        """Seconds between change checks: ``interval``, or longer when a GraphQL round over every
+        watched project costs more than half the budget at that pace."""
+        if not self.batches.available:
+            return self.settings.interval
+        cost = self.batches.requests_per_round(len(self._interest))
+        return max(self.settings.interval, cost * 60.0 / (self.settings.requests_per_minute * CHECK_SHARE))
+
+    def _batch_hints(self, batch: BatchRound, started: float, now: float) -> None:
+        """Read now the projects whose latest pipeline moved (or, seen for the first time, is not
+        what their rows show); the others are confirmed as they are."""
+        self.stats.parsed += 1
+        for pid in batch.confirmed:
+            track = self.tracks.get(pid)
+            if track is None or pid not in self._interest or not track.loaded:
+                continue
+            latest = batch.latest[pid]
+            moved = pid in batch.changed or (pid in batch.first and not _matches(track, latest))
+            if moved:
+                track.next_due, track.changed_at = started, now
+                set_lane(track, HOT, now)
+            else:
+                track.confirmed_at = now
 
     async def _list_watched(self, sub: BoardSubscription) -> None:
         try:

@@ -73,6 +73,9 @@ class ProjectTrack:
     """ETag of the last pipelines listing parsed (GitLab's pipelines API)."""
     watermark: datetime | None = None
     """Newest ``updated_at`` the pipelines listing showed (its next ``updated_after``)."""
+    confirmed_at: float | None = None
+    """When a GraphQL round last confirmed its latest pipeline unchanged (rows' age counts from
+    the later of this and ``last_ok``)."""
     failing: bool = False
     """A pipeline of it is broken (failed, newest on its ref): read every few rounds."""
     acted_at: float | None = None
