@@ -131,6 +131,10 @@ def complete(row: PipelineRow, state: DeepPipeline | None) -> PipelineRow:
         times = [job.finished_at for job in blocking if job.finished_at is not None]
         failed_at = max(times) if times else None
         jobs = latest
+    server = state.server_status or row.server_status
+    if failed_names == () and server == "failed":
+        # The server says failed and no failure read yet names it: still being read ("…"), not none.
+        failed_names = None
     detail, first = state.detail, state.first
     started = detail.started_at if detail is not None else (first.started_at if first is not None else None)
     finished_server = row.server_status is not None and not job_unfinished(row.server_status)
