@@ -12,7 +12,7 @@ no GraphQL here: learned once per client, and the REST change check (activity) i
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from labdeck.api.core import HttpEngine
@@ -43,6 +43,8 @@ class GraphqlBatches:
         """None: not tried yet; False: refused (REST from now on, for this client)."""
         self.batch = MAX_FIRST
         self.known: dict[int, tuple[object, ...]] = {}
+        self.latest: dict[int, LatestPipeline] = {}
+        """Each project's latest pipeline as last seen (which ones moved within the hour)."""
         self.refusal: str | None = None
 
     def use_engine(self, engine: HttpEngine) -> None:
@@ -54,9 +56,9 @@ class GraphqlBatches:
         """Requests one round over ``projects`` costs."""
         return max(1, -(-projects // max(1, self.batch)))
 
-    async def round(self, project_ids: Sequence[int]) -> BatchRound:
+    async def round(self, project_ids: Sequence[int], watched: Collection[int] | None = None) -> BatchRound:
         """One round over ``project_ids``; raises :class:`NoGraphql` (and remembers it) when the
-        server has none to offer."""
+        server has none to offer. ``watched``: every project still of interest (others are forgotten)."""
         result = BatchRound()
         ids = list(project_ids)
         start = 0
@@ -86,10 +88,13 @@ class GraphqlBatches:
                 elif before != signature:
                     result.changed.add(item.project_id)
                 self.known[item.project_id] = signature
+                self.latest[item.project_id] = item
                 result.confirmed.add(item.project_id)
                 result.latest[item.project_id] = item
-        for gone in set(self.known) - set(ids):
+        keep = set(watched) if watched is not None else set(ids)
+        for gone in set(self.known) - keep:
             del self.known[gone]  # no longer watched: its next first sight is a baseline
+            self.latest.pop(gone, None)
         return result
 
     def _refuse(self, why: str) -> None:

@@ -90,6 +90,8 @@ class BoardPoller(PollerReads):
         self.tap.on_action = self.acted_on
         self.activity = ActivityCheck(client, per_page=s.activity_per_page, max_pages=s.activity_max_pages)
         self.batches = GraphqlBatches(client)
+        self._memo: dict[str, float] = {}
+        self._batch_turn = 0
         self.tracks: dict[int, ProjectTrack] = {}
         self._subs: list[Subscription[Any]] = []
         self._sinks: list[AlertSink] = []
@@ -258,16 +260,18 @@ class BoardPoller(PollerReads):
         """Requests a minute left once the change check (the activity check every ``interval``)
         is paid: shared by the rotation and the busy projects."""
         s = self.settings
-        cost = self.batches.requests_per_round(len(self._interest)) if self.batches.available else 1
-        fixed = 60.0 / max(self.check_every(), 0.1) * cost
+        fixed = 60.0 / max(self.check_every(), 0.1) * self.check_cost()
         return max(1.0, s.requests_per_minute - fixed)
 
     def rotation_period(self) -> float:
         """Seconds within which every watched project is read again, whatever busy projects take:
         ``sweep_period``, or longer when the budget's rotation share cannot read them all that
         often (802 projects at 60 a minute: about 33 minutes)."""
-        share = self.spare_per_minute() * ROTATION_SHARE
-        return max(self.settings.sweep_period, self._live_count() * 60.0 / share)
+        cached = self._memo.get("period")
+        if cached is None:
+            share = self.spare_per_minute() * ROTATION_SHARE
+            cached = self._memo["period"] = max(self.settings.sweep_period, self._live_count() * 60.0 / share)
+        return cached
 
     def busy_interval(self) -> float:
         """The cadence of busy (hot) projects: ``interval``, or longer when there are so many that
@@ -280,6 +284,9 @@ class BoardPoller(PollerReads):
         return max(self.settings.interval, FAILING_EVERY) * self._busy_factor()
 
     def _busy_factor(self) -> float:
+        cached = self._memo.get("busy")
+        if cached is not None:
+            return cached
         hot = failing = 0
         for pid in self._live_ids(self._alert_ids()) & self._interest.keys():
             track = self.tracks.get(pid)
@@ -291,7 +298,8 @@ class BoardPoller(PollerReads):
                 failing += 1
         demand = hot * 60.0 / self.settings.interval + failing * 60.0 / max(self.settings.interval, FAILING_EVERY)
         share = self.spare_per_minute() * (1.0 - ROTATION_SHARE)
-        return max(1.0, demand / share)
+        factor = self._memo["busy"] = max(1.0, demand / share)
+        return factor
 
     def row_ages(self) -> RowAges:
         """Each board row's age (its project's last successful read) and whether it is stale."""
@@ -311,6 +319,7 @@ class BoardPoller(PollerReads):
         step is useful. Tests drive the poller with this and an injected clock."""
         self.tap.install(self.client.http)
         now = self._clock()
+        self._memo.clear()
         self._interest = self._collect_interest()
         self._sync_tracks(now)
         work = sorted(self._plan(now), key=lambda item: item.rank)

@@ -22,7 +22,7 @@ from labdeck.watch.budget import PollStats, RequestBudget
 from labdeck.watch.clock import Clock, ServerClock
 from labdeck.watch.deep import DeepPipeline, complete
 from labdeck.watch.deep_reads import DeepReads
-from labdeck.watch.pipelines import as_partial, build_row, derive_pipelines
+from labdeck.watch.pipelines import as_partial, build_row, derive_pipelines, job_unfinished
 from labdeck.watch.running import read_running_now
 from labdeck.watch.settings import PollerSettings
 from labdeck.watch.snapshots import RunningNowSnapshot
@@ -48,6 +48,8 @@ _REFUSED = (errors.NotFound, errors.Forbidden)
 """This project's own refusals. A 401 is the token's (every read gets it): :meth:`_transient`."""
 
 
+RECENT = 3600.0
+"""Seconds within which a project's pipeline moved for it to be checked by GraphQL every round."""
 CHECK_SHARE = 0.5
 """At most this share of the budget goes to GraphQL change checks (their pace slows down to fit)."""
 
@@ -85,6 +87,9 @@ class PollerReads(DeepReads):
     server_clock: ServerClock
     activity: ActivityCheck
     batches: GraphqlBatches
+    _memo: dict[str, float]
+    _batch_turn: int
+    """Figures worked out once per step (the fair shares look at every project)."""
     tracks: dict[int, ProjectTrack]
     _clock: Clock
     _rng: random.Random
@@ -252,7 +257,9 @@ class PollerReads(DeepReads):
                                                        self.settings))
 
     async def _check_activity(self) -> None:
-        """The change check: GraphQL batches on GitLab (where offered), else the activity list."""
+        """The change check: the activity list (pushes into projects quiet for an hour), and on
+        GitLab, GraphQL batches over the projects active within the hour (where the activity list
+        is blind: GitLab moves ``last_activity_at`` at most once an hour) plus a slice of the others."""
         self._activity_busy = True
         started = self._clock()
         batch: BatchRound | None = None
@@ -260,11 +267,10 @@ class PollerReads(DeepReads):
             dialect = await self.client.discover()  # one GET /version per client, then cached
             if dialect.flavour == "gitlab" and self.batches.available is not False:
                 try:
-                    batch = await self.batches.round(sorted(self._interest))
+                    batch = await self.batches.round(self._batch_ids(), self._interest)
                 except NoGraphql:
-                    batch = None  # learned once: the activity check from now on
-            if batch is None:
-                result = await self.activity.run(self._activity_scope(), since=dialect.flavour == "gitlab")
+                    batch = None  # learned once: the activity check alone from now on
+            result = await self.activity.run(self._activity_scope(), since=dialect.flavour == "gitlab")
             await self._learn_pipelines_api(next(iter(self._interest), None))
         except errors.ApiError as exc:
             self._next_activity = self._clock() + self._transient(exc)
@@ -277,7 +283,6 @@ class PollerReads(DeepReads):
         self._next_activity = now + self.check_every()
         if batch is not None:
             self._batch_hints(batch, started, now)
-            return
         self.stats.parsed += result.parsed
         for pid in result.moved:
             track = self.tracks.get(pid)
@@ -290,13 +295,53 @@ class PollerReads(DeepReads):
                 if track.lane in (COLD, SLOW):
                     track.next_due = min(track.next_due, now + self.settings.interval * (1 + 5 * self._rng.random()))
 
+    def _batch_ids(self) -> list[int]:
+        """This round's GraphQL projects: those never seen, those whose latest pipeline moved within
+        the hour or is unfinished, busy and failing ones, and one batch of the others in turn."""
+        server_now = self.server_now()
+        recent: list[int] = []
+        rest: list[int] = []
+        for pid in sorted(self._interest):
+            latest = self.batches.latest.get(pid)
+            track = self.tracks.get(pid)
+            if latest is None or (track is not None and (track.lane == HOT or track.failing)) or (
+                    latest.status is not None and job_unfinished(latest.status)) or (
+                    latest.updated_at is not None and (server_now - latest.updated_at).total_seconds() < RECENT):
+                recent.append(pid)
+            else:
+                rest.append(pid)
+        size = max(1, self.batches.batch)
+        slices = max(1, -(-len(rest) // size))
+        self._batch_turn = (self._batch_turn + 1) % slices
+        return recent + rest[self._batch_turn::slices]
+
     def check_every(self) -> float:
-        """Seconds between change checks: ``interval``, or longer when a GraphQL round over every
-        watched project costs more than half the budget at that pace."""
-        if not self.batches.available:
-            return self.settings.interval
-        cost = self.batches.requests_per_round(len(self._interest))
+        """Seconds between change checks: ``interval``, or longer when a round (the activity page
+        and the GraphQL batches) costs more than half the budget at that pace."""
+        cost = self.check_cost()
         return max(self.settings.interval, cost * 60.0 / (self.settings.requests_per_minute * CHECK_SHARE))
+
+    def check_cost(self) -> int:
+        """Requests one change check costs (worked out once per step: it looks at every project)."""
+        if not self.batches.available:
+            return 1
+        cached = self._memo.get("check_cost")
+        if cached is None:
+            cached = self._memo["check_cost"] = 1 + self.batches.requests_per_round(len(self._batch_ids_estimate()))
+        return int(cached)
+
+    def _batch_ids_estimate(self) -> list[int]:
+        server_now = self.server_now()
+        quiet = 0
+        recent: list[int] = []
+        for pid in self._interest:
+            latest = self.batches.latest.get(pid)
+            if latest is not None and latest.updated_at is not None and latest.status is not None and \
+                    not job_unfinished(latest.status) and (server_now - latest.updated_at).total_seconds() >= RECENT:
+                quiet += 1
+            else:
+                recent.append(pid)
+        return recent + [0] * min(quiet, max(1, self.batches.batch))
 
     def _batch_hints(self, batch: BatchRound, started: float, now: float) -> None:
         """Read now the projects whose latest pipeline moved (or, seen for the first time, is not
