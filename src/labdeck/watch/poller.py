@@ -50,8 +50,9 @@ _BACKGROUND = 6
 _OVERDUE = 2.5
 """Rank of a project its rotation period has come round for: before busy ones, so that projects
 with running jobs cannot starve the quiet ones (five running projects once took the whole budget)."""
-FAILING_EVERY = 20.0
-"""Seconds between reads of a project whose newest pipeline is broken (within the busy share)."""
+FAILING_EVERY = 25.0
+"""Seconds between reads of a project whose newest pipeline is broken (within the busy share;
+not where GraphQL batches confirm them every round)."""
 ROTATION_SHARE = 0.5
 """Share of the budget left after the change check that the fair rotation may use; the busy
 projects are capped at the rest."""
@@ -246,7 +247,8 @@ class BoardPoller(PollerReads):
         if self._interest and not loading and self._activity_ok is not None:
             stamps = [self._activity_ok] + [track.live_since() for track in tracks if track.lane == HOT]
             last = None if any(stamp is None for stamp in stamps) else min(s for s in stamps if s is not None)
-        return Freshness(last, self.settings.interval, now, loading, self.budget.paused(), self._error)
+        return Freshness(last, max(self.settings.interval, self.check_every()), now, loading, self.budget.paused(),
+                         self._error)
 
     # --- fair shares ------------------------------------------------------------------------------
 
@@ -294,7 +296,7 @@ class BoardPoller(PollerReads):
                 continue
             if track.lane == HOT:
                 hot += 1
-            elif track.failing:
+            elif track.failing and not self.batches.available:
                 failing += 1
         demand = hot * 60.0 / self.settings.interval + failing * 60.0 / max(self.settings.interval, FAILING_EVERY)
         share = self.spare_per_minute() * (1.0 - ROTATION_SHARE)
@@ -309,8 +311,15 @@ class BoardPoller(PollerReads):
         return RowAges(self._clock(), read_at, live, max(QUIET_LIMIT, self.read_bound()))
 
     def read_bound(self) -> float:
-        """Every watched project is read again within this many seconds (the board's help says it)."""
-        return self.rotation_period() + self.settings.interval
+        """Every watched project is read again within this many seconds (the board's help says it):
+        the rotation's period, or on GitLab with GraphQL the time a round takes to come round to
+        every project (the active ones every round, the others a batch a round)."""
+        bound = self.rotation_period() + self.settings.interval
+        if self.batches.available:
+            quiet = max(0, len(self._interest) - self.check_cost() * self.batches.batch)
+            turns = 1 + -(-quiet // max(1, self.batches.batch))
+            bound = min(bound, turns * self.check_every() + self.settings.interval)
+        return bound
 
     # --- one step ---------------------------------------------------------------------------------
 

@@ -190,7 +190,7 @@ class PollerReads(DeepReads):
         track.next_due = next_due(track, now, s, self._rng, period=self.rotation_period(),
                                   busy=self.busy_interval())
         track.failing = any(row.broken for row in track.rows)
-        if track.failing and lane != HOT and not track.overview:
+        if track.failing and lane != HOT and not track.overview and not self.batches.available:
             # A broken pipeline's row must stay true (a retry from the web, a new push on the ref).
             track.next_due = min(track.next_due, now + self.failing_interval())
         if track.acted_at is not None and track.acted_at >= began:

@@ -4,7 +4,7 @@ The defaults keep idle watching of 300 projects under 60 requests a minute: the 
 every ``interval`` (12/min at 5 s; on GitLab, GraphQL batches instead), then what is left shared
 half and half: the fair rotation that reads every watched project at least once per
 ``sweep_period`` (stretched when the half cannot: 300 projects at 60/min, every 12.5 min), and the
-busy projects (running jobs every ``interval``, broken pipelines every 20 s; slower when many). ``requests_per_minute`` caps the total whatever the
+busy projects (running jobs every ``interval``, broken pipelines every 25 s where no GraphQL confirms them; slower when many). ``requests_per_minute`` caps the total whatever the
 load (the first read of each project uses ``startup_per_minute`` instead).
 """
 
