@@ -104,3 +104,28 @@ async def test_a_canceled_big_pipeline_says_canceled_within_one_round(
         took = await lockstep(poller, fake, server, 60, lambda: status() == "canceled")
         assert took is not None and took <= 4 + poller.settings.interval + 1
         poller.close()
+
+
+async def test_the_batch_shrinks_to_the_complexity_limit_and_stays_there(
+        sim_factory: Callable[..., SimServer], monkeypatch: pytest.MonkeyPatch) -> None:
+    import labdeck.sim.gql.cost as cost
+    from labdeck.watch.batches import GraphqlBatches
+
+    monkeypatch.setattr(cost, "AUTHENTICATED_COMPLEXITY", 32)  # a server with a tighter limit than 250
+    server = sim_factory(dialect="gitlab", projects=120)
+    ids = sorted(server.state.projects)
+    async with api_client(server, "user") as client:
+        batches = GraphqlBatches(client)
+        first = await batches.round(ids)
+        assert batches.available is True and batches.batch < 100
+        assert len(first.confirmed) >= 60  # every project the user can see, in smaller batches
+        size = batches.batch
+        sent: list[str] = []
+
+        async def note(request: object) -> None:
+            sent.append(str(getattr(request, "url", "")))
+
+        client.http.event_hooks["request"].append(note)
+        again = await batches.round(ids)
+        assert batches.batch == size and again.confirmed == first.confirmed
+        assert len(sent) == batches.requests_per_round(len(ids))  # no query over the limit again
