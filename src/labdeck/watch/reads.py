@@ -48,6 +48,8 @@ _REFUSED = (errors.NotFound, errors.Forbidden)
 """This project's own refusals. A 401 is the token's (every read gets it): :meth:`_transient`."""
 
 
+FRESH_HOT = 120.0
+"""Seconds a project stays at the full busy cadence after it turned busy (then it is capped)."""
 RECENT = 3600.0
 """Seconds within which a project's pipeline moved for it to be checked by GraphQL every round."""
 CHECK_SHARE = 0.5
@@ -187,8 +189,11 @@ class PollerReads(DeepReads):
         if lane != track.lane:
             self._dirty.add(pid)  # snapshots show the lane ("hot", "cold" …)
         set_lane(track, lane, now)
+        # Freshly busy projects (a push, a new job running) are read every interval: a failure
+        # there comes soonest. Long-busy ones are capped so that they cannot starve the rest.
+        settled_busy = track.hot_since is not None and now - track.hot_since > FRESH_HOT
         track.next_due = next_due(track, now, s, self._rng, period=self.rotation_period(),
-                                  busy=self.busy_interval())
+                                  busy=self.busy_interval() if settled_busy else None)
         track.failing = any(row.broken for row in track.rows)
         if track.failing and lane != HOT and not track.overview and not self.batches.available:
             # A broken pipeline's row must stay true (a retry from the web, a new push on the ref).
