@@ -303,6 +303,13 @@ class PollerReads(DeepReads):
     def _batch_ids(self) -> list[int]:
         """This round's GraphQL projects: those never seen, those whose latest pipeline moved within
         the hour or is unfinished, busy and failing ones, and one batch of the others in turn."""
+        recent, rest = self._split_recent()
+        size = max(1, self.batches.batch)
+        slices = max(1, -(-len(rest) // size))
+        self._batch_turn = (self._batch_turn + 1) % slices
+        return recent + rest[self._batch_turn::slices]
+
+    def _split_recent(self) -> tuple[list[int], list[int]]:
         server_now = self.server_now()
         recent: list[int] = []
         rest: list[int] = []
@@ -315,10 +322,7 @@ class PollerReads(DeepReads):
                 recent.append(pid)
             else:
                 rest.append(pid)
-        size = max(1, self.batches.batch)
-        slices = max(1, -(-len(rest) // size))
-        self._batch_turn = (self._batch_turn + 1) % slices
-        return recent + rest[self._batch_turn::slices]
+        return recent, rest
 
     def check_every(self) -> float:
         """Seconds between change checks: ``interval``, or longer when a round (the activity page
@@ -336,17 +340,8 @@ class PollerReads(DeepReads):
         return int(cached)
 
     def _batch_ids_estimate(self) -> list[int]:
-        server_now = self.server_now()
-        quiet = 0
-        recent: list[int] = []
-        for pid in self._interest:
-            latest = self.batches.latest.get(pid)
-            if latest is not None and latest.updated_at is not None and latest.status is not None and \
-                    not job_unfinished(latest.status) and (server_now - latest.updated_at).total_seconds() >= RECENT:
-                quiet += 1
-            else:
-                recent.append(pid)
-        return recent + [0] * min(quiet, max(1, self.batches.batch))
+        recent, rest = self._split_recent()
+        return recent + rest[: max(1, self.batches.batch)]
 
     def _batch_hints(self, batch: BatchRound, started: float, now: float) -> None:
         """Read now the projects whose latest pipeline moved (or, seen for the first time, is not
