@@ -26,6 +26,7 @@ import argparse
 import asyncio
 import bisect
 import multiprocessing
+import os
 import random
 import sys
 import threading
@@ -203,9 +204,13 @@ def main() -> int:
     parser.add_argument("--startup", type=float, default=11.0, help="seconds for the first reads")
     parser.add_argument("--idle", type=float, default=22.0, help="seconds of the idle measurement")
     parser.add_argument("--pushes", type=int, default=8, help="failing pipelines pushed, one every 2 s")
-    parser.add_argument("--scenario", choices=("all", "pushes", "monorepo", "group"), default="all",
+    parser.add_argument("--scenario", choices=("all", "pushes", "monorepo", "group", "fresh"), default="all",
                         help="pushes: small failing pipelines; monorepo: 30 running 1,500-job pipelines "
-                             "(both dialects); group: a 2,000-project board")
+                             "(both dialects); group: a 2,000-project board; fresh: budget per minute, "
+                             "failure and retry to row, oldest row (300 and 2,000 projects, fake clock)")
+    parser.add_argument("--sizes", default="300,2000", help="projects of the fresh scenario")
+    parser.add_argument("--fresh-failures", type=int, default=5,
+                        help="fresh: failures pushed per kind (recently active, quiet)")
     parser.add_argument("--dialect", choices=("both", "spec", "gitlab"), default="both")
     parser.add_argument("--projects", type=int, default=2000, help="projects of the group scenario")
     args = parser.parse_args()
@@ -217,6 +222,16 @@ def main() -> int:
             verdict |= run_monorepo(dialect, max(args.startup, 25.0), max(args.idle, 30.0), args.pushes)
     if args.scenario in ("all", "group"):
         verdict |= _board_big.run_group(args.projects, max(args.idle, 30.0))
+    if args.scenario in ("all", "fresh"):
+        import _board_fresh
+
+        # LABDECK_BENCH_SRC: another checkout's src (the current poller) measured beside this one.
+        sources = {"this": str(Path(__file__).resolve().parents[1] / "src")}
+        if os.environ.get("LABDECK_BENCH_SRC"):
+            sources["other"] = os.environ["LABDECK_BENCH_SRC"]
+        dialects = ["spec", "gitlab"] if args.dialect == "both" else [args.dialect]
+        verdict |= _board_fresh.run(sources, dialects, [int(size) for size in args.sizes.split(",")],
+                                    args.fresh_failures)
     return verdict
 
 

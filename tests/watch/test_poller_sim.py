@@ -137,6 +137,7 @@ async def test_a_304_parses_nothing(sim_factory: Callable[..., SimServer], diale
     board: list[BoardSnapshot] = []
     async with api_client(server) as client:
         poller = make_poller(client, server, fake, sweep_period=30.0)
+        poller.batches.available = False  # the REST reads (GraphQL answers are POSTs: never a 304)
         poller.subscribe_board(board.append, watched=fixed(server, QUIET, "platform/search", "web/storefront"))
         await run_until(poller, fake, lambda: bool(board) and board[-1].loading == 0)
         # The first activity check learns the list; where the server lists pipelines, the first round

@@ -20,7 +20,7 @@ import pydantic
 from labdeck.api import answers, errors
 from labdeck.api.cache import EtagCache
 from labdeck.api.parsers import parser_for
-from labdeck.api.recorder import ChangeRecorder, recorded
+from labdeck.api.recorder import ChangeRecorder, is_read, recorded
 from labdeck.api.results import ActionResult, ConnectionHealth
 from labdeck.api.retry import (
     GATED_STATUSES,
@@ -254,7 +254,7 @@ class HttpEngine:
         raises that failure at once when the wait does not fit its budget.
         """
         method = method.upper()
-        idempotent = method in IDEMPOTENT_METHODS
+        idempotent = is_read(method, path)  # GraphQL queries are reads too
         policy = self.retry
         started = policy.clock()
         attempt = 0
@@ -308,7 +308,7 @@ class HttpEngine:
         """One exchange; raises :class:`_Retry` when a transport failure may be retried: a read
         after the gate's wait (:meth:`_unreachable`), a change that never left after a back-off."""
         policy = self.retry
-        idempotent = method in IDEMPOTENT_METHODS
+        idempotent = is_read(method, path)  # GraphQL queries are reads too
         opened = files() if files is not None else None
         request = self._build(method, path, params, data, opened, json, headers)
         url = str(request.url)

@@ -32,6 +32,13 @@ READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def is_read(method: str, path: object) -> bool:
+    """A read: a ``GET``-like method, or a ``POST`` of a GraphQL query to ``/api/graphql`` (the
+    console sends no mutations): not recorded as a change, allowed read-only, retried."""
+    verb = method.upper()
+    return verb in READ_METHODS or (verb == "POST" and str(path).split("?", 1)[0].rstrip("/").endswith("/api/graphql"))
+
+
 class RecordedChange(Protocol):
     """The handle of one change on record, between its ``sent`` and ``result`` records."""
 
@@ -126,7 +133,7 @@ def recorded(send: F) -> F:
     async def wrapper(self: Any, method: str, path: str, **kwargs: Any) -> Any:
         recorder: ChangeRecorder | None = getattr(self, "audit", None)
         verb = method.upper()
-        if recorder is None or not recorder.enabled or verb in READ_METHODS:
+        if recorder is None or not recorder.enabled or is_read(verb, path):
             response = await send(self, method, path, **kwargs)
             if recorder is not None and verb == "GET" and path.strip("/") == "user":
                 _learn_user(recorder, response)

@@ -500,7 +500,8 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
             return
         title = getattr(screen, "section_title", None) or getattr(screen, "BINDING_GROUP_TITLE", None) or \
             type(screen).__name__.removesuffix("Screen")
-        self.push_screen(KeysScreen(title, screen.active_bindings))
+        note = getattr(screen, "keys_note", None)
+        self.push_screen(KeysScreen(title, screen.active_bindings, note() if callable(note) else ""))
 
 
 def run_console(session: Session, *, session_for_profile: SessionForProfile | None = None,

@@ -10,7 +10,9 @@ verdict that is not known yet is ``None`` (shown as ``…``), never a guess.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from datetime import timedelta
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -48,6 +50,9 @@ class Triaging:
         self._stored = 0
         """Rounds run side by side (never cancelled half-way): an older one finishing last is not kept."""
         self._listeners: list[Callable[[], None]] = []
+        self.pacer: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext
+        """Wraps every read: the board's request budget (set by ``app.watching``), so that triage's
+        jobs pages and logs wait their turn within the per-minute budget."""
 
     def triager(self, client: ApiClient) -> Triager:
         """A triager on ``client`` (read it from the app each time) sharing the log cache."""
@@ -76,6 +81,11 @@ class Triaging:
         failed pipelines on the board) from the same pages. Listeners are told afterwards."""
         self._asked += 1
         ticket = self._asked
+        with self.pacer():
+            return await self._round(client, projects, failed, ticket)
+
+    async def _round(self, client: ApiClient, projects: Sequence[tuple[int, str]],
+                     failed: Sequence[tuple[int, str, Job]], ticket: int) -> TriageReport:
         triager = self.triager(client)
         report = await triager.round(projects, since=WINDOW)
         found = {failure.job.id: failure for failure in report.failures}
@@ -107,6 +117,10 @@ class Triaging:
         unknown = [job for job in jobs if job.status == "failed" and job.id not in self.failures][:AT_ONCE]
         if not unknown:
             return
+        with self.pacer():
+            await self._verdicts(client, project_id, path, unknown)
+
+    async def _verdicts(self, client: ApiClient, project_id: int, path: str, unknown: list[Job]) -> None:
         triager = self.triager(client)
         read = await triager.page(project_id, path)
         page = tuple(in_window(read.jobs, read.now - WINDOW))  # the round's window, as labdeck triage
@@ -124,15 +138,21 @@ class Triaging:
         page = self.pages.get(project_id)
         known = self.failures.get(job.id) if job.status == "failed" else None
         if page is None or not any(held.id == job.id for held in page) or (job.status == "failed" and known is None):
-            triager = self.triager(client)
-            read = await triager.page(project_id, path)
-            # The round's window: the verdict and evidence are the ones ``labdeck triage`` gives.
-            page = tuple(in_window(read.jobs, read.now - WINDOW))
-            self.pages[project_id] = page
-            if job.status == "failed":
-                jobs = page if any(held.id == job.id for held in page) else (*page, job)
-                known = await triager.failure(project_id, path, job, jobs)
-                self.failures[job.id] = known
+            with self.pacer():
+                return await self._one(client, project_id, path, job)
+        return known, job_history(page, job.name, job.ref)
+
+    async def _one(self, client: ApiClient, project_id: int, path: str, job: Job) -> tuple[Failure | None, History]:
+        known: Failure | None = None
+        triager = self.triager(client)
+        read = await triager.page(project_id, path)
+        # The round's window: the verdict and evidence are the ones ``labdeck triage`` gives.
+        page = tuple(in_window(read.jobs, read.now - WINDOW))
+        self.pages[project_id] = page
+        if job.status == "failed":
+            jobs = page if any(held.id == job.id for held in page) else (*page, job)
+            known = await triager.failure(project_id, path, job, jobs)
+            self.failures[job.id] = known
         return known, job_history(page, job.name, job.ref)
 
     def flagged_runners(self) -> dict[int, RunnerShare]:

@@ -20,6 +20,7 @@ from labdeck.api import ApiClient
 from labdeck.base.session import Session
 from labdeck.base.statefile import StateStore
 from labdeck.ui.collector import keep_collecting
+from labdeck.ui.triaging import triaging
 from labdeck.watch import (
     Alert,
     AlertChannels,
@@ -69,6 +70,9 @@ class Watching:
         self.watched = WatchedSet(client, self.store)
         self.poller = BoardPoller(client, PollerSettings.from_config(self._session.board))
         self.poller.add_alerts(self.alerts)
+        # Triage's reads (jobs pages, logs) are the board's reads too: they wait their turn in the
+        # poller's per-minute window and take their tokens, whatever screen asks for them.
+        triaging(self._app).pacer = lambda: self.poller.tap.attributed("triage", pay=True)
 
     # --- lifecycle ----------------------------------------------------------------------------
 

@@ -10,6 +10,11 @@ server says so.
   ``RateLimit-Remaining`` (below ``low_ratio`` of ``RateLimit-Limit``) slows the rate down until
   the window resets. Any response counts, the console's other screens included: they share the
   server's quota.
+- A sliding window of 60 s caps what is sent in any minute at ``requests_per_minute`` (the
+  bucket alone lets a burst on top of a full minute through: 70 in a minute with a burst of 10,
+  more with extra pages charged after the fact). Every steady request the board makes passes it
+  just before it leaves (:meth:`RequestBudget.turn`), triage's reads included; first reads of
+  projects (the start-up bucket) do not.
 - :class:`WireTap` is an ``httpx`` response hook on the client that feeds the budget, the
   :class:`~labdeck.watch.clock.ServerClock` and :class:`PollStats`. Requests are attributed to
   the poller through a context variable, so the count is exact (pages and the API layer's own
@@ -18,18 +23,20 @@ server says so.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
 import math
 import time
-from collections import Counter
-from collections.abc import Iterator
+from collections import Counter, deque
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 
 import httpx
 
 from labdeck.api.retry import RateLimit, server_wait
 from labdeck.watch.clock import Clock, ServerClock, WallClock
+from labdeck.watch.hints import acted_on
 
 
 @dataclass
@@ -39,6 +46,10 @@ class Attribution:
     tap: WireTap
     kind: str
     requests: int = 0
+    startup: bool = False
+    """Paid from the start-up bucket (a project's first read): not held to the minute's window."""
+    pay: bool = False
+    """Not planned by the poller (triage's reads): each request takes a token itself."""
 
 
 _ROUNDING = 1e-6
@@ -92,6 +103,32 @@ class RequestBudget:
         self._throttles = 0
         self.rate_limit: RateLimit | None = None
         """The last ``RateLimit-*`` state the server sent."""
+        self.per_minute = max(1, int(requests_per_minute))
+        """The hard cap: steady requests sent in any 60 s."""
+        self._sent: deque[float] = deque()
+
+    # --- the minute's window -----------------------------------------------------------------------
+
+    def window_wait(self) -> float:
+        """Seconds until one more steady request fits the last 60 s (0: now)."""
+        now = self._clock()
+        sent = self._sent
+        while sent and sent[0] <= now - 60.0:
+            sent.popleft()
+        if len(sent) < self.per_minute:
+            return 0.0
+        return max(0.0, sent[len(sent) - self.per_minute] + 60.0 - now) + _ROUNDING
+
+    def sent_in_window(self) -> int:
+        """Steady requests sent in the last 60 s."""
+        self.window_wait()
+        return len(self._sent)
+
+    async def turn(self, sleep: Callable[[float], Awaitable[None]]) -> None:
+        """Wait until a steady request fits the minute's window, and count it as sent."""
+        while (wait := self.window_wait()) > 0:
+            await sleep(wait)
+        self._sent.append(self._clock())
 
     # --- tokens ------------------------------------------------------------------------------------
 
@@ -135,6 +172,8 @@ class RequestBudget:
                 self._startup_tokens -= 1.0
                 return True
             return False
+        if self.window_wait() > 0:
+            return False
         if self._tokens >= 1.0 + reserve - _ROUNDING:
             self._tokens -= 1.0
             return True
@@ -147,13 +186,14 @@ class RequestBudget:
         if pause > 0:
             return pause
         self._refill()
+        window = 0.0 if startup else self.window_wait()
         tokens, rate = (self._startup_tokens, self.startup_rate) if startup else (self._tokens, self.rate)
         wanted = 1.0 if startup else 1.0 + reserve
         if tokens >= wanted - _ROUNDING:
-            return 0.0
+            return window
         if wanted > (self.startup_burst if startup else self.burst):
             return math.inf  # the bucket never holds that much: only other work can wake the caller
-        return (wanted - tokens) / (rate * self.factor)
+        return max(window, (wanted - tokens) / (rate * self.factor))
 
     def charge(self, requests: int, *, startup: bool = False) -> None:
         """Take ``requests`` more tokens after the fact (extra pages of a listing); the bucket may
@@ -202,8 +242,11 @@ class WireTap:
     """
 
     def __init__(self, budget: RequestBudget, server_clock: ServerClock, stats: PollStats,
-                 *, wall: WallClock = time.time) -> None:
+                 *, wall: WallClock = time.time, sleep: Callable[[float], Awaitable[None]] | None = None) -> None:
         self.budget = budget
+        self._sleep = sleep
+        self.on_action: Callable[[int | str], None] | None = None
+        """Told which project a change the console made (any screen's) was about."""
         self.server_clock = server_clock
         self.stats = stats
         self._wall = wall
@@ -214,6 +257,9 @@ class WireTap:
         hooks = http.event_hooks["response"]
         if self._hook not in hooks:
             hooks.append(self._hook)
+        before = http.event_hooks["request"]
+        if self._before not in before:
+            before.append(self._before)
         self._http = http
 
     def uninstall(self) -> None:
@@ -222,21 +268,39 @@ class WireTap:
             hooks = self._http.event_hooks["response"]
             if self._hook in hooks:
                 hooks.remove(self._hook)
+            before = self._http.event_hooks["request"]
+            if self._before in before:
+                before.remove(self._before)
             self._http = None
 
     @contextlib.contextmanager
-    def attributed(self, kind: str) -> Iterator[Attribution]:
-        """Count the requests made in this block (this task and tasks it starts) as ``kind``."""
-        attribution = Attribution(self, kind)
+    def attributed(self, kind: str, *, startup: bool = False, pay: bool = False) -> Iterator[Attribution]:
+        """Count the requests made in this block (this task and tasks it starts) as ``kind``; each
+        waits its turn in the minute's window (unless ``startup``); ``pay``: each takes a token too
+        (reads the poller did not plan, such as triage's)."""
+        attribution = Attribution(self, kind, startup=startup, pay=pay)
         token = _CURRENT.set(attribution)
         try:
             yield attribution
         finally:
             _CURRENT.reset(token)
 
+    async def _before(self, request: httpx.Request) -> None:
+        current = _CURRENT.get()
+        if current is None or current.tap is not self or current.startup:
+            return
+        if current.pay:
+            self.budget.charge(1)
+        await self.budget.turn(self._sleep or asyncio.sleep)
+
     async def _hook(self, response: httpx.Response) -> None:
         self.server_clock.observe(response.headers.get("date"), self._wall())
         self.budget.observe(response.status_code, response.headers)
+        if self.on_action is not None:
+            request = response.request
+            project = acted_on(request.method, request.url.path, response.status_code)
+            if project is not None:
+                self.on_action(project)
         current = _CURRENT.get()
         if current is None or current.tap is not self:
             return

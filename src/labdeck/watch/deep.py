@@ -7,8 +7,8 @@ shows is read by scope, never all the jobs on every round:
 
 - the failed jobs: ``GET /projects/:id/pipelines/:pipeline_id/jobs?scope[]=failed`` (paged,
   conditional: an unchanged page is not parsed), only when the count of failed jobs changed;
-- that count: the same list with ``per_page=1`` (its ``X-Total``; the body, one job, carries the
-  pipeline's status). A failed job stays failed (a retry is a new job), so a count that did not
+- that count: ``scope[]=failed&scope[]=canceled`` with ``per_page=1`` (its ``X-Total``; the body,
+  one job, carries the pipeline's status: a cancel moves the count and shows at once). A failed job stays failed (a retry is a new job), so a count that did not
   move means no new failure anywhere in the pipeline, on its first page or its last;
 - the running count: ``scope[]=running`` with ``per_page=1`` (``X-Total``), when something moved;
 - the pipeline's first job (start time), once, in the spec dialect; the pipeline's detail (start,
@@ -66,11 +66,13 @@ def _total(headers: object) -> int | None:
         return None
 
 
-async def count(engine: HttpEngine, project_id: int, pipeline_id: int, scope: str) -> tuple[int | None, list[Job]]:
-    """``X-Total`` of one scope of a pipeline's jobs (None when the server sends no counts), and
+async def count(engine: HttpEngine, project_id: int, pipeline_id: int,
+                scope: str | tuple[str, ...]) -> tuple[int | None, list[Job]]:
+    """``X-Total`` of one scope (or several) of a pipeline's jobs (None when the server sends no counts), and
     the newest such job (carrying the pipeline's status), from one ``per_page=1`` request."""
     response = await engine.request("GET", f"projects/{project_id}/pipelines/{pipeline_id}/jobs",
-                                    params={"scope[]": scope, "per_page": 1})
+                                    params={"scope[]": list(scope) if isinstance(scope, tuple) else scope,
+                                            "per_page": 1})
     jobs = list_parser(Job).validate_json(response.content or b"[]")
     return _total(response.headers), jobs
 
@@ -129,6 +131,10 @@ def complete(row: PipelineRow, state: DeepPipeline | None) -> PipelineRow:
         times = [job.finished_at for job in blocking if job.finished_at is not None]
         failed_at = max(times) if times else None
         jobs = latest
+    server = state.server_status or row.server_status
+    if failed_names == () and server == "failed":
+        # The server says failed and no failure read yet names it: still being read ("…"), not none.
+        failed_names = None
     detail, first = state.detail, state.first
     started = detail.started_at if detail is not None else (first.started_at if first is not None else None)
     finished_server = row.server_status is not None and not job_unfinished(row.server_status)

@@ -42,6 +42,8 @@ log = logging.getLogger("labdeck.watch")
 
 _CLEAN = frozenset({"success", "skipped", "canceled"})
 """Server statuses that leave nothing to read about failures."""
+PROBED = ("failed", "canceled")
+"""Job scopes the per-round probe counts."""
 MARGIN = timedelta(seconds=1)
 """``updated_after`` is strict and timestamps tie: look a second further back."""
 LISTED = 20
@@ -244,7 +246,9 @@ class DeepReads:
         finished = status is not None and not job_unfinished(status)
         if finished and state.failed is not None and not probe:
             return  # a finished pipeline's failures do not change without a retry (a new pipeline status)
-        total, newest = await count(self.client, track.project_id, row.pipeline_id, "failed")
+        # Failed and canceled jobs together: a new failure moves the count, and so does a cancel
+        # (whose canceled jobs then carry the pipeline's new status: the row says canceled at once).
+        total, newest = await count(self.client, track.project_id, row.pipeline_id, PROBED)
         if newest and newest[0].pipeline is not None and newest[0].pipeline.status:
             state.server_status = newest[0].pipeline.status
         if total is not None and total == state.failed_seen and state.failed is not None:
@@ -264,7 +268,9 @@ class DeepReads:
         key = (status, state.failed_seen)
         if state.running is not None and state.running_for == key and not force:
             return
-        total, _ = await count(self.client, track.project_id, row.pipeline_id, "running")
+        total, newest = await count(self.client, track.project_id, row.pipeline_id, "running")
+        if newest and newest[0].pipeline is not None and newest[0].pipeline.status:
+            state.server_status = newest[0].pipeline.status
         if total is None:
             total = len(await read_scope(self.client, state, track.project_id, "running"))
         state.running, state.running_for = total, key

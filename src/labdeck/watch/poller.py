@@ -26,6 +26,8 @@ from typing import Any
 
 from labdeck.api.client import ApiClient
 from labdeck.watch.activity import ActivityCheck
+from labdeck.watch.ages import LIVE_LIMIT, QUIET_LIMIT, RowAges
+from labdeck.watch.batches import GraphqlBatches
 from labdeck.watch.budget import PollStats, RequestBudget, WireTap
 from labdeck.watch.clock import Clock, ServerClock, Sleep, WallClock, interruptible_sleep
 from labdeck.watch.publish import board_snapshot, projects_snapshot
@@ -39,12 +41,21 @@ from labdeck.watch.subscriptions import (
     RunningNowSubscription,
     Subscription,
 )
-from labdeck.watch.tracking import COLD, ERROR, HOT, SLOW, ProjectTrack, overview_round
+from labdeck.watch.tracking import COLD, ERROR, HOT, SLOW, ProjectTrack, overview_round, set_lane
 from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
 
 log = logging.getLogger("labdeck.watch")
 _LANE_RANK = {HOT: 4, SLOW: 5, ERROR: 7, COLD: 8}
 _BACKGROUND = 6
+_OVERDUE = 2.5
+"""Rank of a project its rotation period has come round for: before busy ones, so that projects
+with running jobs cannot starve the quiet ones (five running projects once took the whole budget)."""
+FAILING_EVERY = 25.0
+"""Seconds between reads of a project whose newest pipeline is broken (within the busy share;
+not where GraphQL batches confirm them every round)."""
+ROTATION_SHARE = 0.5
+"""Share of the budget left after the change check that the fair rotation may use; the busy
+projects are capped at the rest."""
 
 
 @dataclass
@@ -76,8 +87,12 @@ class BoardPoller(PollerReads):
         self.stats = PollStats()
         self.budget = RequestBudget(s.requests_per_minute, burst=s.burst, startup_per_minute=s.startup_per_minute,
                                     clock=clock, wall=wall)
-        self.tap = WireTap(self.budget, self.server_clock, self.stats, wall=wall)
+        self.tap = WireTap(self.budget, self.server_clock, self.stats, wall=wall, sleep=sleep)
+        self.tap.on_action = self.acted_on
         self.activity = ActivityCheck(client, per_page=s.activity_per_page, max_pages=s.activity_max_pages)
+        self.batches = GraphqlBatches(client)
+        self._memo: dict[str, float] = {}
+        self._batch_turn = 0
         self.tracks: dict[int, ProjectTrack] = {}
         self._subs: list[Subscription[Any]] = []
         self._sinks: list[AlertSink] = []
@@ -144,6 +159,20 @@ class BoardPoller(PollerReads):
         """Run a step now (a subscription changed)."""
         self._wake.set()
 
+    def acted_on(self, project: int | str) -> None:
+        """The console changed something in ``project`` (id or path): a retry, cancel, play or bulk
+        action from any screen. Read it at once (a read under way is followed by another) and keep
+        it hot while its pipelines run: the board row changes as the pipeline view does."""
+        track = self.tracks.get(project) if isinstance(project, int) else next(
+            (held for held in self.tracks.values() if held.path == project), None)
+        if track is None:
+            return
+        now = self._clock()
+        track.next_due, track.changed_at, track.acted_at = now, now, now
+        set_lane(track, HOT, now)
+        self._dirty.add(track.project_id)
+        self.wake()
+
     async def run(self) -> None:
         """Poll until :meth:`stop` (or cancellation). Never raises for server trouble: failures
         show in :meth:`freshness` and in the snapshots."""
@@ -177,6 +206,7 @@ class BoardPoller(PollerReads):
         self.tap.uninstall()
         self.client = client
         self.activity.use_engine(client)
+        self.batches.use_engine(client)
         now = self._clock()
         for track in self.tracks.values():
             track.next_due = min(track.next_due, now)
@@ -217,7 +247,79 @@ class BoardPoller(PollerReads):
         if self._interest and not loading and self._activity_ok is not None:
             stamps = [self._activity_ok] + [track.live_since() for track in tracks if track.lane == HOT]
             last = None if any(stamp is None for stamp in stamps) else min(s for s in stamps if s is not None)
-        return Freshness(last, self.settings.interval, now, loading, self.budget.paused(), self._error)
+        return Freshness(last, max(self.settings.interval, self.check_every()), now, loading, self.budget.paused(),
+                         self._error)
+
+    # --- fair shares ------------------------------------------------------------------------------
+
+    def _live_count(self) -> int:
+        return len(self._live_ids(self._alert_ids()) & self._interest.keys()) if self._interest else 0
+
+    def _alert_ids(self) -> frozenset[int]:
+        return frozenset().union(*(sink.project_ids() for sink in self._sinks)) if self._sinks else frozenset()
+
+    def spare_per_minute(self) -> float:
+        """Requests a minute left once the change check (the activity check every ``interval``)
+        is paid: shared by the rotation and the busy projects."""
+        s = self.settings
+        fixed = 60.0 / max(self.check_every(), 0.1) * self.check_cost()
+        return max(1.0, s.requests_per_minute - fixed)
+
+    def rotation_period(self) -> float:
+        """Seconds within which every watched project is read again, whatever busy projects take:
+        ``sweep_period``, or longer when the budget's rotation share cannot read them all that
+        often (802 projects at 60 a minute: about 33 minutes)."""
+        cached = self._memo.get("period")
+        if cached is None:
+            share = self.spare_per_minute() * ROTATION_SHARE
+            cached = self._memo["period"] = max(self.settings.sweep_period, self._live_count() * 60.0 / share)
+        return cached
+
+    def busy_interval(self) -> float:
+        """The cadence of busy (hot) projects: ``interval``, or longer when there are so many that
+        reading each that often (and each failing project every ``FAILING_EVERY``) would take more
+        than their share of the budget."""
+        return self.settings.interval * self._busy_factor()
+
+    def failing_interval(self) -> float:
+        """The cadence of projects with a broken pipeline (a retry elsewhere turns them green)."""
+        return max(self.settings.interval, FAILING_EVERY) * self._busy_factor()
+
+    def _busy_factor(self) -> float:
+        cached = self._memo.get("busy")
+        if cached is not None:
+            return cached
+        hot = failing = 0
+        for pid in self._live_ids(self._alert_ids()) & self._interest.keys():
+            track = self.tracks.get(pid)
+            if track is None:
+                continue
+            if track.lane == HOT:
+                hot += 1
+            elif track.failing and not self.batches.available:
+                failing += 1
+        demand = hot * 60.0 / self.settings.interval + failing * 60.0 / max(self.settings.interval, FAILING_EVERY)
+        share = self.spare_per_minute() * (1.0 - ROTATION_SHARE)
+        factor = self._memo["busy"] = max(1.0, demand / share)
+        return factor
+
+    def row_ages(self) -> RowAges:
+        """Each board row's age (its project's last successful read) and whether it is stale."""
+        read_at = {pid: max(track.last_ok, track.confirmed_at or 0.0) if track.last_ok is not None else None
+                   for pid, track in self.tracks.items()}
+        live = max(LIVE_LIMIT, max(self.busy_interval(), self.failing_interval()) + self.settings.interval)
+        return RowAges(self._clock(), read_at, live, max(QUIET_LIMIT, self.read_bound()))
+
+    def read_bound(self) -> float:
+        """Every watched project is read again within this many seconds (the board's help says it):
+        the rotation's period, or on GitLab with GraphQL the time a round takes to come round to
+        every project (the active ones every round, the others a batch a round)."""
+        bound = self.rotation_period() + self.settings.interval
+        if self.batches.available:
+            quiet = max(0, len(self._interest) - self.check_cost() * self.batches.batch)
+            turns = 1 + -(-quiet // max(1, self.batches.batch))
+            bound = min(bound, turns * self.check_every() + self.settings.interval)
+        return bound
 
     # --- one step ---------------------------------------------------------------------------------
 
@@ -226,6 +328,7 @@ class BoardPoller(PollerReads):
         step is useful. Tests drive the poller with this and an injected clock."""
         self.tap.install(self.client.http)
         now = self._clock()
+        self._memo.clear()
         self._interest = self._collect_interest()
         self._sync_tracks(now)
         work = sorted(self._plan(now), key=lambda item: item.rank)
@@ -302,6 +405,7 @@ class BoardPoller(PollerReads):
                 work.append(_Work((1, sub.listed_at or 0.0), "watched", functools.partial(self._list_watched, sub)))
         known = self.activity.known
         live = self._live_ids(alert_ids)
+        period = self.rotation_period()
         self._live = bool(live)
         for pid in self._interest:
             track = self.tracks[pid]
@@ -318,13 +422,16 @@ class BoardPoller(PollerReads):
                     track.overview = False
                     if track.lane == HOT:
                         track.next_due = min(track.next_due, track.last_ok + s.interval)
-            if track.next_due > now:
+            overdue = pid in live and track.last_ok is not None and now - track.last_ok >= period
+            if track.next_due > now and not overdue:
                 continue
             read = functools.partial(self._read_project, track)
             if not track.loaded and track.error is None:
                 recent = known.get(pid)
                 rank = (0, 0 if pid in alert_ids else 1, -(recent.timestamp() if recent else 0.0), pid)
                 work.append(_Work(rank, "jobs", read, startup=True, track=track))
+            elif overdue and pid not in alert_ids:
+                work.append(_Work((_OVERDUE, track.last_ok or 0.0), "jobs", read, track=track))
             else:
                 lane_rank = 2 if pid in alert_ids else _LANE_RANK.get(track.lane, 8)
                 work.append(_Work((lane_rank, track.next_due), "jobs", read, track=track))
@@ -359,7 +466,7 @@ class BoardPoller(PollerReads):
     async def _guarded(self, item: _Work) -> None:
         client = self.client
         async with self._semaphore:
-            with self.tap.attributed(item.kind) as attribution:
+            with self.tap.attributed(item.kind, startup=item.startup) as attribution:
                 try:
                     await item.run()
                 except Exception as exc:  # never let one read stop the board

@@ -15,12 +15,14 @@ from labdeck.api.client import ApiClient
 from labdeck.api.core import TOKEN_REFUSED
 from labdeck.api.models import Job
 from labdeck.api.parsers import list_parser
+from labdeck.api.resources.graphql import LatestPipeline, NoGraphql
 from labdeck.watch.activity import ActivityCheck
+from labdeck.watch.batches import BatchRound, GraphqlBatches
 from labdeck.watch.budget import PollStats, RequestBudget
 from labdeck.watch.clock import Clock, ServerClock
 from labdeck.watch.deep import DeepPipeline, complete
 from labdeck.watch.deep_reads import DeepReads
-from labdeck.watch.pipelines import as_partial, build_row, derive_pipelines
+from labdeck.watch.pipelines import as_partial, build_row, derive_pipelines, job_unfinished
 from labdeck.watch.running import read_running_now
 from labdeck.watch.settings import PollerSettings
 from labdeck.watch.snapshots import RunningNowSnapshot
@@ -46,6 +48,24 @@ _REFUSED = (errors.NotFound, errors.Forbidden)
 """This project's own refusals. A 401 is the token's (every read gets it): :meth:`_transient`."""
 
 
+FRESH_HOT = 120.0
+"""Seconds a project stays at the full busy cadence after it turned busy (then it is capped)."""
+RECENT = 3600.0
+"""Seconds within which a project's pipeline moved for it to be checked by GraphQL every round."""
+CHECK_SHARE = 0.5
+"""At most this share of the budget goes to GraphQL change checks (their pace slows down to fit)."""
+
+
+def _matches(track: ProjectTrack, latest: LatestPipeline) -> bool:
+    """Whether a project's rows already show the pipeline GraphQL says is its latest, as it stands."""
+    if latest.pipeline_id is None:
+        return True
+    row = next((row for row in track.rows if row.pipeline_id == latest.pipeline_id), None)
+    if row is None:
+        return False
+    return row.server_status is None or row.server_status == latest.status
+
+
 def trouble(exc: errors.ApiError) -> str:
     """A failure said short, the same way everywhere (``token refused (401)``, ``502 Bad Gateway
     (nginx)``, ``rate limited``): the status line and the board's header show it."""
@@ -68,6 +88,10 @@ class PollerReads(DeepReads):
     budget: RequestBudget
     server_clock: ServerClock
     activity: ActivityCheck
+    batches: GraphqlBatches
+    _memo: dict[str, float]
+    _batch_turn: int
+    """Figures worked out once per step (the fair shares look at every project)."""
     tracks: dict[int, ProjectTrack]
     _clock: Clock
     _rng: random.Random
@@ -85,6 +109,18 @@ class PollerReads(DeepReads):
     _error: str | None
     _failures: int
     _next_running: float
+
+    def rotation_period(self) -> float:
+        """Seconds within which every watched project is read again (overridden by the poller)."""
+        return self.settings.sweep_period
+
+    def busy_interval(self) -> float:
+        """The cadence busy projects are capped at (overridden by the poller)."""
+        return self.settings.interval
+
+    def failing_interval(self) -> float:
+        """The cadence of projects with a broken pipeline (overridden by the poller)."""
+        return self.settings.sweep_period
 
     def server_now(self) -> datetime:
         """The server's time now (see :class:`ServerClock`)."""
@@ -119,6 +155,7 @@ class PollerReads(DeepReads):
 
     async def _read_project(self, track: ProjectTrack) -> None:
         s, pid = self.settings, track.project_id
+        began = self._clock()
         try:
             spared = await self._round_without_page(track)
             read = None if spared else await self.client.fetch_conditional(
@@ -152,7 +189,17 @@ class PollerReads(DeepReads):
         if lane != track.lane:
             self._dirty.add(pid)  # snapshots show the lane ("hot", "cold" …)
         set_lane(track, lane, now)
-        track.next_due = next_due(track, now, s, self._rng)
+        # Freshly busy projects (a push, a new job running) are read every interval: a failure
+        # there comes soonest. Long-busy ones are capped so that they cannot starve the rest.
+        settled_busy = track.hot_since is not None and now - track.hot_since > FRESH_HOT
+        track.next_due = next_due(track, now, s, self._rng, period=self.rotation_period(),
+                                  busy=self.busy_interval() if settled_busy else None)
+        track.failing = any(row.broken for row in track.rows)
+        if track.failing and lane != HOT and not track.overview and not self.batches.available:
+            # A broken pipeline's row must stay true (a retry from the web, a new push on the ref).
+            track.next_due = min(track.next_due, now + self.failing_interval())
+        if track.acted_at is not None and track.acted_at >= began:
+            track.next_due = now  # the console acted while this read was under way: it may predate it
         track.last_ok = now
 
     async def _read_followed_pipelines(self, track: ProjectTrack, server_now: datetime) -> None:
@@ -215,10 +262,19 @@ class PollerReads(DeepReads):
                                                        self.settings))
 
     async def _check_activity(self) -> None:
+        """The change check: the activity list (pushes into projects quiet for an hour), and on
+        GitLab, GraphQL batches over the projects active within the hour (where the activity list
+        is blind: GitLab moves ``last_activity_at`` at most once an hour) plus a slice of the others."""
         self._activity_busy = True
         started = self._clock()
+        batch: BatchRound | None = None
         try:
             dialect = await self.client.discover()  # one GET /version per client, then cached
+            if dialect.flavour == "gitlab" and self.batches.available is not False:
+                try:
+                    batch = await self.batches.round(self._batch_ids(), self._interest)
+                except NoGraphql:
+                    batch = None  # learned once: the activity check alone from now on
             result = await self.activity.run(self._activity_scope(), since=dialect.flavour == "gitlab")
             await self._learn_pipelines_api(next(iter(self._interest), None))
         except errors.ApiError as exc:
@@ -228,9 +284,11 @@ class PollerReads(DeepReads):
             self._activity_busy = False
         self._recovered()
         now = self._clock()
-        self.stats.parsed += result.parsed
         self._activity_ok, self._activity_round = now, started
-        self._next_activity = now + self.settings.interval
+        self._next_activity = now + self.check_every()
+        if batch is not None:
+            self._batch_hints(batch, started, now)
+        self.stats.parsed += result.parsed
         for pid in result.moved:
             track = self.tracks.get(pid)
             if track is not None and pid in self._interest and track.loaded:
@@ -241,6 +299,65 @@ class PollerReads(DeepReads):
             for track in self.tracks.values():
                 if track.lane in (COLD, SLOW):
                     track.next_due = min(track.next_due, now + self.settings.interval * (1 + 5 * self._rng.random()))
+
+    def _batch_ids(self) -> list[int]:
+        """This round's GraphQL projects: those never seen, those whose latest pipeline moved within
+        the hour or is unfinished, busy and failing ones, and one batch of the others in turn."""
+        recent, rest = self._split_recent()
+        size = max(1, self.batches.batch)
+        slices = max(1, -(-len(rest) // size))
+        self._batch_turn = (self._batch_turn + 1) % slices
+        return recent + rest[self._batch_turn::slices]
+
+    def _split_recent(self) -> tuple[list[int], list[int]]:
+        server_now = self.server_now()
+        recent: list[int] = []
+        rest: list[int] = []
+        for pid in sorted(self._interest):
+            latest = self.batches.latest.get(pid)
+            track = self.tracks.get(pid)
+            if latest is None or (track is not None and (track.lane == HOT or track.failing)) or (
+                    latest.status is not None and job_unfinished(latest.status)) or (
+                    latest.updated_at is not None and (server_now - latest.updated_at).total_seconds() < RECENT):
+                recent.append(pid)
+            else:
+                rest.append(pid)
+        return recent, rest
+
+    def check_every(self) -> float:
+        """Seconds between change checks: ``interval``, or longer when a round (the activity page
+        and the GraphQL batches) costs more than half the budget at that pace."""
+        cost = self.check_cost()
+        return max(self.settings.interval, cost * 60.0 / (self.settings.requests_per_minute * CHECK_SHARE))
+
+    def check_cost(self) -> int:
+        """Requests one change check costs (worked out once per step: it looks at every project)."""
+        if not self.batches.available:
+            return 1
+        cached = self._memo.get("check_cost")
+        if cached is None:
+            cached = self._memo["check_cost"] = 1 + self.batches.requests_per_round(len(self._batch_ids_estimate()))
+        return int(cached)
+
+    def _batch_ids_estimate(self) -> list[int]:
+        recent, rest = self._split_recent()
+        return recent + rest[: max(1, self.batches.batch)]
+
+    def _batch_hints(self, batch: BatchRound, started: float, now: float) -> None:
+        """Read now the projects whose latest pipeline moved (or, seen for the first time, is not
+        what their rows show); the others are confirmed as they are."""
+        self.stats.parsed += 1
+        for pid in batch.confirmed:
+            track = self.tracks.get(pid)
+            if track is None or pid not in self._interest or not track.loaded:
+                continue
+            latest = batch.latest[pid]
+            moved = pid in batch.changed or (pid in batch.first and not _matches(track, latest))
+            if moved:
+                track.next_due, track.changed_at = started, now
+                set_lane(track, HOT, now)
+            else:
+                track.confirmed_at = now
 
     async def _list_watched(self, sub: BoardSubscription) -> None:
         try:

@@ -1,9 +1,10 @@
 """Tunables of the shared poller (from ``[board]`` in the config file, see :mod:`labdeck.base.config`).
 
 The defaults keep idle watching of 300 projects under 60 requests a minute: the activity check
-every ``interval`` (12/min at 5 s), the sweep of every watched project once per ``sweep_period``
-(20/min for 300 projects at 15 min), stuck projects once per ``slow_interval``, and the rest of the
-budget for projects whose jobs are running. ``requests_per_minute`` caps the total whatever the
+every ``interval`` (12/min at 5 s; on GitLab, GraphQL batches instead), then what is left shared
+half and half: the fair rotation that reads every watched project at least once per
+``sweep_period`` (stretched when the half cannot: 300 projects at 60/min, every 12.5 min), and the
+busy projects (running jobs every ``interval``, broken pipelines every 25 s where no GraphQL confirms them; slower when many). ``requests_per_minute`` caps the total whatever the
 load (the first read of each project uses ``startup_per_minute`` instead).
 """
 
@@ -35,9 +36,10 @@ class PollerSettings:
     warm_for: float = 20.0
     """A project the activity check saw move stays at ``interval`` this long (GitLab creates the
     pipeline of a push a little after the push itself)."""
-    sweep_period: float = 900.0
-    """Every watched project without unfinished jobs is re-read once per this period (catches what
-    the activity check cannot see: job retries, pipelines within GitLab's one-hour activity gap)."""
+    sweep_period: float = 300.0
+    """Every watched project is re-read at least once per this period, or per the longer period the
+    budget's rotation share allows (catches what the change hints cannot see: retries from the
+    web, pipelines within GitLab's one-hour activity gap)."""
     error_interval: float = 600.0
     """Retry delay of a project that answered 403/404."""
     jobs_per_project: int = 40

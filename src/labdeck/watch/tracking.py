@@ -73,6 +73,14 @@ class ProjectTrack:
     """ETag of the last pipelines listing parsed (GitLab's pipelines API)."""
     watermark: datetime | None = None
     """Newest ``updated_at`` the pipelines listing showed (its next ``updated_after``)."""
+    confirmed_at: float | None = None
+    """When a GraphQL round last confirmed its latest pipeline unchanged (rows' age counts from
+    the later of this and ``last_ok``)."""
+    failing: bool = False
+    """A pipeline of it is broken (failed, newest on its ref): read every few rounds."""
+    acted_at: float | None = None
+    """When the console last changed something here (a retry …): a read that started before it
+    is followed by another at once."""
 
     def deep_unfinished(self, limit: int) -> list[PipelineRow]:
         """Partial pipelines among the newest ``limit`` that will still change on their own."""
@@ -122,21 +130,26 @@ def classify(track: ProjectTrack, now: float, server_now: datetime, settings: Po
     return SLOW
 
 
-def next_due(track: ProjectTrack, now: float, settings: PollerSettings, rng: random.Random) -> float:
-    """When a project in its lane is read next."""
+def next_due(track: ProjectTrack, now: float, settings: PollerSettings, rng: random.Random, *,
+             period: float | None = None, busy: float | None = None) -> float:
+    """When a project in its lane is read next. ``period``: the fair rotation's period (every
+    project is read at least that often; default ``sweep_period``); ``busy``: the cadence busy
+    (hot) projects are capped at so that they leave the rotation its share (default ``interval``)."""
     lane = track.lane
     if lane == HOT:
-        return now + settings.interval
+        return now + max(settings.interval, busy or 0.0)
     if lane == SLOW:
         return now + settings.slow_interval
     if lane == ERROR:
         return now + settings.error_interval
     if lane == COLD:
+        cycle = period or settings.sweep_period
         if track.last_ok is None:
             # After the first read: spread over a whole period, so the sweep runs at its steady
             # rate from the start instead of re-reading the start-up pass all at once later.
-            return now + settings.sweep_period * rng.random()
-        return now + settings.sweep_period * (0.9 + 0.2 * rng.random())
+            return now + cycle * rng.random()
+        # Never past the period: the bound shown in the board's help is a promise.
+        return now + cycle * (0.85 + 0.15 * rng.random())
     return now
 
 

@@ -29,16 +29,21 @@ class KeysScreen(ModalScreen[None]):
     }
     KeysScreen #title { text-style: bold; width: 100%; padding: 0 1; }
     KeysScreen #hint { color: $ld-text-muted; width: 100%; padding: 0 1; }
+    KeysScreen #note { width: 100%; padding: 0 1; }
     """
 
-    def __init__(self, title: str, bindings: dict[str, ActiveBinding]) -> None:
+    def __init__(self, title: str, bindings: dict[str, ActiveBinding], note: str = "") -> None:
         super().__init__()
         self._title = title
         self._active = bindings
+        self._note = note
+        """A line about the screen below (the board: how often every project is read)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label(Text(f"Keys: {self._title}"), id="title")
+            if self._note:
+                yield Label(Text(self._note), id="note")
             yield ResourceTable(
                 [Column("key", "Key", max_width=16), Column("action", "Action", max_width=36),
                  Column("id", "Binding id (for [keymap])", max_width=30)],

@@ -94,7 +94,8 @@ async def test_status_filter_and_freshness(console: SimConsole) -> None:
         await pilot.press("f")
         assert all(row.status == "running" for row in rows(screen))
         status = screen.query_one(StatusLine)
-        await wait_until(pilot, lambda: "data" in str(status.query_one("#status-age").render()))
+        # The oldest shown row's age, not the last round's.
+        await wait_until(pilot, lambda: "oldest" in str(status.query_one("#status-age").render()))
         server.stop()  # the server goes away: the data ages and turns amber past twice the interval
         await wait_until(pilot, lambda: status.query_one("#status-age").has_class("-stale"), limit=30)
 

@@ -25,10 +25,12 @@ from labdeck.ui.dialogs.form import clean
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
 from labdeck.ui.triaging import triaging, why_label
+from labdeck.ui.widgets.cells import coloured
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 from labdeck.ui.widgets.status_colours import status_text
 from labdeck.ui.widgets.status_line import StatusLine
 from labdeck.watch import BoardSnapshot, PipelineRow, RunningNowSnapshot, WatchTarget
+from labdeck.watch.ages import RowAges, short
 
 STATUS_FILTERS = ("", "failed", "running", "pending", "manual", "success")
 """What ``f`` cycles through ("" = every status)."""
@@ -56,6 +58,18 @@ AGES_EVERY = 5
 TRIAGE_GAP = 2.0
 """Seconds between two triage rounds when failures keep changing (each reads the projects' jobs pages)."""
 """Seconds between re-renders of the ages and running times (the rows move on without new data)."""
+
+
+def bound_text(poller: object) -> str:
+    """The help's promise: how often every watched project is read again, from the number of
+    projects and the budget (``poller.read_bound()``)."""
+    bound = getattr(poller, "read_bound", None)
+    if bound is None:
+        return ""
+    seconds = float(bound())
+    rate = getattr(getattr(poller, "settings", None), "requests_per_minute", 60)
+    return (f"\nEvery watched project is read again within {short(seconds)} at {int(rate)} requests a "
+            f"minute (`[board] requests_per_minute`); failed and running ones more often.\n")
 
 
 def short_age(delta: timedelta | None) -> str:
@@ -112,6 +126,8 @@ server by itself; the status line says how fresh the data is (amber: older than 
 - **W** alert when the pipeline fails or finishes · **!** the alerts that fired
 - **space** mark pipelines · **R**/**C**/**P** retry failed / cancel / play manual jobs of the marked ones
 - **B** incident bundle of the pipeline under the cursor: its jobs' logs, records, runners, a summary
+- **~** in the first column: the row is older than it should be (failed and running rows 30 s, others
+  5 min with the default budget); the status line says the oldest row's age (`oldest 4m`)
 """
 
     def __init__(self) -> None:
@@ -123,12 +139,19 @@ server by itself; the status line says how fresh the data is (amber: older than 
         """Marked pipelines: (project id, pipeline id)."""
         self._rows: dict[tuple[int, int], PipelineRow] = {}
         self._timed: dict[tuple[int, int], tuple[str, str]] = {}
+        self._stale: dict[tuple[int, int], bool] = {}
         """Each row's age and running time as shown (a clock tick re-renders the rows whose text moved)."""
         self._titled: tuple[str, int, int, str] | None = None
         self._triaged: tuple[object, ...] | None = None
         self._triage_wanted: tuple[list[tuple[int, str]], list[tuple[int, str, Job]]] | None = None
         self._triage_busy = False
         """What the last triage round was asked about (a new round only when the failures change)."""
+        self._ages: RowAges | None = None
+        """The rows' ages as last rendered (a tick re-renders rows that turned stale)."""
+
+    def keys_note(self) -> str:
+        """``?``: the bound the board keeps for the watched projects now."""
+        return bound_text(self.console_app.watching.poller).strip().replace("`", "")
 
     def compose_top_bars(self) -> ComposeResult:
         yield Static("", id="running-now", markup=False)
@@ -271,6 +294,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self._rows = {(row.project_id, row.pipeline_id): row for row in rows}
         self.marked &= set(self._rows)
         self._timed.clear()
+        self._ages = self.console_app.watching.poller.row_ages()
         table = self.table
         keep = table.cursor_key
         table.clear()
@@ -284,8 +308,9 @@ server by itself; the status line says how fresh the data is (amber: older than 
     def _retime(self, now: datetime) -> None:
         """The clock moved on, the data did not: re-render only the rows whose age or running
         time reads differently now (most ticks, none: no repaint at all)."""
+        self._ages = ages = self.console_app.watching.poller.row_ages()
         moved = [self._table_row(row, now) for key, row in self._rows.items()
-                 if self._times(row, now) != self._timed.get(key)]
+                 if self._times(row, now) != self._timed.get(key) or ages.stale(row) != self._stale.get(key)]
         if moved:
             self.table.append_rows(moved)  # rows with known keys are replaced in place, in one go
 
@@ -302,10 +327,12 @@ server by itself; the status line says how fresh the data is (amber: older than 
         status = status_text(self.app, row.status)
         failed = row.failed_label  # "unit-0001 +39 more"; "…" while not every failure is read
         self._timed[key] = age, duration = self._times(row, now)
+        stale = self._stale[key] = self._ages is not None and self._ages.stale(row)
+        mark: Text | str = "●" if key in self.marked else (coloured(self.app, "~", "ld-text-warning") if stale else " ")
         cells: dict[str, Text | str] = {
-            "mark": "●" if key in self.marked else " ", "project": clean(row.project_path),
+            "mark": mark, "project": clean(row.project_path),
             "pipeline": f"#{row.pipeline_id}", "ref": clean(row.ref or "—"), "status": status,
-            "failed": clean(failed) or "—", "why": clean(self.why(row)), "running": row.running_label,
+            "failed": clean(failed) or ("…" if row.status == "failed" else "—"), "why": clean(self.why(row)), "running": row.running_label,
             "age": age, "duration": duration, "by": clean(row.triggered_by or "—"),
         }
         return TableRow(
@@ -360,8 +387,14 @@ server by itself; the status line says how fresh the data is (amber: older than 
     def tick(self, now: datetime) -> None:
         """Ages and durations move on every few seconds; the data age follows the poller."""
         freshness = self.console_app.watching.freshness()
+        shown = [row for row in self.snapshot.rows if not self.status_filter or row.status == self.status_filter]
+        ages = self.console_app.watching.poller.row_ages()
+        label, stale = freshness.label, freshness.is_stale
+        if shown and ages.oldest(shown) is not None:
+            # The oldest row's age, not the last round's: a round can be fresh while rows are not.
+            label, stale = ages.label(shown), stale or any(ages.stale(row) for row in shown)
         for status in StatusLine.on_screen(self):
-            status.show_freshness(freshness.label, freshness.is_stale)
+            status.show_freshness(label, stale)
         if self.is_mounted and self.query_one_optional("#board-table", ResourceTable) is not None:
             # The header follows the connection too (an error, a countdown, the first round done).
             self._update_context([row for row in self.snapshot.rows
