@@ -27,7 +27,7 @@ from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
 from labdeck.ui.triaging import triaging, why_label
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 from labdeck.ui.widgets.status_colours import status_text
-from labdeck.ui.widgets.status_line import StatusLine
+from labdeck.ui.widgets.status_line import StatusLine, is_shown
 from labdeck.watch import BoardSnapshot, PipelineRow, RunningNowSnapshot, WatchTarget
 
 STATUS_FILTERS = ("", "failed", "running", "pending", "manual", "success")
@@ -160,21 +160,29 @@ server by itself; the status line says how fresh the data is (amber: older than 
             status.stale_after = 2 * watching.poller.interval
         self.query_one("#running-now", Static).display = False
         self._untriage = triaging(self.app).subscribe(self._triage_done)
+        self.app.screen_change_signal.subscribe(self, self._follow_visibility)
         self.table.focus()
         self._show()
         self.call_after_refresh(self._show)  # the header says "loading…" from the first frame on
 
     def on_screen_resume(self) -> None:
         """Visible: the poller sends snapshots again (at once: the current one)."""
-        self._pipelines.set_visible(True)
-        self._running_now.set_visible(True)
+        self._follow_visibility()
 
     def on_screen_suspend(self) -> None:
-        """Hidden: no snapshots, no reads for the board (alerts keep being followed)."""
-        self._pipelines.set_visible(False)
-        self._running_now.set_visible(False)
+        """Hidden: no snapshots, no reads for the board (alerts keep being followed). Under a
+        dialog it stays in view, and so it keeps reading and saying how fresh it is."""
+        self._follow_visibility()
+
+    def _follow_visibility(self, _screen: object = None) -> None:
+        """Read while in view (on top, or under dialogs only); a screen pushed over a dialog
+        hides the board without a suspend of its own, hence the app's screen-change signal too."""
+        shown = self.is_attached and is_shown(self)
+        self._pipelines.set_visible(shown)
+        self._running_now.set_visible(shown)
 
     def on_unmount(self) -> None:
+        self.app.screen_change_signal.unsubscribe(self)
         self._untriage()
         self._pipelines.close()
         self._running_now.close()
