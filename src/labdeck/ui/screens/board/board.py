@@ -23,6 +23,7 @@ from labdeck.ui.connection import trouble_text
 from labdeck.ui.dialogs.bulk import open_bulk_action
 from labdeck.ui.dialogs.form import clean
 from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.screens.board.cells import failed_cell, why_cell
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
 from labdeck.ui.triaging import triaging, why_label
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
@@ -82,7 +83,7 @@ class BoardScreen(SectionScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_pipeline", "Pipeline", id="board.open", tooltip="The pipeline's jobs"),
         Binding("c", "clusters", "Clusters", id="board.clusters",
-                tooltip="Move to the clusters (the same error in several projects) above the pipelines, and back"),
+                tooltip="Move to the clusters (the same error in several projects) above the pipelines (esc: back)"),
         Binding("f", "cycle_status", "Status", id="board.status",
                 tooltip="Show only failed, running, pending, manual or successful pipelines"),
         Binding("w", "toggle_watch", "Watch", id="board.watch",
@@ -311,7 +312,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         cells: dict[str, Text | str] = {
             "mark": "●" if key in self.marked else " ", "project": clean(row.project_path),
             "pipeline": f"#{row.pipeline_id}", "ref": clean(row.ref or "—"), "status": status,
-            "failed": clean(failed) or "—", "why": clean(self.why(row)), "running": row.running_label,
+            "failed": failed_cell(clean(failed)) or "—", "why": why_cell(clean(self.why(row))), "running": row.running_label,
             "age": age, "duration": duration, "by": clean(row.triggered_by or "—"),
         }
         return TableRow(
@@ -406,16 +407,23 @@ server by itself; the status line says how fresh the data is (amber: older than 
         event.stop()
         self.action_open_pipeline()
 
-    def action_clusters(self) -> None:
-        """``c``: to the clusters above the pipelines, and back."""
-        strip = self.query_one("#board-clusters", ClusterStrip)
-        if strip.has_focus or not strip.row_count:
-            if not strip.row_count:
-                self.notify("No clusters: no error is shared by several projects (or triage is still running).",
-                            timeout=3)
+    async def action_back(self) -> None:
+        """``esc`` on the clusters goes back to the pipelines; elsewhere as on every section."""
+        strip = self.query_one_optional("#board-clusters", ClusterStrip)
+        if strip is not None and strip.has_focus:
             self.table.focus()
-        else:
-            strip.focus()
+            return
+        await super().action_back()
+
+    def action_clusters(self) -> None:
+        """``c``: to the clusters above the pipelines, and it stays there when pressed again
+        (``tab``, a click or ``esc`` go back to the pipelines)."""
+        strip = self.query_one("#board-clusters", ClusterStrip)
+        if not strip.row_count:
+            self.notify("No clusters: no error is shared by several projects (or triage is still running).",
+                        timeout=3)
+            return
+        strip.focus()
 
     def action_bundle(self) -> None:
         """``B``: the incident bundle of the pipeline under the cursor (reads only)."""
