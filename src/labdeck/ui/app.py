@@ -361,8 +361,13 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
         self.refresh_status()
         self._notice_refused_token()
         for screen in reversed(screens):  # the covered screen first: its header is under the dialog
-            if isinstance(screen, Ticks):
-                screen.tick(self.clock())
+            if screen is self.screen:
+                if isinstance(screen, Ticks):
+                    screen.tick(self.clock())
+            elif (covered := getattr(screen, "tick_covered", None)) is not None:
+                # Under a dialog: what the screen says moves on (ages, the server's trouble);
+                # whether it reads meanwhile is the screen's choice (the board's poller does).
+                covered(self.clock())
 
     # --- crash handling -----------------------------------------------------------------------
 

@@ -83,6 +83,26 @@ class Shortens(str):
         return cell
 
 
+def cut_head(head: str, tail: str, width: int) -> str:
+    """``head + tail`` in ``width`` cells, cut in ``head`` (with an ellipsis) so that ``tail``
+    stays whole; ``tail`` alone, cut last, when there is no room for more."""
+    if cell_len(head) + cell_len(tail) <= width:
+        return head + tail
+    room = width - cell_len(tail)
+    if room >= 2 and head:
+        return f"{set_cell_size(head, room - 1)}…{tail}"
+    tail = tail.lstrip(" ·")
+    return tail if cell_len(tail) <= width else set_cell_size(tail, max(0, width - 1)) + "…"
+
+
+def keep_end(text: str, end: str, width: int) -> str:
+    """``text`` in ``width`` cells, cut in its head so that ``end`` (its last word) stays whole:
+    ``unit-0… +39``."""
+    if cell_len(text) <= width:
+        return text
+    return cut_head(text[: len(text) - len(end)].rstrip(), f" {end}", width)
+
+
 def _plain(cell: Cell) -> str:
     return cell.plain if isinstance(cell, Text) else cell
 

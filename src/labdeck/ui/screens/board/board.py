@@ -379,6 +379,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
             self._aged_period = period
             self._retime(now)
 
+    def tick_covered(self, now: datetime) -> None:
+        """Under a dialog the board stays in view and its poller reads on: the same as on top."""
+        self.tick(now)
+
     def reload(self) -> None:
         """``ctrl+r``: list the starred and group projects again and read them."""
         self._pipelines.relist()

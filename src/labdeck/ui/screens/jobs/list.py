@@ -30,7 +30,6 @@ from labdeck.ui.screens.jobs.table import (
     JobTable,
 )
 from labdeck.ui.triaging import PENDING, triaging
-from labdeck.ui.widgets.status_line import is_shown
 
 ACTIVE_INTERVAL = 2.0
 """Seconds between refreshes while some job can still change by itself."""
@@ -131,9 +130,7 @@ another screen is on top). Rows whose status just changed are highlighted.
     # Refresh loop -------------------------------------------------------------------------------
 
     def on_screen_suspend(self) -> None:
-        """Stop polling while another screen is on top (not under a dialog: it stays in view)."""
-        if is_shown(self):
-            return
+        """Stop polling while another screen is on top."""
         self._suspended = True
         if self._timer is not None:
             self._timer.stop()

@@ -304,6 +304,11 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         if not self._loading and (self._last_load is None or (now - self._last_load).total_seconds() >= interval):
             self.reload(quiet=True)
 
+    def tick_covered(self, now: datetime) -> None:
+        """Under a dialog (the bulk dialog acting on these jobs): the ages move on, no read starts
+        (the dialog's outcome reloads the view once it closes)."""
+        self._draw_header()
+
     def row(self) -> PipelineRow | None:
         """The pipeline as the board derives it (None before every job is read)."""
         if not self.jobs or not self.complete:
