@@ -143,12 +143,13 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         self._last_load: datetime | None = None
         self._filter = ""
         self._stage_screens: list[StageJobsScreen] = []
+        self._stage_view = StageView(id="stages")
         self._why_asked: frozenset[int] = frozenset()
         """Failed jobs whose verdicts were last asked for (asked again only when that changes)."""
 
     def compose_content(self) -> ComposeResult:
         yield PipelineHeader(id="pipeline-header")
-        yield StageView(id="stages")
+        yield self._stage_view
 
     @property
     def view(self) -> StageView:
@@ -170,11 +171,23 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         self._draw_header()
 
     def on_unmount(self) -> None:
-        """Stop observing the client's answers (and the triage rounds)."""
+        """Stop observing the client's answers (and the triage rounds), and let go of the jobs:
+        the closed view's object may outlive it a while (a context variable of Textual's still
+        names it as the last active message pump), its 5,000 jobs must not."""
         self._untriage()
         if self._hooked is not None and self._observe_date in self._hooked.event_hooks["response"]:
             self._hooked.event_hooks["response"].remove(self._observe_date)
         self._hooked = None
+        self.release()
+
+    def release(self) -> None:
+        """Drop what the view holds of the pipeline (its jobs, stages, laid-out lines, verdicts)."""
+        self.jobs = []
+        self.jobs_version += 1
+        self._stage_screens = []
+        self._why_asked = frozenset()
+        # Through the widget itself: by now the screen's children are gone from its queries.
+        self._stage_view.release()
 
     async def _observe_date(self, response: httpx.Response) -> None:
         self.server_clock.observe(response.headers.get("date"))
