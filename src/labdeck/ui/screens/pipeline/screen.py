@@ -338,7 +338,10 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         asked = frozenset(job_id for job_id, label in view.why.items() if label == PENDING)
         if asked and self.complete and asked != self._why_asked:  # in a worker: one jobs page, logs if needed
             self._why_asked = asked
-            self.run_api(lambda: state.verdicts(self.client, self.project_id, self.project_path, shown), "why",
+            # Only the failed jobs: a cancelled round's traceback keeps its frame (and what it was
+            # given) as long as its worker lives, which may outlast the view.
+            failed = [job for job in shown if job.status == "failed"]
+            self.run_api(lambda: state.verdicts(self.client, self.project_id, self.project_path, failed), "why",
                          exclusive=False)
         view.show(stages, partial=not self.complete)
         self._draw_header()
