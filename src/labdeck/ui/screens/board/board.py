@@ -8,6 +8,7 @@ snapshots; it makes no request of its own, and while hidden it receives none.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import ClassVar
 
@@ -68,6 +69,17 @@ def short_age(delta: timedelta | None) -> str:
         if seconds >= size:
             return f"{seconds // size}{unit}"
     return f"{seconds}s"
+
+
+def oldest_read_label(read_times: Iterable[float | None], now: float) -> str | None:
+    """``oldest 4m``: the age of the least recently read row among those on screen, from each
+    row's last good read (``read_times``, the poller's clock, as ``now``); None when no row knows
+    it (then the poller's own freshness is shown). The seam for per-row read times (issue 29.1):
+    a row gives it as ``read_at`` once the poller records it."""
+    known = [stamp for stamp in read_times if stamp is not None]
+    if not known:
+        return None
+    return f"oldest {short_age(timedelta(seconds=max(0.0, now - min(known))))}"
 
 
 class BoardScreen(SectionScreen):
@@ -367,8 +379,12 @@ server by itself; the status line says how fresh the data is (amber: older than 
     def tick(self, now: datetime) -> None:
         """Ages and durations move on every few seconds; the data age follows the poller."""
         freshness = self.console_app.watching.freshness()
+        table = self.query_one_optional("#board-table", ResourceTable) if self.is_mounted else None
+        shown = [row.data for row in table.visible_rows()] if table is not None else []
+        oldest = oldest_read_label((getattr(row, "read_at", None) for row in shown), freshness.now)
+        label = oldest if oldest is not None and freshness.error is None else freshness.label
         for status in StatusLine.on_screen(self):
-            status.show_freshness(freshness.label, freshness.is_stale)
+            status.show_freshness(label, freshness.is_stale)
         if self.is_mounted and self.query_one_optional("#board-table", ResourceTable) is not None:
             # The header follows the connection too (an error, a countdown, the first round done).
             self._update_context([row for row in self.snapshot.rows
