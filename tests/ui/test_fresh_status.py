@@ -72,8 +72,8 @@ async def test_the_rate_note_goes_with_the_first_good_read_after_a_429_storm(beh
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
         board = await open_board(app, pilot)
-        switch.set("rate_limited", retry_after=1)
-        await wait_until(pilot, lambda: "rate 0/600" in shown(board, "rate"), limit=10, what="the rate note")
+        switch.set("rate_limited", retry_after=5)
+        await wait_until(pilot, lambda: "rate 0/600" in shown(board, "rate"), limit=20, what="the rate note")
         switch.set("pass")
         await wait_until(pilot, lambda: "online" in shown(board, "health"), limit=20, what="reads succeed again")
         await wait_until(pilot, lambda: shown(board, "rate") == "", limit=3, what="the rate note cleared")
