@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events, on
-from textual.app import App, ScreenStackError
+from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
@@ -37,7 +37,7 @@ from labdeck.base.session import Session
 from labdeck.ui import sections
 from labdeck.ui.accounts import AccountSwitching, SessionForProfile
 from labdeck.ui.builtin_commands import register_builtin_commands
-from labdeck.ui.connection import ConnectionWatch, is_outage, trouble_text
+from labdeck.ui.connection import ConnectionWatch, is_outage, rate_note, trouble_text
 from labdeck.ui.console import CommandError, CommandRegistry, StatusInfo, Ticks
 from labdeck.ui.dialogs.command_line import CommandLineScreen
 from labdeck.ui.dialogs.keys import KeysScreen
@@ -53,7 +53,7 @@ from labdeck.ui.themes.offer import THEME_CHECK_DELAY, ThemeOffer
 from labdeck.ui.type_ahead import KeyOrder, KeysReleased, KeyTravelled
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.watching import Watching
-from labdeck.ui.widgets.status_line import StatusLine
+from labdeck.ui.widgets.status_line import StatusLine, shown_screens
 
 TICK_SECONDS = 1.0
 """The console's one clock: status lines, relative times and due refreshes follow it."""
@@ -344,29 +344,30 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
         gc.set_threshold(young, middle, FULL_PASS_EVERY)
 
     def refresh_status(self) -> None:
-        """Update the status line now (the clock tick also does, once a second)."""
-        try:
-            screen = self.screen
-        except ScreenStackError:  # shutting down: a worker finished after the last screen went
-            return
-        for status in StatusLine.on_screen(screen):
-            status.update_status()
+        """Update the status lines now (the clock tick also does, once a second): the top screen's
+        and those of the screens under an open dialog, which stay in view."""
+        for screen in shown_screens(self):
+            for status in StatusLine.on_screen(screen):
+                status.update_status()
 
     def _tick(self) -> None:
-        """The console's one clock: the screen on top (only) updates its status line, ticks its
-        relative times and refreshes what is due; hidden screens cost nothing."""
-        try:
-            screen = self.screen
-        except ScreenStackError:  # shutting down: the last screen went before this timer stopped
+        """The console's one clock: the screens in view (the top one, and those a dialog covers)
+        update their status lines, tick their relative times and refresh what is due; hidden
+        screens cost nothing."""
+        if not self.is_running:
             return
-        if not self.is_running or not screen.is_mounted:
-            # Shutting down (widgets are being removed), or a screen just pushed whose widgets are
-            # not there yet: the next tick finds them.
-            return
+        screens = [screen for screen in shown_screens(self) if screen.is_mounted]
+        # A screen just pushed whose widgets are not there yet: the next tick finds them.
         self.refresh_status()
         self._notice_refused_token()
-        if isinstance(screen, Ticks):
-            screen.tick(self.clock())
+        for screen in reversed(screens):  # the covered screen first: its header is under the dialog
+            if screen is self.screen:
+                if isinstance(screen, Ticks):
+                    screen.tick(self.clock())
+            elif (covered := getattr(screen, "tick_covered", None)) is not None:
+                # Under a dialog: what the screen says moves on (ages, the server's trouble);
+                # whether it reads meanwhile is the screen's choice (the board's poller does).
+                covered(self.clock())
 
     # --- crash handling -----------------------------------------------------------------------
 
@@ -395,11 +396,8 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
     def status_info(self) -> StatusInfo:
         """The connection facts shown on the status line."""
         client = self.client
-        rate = getattr(client, "rate_limit", None)
-        rate_text = None
-        if rate is not None and getattr(rate, "limit", None):
-            rate_text = f"{rate.remaining}/{rate.limit}"
         health = getattr(client, "health", None)
+        rate_text = rate_note(getattr(client, "rate_limit", None), getattr(health, "state", "ok"))
         return StatusInfo(
             profile=self.session.profile,
             instance=self.session.base_url,

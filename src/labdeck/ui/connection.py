@@ -42,6 +42,22 @@ def trouble_text(health: Any, now: datetime | None = None, *, countdown: bool = 
     return text
 
 
+def rate_note(rate: Any, health_state: str, now: datetime | None = None) -> str | None:
+    """``1990/2000`` for the status line, from the client's last ``RateLimit-*`` headers; None when
+    there is nothing true to say. A note outlives the answer it came from only while it can still
+    be true: once its window has reset (``now``: real time, UTC), or once a read succeeded after a
+    ``0`` left (a 429 storm's headers, with none on the good answers that followed), it goes."""
+    if rate is None or not getattr(rate, "limit", None):
+        return None
+    reset_at = getattr(rate, "reset_at", None)
+    if reset_at is not None and reset_at <= (now or datetime.now(UTC)):
+        return None
+    remaining = getattr(rate, "remaining", None)
+    if remaining == 0 and health_state == "ok":
+        return None
+    return f"{remaining}/{rate.limit}"
+
+
 def is_outage(error: BaseException) -> bool:
     """True for a failure that says the server is unreachable or broken, not that we did wrong."""
     return isinstance(error, errors.TransportError | errors.ServerError)

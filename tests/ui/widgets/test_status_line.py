@@ -46,3 +46,36 @@ async def test_the_data_age_moves_on_in_place_and_is_never_cut(console: SimConso
         status.show_freshness("loading 120 · paused 30s", True)  # longer than any age: it makes room
         user_region, _ = await shown()
         assert str(age.render()) == "loading 120 · paused 30s" and user_region.x < where[0].x
+
+
+@shared_sim
+async def test_the_line_is_whole_again_once_a_long_trouble_note_goes(console: SimConsole) -> None:
+    """After a storm the line is not left cut (``● online … d``) until a resize: a part that gets
+    much shorter gives its room back to the others."""
+    from dataclasses import replace
+
+    async with console.run(size=(120, 24)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
+        status = app.screen.query_one(StatusLine)
+        real = app.status_info
+        trouble = {"on": True}
+
+        def info() -> object:
+            now = real()
+            if trouble["on"]:
+                return replace(now, health="reconnecting", rate_limit="0/600",
+                               trouble="503 Service Unavailable — retrying in 20 s (the server asked)")
+            return now
+
+        app.status_info = info  # type: ignore[method-assign]
+        status.update_status()
+        await pilot.pause()
+        trouble["on"] = False
+        status.update_status()
+        await pilot.pause()
+        lines = screen_lines(app)
+        for name in ("instance", "health", "age", "user"):
+            label = status.query_one(f"#status-{name}", Label)
+            text = str(label.render())
+            assert text and "…" not in text, (name, text)
+            assert any(text in line for line in lines), (name, text, lines[-2:])

@@ -103,6 +103,8 @@ class SectionScreen(Screen[None]):
         self.loading_text = ""
         self.load_failed = False
         """True when the last load could not reach the server (it loads again once it can)."""
+        self._pending_work: list[list[Callable[[], Awaitable[Any]]]] = []
+        """The work of workers not finished yet (dropped when the screen closes, see run_api)."""
 
     @property
     def console_app(self) -> ConsoleApp:
@@ -172,10 +174,28 @@ class SectionScreen(Screen[None]):
         """Run ``work()`` in a worker of group ``<screen id or class>-<name>``: exclusive (a new one
         cancels the previous), cancelled when this screen closes, errors sent to the app's handler."""
         group = f"{self.id or type(self).__name__}-{name}"
+        # The worker object can outlive its run for as long as a connection opened during it stays
+        # open (the socket's callbacks keep a copy of the worker's context, which names it): it
+        # must not keep what ``work`` holds (a 5,000-job pipeline view's jobs) alive that long.
+        pending = [work]
+        self._pending_work.append(pending)
+
         async def run() -> Any:  # the coroutine is made when the worker starts, not before
-            return await work()
+            try:
+                return await pending[0]()
+            finally:
+                pending.clear()
+                if pending in self._pending_work:
+                    self._pending_work.remove(pending)
 
         return self.run_worker(run, name=name, group=group, exclusive=exclusive, exit_on_error=False)
+
+    @on(events.Unmount)
+    def _drop_pending_work(self) -> None:
+        """A worker cancelled before it started never drops its work itself."""
+        for pending in self._pending_work:
+            pending.clear()
+        self._pending_work.clear()
 
     @on(Worker.StateChanged)
     def _forward_worker_state(self, event: Worker.StateChanged) -> None:

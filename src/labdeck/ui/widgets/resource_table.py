@@ -23,7 +23,7 @@ on ``enter`` (or a click on the highlighted row).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -70,6 +70,39 @@ class TableRow:
     """Lower-case text the ``/`` filter matches; built from the cells when empty."""
 
 
+class Shortens(str):
+    """A plain cell that knows how to say itself in fewer cells than it has (``unit-0001 +39
+    more`` → ``unit-0001 +39`` → ``unit-0… +39``) instead of being cut at its end, where the
+    part that matters often is. ``shorten(width)`` returns a text of at most ``width`` cells."""
+
+    shorten: Callable[[int], str]
+
+    def __new__(cls, text: str, shorten: Callable[[int], str]) -> Shortens:
+        cell = super().__new__(cls, text)
+        cell.shorten = shorten
+        return cell
+
+
+def cut_head(head: str, tail: str, width: int) -> str:
+    """``head + tail`` in ``width`` cells, cut in ``head`` (with an ellipsis) so that ``tail``
+    stays whole; ``tail`` alone, cut last, when there is no room for more."""
+    if cell_len(head) + cell_len(tail) <= width:
+        return head + tail
+    room = width - cell_len(tail)
+    if room >= 2 and head:
+        return f"{set_cell_size(head, room - 1)}…{tail}"
+    tail = tail.lstrip(" ·")
+    return tail if cell_len(tail) <= width else set_cell_size(tail, max(0, width - 1)) + "…"
+
+
+def keep_end(text: str, end: str, width: int) -> str:
+    """``text`` in ``width`` cells, cut in its head so that ``end`` (its last word) stays whole:
+    ``unit-0… +39``."""
+    if cell_len(text) <= width:
+        return text
+    return cut_head(text[: len(text) - len(end)].rstrip(), f" {end}", width)
+
+
 def _plain(cell: Cell) -> str:
     return cell.plain if isinstance(cell, Text) else cell
 
@@ -83,6 +116,9 @@ def _parse_filter(text: str) -> tuple[bool, str]:
 def _fit(text: str, width: int, align: str) -> str:
     """``text`` padded or cut (with an ellipsis, like ``Text.truncate``) to ``width`` cells."""
     length = len(text) if text.isascii() else cell_len(text)
+    if length > width and isinstance(text, Shortens):
+        text = text.shorten(width)
+        length = cell_len(text)
     if length > width:
         text = set_cell_size(text, width - 1) + "…"
         length = width
@@ -511,6 +547,8 @@ class ResourceTable(ScrollView, can_focus=True):
         for position, column in enumerate(self.columns):
             width = self._render_widths[position]
             cell = cells[position] if position < len(cells) else ""
+            if isinstance(cell, Shortens) and cell_len(cell) > width:
+                cell = cell.shorten(width)
             text = cell.copy() if isinstance(cell, Text) else Text(cell)
             text.no_wrap = True
             if text.cell_len > width:

@@ -19,11 +19,35 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Label
 
 from labdeck.ui.console import console_app
 from labdeck.ui.formatting import age
+
+SHRINK_SLACK = 2
+"""Cells a part may shrink by without a layout of the line (``data <10s`` → ``data 10s``)."""
+
+
+def shown_screens(app: Any) -> list[Screen[Any]]:
+    """The screens a person sees now, top first: the top one and, under dialogs (modal screens),
+    the screens they cover down to the first full one. These keep their status lines and headers
+    current and keep reading: a dialog open in a storm must not freeze what the screen says."""
+    try:
+        stack = list(app.screen_stack)
+    except Exception:  # shutting down: no stack any more
+        return []
+    shown: list[Screen[Any]] = []
+    for screen in reversed(stack):
+        shown.append(screen)
+        if not isinstance(screen, ModalScreen):
+            break
+    return shown
+
+
+def is_shown(screen: Screen[Any]) -> bool:
+    """True while ``screen`` is on top or only dialogs cover it (see :func:`shown_screens`)."""
+    return any(shown is screen for shown in shown_screens(screen.app))
 
 
 class StatusLine(Horizontal):
@@ -108,7 +132,11 @@ class StatusLine(Horizontal):
             return
         self._shown[name] = text
         label = self._part(name)
-        label.update(Text(text), layout=previous is None or cell_len(text) > label.size.width)
+        room = label.size.width - label.styles.gutter.width
+        # Much shorter (a storm's note gone) gives its room back: without a layout the line stayed
+        # cut (``● online … d``) until a resize. A cell or two less is left as blank room.
+        shrunk = previous is not None and cell_len(text) < cell_len(previous) - SHRINK_SLACK
+        label.update(Text(text), layout=previous is None or cell_len(text) > room or shrunk)
 
     def _set_class(self, name: str, add: bool, css_class: str) -> None:
         key = (name, css_class)

@@ -23,12 +23,13 @@ from labdeck.ui.connection import trouble_text
 from labdeck.ui.dialogs.bulk import open_bulk_action
 from labdeck.ui.dialogs.form import clean
 from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.screens.board.cells import failed_cell, why_cell
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
 from labdeck.ui.triaging import triaging, why_label
 from labdeck.ui.widgets.cells import coloured
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 from labdeck.ui.widgets.status_colours import status_text
-from labdeck.ui.widgets.status_line import StatusLine
+from labdeck.ui.widgets.status_line import StatusLine, is_shown
 from labdeck.watch import BoardSnapshot, PipelineRow, RunningNowSnapshot, WatchTarget
 from labdeck.watch.ages import RowAges, short
 
@@ -96,7 +97,7 @@ class BoardScreen(SectionScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_pipeline", "Pipeline", id="board.open", tooltip="The pipeline's jobs"),
         Binding("c", "clusters", "Clusters", id="board.clusters",
-                tooltip="Move to the clusters (the same error in several projects) above the pipelines, and back"),
+                tooltip="Move to the clusters (the same error in several projects) above the pipelines (esc: back)"),
         Binding("f", "cycle_status", "Status", id="board.status",
                 tooltip="Show only failed, running, pending, manual or successful pipelines"),
         Binding("w", "toggle_watch", "Watch", id="board.watch",
@@ -185,21 +186,29 @@ server by itself; the status line says how fresh the data is (amber: older than 
             status.stale_after = 2 * watching.poller.interval
         self.query_one("#running-now", Static).display = False
         self._untriage = triaging(self.app).subscribe(self._triage_done)
+        self.app.screen_change_signal.subscribe(self, self._follow_visibility)
         self.table.focus()
         self._show()
         self.call_after_refresh(self._show)  # the header says "loading…" from the first frame on
 
     def on_screen_resume(self) -> None:
         """Visible: the poller sends snapshots again (at once: the current one)."""
-        self._pipelines.set_visible(True)
-        self._running_now.set_visible(True)
+        self._follow_visibility()
 
     def on_screen_suspend(self) -> None:
-        """Hidden: no snapshots, no reads for the board (alerts keep being followed)."""
-        self._pipelines.set_visible(False)
-        self._running_now.set_visible(False)
+        """Hidden: no snapshots, no reads for the board (alerts keep being followed). Under a
+        dialog it stays in view, and so it keeps reading and saying how fresh it is."""
+        self._follow_visibility()
+
+    def _follow_visibility(self, _screen: object = None) -> None:
+        """Read while in view (on top, or under dialogs only); a screen pushed over a dialog
+        hides the board without a suspend of its own, hence the app's screen-change signal too."""
+        shown = self.is_attached and is_shown(self)
+        self._pipelines.set_visible(shown)
+        self._running_now.set_visible(shown)
 
     def on_unmount(self) -> None:
+        self.app.screen_change_signal.unsubscribe(self)
         self._untriage()
         self._pipelines.close()
         self._running_now.close()
@@ -332,7 +341,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         cells: dict[str, Text | str] = {
             "mark": mark, "project": clean(row.project_path),
             "pipeline": f"#{row.pipeline_id}", "ref": clean(row.ref or "—"), "status": status,
-            "failed": clean(failed) or ("…" if row.status == "failed" else "—"), "why": clean(self.why(row)), "running": row.running_label,
+            "failed": failed_cell(clean(failed)) or ("…" if row.status == "failed" else "—"), "why": why_cell(clean(self.why(row))), "running": row.running_label,
             "age": age, "duration": duration, "by": clean(row.triggered_by or "—"),
         }
         return TableRow(
@@ -387,11 +396,16 @@ server by itself; the status line says how fresh the data is (amber: older than 
     def tick(self, now: datetime) -> None:
         """Ages and durations move on every few seconds; the data age follows the poller."""
         freshness = self.console_app.watching.freshness()
-        shown = [row for row in self.snapshot.rows if not self.status_filter or row.status == self.status_filter]
+        table = self.query_one_optional("#board-table", ResourceTable) if self.is_mounted else None
+        if table is not None:
+            shown = [row.data for row in table.visible_rows() if isinstance(row.data, PipelineRow)]
+        else:
+            shown = [row for row in self.snapshot.rows if not self.status_filter or row.status == self.status_filter]
         ages = self.console_app.watching.poller.row_ages()
         label, stale = freshness.label, freshness.is_stale
-        if shown and ages.oldest(shown) is not None:
-            # The oldest row's age, not the last round's: a round can be fresh while rows are not.
+        if shown and freshness.error is None and ages.oldest(shown) is not None:
+            # The oldest row's age among those on screen, not the last round's: a round can be fresh
+            # while rows are not.
             label, stale = ages.label(shown), stale or any(ages.stale(row) for row in shown)
         for status in StatusLine.on_screen(self):
             status.show_freshness(label, stale)
@@ -404,6 +418,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
             # Once per period, whichever tick sees it first (a late tick never skips one).
             self._aged_period = period
             self._retime(now)
+
+    def tick_covered(self, now: datetime) -> None:
+        """Under a dialog the board stays in view and its poller reads on: the same as on top."""
+        self.tick(now)
 
     def reload(self) -> None:
         """``ctrl+r``: list the starred and group projects again and read them."""
@@ -446,16 +464,23 @@ server by itself; the status line says how fresh the data is (amber: older than 
         event.stop()
         self.action_open_pipeline()
 
-    def action_clusters(self) -> None:
-        """``c``: to the clusters above the pipelines, and back."""
-        strip = self.query_one("#board-clusters", ClusterStrip)
-        if strip.has_focus or not strip.row_count:
-            if not strip.row_count:
-                self.notify("No clusters: no error is shared by several projects (or triage is still running).",
-                            timeout=3)
+    async def action_back(self) -> None:
+        """``esc`` on the clusters goes back to the pipelines; elsewhere as on every section."""
+        strip = self.query_one_optional("#board-clusters", ClusterStrip)
+        if strip is not None and strip.has_focus:
             self.table.focus()
-        else:
-            strip.focus()
+            return
+        await super().action_back()
+
+    def action_clusters(self) -> None:
+        """``c``: to the clusters above the pipelines, and it stays there when pressed again
+        (``tab``, a click or ``esc`` go back to the pipelines)."""
+        strip = self.query_one("#board-clusters", ClusterStrip)
+        if not strip.row_count:
+            self.notify("No clusters: no error is shared by several projects (or triage is still running).",
+                        timeout=3)
+            return
+        strip.focus()
 
     def action_bundle(self) -> None:
         """``B``: the incident bundle of the pipeline under the cursor (reads only)."""

@@ -18,6 +18,7 @@ from labdeck.operations.bulk_plan import JobTarget, plan_retry
 from labdeck.triage.report import Cluster, Failure
 from labdeck.ui.dialogs.bulk import open_bulk_action
 from labdeck.ui.dialogs.form import clean
+from labdeck.ui.screens.board.cells import cluster_cell
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
@@ -30,7 +31,7 @@ STRIP_ROWS = 4
 
 def cluster_row(cluster: Cluster) -> TableRow:
     """One row of the board's cluster strip (plain text: signatures come from server logs)."""
-    return TableRow(key=("cluster", cluster.signature), cells=(clean(cluster.title),), data=cluster,
+    return TableRow(key=("cluster", cluster.signature), cells=(cluster_cell(clean(cluster.title)),), data=cluster,
                     search_text=" ".join((cluster.title, *cluster.projects)).lower())
 
 

@@ -14,6 +14,7 @@ from labdeck.api.models import Job
 from labdeck.base.durations import format_duration
 from labdeck.ui.dialogs.form import clean
 from labdeck.ui.screens.pipeline.columns import palette_for
+from labdeck.ui.widgets.resource_table import keep_end
 from labdeck.watch.pipelines import PipelineRow, latest_tries
 
 
@@ -62,10 +63,11 @@ class PipelineHeader(Static):
         second.append(f" · {total:,} job{'' if total == 1 else 's'}")
         if shown != total:
             second.append(f" ({shown:,} shown)")
-        if row.retries:
-            second.append(f" · {row.retries:,} older tr{'y' if row.retries == 1 else 'ies'} hidden")
+        # The failed jobs before what only decorates: at 80 columns the line is cut at its end.
         if row.failed_jobs:
             second.append(" · failed: " + clean(self._names_that_fit(second, row.failed_jobs)), style=palette.error)
+        if row.retries:
+            second.append(f" · {row.retries:,} older tr{'y' if row.retries == 1 else 'ies'} hidden")
         if marked:
             second.append(f" · {marked} marked", style=palette.mark)
         if row.allowed_failures:
@@ -75,11 +77,15 @@ class PipelineHeader(Static):
     def _names_that_fit(self, line: Text, names: Sequence[str], lead: str = " · failed: ") -> str:
         """As many of ``names`` as fit after ``line`` (at least one), then ``+N more``."""
         room = (self.size.width or self.app.size.width) - 2 - line.cell_len - len(lead)
-        for shown in (3, 2):
+        for shown in (3, 2, 1):
             text = failed_names(names, shown)
             if len(text) <= room:
                 return text
-        return failed_names(names, 1)
+        if len(names) == 1:
+            return names[0]  # cut at its end by the line
+        # Not even one name and its count: the name is cut, the count stays (``unit-0… +39``).
+        text = failed_names(names, 1).removesuffix(" more")
+        return keep_end(text, text.rsplit(" ", 1)[1], max(room, 8))
 
     def show_partial(self, pipeline_id: int, jobs: Sequence[Job], *, read: int, total: int | None,
                      failed: bool, marked: int) -> None:

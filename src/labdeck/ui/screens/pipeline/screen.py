@@ -147,12 +147,13 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         self._last_load: datetime | None = None
         self._filter = ""
         self._stage_screens: list[StageJobsScreen] = []
+        self._stage_view = StageView(id="stages")
         self._why_asked: frozenset[int] = frozenset()
         """Failed jobs whose verdicts were last asked for (asked again only when that changes)."""
 
     def compose_content(self) -> ComposeResult:
         yield PipelineHeader(id="pipeline-header")
-        yield StageView(id="stages")
+        yield self._stage_view
 
     @property
     def view(self) -> StageView:
@@ -174,11 +175,23 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         self._draw_header()
 
     def on_unmount(self) -> None:
-        """Stop observing the client's answers (and the triage rounds)."""
+        """Stop observing the client's answers (and the triage rounds), and let go of the jobs:
+        the closed view's object may outlive it a while (a context variable of Textual's still
+        names it as the last active message pump), its 5,000 jobs must not."""
         self._untriage()
         if self._hooked is not None and self._observe_date in self._hooked.event_hooks["response"]:
             self._hooked.event_hooks["response"].remove(self._observe_date)
         self._hooked = None
+        self.release()
+
+    def release(self) -> None:
+        """Drop what the view holds of the pipeline (its jobs, stages, laid-out lines, verdicts)."""
+        self.jobs = []
+        self.jobs_version += 1
+        self._stage_screens = []
+        self._why_asked = frozenset()
+        # Through the widget itself: by now the screen's children are gone from its queries.
+        self._stage_view.release()
 
     async def _observe_date(self, response: httpx.Response) -> None:
         self.server_clock.observe(response.headers.get("date"))
@@ -308,6 +321,11 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         if not self._loading and (self._last_load is None or (now - self._last_load).total_seconds() >= interval):
             self.reload(quiet=True)
 
+    def tick_covered(self, now: datetime) -> None:
+        """Under a dialog (the bulk dialog acting on these jobs): the ages move on, no read starts
+        (the dialog's outcome reloads the view once it closes)."""
+        self._draw_header()
+
     def row(self) -> PipelineRow | None:
         """The pipeline as the board derives it (None before every job is read)."""
         if not self.jobs or not self.complete:
@@ -324,7 +342,10 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         asked = frozenset(job_id for job_id, label in view.why.items() if label == PENDING)
         if asked and self.complete and asked != self._why_asked:  # in a worker: one jobs page, logs if needed
             self._why_asked = asked
-            self.run_api(lambda: state.verdicts(self.client, self.project_id, self.project_path, shown), "why",
+            # Only the failed jobs: a cancelled round's traceback keeps its frame (and what it was
+            # given) as long as its worker lives, which may outlast the view.
+            failed = [job for job in shown if job.status == "failed"]
+            self.run_api(lambda: state.verdicts(self.client, self.project_id, self.project_path, failed), "why",
                          exclusive=False)
         view.show(stages, partial=not self.complete)
         self._draw_header()

@@ -120,6 +120,12 @@ failure reason), **enter** opens the job's log, **i** its details, **y** copies 
         self.table.focus()
         self.update_jobs()
 
+    def on_unmount(self) -> None:
+        """Let go of the jobs (the closed screen's object may outlive it a while; they must not)."""
+        self.jobs = []
+        for table in self.query(ResourceTable):
+            table.clear()
+
     def _show_data_age(self) -> None:
         """The status line gives the age of the pipeline view's data (it is this list's)."""
         loaded = self.pipeline.data_loaded_at

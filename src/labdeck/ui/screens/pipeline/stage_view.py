@@ -61,6 +61,14 @@ class StageView(VerticalScroll, can_focus=True):
 
     # --- content -------------------------------------------------------------------------------
 
+    def release(self) -> None:
+        """Forget the stages and their laid-out lines (the pipeline view closes)."""
+        self.stages = []
+        self.cursor = None
+        self.marked = set()
+        self.why = {}
+        self.current = None
+
     def show(self, stages: Sequence[Stage], *, partial: bool = False) -> None:
         """Show ``stages``; the cursor stays on the same item (a job's newest try, or its stage)."""
         previous = self.cursor_job

@@ -21,6 +21,7 @@ from labdeck.ui.screens.base import ServerFilterInput
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 from labdeck.ui.widgets.status_colours import status_text
+from labdeck.ui.widgets.status_line import is_shown
 from labdeck.watch import ProjectsSnapshot, ProjectsSubscription, ProjectStatus, WatchTarget
 
 PROJECT_FILTERS = ("search", "owned", "membership", "starred", "archived", "visibility", "order_by", "sort")
@@ -272,7 +273,10 @@ class ProjectsScreen(TableSectionScreen):
             self._follow_visible_rows()
 
     def on_screen_suspend(self) -> None:
-        """Hidden: the poller stops reading these projects (unless the board or alerts need them)."""
+        """Hidden: the poller stops reading these projects (unless the board or alerts need them);
+        not under a dialog, which leaves the column in view."""
+        if is_shown(self):
+            return
         if self._ci_subscription is not None:
             self._ci_subscription.set_visible(False)
 

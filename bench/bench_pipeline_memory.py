@@ -1,0 +1,131 @@
+"""Memory of the pipeline view: does closing a big pipeline give its memory back (issue 29,
+point 6)? HEADLESS (Pilot, in this process) against a simulator in another process: four
+5,000-job pipelines (4,000 tests, the first 40 failing, 1,000 deploys) are opened one after the
+other as ``enter`` on a board row opens them, read completely, then closed. Figures: the
+console's RSS before, with the four opened (each closed before the next opens), and after the
+last is closed and a full collection; the target is that it comes back to within 25 MB of
+where it started (before this change: 171 → 345 MB in a real console, and it stayed there).
+
+    .venv/bin/python bench/bench_pipeline_memory.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import multiprocessing
+import sys
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _report import record
+
+ADMIN = "labdeck-demo-admin-token"  # the simulator's documented demo token, not a secret
+PROJECT_ID = 7
+PROJECT_PATH = "platform/audit-log"
+PIPELINES = 4
+TARGET_MB = 25.0
+
+
+def _serve(conn: Connection) -> None:
+    import httpx
+
+    from labdeck.sim.ci.engine import store
+    from labdeck.sim.core.clock import SimClock
+    from labdeck.sim.dataset.build import build_state
+    from labdeck.sim.server import SimServer
+
+    state = build_state(seed=42, clock=SimClock(mode="manual"), dialect="gitlab")
+    store(state).next_pipeline_at = None
+    server = SimServer(state).start()
+    headers = {"PRIVATE-TOKEN": ADMIN}
+    stages = [{"name": "test", "jobs": [{"name": "unit", "count": 4000, "fail": list(range(1, 41)), "duration": 5}]},
+              {"name": "deploy", "jobs": [{"name": "deploy", "count": 1000, "duration": 5}]}]
+    ids = []
+    for _ in range(PIPELINES):
+        created = httpx.post(f"{server.base_url}/-/sim/projects/{PROJECT_ID}/pipelines", headers=headers,
+                             json={"ref": "main", "stages": stages}, timeout=120)
+        created.raise_for_status()
+        ids.append(int(created.json()["id"]))
+    httpx.post(f"{server.base_url}/-/sim/clock/advance?seconds=14400", headers=headers, timeout=300).raise_for_status()
+    conn.send({"base_url": server.base_url, "pipeline_ids": ids})
+    conn.recv()
+    server.stop()
+
+
+def rss_mb() -> float:
+    """This process's resident set, in MB (Linux)."""
+    with open("/proc/self/statm", encoding="ascii") as handle:
+        pages = int(handle.read().split()[1])
+    import os
+
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+async def measure(info: dict[str, Any]) -> dict[str, float]:
+    """RSS before, at the peak (a pipeline open), and after the last one closed."""
+    from labdeck.base.secret import Secret
+    from labdeck.base.session import Session
+    from labdeck.ui.app import LabdeckApp
+    from labdeck.ui.screens.pipeline.screen import PipelineScreen
+
+    session = Session(info["base_url"], Secret(ADMIN), profile="bench")
+    app = LabdeckApp(session)
+    figures: dict[str, float] = {}
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(1.0)
+        gc.collect()
+        figures["before"] = rss_mb()
+        figures["jobs_before"] = sum(1 for thing in gc.get_objects() if type(thing).__name__ == "Job")
+        figures["blocks_before"] = sys.getallocatedblocks() / 1e6
+        peak = 0.0
+        for pipeline_id in info["pipeline_ids"]:
+            app.open_pipeline(PROJECT_ID, PROJECT_PATH, pipeline_id)
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, PipelineScreen)
+            for _ in range(12000):  # 60 s at most
+                if screen.complete:
+                    break
+                await pilot.pause(0.005)
+            assert screen.complete and len(screen.jobs) >= 5000, len(screen.jobs)
+            peak = max(peak, rss_mb())
+            del screen
+            await pilot.press("escape")
+            await pilot.pause(0.3)
+        figures["peak"] = peak
+        await pilot.pause(1.0)
+        gc.collect()
+        figures["after"] = rss_mb()
+        figures["jobs_after"] = sum(1 for thing in gc.get_objects() if type(thing).__name__ == "Job")
+        figures["blocks_after"] = sys.getallocatedblocks() / 1e6
+    return figures
+
+
+def main() -> None:
+    context = multiprocessing.get_context("spawn")
+    conn, child = context.Pipe()
+    process = context.Process(target=_serve, args=(child,), daemon=True)
+    process.start()
+    try:
+        info: dict[str, Any] = conn.recv()
+        figures = asyncio.run(measure(info))
+    finally:
+        conn.send("stop")
+        process.join(timeout=10)
+    kept = figures["after"] - figures["before"]
+    print(f"pipeline view memory: before {figures['before']:.0f} MB, peak {figures['peak']:.0f} MB with a "
+          f"5,000-job pipeline open, after closing {PIPELINES} of them {figures['after']:.0f} MB "
+          f"(+{kept:.0f} MB kept); Job objects alive {figures['jobs_before']:.0f} → {figures['jobs_after']:.0f}, "
+          f"Python blocks {figures['blocks_before']:.2f} M → {figures['blocks_after']:.2f} M")
+    record(f"RSS kept after closing {PIPELINES} 5,000-job pipelines", f"≤ {TARGET_MB:.0f} MB",
+           f"+{kept:.0f} MB", kept <= TARGET_MB, how="headless, RSS of this process",
+           note=f"before {figures['before']:.0f} MB, peak {figures['peak']:.0f} MB, after {figures['after']:.0f} MB; "
+                f"Job objects alive after: {figures['jobs_after']:.0f}")
+
+
+if __name__ == "__main__":
+    main()

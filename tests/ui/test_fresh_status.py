@@ -1,0 +1,80 @@
+"""What the status line says is what the last reads said (issue 32, points 1 and 4): it stays true
+under any dialog, and a note about trouble goes with the first good read after it. Each test drives
+the real app with Pilot against a private simulator behind the fault switch."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from labdeck.base.config import BoardSettings
+from labdeck.sim.server import SimServer
+from labdeck.ui.app import LabdeckApp
+from labdeck.ui.screens.board.board import BoardScreen
+from labdeck.ui.widgets.status_line import StatusLine
+from tests.support.fault_switch import FaultSwitch
+from tests.support.pilot import settle, wait_until
+from tests.ui.conftest import SimConsole
+
+FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
+
+
+@pytest.fixture
+def behind_switch(console_server: SimServer) -> Iterator[tuple[SimServer, FaultSwitch, Any]]:
+    """A private simulator and the fault switch in front of it."""
+    with FaultSwitch(console_server.base_url) as switch:
+        yield console_server, switch, SimpleNamespace(base_url=switch.url, state=console_server.state)
+
+
+def shown(screen: Any, part: str) -> str:
+    """A part of the status line of ``screen`` as shown."""
+    return next(iter(StatusLine.on_screen(screen)))._shown.get(part, "")
+
+
+async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
+    await settle(app, pilot)
+    await pilot.press("0")
+    screen = app.screen
+    assert isinstance(screen, BoardScreen)
+    await wait_until(pilot, lambda: screen.table.row_count > 0 and ("nothing failing" in screen.context_text
+                                                                     or "failed ·" in screen.context_text),
+                     what="the board's first round")
+    return screen
+
+
+async def test_the_status_line_follows_a_502_storm_under_the_keys_dialog(behind_switch: Any,
+                                                                         console: SimConsole) -> None:
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
+        board = await open_board(app, pilot)
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: app.screen is not board, what="the keys dialog")
+        switch.set("bad_gateway")
+        began = time.monotonic()
+        await wait_until(pilot, lambda: "502 Bad Gateway" in shown(board, "health"), limit=8,
+                         what="the storm on the status line under the dialog")
+        await wait_until(pilot, lambda: "<10s" not in shown(board, "age"), limit=25,
+                         what="the data age grows under the dialog")
+        assert app.screen is not board and time.monotonic() - began < 25
+        assert "502 Bad Gateway" in board.context_text  # the header follows too
+        switch.set("pass")
+        await wait_until(pilot, lambda: "online" in shown(board, "health"), limit=30,
+                         what="back online, still under the dialog")
+        assert app.screen is not board
+
+
+async def test_the_rate_note_goes_with_the_first_good_read_after_a_429_storm(behind_switch: Any,
+                                                                             console: SimConsole) -> None:
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
+        board = await open_board(app, pilot)
+        switch.set("rate_limited", retry_after=5)
+        await wait_until(pilot, lambda: "rate 0/600" in shown(board, "rate"), limit=20, what="the rate note")
+        switch.set("pass")
+        await wait_until(pilot, lambda: "online" in shown(board, "health"), limit=20, what="reads succeed again")
+        await wait_until(pilot, lambda: shown(board, "rate") == "", limit=3, what="the rate note cleared")
+        assert "rate limited" not in board.context_text
