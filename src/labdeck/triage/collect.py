@@ -214,9 +214,11 @@ class Triager:
         for page in pages:
             window = in_window(page.jobs, page.now - since if isinstance(since, timedelta) else since)
             windows[page.project_id] = tuple(window)
+            # The window picks which failures to report; their history and verdict read the whole
+            # page, so a failure that began before the window still says since when it is broken.
             for job in newest_failures(window):
-                calls.append(lambda page=page, job=job, window=window:
-                             self.failure(page.project_id, page.path, job, window, shares=shares))
+                calls.append(lambda page=page, job=job:
+                             self.failure(page.project_id, page.path, job, page.jobs, shares=shares))
         failures = await _bounded(calls)
         failures.sort(key=lambda f: (f.project, f.job.ref or "", f.job.name or ""))
         problems += [f"{f.project}: job #{f.job.id} {f.job.name or ''}: log not read: {f.problem}"

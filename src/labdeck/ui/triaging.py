@@ -19,7 +19,7 @@ from weakref import WeakKeyDictionary
 
 from labdeck.api import ApiClient
 from labdeck.api.models import Job
-from labdeck.triage.collect import Triager, in_window
+from labdeck.triage.collect import Triager
 from labdeck.triage.history import History, job_history
 from labdeck.triage.logcache import LogCache
 from labdeck.triage.owners import RunnerShare, runner_shares
@@ -122,8 +122,8 @@ class Triaging:
 
     async def _verdicts(self, client: ApiClient, project_id: int, path: str, unknown: list[Job]) -> None:
         triager = self.triager(client)
-        read = await triager.page(project_id, path)
-        page = tuple(in_window(read.jobs, read.now - WINDOW))  # the round's window, as labdeck triage
+        # The whole page, as a triage round reads a failure's history (the window only picks failures).
+        page = tuple((await triager.page(project_id, path)).jobs)
         self.pages[project_id] = page
         shares = runner_shares(page)
         for job in unknown:
@@ -145,9 +145,8 @@ class Triaging:
     async def _one(self, client: ApiClient, project_id: int, path: str, job: Job) -> tuple[Failure | None, History]:
         known: Failure | None = None
         triager = self.triager(client)
-        read = await triager.page(project_id, path)
-        # The round's window: the verdict and evidence are the ones ``labdeck triage`` gives.
-        page = tuple(in_window(read.jobs, read.now - WINDOW))
+        # The whole page, as a triage round reads a failure's history: the same verdict and evidence.
+        page = tuple((await triager.page(project_id, path)).jobs)
         self.pages[project_id] = page
         if job.status == "failed":
             jobs = page if any(held.id == job.id for held in page) else (*page, job)

@@ -175,14 +175,14 @@ def test_board(snap_compare: Any, build: Callable[[], LabdeckApp], size: tuple[i
         await pilot.press("0")
         screen = pilot.app.screen
         assert isinstance(screen, BoardScreen)
-        for _ in range(200):
-            if screen.table.row_count and not screen.snapshot.loading:
+        for _ in range(600):  # every row read and the round complete (the header no longer says loading…)
+            if screen.table.row_count and not screen.snapshot.loading and "loading" not in screen.context_text:
                 break
             await pilot.pause(0.05)
         for _ in range(200):  # the status line catches up at the clock's next tick
             pilot.app.refresh_status()
             await pilot.pause()
-            if "data <10s" in screen_lines(pilot.app)[-2]:
+            if "<10s" in screen_lines(pilot.app)[-2]:  # `oldest <10s`: every row on screen read just now
                 break
             await pilot.pause(0.05)
         await _ready_for_snapshot(pilot)

@@ -373,7 +373,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
             elif freshness.last_complete_at is None or not listed:
                 parts.append("loading…")  # no round complete yet: nothing is known to be fine
             else:
-                if freshness.is_stale:
+                ages = watching.poller.row_ages()
+                # Stale by the rows' own reads (as the status line's `oldest …`), not by the round.
+                if any(ages.stale(row) for row in rows) if rows and ages.oldest(rows) is not None \
+                        else freshness.is_stale:
                     parts.append("stale")
                 parts += [f"{snapshot.broken} failed" if snapshot.broken else "nothing failing",
                           f"{sum(1 for row in rows if row.status == 'running')} running"]
