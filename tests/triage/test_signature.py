@@ -12,7 +12,7 @@ def test_volatile_parts_are_removed() -> None:
             "id 3f2a9c1d0e7b request 123e4567-e89b-12d3-a456-426614174000 from 10.0.3.7:51234 "
             "in /tmp/build-8812/out.txt after 12.5s (attempt 3)\x1b[0m")
     assert normalize(line) == ("<time> ERROR: upload to https://artifacts.example.com:<port>/x failed: id <hex> "
-                               "request <uuid> from <ip> in <tmp> after <dur> (attempt <n>)")
+                               "request <uuid> from <ip> in <tmp>/out.txt after <dur> (attempt <n>)")
 
 
 def test_two_runs_of_the_same_failure_share_a_signature() -> None:

@@ -10,7 +10,7 @@ def test_volatile_parts_become_stand_ins() -> None:
             "id 3f2a9c1d0e7b request 123e4567-e89b-12d3-a456-426614174000 from 10.0.3.7:51234 "
             "in /tmp/build-8812/out.txt after 12.5s (attempt 3)\x1b[0m")
     assert normalize(line) == ("<time> ERROR: upload to https://artifacts.example.com:<port>/x failed: id <hex> "
-                               "request <uuid> from <ip> in <tmp> after <dur> (attempt <n>)")
+                               "request <uuid> from <ip> in <tmp>/out.txt after <dur> (attempt <n>)")
 
 
 def test_module_names_are_kept() -> None:
@@ -32,3 +32,14 @@ def test_names_with_digits_are_names() -> None:
 def test_counts_and_durations_go() -> None:
     assert normalize("Tests run: 12, Failures: 1, Time elapsed: 0.3 s") == normalize(
         "Tests run: 40, Failures: 3, Time elapsed: 12 s")
+
+
+def test_a_file_under_a_temporary_folder_keeps_its_name() -> None:
+    """The folders under /tmp are volatile, the file is not: two compile errors in two files of a
+    checkout under /tmp are two signatures, and the same file in two temporary folders is one."""
+    first = normalize("[ERROR] /tmp/build-81/src/main/java/com/acme/Discounts.java:[16,92] cannot find symbol")
+    other_file = normalize("[ERROR] /tmp/build-81/src/main/java/com/acme/Invoices.java:[16,92] cannot find symbol")
+    other_folder = normalize("[ERROR] /tmp/build-97/src/main/java/com/acme/Discounts.java:[3,5] cannot find symbol")
+    assert "Discounts.java" in first
+    assert first != other_file
+    assert first == other_folder

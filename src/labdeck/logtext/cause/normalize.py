@@ -24,8 +24,6 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"), "<hex>"),
     (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b"), "<ip>"),
     (re.compile(r"\[[0-9a-fA-F:]*:[0-9a-fA-F:]+\](?::\d{1,5})?"), "<ip>"),
-    (re.compile(r"(?<![\w.])(?:/tmp|/var/tmp|/private/var/folders|/var/folders|[A-Z]:\\(?:Users\\[^\\\s]+\\)?"
-                r"AppData\\Local\\Temp|[A-Z]:\\Windows\\Temp)(?:[/\\][^\s'\":]*)?"), "<tmp>"),
     (re.compile(r"(?<=[A-Za-z0-9]\.[a-z]{2})(?::\d{2,5})\b|(?<=[A-Za-z0-9]\.[a-z]{3})(?::\d{2,5})\b|"
                 r"(?<=localhost)(?::\d{2,5})\b"), ":<port>"),
     (re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|m|min|minutes?|h)\b"), "<dur>"),
@@ -33,6 +31,16 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?<!\w)\d+(?:\.\d+)*(?![A-Za-z_])"), "<n>"),
 )
 _SPACES = re.compile(r"\s+")
+_TEMP_PATH = re.compile(r"(?<![\w.])(?:/tmp|/var/tmp|/private/var/folders|/var/folders|[A-Z]:\\(?:Users\\[^\\\s]+\\)?"
+                        r"AppData\\Local\\Temp|[A-Z]:\\Windows\\Temp)(?:[/\\][^\s'\":\[\]()]*)?")
+_TEMP_SEPARATOR = re.compile(r"[/\\]")
+
+
+def _temp_path(match: re.Match[str]) -> str:
+    # The folders under a temporary root are volatile; the file at the end is a name
+    # (`<tmp>/Discounts.java`), so two failures in two files stay two signatures.
+    parts = [part for part in _TEMP_SEPARATOR.split(match.group(0)) if part]
+    return "<tmp>/" + parts[-1] if len(parts) > 2 and "." in parts[-1] else "<tmp>"
 
 
 def normalize(line: str) -> str:
@@ -45,6 +53,8 @@ def normalize(line: str) -> str:
     text = line
     if "\x1b" in text or "\r" in text:
         text = _ANSI.sub("", _SECTION.sub("", text))
+    if "tmp" in text or "Temp" in text or "folders" in text:
+        text = _TEMP_PATH.sub(_temp_path, text)
     for pattern, stand_in in _REPLACEMENTS:
         text = pattern.sub(stand_in, text)
     text = _SPACES.sub(" ", text).strip()
