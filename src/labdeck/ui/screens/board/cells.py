@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from labdeck.ui.widgets.resource_table import Shortens, cut_head, keep_end
+from labdeck.ui.widgets.shortening import Shortens, cut_head, keep_end
 
 _SINCE = re.compile(r"^(?P<verdict>\S+) since (?P<number>#\d+)(?P<rest>.*)$")
 

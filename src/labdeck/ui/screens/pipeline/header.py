@@ -14,7 +14,7 @@ from labdeck.api.models import Job
 from labdeck.base.durations import format_duration
 from labdeck.ui.dialogs.form import clean
 from labdeck.ui.screens.pipeline.columns import palette_for
-from labdeck.ui.widgets.resource_table import keep_end
+from labdeck.ui.widgets.shortening import keep_end
 from labdeck.watch.pipelines import PipelineRow, latest_tries
 
 
