@@ -244,7 +244,6 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _triage(args: argparse.Namespace) -> int:
-    from labdeck.auth.chain import TokenInputError, read_token_stream
     from labdeck.commands.triage import parse_window, run_triage
 
     try:
@@ -253,44 +252,41 @@ def _triage(args: argparse.Namespace) -> int:
     except ValueError as error:
         sys.stderr.write(f"labdeck triage: {error}\n")
         return EXIT_USAGE
+    session = _read_only_session(args, "triage")
+    if isinstance(session, int):
+        return session
+    return run_triage(session, args.projects, since, args.json, sys.stdout, sys.stderr)
+
+
+def _read_only_session(args: argparse.Namespace, command: str) -> Session | int:
+    """The session of a read-only command without the TUI (``triage``, ``follow``), or the exit
+    code after one line on stderr saying why there is none."""
+    from labdeck.auth.chain import TokenInputError, read_token_stream
+
     stdin_token = None
     if getattr(args, "token_stdin", False):
         try:
             stdin_token = read_token_stream(sys.stdin)
         except TokenInputError as error:
-            sys.stderr.write(f"labdeck triage: {error}\n")
+            sys.stderr.write(f"labdeck {command}: {error}\n")
             return EXIT_USAGE
     options = SessionOptions(profile=getattr(args, "profile", None), read_only=True,
                              ca_file=getattr(args, "ca_file", None), insecure=bool(getattr(args, "insecure", False)),
                              url=getattr(args, "url", None))
     try:
         # No startup check: the first read says as much about the token (one request less).
-        session = resolve_session(options, stdin_token=stdin_token, interactive=False, check=False)
+        return resolve_session(options, stdin_token=stdin_token, interactive=False, check=False)
     except SessionError as error:
-        sys.stderr.write(f"labdeck triage: {logsafe.printable(str(error), keep_newlines=True)}\n")
+        sys.stderr.write(f"labdeck {command}: {logsafe.printable(str(error), keep_newlines=True)}\n")
         return EXIT_FAILURE
-    return run_triage(session, args.projects, since, args.json, sys.stdout, sys.stderr)
 
 
 def _follow(args: argparse.Namespace) -> int:
-    from labdeck.auth.chain import TokenInputError, read_token_stream
     from labdeck.commands.follow import run_follow
 
-    stdin_token = None
-    if getattr(args, "token_stdin", False):
-        try:
-            stdin_token = read_token_stream(sys.stdin)
-        except TokenInputError as error:
-            sys.stderr.write(f"labdeck follow: {error}\n")
-            return EXIT_USAGE
-    options = SessionOptions(profile=getattr(args, "profile", None), read_only=True,
-                             ca_file=getattr(args, "ca_file", None), insecure=bool(getattr(args, "insecure", False)),
-                             url=getattr(args, "url", None))
-    try:
-        session = resolve_session(options, stdin_token=stdin_token, interactive=False, check=False)
-    except SessionError as error:
-        sys.stderr.write(f"labdeck follow: {logsafe.printable(str(error), keep_newlines=True)}\n")
-        return EXIT_FAILURE
+    session = _read_only_session(args, "follow")
+    if isinstance(session, int):
+        return session
     return run_follow(session, args.project, args.pipeline, args.jobs, args.stage, sys.stdout, sys.stderr)
 
 
