@@ -25,6 +25,7 @@ from tests.support.credentials import CANARY_ADMIN, CANARY_READONLY, Canaries
 from tests.support.fault_switch import FaultSwitch
 from tests.support.keyring_backend import InMemoryKeyring
 from tests.support.process import Run, run_labdeck_process
+from tests.support.snapshots import snapshot_text_diff
 
 _ENV_PREFIXES = ("LABDECK_", "GITLAB_", "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY")
 
@@ -136,3 +137,17 @@ def run_labdeck() -> Callable[..., Run]:
 def home() -> Path:
     """The isolated HOME set by the autouse fixture."""
     return Path(os.environ["HOME"])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failed snapshot test's report gets the screen rows that differ, as text: the CI log then
+    says what changed (a toast, a status word) without the HTML report."""
+    report = yield
+    if call.when == "call" and report.failed and "snap_compare" in getattr(item, "fixturenames", ()):
+        from pytest_textual_snapshot import node_to_report_path
+
+        data_path = node_to_report_path(item)
+        if data_path.exists():
+            report.sections.append(("screen rows that differ", snapshot_text_diff(data_path)))
+    return report
