@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import keyring
@@ -140,7 +140,8 @@ def home() -> Path:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+def pytest_runtest_makereport(item: pytest.Item,
+                              call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """A failed snapshot test's report gets the screen rows that differ, as text: the CI log then
     says what changed (a toast, a status word) without the HTML report."""
     report = yield
