@@ -152,3 +152,12 @@ def pytest_runtest_makereport(item: pytest.Item,
         if data_path.exists():
             report.sections.append(("screen rows that differ", snapshot_text_diff(data_path)))
     return report
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Snapshot tests run once more when they fail: on a loaded two-core CI machine a screen is
+    sometimes caught mid-change (a toast, a status word). A changed layout still fails, twice, and
+    the report shows the rows that differ."""
+    for item in items:
+        if "snap_compare" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.flaky(reruns=1))
