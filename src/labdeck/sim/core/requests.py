@@ -127,19 +127,25 @@ class RequestLogMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        status = 0
+        logged = False
 
-        async def noted(message: MutableMapping[str, Any]) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = int(message["status"])
-            await send(message)
-
-        try:
-            await self.app(scope, receive, noted)
-        finally:
+        def note(status: int) -> None:
+            nonlocal logged
+            logged = True
             token = _token(scope)
             record = self.state.tokens.get(token) if token else None
             account = (record.name or "known") if record is not None else ("unknown" if token else "")
             self.log.add(RequestRecord(self.state.now(), scope["method"], scope.get("path", ""), status, account,
                                        token_fingerprint(token) if token else ""))
+
+        async def noted(message: MutableMapping[str, Any]) -> None:
+            # Logged before the answer leaves: whoever got the answer finds the request in the log.
+            if message["type"] == "http.response.start" and not logged:
+                note(int(message["status"]))
+            await send(message)
+
+        try:
+            await self.app(scope, receive, noted)
+        finally:
+            if not logged:
+                note(0)
