@@ -159,3 +159,14 @@ def test_options_naming_one_instance_are_refused_with_several_profiles(
         option: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["triage", "--profile", "prod,staging", option]) == 2
     assert option.split("=")[0] in capsys.readouterr().err
+
+
+def test_a_project_aimed_at_one_instance_is_read_there_only(
+        logins: list[SimServer], capsys: pytest.CaptureFixture[str]) -> None:
+    prod, staging = logins
+    assert cli.main(["triage", "--profile", "prod,staging", "--json", f"staging:{PATH}"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {f["instance"] for f in data["failures"]} == {"staging"}
+    assert [(i["name"], i["read"]) for i in data["instances"]] == [("prod", False), ("staging", True)]
+    assert _log(prod) == []
+    _only_own_token(staging)
