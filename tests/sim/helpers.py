@@ -9,17 +9,20 @@ import httpx
 from labdeck.sim.ci.engine import store
 from labdeck.sim.core.state import Project, SimState
 from labdeck.sim.dataset.build import DEMO_TOKENS
+from labdeck.sim.instances import demo_tokens
 from labdeck.sim.server import SimServer
 
 
 def client(server: SimServer, role: str = "admin") -> httpx.Client:
     """An httpx client on the server's /api/v4 with a demo role's token."""
-    return httpx.Client(base_url=server.api_url, headers={"PRIVATE-TOKEN": DEMO_TOKENS[role]}, timeout=10)
+    return httpx.Client(base_url=server.api_url, headers={"PRIVATE-TOKEN": demo_tokens(server.state)[role]},
+                        timeout=10)
 
 
 def control(server: SimServer) -> httpx.Client:
     """An admin client on the server's root, for the /-/sim control surface."""
-    return httpx.Client(base_url=server.base_url, headers={"PRIVATE-TOKEN": DEMO_TOKENS["admin"]}, timeout=10)
+    return httpx.Client(base_url=server.base_url, headers={"PRIVATE-TOKEN": demo_tokens(server.state)["admin"]},
+                        timeout=10)
 
 
 def advance(server: SimServer, seconds: float) -> None:

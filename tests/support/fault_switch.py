@@ -12,6 +12,8 @@ every request goes upstream on a fresh connection. Switch the fault at any momen
 - ``switch.set("rate_limited", retry_after=5)``: 429 ``Retry later`` with ``Retry-After``.
 - ``switch.set("latency", seconds=3)``: every API request waits that long, then is forwarded.
 - ``switch.set("server_error")``: 500 ``Internal Server Error`` (JSON body).
+- ``switch.set("redirect", location="http://other:port")``: ``302 Found`` to the same path and query
+  on that origin (a moved instance, or a hostile one fishing for the token of another).
 - ``only="/trace"`` (with any kind): fault only the API requests whose path contains it (a log
   read fails, the jobs pages still answer).
 - ``switch.set("sign_in")``: an SSO gateway's ``200 text/html`` sign-in page (``Sign in · GitLab``).
@@ -53,7 +55,7 @@ SIGN_IN_PAGE = (b"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"u
                 b"<form action=\"/users/auth/openid_connect\" method=\"post\"><button>Sign in with SSO</button></form>\n"
                 b"</body>\n</html>\n")
 KINDS = ("pass", "revoked", "bad_gateway", "rate_limited", "latency", "sign_in", "wrong_shape", "truncated",
-         "refused", "reset", "server_error")
+         "refused", "reset", "server_error", "redirect")
 
 
 @dataclass
@@ -69,6 +71,8 @@ class Fault:
     """``revoked``: the tokens refused (empty: every request)."""
     only: str = ""
     """Fault only API paths containing this ('' : every API request)."""
+    location: str = ""
+    """``redirect``: the origin the answer points to."""
 
 
 def _head(data: bytes) -> tuple[str, list[tuple[str, str]]]:
@@ -116,12 +120,14 @@ class FaultSwitch:
 
     # --- control ---------------------------------------------------------------------------------
 
-    def set(self, kind: str, *, seconds: float = 0.0, retry_after: int = 5, tokens: Any = (), only: str = "") -> None:
+    def set(self, kind: str, *, seconds: float = 0.0, retry_after: int = 5, tokens: Any = (), only: str = "",
+            location: str = "") -> None:
         """Switch to fault ``kind`` (one of :data:`KINDS`) from now on (on paths containing ``only``)."""
         if kind not in KINDS:
             raise ValueError(f"unknown fault {kind!r} (one of {', '.join(KINDS)})")
         was = self.fault.kind
-        self.fault = Fault(kind, float(seconds), int(retry_after), frozenset(str(t) for t in tokens), str(only))
+        self.fault = Fault(kind, float(seconds), int(retry_after), frozenset(str(t) for t in tokens), str(only),
+                           str(location))
         if (kind == "refused") != (was == "refused"):
             self._listen(kind != "refused")
         if kind == "refused" and seconds > 0 and self._loop is not None:
@@ -266,6 +272,9 @@ class FaultSwitch:
             if fault.kind == "revoked" and (not fault.tokens or _header(headers, "private-token") in fault.tokens):
                 return _response(401, "Unauthorized", b'{"message":"401 Unauthorized"}',
                                  {"Content-Type": "application/json"}), 401
+            if fault.kind == "redirect":
+                where = fault.location.rstrip("/") + target
+                return _response(302, "Found", b"", {"Location": where}), 302
             if fault.kind == "bad_gateway":
                 return _response(502, "Bad Gateway", NGINX_502, {"Content-Type": "text/html", "Server": "nginx"}), 502
             if fault.kind == "rate_limited":

@@ -8,13 +8,14 @@ from typing import Any
 
 import httpx
 
-from labdeck.sim.dataset.build import DEMO_TOKENS
+from labdeck.sim.instances import demo_tokens
 from labdeck.sim.server import SimServer
 
 
 def control(server: SimServer) -> httpx.Client:
     """The simulator's control surface (admin, loopback)."""
-    return httpx.Client(base_url=server.base_url, headers={"PRIVATE-TOKEN": DEMO_TOKENS["admin"]}, timeout=10)
+    return httpx.Client(base_url=server.base_url, headers={"PRIVATE-TOKEN": demo_tokens(server.state)["admin"]},
+                        timeout=10)
 
 
 def call(server: SimServer, token: str, method: str, path: str, **kwargs: Any) -> Any:

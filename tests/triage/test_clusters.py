@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from labdeck.api.models import Job
-from labdeck.triage.report import Failure, cluster
+from labdeck.triage.report import Failure, TriageReport, cluster, merge_reports
 from labdeck.triage.verdict import Verdict
 
 
@@ -34,3 +34,24 @@ def test_volatile_tokens_are_still_absorbed() -> None:
     one = "error: upload of <hex> to https://artifacts.example.com:<port>/x failed after <dur> (attempt <n>)"
     two = "error: upload of <hex> to https://artifacts.example.com:<port>/x failed after <n> (attempt <n>)"
     assert _groups(one, two) == [{"group/p0", "group/p1"}]
+
+
+def test_one_path_on_two_instances_is_two_projects_and_one_cluster() -> None:
+    pull = "image pull from registry.example.com failed"
+    prod = TriageReport((_failure("web/app", 7, pull, "infrastructure"),), (), {})
+    staging = TriageReport((_failure("web/app", 7, pull, "infrastructure"),), (), {})
+    assert cluster([*prod.failures, *staging.failures]) == []  # one instance: one project, no cluster
+    merged = merge_reports({"prod": prod, "staging": staging})
+    assert [f.instance for f in merged.failures] == ["prod", "staging"]
+    (outage,) = merged.clusters
+    assert outage.projects == ["prod:web/app", "staging:web/app"] and outage.instances == ["prod", "staging"]
+    assert outage.as_json()["jobs"] == [{"instance": "prod", "project": "web/app", "job_id": 7},
+                                        {"instance": "staging", "project": "web/app", "job_id": 7}]
+    assert merged.failures[0].as_json()["instance"] == "prod"
+
+
+def test_one_instance_keeps_the_shape_it_had() -> None:
+    failure = _failure("web/app", 7, "x")
+    assert "instance" not in failure.as_json()
+    (found,) = cluster([failure, _failure("web/api", 8, "x")])
+    assert "instances" not in found.as_json() and "instances" not in found.title

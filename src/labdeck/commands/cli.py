@@ -252,10 +252,54 @@ def _triage(args: argparse.Namespace) -> int:
     except ValueError as error:
         sys.stderr.write(f"labdeck triage: {error}\n")
         return EXIT_USAGE
+    names = _profile_names(getattr(args, "profile", None))
+    if len(names) > 1:
+        from labdeck.commands.triage import run_triage_instances
+
+        sessions = _profile_sessions(args, names, "triage")
+        if isinstance(sessions, int):
+            return sessions
+        return run_triage_instances(sessions, args.projects, since, args.json, sys.stdout, sys.stderr)
     session = _read_only_session(args, "triage")
     if isinstance(session, int):
         return session
     return run_triage(session, args.projects, since, args.json, sys.stdout, sys.stderr)
+
+
+def _profile_names(value: str | None) -> list[str]:
+    """``--profile prod,staging``: the profiles named, in order, each once."""
+    names = [name.strip() for name in (value or "").split(",") if name.strip()]
+    return list(dict.fromkeys(names))
+
+
+def _profile_sessions(args: argparse.Namespace, names: Sequence[str], command: str) -> list[tuple[str, Session | str]] | int:
+    """One read-only session per profile (each with its own URL, stored token, TLS settings), or
+    why a profile has none; the exit code after one line on stderr when the options cannot apply.
+
+    A token given for one instance (``--token-stdin``, ``LABDECK_TOKEN``/``GITLAB_TOKEN``) would go
+    to every instance: with several profiles each token comes from its own profile's store only.
+    """
+    for option, given in (("--token-stdin", getattr(args, "token_stdin", False)), ("--url", getattr(args, "url", None)),
+                          ("--ca-file", getattr(args, "ca_file", None))):
+        if given:
+            sys.stderr.write(f"labdeck {command}: {option} names one instance; with several profiles each "
+                             "profile's own settings and stored token are used\n")
+            return EXIT_USAGE
+    from labdeck.auth.chain import TOKEN_ENV
+
+    environ = {name: value for name, value in os.environ.items() if name not in TOKEN_ENV}
+    ignored = [name for name in TOKEN_ENV if os.environ.get(name)]
+    sessions: list[tuple[str, Session | str]] = []
+    for name in names:
+        options = SessionOptions(profile=name, read_only=True, insecure=bool(getattr(args, "insecure", False)))
+        try:
+            sessions.append((name, resolve_session(options, interactive=False, check=False, environ=environ)))
+        except SessionError as error:
+            reason = logsafe.printable(str(error))
+            if ignored:
+                reason += f" ({' and '.join(ignored)} not used with several profiles)"
+            sessions.append((name, reason))
+    return sessions
 
 
 def _read_only_session(args: argparse.Namespace, command: str) -> Session | int:
@@ -422,13 +466,15 @@ class SessionOptions:
 
 
 def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = None,
-                    interactive: bool | None = None, check: bool = True, check_write: bool = False) -> Session:
+                    interactive: bool | None = None, check: bool = True, check_write: bool = False,
+                    environ: dict[str, str] | None = None) -> Session:
     """Profile, token (chain), TLS and the startup check → a Session, or :class:`SessionError`.
 
     ``interactive=False`` never prompts (used while the console runs); ``None`` prompts when a
     terminal is attached. ``check=False`` skips the startup check (a read-only command whose first
     request says as much about the token). ``check_write``: also probe write access now (otherwise
-    the console does, after its first frame).
+    the console does, after its first frame). ``environ``: the environment the token chain reads
+    (default ``os.environ``).
     """
     from labdeck.auth import probe
     from labdeck.auth.chain import TokenChain, TokenInputError, resolve_url
@@ -450,7 +496,7 @@ def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = Non
         where = "--url" if origin == "--url" else origin.removeprefix("env ")
         raise SessionError(f"{where} {problem}")
     name = profile.name if profile else _profile_name(config, options.profile, url, origin)
-    chain = TokenChain(interactive=interactive)
+    chain = TokenChain(interactive=interactive, environ=environ)
     try:
         resolution = chain.resolve(name, url, stdin_token=stdin_token, allow_prompt=interactive is not False)
     except TokenInputError as error:

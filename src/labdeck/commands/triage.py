@@ -7,6 +7,11 @@ groups). People get a table; ``--json`` prints ``{"failures": […], "clusters":
 named on stderr (and in ``problems``) and make the exit code 1: a partial answer never passes for
 "nothing failing". When nothing could be read at all (a refused token, a server that is down) it
 says so in one line and prints no table.
+
+With several profiles (``--profile prod,staging``, :func:`run_triage_instances`) every instance is
+read with its own client (its own URL, token, TLS settings and dialect, concurrently); each failure
+names its instance (``"instance"``), clusters may span instances, and an instance that could not be
+read is one problem line naming it while the others' failures are still printed.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TextIO
@@ -26,7 +31,7 @@ from labdeck.base.session import Session
 from labdeck.base.statefile import StateStore
 from labdeck.triage.collect import Triager
 from labdeck.triage.logcache import LogCache
-from labdeck.triage.report import TriageReport
+from labdeck.triage.report import TriageReport, merge_reports
 from labdeck.watch.watched import WatchedSet, WatchStore
 
 EXIT_OK, EXIT_FAILURE = 0, 1
@@ -94,15 +99,19 @@ def format_table(report: TriageReport) -> str:
     lines: list[str] = []
     for item in report.clusters:
         lines.append(f"cluster  {_clean(item.title)}")
-        lines.append(f"         jobs {', '.join(f'#{i}' for i in item.job_ids)} in {', '.join(item.projects)}")
+        jobs = ", ".join(f"{f.instance}#{f.job.id}" if f.instance else f"#{f.job.id}" for f in item.failures)
+        lines.append(f"         jobs {jobs} in {', '.join(item.projects)}")
     if report.clusters:
         lines.append("")
     if not report.failures:
         lines.append(f"No failures in {report.projects} project(s).")
     else:
-        rows = [("PROJECT", "REF", "JOB", "PIPELINE", "WHY", "WHOSE", "HISTORY (newest first)")]
+        named = any(failure.instance for failure in report.failures)
+        rows: list[tuple[str, ...]] = [(*(("INSTANCE",) if named else ()), "PROJECT", "REF", "JOB", "PIPELINE", "WHY",
+                                        "WHOSE", "HISTORY (newest first)")]
         for failure in report.failures:
-            rows.append((failure.project, failure.job.ref or "", f"{failure.job.name} #{failure.job.id}",
+            rows.append((*((failure.instance,) if named else ()), failure.project, failure.job.ref or "",
+                         f"{failure.job.name} #{failure.job.id}",
                          f"#{failure.pipeline_id}", failure.verdict.label, failure.owner or "-",
                          failure.verdict.history.strip() if failure.verdict.history else ""))
         widths = [min(max(len(_clean(row[i])) for row in rows), 48) for i in range(len(rows[0]))]
@@ -148,3 +157,70 @@ def run_triage(session: Session, wanted: Sequence[str], since: timedelta | datet
     for problem in report.problems:
         err.write(f"labdeck triage: could not read {_clean(problem)}\n")
     return EXIT_FAILURE if report.problems else EXIT_OK
+
+
+def _read(session: Session) -> Callable[[Sequence[str], timedelta | datetime | None, TextIO], Awaitable[TriageReport]]:
+    async def read(wanted: Sequence[str], since: timedelta | datetime | None, err: TextIO) -> TriageReport:
+        # The instance's own client: its token goes to its own origin only (the client never
+        # follows a redirect, and attaches the token to its base URL's origin alone).
+        verify: bool | str = session.ca_file or not session.insecure
+        async with ApiClient(session.base_url, session.token, read_only=True, verify=verify) as client:
+            return await triage(client, wanted, since, err)
+
+    return read
+
+
+def _aimed(wanted: Sequence[str], name: str, names: Sequence[str]) -> list[str]:
+    """The projects to read on instance ``name``: ``name:path`` ones, and unprefixed ones (every
+    instance)."""
+    chosen = []
+    for item in wanted:
+        prefix, _, rest = item.partition(":")
+        if rest and prefix in names:
+            if prefix == name:
+                chosen.append(rest)
+        else:
+            chosen.append(item)
+    return chosen
+
+
+def run_triage_instances(sessions: Sequence[tuple[str, Session | str]], wanted: Sequence[str],
+                         since: timedelta | datetime | None, as_json: bool, out: TextIO, err: TextIO) -> int:
+    """Triage several instances (short name → its session, or why there is none) in one report;
+    1 when one of them, or a project or log of one, could not be read."""
+    names = [name for name, _ in sessions]
+    readable = [(name, session) for name, session in sessions if isinstance(session, Session)]
+    refused: dict[str, str] = {name: session for name, session in sessions if isinstance(session, str)}
+    # Only instances a project was aimed at (or all, when none is aimed) are read.
+    aimed = {name: _aimed(wanted, name, names) for name, _ in readable}
+    readable = [(name, session) for name, session in readable if not wanted or aimed[name]]
+
+    async def main() -> list[TriageReport | BaseException]:
+        rounds = [_read(session)(aimed[name], since, err) for name, session in readable]
+        return list(await asyncio.gather(*rounds, return_exceptions=True))
+
+    reports: dict[str, TriageReport] = {}
+    for (name, _), result in zip(readable, asyncio.run(main()), strict=True):
+        if isinstance(result, errors.ApiError):
+            refused[name] = result.user_message()
+        elif isinstance(result, BaseException):
+            raise result
+        elif result.problems and not result.pages:
+            refused[name] = _one_reason(result.problems)
+        else:
+            reports[name] = result
+    merged = merge_reports(reports)
+    unread = [f"{name}: nothing read: {reason}" for name, reason in refused.items()]
+    if as_json:
+        data = merged.as_json()
+        data["problems"] = [*unread, *merged.problems]
+        data["instances"] = [{"name": name, "url": session.base_url if isinstance(session, Session) else None,
+                              "read": name in reports, "problem": refused.get(name)} for name, session in sessions]
+        out.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    elif reports:
+        out.write(format_table(merged) + "\n")
+    for line in unread:
+        err.write(f"labdeck triage: {_clean(line)}\n")
+    for problem in merged.problems:
+        err.write(f"labdeck triage: could not read {_clean(problem)}\n")
+    return EXIT_FAILURE if unread or merged.problems else EXIT_OK

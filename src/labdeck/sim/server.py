@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from labdeck.sim.control.surface import routes as control_routes
 from labdeck.sim.core.context import weak_etag
 from labdeck.sim.core.faults import FaultMiddleware
+from labdeck.sim.core.requests import RequestLogMiddleware
 from labdeck.sim.core.state import SimState
 from labdeck.sim.routes import all_routes
 from labdeck.sim.routes.graphql_api import graphql_routes
@@ -145,6 +146,8 @@ def create_app(state: SimState) -> ASGIApp:
     wrapped: ASGIApp = ETagMiddleware(app)
     wrapped = FaultMiddleware(wrapped, state)
     wrapped = DateMiddleware(wrapped, state)
+    # Outside the faults: a request answered by an injected fault is logged with that answer.
+    wrapped = RequestLogMiddleware(wrapped, state)
     return RawPathMiddleware(wrapped)
 
 
@@ -169,7 +172,8 @@ class SimServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
 
     @property
     def api_url(self) -> str:

@@ -3,7 +3,8 @@
 :func:`cluster` groups failures that share a signature across projects (exact signatures first,
 then near matches: signatures that differ only in volatile tokens, fewer than 10 % of them; a
 changed name is never absorbed). :meth:`TriageReport.as_json` is the
-``labdeck triage --json`` shape.
+``labdeck triage --json`` shape. :func:`merge_reports` joins the rounds of several instances into
+one report whose failures name their instance and whose clusters may span instances.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from labdeck.api.models import Job
@@ -37,6 +38,13 @@ class Failure:
     """Whether the log was needed (``failure_reason`` did not explain the failure)."""
     problem: str = ""
     """Why a log that was needed could not be read (``500``), '' when it was or was not needed."""
+    instance: str = ""
+    """The instance's short name (its profile) when several instances are triaged together."""
+
+    @property
+    def where(self) -> str:
+        """The project, with its instance when there is one (``staging:platform/api``)."""
+        return f"{self.instance}:{self.project}" if self.instance else self.project
 
     @property
     def pipeline_id(self) -> int:
@@ -46,8 +54,9 @@ class Failure:
         """One entry of ``failures`` in the ``--json`` shape (plus ``owner``, ``evidence``, ``history``)."""
         runner = self.job.runner
         history = self.verdict.history
+        named = {"instance": self.instance} if self.instance else {}
         return {
-            "project": self.project, "pipeline_id": self.pipeline_id, "job_id": self.job.id,
+            **named, "project": self.project, "pipeline_id": self.pipeline_id, "job_id": self.job.id,
             "job_name": self.job.name, "ref": self.job.ref, "verdict": self.verdict.kind,
             "reason": self.verdict.reason, "signature": self.signature,
             "first_failure": self.verdict.first_failure.as_json() if self.verdict.first_failure else None,
@@ -68,7 +77,14 @@ class Cluster:
 
     @property
     def projects(self) -> list[str]:
-        return sorted({failure.project for failure in self.failures})
+        """The projects, each with its instance when instances are named (``prod:platform/api``):
+        a path may exist on two instances, and those are two projects."""
+        return sorted({failure.where for failure in self.failures})
+
+    @property
+    def instances(self) -> list[str]:
+        """The instances the failures come from (empty for one unnamed instance)."""
+        return sorted({failure.instance for failure in self.failures if failure.instance})
 
     @property
     def job_ids(self) -> list[int]:
@@ -80,11 +96,17 @@ class Cluster:
         verdict = "infra" if self.verdict == "infrastructure" else self.verdict
         reasons = {f.verdict.reason for f in self.failures}
         head = next(iter(reasons)) if len(reasons) == 1 and self.verdict == "infrastructure" else self.signature
-        return f"{head} · {len(self.projects)} projects · {verdict}"
+        spread = f" on {len(self.instances)} instances" if len(self.instances) > 1 else ""
+        return f"{head} · {len(self.projects)} projects{spread} · {verdict}"
 
     def as_json(self) -> dict[str, Any]:
+        named: dict[str, Any] = {}
+        if self.instances:
+            # Job ids are per instance: say whose each one is.
+            named = {"instances": self.instances,
+                     "jobs": [{"instance": f.instance, "project": f.project, "job_id": f.job.id} for f in self.failures]}
         return {"signature": self.signature, "verdict": self.verdict, "projects": self.projects,
-                "job_ids": self.job_ids, "title": self.title}
+                "job_ids": self.job_ids, "title": self.title, **named}
 
 
 _TOKEN = re.compile(r"<[a-z]+>|\w+|[^\w\s]")
@@ -127,7 +149,8 @@ def _near(a: str, b: str) -> bool:
 
 
 def cluster(failures: Sequence[Failure]) -> list[Cluster]:
-    """Clusters of failures that share a signature in two or more projects, biggest first."""
+    """Clusters of failures that share a signature in two or more projects (of one instance or
+    several), biggest first."""
     groups: list[tuple[str, list[Failure]]] = []
     for failure in failures:
         if not failure.signature:
@@ -141,7 +164,7 @@ def cluster(failures: Sequence[Failure]) -> list[Cluster]:
             home.append(failure)
     result = []
     for signature, members in groups:
-        if len({member.project for member in members}) < 2:
+        if len({member.where for member in members}) < 2:
             continue
         votes = Counter(member.verdict.kind for member in members)
         verdict = max(votes, key=lambda kind: (votes[kind], -_ORDER.index(kind)))
@@ -185,3 +208,23 @@ class TriageReport:
             "problems": list(self.problems),
             "stats": {"projects": self.projects, "logs_read": self.logs_read},
         }
+
+
+def merge_reports(reports: dict[str, TriageReport]) -> TriageReport:
+    """One report over several instances' rounds (instance short name → its report): every
+    failure names its instance, clusters are formed over all of them (a registry outage failing
+    jobs on two instances is one cluster), problems and flagged runners are prefixed by their
+    instance. ``pages`` is left empty (project ids are per instance)."""
+    failures: list[Failure] = []
+    problems: list[str] = []
+    runners: dict[int, RunnerShare] = {}
+    for name, report in reports.items():
+        failures += [replace(failure, instance=name) for failure in report.failures]
+        problems += [f"{name}: {problem}" for problem in report.problems]
+        for share in report.runners.values():
+            if share.flagged:  # runner ids are per instance: numbered anew, described with it
+                runners[len(runners) + 1] = replace(share, description=f"{name}: {share.description or f'runner #{share.id}'}")
+    failures.sort(key=lambda f: (f.instance, f.project, f.job.ref or "", f.job.name or ""))
+    return TriageReport(tuple(failures), tuple(cluster(failures)), runners, tuple(problems),
+                        projects=sum(report.projects for report in reports.values()),
+                        logs_read=sum(report.logs_read for report in reports.values()))

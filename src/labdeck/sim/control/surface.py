@@ -6,6 +6,8 @@ other client gets 404, a loopback client without an admin token 403.
 - ``POST /-/sim/clock/advance?seconds=N``: move simulated time forward; answers ``{"now": …}``.
 - ``GET /-/sim/clock``: ``{"now": …, "mode": …, "speed": …}``.
 - ``GET /-/sim/faults`` / ``PUT /-/sim/faults`` (JSON body, see :class:`FaultConfig`).
+- ``GET /-/sim/requests[?method=POST&path=/api/v4/projects]``: the request log, oldest first (see
+  :mod:`labdeck.sim.core.requests`; ``path`` is a prefix); ``DELETE /-/sim/requests`` empties it.
 - Whatever ``labdeck.sim.control.ci.routes()`` adds (pipelines and traces), when present.
 """
 
@@ -24,6 +26,7 @@ from labdeck.sim.control import ci
 from labdeck.sim.core.clock import iso
 from labdeck.sim.core.context import token_from
 from labdeck.sim.core.faults import FaultConfig, get_config, set_config
+from labdeck.sim.core.requests import request_log
 from labdeck.sim.core.state import SimState
 
 
@@ -104,6 +107,20 @@ async def put_faults(request: Request) -> Response:
     return JSONResponse(config.to_dict())
 
 
+async def get_requests(request: Request) -> Response:
+    """GET /-/sim/requests: the request log, narrowed by ``method`` and a ``path`` prefix."""
+    method = request.query_params.get("method", "").upper()
+    prefix = request.query_params.get("path", "")
+    records = [record.as_json() for record in request_log(_state(request)).records()
+               if (not method or record.method == method) and record.path.startswith(prefix)]
+    return JSONResponse(records)
+
+
+async def clear_requests(request: Request) -> Response:
+    request_log(_state(request)).clear()
+    return Response(status_code=204)
+
+
 def _family_routes() -> list[BaseRoute]:
     routes: list[BaseRoute] = list(ci.routes())
     return routes
@@ -116,6 +133,8 @@ def routes() -> list[BaseRoute]:
         Route("/clock", get_clock, methods=["GET"]),
         Route("/faults", get_faults, methods=["GET"]),
         Route("/faults", put_faults, methods=["PUT"]),
+        Route("/requests", get_requests, methods=["GET"]),
+        Route("/requests", clear_requests, methods=["DELETE"]),
         *_family_routes(),
     ])
     return [Mount("", app=ControlGuard(inner))]

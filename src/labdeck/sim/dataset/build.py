@@ -131,7 +131,9 @@ def build_state(seed: int = 42, clock: SimClock | None = None, **options: Any) -
     Options: ``projects=N`` pads to N projects in total (their ids are in
     ``state.extra["generated_project_ids"]``); ``families=False`` skips the other families' data;
     ``dialect`` is ``"spec"`` (default) or ``"gitlab"``; ``rollout=True`` adds the six-region deploy
-    of :mod:`labdeck.sim.dataset.rollout`.
+    of :mod:`labdeck.sim.dataset.rollout`; ``tokens`` (role → token) replaces :data:`DEMO_TOKENS` (another
+    instance's accounts, see :func:`labdeck.sim.core.accounts.instance_tokens`); the tokens in use are
+    in ``state.extra["demo_tokens"]``.
     The CI and issues families populate their own data through ``labdeck.sim.dataset.ci.populate`` and
     ``labdeck.sim.dataset.issues.populate``.
     """
@@ -140,7 +142,9 @@ def build_state(seed: int = 42, clock: SimClock | None = None, **options: Any) -
     state.extra["seed"] = seed
     set_dialect(state, str(options.get("dialect") or SPEC))
     start = state.now() - timedelta(days=400)
-    users = _build_users(state, rng, start)
+    tokens = dict(options.get("tokens") or DEMO_TOKENS)
+    state.extra["demo_tokens"] = tokens
+    users = _build_users(state, rng, start, tokens)
     groups = _build_groups(state, start)
     _build_projects(state, rng, users, groups, start)
     total = int(options.get("projects") or 0)
@@ -155,7 +159,7 @@ def build_state(seed: int = 42, clock: SimClock | None = None, **options: Any) -
     return state
 
 
-def _build_users(state: SimState, rng: random.Random, start: Any) -> dict[str, User]:
+def _build_users(state: SimState, rng: random.Random, start: Any, tokens: dict[str, str]) -> dict[str, User]:
     users: dict[str, User] = {}
     for index, (username, name, admin) in enumerate(_USERS, start=1):
         user = User(
@@ -173,7 +177,7 @@ def _build_users(state: SimState, rng: random.Random, start: Any) -> dict[str, U
         users[username] = user
     for role, username in DEMO_USERS.items():
         scopes = {"readonly": ("read_api",), "admin": ("api", "sudo")}.get(role, ("api",))
-        state.tokens[DEMO_TOKENS[role]] = Token(DEMO_TOKENS[role], users[username].id, scopes, f"demo-{role}")
+        state.tokens[tokens[role]] = Token(tokens[role], users[username].id, scopes, f"demo-{role}")
     return users
 
 
