@@ -114,18 +114,18 @@ def answer(scan: Scanner) -> LogAnswer:
 
 def _tail(failing: Segment, scan: Scanner) -> tuple[ErrorBlock, str] | None:
     """The end of the failing command's output (or, when it printed nothing, of the log)."""
-    tail = failing.tail
+    tail = scan.tail(failing)
     if not tail and failing.where == "command" and failing.command and not failing.command.startswith("[Pipeline]"):
         # The command printed nothing before it failed: the command itself is what to read.
         line = failing.start + 1
         return ErrorBlock(line, line, "command", failing.command[:MAX_BLOCK_TEXT]), failing.command
     if not tail:
         for seg in reversed(scan.segments):
-            if seg.tail and seg.where != "trailer":
-                tail = seg.tail
+            if seg.where != "trailer" and scan.tail(seg):
+                tail = scan.tail(seg)
                 break
         else:
-            tail = next((seg.tail for seg in reversed(scan.segments) if seg.tail), [])
+            tail = next((scan.tail(seg) for seg in reversed(scan.segments) if scan.tail(seg)), [])
     if not tail:
         return None
     last_line, last_text = tail[-1]
