@@ -34,6 +34,10 @@ _MEANINGLESS = re.compile(r"[\s\W_]*$|\s*(?:##\[endgroup\]|##\[group\].*|section
                           r"npm (?:ERR!|error) .*|error Command failed.*|.*ELIFECYCLE.*|.*Process completed with exit code.*|"
                           r"\[Checks API\].*|Recording test results|Took \d.*|Output: .*)$")
 
+_AFTER_SCRIPT = re.compile(r"Running after_script|Running after script|section_start:\d+:after_script")
+"""The trailer mark that starts the job's ``after_script``: what it prints ran after the job had
+failed, so its words are not the failure's (the runner's own lines after it still are)."""
+
 Where = Literal["prelude", "command", "trailer"]
 
 
@@ -97,6 +101,7 @@ class Scanner:
         self._covered = -1
         self._covered_kind = ""
         self._may_be_platform = True
+        self._after_script = False
         self._saw_command = False
 
     def feed(self, lines: list[str] | list[bytes], joined: bytes | None = None) -> None:
@@ -203,10 +208,16 @@ class Scanner:
             elif kind == "trailer" and current.where != "trailer":
                 self._open(line, "trailer", "")
                 self.trailer_segment = self.segments[-1].index
-            self._platform(text, line, "trailer" if kind != "command" else "command")
+            if kind == "trailer":
+                self._after_script = _AFTER_SCRIPT.search(raw) is not None
+            if kind == "trailer" or not self._after_script:
+                self._platform(text, line, "trailer" if kind != "command" else "command")
             return
         if not text:
             return
+        if self._after_script:
+            # after_script's own output: read for blocks (ranked last), never for the platform.
+            self._may_be_platform = False
         if line <= self._covered:
             self._platform(text, line, None, self._covered_kind)
             return
