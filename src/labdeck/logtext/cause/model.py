@@ -9,6 +9,9 @@ MAX_BLOCK_TEXT = 2000
 """Characters of a block's visible text kept in :attr:`ErrorBlock.text`."""
 MAX_BLOCK_LINES = 40
 """Lines a block may span (a traceback or a test failure's message)."""
+MAX_PLATFORM_TEXT = 500
+"""Characters of a platform line kept in :attr:`PlatformHit.text` (pip's network warnings run to
+300): a longer line is cut there with an ellipsis."""
 
 
 @dataclass(frozen=True, slots=True)

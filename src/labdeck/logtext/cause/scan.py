@@ -17,7 +17,7 @@ from typing import Literal
 
 from labdeck.logtext.cause import platform, prefilter, segment, shapes
 from labdeck.logtext.cause.matcher import shape_of
-from labdeck.logtext.cause.model import MAX_BLOCK_LINES, MAX_BLOCK_TEXT
+from labdeck.logtext.cause.model import MAX_BLOCK_LINES, MAX_BLOCK_TEXT, MAX_PLATFORM_TEXT
 from labdeck.logtext.cause.normalize import normalize
 
 AHEAD = MAX_BLOCK_LINES + 8
@@ -239,7 +239,9 @@ class Scanner:
             return
         if self.passing is not None and normalize(text) in self.passing:
             return
-        self.platforms.append(Platform(label[0], line, text[:MAX_BLOCK_TEXT], label[1], current.index))
+        if len(text) > MAX_PLATFORM_TEXT:
+            text = text[:MAX_PLATFORM_TEXT - 1] + "…"
+        self.platforms.append(Platform(label[0], line, text, label[1], current.index))
 
     def _block(self, shape: shapes.Shape, offset: int, line: int, text: str) -> None:
         end_offset, head = _grow(shape, self._raw, len(self._buffer), offset, text)
