@@ -66,6 +66,7 @@ def as_json(name: str, answer: LogAnswer) -> dict[str, object]:
                                               "text": logsafe.printable(hit.text)},
         "lines": answer.line_count,
         "new_lines": None if answer.new_lines is None else len(answer.new_lines),
+        "succeeded": answer.succeeded,
     }
 
 
@@ -74,7 +75,7 @@ def as_text(name: str, answer: LogAnswer) -> str:
     out = [f"{logsafe.printable(name)}:"]
     error = answer.error
     if error is None:
-        out.append("  no error found (empty log)")
+        out.append("  no error: the job succeeded" if answer.succeeded else "  no error found (empty log)")
     else:
         span = f"line {error.line}" if error.end == error.line else f"lines {error.line}-{error.end}"
         out.append(f"  error at {span} ({error.kind}):")

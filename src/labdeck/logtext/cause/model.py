@@ -42,7 +42,8 @@ class PlatformHit:
 class LogAnswer:
     """The cause of one failed log.
 
-    ``error`` is the block to read first (None only for an empty or unreadable log); ``signature``
+    ``error`` is the block to read first (None only for an empty log or one whose job succeeded:
+    ``succeeded``, the CI system's own word at its end); ``signature``
     its normalized first line(s) ('' without an error, never the runner's trailer); ``platform``
     the first platform failure, if any; ``candidates`` every block, ranked, ``error`` first (what
     the log viewer's ``e`` visits); ``new_lines`` the 1-based lines the passing log did not print
@@ -55,3 +56,4 @@ class LogAnswer:
     candidates: tuple[ErrorBlock, ...]
     new_lines: frozenset[int] | None
     line_count: int
+    succeeded: bool = False

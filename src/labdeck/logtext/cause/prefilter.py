@@ -36,7 +36,7 @@ KEYWORDS: tuple[str, ...] = (
     r"\$ ", _AT_START + r"\+ )", r"##\[(?:group\]Run |section\]|error\])", r"~~~ ", r"\+\+\+ ",
     r"\[Pipeline\] (?:sh|bat|powershell|stage)\b", r"exit code", r"exited with",
     r"exit status", r"marked build", r"Exited with", r"Running after", r"Uploading artifacts", r"Cleaning up",
-    r"Finished: ", r"Post job",
+    r"Finished: ", r"Post job", r"Job succeeded", r"Cleaning up orphan processes",
     r"section_start:\d+:(?:after_script|upload_artifacts_on_failure|cleanup_file_variables)", r"Done\. Your build",
     # Platform words.
     r"(?i:runner (?:was )?lost|job's runner)", r"imeout", r"imed out", r"resolve host", r"name resolution", r"[Ff]ailed to resolve",

@@ -105,11 +105,13 @@ def answer(scan: Scanner) -> LogAnswer:
             # the end of the output; a consequence (``make: *** Error 1``) after it.
             position = sum(1 for c in ranked if place(c) == 0 and not seen(c) and c.kind in _REPORTS)
             blocks.insert(position, tail)
-    error, head = blocks[0] if blocks else (None, "")
+    error, head = blocks[0] if blocks and not scan.succeeded else (None, "")
     signature = normalize(head) if error is not None else ""
-    hit = _platform(scan, bool(strong))
+    # A job that succeeded had no failure, the platform's or its own.
+    hit = _platform(scan, bool(strong)) if not scan.succeeded else None
     new_lines = frozenset(line + 1 for line in scan.new_lines) if scan.new_lines is not None else None
-    return LogAnswer(error, signature, hit, tuple(block for block, _ in blocks), new_lines, scan.line_count)
+    return LogAnswer(error, signature, hit, tuple(block for block, _ in blocks), new_lines, scan.line_count,
+                     scan.succeeded)
 
 
 def _tail(failing: Segment, scan: Scanner) -> tuple[ErrorBlock, str] | None:

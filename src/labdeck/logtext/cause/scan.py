@@ -90,6 +90,8 @@ class Scanner:
         self.failure_line: int | None = None
         self.failure_segment: int | None = None
         self.trailer_segment: int | None = None
+        self.succeeded = False
+        """True when the log ends with its CI system's word that the job passed."""
         self.new_lines: set[int] | None = set() if passing is not None else None
         self.line_count = 0
         self._buffer: list[str] | list[bytes] = []
@@ -102,6 +104,7 @@ class Scanner:
         self._covered_kind = ""
         self._may_be_platform = True
         self._after_script = False
+        self._said_error = False
         self._saw_command = False
 
     def feed(self, lines: list[str] | list[bytes], joined: bytes | None = None) -> None:
@@ -191,6 +194,12 @@ class Scanner:
         raw = self._raw(offset)
         line = self._base + offset
         text = segment.clean(raw)
+        if text.startswith("##[error]"):
+            self._said_error = True
+        elif text == "Cleaning up orphan processes":
+            # GitHub Actions' last line: with no ``##[error]`` before it, every step passed.
+            self.succeeded = not self._said_error and self.failure_line is None
+            return
         worded = self._worded
         # An escape sequence inside a word hides it from the byte pass (``ti\x1b[0mmed out``).
         self._may_be_platform = worded is None or line in worded or "\x1b" in raw
@@ -198,6 +207,10 @@ class Scanner:
         current = self.segments[-1]
         if marked is not None:
             kind, command = marked
+            # Only the last word counts: a success mark followed by more commands or a failure is not the job's.
+            self.succeeded = kind == "success"
+            if kind == "success":
+                return
             if kind == "command" and current.where != "trailer":
                 self._saw_command = True
                 self._open(line, "command", command)
