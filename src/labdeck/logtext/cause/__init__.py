@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 
 from labdeck.logtext.cause.model import ErrorBlock, LogAnswer, PlatformHit
-from labdeck.logtext.cause.normalize import normalize
+from labdeck.logtext.cause.normalize import comparable, normalize
 from labdeck.logtext.cause.rank import answer
 from labdeck.logtext.cause.scan import CHUNK, Scanner
 from labdeck.logtext.cause.segment import clean
@@ -41,7 +41,7 @@ def _lines_of(data: str | bytes) -> list[str]:
 def passing_lines(lines: Iterable[str] | Iterable[bytes]) -> frozenset[str]:
     """The normalized lines of a passing log (text or UTF-8 bytes), to compare a failing log against."""
     texts = (line if isinstance(line, str) else line.decode("utf-8", "replace") for line in lines)
-    return frozenset(normalize(text) for text in map(clean, texts) if text)
+    return frozenset(comparable(text) for text in map(clean, texts) if text)
 
 
 def _passing(passing: str | bytes | Iterable[str] | frozenset[str] | None) -> frozenset[str] | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from labdeck.logtext.cause.model import MAX_BLOCK_TEXT, ErrorBlock, LogAnswer, PlatformHit
-from labdeck.logtext.cause.normalize import normalize
+from labdeck.logtext.cause.normalize import comparable, normalize
 from labdeck.logtext.cause.scan import Candidate, Scanner, Segment
 
 _REPORTS = frozenset({"pytest", "junit", "rspec", "go", "cargo", "jest", "test", "dotnet", "phpunit", "prove",
@@ -78,7 +78,7 @@ def answer(scan: Scanner) -> LogAnswer:
     passing = scan.passing
 
     def seen(candidate: Candidate) -> bool:
-        return passing is not None and normalize(candidate.head) in passing
+        return passing is not None and comparable(candidate.head) in passing
 
     def place(candidate: Candidate) -> int:
         if candidate.segment == failing.index:

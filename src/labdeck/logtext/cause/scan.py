@@ -18,7 +18,7 @@ from typing import Literal
 from labdeck.logtext.cause import platform, prefilter, segment, shapes
 from labdeck.logtext.cause.matcher import shape_of
 from labdeck.logtext.cause.model import MAX_BLOCK_LINES, MAX_BLOCK_TEXT, MAX_PLATFORM_TEXT
-from labdeck.logtext.cause.normalize import normalize
+from labdeck.logtext.cause.normalize import comparable
 
 AHEAD = MAX_BLOCK_LINES + 8
 BEHIND = 64
@@ -187,7 +187,7 @@ class Scanner:
         base = self._base
         for offset in range(low, high):
             text = segment.clean(self._raw(offset))
-            if text and normalize(text) not in passing:
+            if text and comparable(text) not in passing:
                 new.add(base + offset)
 
     def _visit(self, offset: int) -> None:
@@ -250,7 +250,7 @@ class Scanner:
                                         current.command, in_block)
         if label is None or len(self.platforms) >= MAX_CANDIDATES:
             return
-        if self.passing is not None and normalize(text) in self.passing:
+        if self.passing is not None and comparable(text) in self.passing:
             return
         if len(text) > MAX_PLATFORM_TEXT:
             text = text[:MAX_PLATFORM_TEXT - 1] + "…"
