@@ -44,7 +44,8 @@ Where = Literal["prelude", "command", "trailer"]
 @dataclass(slots=True)
 class Segment:
     """A part of the log: the runner's ``prelude``, one ``command``'s output, or the ``trailer``.
-    ``start`` is its first (0-based) line; ``tail`` its last meaningful lines, once it is closed."""
+    ``start`` is its first (0-based) line; ``tail`` its last meaningful lines, once it is closed
+    (read when first asked for: :meth:`Scanner.tail`)."""
 
     index: int
     start: int
