@@ -40,6 +40,24 @@ def test_widen_keeps_every_match_and_refuses_what_it_cannot_promise() -> None:
     assert widen(r"\bfoo(?!bar)\s\w\d[\s\w]") == \
         r"foo[\s\x0b\x1c-\x1f\x{85}\x{a0}\p{Z}][\w\pL\pN]\p{Nd}[\s\x0b\x1c-\x1f\x{85}\x{a0}\p{Z}\w\pL\pN]"
     assert widen(r"[^\s]x(?<=a)") == r"[^\s]x"
+    assert widen(r"a{,3}b{2,}") == r"a{0,3}b{2,}"
     for pattern in (r"(a)\1", r"[^\S]", r"(?P<n>a)(?P=n)"):
         with pytest.raises(Unwidenable):
             widen(pattern)
+
+
+def test_flags_and_what_re2_refuses_still_answer_like_python() -> None:
+    """A shape compiled with flags, or in syntax RE2 does not read, is still found."""
+    import re
+
+    from labdeck.logtext.cause.matcher import _with_set
+    from labdeck.logtext.cause.shapes import Shape
+
+    table = (Shape("a", re.compile(r"broken\s+build", re.IGNORECASE), 1),
+             Shape("b", re.compile(r"x{,2}y$", re.MULTILINE), 1),
+             Shape("c", re.compile(r"(?>ato)mic"), 1),
+             Shape("d", re.compile(r"\u00e9t\u00e9 failed"), 1))
+    first = _with_set(table)
+    assert first is not None
+    assert [getattr(first(text), "kind", None) for text in ("BROKEN  Build", "xxy", "atomic", "été failed", "no")] \
+        == ["a", "b", "c", "d", None]

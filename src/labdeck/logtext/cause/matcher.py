@@ -110,6 +110,9 @@ def widen(pattern: str) -> str:
             index = _group_end(pattern, index) + 1
         elif char == "(" and pattern.startswith(("(?P=", "(?("), index):
             raise Unwidenable(pattern)
+        elif char == "{" and pattern.startswith("{,", index):
+            out.append("{0")  # Python's {,n} is {0,n}; RE2 reads {,n} as text
+            index += 1
         else:
             out.append(char)
             index += 1
@@ -134,7 +137,10 @@ def _with_set(table: Sequence[Shape]) -> Callable[[str], Shape | None] | None:
     always: list[int] = []
     for index, shape in enumerate(table):
         try:
-            widened = widen(shape.pattern.pattern)
+            flags = shape.pattern.flags & ~re.UNICODE
+            if flags & ~re.IGNORECASE:
+                raise Unwidenable(shape.pattern.pattern)  # MULTILINE, DOTALL, VERBOSE …: tried always
+            widened = ("(?i)" if flags else "") + widen(shape.pattern.pattern)
             added = engine.Add((widened if shape.anywhere else f"^(?:{widened})").encode())
         except Unwidenable:
             added = -1
