@@ -119,6 +119,12 @@ def widen(pattern: str) -> str:
     return "".join(out)
 
 
+def _source(shape: Shape) -> tuple[str, int]:
+    """A shape's pattern text and flags, without compiling it."""
+    source = shape.source
+    return (source, 0) if isinstance(source, str) else (source.pattern, source.flags & ~re.UNICODE)
+
+
 def _matches(shape: Shape, text: str) -> bool:
     if shape.anywhere:
         return any(needle in text for needle in shape.needles) and shape.pattern.search(text) is not None
@@ -137,10 +143,10 @@ def _with_set(table: Sequence[Shape]) -> Callable[[str], Shape | None] | None:
     always: list[int] = []
     for index, shape in enumerate(table):
         try:
-            flags = shape.pattern.flags & ~re.UNICODE
+            source, flags = _source(shape)
             if flags & ~re.IGNORECASE:
-                raise Unwidenable(shape.pattern.pattern)  # MULTILINE, DOTALL, VERBOSE …: tried always
-            widened = ("(?i)" if flags else "") + widen(shape.pattern.pattern)
+                raise Unwidenable(source)  # MULTILINE, DOTALL, VERBOSE …: tried always
+            widened = ("(?i)" if flags else "") + widen(source)
             added = engine.Add((widened if shape.anywhere else f"^(?:{widened})").encode())
         except Unwidenable:
             added = -1
@@ -180,7 +186,7 @@ def _in_order(table: Sequence[Shape]) -> Callable[[str], Shape | None]:
     def first(text: str) -> Shape | None:
         nonlocal combined
         if combined is None:
-            combined = re.compile("|".join(f"(?P<s{index}>{shape.pattern.pattern})"
+            combined = re.compile("|".join(f"(?P<s{index}>{_source(shape)[0]})"
                                            for index, shape in enumerate(table) if not shape.anywhere))
         found = combined.match(text)
         at = int(found.lastgroup[1:]) if found is not None and found.lastgroup is not None else len(table)
