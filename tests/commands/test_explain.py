@@ -89,3 +89,42 @@ def test_the_real_command(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert json.loads(done.stdout)["error"]["line"] == 8
     assert done.stderr.startswith("labdeck explain: ") and done.stderr.count("\n") == 1
+
+
+def test_a_log_whose_job_succeeded_has_no_error(tmp_path: Path) -> None:
+    """A green run's log (GitLab's ``Job succeeded``, Jenkins' ``Finished: SUCCESS``, Travis' ``exited
+    with 0``) names no error, even when it printed error-shaped lines; its tail is not a cause."""
+    logs = {
+        "gitlab.log": "Running with gitlab-runner 17.2.0\n$ pytest -q\n....\n4 passed in 0.05s\n"
+                      "\x1b[32;1mJob succeeded\x1b[0;m\n",
+        "jenkins.log": "[Pipeline] sh\n+ make test\n[ERROR] retrying a flaky download\nok\nFinished: SUCCESS\n",
+        "travis.log": "$ npm test\n\n  3 passing (12ms)\n\nThe command \"npm test\" exited with 0.\n\n"
+                      "Done. Your build exited with 0.\n",
+    }
+    for name, text in logs.items():
+        (tmp_path / name).write_text(text)
+    status, out, err = _explain("--json", *(str(tmp_path / name) for name in logs))
+    assert status == 0 and err == ""
+    for line in out.splitlines():
+        answer = json.loads(line)
+        assert (answer["error"], answer["signature"], answer["platform"]) == (None, "", None), answer["file"]
+        assert answer["succeeded"] is True
+    status, out, _ = _explain(str(tmp_path / "gitlab.log"))
+    assert "no error: the job succeeded" in out
+    # A failed log is not a success because an earlier step printed a success-looking line.
+    (tmp_path / "failed.log").write_text("Job succeeded\n" + FAILED)
+    _, out, _ = _explain("--json", str(tmp_path / "failed.log"))
+    assert json.loads(out)["error"] is not None
+
+
+def test_a_github_actions_log_without_an_error_succeeded(tmp_path: Path) -> None:
+    steps = ("2026-11-26T21:52:07.1Z ##[group]Run cargo test\n2026-11-26T21:52:07.2Z cargo test\n"
+             "2026-11-26T21:52:07.3Z ##[endgroup]\n2026-11-26T21:52:08.0Z test result: ok. 3 passed; 0 failed\n")
+    end = "2026-11-26T21:52:09.0Z Post job cleanup.\n2026-11-26T21:52:09.1Z Cleaning up orphan processes\n"
+    (tmp_path / "green.log").write_text(steps + end)
+    (tmp_path / "red.log").write_text(steps + "2026-11-26T21:52:08.1Z ##[error]Process completed with exit code 101.\n"
+                                      + end)
+    _, out, _ = _explain("--json", str(tmp_path / "green.log"), str(tmp_path / "red.log"))
+    green, red = (json.loads(line) for line in out.splitlines())
+    assert green["error"] is None and green["succeeded"] is True
+    assert red["error"] is not None and red["succeeded"] is False

@@ -96,3 +96,21 @@ def test_since_refuses_what_overflows_in_one_line(since: str, monkeypatch: pytes
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "--since" in err and "Traceback" not in err
+
+
+def test_the_report_is_not_formatted_when_the_event_loop_closes(sim_factory: Callable[..., SimServer],
+                                                                 monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Python 3.11's ``asyncio.run`` formats its main task (with the task's result) when it puts the
+    Ctrl+C handler back: a round's whole report, every job of every page, took seconds to format
+    at the end of each ``labdeck triage``. The round's report is never its main task's result."""
+    from labdeck.triage.report import TriageReport
+
+    formatted: list[str] = []
+    monkeypatch.setattr(TriageReport, "__repr__", lambda self: formatted.append("report") or "TriageReport(…)")
+    server = sim_factory()
+    path = _failing_project(server)
+    monkeypatch.setenv("LABDECK_TOKEN", ADMIN)
+    assert cli.main(["triage", "--url", server.base_url, "--json", path]) == 0
+    assert json.loads(capsys.readouterr().out)["failures"]
+    assert formatted == []

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from labdeck.triage.signature import normalize, read_log
 
 
@@ -42,6 +40,5 @@ def test_platform_patterns_and_after_script_cut() -> None:
     assert pulled.signature.startswith("ERROR: Job failed (system failure): failed to pull image")
 
 
-@pytest.mark.xfail(strict=False, reason="the cause finder (logtext/cause) still reads after_script for platform words")
 def test_cleanup_noise_after_the_script_is_not_the_failure() -> None:
     assert read_log("E   assert 0\nRunning after_script\nno space left on device\n").platform is None

@@ -147,3 +147,21 @@ def test_same_error_on_two_runners_in_two_projects_is_one_cluster() -> None:
     assert clusters[0].projects == ["a/one", "b/two"] and clusters[0].job_ids == [10, 11]
     assert clusters[0].verdict == "infrastructure"
     assert clusters[0].title == "image pull from registry.example.com failed · 2 projects · infra"
+
+
+def test_a_long_platform_line_is_evidence_whole_up_to_500_characters() -> None:
+    """pip's network warnings run to 300 characters: the evidence is the whole line (a person reads
+    which host and what failed), cut with an ellipsis only past 500."""
+    dns = ("WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after connection "
+           "broken by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPSConnection object at 0x7f3a2b1c>: "
+           "Failed to establish a new connection: [Errno -3] Temporary failure in name resolution')': "
+           "/simple/requests/")
+    assert 250 < len(dns) < 500
+    failed = job(3, 2, "failed")
+    facts = read_log(f"$ pip install requests\n{dns}\nERROR: Job failed: exit code 1\n")
+    assert facts.platform is not None and facts.platform.text == dns
+    verdict = decide(failed, [failed], facts)
+    assert verdict.kind == "infrastructure" and verdict.evidence == (f"log line 2: {dns}",)
+    long = read_log(f"$ pip install requests\n{dns} {'x' * 600}\nERROR: Job failed: exit code 1\n")
+    assert long.platform is not None and len(long.platform.text) == 500 and long.platform.text.endswith("…")
+    assert long.platform.text.startswith(dns)

@@ -1,7 +1,7 @@
 """``labdeck explain [--json] [--passing LOG] LOG …``: the cause of failed logs from anywhere (a
 downloaded trace, an incident bundle, another CI system's log), with no server.
 
-The same analysis as triage (:func:`labdeck.logtext.cause.read_cause_lines`), on files read one
+The same analysis as triage (:func:`labdeck.logtext.cause.read_cause_blocks`), on files read one
 after the other in one process, each streamed in bounded memory (``-`` reads standard input).
 People get, per file, the error block with its line numbers, the signature and any platform
 failure; ``--json`` prints one object per line per file::
@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from typing import BinaryIO, TextIO
 
 from labdeck.base import logsafe
-from labdeck.logtext.cause import LogAnswer, passing_lines, read_cause_lines
+from labdeck.logtext.cause import LogAnswer, passing_lines, read_cause_blocks
 
 EXIT_OK, EXIT_FAILURE = 0, 1
 _READ = 1 << 20
@@ -46,7 +46,7 @@ def _open(name: str, stdin: BinaryIO) -> BinaryIO:
 def _answer(name: str, stdin: BinaryIO, passing: frozenset[str] | None) -> LogAnswer:
     source = _open(name, stdin)
     try:
-        return read_cause_lines(stream_lines(source), passing)
+        return read_cause_blocks(iter(lambda: source.read(_READ), b""), passing)
     finally:
         if source is not stdin:
             source.close()
@@ -66,6 +66,7 @@ def as_json(name: str, answer: LogAnswer) -> dict[str, object]:
                                               "text": logsafe.printable(hit.text)},
         "lines": answer.line_count,
         "new_lines": None if answer.new_lines is None else len(answer.new_lines),
+        "succeeded": answer.succeeded,
     }
 
 
@@ -74,7 +75,7 @@ def as_text(name: str, answer: LogAnswer) -> str:
     out = [f"{logsafe.printable(name)}:"]
     error = answer.error
     if error is None:
-        out.append("  no error found (empty log)")
+        out.append("  no error: the job succeeded" if answer.succeeded else "  no error found (empty log)")
     else:
         span = f"line {error.line}" if error.end == error.line else f"lines {error.line}-{error.end}"
         out.append(f"  error at {span} ({error.kind}):")

@@ -137,13 +137,18 @@ def run_triage(session: Session, wanted: Sequence[str], since: timedelta | datet
                out: TextIO, err: TextIO) -> int:
     """Run a round and print it; 1 when a project could not be read."""
 
-    async def main() -> TriageReport:
+    reports: list[TriageReport] = []
+
+    async def main() -> None:
         verify: bool | str = session.ca_file or not session.insecure
         async with ApiClient(session.base_url, session.token, read_only=True, verify=verify) as client:
-            return await triage(client, wanted, since, err)
+            reports.append(await triage(client, wanted, since, err))
 
     try:
-        report = asyncio.run(main())
+        # Not the main task's result: Python 3.11's asyncio.run formats the main task, result and
+        # all, when it restores the Ctrl+C handler (seconds for a report of a thousand jobs).
+        asyncio.run(main())
+        report = reports[0]
     except errors.ApiError as exc:
         err.write(f"labdeck triage: nothing read: {_clean(exc.user_message())}\n")
         return EXIT_FAILURE

@@ -1,6 +1,7 @@
 """Job-log text, with no I/O and no UI: sanitizing, sections, line indexing, error lines, search.
 
-- :mod:`labdeck.logtext.sanitize`: :class:`TraceSanitizer`, :func:`sanitize`, :func:`escape_raw`.
+- :mod:`labdeck.logtext.sanitize`: :class:`TraceSanitizer`, :func:`~labdeck.logtext.sanitize.sanitize`,
+  :func:`escape_raw`.
 - :mod:`labdeck.logtext.sections`: :class:`Section`, :class:`SectionTracker`, :func:`display_name`.
 - :mod:`labdeck.logtext.lines`: :class:`LineIndex` (million-line logs on disk, search, sections).
 - :mod:`labdeck.logtext.line_text`: :func:`safe_cut` (shorten sanitized text without splitting an SGR
@@ -15,10 +16,28 @@ Following a running job's log over HTTP is :mod:`labdeck.operations.follower`, a
 
 from __future__ import annotations
 
-from labdeck.logtext.line_text import safe_cut
-from labdeck.logtext.lines import LineIndex
-from labdeck.logtext.sanitize import TraceSanitizer, escape_raw, sanitize
-from labdeck.logtext.sections import Section, SectionTracker, display_name
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from labdeck.logtext.line_text import safe_cut
+    from labdeck.logtext.lines import LineIndex
+    from labdeck.logtext.sanitize import TraceSanitizer, escape_raw
+    from labdeck.logtext.sections import Section, SectionTracker, display_name
+
+# Imported when first asked for: ``labdeck.logtext.cause`` (triage, ``labdeck explain``) does not
+# pay for the log viewer's line index. (The function ``sanitize`` is the submodule's: the
+# package's name ``sanitize`` is the submodule once that is imported.)
+_HOMES = {"safe_cut": "line_text", "LineIndex": "lines", "TraceSanitizer": "sanitize", "escape_raw": "sanitize",
+          "Section": "sections", "SectionTracker": "sections", "display_name": "sections"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{home}"), name)
+
 
 __all__ = [
     "LineIndex",
@@ -28,5 +47,4 @@ __all__ = [
     "display_name",
     "escape_raw",
     "safe_cut",
-    "sanitize",
 ]

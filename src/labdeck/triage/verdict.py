@@ -123,7 +123,9 @@ def decide(job: Job, jobs: Sequence[Job], log: LogFacts | None = None, *, log_pr
                        (f"log not read: {log_problem} (job #{job.id}): the verdict needs its log",
                         history.describe()), history=history)
     if log is not None and log.platform is not None:
-        return Verdict("infrastructure", log.platform.label, (_cut(log.evidence()),), history=history)
+        # The platform's whole line (already cut at 500 by the finder): which host, what failed.
+        return Verdict("infrastructure", log.platform.label, (_cut(log.evidence(), PLATFORM_EVIDENCE),),
+                       history=history)
     verdict = _from_history(job, history_jobs, history, jobs, ref)
     line = log.evidence() if log is not None else ""
     return replace(verdict, evidence=(_cut(line), *verdict.evidence)) if line else verdict
@@ -182,6 +184,10 @@ def _runner_part(job: Job) -> str:
     if runner is None:
         return ""
     return f" on runner {runner.description or runner.name or f'#{runner.id}'}"
+
+
+PLATFORM_EVIDENCE = 520
+"""Characters of a platform failure's evidence: ``log line N:`` and the finder's line (at most 500)."""
 
 
 def _cut(text: str, limit: int = 200) -> str:

@@ -81,3 +81,17 @@ def test_a_timestamped_error_line_is_the_error_never_the_trailer() -> None:
     assert answer.error is not None and answer.error.line == 3
     assert answer.signature.startswith("<time> ERROR [req") or answer.signature.startswith("ERROR [req")
     assert "Job failed" not in answer.signature and answer.platform is None
+
+
+def test_after_script_output_is_not_the_platform_but_the_runner_after_it_is() -> None:
+    """What ``after_script`` prints ran after the job had failed; the runner's own lines that follow
+    it (its ``Job failed`` mark, an artifact upload) are still the platform's."""
+    cleanup = ("$ pytest\nE   assert 0\nFAILED tests/test_x.py::t\n"
+               "Running after_script\n$ ./cleanup.sh\nrm: cannot write: no space left on device\n"
+               "curl: (6) Could not resolve host: hooks.example.com\n")
+    assert read_cause(cleanup + "Cleaning up project directory and file based variables\n" + TRAILER).platform is None
+    oom = read_cause(cleanup + "ERROR: Job failed: exit code 137\n").platform
+    assert oom is not None and oom.label == "out of memory (exit code 137)" and oom.line == 8
+    upload = read_cause(cleanup + "Uploading artifacts for failed job\n"
+                        "ERROR: Uploading artifacts as \"archive\" to coordinator... 503 Service Unavailable\n" + TRAILER)
+    assert upload.platform is not None and upload.platform.line == 9

@@ -98,3 +98,18 @@ def test_a_command_that_failed_without_a_word_is_the_answer() -> None:
     answer = read_cause(log)
     assert answer.error is not None and (answer.error.line, answer.error.kind) == (3, "command")
     assert answer.signature == "test -f dist/app.tar.gz"
+
+
+def test_a_progress_line_whose_dots_differ_is_not_new_since_the_green_run() -> None:
+    """``tests/test_x.py ..F..  [ 40%]`` is the same line as the green run's ``.....``: the ``F``
+    (and the failure's own lines) are read below, a progress line is never what changed."""
+    passing = ("$ pytest\ntests/test_cart.py .....                                                 [ 40%]\n"
+               "tests/test_tax.py .......                                                 [100%]\n"
+               "..........                                                               [100%]\n")
+    failing = ("$ pytest\ntests/test_cart.py ..F..                                                 [ 40%]\n"
+               "tests/test_tax.py ...s..x                                                 [100%]\n"
+               "..F.....E.                                                               [100%]\n"
+               "E       assert 3 == 4\nFAILED tests/test_cart.py::test_total - assert 3 == 4\n")
+    answer = read_cause(failing, passing)
+    assert answer.new_lines == frozenset({5, 6})
+    assert answer.error is not None and answer.error.line == 5

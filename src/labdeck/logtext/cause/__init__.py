@@ -9,8 +9,9 @@ The pipeline, one module per step (design.md, "Reading a log for its cause"):
 4. :mod:`.rank`: the failing command's blocks first, noise and lines the green run printed last;
    the answer.
 
-:func:`read_cause` reads a whole text, :func:`read_cause_lines` any iterable of lines (a huge log
-streamed from disk) in bounded memory. :func:`normalize` is the one normalization used for
+:func:`read_cause` reads a whole text, :func:`read_cause_lines` any iterable of lines and
+:func:`read_cause_blocks` any iterable of byte blocks (a huge log streamed from disk) in bounded
+memory. :func:`normalize` is the one normalization used for
 signatures and for matching against the passing log.
 """
 
@@ -20,12 +21,13 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 
 from labdeck.logtext.cause.model import ErrorBlock, LogAnswer, PlatformHit
-from labdeck.logtext.cause.normalize import normalize
+from labdeck.logtext.cause.normalize import comparable, normalize
 from labdeck.logtext.cause.rank import answer
 from labdeck.logtext.cause.scan import CHUNK, Scanner
 from labdeck.logtext.cause.segment import clean
 
-__all__ = ["ErrorBlock", "LogAnswer", "PlatformHit", "normalize", "passing_lines", "read_cause", "read_cause_lines"]
+__all__ = ["ErrorBlock", "LogAnswer", "PlatformHit", "normalize", "passing_lines", "read_cause", "read_cause_blocks",
+           "read_cause_lines"]
 
 
 def _lines_of(data: str | bytes) -> list[str]:
@@ -39,7 +41,7 @@ def _lines_of(data: str | bytes) -> list[str]:
 def passing_lines(lines: Iterable[str] | Iterable[bytes]) -> frozenset[str]:
     """The normalized lines of a passing log (text or UTF-8 bytes), to compare a failing log against."""
     texts = (line if isinstance(line, str) else line.decode("utf-8", "replace") for line in lines)
-    return frozenset(normalize(text) for text in map(clean, texts) if text)
+    return frozenset(comparable(text) for text in map(clean, texts) if text)
 
 
 def _passing(passing: str | bytes | Iterable[str] | frozenset[str] | None) -> frozenset[str] | None:
@@ -55,7 +57,32 @@ def _passing(passing: str | bytes | Iterable[str] | frozenset[str] | None) -> fr
 def read_cause(text: str | bytes, passing: str | bytes | None = None) -> LogAnswer:
     """The cause of a failed log: the block to read first, its signature, any platform failure,
     the ranked candidates and, given the ``passing`` log of the same job, the new lines."""
+    if isinstance(text, bytes):
+        return read_cause_blocks((text,), passing)
     return read_cause_lines(_lines_of(text), passing)
+
+
+def read_cause_blocks(blocks: Iterable[bytes],
+                      passing: str | bytes | Iterable[str] | frozenset[str] | None = None) -> LogAnswer:
+    """:func:`read_cause_lines` over a log's bytes in blocks of any size cut anywhere (a file read
+    a megabyte at a time): each block's whole lines are picked in place, never split and joined
+    again."""
+    scanner = Scanner(_passing(passing))
+    rest = b""
+    for block in blocks:
+        if rest:
+            block = rest + block
+        cut = block.rfind(b"\n")
+        if cut < 0:
+            rest = block
+            continue
+        rest = block[cut + 1:]
+        whole = block[:cut]
+        scanner.feed(whole.split(b"\n"), whole)
+    if rest:
+        scanner.feed([rest], rest)
+    scanner.finish()
+    return answer(scanner)
 
 
 def _chunks(lines: Iterable[str] | Iterable[bytes]) -> Iterator[list[str] | list[bytes]]:

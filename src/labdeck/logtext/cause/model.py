@@ -9,6 +9,9 @@ MAX_BLOCK_TEXT = 2000
 """Characters of a block's visible text kept in :attr:`ErrorBlock.text`."""
 MAX_BLOCK_LINES = 40
 """Lines a block may span (a traceback or a test failure's message)."""
+MAX_PLATFORM_TEXT = 500
+"""Characters of a platform line kept in :attr:`PlatformHit.text` (pip's network warnings run to
+300): a longer line is cut there with an ellipsis."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +42,8 @@ class PlatformHit:
 class LogAnswer:
     """The cause of one failed log.
 
-    ``error`` is the block to read first (None only for an empty or unreadable log); ``signature``
+    ``error`` is the block to read first (None only for an empty log or one whose job succeeded:
+    ``succeeded``, the CI system's own word at its end); ``signature``
     its normalized first line(s) ('' without an error, never the runner's trailer); ``platform``
     the first platform failure, if any; ``candidates`` every block, ranked, ``error`` first (what
     the log viewer's ``e`` visits); ``new_lines`` the 1-based lines the passing log did not print
@@ -52,3 +56,4 @@ class LogAnswer:
     candidates: tuple[ErrorBlock, ...]
     new_lines: frozenset[int] | None
     line_count: int
+    succeeded: bool = False

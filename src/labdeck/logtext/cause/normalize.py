@@ -59,3 +59,17 @@ def normalize(line: str) -> str:
         text = pattern.sub(stand_in, text)
     text = _SPACES.sub(" ", text).strip()
     return text if len(text) <= MAX_SIGNATURE else text[: MAX_SIGNATURE - 1] + "…"
+
+
+_PROGRESS = re.compile(r"((?:\S+\.\w+ +)?)[.FEsxX*]+((?: +\[ *\d+%\])?)")
+"""A test runner's progress line (pytest's ``tests/x.py ..F..  [ 40%]``, unittest's and RSpec's
+dots): which dots it printed is what changed, never what to read."""
+
+
+def comparable(line: str) -> str:
+    """``line`` as it is matched against the passing log's lines: :func:`normalize`, with a test
+    runner's progress dots made one stand-in (``tests/x.py <progress> [ <n>%]``)."""
+    progress = _PROGRESS.fullmatch(line.strip())
+    if progress is not None:
+        line = f"{progress.group(1)}<progress>{progress.group(2)}"
+    return normalize(line)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 # Lines may carry a raw GitHub log's or a GitLab runner's timestamp before the text.
@@ -30,11 +31,15 @@ KEYWORDS: tuple[str, ...] = (
     _AT_START + r"[Ee]  )", _AT_START + r"[Ee]: )", _AT_START + r"E$)",
     _AT_START + r"#[ \t])", r"\| FAIL \|", r"\.\.\. (?:failed|undefined) in",
     # Framing.
-    r"\$ ", _AT_START + r"\+ )", r"##\[", r"~~~ ", r"\+\+\+ ", r"\[Pipeline\]", r"exit code", r"exited with",
+    # Only the framing lines that mark something (``##[endgroup]``, ``[Pipeline] }`` and the
+    # runner's own ``Running with gitlab-runner`` are most of a log's framing and mark nothing).
+    r"\$ ", _AT_START + r"\+ )", r"##\[(?:group\]Run |section\]|error\])", r"~~~ ", r"\+\+\+ ",
+    r"\[Pipeline\] (?:sh|bat|powershell|stage)\b", r"exit code", r"exited with",
     r"exit status", r"marked build", r"Exited with", r"Running after", r"Uploading artifacts", r"Cleaning up",
-    r"Finished: ", r"Post job", r"section_start", r"Done\. Your build",
+    r"Finished: ", r"Post job", r"Job succeeded", r"Cleaning up orphan processes",
+    r"section_start:\d+:(?:after_script|upload_artifacts_on_failure|cleanup_file_variables)", r"Done\. Your build",
     # Platform words.
-    r"unner", r"imeout", r"imed out", r"resolve host", r"name resolution", r"[Ff]ailed to resolve",
+    r"(?i:runner (?:was )?lost|job's runner)", r"imeout", r"imed out", r"resolve host", r"name resolution", r"[Ff]ailed to resolve",
     r"NameResolution", r"resolve hostname", r"reset by peer", r"ECONN", r"ETIMEDOUT", r"ESOCKET", r"EAI_AGAIN",
     r"space left", r"OOM", r"oom-kill", r"ut of memory", r"ImagePull", r"pull access", r"manifest unknown",
     r"toomanyrequests", r"such host", r"nodename", r"nknown host", r"ame or service", r"handshake", r"xceeded",
@@ -44,32 +49,96 @@ KEYWORDS: tuple[str, ...] = (
 
 _ALTERNATION = "|".join(KEYWORDS)
 
-try:  # pragma: no branch - which engine depends on the installation
-    import re2  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
-    _ENGINE: Any = re2.compile(f"(?m)^.*(?:{_ALTERNATION})".encode())
-    FAST = True
-except ImportError:  # pragma: no cover - exercised where google-re2 is missing
-    _ENGINE = re.compile(_ALTERNATION.encode())
-    FAST = False
+@cache
+def _engine() -> Callable[[bytes], list[int]]:
+    """The line picker, compiled at its first use (importing the finder compiles nothing)."""
+    try:
+        import re2  # type: ignore[import-not-found, import-untyped, unused-ignore]
+    except ImportError:  # pragma: no cover - exercised where google-re2 is missing
+        return _with_re(re.compile(_ALTERNATION.encode()))
+    return _with_re2(re2.compile(f"(?m)^.*(?:{_ALTERNATION})".encode()), re2)
 
-_find: Callable[[bytes], Any] = _ENGINE.finditer
-PYTHON = re.compile(_ALTERNATION)
-"""The same alternation for one line of text (tests, and lines met one at a time)."""
+
+def _with_re2(compiled: Any, re2: Any) -> Callable[[bytes], list[int]]:
+    # RE2's own match call, without the wrapper's match objects: one call per picked line, each
+    # resumed at the start of the next line (the pattern is anchored at a line's start).
+    match = compiled._regexp.Match
+    anchor = re2._Anchor.UNANCHORED
+
+    def picked(joined: bytes) -> list[int]:
+        lines: list[int] = []
+        count = joined.count
+        find = joined.find
+        end = len(joined)
+        line = 0
+        last = 0
+        position = 0
+        while position <= end:
+            start, stop = match(anchor, joined, position, end)[0]
+            if start < 0:
+                break
+            line += count(b"\n", last, start)
+            last = start
+            lines.append(line)
+            position = find(b"\n", stop) + 1
+            if position == 0:
+                break
+        return lines
+
+    return picked
+
+
+def _with_re(compiled: re.Pattern[bytes]) -> Callable[[bytes], list[int]]:
+    def picked(joined: bytes) -> list[int]:
+        lines: list[int] = []
+        count = joined.count
+        line = 0
+        last = 0
+        previous = -1
+        for found in compiled.finditer(joined):
+            start = found.start()
+            line += count(b"\n", last, start)
+            last = start
+            if line != previous:
+                lines.append(line)
+                previous = line
+        return lines
+
+    return picked
 
 
 def picked(joined: bytes) -> list[int]:
     """The 0-based indices of the lines of ``joined`` (lines joined by ``\\n``) the prefilter picks."""
-    lines: list[int] = []
-    count = joined.count
-    line = 0
-    last = 0
-    previous = -1
-    for found in _find(joined):
-        start = found.start()
-        line += count(b"\n", last, start)
-        last = start
-        if line != previous:
-            lines.append(line)
-            previous = line
-    return lines
+    return _engine()(joined)
+
+
+@cache
+def _words_engine(words: tuple[str, ...]) -> Callable[[bytes], list[int]] | None:
+    try:
+        import re2  # type: ignore[import-not-found, import-untyped, unused-ignore]
+    except ImportError:  # pragma: no cover - exercised where google-re2 is missing
+        return None
+    alternation = "|".join(re.escape(word) for word in words)
+    return _with_re2(re2.compile(f"(?mi)^.*(?:{alternation})".encode()), re2)
+
+
+def lines_with(joined: bytes, words: tuple[str, ...]) -> list[int] | None:
+    """The 0-based indices of the lines of ``joined`` that hold one of ``words`` in any case
+    (Unicode case folding: every line whose lowered text holds one is among them), or None when
+    that cannot be told cheaply (without google-re2): then any line may."""
+    engine = _words_engine(words)
+    return None if engine is None else engine(joined)
+
+
+def __getattr__(name: str) -> Any:
+    # ``PYTHON``: the same alternation for one line of text (tests, and lines met one at a time),
+    # compiled only when asked for.
+    if name == "PYTHON":
+        return _python()
+    raise AttributeError(name)
+
+
+@cache
+def _python() -> re.Pattern[str]:
+    return re.compile(_ALTERNATION)

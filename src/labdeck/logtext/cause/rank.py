@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from labdeck.logtext.cause.model import MAX_BLOCK_TEXT, ErrorBlock, LogAnswer, PlatformHit
-from labdeck.logtext.cause.normalize import normalize
+from labdeck.logtext.cause.normalize import comparable, normalize
 from labdeck.logtext.cause.scan import Candidate, Scanner, Segment
 
 _REPORTS = frozenset({"pytest", "junit", "rspec", "go", "cargo", "jest", "test", "dotnet", "phpunit", "prove",
@@ -78,7 +78,7 @@ def answer(scan: Scanner) -> LogAnswer:
     passing = scan.passing
 
     def seen(candidate: Candidate) -> bool:
-        return passing is not None and normalize(candidate.head) in passing
+        return passing is not None and comparable(candidate.head) in passing
 
     def place(candidate: Candidate) -> int:
         if candidate.segment == failing.index:
@@ -105,27 +105,29 @@ def answer(scan: Scanner) -> LogAnswer:
             # the end of the output; a consequence (``make: *** Error 1``) after it.
             position = sum(1 for c in ranked if place(c) == 0 and not seen(c) and c.kind in _REPORTS)
             blocks.insert(position, tail)
-    error, head = blocks[0] if blocks else (None, "")
+    error, head = blocks[0] if blocks and not scan.succeeded else (None, "")
     signature = normalize(head) if error is not None else ""
-    hit = _platform(scan, bool(strong))
+    # A job that succeeded had no failure, the platform's or its own.
+    hit = _platform(scan, bool(strong)) if not scan.succeeded else None
     new_lines = frozenset(line + 1 for line in scan.new_lines) if scan.new_lines is not None else None
-    return LogAnswer(error, signature, hit, tuple(block for block, _ in blocks), new_lines, scan.line_count)
+    return LogAnswer(error, signature, hit, tuple(block for block, _ in blocks), new_lines, scan.line_count,
+                     scan.succeeded)
 
 
 def _tail(failing: Segment, scan: Scanner) -> tuple[ErrorBlock, str] | None:
     """The end of the failing command's output (or, when it printed nothing, of the log)."""
-    tail = failing.tail
+    tail = scan.tail(failing)
     if not tail and failing.where == "command" and failing.command and not failing.command.startswith("[Pipeline]"):
         # The command printed nothing before it failed: the command itself is what to read.
         line = failing.start + 1
         return ErrorBlock(line, line, "command", failing.command[:MAX_BLOCK_TEXT]), failing.command
     if not tail:
         for seg in reversed(scan.segments):
-            if seg.tail and seg.where != "trailer":
-                tail = seg.tail
+            if seg.where != "trailer" and scan.tail(seg):
+                tail = scan.tail(seg)
                 break
         else:
-            tail = next((seg.tail for seg in reversed(scan.segments) if seg.tail), [])
+            tail = next((scan.tail(seg) for seg in reversed(scan.segments) if scan.tail(seg)), [])
     if not tail:
         return None
     last_line, last_text = tail[-1]

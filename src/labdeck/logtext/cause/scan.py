@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from labdeck.logtext.cause import platform, prefilter, segment, shapes
-from labdeck.logtext.cause.model import MAX_BLOCK_LINES, MAX_BLOCK_TEXT
-from labdeck.logtext.cause.normalize import normalize
+from labdeck.logtext.cause.matcher import shape_of
+from labdeck.logtext.cause.model import MAX_BLOCK_LINES, MAX_BLOCK_TEXT, MAX_PLATFORM_TEXT
+from labdeck.logtext.cause.normalize import comparable
 
 AHEAD = MAX_BLOCK_LINES + 8
 BEHIND = 64
@@ -28,13 +29,14 @@ MAX_LINE = 4096
 MAX_CANDIDATES = 2000
 """Blocks kept per log (a log with more error lines than this keeps its first ones)."""
 
-_SHAPES = re.compile("|".join(f"(?P<s{index}>{shape.pattern.pattern})" for index, shape in enumerate(shapes.SHAPES)
-                              if not shape.anywhere))
-_ANYWHERE = tuple((index, shape) for index, shape in enumerate(shapes.SHAPES) if shape.anywhere)
 _MEANINGLESS = re.compile(r"[\s\W_]*$|\s*(?:##\[endgroup\]|##\[group\].*|section_end.*|\[Pipeline\] .*|"
                           r"Cleaning up .*|Script done\..*|Done\..*|real\s.*|user\s.*|sys\s.*|g?make(?:\[\d+\])?: \*\*\* .*|"
                           r"npm (?:ERR!|error) .*|error Command failed.*|.*ELIFECYCLE.*|.*Process completed with exit code.*|"
                           r"\[Checks API\].*|Recording test results|Took \d.*|Output: .*)$")
+
+_AFTER_SCRIPT = re.compile(r"Running after_script|Running after script|section_start:\d+:after_script")
+"""The trailer mark that starts the job's ``after_script``: what it prints ran after the job had
+failed, so its words are not the failure's (the runner's own lines after it still are)."""
 
 Where = Literal["prelude", "command", "trailer"]
 
@@ -42,7 +44,8 @@ Where = Literal["prelude", "command", "trailer"]
 @dataclass(slots=True)
 class Segment:
     """A part of the log: the runner's ``prelude``, one ``command``'s output, or the ``trailer``.
-    ``start`` is its first (0-based) line; ``tail`` its last meaningful lines, once it is closed."""
+    ``start`` is its first (0-based) line; ``tail`` its last meaningful lines, once it is closed
+    (read when first asked for: :meth:`Scanner.tail`)."""
 
     index: int
     start: int
@@ -50,6 +53,7 @@ class Segment:
     command: str
     end: int = -1
     tail: list[tuple[int, str]] = field(default_factory=list)
+    tail_read: bool = False
 
 
 @dataclass(slots=True)
@@ -87,17 +91,43 @@ class Scanner:
         self.failure_line: int | None = None
         self.failure_segment: int | None = None
         self.trailer_segment: int | None = None
+        self.succeeded = False
+        """True when the log ends with its CI system's word that the job passed."""
         self.new_lines: set[int] | None = set() if passing is not None else None
         self.line_count = 0
         self._buffer: list[str] | list[bytes] = []
         self._base = 0
         self._scanned = 0
+        self._picked: list[int] = []
+        self._worded: set[int] | None = set()
+        self._untailed: list[Segment] = []
         self._covered = -1
         self._covered_kind = ""
+        self._may_be_platform = True
+        self._after_script = False
+        self._said_error = False
         self._saw_command = False
 
-    def feed(self, lines: list[str] | list[bytes]) -> None:
-        """Read more lines (without their ``\\n``): text, or UTF-8 bytes (decoded only where read)."""
+    def feed(self, lines: list[str] | list[bytes], joined: bytes | None = None) -> None:
+        """Read more lines (without their ``\\n``): text, or UTF-8 bytes (decoded only where read).
+        ``joined``, when the caller has it, is the same lines as UTF-8 bytes joined by ``\\n`` (a
+        block read from a file: not joined again for the prefilter)."""
+        if not lines:
+            return
+        if joined is None:
+            first = lines[0]
+            joined = (b"\n".join(lines) if isinstance(first, bytes)  # type: ignore[arg-type, unused-ignore]
+                      else "\n".join(lines).encode("utf-8", "replace"))  # type: ignore[arg-type, unused-ignore]
+        start = self._base + len(self._buffer)
+        self._picked.extend(start + offset for offset in prefilter.picked(joined))
+        if self._worded is not None:
+            # The lines with a platform word, found in the same C pass style: the platform's own
+            # patterns run only on those (few) lines.
+            worded = prefilter.lines_with(joined, platform._GATE)
+            if worded is None:
+                self._worded = None
+            else:
+                self._worded.update(start + offset for offset in worded)
         self._buffer.extend(lines)  # type: ignore[arg-type]
         if len(self._buffer) >= CHUNK + AHEAD + BEHIND:
             self._process(final=False)
@@ -107,6 +137,13 @@ class Scanner:
         self._process(final=True)
         self.line_count = self._base + len(self._buffer)
         self._close(self.line_count)
+
+    def tail(self, current: Segment) -> list[tuple[int, str]]:
+        """The last meaningful lines of a closed segment (read when first asked for, while its
+        lines are still kept; before they are dropped otherwise)."""
+        if not current.tail_read:
+            self._read_tail(current, current.end + 1)
+        return current.tail
 
     def _raw(self, offset: int) -> str:
         # A hostile or minified line of megabytes is read by its first characters only: the
@@ -124,17 +161,25 @@ class Scanner:
         if high > low:
             if self.new_lines is not None:
                 self._diff(low, high)
-            chunk = buffer[low:high]
-            first = chunk[0]
-            joined = (b"\n".join(chunk) if isinstance(first, bytes)  # type: ignore[arg-type, unused-ignore]
-                      else "\n".join(chunk).encode("utf-8", "replace"))  # type: ignore[arg-type, unused-ignore]
-            for offset in prefilter.picked(joined):
-                self._visit(low + offset)
+            picked = self._picked
+            index = 0
+            base = self._base
+            while index < len(picked) and picked[index] < limit:
+                self._visit(picked[index] - base)
+                index += 1
+            del picked[:index]
             self._scanned = limit
         if not final:
             drop = max(0, high - BEHIND)
+            # The segments closed in the lines about to be dropped read their tails now.
+            for closed in self._untailed:
+                if not closed.tail_read:
+                    self._read_tail(closed, closed.end + 1)
+            self._untailed.clear()
             del buffer[:drop]
             self._base += drop
+            if self._worded:
+                self._worded = {line for line in self._worded if line >= self._scanned}
 
     def _diff(self, low: int, high: int) -> None:
         passing = self.passing
@@ -143,51 +188,74 @@ class Scanner:
         base = self._base
         for offset in range(low, high):
             text = segment.clean(self._raw(offset))
-            if text and normalize(text) not in passing:
+            if text and comparable(text) not in passing:
                 new.add(base + offset)
 
     def _visit(self, offset: int) -> None:
         raw = self._raw(offset)
         line = self._base + offset
         text = segment.clean(raw)
+        if text.startswith("##[error]"):
+            self._said_error = True
+        elif text == "Cleaning up orphan processes":
+            # GitHub Actions' last line: with no ``##[error]`` before it, every step passed.
+            self.succeeded = not self._said_error and self.failure_line is None
+            return
+        worded = self._worded
+        # An escape sequence inside a word hides it from the byte pass (``ti\x1b[0mmed out``).
+        self._may_be_platform = worded is None or line in worded or "\x1b" in raw
         marked = segment.mark(raw, text)
         current = self.segments[-1]
         if marked is not None:
             kind, command = marked
+            # Only the last word counts: a success mark followed by more commands or a failure is not the job's.
+            self.succeeded = kind == "success"
+            if kind == "success":
+                return
             if kind == "command" and current.where != "trailer":
                 self._saw_command = True
                 self._open(line, "command", command)
             elif kind == "failure" and self.failure_line is None and current.where != "trailer":
                 self.failure_line = line
                 self.failure_segment = current.index
-                self._tail_of(current, line)
+                self._read_tail(current, line)
             elif kind == "trailer" and current.where != "trailer":
                 self._open(line, "trailer", "")
                 self.trailer_segment = self.segments[-1].index
-            self._platform(text, line, "trailer" if kind != "command" else "command")
+            if kind == "trailer":
+                self._after_script = _AFTER_SCRIPT.search(raw) is not None
+            if kind == "trailer" or not self._after_script:
+                self._platform(text, line, "trailer" if kind != "command" else "command")
             return
         if not text:
             return
+        if self._after_script:
+            # after_script's own output: read for blocks (ranked last), never for the platform.
+            self._may_be_platform = False
         if line <= self._covered:
             self._platform(text, line, None, self._covered_kind)
             return
         block_kind: str | None = None
-        shape = _shape(text)
+        shape = shape_of(text)
         if shape is not None and not shapes.NOISE.match(text):
             self._block(shape, offset, line, text)
             block_kind = shape.kind
         self._platform(text, line, None, block_kind)
 
     def _platform(self, text: str, line: int, where: str | None, in_block: str | None = None) -> None:
+        if not self._may_be_platform:
+            return
         current = self.segments[-1]
         place = where or current.where
         label = platform.platform_label(text, "mark" if place == "trailer" and where else current.where,
                                         current.command, in_block)
         if label is None or len(self.platforms) >= MAX_CANDIDATES:
             return
-        if self.passing is not None and normalize(text) in self.passing:
+        if self.passing is not None and comparable(text) in self.passing:
             return
-        self.platforms.append(Platform(label[0], line, text[:MAX_BLOCK_TEXT], label[1], current.index))
+        if len(text) > MAX_PLATFORM_TEXT:
+            text = text[:MAX_PLATFORM_TEXT - 1] + "…"
+        self.platforms.append(Platform(label[0], line, text, label[1], current.index))
 
     def _block(self, shape: shapes.Shape, offset: int, line: int, text: str) -> None:
         end_offset, head = _grow(shape, self._raw, len(self._buffer), offset, text)
@@ -213,10 +281,13 @@ class Scanner:
         if current.end < 0:
             current.end = line - 1
             if not current.tail:
-                self._tail_of(current, line)
+                # Read lazily (:meth:`tail`): most segments' tails are never asked for.
+                current.tail_read = False
+                self._untailed.append(current)
 
-    def _tail_of(self, current: Segment, line: int) -> None:
+    def _read_tail(self, current: Segment, line: int) -> None:
         """The last meaningful lines of ``current`` before ``line``."""
+        current.tail_read = True
         tail: list[tuple[int, str]] = []
         index = line - 1 - self._base
         skip = 1 if current.where == "command" else 0
@@ -228,18 +299,6 @@ class Scanner:
             index -= 1
         tail.reverse()
         current.tail = tail
-
-
-def _shape(text: str) -> shapes.Shape | None:
-    """The first shape of the table that ``text`` opens, if any."""
-    found = _SHAPES.match(text)
-    first = int(found.lastgroup[1:]) if found is not None and found.lastgroup is not None else len(shapes.SHAPES)
-    for index, shape in _ANYWHERE:
-        if index >= first:
-            break
-        if any(needle in text for needle in shape.needles) and shape.pattern.search(text):
-            return shape
-    return shapes.SHAPES[first] if first < len(shapes.SHAPES) else None
 
 
 def _grow(shape: shapes.Shape, raw: Callable[[int], str], size: int, offset: int, text: str) -> tuple[int, str]:

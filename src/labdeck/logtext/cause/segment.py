@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-MarkKind = Literal["command", "failure", "trailer"]
+MarkKind = Literal["command", "failure", "trailer", "success"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[()][0-9A-B]|\x1b.")
 _SECTION = re.compile(r"section_(?:start|end):\d{1,12}:[\w.-]{1,200}(?:\[[^\]\r]{0,200}\])?\r")
@@ -78,13 +78,16 @@ _TRAILER = re.compile(
     r"|Done\. Your build exited with [1-9]|Finished: (?:FAILURE|UNSTABLE|ABORTED)"
     r"|##\[section\]Finishing: |Post job cleanup\.)"
 )
+_SUCCESS = re.compile(r"Job succeeded$|Finished: SUCCESS$|Done\. Your build exited with 0\.$")
+"""The CI system's own word that the job passed (GitLab, Jenkins, Travis)."""
 _TRAILER_SECTION = re.compile(r"section_start:\d+:(?:after_script|upload_artifacts_on_failure|cleanup_file_variables)")
 
 
 
 def mark(raw: str, text: str) -> tuple[MarkKind, str] | None:
     """What framing line ``text`` (cleaned; ``raw`` as read) is: a command start (with the command),
-    the failed command's mark, or the start of the trailer; None for any other line."""
+    the failed command's mark, the start of the trailer, or the job's success; None for any other
+    line."""
     if "section_start:" in raw and _TRAILER_SECTION.search(raw):
         return ("trailer", "")
     if not text:
@@ -98,4 +101,6 @@ def mark(raw: str, text: str) -> tuple[MarkKind, str] | None:
         return ("failure", "")
     if _TRAILER.match(text):
         return ("trailer", "")
+    if _SUCCESS.match(text):
+        return ("success", "")
     return None

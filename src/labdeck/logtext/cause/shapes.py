@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 Grow = Literal["single", "traceback", "indent", "para", "prefix", "rust", "box", "hash"]
@@ -19,10 +20,11 @@ Grow = Literal["single", "traceback", "indent", "para", "prefix", "rust", "box",
 
 @dataclass(frozen=True, slots=True)
 class Shape:
-    """One error shape: its ``kind``, the pattern that opens a block, its tier and growth."""
+    """One error shape: its ``kind``, the pattern that opens a block (``source``: its text, compiled
+    when first used; or a compiled pattern), its tier and growth."""
 
     kind: str
-    pattern: re.Pattern[str]
+    source: str | re.Pattern[str]
     tier: int
     grow: Grow = "single"
     anywhere: bool = False
@@ -30,13 +32,24 @@ class Shape:
     needles: tuple[str, ...] = ()
     """For a shape matched anywhere: one of these is in every line it matches (a cheap test first)."""
 
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The compiled pattern (compiled at its first use: most shapes never meet a line that
+        could open them, and importing the finder compiles nothing)."""
+        return self.source if isinstance(self.source, re.Pattern) else _compiled(self.source)
+
+
+@cache
+def _compiled(source: str) -> re.Pattern[str]:
+    return re.compile(source)
+
 
 def _s(kind: str, pattern: str, tier: int, grow: Grow = "single") -> Shape:
-    return Shape(kind, re.compile(pattern), tier, grow)
+    return Shape(kind, pattern, tier, grow)
 
 
 def _a(kind: str, pattern: str, tier: int, grow: Grow = "single", *, needles: tuple[str, ...]) -> Shape:
-    return Shape(kind, re.compile(pattern), tier, grow, anywhere=True, needles=needles)
+    return Shape(kind, pattern, tier, grow, anywhere=True, needles=needles)
 
 
 _EXCEPTION = r"(?:[A-Za-z_][\w$]*[.:]{1,2})*[A-Z]\w*(?:Error|Exception|Exit|Failure|Fault|Interrupt|Panic)"
