@@ -46,7 +46,7 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
         "make: *** [Makefile:4: sync.o] Error 1"], 2, "compiler"),
     ("ld", "make", ["cc main.o -o app", "/usr/bin/ld: main.o: in function `main':",
                     "main.c:(.text+0x5): undefined reference to `helper'",
-                    "collect2: error: ld returned 1 exit status"], 2, "compiler"),
+                    "collect2: error: ld returned 1 exit status"], 1, "linker"),
     ("cmake", "cmake -S . -B build", [
         "-- The C compiler identification is GNU 12.2.0", "CMake Error at CMakeLists.txt:5 (find_package):",
         "  Could not find a package configuration file provided by \"Foo\"", "",
@@ -155,6 +155,78 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
     ("timestamped log level", "./bin/upload", [
         "2026-11-27T21:01:38Z INFO  starting upload",
         "2026-11-27T21:01:39Z ERROR [req 7f3a] upload of build/a.tar.gz failed: 403 Forbidden"], 1, "log"),
+    # Linkers, assertions, memory and thread checkers.
+    ("ld multiple definition", "make", [
+        "cc -o app a.o b.o", "/usr/bin/ld: b.o:(.bss+0x0): multiple definition of `counter'; a.o:(.bss+0x0): first defined here",
+        "collect2: error: ld returned 1 exit status"], 1, "linker"),
+    ("lld", "cmake --build build", ["[3/3] Linking CXX executable app", "ld.lld: error: undefined symbol: Config::load()",
+                                    ">>> referenced by main.cpp:12", "clang++: error: linker command failed with exit code 1"],
+     1, "linker"),
+    ("glibc assert", "./run_checks", [
+        "running 3 checks", "check_queue: tests/queue.c:41: check_pop: Assertion `q->len == 2' failed.",
+        "./run_checks: line 4:   812 Aborted                 (core dumped) ./check_queue"], 1, "assert"),
+    ("asan", "./build/test_parser", [
+        "==4242==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010 at pc 0x55d4 bp 0x7ffc sp 0x7ffc",
+        "READ of size 4 at 0x602000000010 thread T0", "    #0 0x55d4 in parse src/parser.c:88",
+        "SUMMARY: AddressSanitizer: heap-use-after-free src/parser.c:88 in parse"], 0, "memcheck"),
+    ("valgrind leak", "valgrind --leak-check=full --error-exitcode=2 ./cache_test", [
+        "==310== Memcheck, a memory error detector", "==310== ",
+        "==310== 64 bytes in 1 blocks are definitely lost in loss record 1 of 1",
+        "==310==    at 0x4848899: malloc (vg_replace_malloc.c:381)",
+        "==310== ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 0 from 0)"], 2, "memcheck"),
+    ("tsan", "./build/pool_test", ["WARNING: ThreadSanitizer: data race (pid=9120)", "  Write of size 8 at 0x7b04 by thread T2:",
+                                   "", "SUMMARY: ThreadSanitizer: data race pool.cc:31 in Pool::push"], 0, "race"),
+    ("go race", "go test -race ./...", [
+        "==================", "WARNING: DATA RACE", "Write at 0x00c0000a0 by goroutine 7:", "  main.(*Cache).Set()", "",
+        "--- FAIL: TestCache (0.01s)", "    testing.go:1446: race detected during execution of test", "FAIL"], 1, "race"),
+    # make's own errors, shells and GNU-style tools.
+    ("makefile error", "make -C docs", [
+        "make: Entering directory '/builds/acme/site/docs'", "Makefile:27: *** recipe commences before first target.  Stop.",
+        "make: Leaving directory '/builds/acme/site/docs'"], 1, "make"),
+    ("bash line error", "./ci/publish.sh", ["publishing 3 packages", "./ci/publish.sh: line 12: PUBLISH_KEY: parameter null",
+                                            "cleanup: removed 3 temporary files"], 1, "shell"),
+    ("killed job", "python train.py", [
+        "epoch 1/10", "epoch 2/10", "/usr/bin/bash: line 1:   211 Killed                  python train.py",
+        "uploading partial logs"], 2, "shell"),
+    ("sed", "./ci/render.sh", ["rendering", "sed: -e expression #1, char 23: unterminated `s' command", "wrote config.env"],
+     1, "shell"),
+    ("rsync", "rsync -a dist/ web:/srv", [
+        "sending incremental file list",
+        'rsync: [sender] change_dir "/builds/acme/site/dist" failed: No such file or directory (2)',
+        "rsync error: some files/attrs were not transferred (see previous errors) (code 23) at main.c(1338)"], 1, "shell"),
+    ("perl die", "perl bin/import.pl data/users.csv", [
+        "importing data/users.csv", "row 17: missing email at bin/import.pl line 42, <$in> line 17.", "imported 16 rows"],
+     1, "perl"),
+    ("escript", "escript bin/migrate", ["migrating 4 tables", "escript: exception error: undefined function migrate:run/1",
+                                        "  in function  escript:run/2"], 1, "erlang"),
+    ("json parse", "python -m json.tool package.json", [
+        "Expecting property name enclosed in double quotes: line 12 column 1 (char 301)"], 0, "parse"),
+    ("jq parse", "jq .version package.json", ["parse error: Expected separator between values at line 5, column 4"],
+     0, "parse"),
+    # Coverage gates and formatters in check mode.
+    ("nyc", "npx nyc --check-coverage npm test", [
+        "  12 passing (40ms)", "ERROR: Coverage for lines (71.2%) does not meet global threshold (85%)",
+        "----------|---------|"], 1, "coverage"),
+    ("jacoco", "mvn -B verify", [
+        "[INFO] --- jacoco:0.8.12:check (check) @ billing ---",
+        "[WARNING] Rule violated for bundle billing: lines covered ratio is 0.61, but expected minimum is 0.80",
+        "[INFO] BUILD FAILURE"], 1, "coverage"),
+    ("pytest-cov", "pytest --cov=app --cov-fail-under=80", [
+        "TOTAL                          412    190    54%",
+        "FAIL Required test coverage of 80% not reached. Total coverage: 53.88%",
+        "============================== 48 passed in 3.10s =============================="], 1, "coverage"),
+    ("ruff format", "ruff format --check .", [
+        "Would reformat: src/app/views.py", "Would reformat: src/app/models.py",
+        "2 files would be reformatted, 14 files already formatted"], 0, "lint"),
+    ("black", "black --check .", ["would reformat /builds/acme/api/api/routes.py", "", "Oh no! 💥 💔 💥",
+                                  "1 file would be reformatted, 22 files would be left unchanged."], 0, "lint"),
+    ("prettier", "npx prettier --check .", [
+        "Checking formatting...", "[\x1b[33mwarn\x1b[39m] web/src/App.tsx",
+        "[\x1b[33mwarn\x1b[39m] Code style issues found in the above file. Run Prettier with --write to fix."], 1, "lint"),
+    ("tox 4", "tox -e docs", [
+        "docs: commands[0]> sphinx-build -W docs build",
+        "docs: failed with sphinx-build is not allowed, use allowlist_externals to allow it",
+        "  docs: FAIL code 1 (4.20 seconds)", "  evaluation failed :( (4.31 seconds)"], 1, "tox"),
     ("logfmt", "./bin/sync", ['time=2026-11-27T21:01:39Z level=info msg="start"',
                               'time=2026-11-27T21:01:40Z level=error msg="bulk request rejected"'], 1, "log"),
 ]

@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from labdeck.logtext.cause.shapes import TEXT_TOOL
+
 # Lines may carry a raw GitHub log's or a GitLab runner's timestamp before the text.
 _AT_START = r"(?m:^(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]? (?:[0-9a-f]{2}[OE]\+? )?)?"
 
@@ -29,6 +31,13 @@ KEYWORDS: tuple[str, ...] = (
     _AT_START + r"[ \t]*\d+\) )", _AT_START + r"[A-Z]{1,4}\d{3,4} )", r"stdout ----",
     _AT_START + r"[Ee]  )", _AT_START + r"[Ee]: )", _AT_START + r"E$)",
     _AT_START + r"#[ \t])", r"\| FAIL \|", r"\.\.\. (?:failed|undefined) in",
+    # Linkers, checkers, coverage gates, formatters, shells and GNU-style tools (see shapes.py).
+    r"ld(?:\.\w+)?: ", r"Assertion", r"==\d+== ?(?:Invalid |Conditional jump|Use of uninit|Mismatched free|Syscall param"
+    r"|Source and destination|Process terminating|[\d,]+ (?:\([^)\n]*\) )?bytes in)", r"DATA RACE|ThreadSanitizer",
+    r"overage (?:failure|for|threshold)|test coverage of|Rule violated", r"[Ww]ould (?:have )?reformat",
+    r"warn(?:\x1b\[[0-9;]*m)?\] ", r"Code style issues", r": line \d+: ", _AT_START + r"(?:sh|dash|\S+\.(?:sh|bash)): \d+: )",
+    _AT_START + TEXT_TOOL + ")", r"failed with ", r"exception (?:error|exit|throw): ",
+    r"(?m: line \d+(?:, <[^>\n]*> (?:line|chunk) \d+)?\.$)", r"column \d+ \(char \d+\)", r"(?:[Pp]arse|[Ss]yntax) error",
     # Framing.
     r"\$ ", _AT_START + r"\+ )", r"##\[", r"~~~ ", r"\+\+\+ ", r"\[Pipeline\]", r"exit code", r"exited with",
     r"exit status", r"marked build", r"Exited with", r"Running after", r"Uploading artifacts", r"Cleaning up",

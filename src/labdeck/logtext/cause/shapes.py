@@ -39,6 +39,17 @@ def _a(kind: str, pattern: str, tier: int, grow: Grow = "single", *, needles: tu
     return Shape(kind, re.compile(pattern), tier, grow, anywhere=True, needles=needles)
 
 
+TEXT_TOOLS = (
+    "sed", "g?awk", "mawk", "jq", "yq", "tar", "g?zip", "gunzip", "bzip2", "xz", "unzip", "zcat", "cp", "mv", "rm", "ln",
+    "mkdir", "rmdir", "chmod", "chown", "touch", "tee", "cat", "ls", "du", "stat", "realpath", "readlink", "install",
+    "e?grep", "find", "xargs", "sort", "cut", "diff", "cmp", "patch", "rsync", "scp", "ssh", "envsubst", "base64",
+    r"sha\d+sum", "md5sum", "openssl", "gpg", "sudo", "timeout", "flock", "kill", "dd", "xmllint", "aws", "gsutil",
+    "gcloud", "az", r"python\d?(?:\.\d+)?", "perl", "ruby", "node", "php", r"lua\d?(?:\.\d)?", "Rscript",
+)
+"""Command-line tools that report an error as ``tool: message`` (GNU style), for :data:`SHAPES` and
+the prefilter."""
+TEXT_TOOL = r"(?:" + "|".join(TEXT_TOOLS) + r")(?:\[\d+\])?: "
+
 _EXCEPTION = r"(?:[A-Za-z_][\w$]*[.:]{1,2})*[A-Z]\w*(?:Error|Exception|Exit|Failure|Fault|Interrupt|Panic)"
 
 SHAPES: tuple[Shape, ...] = (
@@ -48,7 +59,12 @@ SHAPES: tuple[Shape, ...] = (
     _s("unittest", r"(?:FAIL|ERROR): \w+ \([\w.]+\)", 1, "para"),
     _s("pytest", r"(?:FAILED|ERROR) \S+(?:::|\.py\b)", 3),
     _s("pytest", r"=+ .*\b(?:\d+ (?:failed|errors?))\b.* =+$", 3),
-    _s("tox", r"(?:ERROR: +)?\S+: (?:commands failed|FAIL code \d+)", 3),
+    _s("tox", r"\s*(?:ERROR: +)?\S+: (?:commands failed|FAIL code \d+)", 3),
+    _s("tox", r"\S+: failed with .+", 2),
+    # Coverage gates (coverage.py, pytest-cov, jest, nyc/istanbul, JaCoCo): the tests passed.
+    _s("coverage", r"(?:ERROR: )?(?:Coverage failure: total of .+|Coverage for \w+ \([\d.]+%\) does not meet .+)"
+       r"|FAIL Required test coverage of .+|Jest: \".+\" coverage threshold for \w+ \([\d.]+%\) not met.*"
+       r"|(?:\[(?:ERROR|WARNING)\] )?Rule violated for .+", 1),
     # JVM
     _s("junit", r"(?:\[(?:ERROR|INFO)\] )?Tests run: \d+, Failures: \d+, Errors: \d+.*", 3),
     _a("junit", r"<<< (?:FAILURE|ERROR)!", 1, "para", needles=("<<< ",)),
@@ -62,7 +78,19 @@ SHAPES: tuple[Shape, ...] = (
     _s("compiler", r"e: (?:file://)?\S+\.kts?(?::\d+:\d+|: \(\d+, \d+\)):? .+", 1),
     _s("maven", r"\[ERROR\] Failed to execute goal .+", 2, "prefix"),
     _s("exception", r"(?:Exception in thread \"[^\"]*\" |Caused by: )" + _EXCEPTION + r"\b.*", 1, "indent"),
-    # Compilers and linkers
+    # Compilers and linkers: the linker's own lines (``/usr/bin/ld: x.o: in function …``) name the
+    # cause; ``collect2: error: ld returned 1`` only says that the link failed.
+    _s("linker", r"(?:collect2|clang(?:\+\+)?|\S*ld(?:\.\w+)?)(?:\.exe)?: error: (?:ld returned \d+ exit status"
+       r"|linker command failed\b).*", 3),
+    _s("linker", r"(?:\S*/)?(?:ld|ld\.bfd|ld\.gold|ld\.lld|ld64(?:\.lld)?|lld|mold)(?:\.exe)?: (?!warning:).+", 1),
+    _a("assert", r"Assertion [`'\"].*['\"] failed\.?$|Assertion failed: .+, (?:function .+, )?file .+, line \d+", 1,
+       needles=("Assertion",)),
+    # Memory and thread checkers (valgrind, the sanitizers, go test -race).
+    _s("memcheck", r"==\d+== ?(?:ERROR: \w+Sanitizer\b.*|Invalid (?:read|write|free)\b.*|Conditional jump .*"
+       r"|Use of uninitialised .*|Mismatched free.*|Syscall param .*|Source and destination overlap.*"
+       r"|Process terminating with .*|[\d,]+ (?:\([\d,]+ direct, [\d,]+ indirect\) )?bytes in [\d,]+ blocks are "
+       r"definitely lost.*)", 1, "prefix"),
+    _s("race", r"WARNING: (?:DATA RACE|ThreadSanitizer: .+)", 1, "para"),
     _s("tsc", r"\S+\(\d+,\d+\): error TS\d+:.*|\S+:\d+:\d+ - error TS\d+:.*", 1),
     _s("compiler", r"\S.*?(?::\d+(?::\d+)?:?|\(\d+(?:,\d+)?\):?) +(?:- +)?(?:fatal |\w+ )?(?:error|Error|ERROR)\b.*", 1,
        "rust"),
@@ -82,6 +110,7 @@ SHAPES: tuple[Shape, ...] = (
     _s("ctest", r"\s*\d+/\d+ Test\s+#\d+: .*\*\*\*(?:Failed|Exception|Timeout).*", 1),
     _s("ctest", r"The following tests FAILED:|Errors while running CTest", 3),
     _s("make", r"g?make(?:\[\d+\])?: \*\*\* No rule to make target.*", 1),
+    _s("make", r"(?:\S+/)?(?:GNUmakefile|[Mm]akefile[\w.-]*|\S+\.mk):\d+: \*\*\* .+", 1),
     _s("make", r"(?:g?make|ninja)(?:\[\d+\])?: (?:\*\*\*|build stopped).*", 3),
     _s("ninja", r"FAILED: .+", 2),
     # Go
@@ -124,7 +153,15 @@ SHAPES: tuple[Shape, ...] = (
     _s("terraform", r"│ Error: .+", 1, "box"),
     _s("kubectl", r"Error from server\b.+", 1),
     _s("helm", r"Error: (?:UPGRADE|INSTALLATION) FAILED: .+", 1),
-    # Shells
+    # Shells: bash names the script and line (``deploy.sh: line 9: syntax error …``, ``bash: line 1:
+    # 123 Killed …``), dash the line alone; GNU-style tools their own name.
+    # A job-status line (``bash: line 1: 123 Killed  cmd``) says how a process died: what it printed
+    # before (``FATAL ERROR: … heap out of memory``) says why, when it printed anything.
+    _s("shell", r"\S+: line \d+: +\d+ (?:Killed|Aborted|Terminated|Hangup|Quit|Floating point exception|Bus error|"
+       r"Segmentation fault|Illegal instruction|Trace/breakpoint trap)\b.*", 2),
+    _s("shell", r"(?:\S+: line \d+|(?:\S+\.(?:sh|bash)|sh|dash|/bin/sh): \d+): (?!warning:).+", 1),
+    _s("shell", TEXT_TOOL + r"(?!warning\b|WARNING\b|Removing leading|Removing trailing).+", 2),
+    _s("shell", r"Killed$", 2),
     _a("shell", r": (?:command not found|not found|unbound variable|bad substitution|parameter not set)$", 1,
        needles=("not found", "unbound", "bad substitution", "not set")),
     _a("shell", r"No such file or directory|Permission denied|Segmentation fault|core dumped|"
@@ -134,12 +171,15 @@ SHAPES: tuple[Shape, ...] = (
     _s("lint", r"\S+\.py:\d+:\d+: [A-Z]{1,3}\d{2,4}\b.*", 1),
     _s("lint", r"[A-Z]{1,4}\d{3,4} (?:\[\*\] )?\S.*", 1, "rust"),
     _s("shellcheck", r"In \S+ line \d+:$", 1, "para"),
-    _s("lint", r"✖ \d+ problems?.*|Found \d+ errors?\b.*|\d+ files? inspected, \d+ offenses?.*", 3),
+    _s("lint", r"✖ \d+ problems?.*|Found \d+ errors?\b.*|\d+ files? inspected, \d+ offenses?.*"
+       r"|Code style issues (?:were )?found\b.*|\d+ files? would be reformatted.*", 3),
+    # Formatters in check mode name each file they would change (black, ruff format, prettier).
+    _s("lint", r"(?:[Ww]ould reformat:?|[Ww]ould have reformatted) \S.*|\[warn\] (?!Code style)[\w./@+-]+\.\w+$", 1),
     # Swift, Haskell, Erlang, R, Perl, Lua
     _s("xcodebuild", r"Test Case '.*' failed.*|\s*✖ .+|\s*✘ .+", 1),
     _s("xcodebuild", r"\*\* (?:BUILD|TEST|ARCHIVE) FAILED \*\*", 3),
     _s("erlang", r"===> (?:Compilation failed|Error|Failed|Uncaught error).*|\s*\w+: \S+\.\.\.\*failed\*", 1, "indent"),
-    _s("erlang", r"%%% .*==> .+|\*\*error:.+", 1),
+    _s("erlang", r"%%% .*==> .+|\*\*error:.+|(?:escript: |\*\* )?exception (?:error|exit|throw): .+", 1),
     _s("r", r"\* checking .* \.\.\. ERROR$|── (?:Failure|Error) .*|Error in .+|Error: .*test.*failed.*", 1, "para"),
     _s("r", r"Execution halted$", 3),
     _s("prove", r"#\s+Failed test\b.*", 1, "hash"),
@@ -156,6 +196,8 @@ SHAPES: tuple[Shape, ...] = (
     _a("scalatest", r"\*\*\* FAILED \*\*\*", 1, "indent", needles=("*** FAILED",)),
     _a("dart", r" \[E\]$", 1, "indent", needles=(" [E]",)),
     _s("composer", r"Your requirements could not be resolved.*|\s*Problem \d+$", 1, "indent"),
+    _s("perl", r"\S.* at (?:\S+\.(?:pl|pm|t|cgi|psgi|PL)|-e|\S*/[\w.-]+) line \d+(?:, <[^>]*> (?:line|chunk) \d+)?\.$", 2),
+    _s("parse", r".+: line \d+ column \d+ \(char \d+\)$|(?:[Pp]arse|[Ss]yntax) error:? .+", 2),
     _s("error", r"Could not (?:find|resolve|load|open|read|locate|connect|create|determine|parse|start) .+", 2),
     # Exceptions, log levels and generic errors (last: the most generic).
     _s("exception", r"(?:Uncaught )?" + _EXCEPTION + r"(?: \[\w+\])?: .+", 2, "indent"),
