@@ -227,6 +227,30 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
         "docs: commands[0]> sphinx-build -W docs build",
         "docs: failed with sphinx-build is not allowed, use allowlist_externals to allow it",
         "  docs: FAIL code 1 (4.20 seconds)", "  evaluation failed :( (4.31 seconds)"], 1, "tox"),
+    # Blocks without an error word, and checks that fail on a diff.
+    ("pytest strict xpass", "pytest -q", [
+        "=================================== FAILURES ===================================",
+        "______________________________ test_legacy_tokens ______________________________",
+        "[XPASS(strict)] tokens are not migrated yet",
+        "FAILED tests/test_auth.py::test_legacy_tokens", "1 failed, 12 passed in 0.40s"], 1, "pytest"),
+    ("docker without daemon", "docker build -t app .", [
+        'time="2026-11-27T21:01:39Z" level=error msg="Can\'t add file /builds/acme/app/x to tar: io: read/write on closed pipe"',
+        "Cannot connect to the Docker daemon at tcp://docker:2375. Is the docker daemon running?"], 1, "docker"),
+    ("tap bail out", "prove -r t", ["t/00-load.t .. ok", "Bailout called.  Further testing stopped:  no database",
+                                    "FAILED--Further testing stopped: no database"], 1, "prove"),
+    ("bandit", "bandit -r app", [
+        "Test results:", ">> Issue: [B105:hardcoded_password_string] Possible hardcoded password: 'hunter2'",
+        "   Severity: Low   Confidence: Medium", "   Location: app/settings.py:12:11", "", "Code scanned:"], 1, "lint"),
+    ("ruby uncaught", "ruby bin/import", [
+        "importing 3 files", "bin/import:14:in `block in <main>': undefined method `strip' for nil:NilClass (NoMethodError)",
+        "\tfrom bin/import:12:in `each'", "imported 0 files"], 1, "exception"),
+    ("git diff check", "git diff --exit-code", [
+        "diff --git a/docs/api.md b/docs/api.md", "index 1a2b3c4..5d6e7f8 100644", "--- a/docs/api.md", "+++ b/docs/api.md",
+        "@@ -3 +3 @@", "-GET /v1/users", "+GET /v2/users"], 0, "diff"),
+    ("npm usage error", "npm ci", [
+        "npm error code EUSAGE", "npm error", "npm error `npm ci` can only install packages when your package.json and "
+        "package-lock.json are in sync.", "npm error Missing: left-pad@1.3.0 from lock file", "npm error",
+        "npm error Clean install a project"], 0, "npm"),
     ("logfmt", "./bin/sync", ['time=2026-11-27T21:01:39Z level=info msg="start"',
                               'time=2026-11-27T21:01:40Z level=error msg="bulk request rejected"'], 1, "log"),
 ]

@@ -38,6 +38,8 @@ KEYWORDS: tuple[str, ...] = (
     r"warn(?:\x1b\[[0-9;]*m)?\] ", r"Code style issues", r": line \d+: ", _AT_START + r"(?:sh|dash|\S+\.(?:sh|bash)): \d+: )",
     _AT_START + TEXT_TOOL + ")", r"failed with ", r"exception (?:error|exit|throw): ",
     r"(?m: line \d+(?:, <[^>\n]*> (?:line|chunk) \d+)?\.$)", r"column \d+ \(char \d+\)", r"(?:[Pp]arse|[Ss]yntax) error",
+    _AT_START + r"_{3,} \S)", r"Docker daemon|error during connect", r"Bail ?out", r">> Issue: ", r":\d+:in [`']",
+    _AT_START + r"(?:diff --git a/|--- (?:a|old)/))",
     # Framing.
     r"\$ ", _AT_START + r"\+ )", r"##\[", r"~~~ ", r"\+\+\+ ", r"\[Pipeline\]", r"exit code", r"exited with",
     r"exit status", r"marked build", r"Exited with", r"Running after", r"Uploading artifacts", r"Cleaning up",

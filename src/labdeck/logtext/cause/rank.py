@@ -112,6 +112,14 @@ def answer(scan: Scanner) -> LogAnswer:
     return LogAnswer(error, signature, hit, tuple(block for block, _ in blocks), new_lines, scan.line_count)
 
 
+_SAYS_WRONG = re.compile(
+    r"\b(?:mismatch|[Ee]xpected\b.*\b(?:got|but|found)|[Cc]annot|[Cc]an't|[Cc]ould ?n(?:o|')t|[Uu]nable|[Ii]nvalid|"
+    r"[Mm]issing|[Rr]efused|must be|out of date|not (?:found|allowed|supported|set|defined|applied|match)|"
+    r"does(?: not|n't)|did(?: not|n't)|gave up|[Ff]ail(?:ed|ure|s)?|[Ee]rrors?|[Dd]enied|[Ii]ncorrect|[Ww]rong|"
+    r"[Aa]bort(?:ed|ing)?|[Tt]imed out|[Tt]imeout|[Uu]nexpected|[Nn]o such)\b")
+"""Words of a line that says something went wrong, in prose (the end of a command without error shapes)."""
+
+
 def _tail(failing: Segment, scan: Scanner) -> tuple[ErrorBlock, str] | None:
     """The end of the failing command's output (or, when it printed nothing, of the log)."""
     tail = failing.tail
@@ -128,7 +136,9 @@ def _tail(failing: Segment, scan: Scanner) -> tuple[ErrorBlock, str] | None:
             tail = next((seg.tail for seg in reversed(scan.segments) if seg.tail), [])
     if not tail:
         return None
-    last_line, last_text = tail[-1]
+    # The last of the tail's lines that says what went wrong, not a cleanup that ran after it
+    # (``checksum mismatch …`` then a trap's ``cleaning up /tmp/x``).
+    last_line, last_text = next((entry for entry in reversed(tail) if _SAYS_WRONG.search(entry[1])), tail[-1])
     text = "\n".join(text for _, text in tail)
     if len(text) > MAX_BLOCK_TEXT:
         text = text[: MAX_BLOCK_TEXT - 1] + "…"

@@ -58,7 +58,8 @@ _COMMAND = re.compile(
     r"|\+ (?P<plus>[\w./~-].*)"
     r"|##\[group\]Run (?P<gha>.+)"
     r"|##\[section\]Starting: (?P<azure>.+)"
-    r"|(?:~~~|\+\+\+) (?P<bk>:?\w.*)"
+    # A Buildkite heading, not a unified diff's ``+++ b/src/x.py`` (one path, maybe a tab and a time).
+    r"|(?:~~~|\+\+\+) (?P<bk>(?!\S*/\S*(?:\t.*)?$):?\w.*)"
     r"|\[Pipeline\] (?P<jenkins>sh|bat|powershell|stage)\b.*"
     r")$")
 _FAILURE = re.compile(

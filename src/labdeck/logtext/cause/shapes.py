@@ -58,6 +58,8 @@ SHAPES: tuple[Shape, ...] = (
     _s("pytest", r"E {2,}\S", 1, "prefix"),
     _s("unittest", r"(?:FAIL|ERROR): \w+ \([\w.]+\)", 1, "para"),
     _s("pytest", r"(?:FAILED|ERROR) \S+(?:::|\.py\b)", 3),
+    # A failure's section header: read when the failure has no ``E`` line (a strict XPASS).
+    _s("pytest", r"_{3,} (?:ERROR at (?:setup|teardown) of |ERROR collecting )?\S+ _{3,}$", 2),
     _s("pytest", r"=+ .*\b(?:\d+ (?:failed|errors?))\b.* =+$", 3),
     _s("tox", r"\s*(?:ERROR: +)?\S+: (?:commands failed|FAIL code \d+)", 3),
     _s("tox", r"\S+: failed with .+", 2),
@@ -147,6 +149,7 @@ SHAPES: tuple[Shape, ...] = (
     _a("pip", r"\b(?:ResolutionImpossible|PackagesNotFoundError|UnsatisfiableError|LibMambaUnsatisfiableError)\b",
        1, "indent", needles=("Impossible", "NotFound", "nsatisfiable")),
     _s("apt", r"E: .+", 1),
+    _s("docker", r"Cannot connect to the Docker daemon\b.*|error during connect: .+", 1),
     _s("docker", r"(?:ERROR: |error: )?failed to solve: .+|(?:#\d+ )?ERROR: process \".*\" did not complete "
        r"successfully.*", 2),
     _a("docker", r"returned a non-zero code: \d+", 2, needles=("non-zero",)),
@@ -169,6 +172,7 @@ SHAPES: tuple[Shape, ...] = (
        needles=("No such", "denied", "Segmentation", "dumped", "Bus error", "Illegal")),
     # Linters
     _s("lint", r"\S+\.py:\d+:\d+: [A-Z]{1,3}\d{2,4}\b.*", 1),
+    _s("lint", r">> Issue: \[\w+:?\w*\] .+", 1, "indent"),
     _s("lint", r"[A-Z]{1,4}\d{3,4} (?:\[\*\] )?\S.*", 1, "rust"),
     _s("shellcheck", r"In \S+ line \d+:$", 1, "para"),
     _s("lint", r"✖ \d+ problems?.*|Found \d+ errors?\b.*|\d+ files? inspected, \d+ offenses?.*"
@@ -184,6 +188,7 @@ SHAPES: tuple[Shape, ...] = (
     _s("r", r"Execution halted$", 3),
     _s("prove", r"#\s+Failed test\b.*", 1, "hash"),
     _s("prove", r"Dubious, test returned .*", 2),
+    _s("prove", r"Bailout called\..*|Bail out!.*", 1),
     _s("prove", r"Failed \d+/\d+ test (?:programs|scripts).*|Result: FAIL$", 3),
     _s("busted", r"(?:Failure|Error) → .+", 1, "para"),
     _a("robot", r"\| FAIL \|$", 1, "indent", needles=("| FAIL |",)),
@@ -196,6 +201,10 @@ SHAPES: tuple[Shape, ...] = (
     _a("scalatest", r"\*\*\* FAILED \*\*\*", 1, "indent", needles=("*** FAILED",)),
     _a("dart", r" \[E\]$", 1, "indent", needles=(" [E]",)),
     _s("composer", r"Your requirements could not be resolved.*|\s*Problem \d+$", 1, "indent"),
+    # Ruby's uncaught exception: ``lib/x.rb:8:in `total': message (NoMethodError)``.
+    _s("exception", r"\S+?:\d+:in [`'][^']*': .+ \((?:[A-Z]\w*::)*[A-Z]\w*\)$", 1, "indent"),
+    # A check that fails on a diff (``git diff --exit-code``, ``terraform fmt -diff``): its first file.
+    _s("diff", r"diff --git a/\S+ b/\S+|--- (?:a|old)/\S+.*", 2),
     _s("perl", r"\S.* at (?:\S+\.(?:pl|pm|t|cgi|psgi|PL)|-e|\S*/[\w.-]+) line \d+(?:, <[^>]*> (?:line|chunk) \d+)?\.$", 2),
     _s("parse", r".+: line \d+ column \d+ \(char \d+\)$|(?:[Pp]arse|[Ss]yntax) error:? .+", 2),
     _s("error", r"Could not (?:find|resolve|load|open|read|locate|connect|create|determine|parse|start) .+", 2),
