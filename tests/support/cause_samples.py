@@ -251,6 +251,12 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
         "npm error code EUSAGE", "npm error", "npm error `npm ci` can only install packages when your package.json and "
         "package-lock.json are in sync.", "npm error Missing: left-pad@1.3.0 from lock file", "npm error",
         "npm error Clean install a project"], 0, "npm"),
+    ("python logging default format", "python -m app.export", [
+        "INFO:app.export:exporting 4 tables", "CRITICAL:app.export:S3_BUCKET is not set, nothing to export to",
+        "INFO:app.export:done in 0.2s"], 1, "log"),
+    ("make without a makefile", "make -C build", [
+        "make: Entering directory '/builds/acme/app/build'", "make: *** No targets specified and no makefile found.  Stop.",
+        "make: Leaving directory '/builds/acme/app/build'"], 1, "make"),
     ("logfmt", "./bin/sync", ['time=2026-11-27T21:01:39Z level=info msg="start"',
                               'time=2026-11-27T21:01:40Z level=error msg="bulk request rejected"'], 1, "log"),
 ]

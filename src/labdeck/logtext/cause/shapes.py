@@ -113,6 +113,8 @@ SHAPES: tuple[Shape, ...] = (
     _s("ctest", r"The following tests FAILED:|Errors while running CTest", 3),
     _s("make", r"g?make(?:\[\d+\])?: \*\*\* No rule to make target.*", 1),
     _s("make", r"(?:\S+/)?(?:GNUmakefile|[Mm]akefile[\w.-]*|\S+\.mk):\d+: \*\*\* .+", 1),
+    # make's own fatal error ends in ``Stop.``; ``make: *** [target] Error 1`` is a consequence.
+    _s("make", r"g?make(?:\[\d+\])?: \*\*\* (?!\[).+\bStop\.$", 1),
     _s("make", r"(?:g?make|ninja)(?:\[\d+\])?: (?:\*\*\*|build stopped).*", 3),
     _s("ninja", r"FAILED: .+", 2),
     # Go
@@ -213,6 +215,8 @@ SHAPES: tuple[Shape, ...] = (
     _s("log", r"(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\]? +|\d\d:\d\d:\d\d(?:[.,]\d+)? +)"
        r"\[?(?:ERROR|FATAL|CRITICAL|Error|Fatal|E)\]? .+", 2),
     _a("log", r"\blevel=\"?(?:error|fatal|panic)\b", 2, needles=("level=",)),
+    # Python logging's default format, ``LEVEL:logger:message``.
+    _s("log", r"(?:CRITICAL|ERROR|FATAL):[\w.]*:.+", 2),
     _s("log", r"(?:ERROR|FATAL|CRITICAL|PANIC)\s+(?:\[[^\]]*\]\s+)?\w.+", 2),
     _s("error", r"(?:fatal|FATAL|Fatal error): .+", 1),
     _s("error", r"(?:FAIL|FAILED|FAILURE):? .+|(?:Failure|Failed|Error|ERROR):\s.+", 2),
