@@ -4,6 +4,6 @@ from __future__ import annotations
 
 from case import Case
 
-from jobs import holdout, holdout2, holdout3, more, native, node, others, python
+from jobs import heldout, more, native, node, others, python
 
-CASES: list[Case] = [*python.CASES, *node.CASES, *native.CASES, *others.CASES, *more.CASES, *holdout.CASES, *holdout2.CASES, *holdout3.CASES]
+CASES: list[Case] = [*python.CASES, *node.CASES, *native.CASES, *others.CASES, *more.CASES, *heldout.CASES]
