@@ -16,10 +16,7 @@ from labdeck.logtext.cause import read_cause
 log_corpus = pytest.importorskip("tests.support.log_corpus")
 
 KNOWN_MISSES: frozenset[str] = frozenset({
-    # javac prints each warning as ``X.java:5: warning: …`` and only then ``error: warnings found and
-    # -Werror specified``: the warning is the cause, but warnings are not blocks (a build prints
-    # thousands, and the scan keeps a bounded number of blocks), so the consequence is named instead.
-    "javac/werror_deprecation",
+    # None at the moment. Add "<tool>/<case>" with a comment saying why no general rule gets it.
 })
 """Cases the finder is known to get wrong (each with the reason)."""
 

@@ -257,6 +257,9 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
     ("make without a makefile", "make -C build", [
         "make: Entering directory '/builds/acme/app/build'", "make: *** No targets specified and no makefile found.  Stop.",
         "make: Leaving directory '/builds/acme/app/build'"], 1, "make"),
+    ("javac -Werror", "javac -Xlint:all -Werror -d out src/App.java", [
+        "src/App.java:12: warning: [rawtypes] found raw type: List", "        List names = new ArrayList<>();",
+        "        ^", "error: warnings found and -Werror specified", "1 error", "1 warning"], 0, "warning"),
     ("logfmt", "./bin/sync", ['time=2026-11-27T21:01:39Z level=info msg="start"',
                               'time=2026-11-27T21:01:40Z level=error msg="bulk request rejected"'], 1, "log"),
 ]

@@ -68,6 +68,16 @@ def _demote_listings(scan: Scanner) -> None:
             candidate.tier = 3
 
 
+def _promote_werror(scan: Scanner, failing: Segment) -> None:
+    """Under -Werror (``error: warnings found and -Werror specified``) the failing command's first
+    warning is the cause; elsewhere warnings stay last."""
+    here = [c for c in scan.candidates if c.segment == failing.index]
+    if any(c.kind == "werror" for c in here):
+        first = next((c for c in here if c.kind == "warning"), None)
+        if first is not None:
+            first.tier = 1
+
+
 def _block(candidate: Candidate) -> ErrorBlock:
     return ErrorBlock(candidate.line + 1, candidate.end + 1, candidate.kind, candidate.text)
 
@@ -88,6 +98,7 @@ def answer(scan: Scanner) -> LogAnswer:
         return 1 if candidate.segment > failing.index else 2
 
     _demote_listings(scan)
+    _promote_werror(scan, failing)
 
     def key(c: Candidate) -> tuple[bool, int, int, bool, int]:
         here = place(c)

@@ -4,7 +4,8 @@ Each :class:`Shape` says what a line that opens a block looks like (matched agai
 line, see :func:`labdeck.logtext.cause.segment.clean`), how sure it is (``tier``: 1 names the
 cause itself, such as a compiler error, a failed test's message or an exception; 2 is a tool's
 error of a generic form; 3 is a summary or a consequence, such as ``make: *** Error 1`` or
-``Tests run: 5, Failures: 1``) and how the block grows (:data:`Grow`). Samples from real runs are
+``Tests run: 5, Failures: 1``; 4 is a warning, read only when the build made warnings fatal) and
+how the block grows (:data:`Grow`). Samples from real runs are
 in ``tests/logtext/test_cause_shapes.py``.
 """
 
@@ -103,6 +104,10 @@ SHAPES: tuple[Shape, ...] = (
        needles=("ndefined ", "LNK")),
     _s("compiler", r"\S+\.(?:go|hs|erl|ex|exs|swift|rb|py|c|cc|cpp|h|hpp|rs|ts|tsx|js|jsx|m|mm|zig|nim|d):\d+"
        r"(?::\d+)?: (?!warning|note|info)(?:\[\w+\] )?[a-z].*", 2, "rust"),
+    # -Werror: the warnings before are the cause (rank.py promotes them), this line only says so.
+    _s("werror", r"(?:error|e): warnings found and -Werror specified|cc1\w*: all warnings being treated as errors", 3),
+    # javac, kotlinc and scalac warnings: tier 4, read only when a -Werror line makes them fatal.
+    _s("warning", r"\S+\.(?:java|kt|scala):\d+: warning: .+", 4, "rust"),
     _s("rust", r"error(?:\[E\d{3,5}\])?: (?!could not compile|test failed|aborting due to|build failed).+", 1, "rust"),
     _s("cargo", r"---- \S+ stdout ----", 1, "para"),
     _s("cargo", r"test \S+ \.\.\. FAILED$", 3),
