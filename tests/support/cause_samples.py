@@ -260,6 +260,22 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
     ("javac -Werror", "javac -Xlint:all -Werror -d out src/App.java", [
         "src/App.java:12: warning: [rawtypes] found raw type: List", "        List names = new ArrayList<>();",
         "        ^", "error: warnings found and -Werror specified", "1 error", "1 warning"], 0, "warning"),
+    ("pytest internal error", "pytest -q", [
+        "INTERNALERROR> Traceback (most recent call last):",
+        'INTERNALERROR>   File "/builds/acme/app/conftest.py", line 9, in pytest_configure',
+        "INTERNALERROR>     config.cache.set(KEY, load())", "INTERNALERROR> KeyError: 'DB_URL'", "", "no tests ran in 0.02s"],
+     0, "traceback"),
+    ("diff -u", "diff -u expected/report.txt report.txt", [
+        "--- expected/report.txt\t2026-11-27 21:01:38.000000000 +0000",
+        "+++ report.txt\t2026-11-27 21:01:39.000000000 +0000", "@@ -1,2 +1,2 @@", "-total: 4", "+total: 5"], 0, "diff"),
+    ("failure marks", "npx vitest run", [" ✓ src/cart.test.ts (3 tests) 4ms", " × src/tax.test.ts > rounds half up 3ms",
+                                         "   → expected 0.3 to be 0.31", " Test Files  1 failed | 1 passed (2)"],
+     1, "test"),
+    ("unhandled rejection", "node poll.js", [
+        "node:internal/process/promises:389", "      new UnhandledPromiseRejection(reason);", "      ^", "",
+        "UnhandledPromiseRejection: This error originated either by throwing inside of an async function",
+        "    at throwUnhandledRejectionsMode (node:internal/process/promises:389:7)", "", "Node.js v20.20.2"],
+     4, "exception"),
     ("logfmt", "./bin/sync", ['time=2026-11-27T21:01:39Z level=info msg="start"',
                               'time=2026-11-27T21:01:40Z level=error msg="bulk request rejected"'], 1, "log"),
 ]

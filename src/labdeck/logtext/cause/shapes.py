@@ -51,11 +51,13 @@ TEXT_TOOLS = (
 the prefilter."""
 TEXT_TOOL = r"(?:" + "|".join(TEXT_TOOLS) + r")(?:\[\d+\])?: "
 
-_EXCEPTION = r"(?:[A-Za-z_][\w$]*[.:]{1,2})*[A-Z]\w*(?:Error|Exception|Exit|Failure|Fault|Interrupt|Panic)"
+_EXCEPTION = r"(?:[A-Za-z_][\w$]*[.:]{1,2})*[A-Z]\w*(?:Error|Exception|Exit|Failure|Fault|Interrupt|Panic|Rejection)"
 
 SHAPES: tuple[Shape, ...] = (
     # Python
     _s("traceback", r"\s*Traceback \(most recent call last\):", 1, "traceback"),
+    # pytest's own crash: every line of the traceback starts with ``INTERNALERROR>``.
+    _s("traceback", r"INTERNALERROR> Traceback \(most recent call last\):", 1, "prefix"),
     _s("pytest", r"E {2,}\S", 1, "prefix"),
     _s("unittest", r"(?:FAIL|ERROR): \w+ \([\w.]+\)", 1, "para"),
     _s("pytest", r"(?:FAILED|ERROR) \S+(?:::|\.py\b)", 3),
@@ -187,7 +189,11 @@ SHAPES: tuple[Shape, ...] = (
     # Formatters in check mode name each file they would change (black, ruff format, prettier).
     _s("lint", r"(?:[Ww]ould reformat:?|[Ww]ould have reformatted) \S.*|\[warn\] (?!Code style)[\w./@+-]+\.\w+$", 1),
     # Swift, Haskell, Erlang, R, Perl, Lua
-    _s("xcodebuild", r"Test Case '.*' failed.*|\s*✖ .+|\s*✘ .+", 1),
+    _s("xcodebuild", r"Test Case '.*' failed.*", 1),
+    # A failure mark at the start of a line (mocha/ava/vitest reporters, link checkers, scripts).
+    _s("test", r"\s*[✖✘✗❌] .+", 1),
+    # ``×`` also heads pip's summary of a failed build step, which wraps the real error.
+    _s("test", r"\s*× .+", 2),
     _s("xcodebuild", r"\*\* (?:BUILD|TEST|ARCHIVE) FAILED \*\*", 3),
     _s("erlang", r"===> (?:Compilation failed|Error|Failed|Uncaught error).*|\s*\w+: \S+\.\.\.\*failed\*", 1, "indent"),
     _s("erlang", r"%%% .*==> .+|\*\*error:.+|(?:escript: |\*\* )?exception (?:error|exit|throw): .+", 1),
@@ -211,7 +217,7 @@ SHAPES: tuple[Shape, ...] = (
     # Ruby's uncaught exception: ``lib/x.rb:8:in `total': message (NoMethodError)``.
     _s("exception", r"\S+?:\d+:in [`'][^']*': .+ \((?:[A-Z]\w*::)*[A-Z]\w*\)$", 1, "indent"),
     # A check that fails on a diff (``git diff --exit-code``, ``terraform fmt -diff``): its first file.
-    _s("diff", r"diff --git a/\S+ b/\S+|--- (?:a|old)/\S+.*", 2),
+    _s("diff", r"diff --git a/\S+ b/\S+|--- (?:a|old)/\S+.*|--- \S+\t\d{4}-\d\d-\d\d[ T].*", 2),
     _s("perl", r"\S.* at (?:\S+\.(?:pl|pm|t|cgi|psgi|PL)|-e|\S*/[\w.-]+) line \d+(?:, <[^>]*> (?:line|chunk) \d+)?\.$", 2),
     _s("parse", r".+: line \d+ column \d+ \(char \d+\)$|(?:[Pp]arse|[Ss]yntax) error:? .+", 2),
     _s("error", r"Could not (?:find|resolve|load|open|read|locate|connect|create|determine|parse|start) .+", 2),

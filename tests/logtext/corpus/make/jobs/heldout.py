@@ -13,6 +13,8 @@ kinds the other modules do not cover.
 - THIRD: Python's default logging format, an auth server's JSON error, compileall, perl -c, make
   without a makefile, a Go test that does not build, node --check, tar on a file that is not
   gzip, a Ruby KeyError, a rejected git push, an expiring certificate.
+- FOURTH: pytest INTERNALERROR, a golden file's diff -u, Go's log.Fatal, a link checker's marks,
+  an unhandled promise rejection, an argparse usage error, a missing shared object.
 """
 
 from __future__ import annotations
@@ -383,4 +385,35 @@ THIRD: list[Case] = [
                   " -subj /CN=api.example.com 2>/dev/null"]),
 ]
 
-CASES: list[Case] = [*FIRST, *SECOND, *THIRD]
+FOURTH: list[Case] = [
+    Case("pytest", "internal_error", "hw_misc", "gitlab",
+         ["python -m pip install -q pytest", "python -m pytest -q tests"],
+         r"^INTERNALERROR> Traceback", r"^INTERNALERROR> AttributeError", "traceback",
+         "conftest's collection hook assumes every test has a suite marker", image=PY),
+    Case("diff", "golden_file", "hw_misc", "travis",
+         ["python render.py > out.md", "diff -u golden/changelog.md out.md"],
+         r"^--- golden/changelog.md", r"^\+- Fix vat rounding", "diff",
+         "capitalize() lowercases VAT: the changelog differs from the golden file", image=PY),
+    Case("go", "log_fatal", "hw_misc", "gitlab",
+         ["go version", "cd goapp && go run ."],
+         r"open settings.yaml: no such file", None, "log-level",
+         "settings.yaml is missing (log.Fatal, Go's default log format)", image=GO),
+    Case("node", "broken_links", "hw_misc", "github",
+         ["node js/links.js"],
+         r"^✗ /docs/api/v1", r"^✗ /blog/2024/launch", "test",
+         "two docs links answer 404", image=NODE),
+    Case("node", "unhandled_rejection", "hw_misc", "jenkins",
+         ["node --version", "node js/poll.js"],
+         r"^node:internal/process/promises", r"^UnhandledPromiseRejection", "traceback",
+         "the deploy poll rejects with a string and nothing catches it", image=NODE),
+    Case("python", "argparse_choice", "hw_misc", "gitlab",
+         ["python cli.py --help | head -1", "python cli.py --env prod --tag v2.5.0"],
+         r"^deploy.py: error: argument --env", None, "usage",
+         "--env prod is not a valid choice (staging, production)", image=PY),
+    Case("python", "shared_object_missing", "hw_misc", "plain",
+         ["python plugins/loader.py"],
+         r"^Traceback", r"^OSError: libfastvat", "traceback",
+         "libfastvat.so.2 is not installed in the image", image=PY),
+]
+
+CASES: list[Case] = [*FIRST, *SECOND, *THIRD, *FOURTH]
