@@ -276,6 +276,10 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
         "UnhandledPromiseRejection: This error originated either by throwing inside of an async function",
         "    at throwUnhandledRejectionsMode (node:internal/process/promises:389:7)", "", "Node.js v20.20.2"],
      4, "exception"),
+    ("rollup", "npx rollup -c", ["\x1b[36msrc/main.js → dist/bundle.js...\x1b[39m",
+                                 "\x1b[1m\x1b[31m[!] \x1b[1mRollupError: \"formatDate\" is not exported by \"src/dates.js\"\x1b[22m",
+                                 "src/main.js (3:9)", "    at getRollupError (node_modules/rollup/dist/shared/parseAst.js:1:1)"],
+     1, "error"),
     ("logfmt", "./bin/sync", ['time=2026-11-27T21:01:39Z level=info msg="start"',
                               'time=2026-11-27T21:01:40Z level=error msg="bulk request rejected"'], 1, "log"),
 ]

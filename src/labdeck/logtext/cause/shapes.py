@@ -220,6 +220,8 @@ SHAPES: tuple[Shape, ...] = (
     _s("diff", r"diff --git a/\S+ b/\S+|--- (?:a|old)/\S+.*|--- \S+\t\d{4}-\d\d-\d\d[ T].*", 2),
     _s("perl", r"\S.* at (?:\S+\.(?:pl|pm|t|cgi|psgi|PL)|-e|\S*/[\w.-]+) line \d+(?:, <[^>]*> (?:line|chunk) \d+)?\.$", 2),
     _s("parse", r".+: line \d+ column \d+ \(char \d+\)$|(?:[Pp]arse|[Ss]yntax) error:? .+", 2),
+    # ``[!]`` heads an error of rollup and CocoaPods (``[!] RollupError: Could not resolve …``).
+    _s("error", r"\[!\] .+", 2),
     _s("error", r"Could not (?:find|resolve|load|open|read|locate|connect|create|determine|parse|start) .+", 2),
     # Exceptions, log levels and generic errors (last: the most generic).
     _s("exception", r"(?:Uncaught )?" + _EXCEPTION + r"(?: \[\w+\])?: .+", 2, "indent"),

@@ -15,6 +15,7 @@ kinds the other modules do not cover.
   gzip, a Ruby KeyError, a rejected git push, an expiring certificate.
 - FOURTH: pytest INTERNALERROR, a golden file's diff -u, Go's log.Fatal, a link checker's marks,
   an unhandled promise rejection, an argparse usage error, a missing shared object.
+- FIFTH: bundlers: webpack (module not found, parse failed), rollup, esbuild.
 """
 
 from __future__ import annotations
@@ -416,4 +417,27 @@ FOURTH: list[Case] = [
          "libfastvat.so.2 is not installed in the image", image=PY),
 ]
 
-CASES: list[Case] = [*FIRST, *SECOND, *THIRD, *FOURTH]
+FIFTH: list[Case] = [
+    Case("webpack", "module_not_found", "hv_web", "gitlab",
+         ["node --version", "npm ci", "npm run build"],
+         r"^ERROR in ./src/index.js", r"^Module not found", "webpack",
+         "src/cart.js was renamed Cart.js: './cart' does not resolve on Linux", image=NODE, env=NPM,
+         hidden=["mv src/cart.js src/Cart.js"]),
+    Case("webpack", "module_parse_failed", "hv_web", "github",
+         ["npm ci", "npm run build"],
+         r"^ERROR in ./src/format.js", r"^\s+\|\s+\^", "webpack",
+         "src/format.js: an unterminated template literal", image=NODE, env=NPM,
+         hidden=["sed -i 's/toFixed(2)}`;/toFixed(2)`;/' src/format.js"]),
+    Case("rollup", "could_not_resolve", "hv_web", "jenkins",
+         ["npm ci", "npm run bundle"],
+         r"\[!\] RollupError", None, "rollup",
+         "rollup cannot resolve './cart' (the file is Cart.js)", image=NODE, env=NPM,
+         hidden=["mv src/cart.js src/Cart.js"]),
+    Case("esbuild", "could_not_read", "hv_web", "gitlab",
+         ["npm ci", "npm run esbuild"],
+         r"✘ \[ERROR\]", r"^\s+╵", "esbuild",
+         "esbuild cannot read src/cart.js (the file is Cart.js; a case warning comes first)", image=NODE,
+         env=NPM, hidden=["mv src/cart.js src/Cart.js"]),
+]
+
+CASES: list[Case] = [*FIRST, *SECOND, *THIRD, *FOURTH, *FIFTH]
