@@ -280,6 +280,11 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
                                  "\x1b[1m\x1b[31m[!] \x1b[1mRollupError: \"formatDate\" is not exported by \"src/dates.js\"\x1b[22m",
                                  "src/main.js (3:9)", "    at getRollupError (node_modules/rollup/dist/shared/parseAst.js:1:1)"],
      1, "error"),
+    ("doctest", "python -m doctest README.md", [
+        "**********************************************************************",
+        'File "README.md", line 14, in README.md', "Failed example:", "    slug('Hello World!')", "Expected:",
+        "    'hello-world'", "Got:", "    'hello-world-'", "**********************************************************************",
+        "1 items had failures:", "   1 of   4 in README.md", "***Test Failed*** 1 failures."], 1, "doctest"),
     ("logfmt", "./bin/sync", ['time=2026-11-27T21:01:39Z level=info msg="start"',
                               'time=2026-11-27T21:01:40Z level=error msg="bulk request rejected"'], 1, "log"),
 ]

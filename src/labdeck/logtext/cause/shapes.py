@@ -60,6 +60,9 @@ SHAPES: tuple[Shape, ...] = (
     _s("traceback", r"INTERNALERROR> Traceback \(most recent call last\):", 1, "prefix"),
     _s("pytest", r"E {2,}\S", 1, "prefix"),
     _s("unittest", r"(?:FAIL|ERROR): \w+ \([\w.]+\)", 1, "para"),
+    # doctest names the failing example's place at the start of a line (a traceback indents it).
+    _s("doctest", r"File \"[^\"]+\", line \d+, in [\w.]+$", 1),
+    _s("doctest", r"\*\*\*Test Failed\*\*\* \d+ failures?\.", 3),
     _s("pytest", r"(?:FAILED|ERROR) \S+(?:::|\.py\b)", 3),
     # A failure's section header: read when the failure has no ``E`` line (a strict XPASS).
     _s("pytest", r"_{3,} (?:ERROR at (?:setup|teardown) of |ERROR collecting )?\S+ _{3,}$", 2),

@@ -16,6 +16,8 @@ kinds the other modules do not cover.
 - FOURTH: pytest INTERNALERROR, a golden file's diff -u, Go's log.Fatal, a link checker's marks,
   an unhandled promise rejection, an argparse usage error, a missing shared object.
 - FIFTH: bundlers: webpack (module not found, parse failed), rollup, esbuild.
+- SIXTH: doctest, pycodestyle, a missing -l library, npm init's test script, java without its main
+  class, pip and requires-python.
 """
 
 from __future__ import annotations
@@ -440,4 +442,31 @@ FIFTH: list[Case] = [
          env=NPM, hidden=["mv src/cart.js src/Cart.js"]),
 ]
 
-CASES: list[Case] = [*FIRST, *SECOND, *THIRD, *FOURTH, *FIFTH]
+SIXTH: list[Case] = [
+    Case("doctest", "failed_example", "hu_misc", "gitlab",
+         ["python --version", "python -m doctest vat.py"],
+         r'^File ".*vat.py", line \d+, in vat$', r"^\s+120.0$", "doctest",
+         "the docstring expects 121.0 for AT; gross() gives 120.0", image=PY),
+    Case("pycodestyle", "line_too_long", "hu_misc", "travis",
+         ["pip install -q pycodestyle", "python -m pycodestyle --max-line-length=100 style.py"],
+         r"^style.py:5:101: E501", None, "lint",
+         "style.py line 5 is 134 characters", image=PY),
+    Case("gcc", "cannot_find_library", "hu_misc", "gitlab",
+         ["gcc --version | head -1", "gcc -o app c/main.c -lfastlz"],
+         r"^/usr/bin/ld: cannot find -lfastlz", None, "linker",
+         "libfastlz is not installed in the image", image=GCC),
+    Case("npm", "no_test_specified", "hu_misc", "github",
+         ["cd js && npm test"],
+         r"^Error: no test specified", None, "error",
+         "package.json's test script is npm init's placeholder", image=NODE, env=NPM),
+    Case("java", "main_class_not_found", "hu_misc", "jenkins",
+         ["cd java && javac Main.java", "cd java && java -cp . app.Main"],
+         r"^Error: Could not find or load main class", r"^Caused by: java.lang.ClassNotFoundException", "exception",
+         "the main class is Main (default package), not app.Main", image=JDK),
+    Case("pip", "requires_python", "hu_misc", "gitlab",
+         ["python --version", "python -m pip install ./pkg"],
+         r"^ERROR: Package 'tinyvat' requires a different Python", None, "resolver",
+         "tinyvat needs Python >= 3.12; the image has 3.11", image=PY),
+]
+
+CASES: list[Case] = [*FIRST, *SECOND, *THIRD, *FOURTH, *FIFTH, *SIXTH]
