@@ -32,7 +32,7 @@ KEYWORDS: tuple[str, ...] = (
     _AT_START + r"[Ee]  )", _AT_START + r"[Ee]: )", _AT_START + r"E$)",
     _AT_START + r"#[ \t])", r"\| FAIL \|", r"\.\.\. (?:failed|undefined) in",
     # Linkers, checkers, coverage gates, formatters, shells and GNU-style tools (see shapes.py).
-    r"ld(?:\.\w+)?: ", r"Assertion", r"==\d+== ?(?:Invalid |Conditional jump|Use of uninit|Mismatched free|Syscall param"
+    r"\b(?:ld|lld|mold|ld\.\w+|ld64(?:\.lld)?)(?:\.exe)?: ", r"Assertion", r"==\d+== ?(?:Invalid |Conditional jump|Use of uninit|Mismatched free|Syscall param"
     r"|Source and destination|Process terminating|[\d,]+ (?:\([^)\n]*\) )?bytes in)", r"DATA RACE|ThreadSanitizer",
     r"overage (?:failure|for|threshold)|test coverage of|Rule violated", r"[Ww]ould (?:have )?reformat",
     r"warn(?:\x1b\[[0-9;]*m)?\] ", r"Code style issues", r": line \d+: ", _AT_START + r"(?:sh|dash|\S+\.(?:sh|bash)): \d+: )",
