@@ -285,6 +285,11 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
         'File "README.md", line 14, in README.md', "Failed example:", "    slug('Hello World!')", "Expected:",
         "    'hello-world'", "Got:", "    'hello-world-'", "**********************************************************************",
         "1 items had failures:", "   1 of   4 in README.md", "***Test Failed*** 1 failures."], 1, "doctest"),
+    ("c++ terminate", "./build/server --check-config", [
+        "reading /etc/server.toml", "terminate called after throwing an instance of 'toml::parse_error'",
+        "  what():  Error while parsing table header: expected ']'",
+        "./ci/check.sh: line 3:   412 Aborted                 (core dumped) ./build/server --check-config"],
+     1, "exception"),
     ("logfmt", "./bin/sync", ['time=2026-11-27T21:01:39Z level=info msg="start"',
                               'time=2026-11-27T21:01:40Z level=error msg="bulk request rejected"'], 1, "log"),
 ]

@@ -39,7 +39,7 @@ KEYWORDS: tuple[str, ...] = (
     _AT_START + TEXT_TOOL + ")", r"failed with ", r"exception (?:error|exit|throw): ",
     r"(?m: line \d+(?:, <[^>\n]*> (?:line|chunk) \d+)?\.$)", r"column \d+ \(char \d+\)", r"(?:[Pp]arse|[Ss]yntax) error",
     _AT_START + r"_{3,} \S)", r"Docker daemon|error during connect", r"Bail ?out", r">> Issue: ", r":\d+:in [`']",
-    _AT_START + r"(?:diff --git a/|--- (?:a|old)/|--- \S+\t\d{4}-))", r"✗|❌", r"\[!\] ", _AT_START + r'File "[^"\n]+", line \d+, in )', _AT_START + r"[ \t]*× )",
+    _AT_START + r"(?:diff --git a/|--- (?:a|old)/|--- \S+\t\d{4}-))", r"✗|❌", r"\[!\] ", r"terminate called", _AT_START + r'File "[^"\n]+", line \d+, in )', _AT_START + r"[ \t]*× )",
     r"CRITICAL:", r"\.(?:java|kt|scala):\d+: warning: ", r"warnings being treated as errors",
     # Framing.
     r"\$ ", _AT_START + r"\+ )", r"##\[", r"~~~ ", r"\+\+\+ ", r"\[Pipeline\]", r"exit code", r"exited with",

@@ -91,6 +91,9 @@ SHAPES: tuple[Shape, ...] = (
     _s("linker", r"(?:collect2|clang(?:\+\+)?|\S*ld(?:\.\w+)?)(?:\.exe)?: error: (?:ld returned \d+ exit status"
        r"|linker command failed\b).*", 3),
     _s("linker", r"(?:\S*/)?(?:ld|ld\.bfd|ld\.gold|ld\.lld|ld64(?:\.lld)?|lld|mold)(?:\.exe)?: (?!warning:).+", 1),
+    # A C++ exception nobody caught: libstdc++ says so, then ``  what():  message``.
+    _s("exception", r"terminate called (?:after throwing an instance of .+|without an active exception|recursively)",
+       1, "indent"),
     _a("assert", r"Assertion [`'\"].*['\"] failed\.?$|Assertion failed: .+, (?:function .+, )?file .+, line \d+", 1,
        needles=("Assertion",)),
     # Memory and thread checkers (valgrind, the sanitizers, go test -race).

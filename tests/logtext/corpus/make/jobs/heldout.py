@@ -18,6 +18,8 @@ kinds the other modules do not cover.
 - FIFTH: bundlers: webpack (module not found, parse failed), rollup, esbuild.
 - SIXTH: doctest, pycodestyle, a missing -l library, npm init's test script, java without its main
   class, pip and requires-python.
+- SEVENTH: a C++ uncaught exception, pytest --strict-markers, a Lua nil index, sort -c, perl
+  strict, erlc, java -jar without a manifest.
 """
 
 from __future__ import annotations
@@ -469,4 +471,35 @@ SIXTH: list[Case] = [
          "tinyvat needs Python >= 3.12; the image has 3.11", image=PY),
 ]
 
-CASES: list[Case] = [*FIRST, *SECOND, *THIRD, *FOURTH, *FIFTH, *SIXTH]
+SEVENTH: list[Case] = [
+    Case("c++", "uncaught_exception", "ht_misc", "gitlab",
+         ["g++ -std=c++17 -o exporter config.cpp", "./exporter"],
+         r"^terminate called after throwing", r"^\s+what\(\):", "exception",
+         "std::runtime_error: EXPORT_ENDPOINT is not set (terminate, abort)", image=GCC),
+    Case("pytest", "strict_markers", "ht_misc", "github",
+         ["python -m pip install -q pytest", "python -m pytest -q tests"],
+         r"^_+ ERROR collecting tests/test_flags.py _+$", r"not found in `markers`", "pytest",
+         "--strict-markers: the 'slow' marker is not registered", image=PY),
+    Case("lua", "index_nil_field", "ht_misc", "gitlab",
+         ["lua -v", "lua plugin.lua"],
+         r"^lua: plugin.lua:3:", r"^\s+\[C\]: in \?", "traceback",
+         "config.network is nil (no network section in the plugin config)", image="debian:12"),
+    Case("sort", "disorder", "ht_misc", "travis",
+         ["wc -l data/ids.txt", "sort -c data/ids.txt"],
+         r"^sort: data/ids.txt:4: disorder", None, "shell",
+         "data/ids.txt is not sorted (1010 before 1003)", image="debian:12"),
+    Case("perl", "strict_global_symbol", "ht_misc", "gitlab",
+         ["perl -e 'print \"perl ok\\n\"'", "perl -Mstrict -e '$total = 3; print $total'"],
+         r"^Global symbol", None, "compiler",
+         "use strict: $total is not declared", image="perl:5.36"),
+    Case("erlc", "syntax_error_before", "ht_misc", "jenkins",
+         ["erlc -o erl erl/queue_srv.erl"],
+         r"queue_srv.erl:6:5: syntax error", r"^%\s+\|\s+\^", "compiler",
+         "queue_srv.erl line 5 lacks a comma before ok", image="erlang:25"),
+    Case("java", "no_main_manifest", "ht_misc", "gitlab",
+         ["cd jar && javac App.java && jar cf app.jar App.class", "cd jar && java -jar app.jar"],
+         r"^no main manifest attribute", None, "tail",
+         "app.jar was built without a Main-Class (jar cf, not jar cfe)", image=JDK),
+]
+
+CASES: list[Case] = [*FIRST, *SECOND, *THIRD, *FOURTH, *FIFTH, *SIXTH, *SEVENTH]
