@@ -46,7 +46,7 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
         "make: *** [Makefile:4: sync.o] Error 1"], 2, "compiler"),
     ("ld", "make", ["cc main.o -o app", "/usr/bin/ld: main.o: in function `main':",
                     "main.c:(.text+0x5): undefined reference to `helper'",
-                    "collect2: error: ld returned 1 exit status"], 2, "compiler"),
+                    "collect2: error: ld returned 1 exit status"], 1, "linker"),
     ("cmake", "cmake -S . -B build", [
         "-- The C compiler identification is GNU 12.2.0", "CMake Error at CMakeLists.txt:5 (find_package):",
         "  Could not find a package configuration file provided by \"Foo\"", "",
@@ -155,6 +155,141 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
     ("timestamped log level", "./bin/upload", [
         "2026-11-27T21:01:38Z INFO  starting upload",
         "2026-11-27T21:01:39Z ERROR [req 7f3a] upload of build/a.tar.gz failed: 403 Forbidden"], 1, "log"),
+    # Linkers, assertions, memory and thread checkers.
+    ("ld multiple definition", "make", [
+        "cc -o app a.o b.o", "/usr/bin/ld: b.o:(.bss+0x0): multiple definition of `counter'; a.o:(.bss+0x0): first defined here",
+        "collect2: error: ld returned 1 exit status"], 1, "linker"),
+    ("lld", "cmake --build build", ["[3/3] Linking CXX executable app", "ld.lld: error: undefined symbol: Config::load()",
+                                    ">>> referenced by main.cpp:12", "clang++: error: linker command failed with exit code 1"],
+     1, "linker"),
+    ("glibc assert", "./run_checks", [
+        "running 3 checks", "check_queue: tests/queue.c:41: check_pop: Assertion `q->len == 2' failed.",
+        "./run_checks: line 4:   812 Aborted                 (core dumped) ./check_queue"], 1, "assert"),
+    ("asan", "./build/test_parser", [
+        "==4242==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010 at pc 0x55d4 bp 0x7ffc sp 0x7ffc",
+        "READ of size 4 at 0x602000000010 thread T0", "    #0 0x55d4 in parse src/parser.c:88",
+        "SUMMARY: AddressSanitizer: heap-use-after-free src/parser.c:88 in parse"], 0, "memcheck"),
+    ("valgrind leak", "valgrind --leak-check=full --error-exitcode=2 ./cache_test", [
+        "==310== Memcheck, a memory error detector", "==310== ",
+        "==310== 64 bytes in 1 blocks are definitely lost in loss record 1 of 1",
+        "==310==    at 0x4848899: malloc (vg_replace_malloc.c:381)",
+        "==310== ERROR SUMMARY: 1 errors from 1 contexts (suppressed: 0 from 0)"], 2, "memcheck"),
+    ("tsan", "./build/pool_test", ["WARNING: ThreadSanitizer: data race (pid=9120)", "  Write of size 8 at 0x7b04 by thread T2:",
+                                   "", "SUMMARY: ThreadSanitizer: data race pool.cc:31 in Pool::push"], 0, "race"),
+    ("go race", "go test -race ./...", [
+        "==================", "WARNING: DATA RACE", "Write at 0x00c0000a0 by goroutine 7:", "  main.(*Cache).Set()", "",
+        "--- FAIL: TestCache (0.01s)", "    testing.go:1446: race detected during execution of test", "FAIL"], 1, "race"),
+    # make's own errors, shells and GNU-style tools.
+    ("makefile error", "make -C docs", [
+        "make: Entering directory '/builds/acme/site/docs'", "Makefile:27: *** recipe commences before first target.  Stop.",
+        "make: Leaving directory '/builds/acme/site/docs'"], 1, "make"),
+    ("bash line error", "./ci/publish.sh", ["publishing 3 packages", "./ci/publish.sh: line 12: PUBLISH_KEY: parameter null",
+                                            "cleanup: removed 3 temporary files"], 1, "shell"),
+    ("killed job", "python train.py", [
+        "epoch 1/10", "epoch 2/10", "/usr/bin/bash: line 1:   211 Killed                  python train.py",
+        "uploading partial logs"], 2, "shell"),
+    ("sed", "./ci/render.sh", ["rendering", "sed: -e expression #1, char 23: unterminated `s' command", "wrote config.env"],
+     1, "shell"),
+    ("rsync", "rsync -a dist/ web:/srv", [
+        "sending incremental file list",
+        'rsync: [sender] change_dir "/builds/acme/site/dist" failed: No such file or directory (2)',
+        "rsync error: some files/attrs were not transferred (see previous errors) (code 23) at main.c(1338)"], 1, "shell"),
+    ("perl die", "perl bin/import.pl data/users.csv", [
+        "importing data/users.csv", "row 17: missing email at bin/import.pl line 42, <$in> line 17.", "imported 16 rows"],
+     1, "perl"),
+    ("escript", "escript bin/migrate", ["migrating 4 tables", "escript: exception error: undefined function migrate:run/1",
+                                        "  in function  escript:run/2"], 1, "erlang"),
+    ("json parse", "python -m json.tool package.json", [
+        "Expecting property name enclosed in double quotes: line 12 column 1 (char 301)"], 0, "parse"),
+    ("jq parse", "jq .version package.json", ["parse error: Expected separator between values at line 5, column 4"],
+     0, "parse"),
+    # Coverage gates and formatters in check mode.
+    ("nyc", "npx nyc --check-coverage npm test", [
+        "  12 passing (40ms)", "ERROR: Coverage for lines (71.2%) does not meet global threshold (85%)",
+        "----------|---------|"], 1, "coverage"),
+    ("jacoco", "mvn -B verify", [
+        "[INFO] --- jacoco:0.8.12:check (check) @ billing ---",
+        "[WARNING] Rule violated for bundle billing: lines covered ratio is 0.61, but expected minimum is 0.80",
+        "[INFO] BUILD FAILURE"], 1, "coverage"),
+    ("pytest-cov", "pytest --cov=app --cov-fail-under=80", [
+        "TOTAL                          412    190    54%",
+        "FAIL Required test coverage of 80% not reached. Total coverage: 53.88%",
+        "============================== 48 passed in 3.10s =============================="], 1, "coverage"),
+    ("ruff format", "ruff format --check .", [
+        "Would reformat: src/app/views.py", "Would reformat: src/app/models.py",
+        "2 files would be reformatted, 14 files already formatted"], 0, "lint"),
+    ("black", "black --check .", ["would reformat /builds/acme/api/api/routes.py", "", "Oh no! 💥 💔 💥",
+                                  "1 file would be reformatted, 22 files would be left unchanged."], 0, "lint"),
+    ("prettier", "npx prettier --check .", [
+        "Checking formatting...", "[\x1b[33mwarn\x1b[39m] web/src/App.tsx",
+        "[\x1b[33mwarn\x1b[39m] Code style issues found in the above file. Run Prettier with --write to fix."], 1, "lint"),
+    ("tox 4", "tox -e docs", [
+        "docs: commands[0]> sphinx-build -W docs build",
+        "docs: failed with sphinx-build is not allowed, use allowlist_externals to allow it",
+        "  docs: FAIL code 1 (4.20 seconds)", "  evaluation failed :( (4.31 seconds)"], 1, "tox"),
+    # Blocks without an error word, and checks that fail on a diff.
+    ("pytest strict xpass", "pytest -q", [
+        "=================================== FAILURES ===================================",
+        "______________________________ test_legacy_tokens ______________________________",
+        "[XPASS(strict)] tokens are not migrated yet",
+        "FAILED tests/test_auth.py::test_legacy_tokens", "1 failed, 12 passed in 0.40s"], 1, "pytest"),
+    ("docker without daemon", "docker build -t app .", [
+        'time="2026-11-27T21:01:39Z" level=error msg="Can\'t add file /builds/acme/app/x to tar: io: read/write on closed pipe"',
+        "Cannot connect to the Docker daemon at tcp://docker:2375. Is the docker daemon running?"], 1, "docker"),
+    ("tap bail out", "prove -r t", ["t/00-load.t .. ok", "Bailout called.  Further testing stopped:  no database",
+                                    "FAILED--Further testing stopped: no database"], 1, "prove"),
+    ("bandit", "bandit -r app", [
+        "Test results:", ">> Issue: [B105:hardcoded_password_string] Possible hardcoded password: 'hunter2'",
+        "   Severity: Low   Confidence: Medium", "   Location: app/settings.py:12:11", "", "Code scanned:"], 1, "lint"),
+    ("ruby uncaught", "ruby bin/import", [
+        "importing 3 files", "bin/import:14:in `block in <main>': undefined method `strip' for nil:NilClass (NoMethodError)",
+        "\tfrom bin/import:12:in `each'", "imported 0 files"], 1, "exception"),
+    ("git diff check", "git diff --exit-code", [
+        "diff --git a/docs/api.md b/docs/api.md", "index 1a2b3c4..5d6e7f8 100644", "--- a/docs/api.md", "+++ b/docs/api.md",
+        "@@ -3 +3 @@", "-GET /v1/users", "+GET /v2/users"], 0, "diff"),
+    ("npm usage error", "npm ci", [
+        "npm error code EUSAGE", "npm error", "npm error `npm ci` can only install packages when your package.json and "
+        "package-lock.json are in sync.", "npm error Missing: left-pad@1.3.0 from lock file", "npm error",
+        "npm error Clean install a project"], 0, "npm"),
+    ("python logging default format", "python -m app.export", [
+        "INFO:app.export:exporting 4 tables", "CRITICAL:app.export:S3_BUCKET is not set, nothing to export to",
+        "INFO:app.export:done in 0.2s"], 1, "log"),
+    ("make without a makefile", "make -C build", [
+        "make: Entering directory '/builds/acme/app/build'", "make: *** No targets specified and no makefile found.  Stop.",
+        "make: Leaving directory '/builds/acme/app/build'"], 1, "make"),
+    ("javac -Werror", "javac -Xlint:all -Werror -d out src/App.java", [
+        "src/App.java:12: warning: [rawtypes] found raw type: List", "        List names = new ArrayList<>();",
+        "        ^", "error: warnings found and -Werror specified", "1 error", "1 warning"], 0, "warning"),
+    ("pytest internal error", "pytest -q", [
+        "INTERNALERROR> Traceback (most recent call last):",
+        'INTERNALERROR>   File "/builds/acme/app/conftest.py", line 9, in pytest_configure',
+        "INTERNALERROR>     config.cache.set(KEY, load())", "INTERNALERROR> KeyError: 'DB_URL'", "", "no tests ran in 0.02s"],
+     0, "traceback"),
+    ("diff -u", "diff -u expected/report.txt report.txt", [
+        "--- expected/report.txt\t2026-11-27 21:01:38.000000000 +0000",
+        "+++ report.txt\t2026-11-27 21:01:39.000000000 +0000", "@@ -1,2 +1,2 @@", "-total: 4", "+total: 5"], 0, "diff"),
+    ("failure marks", "npx vitest run", [" ✓ src/cart.test.ts (3 tests) 4ms", " × src/tax.test.ts > rounds half up 3ms",
+                                         "   → expected 0.3 to be 0.31", " Test Files  1 failed | 1 passed (2)"],
+     1, "test"),
+    ("unhandled rejection", "node poll.js", [
+        "node:internal/process/promises:389", "      new UnhandledPromiseRejection(reason);", "      ^", "",
+        "UnhandledPromiseRejection: This error originated either by throwing inside of an async function",
+        "    at throwUnhandledRejectionsMode (node:internal/process/promises:389:7)", "", "Node.js v20.20.2"],
+     4, "exception"),
+    ("rollup", "npx rollup -c", ["\x1b[36msrc/main.js → dist/bundle.js...\x1b[39m",
+                                 "\x1b[1m\x1b[31m[!] \x1b[1mRollupError: \"formatDate\" is not exported by \"src/dates.js\"\x1b[22m",
+                                 "src/main.js (3:9)", "    at getRollupError (node_modules/rollup/dist/shared/parseAst.js:1:1)"],
+     1, "error"),
+    ("doctest", "python -m doctest README.md", [
+        "**********************************************************************",
+        'File "README.md", line 14, in README.md', "Failed example:", "    slug('Hello World!')", "Expected:",
+        "    'hello-world'", "Got:", "    'hello-world-'", "**********************************************************************",
+        "1 items had failures:", "   1 of   4 in README.md", "***Test Failed*** 1 failures."], 1, "doctest"),
+    ("c++ terminate", "./build/server --check-config", [
+        "reading /etc/server.toml", "terminate called after throwing an instance of 'toml::parse_error'",
+        "  what():  Error while parsing table header: expected ']'",
+        "./ci/check.sh: line 3:   412 Aborted                 (core dumped) ./build/server --check-config"],
+     1, "exception"),
     ("logfmt", "./bin/sync", ['time=2026-11-27T21:01:39Z level=info msg="start"',
                               'time=2026-11-27T21:01:40Z level=error msg="bulk request rejected"'], 1, "log"),
 ]

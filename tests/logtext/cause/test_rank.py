@@ -113,3 +113,18 @@ def test_a_progress_line_whose_dots_differ_is_not_new_since_the_green_run() -> N
     answer = read_cause(failing, passing)
     assert answer.new_lines == frozenset({5, 6})
     assert answer.error is not None and answer.error.line == 5
+
+
+def test_the_end_of_the_output_skips_a_cleanup_that_ran_after_the_error() -> None:
+    log = ("$ ./ci/verify.sh\nverifying bundle\nsignature of bundle.tgz does not match the release key\n"
+           "cleaning up /tmp/verify.x1\nremoved 3 files\nERROR: Job failed: exit code 1\n")
+    answer = read_cause(log)
+    assert answer.error is not None and answer.error.kind == "tail" and answer.error.line == 3
+    assert answer.signature == "signature of bundle.tgz does not match the release key"
+
+
+def test_a_unified_diff_in_the_output_is_not_a_buildkite_heading() -> None:
+    log = ("$ ./gen.sh\ngenerated\n$ git diff --exit-code\ndiff --git a/api.md b/api.md\n--- a/api.md\n+++ b/api.md\n"
+           "@@ -1 +1 @@\n-v1\n+v2\nERROR: Job failed: exit code 1\n")
+    answer = read_cause(log)
+    assert answer.error is not None and (answer.error.line, answer.error.kind) == (4, "diff")

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from labdeck.logtext.cause.shapes import TEXT_TOOL
+
 # Lines may carry a raw GitHub log's or a GitLab runner's timestamp before the text.
 _AT_START = r"(?m:^(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]? (?:[0-9a-f]{2}[OE]\+? )?)?"
 
@@ -30,6 +32,16 @@ KEYWORDS: tuple[str, ...] = (
     _AT_START + r"[ \t]*\d+\) )", _AT_START + r"[A-Z]{1,4}\d{3,4} )", r"stdout ----",
     _AT_START + r"[Ee]  )", _AT_START + r"[Ee]: )", _AT_START + r"E$)",
     _AT_START + r"#[ \t])", r"\| FAIL \|", r"\.\.\. (?:failed|undefined) in",
+    # Linkers, checkers, coverage gates, formatters, shells and GNU-style tools (see shapes.py).
+    r"\b(?:ld|lld|mold|ld\.\w+|ld64(?:\.lld)?)(?:\.exe)?: ", r"Assertion", r"==\d+== ?(?:Invalid |Conditional jump|Use of uninit|Mismatched free|Syscall param"
+    r"|Source and destination|Process terminating|[\d,]+ (?:\([^)\n]*\) )?bytes in)", r"DATA RACE|ThreadSanitizer",
+    r"overage (?:failure|for|threshold)|test coverage of|Rule violated", r"[Ww]ould (?:have )?reformat",
+    r"warn(?:\x1b\[[0-9;]*m)?\] ", r"Code style issues", r": line \d+: ", _AT_START + r"(?:sh|dash|\S+\.(?:sh|bash)): \d+: )",
+    _AT_START + TEXT_TOOL + ")", r"failed with ", r"exception (?:error|exit|throw): ",
+    r"(?m: line \d+(?:, <[^>\n]*> (?:line|chunk) \d+)?\.$)", r"column \d+ \(char \d+\)", r"(?:[Pp]arse|[Ss]yntax) error",
+    _AT_START + r"_{3,} \S)", r"Docker daemon|error during connect", r"Bail ?out", r">> Issue: ", r":\d+:in [`']",
+    _AT_START + r"(?:diff --git a/|--- (?:a|old)/|--- \S+\t\d{4}-))", r"✗|❌", r"\[!\] ", r"terminate called", _AT_START + r'File "[^"\n]+", line \d+, in )', _AT_START + r"[ \t]*× )",
+    r"CRITICAL:", r"\.(?:java|kt|scala):\d+: warning: ", r"warnings being treated as errors",
     # Framing.
     # Only the framing lines that mark something (``##[endgroup]``, ``[Pipeline] }`` and the
     # runner's own ``Running with gitlab-runner`` are most of a log's framing and mark nothing).

@@ -68,6 +68,16 @@ def _demote_listings(scan: Scanner) -> None:
             candidate.tier = 3
 
 
+def _promote_werror(scan: Scanner, failing: Segment) -> None:
+    """Under -Werror (``error: warnings found and -Werror specified``) the failing command's first
+    warning is the cause; elsewhere warnings stay last."""
+    here = [c for c in scan.candidates if c.segment == failing.index]
+    if any(c.kind == "werror" for c in here):
+        first = next((c for c in here if c.kind == "warning"), None)
+        if first is not None:
+            first.tier = 1
+
+
 def _block(candidate: Candidate) -> ErrorBlock:
     return ErrorBlock(candidate.line + 1, candidate.end + 1, candidate.kind, candidate.text)
 
@@ -88,6 +98,7 @@ def answer(scan: Scanner) -> LogAnswer:
         return 1 if candidate.segment > failing.index else 2
 
     _demote_listings(scan)
+    _promote_werror(scan, failing)
 
     def key(c: Candidate) -> tuple[bool, int, int, bool, int]:
         here = place(c)
@@ -114,6 +125,14 @@ def answer(scan: Scanner) -> LogAnswer:
                      scan.succeeded)
 
 
+_SAYS_WRONG = re.compile(
+    r"\b(?:mismatch|[Ee]xpected\b.*\b(?:got|but|found)|[Cc]annot|[Cc]an't|[Cc]ould ?n(?:o|')t|[Uu]nable|[Ii]nvalid|"
+    r"[Mm]issing|[Rr]efused|must be|out of date|not (?:found|allowed|supported|set|defined|applied|match)|"
+    r"does(?: not|n't)|did(?: not|n't)|gave up|[Ff]ail(?:ed|ure|s)?|[Ee]rrors?|[Dd]enied|[Ii]ncorrect|[Ww]rong|"
+    r"[Aa]bort(?:ed|ing)?|[Tt]imed out|[Tt]imeout|[Uu]nexpected|[Nn]o such)\b")
+"""Words of a line that says something went wrong, in prose (the end of a command without error shapes)."""
+
+
 def _tail(failing: Segment, scan: Scanner) -> tuple[ErrorBlock, str] | None:
     """The end of the failing command's output (or, when it printed nothing, of the log)."""
     tail = scan.tail(failing)
@@ -130,7 +149,9 @@ def _tail(failing: Segment, scan: Scanner) -> tuple[ErrorBlock, str] | None:
             tail = next((scan.tail(seg) for seg in reversed(scan.segments) if scan.tail(seg)), [])
     if not tail:
         return None
-    last_line, last_text = tail[-1]
+    # The last of the tail's lines that says what went wrong, not a cleanup that ran after it
+    # (``checksum mismatch …`` then a trap's ``cleaning up /tmp/x``).
+    last_line, last_text = next((entry for entry in reversed(tail) if _SAYS_WRONG.search(entry[1])), tail[-1])
     text = "\n".join(text for _, text in tail)
     if len(text) > MAX_BLOCK_TEXT:
         text = text[: MAX_BLOCK_TEXT - 1] + "…"

@@ -352,7 +352,7 @@ def _grow(shape: shapes.Shape, raw: Callable[[int], str], size: int, offset: int
     return end, head
 
 
-_NPM_REAL = re.compile(r"ERESOLVE|E404|ENOTFOUND|ETIMEDOUT|ECONNRESET|EINTEGRITY|ETARGET|peer dep|"
+_NPM_REAL = re.compile(r"code E(?!LIFECYCLE)[A-Z]|can only install packages|ERESOLVE|E404|ENOTFOUND|ETIMEDOUT|ECONNRESET|EINTEGRITY|ETARGET|peer dep|"
                        r"Missing script|missing script|Could not resolve|ENOENT|EACCES|404 Not Found")
 
 

@@ -58,7 +58,9 @@ _COMMAND = re.compile(
     r"|\+ (?P<plus>[\w./~-].*)"
     r"|##\[group\]Run (?P<gha>.+)"
     r"|##\[section\]Starting: (?P<azure>.+)"
-    r"|(?:~~~|\+\+\+) (?P<bk>:?\w.*)"
+    # A Buildkite heading, not a unified diff's ``+++ b/src/x.py`` or ``+++ out.md<TAB>2026-…`` (one
+    # path, maybe a tab and a time).
+    r"|(?:~~~|\+\+\+) (?P<bk>(?!\S*/\S*(?:\t.*)?$|\S+\t):?\w.*)"
     r"|\[Pipeline\] (?P<jenkins>sh|bat|powershell|stage)\b.*"
     r")$")
 _FAILURE = re.compile(

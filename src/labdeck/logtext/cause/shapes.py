@@ -4,7 +4,8 @@ Each :class:`Shape` says what a line that opens a block looks like (matched agai
 line, see :func:`labdeck.logtext.cause.segment.clean`), how sure it is (``tier``: 1 names the
 cause itself, such as a compiler error, a failed test's message or an exception; 2 is a tool's
 error of a generic form; 3 is a summary or a consequence, such as ``make: *** Error 1`` or
-``Tests run: 5, Failures: 1``) and how the block grows (:data:`Grow`). Samples from real runs are
+``Tests run: 5, Failures: 1``; 4 is a warning, read only when the build made warnings fatal) and
+how the block grows (:data:`Grow`). Samples from real runs are
 in ``tests/logtext/test_cause_shapes.py``.
 """
 
@@ -52,16 +53,39 @@ def _a(kind: str, pattern: str, tier: int, grow: Grow = "single", *, needles: tu
     return Shape(kind, pattern, tier, grow, anywhere=True, needles=needles)
 
 
-_EXCEPTION = r"(?:[A-Za-z_][\w$]*[.:]{1,2})*[A-Z]\w*(?:Error|Exception|Exit|Failure|Fault|Interrupt|Panic)"
+TEXT_TOOLS = (
+    "sed", "g?awk", "mawk", "jq", "yq", "tar", "g?zip", "gunzip", "bzip2", "xz", "unzip", "zcat", "cp", "mv", "rm", "ln",
+    "mkdir", "rmdir", "chmod", "chown", "touch", "tee", "cat", "ls", "du", "stat", "realpath", "readlink", "install",
+    "e?grep", "find", "xargs", "sort", "cut", "diff", "cmp", "patch", "rsync", "scp", "ssh", "envsubst", "base64",
+    r"sha\d+sum", "md5sum", "openssl", "gpg", "sudo", "timeout", "flock", "kill", "dd", "xmllint", "aws", "gsutil",
+    "gcloud", "az", r"python\d?(?:\.\d+)?", "perl", "ruby", "node", "php", r"lua\d?(?:\.\d)?", "Rscript",
+)
+"""Command-line tools that report an error as ``tool: message`` (GNU style), for :data:`SHAPES` and
+the prefilter."""
+TEXT_TOOL = r"(?:" + "|".join(TEXT_TOOLS) + r")(?:\[\d+\])?: "
+
+_EXCEPTION = r"(?:[A-Za-z_][\w$]*[.:]{1,2})*[A-Z]\w*(?:Error|Exception|Exit|Failure|Fault|Interrupt|Panic|Rejection)"
 
 SHAPES: tuple[Shape, ...] = (
     # Python
     _s("traceback", r"\s*Traceback \(most recent call last\):", 1, "traceback"),
+    # pytest's own crash: every line of the traceback starts with ``INTERNALERROR>``.
+    _s("traceback", r"INTERNALERROR> Traceback \(most recent call last\):", 1, "prefix"),
     _s("pytest", r"E {2,}\S", 1, "prefix"),
     _s("unittest", r"(?:FAIL|ERROR): \w+ \([\w.]+\)", 1, "para"),
+    # doctest names the failing example's place at the start of a line (a traceback indents it).
+    _s("doctest", r"File \"[^\"]+\", line \d+, in [\w.]+$", 1),
+    _s("doctest", r"\*\*\*Test Failed\*\*\* \d+ failures?\.", 3),
     _s("pytest", r"(?:FAILED|ERROR) \S+(?:::|\.py\b)", 3),
+    # A failure's section header: read when the failure has no ``E`` line (a strict XPASS).
+    _s("pytest", r"_{3,} (?:ERROR at (?:setup|teardown) of |ERROR collecting )?\S+ _{3,}$", 2),
     _s("pytest", r"=+ .*\b(?:\d+ (?:failed|errors?))\b.* =+$", 3),
-    _s("tox", r"(?:ERROR: +)?\S+: (?:commands failed|FAIL code \d+)", 3),
+    _s("tox", r"\s*(?:ERROR: +)?\S+: (?:commands failed|FAIL code \d+)", 3),
+    _s("tox", r"\S+: failed with .+", 2),
+    # Coverage gates (coverage.py, pytest-cov, jest, nyc/istanbul, JaCoCo): the tests passed.
+    _s("coverage", r"(?:ERROR: )?(?:Coverage failure: total of .+|Coverage for \w+ \([\d.]+%\) does not meet .+)"
+       r"|FAIL Required test coverage of .+|Jest: \".+\" coverage threshold for \w+ \([\d.]+%\) not met.*"
+       r"|(?:\[(?:ERROR|WARNING)\] )?Rule violated for .+", 1),
     # JVM
     _s("junit", r"(?:\[(?:ERROR|INFO)\] )?Tests run: \d+, Failures: \d+, Errors: \d+.*", 3),
     _a("junit", r"<<< (?:FAILURE|ERROR)!", 1, "para", needles=("<<< ",)),
@@ -75,7 +99,22 @@ SHAPES: tuple[Shape, ...] = (
     _s("compiler", r"e: (?:file://)?\S+\.kts?(?::\d+:\d+|: \(\d+, \d+\)):? .+", 1),
     _s("maven", r"\[ERROR\] Failed to execute goal .+", 2, "prefix"),
     _s("exception", r"(?:Exception in thread \"[^\"]*\" |Caused by: )" + _EXCEPTION + r"\b.*", 1, "indent"),
-    # Compilers and linkers
+    # Compilers and linkers: the linker's own lines (``/usr/bin/ld: x.o: in function …``) name the
+    # cause; ``collect2: error: ld returned 1`` only says that the link failed.
+    _s("linker", r"(?:collect2|clang(?:\+\+)?|\S*ld(?:\.\w+)?)(?:\.exe)?: error: (?:ld returned \d+ exit status"
+       r"|linker command failed\b).*", 3),
+    _s("linker", r"(?:\S*/)?(?:ld|ld\.bfd|ld\.gold|ld\.lld|ld64(?:\.lld)?|lld|mold)(?:\.exe)?: (?!warning:).+", 1),
+    # A C++ exception nobody caught: libstdc++ says so, then ``  what():  message``.
+    _s("exception", r"terminate called (?:after throwing an instance of .+|without an active exception|recursively)",
+       1, "indent"),
+    _a("assert", r"Assertion [`'\"].*['\"] failed\.?$|Assertion failed: .+, (?:function .+, )?file .+, line \d+", 1,
+       needles=("Assertion",)),
+    # Memory and thread checkers (valgrind, the sanitizers, go test -race).
+    _s("memcheck", r"==\d+== ?(?:ERROR: \w+Sanitizer\b.*|Invalid (?:read|write|free)\b.*|Conditional jump .*"
+       r"|Use of uninitialised .*|Mismatched free.*|Syscall param .*|Source and destination overlap.*"
+       r"|Process terminating with .*|[\d,]+ (?:\([\d,]+ direct, [\d,]+ indirect\) )?bytes in [\d,]+ blocks are "
+       r"definitely lost.*)", 1, "prefix"),
+    _s("race", r"WARNING: (?:DATA RACE|ThreadSanitizer: .+)", 1, "para"),
     _s("tsc", r"\S+\(\d+,\d+\): error TS\d+:.*|\S+:\d+:\d+ - error TS\d+:.*", 1),
     _s("compiler", r"\S.*?(?::\d+(?::\d+)?:?|\(\d+(?:,\d+)?\):?) +(?:- +)?(?:fatal |\w+ )?(?:error|Error|ERROR)\b.*", 1,
        "rust"),
@@ -86,6 +125,10 @@ SHAPES: tuple[Shape, ...] = (
        needles=("ndefined ", "LNK")),
     _s("compiler", r"\S+\.(?:go|hs|erl|ex|exs|swift|rb|py|c|cc|cpp|h|hpp|rs|ts|tsx|js|jsx|m|mm|zig|nim|d):\d+"
        r"(?::\d+)?: (?!warning|note|info)(?:\[\w+\] )?[a-z].*", 2, "rust"),
+    # -Werror: the warnings before are the cause (rank.py promotes them), this line only says so.
+    _s("werror", r"(?:error|e): warnings found and -Werror specified|cc1\w*: all warnings being treated as errors", 3),
+    # javac, kotlinc and scalac warnings: tier 4, read only when a -Werror line makes them fatal.
+    _s("warning", r"\S+\.(?:java|kt|scala):\d+: warning: .+", 4, "rust"),
     _s("rust", r"error(?:\[E\d{3,5}\])?: (?!could not compile|test failed|aborting due to|build failed).+", 1, "rust"),
     _s("cargo", r"---- \S+ stdout ----", 1, "para"),
     _s("cargo", r"test \S+ \.\.\. FAILED$", 3),
@@ -95,6 +138,9 @@ SHAPES: tuple[Shape, ...] = (
     _s("ctest", r"\s*\d+/\d+ Test\s+#\d+: .*\*\*\*(?:Failed|Exception|Timeout).*", 1),
     _s("ctest", r"The following tests FAILED:|Errors while running CTest", 3),
     _s("make", r"g?make(?:\[\d+\])?: \*\*\* No rule to make target.*", 1),
+    _s("make", r"(?:\S+/)?(?:GNUmakefile|[Mm]akefile[\w.-]*|\S+\.mk):\d+: \*\*\* .+", 1),
+    # make's own fatal error ends in ``Stop.``; ``make: *** [target] Error 1`` is a consequence.
+    _s("make", r"g?make(?:\[\d+\])?: \*\*\* (?!\[).+\bStop\.$", 1),
     _s("make", r"(?:g?make|ninja)(?:\[\d+\])?: (?:\*\*\*|build stopped).*", 3),
     _s("ninja", r"FAILED: .+", 2),
     # Go
@@ -131,13 +177,22 @@ SHAPES: tuple[Shape, ...] = (
     _a("pip", r"\b(?:ResolutionImpossible|PackagesNotFoundError|UnsatisfiableError|LibMambaUnsatisfiableError)\b",
        1, "indent", needles=("Impossible", "NotFound", "nsatisfiable")),
     _s("apt", r"E: .+", 1),
+    _s("docker", r"Cannot connect to the Docker daemon\b.*|error during connect: .+", 1),
     _s("docker", r"(?:ERROR: |error: )?failed to solve: .+|(?:#\d+ )?ERROR: process \".*\" did not complete "
        r"successfully.*", 2),
     _a("docker", r"returned a non-zero code: \d+", 2, needles=("non-zero",)),
     _s("terraform", r"│ Error: .+", 1, "box"),
     _s("kubectl", r"Error from server\b.+", 1),
     _s("helm", r"Error: (?:UPGRADE|INSTALLATION) FAILED: .+", 1),
-    # Shells
+    # Shells: bash names the script and line (``deploy.sh: line 9: syntax error …``, ``bash: line 1:
+    # 123 Killed …``), dash the line alone; GNU-style tools their own name.
+    # A job-status line (``bash: line 1: 123 Killed  cmd``) says how a process died: what it printed
+    # before (``FATAL ERROR: … heap out of memory``) says why, when it printed anything.
+    _s("shell", r"\S+: line \d+: +\d+ (?:Killed|Aborted|Terminated|Hangup|Quit|Floating point exception|Bus error|"
+       r"Segmentation fault|Illegal instruction|Trace/breakpoint trap)\b.*", 2),
+    _s("shell", r"(?:\S+: line \d+|(?:\S+\.(?:sh|bash)|sh|dash|/bin/sh): \d+): (?!warning:).+", 1),
+    _s("shell", TEXT_TOOL + r"(?!warning\b|WARNING\b|Removing leading|Removing trailing).+", 2),
+    _s("shell", r"Killed$", 2),
     _a("shell", r": (?:command not found|not found|unbound variable|bad substitution|parameter not set)$", 1,
        needles=("not found", "unbound", "bad substitution", "not set")),
     _a("shell", r"No such file or directory|Permission denied|Segmentation fault|core dumped|"
@@ -145,18 +200,27 @@ SHAPES: tuple[Shape, ...] = (
        needles=("No such", "denied", "Segmentation", "dumped", "Bus error", "Illegal")),
     # Linters
     _s("lint", r"\S+\.py:\d+:\d+: [A-Z]{1,3}\d{2,4}\b.*", 1),
+    _s("lint", r">> Issue: \[\w+:?\w*\] .+", 1, "indent"),
     _s("lint", r"[A-Z]{1,4}\d{3,4} (?:\[\*\] )?\S.*", 1, "rust"),
     _s("shellcheck", r"In \S+ line \d+:$", 1, "para"),
-    _s("lint", r"✖ \d+ problems?.*|Found \d+ errors?\b.*|\d+ files? inspected, \d+ offenses?.*", 3),
+    _s("lint", r"✖ \d+ problems?.*|Found \d+ errors?\b.*|\d+ files? inspected, \d+ offenses?.*"
+       r"|Code style issues (?:were )?found\b.*|\d+ files? would be reformatted.*", 3),
+    # Formatters in check mode name each file they would change (black, ruff format, prettier).
+    _s("lint", r"(?:[Ww]ould reformat:?|[Ww]ould have reformatted) \S.*|\[warn\] (?!Code style)[\w./@+-]+\.\w+$", 1),
     # Swift, Haskell, Erlang, R, Perl, Lua
-    _s("xcodebuild", r"Test Case '.*' failed.*|\s*✖ .+|\s*✘ .+", 1),
+    _s("xcodebuild", r"Test Case '.*' failed.*", 1),
+    # A failure mark at the start of a line (mocha/ava/vitest reporters, link checkers, scripts).
+    _s("test", r"\s*[✖✘✗❌] .+", 1),
+    # ``×`` also heads pip's summary of a failed build step, which wraps the real error.
+    _s("test", r"\s*× .+", 2),
     _s("xcodebuild", r"\*\* (?:BUILD|TEST|ARCHIVE) FAILED \*\*", 3),
     _s("erlang", r"===> (?:Compilation failed|Error|Failed|Uncaught error).*|\s*\w+: \S+\.\.\.\*failed\*", 1, "indent"),
-    _s("erlang", r"%%% .*==> .+|\*\*error:.+", 1),
+    _s("erlang", r"%%% .*==> .+|\*\*error:.+|(?:escript: |\*\* )?exception (?:error|exit|throw): .+", 1),
     _s("r", r"\* checking .* \.\.\. ERROR$|── (?:Failure|Error) .*|Error in .+|Error: .*test.*failed.*", 1, "para"),
     _s("r", r"Execution halted$", 3),
     _s("prove", r"#\s+Failed test\b.*", 1, "hash"),
     _s("prove", r"Dubious, test returned .*", 2),
+    _s("prove", r"Bailout called\..*|Bail out!.*", 1),
     _s("prove", r"Failed \d+/\d+ test (?:programs|scripts).*|Result: FAIL$", 3),
     _s("busted", r"(?:Failure|Error) → .+", 1, "para"),
     _a("robot", r"\| FAIL \|$", 1, "indent", needles=("| FAIL |",)),
@@ -169,12 +233,22 @@ SHAPES: tuple[Shape, ...] = (
     _a("scalatest", r"\*\*\* FAILED \*\*\*", 1, "indent", needles=("*** FAILED",)),
     _a("dart", r" \[E\]$", 1, "indent", needles=(" [E]",)),
     _s("composer", r"Your requirements could not be resolved.*|\s*Problem \d+$", 1, "indent"),
+    # Ruby's uncaught exception: ``lib/x.rb:8:in `total': message (NoMethodError)``.
+    _s("exception", r"\S+?:\d+:in [`'][^']*': .+ \((?:[A-Z]\w*::)*[A-Z]\w*\)$", 1, "indent"),
+    # A check that fails on a diff (``git diff --exit-code``, ``terraform fmt -diff``): its first file.
+    _s("diff", r"diff --git a/\S+ b/\S+|--- (?:a|old)/\S+.*|--- \S+\t\d{4}-\d\d-\d\d[ T].*", 2),
+    _s("perl", r"\S.* at (?:\S+\.(?:pl|pm|t|cgi|psgi|PL)|-e|\S*/[\w.-]+) line \d+(?:, <[^>]*> (?:line|chunk) \d+)?\.$", 2),
+    _s("parse", r".+: line \d+ column \d+ \(char \d+\)$|(?:[Pp]arse|[Ss]yntax) error:? .+", 2),
+    # ``[!]`` heads an error of rollup and CocoaPods (``[!] RollupError: Could not resolve …``).
+    _s("error", r"\[!\] .+", 2),
     _s("error", r"Could not (?:find|resolve|load|open|read|locate|connect|create|determine|parse|start) .+", 2),
     # Exceptions, log levels and generic errors (last: the most generic).
     _s("exception", r"(?:Uncaught )?" + _EXCEPTION + r"(?: \[\w+\])?: .+", 2, "indent"),
     _s("log", r"(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\]? +|\d\d:\d\d:\d\d(?:[.,]\d+)? +)"
        r"\[?(?:ERROR|FATAL|CRITICAL|Error|Fatal|E)\]? .+", 2),
     _a("log", r"\blevel=\"?(?:error|fatal|panic)\b", 2, needles=("level=",)),
+    # Python logging's default format, ``LEVEL:logger:message``.
+    _s("log", r"(?:CRITICAL|ERROR|FATAL):[\w.]*:.+", 2),
     _s("log", r"(?:ERROR|FATAL|CRITICAL|PANIC)\s+(?:\[[^\]]*\]\s+)?\w.+", 2),
     _s("error", r"(?:fatal|FATAL|Fatal error): .+", 1),
     _s("error", r"(?:FAIL|FAILED|FAILURE):? .+|(?:Failure|Failed|Error|ERROR):\s.+", 2),

@@ -1,0 +1,6 @@
+-module(queue_srv).
+-export([push/2]).
+
+push(Q, Item) ->
+    Q ++ [Item]
+    ok.

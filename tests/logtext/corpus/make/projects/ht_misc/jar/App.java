@@ -1,0 +1,3 @@
+public class App {
+    public static void main(String[] args) { System.out.println("app"); }
+}

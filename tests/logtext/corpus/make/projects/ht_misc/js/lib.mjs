@@ -1,0 +1,1 @@
+export const VERSION = '4.0.0';

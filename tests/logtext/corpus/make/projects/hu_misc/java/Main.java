@@ -1,0 +1,3 @@
+public class Main {
+    public static void main(String[] args) { System.out.println("ok"); }
+}

@@ -1,0 +1,4 @@
+VERSION = 1.2.0
+
+dist:
+        tar czf meter-$(VERSION).tar.gz src Makefile

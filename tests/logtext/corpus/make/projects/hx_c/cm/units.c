@@ -1,0 +1,1 @@
+double scale(double v) { return v * 1000.0; }

@@ -1,0 +1,3 @@
+module example.com/gosvc
+
+go 1.19
