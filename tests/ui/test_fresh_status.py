@@ -10,6 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 
 from labdeck.base.config import BoardSettings
 from labdeck.sim.server import SimServer
@@ -78,3 +79,39 @@ async def test_the_rate_note_goes_with_the_first_good_read_after_a_429_storm(beh
         await wait_until(pilot, lambda: "online" in shown(board, "health"), limit=20, what="reads succeed again")
         await wait_until(pilot, lambda: shown(board, "rate") == "", limit=3, what="the rate note cleared")
         assert "rate limited" not in board.context_text
+
+
+def cut_parts(screen: Any) -> list[str]:
+    """The status line's parts whose text does not fit the room they are drawn in (``● online … d``)."""
+    status = next(iter(StatusLine.on_screen(screen)))
+    cut = []
+    for name, text in status._shown.items():
+        label = status._part(name)
+        if text and label.display and label.content_region.width < cell_len(text):
+            cut.append(f"{name}: {text!r} in {label.content_region.width} cells")
+    return cut
+
+
+async def test_a_storm_over_the_starred_listing_clears_with_the_first_good_reads(behind_switch: Any,
+                                                                                 console: SimConsole) -> None:
+    """Issue 32, point 4: a 503 storm with ``Retry-After`` over the starred projects' listing left
+    ``loading…`` for minutes after reads succeeded again (the listing waited for its 5-minute turn),
+    and the status line cut until a resize."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(80, 24)) as (app, pilot):
+        board = await open_board(app, pilot)
+        watched = app.watching.watched
+        switch.set("unavailable", retry_after=1)
+        await pilot.press("ctrl+r")  # the starred projects are listed again, in the storm
+        await wait_until(pilot, lambda: watched.current().problems, limit=30, what="the listing failed")
+        await wait_until(pilot, lambda: "Service Unavailable" in shown(board, "health"), limit=10,
+                         what="the storm on the status line")
+        switch.set("pass")
+        began = time.monotonic()
+        await wait_until(pilot, lambda: not watched.current().problems and "loading" not in board.context_text
+                         and ("nothing failing" in board.context_text or "failed ·" in board.context_text),
+                         limit=30, what="the board back after the storm")
+        assert time.monotonic() - began < 30
+        await wait_until(pilot, lambda: "online" in shown(board, "health"), limit=10, what="online again")
+        await settle(app, pilot)
+        assert cut_parts(board) == []

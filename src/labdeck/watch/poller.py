@@ -401,7 +401,7 @@ class BoardPoller(PollerReads):
         work: list[_Work] = []
         for sub in self._subs:
             if (isinstance(sub, BoardSubscription) and sub.active and isinstance(sub.source, WatchedSet)
-                    and (sub.listed_at is None or now - sub.listed_at >= s.watched_refresh)):
+                    and now >= sub.listing_due(now, s.watched_refresh, s.interval)):
                 work.append(_Work((1, sub.listed_at or 0.0), "watched", functools.partial(self._list_watched, sub)))
         known = self.activity.known
         live = self._live_ids(alert_ids)
@@ -458,7 +458,7 @@ class BoardPoller(PollerReads):
             times.append(self._activity_due())
         for sub in self._subs:
             if isinstance(sub, BoardSubscription) and sub.active and isinstance(sub.source, WatchedSet):
-                times.append((sub.listed_at or now) + self.settings.watched_refresh)
+                times.append(sub.listing_due(now, self.settings.watched_refresh, self.settings.interval))
             elif isinstance(sub, RunningNowSubscription) and sub.active:
                 times.append(self._next_running)
         return min((moment for moment in times if moment > now), default=now + 60.0) - now

@@ -360,11 +360,15 @@ class PollerReads(DeepReads):
                 track.confirmed_at = now
 
     async def _list_watched(self, sub: BoardSubscription) -> None:
+        failed = True
         try:
             if isinstance(sub.source, WatchedSet):
-                await sub.source.resolve()
+                failed = bool((await sub.source.resolve()).problems)
+            else:
+                failed = False
         finally:
             sub.listed_at = self._clock()
+            sub.list_failed = failed
             self._to_send.add(id(sub))
 
     async def _read_running_now(self) -> None:

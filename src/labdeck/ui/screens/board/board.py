@@ -357,9 +357,15 @@ server by itself; the status line says how fresh the data is (amber: older than 
         watching = self.console_app.watching
         freshness = watching.freshness()
         trouble = trouble_text(getattr(self.console_app.client, "health", None)) or freshness.error
-        listed = watching.watched.resolved and not (snapshot.watched is not None and snapshot.watched.problems)
+        # A listing that failed (a storm over the starred projects' refresh) keeps the projects of
+        # the one before: the board goes on with them and says what could not be listed, it does
+        # not start "loading…" again; the next listing comes within a round of the storm's end.
+        problems = snapshot.watched.problems if snapshot.watched is not None else ()
         watched = len(snapshot.watched.projects) if snapshot.watched is not None else 0
+        listed = watching.watched.resolved and not (problems and watched == 0)
         parts: list[str] = []
+        if problems and not trouble:
+            parts.append(problems[0])
         if trouble:
             # The server refuses, fails or throttles: say so; what was read before stays, as stale.
             parts.append(trouble)
