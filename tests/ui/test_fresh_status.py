@@ -15,11 +15,14 @@ from rich.cells import cell_len
 from labdeck.base.config import BoardSettings
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
+from labdeck.ui.dialogs.keys import KeysScreen
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import SimConsole
+from tests.ui.jobs_support import advance, create_pipeline
+from tests.ui.pipeline_support import open_pipeline
 
 FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
 
@@ -82,13 +85,17 @@ async def test_the_rate_note_goes_with_the_first_good_read_after_a_429_storm(beh
 
 
 def cut_parts(screen: Any) -> list[str]:
-    """The status line's parts whose text does not fit the room they are drawn in (``● online … d``)."""
+    """The status line's parts whose text does not fit the room they are drawn in (``● online … d``);
+    the instance is left out: it is the one part made to shorten (with an ellipsis)."""
     status = next(iter(StatusLine.on_screen(screen)))
     cut = []
     for name, text in status._shown.items():
+        if name == "instance":
+            continue
         label = status._part(name)
-        if text and label.display and label.content_region.width < cell_len(text):
-            cut.append(f"{name}: {text!r} in {label.content_region.width} cells")
+        if text and label.display and (label.content_region.width < cell_len(text)
+                                       or label.region.right > status.region.right):
+            cut.append(f"{name}: {text!r} in {label.content_region.width} cells at {label.region}")
     return cut
 
 
@@ -115,3 +122,39 @@ async def test_a_storm_over_the_starred_listing_clears_with_the_first_good_reads
         await wait_until(pilot, lambda: "online" in shown(board, "health"), limit=10, what="online again")
         await settle(app, pilot)
         assert cut_parts(board) == []
+
+
+async def test_at_80_columns_a_long_reason_leaves_the_data_age_in_view(behind_switch: Any,
+                                                                      console: SimConsole) -> None:
+    """Issue 32: a sign-in page's reason (``the server answered a web page, not the API: a sign-in
+    or proxy page?``) pushed the data age off an 80-column status line; the reason is shortened
+    first, the age stays."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(80, 24)) as (app, pilot):
+        board = await open_board(app, pilot)
+        switch.set("sign_in")
+        await wait_until(pilot, lambda: "web page" in shown(board, "health"), limit=15, what="the sign-in page said")
+        await settle(app, pilot)
+        assert shown(board, "age").startswith(("oldest", "data"))
+        assert cut_parts(board) == []
+        assert "✕" in shown(board, "health") or "◌" in shown(board, "health")
+
+
+async def test_the_pipeline_view_reads_on_under_the_keys_dialog(console: SimConsole) -> None:
+    """Issue 32: "keep updating while any dialog is open": a job that ends while ``?`` covers the
+    pipeline view shows under it, and its status line's data age stays young."""
+    server = console.server
+    pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "compile", "duration": 30}]}])
+    compile_id = pipeline["jobs"][0]["id"]
+    async with console.run(size=(80, 24)) as (app, pilot):
+        view = await open_pipeline(app, pilot, pipeline["id"])
+        view.active_interval = 0.3
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen), what="the keys dialog")
+        loads = view.load_count
+        await advance(server, 45)
+        await wait_until(pilot, lambda: any(job.id == compile_id and job.status == "success" for job in view.jobs),
+                         limit=15, what="compile's end read under the dialog")
+        assert view.load_count > loads and isinstance(app.screen, KeysScreen)
+        await pilot.pause(1.2)
+        assert shown(view, "age") == "data <10s"

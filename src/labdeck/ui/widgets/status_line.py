@@ -22,6 +22,7 @@ from textual.containers import Horizontal
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Label
 
+from labdeck.ui.connection import short_trouble
 from labdeck.ui.console import console_app
 from labdeck.ui.formatting import age
 
@@ -74,6 +75,9 @@ class StatusLine(Horizontal):
     NARROW = 100
     """Below this width the token source and the rate limit are left out: the instance, the user,
     the mode, the connection and the data age must fit in 80 columns."""
+
+    INSTANCE_ROOM = 8
+    """Cells the instance keeps, at least, when a long reason needs room (80 columns)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -148,6 +152,16 @@ class StatusLine(Horizontal):
         """Data that a poller keeps current (the board): its own age label and staleness."""
         self._freshness = (label, stale)
 
+    def _room_for_health(self, age_text: str, warning: bool) -> int:
+        """Cells the connection part may take at this width: what the other parts need (their
+        texts and paddings, the instance at least ``INSTANCE_ROOM``), the data age included."""
+        used = sum(cell_len(self._shown.get(name, "")) + pad
+                   for name, pad in (("profile", 2), ("user", 1), ("mode", 2)))
+        used += cell_len(age_text) + 1 + (self.INSTANCE_ROOM + 2) + 1  # age, instance, health's padding
+        if warning:
+            used += cell_len(self._shown.get("warning", "")) + 2
+        return int(self.size.width) - used
+
     def update_status(self) -> None:
         """Re-read the app's state and the screen's data age."""
         if not self.is_mounted or not self.children:
@@ -183,13 +197,6 @@ class StatusLine(Horizontal):
         trouble = info.trouble
         if trouble and narrow:
             trouble = trouble.split(" — ", 1)[0]  # 80 columns: what, not when
-        if info.health == "ok" or not trouble:
-            health = {"ok": "● online", "reconnecting": "◌ retrying"}.get(info.health, "✕ offline")
-        else:
-            health = f"{'◌' if info.health == 'reconnecting' else '✕'} {trouble}"
-        self._set("health", health)
-        self._set_class("health", info.health == "reconnecting", "-reconnecting")
-        self._set_class("health", info.health not in ("ok", "reconnecting"), "-error")
         if self._freshness is not None:
             text, stale = self._freshness
         else:
@@ -197,6 +204,15 @@ class StatusLine(Horizontal):
             seconds = None if loaded_at is None else (info.now - loaded_at).total_seconds()
             text = f"data {age(seconds)}" if seconds is not None else "data —"
             stale = seconds is not None and seconds > self.stale_after
+        if info.health == "ok" or not trouble:
+            health = {"ok": "● online", "reconnecting": "◌ retrying"}.get(info.health, "✕ offline")
+        else:
+            if narrow:  # the reason gives way (short form, then cut): the data age must stay in view
+                trouble = short_trouble(trouble, self._room_for_health(text, info.insecure_storage) - 2)
+            health = f"{'◌' if info.health == 'reconnecting' else '✕'} {trouble}"
+        self._set("health", health)
+        self._set_class("health", info.health == "reconnecting", "-reconnecting")
+        self._set_class("health", info.health not in ("ok", "reconnecting"), "-error")
         self._set("age", text)
         self._set_class("age", stale, "-stale")
         self._set("warning", "⚠ token in plaintext file" if info.insecure_storage else "")

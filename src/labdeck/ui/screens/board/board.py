@@ -412,9 +412,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
             shown = [row for row in self.snapshot.rows if not self.status_filter or row.status == self.status_filter]
         ages = self.console_app.watching.poller.row_ages()
         label, stale = freshness.label, freshness.is_stale
-        if shown and freshness.error is None and ages.oldest(shown) is not None:
+        if shown and (freshness.error is None or freshness.age is None) and ages.oldest(shown) is not None:
             # The oldest row's age among those on screen, not the last round's: a round can be fresh
-            # while rows are not.
+            # while rows are not. In trouble with no complete round to date from, still the rows'
+            # age (not "loading 2" over rows read a minute ago).
             label, stale = ages.label(shown), stale or any(ages.stale(row) for row in shown)
         for status in StatusLine.on_screen(self):
             status.show_freshness(label, stale)
