@@ -158,3 +158,29 @@ async def test_the_pipeline_view_reads_on_under_the_keys_dialog(console: SimCons
         assert view.load_count > loads and isinstance(app.screen, KeysScreen)
         await pilot.pause(1.2)
         assert shown(view, "age") == "data <10s"
+
+
+async def test_at_high_latency_the_board_shows_rows_as_the_first_pages_arrive(behind_switch: Any,
+                                                                              console: SimConsole) -> None:
+    """Issue 32: at 3 s a request the board's first rows came 36 s after ``0``: a step's reads
+    were all awaited (deep reads of partial pipelines, the activity check) before anything was
+    shown. Rows now show as each project's first page arrives, long before the round completes."""
+    server, switch, via = behind_switch
+    latency = 1.0
+    board_settings = BoardSettings(interval=5.0, requests_per_minute=600, max_in_flight=4)
+    async with console.run(via=via, board=board_settings, size=(120, 40)) as (app, pilot):
+        await settle(app, pilot)
+        switch.set("latency", seconds=latency)
+        began = time.monotonic()
+        await pilot.press("0")
+        board = app.screen
+        assert isinstance(board, BoardScreen)
+        await wait_until(pilot, lambda: board.table.row_count > 0, limit=60, what="the first rows")
+        first_rows = time.monotonic() - began
+        await wait_until(pilot, lambda: "nothing failing" in board.context_text or "failed ·" in board.context_text,
+                         limit=90, what="the first round complete")
+        complete = time.monotonic() - began
+        # The listing, then a project's first page (and its pipelines-API question): a few latencies,
+        # not the whole step's worth.
+        assert first_rows <= 5 * latency + 1.5, (first_rows, complete)
+        assert first_rows < complete
