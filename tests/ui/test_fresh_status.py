@@ -124,13 +124,14 @@ async def test_a_storm_over_the_starred_listing_clears_with_the_first_good_reads
         assert cut_parts(board) == []
 
 
-async def test_at_80_columns_a_long_reason_leaves_the_data_age_in_view(behind_switch: Any,
-                                                                      console: SimConsole) -> None:
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_long_reason_leaves_the_data_age_in_view(behind_switch: Any, console: SimConsole,
+                                                         size: tuple[int, int]) -> None:
     """Issue 32: a sign-in page's reason (``the server answered a web page, not the API: a sign-in
-    or proxy page?``) pushed the data age off an 80-column status line; the reason is shortened
-    first, the age stays."""
+    or proxy page?``) pushed the data age off the status line (at 80 columns, and at 120 with its
+    countdown); the reason is shortened first, the age stays."""
     server, switch, via = behind_switch
-    async with console.run(via=via, board=FAST, size=(80, 24)) as (app, pilot):
+    async with console.run(via=via, board=FAST, size=size) as (app, pilot):
         board = await open_board(app, pilot)
         switch.set("sign_in")
         await wait_until(pilot, lambda: "web page" in shown(board, "health"), limit=15, what="the sign-in page said")

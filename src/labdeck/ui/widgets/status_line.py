@@ -152,15 +152,17 @@ class StatusLine(Horizontal):
         """Data that a poller keeps current (the board): its own age label and staleness."""
         self._freshness = (label, stale)
 
-    def _room_for_health(self, age_text: str, warning: bool) -> int:
+    def _room_for_health(self, age_text: str) -> int:
         """Cells the connection part may take at this width: what the other parts need (their
         texts and paddings, the instance at least ``INSTANCE_ROOM``), the data age included."""
-        used = sum(cell_len(self._shown.get(name, "")) + pad
-                   for name, pad in (("profile", 2), ("user", 1), ("mode", 2)))
-        used += cell_len(age_text) + 1 + (self.INSTANCE_ROOM + 2) + 1  # age, instance, health's padding
-        if warning:
-            used += cell_len(self._shown.get("warning", "")) + 2
-        return int(self.size.width) - used
+        used = 0
+        for name in ("profile", "user", "source", "mode", "rate", "warning"):
+            label = self._part(name)
+            if label.display:
+                used += cell_len(self._shown.get(name, "")) + label.styles.gutter.width
+        used += cell_len(age_text) + self._part("age").styles.gutter.width
+        used += self.INSTANCE_ROOM + self._part("instance").styles.gutter.width
+        return int(self.size.width) - used - self._part("health").styles.gutter.width
 
     def update_status(self) -> None:
         """Re-read the app's state and the screen's data age."""
@@ -207,8 +209,8 @@ class StatusLine(Horizontal):
         if info.health == "ok" or not trouble:
             health = {"ok": "● online", "reconnecting": "◌ retrying"}.get(info.health, "✕ offline")
         else:
-            if narrow:  # the reason gives way (short form, then cut): the data age must stay in view
-                trouble = short_trouble(trouble, self._room_for_health(text, info.insecure_storage) - 2)
+            if self.size.width:  # the reason gives way (short form, then cut): the age must stay in view
+                trouble = short_trouble(trouble, self._room_for_health(text) - 2)
             health = f"{'◌' if info.health == 'reconnecting' else '✕'} {trouble}"
         self._set("health", health)
         self._set_class("health", info.health == "reconnecting", "-reconnecting")
