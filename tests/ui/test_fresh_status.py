@@ -15,6 +15,7 @@ from rich.cells import cell_len
 from labdeck.base.config import BoardSettings
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
+from labdeck.ui.connection import short_trouble
 from labdeck.ui.dialogs.keys import KeysScreen
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.widgets.status_line import StatusLine
@@ -185,3 +186,13 @@ async def test_at_high_latency_the_board_shows_rows_as_the_first_pages_arrive(be
         # not the whole step's worth.
         assert first_rows <= 5 * latency + 1.5, (first_rows, complete)
         assert first_rows < complete
+
+
+def test_a_reason_gives_way_short_form_then_countdown_then_cut() -> None:
+    """What the server answered stays as long as the room allows (the data age beside it first)."""
+    long = "the server answered a web page, not the API: a sign-in or proxy page? — retrying in 36 s"
+    assert short_trouble(long, 200) == long
+    assert short_trouble(long, 45) == "a web page, not the API — retrying in 36 s"
+    assert short_trouble(long, 30) == "a web page, not the API"
+    assert short_trouble(long, 12) == "a web page,…"
+    assert short_trouble("502 Bad Gateway (nginx) — retrying in 8 s", 20) == "502 Bad Gateway (ng…"

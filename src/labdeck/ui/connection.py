@@ -55,13 +55,15 @@ SHORT_REASONS = (
 
 def short_trouble(text: str, room: int) -> str:
     """``text`` in at most ``room`` cells: the reason's short form first (``a web page, not the
-    API``), then cut with an ellipsis. What the server answered stays; the data age beside it on
+    API``), then without its countdown, then cut with an ellipsis. What the server answered stays; the data age beside it on
     the status line must never be pushed off."""
     for long, short in SHORT_REASONS:
         if cell_len(text) <= room:
             break
         if long in text:
             text = text.replace(long, short, 1)
+    if cell_len(text) > room:
+        text = text.split(" — ", 1)[0]  # what, not when (the header says when)
     if cell_len(text) <= room:
         return text
     return set_cell_size(text, max(0, room - 1)).rstrip() + "…" if room > 0 else ""
