@@ -14,6 +14,8 @@ every request goes upstream on a fresh connection. Switch the fault at any momen
 - ``switch.set("server_error")``: 500 ``Internal Server Error`` (JSON body).
 - ``switch.set("redirect", location="http://other:port")``: ``302 Found`` to the same path and query
   on that origin (a moved instance, or a hostile one fishing for the token of another).
+- ``switch.set("unavailable", retry_after=20)``: 503 ``Service Unavailable`` with ``Retry-After``
+  (a server in maintenance, or a load balancer with no healthy backend).
 - ``only="/trace"`` (with any kind): fault only the API requests whose path contains it (a log
   read fails, the jobs pages still answer).
 - ``switch.set("sign_in")``: an SSO gateway's ``200 text/html`` sign-in page (``Sign in · GitLab``).
@@ -55,7 +57,8 @@ SIGN_IN_PAGE = (b"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"u
                 b"<form action=\"/users/auth/openid_connect\" method=\"post\"><button>Sign in with SSO</button></form>\n"
                 b"</body>\n</html>\n")
 KINDS = ("pass", "revoked", "bad_gateway", "rate_limited", "latency", "sign_in", "wrong_shape", "truncated",
-         "refused", "reset", "server_error", "redirect")
+         "refused", "reset", "server_error", "redirect",
+         "unavailable")
 
 
 @dataclass
@@ -66,7 +69,7 @@ class Fault:
     seconds: float = 0.0
     """``latency``: the delay of every request."""
     retry_after: int = 5
-    """``rate_limited``: the ``Retry-After`` sent."""
+    """``rate_limited``, ``unavailable``: the ``Retry-After`` sent."""
     tokens: frozenset[str] = field(default_factory=frozenset)
     """``revoked``: the tokens refused (empty: every request)."""
     only: str = ""
@@ -269,6 +272,9 @@ class FaultSwitch:
             if fault.kind == "server_error":
                 return _response(500, "Internal Server Error", b'{"message":"500 Internal Server Error"}',
                                  {"Content-Type": "application/json"}), 500
+            if fault.kind == "unavailable":
+                return _response(503, "Service Unavailable", b'{"message":"503 Service Unavailable"}',
+                                 {"Content-Type": "application/json", "Retry-After": str(fault.retry_after)}), 503
             if fault.kind == "revoked" and (not fault.tokens or _header(headers, "private-token") in fault.tokens):
                 return _response(401, "Unauthorized", b'{"message":"401 Unauthorized"}',
                                  {"Content-Type": "application/json"}), 401

@@ -25,6 +25,10 @@ async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
     screen = app.screen
     assert isinstance(screen, BoardScreen)
     await wait_until(pilot, lambda: screen.table.row_count > 0 and not screen.snapshot.loading)
+    # Rows show as their pages arrive: the first round is over when no read is under way any more.
+    poller = app.watching.poller
+    await wait_until(pilot, lambda: not any(track.in_flight for track in poller.tracks.values()))
+    await settle(app, pilot)
     return screen
 
 

@@ -10,15 +10,20 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 
 from labdeck.base.config import BoardSettings
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
+from labdeck.ui.connection import short_trouble
+from labdeck.ui.dialogs.keys import KeysScreen
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import SimConsole
+from tests.ui.jobs_support import advance, create_pipeline
+from tests.ui.pipeline_support import open_pipeline
 
 FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
 
@@ -78,3 +83,116 @@ async def test_the_rate_note_goes_with_the_first_good_read_after_a_429_storm(beh
         await wait_until(pilot, lambda: "online" in shown(board, "health"), limit=20, what="reads succeed again")
         await wait_until(pilot, lambda: shown(board, "rate") == "", limit=3, what="the rate note cleared")
         assert "rate limited" not in board.context_text
+
+
+def cut_parts(screen: Any) -> list[str]:
+    """The status line's parts whose text does not fit the room they are drawn in (``● online … d``);
+    the instance is left out: it is the one part made to shorten (with an ellipsis)."""
+    status = next(iter(StatusLine.on_screen(screen)))
+    cut = []
+    for name, text in status._shown.items():
+        if name == "instance":
+            continue
+        label = status._part(name)
+        if text and label.display and (label.content_region.width < cell_len(text)
+                                       or label.region.right > status.region.right):
+            cut.append(f"{name}: {text!r} in {label.content_region.width} cells at {label.region}")
+    return cut
+
+
+async def test_a_storm_over_the_starred_listing_clears_with_the_first_good_reads(behind_switch: Any,
+                                                                                 console: SimConsole) -> None:
+    """Issue 32, point 4: a 503 storm with ``Retry-After`` over the starred projects' listing left
+    ``loading…`` for minutes after reads succeeded again (the listing waited for its 5-minute turn),
+    and the status line cut until a resize."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(80, 24)) as (app, pilot):
+        board = await open_board(app, pilot)
+        watched = app.watching.watched
+        switch.set("unavailable", retry_after=1)
+        await pilot.press("ctrl+r")  # the starred projects are listed again, in the storm
+        await wait_until(pilot, lambda: watched.current().problems, limit=30, what="the listing failed")
+        await wait_until(pilot, lambda: "Service Unavailable" in shown(board, "health"), limit=10,
+                         what="the storm on the status line")
+        switch.set("pass")
+        began = time.monotonic()
+        await wait_until(pilot, lambda: not watched.current().problems and "loading" not in board.context_text
+                         and ("nothing failing" in board.context_text or "failed ·" in board.context_text),
+                         limit=30, what="the board back after the storm")
+        assert time.monotonic() - began < 30
+        await wait_until(pilot, lambda: "online" in shown(board, "health"), limit=10, what="online again")
+        await settle(app, pilot)
+        assert cut_parts(board) == []
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_long_reason_leaves_the_data_age_in_view(behind_switch: Any, console: SimConsole,
+                                                         size: tuple[int, int]) -> None:
+    """Issue 32: a sign-in page's reason (``the server answered a web page, not the API: a sign-in
+    or proxy page?``) pushed the data age off the status line (at 80 columns, and at 120 with its
+    countdown); the reason is shortened first, the age stays."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=size) as (app, pilot):
+        board = await open_board(app, pilot)
+        switch.set("sign_in")
+        await wait_until(pilot, lambda: "web page" in shown(board, "health"), limit=15, what="the sign-in page said")
+        await settle(app, pilot)
+        assert shown(board, "age").startswith(("oldest", "data"))
+        assert cut_parts(board) == []
+        assert "✕" in shown(board, "health") or "◌" in shown(board, "health")
+
+
+async def test_the_pipeline_view_reads_on_under_the_keys_dialog(console: SimConsole) -> None:
+    """Issue 32: "keep updating while any dialog is open": a job that ends while ``?`` covers the
+    pipeline view shows under it, and its status line's data age stays young."""
+    server = console.server
+    pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "compile", "duration": 30}]}])
+    compile_id = pipeline["jobs"][0]["id"]
+    async with console.run(size=(80, 24)) as (app, pilot):
+        view = await open_pipeline(app, pilot, pipeline["id"])
+        view.active_interval = 0.3
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen), what="the keys dialog")
+        loads = view.load_count
+        await advance(server, 45)
+        await wait_until(pilot, lambda: any(job.id == compile_id and job.status == "success" for job in view.jobs),
+                         limit=15, what="compile's end read under the dialog")
+        assert view.load_count > loads and isinstance(app.screen, KeysScreen)
+        await pilot.pause(1.2)
+        assert shown(view, "age") == "data <10s"
+
+
+async def test_at_high_latency_the_board_shows_rows_as_the_first_pages_arrive(behind_switch: Any,
+                                                                              console: SimConsole) -> None:
+    """Issue 32: at 3 s a request the board's first rows came 36 s after ``0``: a step's reads
+    were all awaited (deep reads of partial pipelines, the activity check) before anything was
+    shown. Rows now show as each project's first page arrives, long before the round completes."""
+    server, switch, via = behind_switch
+    latency = 1.0
+    board_settings = BoardSettings(interval=5.0, requests_per_minute=600, max_in_flight=4)
+    async with console.run(via=via, board=board_settings, size=(120, 40)) as (app, pilot):
+        await settle(app, pilot)
+        switch.set("latency", seconds=latency)
+        began = time.monotonic()
+        await pilot.press("0")
+        board = app.screen
+        assert isinstance(board, BoardScreen)
+        await wait_until(pilot, lambda: board.table.row_count > 0, limit=60, what="the first rows")
+        first_rows = time.monotonic() - began
+        await wait_until(pilot, lambda: "nothing failing" in board.context_text or "failed ·" in board.context_text,
+                         limit=90, what="the first round complete")
+        complete = time.monotonic() - began
+        # The listing, then a project's first page (and its pipelines-API question): a few latencies,
+        # not the whole step's worth.
+        assert first_rows <= 5 * latency + 1.5, (first_rows, complete)
+        assert first_rows < complete
+
+
+def test_a_reason_gives_way_short_form_then_countdown_then_cut() -> None:
+    """What the server answered stays as long as the room allows (the data age beside it first)."""
+    long = "the server answered a web page, not the API: a sign-in or proxy page? — retrying in 36 s"
+    assert short_trouble(long, 200) == long
+    assert short_trouble(long, 45) == "a web page, not the API — retrying in 36 s"
+    assert short_trouble(long, 30) == "a web page, not the API"
+    assert short_trouble(long, 12) == "a web page,…"
+    assert short_trouble("502 Bad Gateway (nginx) — retrying in 8 s", 20) == "502 Bad Gateway (ng…"

@@ -12,7 +12,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from labdeck.api import errors
+from rich.cells import cell_len, set_cell_size
+
+from labdeck.api import answers, errors
 
 RECONNECT_DELAYS: Sequence[float] = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 """Seconds between reconnection attempts (the last one repeats)."""
@@ -40,6 +42,31 @@ def trouble_text(health: Any, now: datetime | None = None, *, countdown: bool = 
         elif getattr(health, "state", "") == "reconnecting":
             text = f"{text} — retrying now"
     return text
+
+
+SHORT_REASONS = (
+    (answers.WEB_PAGE, "a web page, not the API"),
+    ("the server's answer was not what the API returns", "not the API's answer"),
+    (answers.CUT_OFF, "answer cut off"),
+    ("the server answered ", "answered "),
+)
+"""Long reasons and their short forms, for a status line with little room (80 columns)."""
+
+
+def short_trouble(text: str, room: int) -> str:
+    """``text`` in at most ``room`` cells: the reason's short form first (``a web page, not the
+    API``), then without its countdown, then cut with an ellipsis. What the server answered stays; the data age beside it on
+    the status line must never be pushed off."""
+    for long, short in SHORT_REASONS:
+        if cell_len(text) <= room:
+            break
+        if long in text:
+            text = text.replace(long, short, 1)
+    if cell_len(text) > room:
+        text = text.split(" — ", 1)[0]  # what, not when (the header says when)
+    if cell_len(text) <= room:
+        return text
+    return set_cell_size(text, max(0, room - 1)).rstrip() + "…" if room > 0 else ""
 
 
 def rate_note(rate: Any, health_state: str, now: datetime | None = None) -> str | None:

@@ -53,6 +53,14 @@ with running jobs cannot starve the quiet ones (five running projects once took 
 FAILING_EVERY = 25.0
 """Seconds between reads of a project whose newest pipeline is broken (within the busy share;
 not where GraphQL batches confirm them every round)."""
+PROGRESS_EVERY = 0.5
+"""Seconds (real time) between two snapshots sent while a step's reads are still under way: rows
+show as their pages arrive (at 3 s a request, not when the slowest read of the step ends), and a
+300-project start-up is not one board rebuild per project."""
+DETACHED = frozenset({"activity", "runners"})
+"""Work that does not hold up a step in the live loop: the change check (several pages, the
+pipelines-API question) and the running-now strip (one read per runner) can take many round trips;
+a step that waited for them showed no row before they ended (36 s at 3 s a request)."""
 ROTATION_SHARE = 0.5
 """Share of the budget left after the change check that the fair rotation may use; the busy
 projects are capped at the rest."""
@@ -100,6 +108,8 @@ class BoardPoller(PollerReads):
         self._wake = asyncio.Event()
         self._semaphore = asyncio.Semaphore(max(1, s.max_in_flight))
         self._dirty: set[int] = set()
+        self._progress_at = float("-inf")
+        """When the last snapshot went out in the middle of a step (``time.monotonic``)."""
         self._to_send: set[int] = set()
         self._interest: dict[int, str] = {}
         self._generation = 0
@@ -112,6 +122,9 @@ class BoardPoller(PollerReads):
         self._next_running = 0.0
         self._live = False
         self._stopping = False
+        self._detach = False
+        """In the live loop (:meth:`run`): :data:`DETACHED` work runs beside the steps."""
+        self._detached: set[asyncio.Task[None]] = set()
         self._pipelines_api: bool | None = None
         self._pipelines_lock = asyncio.Lock()
 
@@ -177,6 +190,7 @@ class BoardPoller(PollerReads):
         """Poll until :meth:`stop` (or cancellation). Never raises for server trouble: failures
         show in :meth:`freshness` and in the snapshots."""
         self._stopping = False
+        self._detach = True
         try:
             while not self._stopping:
                 try:
@@ -188,6 +202,9 @@ class BoardPoller(PollerReads):
                     break
                 await interruptible_sleep(self._sleep, delay, self._wake)
         finally:
+            self._detach = False
+            for task in list(self._detached):
+                task.cancel()
             self.tap.uninstall()
 
     def stop(self) -> None:
@@ -352,9 +369,12 @@ class BoardPoller(PollerReads):
                 continue
             if item.track is not None:
                 item.track.in_flight = True
+            if self._detach and item.kind in DETACHED:
+                self._launch_detached(item)
+                continue
             launched.append(item)
         if launched:
-            await asyncio.gather(*(self._guarded(item) for item in launched))
+            await asyncio.gather(*(self._guarded(item, progress=True) for item in launched))
         self._publish()
         if launched:
             return 0.0
@@ -401,7 +421,7 @@ class BoardPoller(PollerReads):
         work: list[_Work] = []
         for sub in self._subs:
             if (isinstance(sub, BoardSubscription) and sub.active and isinstance(sub.source, WatchedSet)
-                    and (sub.listed_at is None or now - sub.listed_at >= s.watched_refresh)):
+                    and now >= sub.listing_due(now, s.watched_refresh, s.interval)):
                 work.append(_Work((1, sub.listed_at or 0.0), "watched", functools.partial(self._list_watched, sub)))
         known = self.activity.known
         live = self._live_ids(alert_ids)
@@ -458,12 +478,46 @@ class BoardPoller(PollerReads):
             times.append(self._activity_due())
         for sub in self._subs:
             if isinstance(sub, BoardSubscription) and sub.active and isinstance(sub.source, WatchedSet):
-                times.append((sub.listed_at or now) + self.settings.watched_refresh)
+                times.append(sub.listing_due(now, self.settings.watched_refresh, self.settings.interval))
             elif isinstance(sub, RunningNowSubscription) and sub.active:
                 times.append(self._next_running)
         return min((moment for moment in times if moment > now), default=now + 60.0) - now
 
-    async def _guarded(self, item: _Work) -> None:
+    def _launch_detached(self, item: _Work) -> None:
+        """Run ``item`` beside the steps; it is not planned again meanwhile, and its end wakes the
+        loop (what it learned is published by the next step)."""
+        if item.kind == "activity":
+            self._activity_busy = True
+        elif item.kind == "runners":
+            self._next_running = self._clock() + self.settings.running_now_interval
+
+        async def run() -> None:
+            try:
+                await self._guarded(item)
+            finally:
+                if item.kind == "activity":
+                    self._activity_busy = False
+                self.wake()
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._detached.add(task)
+        task.add_done_callback(self._detached.discard)
+
+    async def _guarded(self, item: _Work, *, progress: bool = False) -> None:
+        await self._guarded_run(item)
+        if progress:
+            self._progress()
+
+    def _progress(self) -> None:
+        """In the middle of a step: what the reads finished so far goes to the screens (not to the
+        alerts, which see the step's end), at most every ``PROGRESS_EVERY``."""
+        now = time.monotonic()
+        if not self._dirty or now - self._progress_at < PROGRESS_EVERY:
+            return
+        self._progress_at = now
+        self._publish(sinks=False)
+
+    async def _guarded_run(self, item: _Work) -> None:
         client = self.client
         async with self._semaphore:
             with self.tap.attributed(item.kind, startup=item.startup) as attribution:
@@ -493,13 +547,13 @@ class BoardPoller(PollerReads):
 
     # --- publishing -------------------------------------------------------------------------------
 
-    def _publish(self) -> None:
+    def _publish(self, *, sinks: bool = True) -> None:
         dirty, self._dirty = self._dirty, set()
         resend, self._to_send = self._to_send, set()
-        if not dirty and not resend and not self._sinks:
+        if not dirty and not resend and not (self._sinks and sinks):
             return
         server_now = self.server_now()
-        for sink in self._sinks:
+        for sink in self._sinks if sinks else ():
             # Every read project of every target, every step: a new target gets its baseline at
             # once, and the engine fires on transitions only (cheap: a few targets, a few rows).
             for pid in sink.project_ids():

@@ -126,6 +126,9 @@ class PollerReads(DeepReads):
         """The server's time now (see :class:`ServerClock`)."""
         return self.server_clock.now()
 
+    def _progress(self) -> None:
+        """Send what is read so far to the screens, mid-step (the poller does; throttled)."""
+
     def _next_generation(self) -> int:
         self._generation += 1
         return self._generation
@@ -183,6 +186,10 @@ class PollerReads(DeepReads):
                 # (changed_at is set by the activity check only: a push whose pipeline may not be
                 # there yet. A status change needs no warm-up: unfinished jobs keep a project hot.)
                 track.etag, track.loaded, track.error = read.etag, True, None
+                # The page's rows on screen now (a partial pipeline's row says "…" meanwhile): its
+                # deep reads can take several round trips more.
+                self._recomplete(track)
+                self._progress()
             await self._complete_partial(track)
         await self._read_followed_pipelines(track, server_now)
         lane = classify(track, now, server_now, s)
@@ -360,11 +367,15 @@ class PollerReads(DeepReads):
                 track.confirmed_at = now
 
     async def _list_watched(self, sub: BoardSubscription) -> None:
+        failed = True
         try:
             if isinstance(sub.source, WatchedSet):
-                await sub.source.resolve()
+                failed = bool((await sub.source.resolve()).problems)
+            else:
+                failed = False
         finally:
             sub.listed_at = self._clock()
+            sub.list_failed = failed
             self._to_send.add(id(sub))
 
     async def _read_running_now(self) -> None:

@@ -101,6 +101,8 @@ class BoardSubscription(Subscription[BoardSnapshot]):
         self.source = watched
         self.listed_at: float | None = None
         """Poller-clock time of the last listing (None: not listed yet)."""
+        self.list_failed = False
+        """The last listing could not read everything (a storm over it): listed again soon."""
 
     @property
     def watched(self) -> WatchedProjects:
@@ -117,6 +119,14 @@ class BoardSubscription(Subscription[BoardSnapshot]):
         """Call after a ``w`` or a group change: the board is rebuilt and new projects read."""
         self._poller._resend(self)
         self._poller.wake()
+
+    def listing_due(self, now: float, refresh: float, retry: float) -> float:
+        """When the watched set is listed next: at once before the first listing, ``retry``
+        seconds after one that failed (the first good reads after a storm must not wait for the
+        5-minute turn, with the board saying ``loading…`` meanwhile), else ``refresh`` after it."""
+        if self.listed_at is None:
+            return now
+        return self.listed_at + (retry if self.list_failed else refresh)
 
     def relist(self) -> None:
         """List starred and group projects again at the next step (``:board refresh``)."""

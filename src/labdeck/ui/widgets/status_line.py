@@ -22,6 +22,7 @@ from textual.containers import Horizontal
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Label
 
+from labdeck.ui.connection import short_trouble
 from labdeck.ui.console import console_app
 from labdeck.ui.formatting import age
 
@@ -74,6 +75,9 @@ class StatusLine(Horizontal):
     NARROW = 100
     """Below this width the token source and the rate limit are left out: the instance, the user,
     the mode, the connection and the data age must fit in 80 columns."""
+
+    INSTANCE_ROOM = 8
+    """Cells the instance keeps, at least, when a long reason needs room (80 columns)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -148,6 +152,18 @@ class StatusLine(Horizontal):
         """Data that a poller keeps current (the board): its own age label and staleness."""
         self._freshness = (label, stale)
 
+    def _room_for_health(self, age_text: str) -> int:
+        """Cells the connection part may take at this width: what the other parts need (their
+        texts and paddings, the instance at least ``INSTANCE_ROOM``), the data age included."""
+        used = 0
+        for name in ("profile", "user", "source", "mode", "rate", "warning"):
+            label = self._part(name)
+            if label.display:
+                used += cell_len(self._shown.get(name, "")) + label.styles.gutter.width
+        used += cell_len(age_text) + self._part("age").styles.gutter.width
+        used += self.INSTANCE_ROOM + self._part("instance").styles.gutter.width
+        return int(self.size.width) - used - self._part("health").styles.gutter.width
+
     def update_status(self) -> None:
         """Re-read the app's state and the screen's data age."""
         if not self.is_mounted or not self.children:
@@ -183,13 +199,6 @@ class StatusLine(Horizontal):
         trouble = info.trouble
         if trouble and narrow:
             trouble = trouble.split(" — ", 1)[0]  # 80 columns: what, not when
-        if info.health == "ok" or not trouble:
-            health = {"ok": "● online", "reconnecting": "◌ retrying"}.get(info.health, "✕ offline")
-        else:
-            health = f"{'◌' if info.health == 'reconnecting' else '✕'} {trouble}"
-        self._set("health", health)
-        self._set_class("health", info.health == "reconnecting", "-reconnecting")
-        self._set_class("health", info.health not in ("ok", "reconnecting"), "-error")
         if self._freshness is not None:
             text, stale = self._freshness
         else:
@@ -197,6 +206,15 @@ class StatusLine(Horizontal):
             seconds = None if loaded_at is None else (info.now - loaded_at).total_seconds()
             text = f"data {age(seconds)}" if seconds is not None else "data —"
             stale = seconds is not None and seconds > self.stale_after
+        if info.health == "ok" or not trouble:
+            health = {"ok": "● online", "reconnecting": "◌ retrying"}.get(info.health, "✕ offline")
+        else:
+            if self.size.width:  # the reason gives way (short form, then cut): the age must stay in view
+                trouble = short_trouble(trouble, self._room_for_health(text) - 2)
+            health = f"{'◌' if info.health == 'reconnecting' else '✕'} {trouble}"
+        self._set("health", health)
+        self._set_class("health", info.health == "reconnecting", "-reconnecting")
+        self._set_class("health", info.health not in ("ok", "reconnecting"), "-error")
         self._set("age", text)
         self._set_class("age", stale, "-stale")
         self._set("warning", "⚠ token in plaintext file" if info.insecure_storage else "")

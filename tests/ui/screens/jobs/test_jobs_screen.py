@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from textual.screen import Screen
 from textual.widgets import Input, SelectionList
 
 from labdeck.ui.screens.jobs.header import TraceHeader
@@ -48,19 +49,30 @@ async def test_list_updates_by_itself_and_highlights_changes(
         await wait_until(pilot, lambda: "every" in screen.context_text, what="the refresh state")
 
 
-async def test_refresh_pauses_while_hidden(console: SimConsole) -> None:
+async def test_refresh_goes_on_under_a_dialog_and_pauses_while_hidden(console: SimConsole) -> None:
+    """Issue 32: a dialog leaves the list in view, so it keeps reading (a job that ends under it
+    shows); a full screen over it hides it, and it reads nothing until shown again."""
     server = console.server
     pipeline = await create_pipeline(server, TWO_STAGES)
+    compile_id = pipeline["jobs"][0]["id"]
     async with console.run(size=(120, 40)) as (app, pilot):
         screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
         await wait_until(pilot, lambda: screen.refresh_count >= 3, what="a few refreshes")
         await app.push_screen(StatusFilterDialog(frozenset()))
-        await pilot.pause(0.2)
+        covered_at = screen.refresh_count
+        await advance(server, 45)
+        await wait_until(pilot, lambda: row_status(screen, compile_id) == "success", what="compile ends under the dialog")
+        assert screen.refresh_count > covered_at and isinstance(app.screen, StatusFilterDialog)
+        await app.push_screen(Screen())  # a full screen over the dialog: the list is out of view
+        await pilot.pause(0.3)
         paused_at = screen.refresh_count
         await pilot.pause(0.6)
-        assert screen.refresh_count == paused_at  # nothing while covered
+        assert screen.refresh_count == paused_at  # nothing while hidden
         app.pop_screen()
-        await wait_until(pilot, lambda: screen.refresh_count > paused_at, what="a refresh after resume")
+        await wait_until(pilot, lambda: screen.refresh_count > paused_at, what="reads again under the dialog")
+        app.pop_screen()
+        resumed_at = screen.refresh_count
+        await wait_until(pilot, lambda: screen.refresh_count > resumed_at, what="reads on top")
 
 
 async def test_filters_statuses_stage_and_name(console: SimConsole) -> None:

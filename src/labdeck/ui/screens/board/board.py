@@ -357,9 +357,15 @@ server by itself; the status line says how fresh the data is (amber: older than 
         watching = self.console_app.watching
         freshness = watching.freshness()
         trouble = trouble_text(getattr(self.console_app.client, "health", None)) or freshness.error
-        listed = watching.watched.resolved and not (snapshot.watched is not None and snapshot.watched.problems)
+        # A listing that failed (a storm over the starred projects' refresh) keeps the projects of
+        # the one before: the board goes on with them and says what could not be listed, it does
+        # not start "loading…" again; the next listing comes within a round of the storm's end.
+        problems = snapshot.watched.problems if snapshot.watched is not None else ()
         watched = len(snapshot.watched.projects) if snapshot.watched is not None else 0
+        listed = watching.watched.resolved and not (problems and watched == 0)
         parts: list[str] = []
+        if problems and not trouble:
+            parts.append(problems[0])
         if trouble:
             # The server refuses, fails or throttles: say so; what was read before stays, as stale.
             parts.append(trouble)
@@ -406,9 +412,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
             shown = [row for row in self.snapshot.rows if not self.status_filter or row.status == self.status_filter]
         ages = self.console_app.watching.poller.row_ages()
         label, stale = freshness.label, freshness.is_stale
-        if shown and freshness.error is None and ages.oldest(shown) is not None:
+        if shown and (freshness.error is None or freshness.age is None) and ages.oldest(shown) is not None:
             # The oldest row's age among those on screen, not the last round's: a round can be fresh
-            # while rows are not.
+            # while rows are not. In trouble with no complete round to date from, still the rows'
+            # age (not "loading 2" over rows read a minute ago).
             label, stale = ages.label(shown), stale or any(ages.stale(row) for row in shown)
         for status in StatusLine.on_screen(self):
             status.show_freshness(label, stale)

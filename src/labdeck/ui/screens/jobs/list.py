@@ -30,6 +30,7 @@ from labdeck.ui.screens.jobs.table import (
     JobTable,
 )
 from labdeck.ui.triaging import PENDING, triaging
+from labdeck.ui.widgets.status_line import is_shown
 
 ACTIVE_INTERVAL = 2.0
 """Seconds between refreshes while some job can still change by itself."""
@@ -124,25 +125,35 @@ another screen is on top). Rows whose status just changed are highlighted.
         self._untriage = triaging(self.app).subscribe(self._redraw)
         self._update_header()
         self.query_one(JobTable).focus()
+        # A full screen pushed over a dialog hides this one without a suspend of its own.
+        self.app.screen_change_signal.subscribe(self, self._follow_visibility)
         self.refresh_jobs()
 
     def on_unmount(self) -> None:
+        self.app.screen_change_signal.unsubscribe(self)
         self._untriage()
 
     # Refresh loop -------------------------------------------------------------------------------
 
     def on_screen_suspend(self) -> None:
-        """Stop polling while another screen is on top."""
-        self._suspended = True
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+        """Another screen on top: polling stops, unless it is a dialog (the list stays in view
+        under it, and what it says must stay true: a storm shows, a job that ends shows)."""
+        self._follow_visibility()
 
     def on_screen_resume(self) -> None:
         """Poll again, starting with a refresh now (the list may be stale)."""
-        if self._suspended:
+        self._follow_visibility()
+
+    def _follow_visibility(self, _screen: object = None) -> None:
+        shown = self.is_attached and is_shown(self)
+        if shown and self._suspended:
             self._suspended = False
             self.refresh_jobs()
+        elif not shown and not self._suspended:
+            self._suspended = True
+            if self._timer is not None:
+                self._timer.stop()
+                self._timer = None
 
     def _schedule_next(self) -> None:
         if self._timer is not None:

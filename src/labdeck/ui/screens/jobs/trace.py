@@ -211,6 +211,10 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         elif self.job.status == "running":
             self._update_header()
 
+    def tick_covered(self, now: datetime) -> None:
+        """Under a dialog the log reads on (see :meth:`on_screen_suspend`): its header follows."""
+        self.tick(now)
+
     def client_replaced(self) -> None:
         """A new sign-in: the log goes on with the new client from where it is."""
         if self.follower is not None and not self.finished_reading:

@@ -322,9 +322,9 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
             self.reload(quiet=True)
 
     def tick_covered(self, now: datetime) -> None:
-        """Under a dialog (the bulk dialog acting on these jobs): the ages move on, no read starts
-        (the dialog's outcome reloads the view once it closes)."""
-        self._draw_header()
+        """Under a dialog (``?``, the sign-in dialog, the bulk dialog acting on these jobs) the view
+        stays in view: it reads on as on top, so what it shows stays what the server says."""
+        self.tick(now)
 
     def row(self) -> PipelineRow | None:
         """The pipeline as the board derives it (None before every job is read)."""
