@@ -13,7 +13,7 @@ from time import monotonic as _monotonic
 import httpx
 import pytest
 
-from labdeck.api import ApiClient, RetryPolicy, errors
+from labdeck.api import ApiClient, errors
 from labdeck.base.secret import Secret
 from tests.support.fake_time import VirtualTime
 from tests.support.fault_switch import FaultSwitch
@@ -21,8 +21,7 @@ from tests.support.fault_switch import FaultSwitch
 
 def _client(fault_switch: FaultSwitch, token: str, time: VirtualTime) -> ApiClient:
     """A client whose waits (the gate's, the retries') run on ``time``, its requests real."""
-    return ApiClient(fault_switch.url, Secret(token), transport=time.transport(),
-                     retry=RetryPolicy(sleep=time.sleep, clock=time.clock, wall=time.wall))
+    return ApiClient(fault_switch.url, Secret(token), transport=time.transport(), retry=time.policy())
 
 
 def _count_attempts(client: ApiClient, time: VirtualTime) -> list[float]:

@@ -10,9 +10,11 @@ import contextlib
 import heapq
 import itertools
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import httpx
 
+from labdeck.api.retry import RetryPolicy
 from labdeck.api.transport import DEFAULT_LIMITS
 
 
@@ -70,6 +72,10 @@ class VirtualTime:
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         heapq.heappush(self._sleepers, (self.now + max(seconds, 0.0), next(self._count), waiter))
         await waiter
+
+    def policy(self, **options: Any) -> RetryPolicy:
+        """A retry policy (``ApiClient(retry=…)``) whose waits and budget run on this time."""
+        return RetryPolicy(sleep=self.sleep, clock=self.clock, wall=self.wall, **options)
 
     def transport(self, inner: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncBaseTransport:
         """A transport (``ApiClient(transport=…)``) during whose exchanges time stands still;
