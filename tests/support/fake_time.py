@@ -36,6 +36,7 @@ class FakeTime:
 
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
+        self.activity += 1
         self.now += seconds
         if self.world is not None:
             self.world(self.now)
@@ -51,12 +52,15 @@ class VirtualTime:
     under test inside ``async with time.running():``.
     """
 
-    def __init__(self, *, now: float = 0.0, wall: float = 1_700_000_000.0, settle: float = 0.002) -> None:
+    def __init__(self, *, now: float = 0.0, wall: float = 1_700_000_000.0, settle: float = 0.001) -> None:
         self.now = now
         self.wall_start = wall
         self.settle = settle
-        """Real seconds the loop gets to bring woken tasks to the wire before time moves again."""
+        """Real seconds with nothing on the wire and no new sleep before time moves (twice that
+        after a move): the loop's time to bring woken tasks to the wire or to their next sleep."""
         self.on_the_wire = 0
+        self.activity = 0
+        """Sleeps begun and exchanges begun or ended: time moves only after a quiet ``settle``."""
         self.sleeps: list[float] = []
         self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
         self._count = itertools.count()
@@ -69,6 +73,7 @@ class VirtualTime:
 
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
+        self.activity += 1
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         heapq.heappush(self._sleepers, (self.now + max(seconds, 0.0), next(self._count), waiter))
         await waiter
@@ -94,17 +99,20 @@ class VirtualTime:
                 await mover
 
     async def _move(self) -> None:
+        seen = -1
         while True:
             await asyncio.sleep(self.settle)
             while self._sleepers and self._sleepers[0][2].done():  # cancelled sleeps
                 heapq.heappop(self._sleepers)
-            if self.on_the_wire or not self._sleepers:
+            if self.on_the_wire or not self._sleepers or self.activity != seen:
+                seen = self.activity  # something moved: let it settle before time does
                 continue
             self.now = max(self.now, self._sleepers[0][0])
             while self._sleepers and self._sleepers[0][0] <= self.now:
                 waiter = heapq.heappop(self._sleepers)[2]
                 if not waiter.done():
                     waiter.set_result(None)
+            seen = -1
 
 
 class _Counted(httpx.AsyncBaseTransport):
@@ -115,10 +123,12 @@ class _Counted(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """The exchange is on the wire until its body is read (or it failed)."""
         self.time.on_the_wire += 1
+        self.time.activity += 1
         try:
             response = await self.inner.handle_async_request(request)
         except BaseException:
             self.time.on_the_wire -= 1
+            self.time.activity += 1
             raise
         assert isinstance(response.stream, httpx.AsyncByteStream)
         response.stream = _Body(self.time, response.stream)
@@ -139,7 +149,10 @@ class _Body(httpx.AsyncByteStream):
             yield chunk
 
     async def aclose(self) -> None:
-        if self.open:
-            self.open = False
-            self.time.on_the_wire -= 1
-        await self.inner.aclose()
+        try:
+            await self.inner.aclose()  # the connection goes back to the pool (it may yield)
+        finally:
+            if self.open:
+                self.open = False
+                self.time.on_the_wire -= 1
+                self.time.activity += 1
