@@ -36,7 +36,6 @@ class FakeTime:
 
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
-        self.activity += 1
         self.now += seconds
         if self.world is not None:
             self.world(self.now)
