@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 import pytest
 
 from labdeck.api import ApiClient, errors
@@ -17,6 +18,7 @@ from labdeck.base.secret import Secret
 from labdeck.sim.server import SimServer
 from labdeck.watch.poller import BoardPoller
 from labdeck.watch.settings import PollerSettings
+from tests.support.fake_time import VirtualTime
 from tests.support.fault_switch import NGINX_502, FaultSwitch, server_context
 
 
@@ -31,32 +33,51 @@ def test_nginx_page_is_said_in_a_few_words() -> None:
     assert errors.server_message(page, "HTTP 502") == "502 Bad Gateway (nginx)"
 
 
+def _client(fault_switch: FaultSwitch, token: str, clock: VirtualTime) -> ApiClient:
+    """A client whose waits run on virtual time (``clock``), its requests real."""
+    return ApiClient(fault_switch.url, Secret(token), transport=clock.transport(), retry=clock.policy())
+
+
+def _sent_at(client: ApiClient, clock: VirtualTime) -> list[float]:
+    """When each request left, on ``clock`` (httpx's request hook runs for every attempt)."""
+    sent: list[float] = []
+
+    async def note(_request: httpx.Request) -> None:
+        sent.append(clock.clock())
+
+    client.http.event_hooks["request"].append(note)
+    return sent
+
+
 async def test_a_502_storm_is_one_short_error_and_the_client_backs_off(fault_switch: FaultSwitch,
                                                                         tokens: dict[str, str]) -> None:
     fault_switch.set("bad_gateway")
-    began = time.monotonic()
+    arrived = time.monotonic()
     said: list[str] = []
-    async with ApiClient(fault_switch.url, Secret(tokens["admin"])) as client:
+    clock = VirtualTime()  # real requests, waits on virtual time: 12 s of storm in a blink
+    async with _client(fault_switch, tokens["admin"], clock) as client, clock.running():
+        sent = _sent_at(client, clock)
+
         async def reader(n: int) -> None:
             while True:
                 try:
                     await client.projects.get(1 + n % 3)
                 except errors.ApiError as error:
                     said.append(error.user_message())
-                await asyncio.sleep(0.05)  # six screens and the poller asking as fast as they can
+                await clock.sleep(0.05)  # six screens and the poller asking as fast as they can
 
         readers = [asyncio.create_task(reader(n)) for n in range(6)]
-        await asyncio.sleep(12)  # the storm as the console lives it: 12 s of asking
+        await clock.sleep(12)  # the storm as the console lives it: 12 s of asking
         for task in readers:
             task.cancel()
         await asyncio.gather(*readers, return_exceptions=True)
         assert client.health.reason == "502 Bad Gateway (nginx)" and client.health.retry_at is not None
-    sent = fault_switch.api_requests(since=began)
+    assert len(fault_switch.api_requests(since=arrived)) <= 6 + 7, sent  # as the server counted them
     # The six first reads leave together (nothing failed yet); then one probe at a time, 0.25–0.5,
     # 0.5–1, 1–2, 2–4, 4–8 s apart: a handful in 12 s, however many ask.
-    storm = [t for t, *_ in sent if t - began <= 12]
-    later = [t for t in storm if t - began > 1.0]
-    assert len(storm) <= 6 + 7 and 2 <= len(later) <= 5, [round(t - began, 2) for t, *_ in sent]
+    storm = [t for t in sent if t <= 12]
+    later = [t for t in storm if t > 1.0]
+    assert len(storm) <= 6 + 7 and 2 <= len(later) <= 5, [round(t, 2) for t in sent]
     gaps = [b - a for a, b in zip(storm[6:], storm[7:], strict=False)]
     assert all(gap >= 0.2 for gap in gaps), gaps  # one probe at a time, never two together
     assert said and all("502 Bad Gateway (nginx)" in text and "<" not in text for text in said)
@@ -65,38 +86,41 @@ async def test_a_502_storm_is_one_short_error_and_the_client_backs_off(fault_swi
 async def test_reads_wait_for_one_probe_then_all_go_when_the_server_is_back(fault_switch: FaultSwitch,
                                                                              tokens: dict[str, str]) -> None:
     fault_switch.set("bad_gateway")
-    async with ApiClient(fault_switch.url, Secret(tokens["admin"])) as client:
+    clock = VirtualTime()
+    async with _client(fault_switch, tokens["admin"], clock) as client, clock.running():
         with pytest.raises(errors.ServerError):
             await client.projects.get(1)  # four attempts, the gate's waits between them
         failures = client.gate.failures
         assert failures >= 3 and client.gate.wait() > 0
         fault_switch.set("pass")
-        await asyncio.sleep(client.gate.wait())
-        started = time.monotonic()
+        await clock.sleep(client.gate.wait())
+        started = clock.clock()
         results = await asyncio.gather(*(client.projects.get(pid) for pid in (1, 2, 3, 1, 2, 3)))
         assert [p.id for p in results] == [1, 2, 3, 1, 2, 3] and client.gate.closed
-        assert time.monotonic() - started < 5
+        assert clock.clock() - started < 5
         assert client.health.state == "ok" and client.health.reason is None
 
 
 async def test_a_429_holds_every_read_for_retry_after(fault_switch: FaultSwitch, tokens: dict[str, str]) -> None:
     fault_switch.set("rate_limited", retry_after=2)
-    async with ApiClient(fault_switch.url, Secret(tokens["admin"])) as client:
+    clock = VirtualTime()
+    async with _client(fault_switch, tokens["admin"], clock) as client, clock.running():
         first = asyncio.create_task(client.projects.get(1))
-        await asyncio.sleep(0.3)
+        await clock.sleep(0.3)
         assert client.health.reason == "rate limited" and client.health.retry_at is not None
         fault_switch.set("pass")
-        began = time.monotonic()
+        began = clock.clock()
         second = await client.projects.get(2)  # waits for the same Retry-After, no request meanwhile
         assert second.id == 2 and (await first).id == 1
-        assert time.monotonic() - began >= 1.0
+        assert clock.clock() - began >= 1.0
 
 
 def _connections_over(client_calls: int, gap: float, proxy: FaultSwitch, client: ApiClient) -> int:
     async def run() -> None:
-        for _ in range(client_calls):
+        for call in range(client_calls):
+            if call:
+                await asyncio.sleep(gap)  # real time: httpx's keep-alive expiry runs on it
             await client.users.current()
-            await asyncio.sleep(gap)
 
     asyncio.run(run())
     return proxy.connections
@@ -107,7 +131,7 @@ def test_reads_keep_their_connection_across_poll_rounds(fault_switch: FaultSwitc
     assert DEFAULT_LIMITS.keepalive_expiry == READ_KEEPALIVE > 30
     assert WRITE_LIMITS.keepalive_expiry == WRITE_KEEPALIVE < 5  # a change never meets a closing one
     client = ApiClient(fault_switch.url, Secret(tokens["admin"]))
-    assert _connections_over(3, 5.5, fault_switch, client) == 1
+    assert _connections_over(2, 5.5, fault_switch, client) == 1  # one poll gap outlived
 
 
 def test_over_tls_an_idle_board_makes_no_new_handshake_per_poll(sim_factory: Callable[..., SimServer],
@@ -128,7 +152,7 @@ def test_over_tls_an_idle_board_makes_no_new_handshake_per_poll(sim_factory: Cal
             task = asyncio.create_task(poller.run())
             await asyncio.sleep(6)  # the first round opens a connection per read in flight
             counts.append(switch.connections)
-            await asyncio.sleep(20)  # then four rounds of an idle board
+            await asyncio.sleep(11)  # then two rounds of an idle board (a 4 s expiry: two handshakes)
             counts.append(switch.connections)
             poller.stop()
             await task
@@ -137,7 +161,7 @@ def test_over_tls_an_idle_board_makes_no_new_handshake_per_poll(sim_factory: Cal
         began = time.monotonic()
         asyncio.run(idle())
         idle_reads = [item for item in switch.api_requests() if item[0] >= began + 6]
-        assert len(idle_reads) >= 4  # it did poll, round after round
+        assert len(idle_reads) >= 4, idle_reads  # it did poll, round after round
         assert counts[1] - counts[0] <= 1, (counts, len(idle_reads))  # ≤ 2 a minute: none here
 
 

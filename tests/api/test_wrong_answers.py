@@ -14,6 +14,7 @@ from labdeck.api import ApiClient, answers, errors
 from labdeck.api.models import Job
 from labdeck.api.parsers import list_parser
 from labdeck.base.secret import Secret
+from tests.support.fake_time import VirtualTime
 from tests.support.fault_switch import FaultSwitch
 
 JOBS = "projects/1/jobs"
@@ -38,7 +39,9 @@ def test_the_reasons_are_said_for_a_user() -> None:
 
 async def test_a_sign_in_page_is_a_failed_read_with_its_reason(fault_switch: FaultSwitch,
                                                                tokens: dict[str, str]) -> None:
-    async with ApiClient(fault_switch.url, Secret(tokens["admin"])) as client:
+    clock = VirtualTime()  # the wait after the fault is the client's: no need to sit through it
+    async with ApiClient(fault_switch.url, Secret(tokens["admin"]), transport=clock.transport(),
+                         retry=clock.policy()) as client, clock.running():
         await _board_read(client)  # a good copy in the cache, as the board has after a while
         fault_switch.set("sign_in")
         for read in (_board_read(client), client.projects.get(1), client.jobs.list(1).first_page()):
@@ -50,25 +53,27 @@ async def test_a_sign_in_page_is_a_failed_read_with_its_reason(fault_switch: Fau
         kept = client.cache.get(str(client.http.build_request("GET", JOBS, params=PAGE).url))
         assert kept is None or kept.content.startswith(b"[")  # the page never took the good copy's place
         fault_switch.set("pass")
-        await asyncio.sleep(client.retry_in or 0)
+        await clock.sleep(client.retry_in or 0)
         assert len(await _board_read(client)) > 0 and client.health.state == "ok"
 
 
 async def test_a_sign_in_page_storm_is_held_back_like_a_502(fault_switch: FaultSwitch,
                                                             tokens: dict[str, str]) -> None:
     fault_switch.set("sign_in")
-    began = time.monotonic()
-    async with ApiClient(fault_switch.url, Secret(tokens["admin"])) as client:
+    arrived = time.monotonic()
+    clock = VirtualTime()  # real requests, waits on virtual time: six seconds of storm in a blink
+    async with ApiClient(fault_switch.url, Secret(tokens["admin"]), transport=clock.transport(),
+                         retry=clock.policy()) as client, clock.running():
         async def reader() -> None:
-            while time.monotonic() - began < 6:
+            while clock.clock() < 6:
                 with pytest.raises(errors.ApiError):
                     await client.projects.get(1)
-                await asyncio.sleep(0.05)
+                await clock.sleep(0.05)
 
         await asyncio.gather(*(reader() for _ in range(4)))
         assert client.retry_in is not None and client.health.retry_at is not None
-    sent = fault_switch.api_requests(since=began)
-    assert len(sent) <= 4 + 6, [round(t - began, 2) for t, *_ in sent]  # not 4 × 20 a second
+    sent = fault_switch.api_requests(since=arrived)
+    assert len(sent) <= 4 + 6, [round(t - arrived, 2) for t, *_ in sent]  # not 4 × 20 a second
 
 
 async def test_a_wrong_shape_with_the_servers_etag_does_not_poison_the_cache(fault_switch: FaultSwitch,
