@@ -26,6 +26,7 @@ from labdeck.api import errors
 from labdeck.api.models import Job
 from labdeck.operations.following.multi import MultiFollower
 from labdeck.operations.following.statuses import FollowedJob
+from labdeck.ui.collector import start_streaming, stop_streaming
 from labdeck.ui.console import console_app
 from labdeck.ui.screens.follow.header import FollowHeader, job_mark
 from labdeck.ui.screens.follow.picker import JobPicker
@@ -110,6 +111,8 @@ and error lines.
         self._dirty = True
         self._timer: Timer | None = None
         self._alerted: set[int] = set()
+        self._streaming = False
+        """The collector is in its streaming pace for this view (:func:`start_streaming`)."""
         self._seen_status = [state.status for state in self.follower.states]
 
     @property
@@ -130,12 +133,22 @@ and error lines.
         self._timer = self.set_interval(DRAW_SECONDS, self._draw)
         self._draw()
         self.run_following()
+        # After the first frame: the collection it makes takes tens of milliseconds.
+        self.call_after_refresh(self._start_streaming)
+
+    def _start_streaming(self) -> None:
+        if not self._streaming and self.is_attached:
+            self._streaming = True
+            start_streaming()
 
     def on_unmount(self) -> None:
         """Stop reading (the reads end at their next wait, before any more text is fed), then
         release the spooled files."""
         self.workers.cancel_group(self, "follow-many")
         self.follower.log.close()
+        if self._streaming:
+            self._streaming = False
+            stop_streaming()
 
     def client_replaced(self) -> None:
         """A new sign-in: every job goes on with the new client from where it is."""

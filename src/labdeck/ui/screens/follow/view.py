@@ -87,6 +87,7 @@ class FollowView(ScrollView, can_focus=True):
         self._rows: array[int] | None = None
         """Sequence numbers of the rows while a filter is on (None: every entry)."""
         self._scanned = 0
+        self._painted_dropped = 0
         self._on_pause = on_pause
         self._frame: tuple[int, Style, str, bool] | None = None
         self._styles: dict[tuple[str, str], Style] = {}
@@ -181,7 +182,9 @@ class FollowView(ScrollView, can_focus=True):
     # -- growth -------------------------------------------------------------------------------------
 
     def grow(self) -> None:
-        """New entries arrived: show them while following (a paused view stays where it is)."""
+        """New entries arrived: show them while following (a paused view stays where it is, and
+        is not repainted unless its rows moved: the oldest left the window)."""
+        rows = self.row_count
         if self.following:
             self.limit = self.merged.total
         self._scan()
@@ -189,10 +192,25 @@ class FollowView(ScrollView, can_focus=True):
         if self.following:
             self.cursor = max(0, self.row_count - 1)
             self.scroll_end(animate=False, immediate=True)
-        self.refresh()
+        if (self.following and self.row_count != rows) or self.merged.dropped != self._painted_dropped:
+            self._painted_dropped = self.merged.dropped
+            self.refresh()
 
     def _resize_content(self) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, self.row_count)
+        size = Size(self.scrollable_content_region.width, self.row_count)
+        current = self.virtual_size
+        if size == current:
+            return
+        if (size.width == current.width and size.height > current.height and self.is_mounted
+                and self.styles.overflow_y == "scroll"):
+            # Only longer: the vertical scrollbar is always there (overflow-y: scroll),
+            # so nothing around the view moves and the screen needs no layout pass (a reactive
+            # virtual_size asks for one: with lines arriving, a whole-screen layout and repaint at
+            # every frame, which keys wait behind). The scrollbar's thumb follows the new height.
+            self.set_reactive(FollowView.virtual_size, size)
+            self.vertical_scrollbar.window_virtual_size = size.height
+            return
+        self.virtual_size = size
 
     @property
     def pending(self) -> int:
@@ -203,12 +221,15 @@ class FollowView(ScrollView, can_focus=True):
         """Stop moving; reads go on and new lines are counted."""
         if self.following:
             self.following = False
+            self.refresh_line(self.cursor)  # the cursor's row gets its mark (nothing else moves)
             self._on_pause()
 
     def resume(self) -> None:
         """Show every new line again, and go on following."""
+        marked = self.cursor
         self.following = True
         self.grow()
+        self.refresh_line(marked)  # the cursor's row loses its mark even when no line arrived
 
     def on_resize(self, event: events.Resize) -> None:
         """A new size never pauses following: the newest lines stay in view."""
