@@ -57,26 +57,25 @@ def start_streaming() -> None:
     reach the oldest generation, so full passes come every few tens of seconds. Each one visited
     every object made since start-up's freeze as well (the board's and the lists' records, the
     screens' caches: 40,000 objects, 50-75 ms of CPU and, on a busy machine, 200-330 ms of a
-    keystroke's wait in ``bench/bench_follow_many.py``). So: what is alive now is collected once
-    and frozen, and full passes come ten times as often (Python's default pace), each over the
-    few thousand objects made since. :func:`stop_streaming` undoes it. Nested calls count."""
+    keystroke's wait in ``bench/bench_follow_many.py``). So: what is alive now is frozen (no
+    collection first: it would itself take tens of milliseconds, and :func:`stop_streaming`
+    collects what is frozen with it), and full passes come ten times as often (Python's default
+    pace), each over the few thousand objects made since. Nested calls count."""
     global _streams, _thresholds
     _streams += 1
     if _streams > 1 or not gc.isenabled():
         return
-    started = time.perf_counter()
-    gc.collect()
     gc.freeze()
     _thresholds = gc.get_threshold()
     young, middle, _ = _thresholds
     gc.set_threshold(young, middle, STREAMING_FULL_PASS_EVERY)
-    log.debug("streaming: collected and froze in %.1f ms", (time.perf_counter() - started) * 1000)
 
 
 def stop_streaming() -> None:
     """The last streaming view closed: the collector's pace as before, and the objects frozen by
-    :func:`start_streaming` visited again (one full pass; what is alive then is frozen again), so
-    that what they left unreachable since is freed, not kept for good."""
+    :func:`start_streaming` visited again (one full pass, then what is alive is frozen again, as
+    start-up does), so that what was or became unreachable among them is freed, not kept for
+    good."""
     global _streams, _thresholds
     if _streams == 0:
         return

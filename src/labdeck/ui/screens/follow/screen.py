@@ -133,7 +133,7 @@ and error lines.
         self._timer = self.set_interval(DRAW_SECONDS, self._draw)
         self._draw()
         self.run_following()
-        # After the first frame: the collection it makes takes tens of milliseconds.
+        # After the first frame: what it made is alive and frozen with the rest.
         self.call_after_refresh(self._start_streaming)
 
     def _start_streaming(self) -> None:

@@ -25,8 +25,9 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from labdeck.logtext.line_text import safe_cut
 from labdeck.operations.following.merged import Entry, MergedLog
+from labdeck.ui.widgets.trace.lines import body_text
+from labdeck.ui.widgets.trace.view import set_virtual_size
 
 JOB_COLOURS = 5
 """Job label colours, in turn (component classes ``follow-view--job-0`` …)."""
@@ -197,20 +198,7 @@ class FollowView(ScrollView, can_focus=True):
             self.refresh()
 
     def _resize_content(self) -> None:
-        size = Size(self.scrollable_content_region.width, self.row_count)
-        current = self.virtual_size
-        if size == current:
-            return
-        if (size.width == current.width and size.height > current.height and self.is_mounted
-                and self.styles.overflow_y == "scroll"):
-            # Only longer: the vertical scrollbar is always there (overflow-y: scroll),
-            # so nothing around the view moves and the screen needs no layout pass (a reactive
-            # virtual_size asks for one: with lines arriving, a whole-screen layout and repaint at
-            # every frame, which keys wait behind). The scrollbar's thumb follows the new height.
-            self.set_reactive(FollowView.virtual_size, size)
-            self.vertical_scrollbar.window_virtual_size = size.height
-            return
-        self.virtual_size = size
+        set_virtual_size(self, Size(self.scrollable_content_region.width, self.row_count))
 
     @property
     def pending(self) -> int:
@@ -327,8 +315,7 @@ class FollowView(ScrollView, can_focus=True):
             if entry.note:
                 text.append(entry.text, style=self._style("note"))
             else:
-                body = Text.from_ansi(safe_cut(entry.text, MAX_LINE_CHARS))
-                body.expand_tabs(8)
+                body = body_text(entry.text, MAX_LINE_CHARS)
                 if entry.error:
                     body.stylize(self._style("error-line"))
                 text.append_text(body)
