@@ -140,6 +140,7 @@ async def console_run(base_url: str, seconds: float) -> dict[str, Any]:
         rss_start = rss_mb()
         keys: list[float] = []
         keys_cpu: list[float] = []
+        moments: list[float] = []
         load_start = os.getloadavg()[0]
         stop = started + seconds
         while time.perf_counter() < stop:
@@ -148,6 +149,7 @@ async def console_run(base_url: str, seconds: float) -> dict[str, Any]:
             before = view.following
             pressed = time.perf_counter()
             pressed_cpu = time.thread_time()
+            moments.append(pressed)
             app.post_message(events.Key("p" if before else "f", "p" if before else "f"))
             for _ in range(5000):
                 if view.following != before:
@@ -192,6 +194,7 @@ async def console_run(base_url: str, seconds: float) -> dict[str, Any]:
             "single_written": written[JOBS],
             "keys": sorted(keys),
             "keys_cpu": sorted(keys_cpu),
+            "key_times": [(moment - started, wall, cpu) for moment, wall, cpu in zip(moments, keys, keys_cpu, strict=True)],
             "load": (load_start, os.getloadavg()[0]),
             "rss_start": rss_start,
             "rss_end": rss_mb(),

@@ -37,7 +37,15 @@ from labdeck.watch.alerts import WatchTarget
 
 DRAW_SECONDS = 0.2
 """New lines are drawn at most this often (a person cannot read faster; every frame while following
-repaints the whole view, and keys wait behind it)."""
+repaints the whole view, and keys wait behind it: its rows are rendered beforehand, a few a turn)."""
+
+
+WARM_TURN = 0.001
+"""Seconds between two such turns (the event loop runs whatever waits in between: a key first)."""
+WARM_ROWS = 8
+"""Rows of the coming frame rendered in one turn of the event loop before the frame (a
+millisecond or two: a key waits behind a turn; a frame that rendered a whole screen of new rows
+itself took 15-25 ms of a busy machine's CPU)."""
 
 
 def followed(project_id: int, jobs: Sequence[Job]) -> list[FollowedJob]:
@@ -111,6 +119,8 @@ and error lines.
         self._dirty = True
         self._timer: Timer | None = None
         self._alerted: set[int] = set()
+        self._warming = False
+        """The rows of the coming frame are being rendered (:meth:`_warm`)."""
         self._streaming = False
         """The collector is in its streaming pace for this view (:func:`start_streaming`)."""
         self._seen_status = [state.status for state in self.follower.states]
@@ -181,9 +191,22 @@ and error lines.
         console_app(self.app).watching.ring(target, "failed", job_id=job.id)
 
     def _draw(self) -> None:
-        if not self._dirty:
+        if not self._dirty or self._warming:
             return
         self._dirty = False
+        self._warming = True
+        self._warm(self.view.next_rows())
+
+    def _warm(self, seqs: range) -> None:
+        """Render the rows of the coming frame, :data:`WARM_ROWS` a turn, then show it."""
+        if not self.is_attached:
+            self._warming = False
+            return
+        self.view.warm(seqs[:WARM_ROWS])
+        if len(seqs) > WARM_ROWS:
+            self.set_timer(WARM_TURN, lambda: self._warm(seqs[WARM_ROWS:]), name="follow-warm")
+            return
+        self._warming = False
         self.view.grow()
         self._draw_header()
 
@@ -203,8 +226,11 @@ and error lines.
         self._draw_header()
 
     def action_resume(self) -> None:
-        """``f``: every line that arrived, and follow again."""
-        self.view.resume()
+        """``f``: every line that arrived, and follow again (shown once the newest rows are
+        rendered, in a few short turns: a screen of them at once would delay the next key)."""
+        self.view.resume(show=False)
+        self._dirty = True
+        self._draw()
         self._draw_header()
 
     def action_next_error(self) -> None:

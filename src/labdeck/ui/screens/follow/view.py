@@ -88,7 +88,8 @@ class FollowView(ScrollView, can_focus=True):
         self._rows: array[int] | None = None
         """Sequence numbers of the rows while a filter is on (None: every entry)."""
         self._scanned = 0
-        self._painted_dropped = 0
+        self._painted = (0, 0)
+        """Rows and dropped entries at the last repaint :meth:`grow` asked for."""
         self._on_pause = on_pause
         self._frame: tuple[int, Style, str, bool] | None = None
         self._styles: dict[tuple[str, str], Style] = {}
@@ -185,7 +186,6 @@ class FollowView(ScrollView, can_focus=True):
     def grow(self) -> None:
         """New entries arrived: show them while following (a paused view stays where it is, and
         is not repainted unless its rows moved: the oldest left the window)."""
-        rows = self.row_count
         if self.following:
             self.limit = self.merged.total
         self._scan()
@@ -193,8 +193,9 @@ class FollowView(ScrollView, can_focus=True):
         if self.following:
             self.cursor = max(0, self.row_count - 1)
             self.scroll_end(animate=False, immediate=True)
-        if (self.following and self.row_count != rows) or self.merged.dropped != self._painted_dropped:
-            self._painted_dropped = self.merged.dropped
+        painted = (self.row_count, self.merged.dropped)
+        if (self.following and painted != self._painted) or self.merged.dropped != self._painted[1]:
+            self._painted = painted
             self.refresh()
 
     def _resize_content(self) -> None:
@@ -212,11 +213,16 @@ class FollowView(ScrollView, can_focus=True):
             self.refresh_line(self.cursor)  # the cursor's row gets its mark (nothing else moves)
             self._on_pause()
 
-    def resume(self) -> None:
-        """Show every new line again, and go on following."""
+    def resume(self, *, show: bool = True) -> None:
+        """Go on following: every line that arrived is in the rows again. ``show=False``: the
+        view scrolls to them at the next :meth:`grow` (after their rows are rendered, see
+        :meth:`warm`)."""
         marked = self.cursor
         self.following = True
-        self.grow()
+        self.limit = self.merged.total
+        self._scan()
+        if show:
+            self.grow()
         self.refresh_line(marked)  # the cursor's row loses its mark even when no line arrived
 
     def on_resize(self, event: events.Resize) -> None:
@@ -292,6 +298,25 @@ class FollowView(ScrollView, can_focus=True):
             segments = list(self.line_text(self.merged.entry(seq), cursor=cursor).render(self.app.console))
             self._rendered[key] = segments
         return Strip(segments).crop_extend(0, width, base)
+
+    def next_rows(self) -> range:
+        """The entries the next frame while following will show (the newest, a screen of them);
+        an empty range when that is not known in advance (paused, or a filter on)."""
+        if not self.following or self.filtered:
+            return range(0)
+        total = self.merged.total
+        return range(max(self.merged.dropped, total - self.scrollable_content_region.height), total)
+
+    def warm(self, seqs: range) -> None:
+        """Render the rows of entries ``seqs`` (as they look while following) ahead of the frame
+        that shows them: a frame while following is a screen of rows never drawn, and drawing
+        them in a few short turns beforehand keeps the frame itself short (keys wait behind a
+        frame, not behind a turn)."""
+        theme, focus = self.app.theme, self.has_focus
+        for seq in seqs:
+            key = (seq, False, theme, focus)
+            if seq >= self.merged.dropped and key not in self._rendered:
+                self._rendered[key] = list(self.line_text(self.merged.entry(seq)).render(self.app.console))
 
     def _style(self, name: str) -> Style:
         key = (name, self.app.theme)
