@@ -40,12 +40,12 @@ DRAW_SECONDS = 0.2
 repaints the whole view, and keys wait behind it: its rows are rendered beforehand, a few a turn)."""
 
 
-WARM_TURN = 0.001
-"""Seconds between two such turns (the event loop runs whatever waits in between: a key first)."""
 WARM_ROWS = 8
 """Rows of the coming frame rendered in one turn of the event loop before the frame (a
 millisecond or two: a key waits behind a turn; a frame that rendered a whole screen of new rows
 itself took 15-25 ms of a busy machine's CPU)."""
+WARM_TURN = 0.001
+"""Seconds between two such turns (the event loop runs whatever waits in between: a key first)."""
 
 
 def followed(project_id: int, jobs: Sequence[Job]) -> list[FollowedJob]:
