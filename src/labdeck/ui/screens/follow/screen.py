@@ -12,6 +12,7 @@ view is not on screen rings the console's alert (as ``W`` does).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,6 +41,10 @@ DRAW_SECONDS = 0.2
 repaints the whole view, and keys wait behind it: its rows are rendered beforehand, a few a turn)."""
 
 
+HEADER_SECONDS = 1.0
+"""While lines stream, the header's counts (lines, errors, new lines while paused) move at most this
+often: each redraw wraps its text again, a quarter of a frame's work. A key, a status that changes
+and a job's end show at once."""
 WARM_ROWS = 8
 """Rows of the coming frame rendered in one turn of the event loop before the frame (a
 millisecond or two: a key waits behind a turn; a frame that rendered a whole screen of new rows
@@ -121,6 +126,11 @@ and error lines.
         self._alerted: set[int] = set()
         self._warming = False
         """The rows of the coming frame are being rendered (:meth:`_warm`)."""
+        self._header_at = 0.0
+        self._header_due = True
+        """A job's status changed since the header was drawn (it is drawn at the next frame)."""
+        self._header_stale = False
+        """Lines arrived since the header was drawn (it is drawn within :data:`HEADER_SECONDS`)."""
         self._streaming = False
         """The collector is in its streaming pace for this view (:func:`start_streaming`)."""
         self._seen_status = [state.status for state in self.follower.states]
@@ -178,6 +188,7 @@ and error lines.
         for number, state in enumerate(self.follower.states):
             if state.status != self._seen_status[number]:
                 self._seen_status[number] = state.status
+                self._header_due = True
                 if state.status == "failed":
                     self._ring(number)
 
@@ -191,7 +202,11 @@ and error lines.
         console_app(self.app).watching.ring(target, "failed", job_id=job.id)
 
     def _draw(self) -> None:
-        if not self._dirty or self._warming:
+        if self._warming:
+            return
+        if not self._dirty:
+            if self._header_stale and time.monotonic() - self._header_at >= HEADER_SECONDS:
+                self._draw_header()  # the counts of the last lines that arrived
             return
         self._dirty = False
         self._warming = True
@@ -208,9 +223,14 @@ and error lines.
             return
         self._warming = False
         self.view.grow()
-        self._draw_header()
+        if self._header_due or time.monotonic() - self._header_at >= HEADER_SECONDS:
+            self._draw_header()
+        else:
+            self._header_stale = True
 
     def _draw_header(self) -> None:
+        self._header_at = time.monotonic()
+        self._header_due = self._header_stale = False
         view = self.view
         self.query_one(FollowHeader).show(
             self.follower.log, self.follower.states, style=view._style, following=view.following,
