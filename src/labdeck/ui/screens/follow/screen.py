@@ -222,7 +222,9 @@ and error lines.
             self.set_timer(WARM_TURN, lambda: self._warm(seqs[WARM_ROWS:]), name="follow-warm")
             return
         self._warming = False
-        self.view.grow()
+        # Up to the rows rendered: lines that arrived meanwhile would push a screen of rows never
+        # rendered into this frame; they come at the next one.
+        self.view.grow(upto=seqs.stop if seqs else None)
         if self._header_due or time.monotonic() - self._header_at >= HEADER_SECONDS:
             self._draw_header()
         else:

@@ -183,11 +183,12 @@ class FollowView(ScrollView, can_focus=True):
 
     # -- growth -------------------------------------------------------------------------------------
 
-    def grow(self) -> None:
-        """New entries arrived: show them while following (a paused view stays where it is, and
-        is not repainted unless its rows moved: the oldest left the window)."""
+    def grow(self, upto: int | None = None) -> None:
+        """New entries arrived: show them while following, those before ``upto`` when given (the
+        ones whose rows were rendered beforehand; the rest at the next frame). A paused view
+        stays where it is, and is not repainted unless its rows moved: the oldest left the window."""
         if self.following:
-            self.limit = self.merged.total
+            self.limit = self.merged.total if upto is None else max(self.limit, min(upto, self.merged.total))
         self._scan()
         self._resize_content()
         if self.following:
