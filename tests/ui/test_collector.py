@@ -46,3 +46,36 @@ async def test_the_console_collects_cycles_without_waiting_for_the_automatic_ful
             assert sum(1 for timer in app._timers if timer.name == "full-collection") == 1
     finally:
         gc.set_threshold(*thresholds)
+
+
+def test_while_a_stream_is_shown_full_passes_skip_what_was_alive_and_come_often() -> None:
+    """``F`` shows lines arriving all the time: what was alive when it opened is frozen (a full
+    pass no longer walks it), full passes come at Python's default pace; when the last such view
+    closes the pace is the console's again and what the frozen objects left unreachable is freed."""
+    thresholds = gc.get_threshold()
+    frozen = gc.get_freeze_count()
+    gc.set_threshold(thresholds[0], thresholds[1], 100)
+    try:
+        earlier = Cycle()
+        left = weakref.ref(earlier)
+        collector.start_streaming()
+        collector.start_streaming()  # a second view on the stack: one freeze, counted
+        assert gc.get_freeze_count() > frozen
+        assert gc.get_threshold()[2] == collector.STREAMING_FULL_PASS_EVERY
+        del earlier
+        gc.collect()
+        assert left() is not None  # frozen: no pass visits it while streaming
+        during = Cycle()
+        made = weakref.ref(during)
+        del during
+        gc.collect()
+        assert made() is None  # made while streaming: collected as usual
+        collector.stop_streaming()
+        assert gc.get_threshold()[2] == collector.STREAMING_FULL_PASS_EVERY  # one view still open
+        collector.stop_streaming()
+        assert gc.get_threshold()[2] == 100
+        assert left() is None  # visited again once the last view closed: freed, not kept for good
+        collector.stop_streaming()  # one more stop than starts changes nothing
+        assert gc.get_threshold()[2] == 100
+    finally:
+        gc.set_threshold(*thresholds)

@@ -41,3 +41,49 @@ def keep_collecting(app: App[Any]) -> Timer:
     """Run :func:`full_pass` every :data:`COLLECT_EVERY` seconds on ``app``'s loop (between two
     messages, never inside a keystroke's handling)."""
     return app.set_interval(COLLECT_EVERY, full_pass, name="full-collection")
+
+
+STREAMING_FULL_PASS_EVERY = 10
+"""The collector's third threshold while a view shows a fast stream (see :func:`start_streaming`)."""
+_streams = 0
+_thresholds: tuple[int, int, int] | None = None
+
+
+def start_streaming() -> None:
+    """A view starts showing lines that arrive all the time (the merged view of ``F``).
+
+    Every frame of such a view leaves unreachable cycles behind (Textual's strips cache
+    themselves: ``Strip.divide`` keeps ``[self]``), and a frame's strips live long enough to
+    reach the oldest generation, so full passes come every few tens of seconds. Each one visited
+    every object made since start-up's freeze as well (the board's and the lists' records, the
+    screens' caches: 40,000 objects, 50-75 ms of CPU and, on a busy machine, 200-330 ms of a
+    keystroke's wait in ``bench/bench_follow_many.py``). So: what is alive now is frozen (no
+    collection first: it would itself take tens of milliseconds, and :func:`stop_streaming`
+    collects what is frozen with it), and full passes come ten times as often (Python's default
+    pace), each over the few thousand objects made since. Nested calls count."""
+    global _streams, _thresholds
+    _streams += 1
+    if _streams > 1 or not gc.isenabled():
+        return
+    gc.freeze()
+    _thresholds = gc.get_threshold()
+    young, middle, _ = _thresholds
+    gc.set_threshold(young, middle, STREAMING_FULL_PASS_EVERY)
+
+
+def stop_streaming() -> None:
+    """The last streaming view closed: the collector's pace as before, and the objects frozen by
+    :func:`start_streaming` visited again (one full pass, then what is alive is frozen again, as
+    start-up does), so that what was or became unreachable among them is freed, not kept for
+    good."""
+    global _streams, _thresholds
+    if _streams == 0:
+        return
+    _streams -= 1
+    if _streams or _thresholds is None:
+        return
+    gc.set_threshold(*_thresholds)
+    _thresholds = None
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()

@@ -185,3 +185,62 @@ async def test_F_on_the_jobs_screen_follows_the_marked_rows(console: SimConsole)
         follow = app.screen
         assert isinstance(follow, FollowScreen)
         assert {job.id for job in follow.jobs} == marked
+
+
+def on_screen(view: FollowView) -> list[str]:
+    """The rows the view shows now (what its lines render to, top to bottom)."""
+    return [view.render_line(y).text.rstrip() for y in range(view.scrollable_content_region.height)]
+
+
+async def test_lines_arriving_in_bursts_are_all_shown_and_a_paused_view_holds_still(console: SimConsole) -> None:
+    server = console.server
+    pipeline = await deploy_stage(server)
+    async with console.run(size=(80, 24)) as (app, pilot):
+        follow = await open_follow_view(app, pilot, pipeline)
+        view = follow.view
+        total = 0
+        for burst in range(3):  # each job writes hundreds of lines between two reads
+            for region in REGIONS:
+                await append_trace(server, job_id(pipeline, region), "".join(
+                    f"{region} burst {burst} line {n}\n" for n in range(300)).encode())
+            total += 300 * len(REGIONS)
+            await wait_until(pilot, lambda expected=total: view.row_count == expected,
+                             what=f"burst {burst}")
+        await pilot.pause(0.3)
+        assert view.following and view.scroll_y == view.max_scroll_y
+        newest = view.line_text(view.merged.entry(view.merged.total - 1)).plain
+        assert on_screen(view)[-1] == newest  # the last line of the burst is the bottom row
+        shown = rows(view)
+        for region in REGIONS:  # every line, once, in its job's order
+            assert [line.split(" │ ")[1] for line in shown if line.startswith(f"deploy-{region}")] == [
+                f"{region} burst {b} line {n}" for b in range(3) for n in range(300)]
+        await pilot.press("p")
+        held = on_screen(view)
+        for region in REGIONS:
+            await append_trace(server, job_id(pipeline, region), f"{region} while paused\n".encode() * 100)
+        await wait_until(pilot, lambda: view.pending == 300, what="the lines read while paused, counted")
+        await pilot.pause(0.3)
+        assert on_screen(view) == held and view.row_count == total
+        await wait_until(pilot, lambda: "paused · 300 new lines" in str(follow.query_one(FollowHeader).render()),
+                         what="the header counting them (its counts move once a second)")
+        assert on_screen(view) == held
+        await pilot.press("f")
+        assert view.row_count == total + 300
+        await pilot.pause(0.3)
+        assert on_screen(view)[-1] == view.line_text(view.merged.entry(view.merged.total - 1)).plain
+
+
+async def test_the_header_grows_when_its_text_needs_another_line(console: SimConsole) -> None:
+    server = console.server
+    pipeline = await deploy_stage(server)
+    async with console.run(size=(80, 24)) as (app, pilot):
+        follow = await open_follow_view(app, pilot, pipeline)
+        header = follow.query_one(FollowHeader)
+        await pilot.pause(0.3)
+        before = header.size.height
+        await pilot.press("slash")
+        await pilot.press(*"a-long-filter-text-that-needs-a-line-of-its-own", "enter")
+        await wait_until(pilot, lambda: header.size.height == before + 1, what="a taller header")
+        assert "a-long-filter-text-that-needs-a-line-of-its-own" in str(header.render())
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: header.size.height == before, what="the header as it was")

@@ -30,6 +30,11 @@ class FollowHeader(Static):
     FollowHeader { height: auto; max-height: 4; padding: 0 1; background: $panel; }
     """
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._shown: tuple[str, str, int] | None = None
+        self._height = -1
+
     def show(self, log: MergedLog, states: Sequence[JobState], *, style: Callable[[str], Style],
              following: bool, pending: int, term: str, solo: int | None, trouble: str) -> None:
         """Redraw from the jobs' states and the view's mode."""
@@ -61,4 +66,20 @@ class FollowHeader(Static):
         if trouble:
             parts.append(trouble)
         text.append(" · ".join(parts), style=style("bar"))
-        self.update(text)
+        self._show(text)
+
+    def _show(self, text: Text) -> None:
+        """Show ``text``; a layout pass of the screen only when the header's height changes.
+
+        The line count changes at every frame while lines arrive: a layout pass each time would
+        repaint the whole screen (every widget), and keys wait behind it."""
+        width = self.content_region.width
+        key = (text.plain, self.app.theme, width)
+        if key == self._shown:
+            return
+        self._shown = key
+        self.update(text, layout=False)
+        height = self.get_content_height(self.size, self.size, width) if width > 0 else -1
+        if height != self._height or height < 0:
+            self.refresh(layout=True)
+        self._height = height

@@ -12,6 +12,7 @@ view is not on screen rings the console's alert (as ``W`` does).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ from labdeck.api import errors
 from labdeck.api.models import Job
 from labdeck.operations.following.multi import MultiFollower
 from labdeck.operations.following.statuses import FollowedJob
+from labdeck.ui.collector import start_streaming, stop_streaming
 from labdeck.ui.console import console_app
 from labdeck.ui.screens.follow.header import FollowHeader, job_mark
 from labdeck.ui.screens.follow.picker import JobPicker
@@ -36,7 +38,19 @@ from labdeck.watch.alerts import WatchTarget
 
 DRAW_SECONDS = 0.2
 """New lines are drawn at most this often (a person cannot read faster; every frame while following
-repaints the whole view, and keys wait behind it)."""
+repaints the whole view, and keys wait behind it: its rows are rendered beforehand, a few a turn)."""
+
+
+HEADER_SECONDS = 1.0
+"""While lines stream, the header's counts (lines, errors, new lines while paused) move at most this
+often: each redraw wraps its text again, a quarter of a frame's work. A key, a status that changes
+and a job's end show at once."""
+WARM_ROWS = 8
+"""Rows of the coming frame rendered in one turn of the event loop before the frame (a
+millisecond or two: a key waits behind a turn; a frame that rendered a whole screen of new rows
+itself took 15-25 ms of a busy machine's CPU)."""
+WARM_TURN = 0.001
+"""Seconds between two such turns (the event loop runs whatever waits in between: a key first)."""
 
 
 def followed(project_id: int, jobs: Sequence[Job]) -> list[FollowedJob]:
@@ -110,6 +124,15 @@ and error lines.
         self._dirty = True
         self._timer: Timer | None = None
         self._alerted: set[int] = set()
+        self._warming = False
+        """The rows of the coming frame are being rendered (:meth:`_warm`)."""
+        self._header_at = 0.0
+        self._header_due = True
+        """A job's status changed since the header was drawn (it is drawn at the next frame)."""
+        self._header_stale = False
+        """Lines arrived since the header was drawn (it is drawn within :data:`HEADER_SECONDS`)."""
+        self._streaming = False
+        """The collector is in its streaming pace for this view (:func:`start_streaming`)."""
         self._seen_status = [state.status for state in self.follower.states]
 
     @property
@@ -130,12 +153,22 @@ and error lines.
         self._timer = self.set_interval(DRAW_SECONDS, self._draw)
         self._draw()
         self.run_following()
+        # After the first frame: what it made is alive and frozen with the rest.
+        self.call_after_refresh(self._start_streaming)
+
+    def _start_streaming(self) -> None:
+        if not self._streaming and self.is_attached:
+            self._streaming = True
+            start_streaming()
 
     def on_unmount(self) -> None:
         """Stop reading (the reads end at their next wait, before any more text is fed), then
         release the spooled files."""
         self.workers.cancel_group(self, "follow-many")
         self.follower.log.close()
+        if self._streaming:
+            self._streaming = False
+            stop_streaming()
 
     def client_replaced(self) -> None:
         """A new sign-in: every job goes on with the new client from where it is."""
@@ -155,6 +188,7 @@ and error lines.
         for number, state in enumerate(self.follower.states):
             if state.status != self._seen_status[number]:
                 self._seen_status[number] = state.status
+                self._header_due = True
                 if state.status == "failed":
                     self._ring(number)
 
@@ -168,13 +202,37 @@ and error lines.
         console_app(self.app).watching.ring(target, "failed", job_id=job.id)
 
     def _draw(self) -> None:
+        if self._warming:
+            return
         if not self._dirty:
+            if self._header_stale and time.monotonic() - self._header_at >= HEADER_SECONDS:
+                self._draw_header()  # the counts of the last lines that arrived
             return
         self._dirty = False
-        self.view.grow()
-        self._draw_header()
+        self._warming = True
+        self._warm(self.view.next_rows())
+
+    def _warm(self, seqs: range) -> None:
+        """Render the rows of the coming frame, :data:`WARM_ROWS` a turn, then show it."""
+        if not self.is_attached:
+            self._warming = False
+            return
+        self.view.warm(seqs[:WARM_ROWS])
+        if len(seqs) > WARM_ROWS:
+            self.set_timer(WARM_TURN, lambda: self._warm(seqs[WARM_ROWS:]), name="follow-warm")
+            return
+        self._warming = False
+        # Up to the rows rendered: lines that arrived meanwhile would push a screen of rows never
+        # rendered into this frame; they come at the next one.
+        self.view.grow(upto=seqs.stop if seqs else None)
+        if self._header_due or time.monotonic() - self._header_at >= HEADER_SECONDS:
+            self._draw_header()
+        else:
+            self._header_stale = True
 
     def _draw_header(self) -> None:
+        self._header_at = time.monotonic()
+        self._header_due = self._header_stale = False
         view = self.view
         self.query_one(FollowHeader).show(
             self.follower.log, self.follower.states, style=view._style, following=view.following,
@@ -190,8 +248,11 @@ and error lines.
         self._draw_header()
 
     def action_resume(self) -> None:
-        """``f``: every line that arrived, and follow again."""
-        self.view.resume()
+        """``f``: every line that arrived, and follow again (shown once the newest rows are
+        rendered, in a few short turns: a screen of them at once would delay the next key)."""
+        self.view.resume(show=False)
+        self._dirty = True
+        self._draw()
         self._draw_header()
 
     def action_next_error(self) -> None:

@@ -25,8 +25,9 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from labdeck.logtext.line_text import safe_cut
 from labdeck.operations.following.merged import Entry, MergedLog
+from labdeck.ui.widgets.trace.lines import body_text
+from labdeck.ui.widgets.trace.view import set_virtual_size
 
 JOB_COLOURS = 5
 """Job label colours, in turn (component classes ``follow-view--job-0`` …)."""
@@ -87,6 +88,8 @@ class FollowView(ScrollView, can_focus=True):
         self._rows: array[int] | None = None
         """Sequence numbers of the rows while a filter is on (None: every entry)."""
         self._scanned = 0
+        self._painted = (0, 0)
+        """Rows and dropped entries at the last repaint :meth:`grow` asked for."""
         self._on_pause = on_pause
         self._frame: tuple[int, Style, str, bool] | None = None
         self._styles: dict[tuple[str, str], Style] = {}
@@ -180,19 +183,24 @@ class FollowView(ScrollView, can_focus=True):
 
     # -- growth -------------------------------------------------------------------------------------
 
-    def grow(self) -> None:
-        """New entries arrived: show them while following (a paused view stays where it is)."""
+    def grow(self, upto: int | None = None) -> None:
+        """New entries arrived: show them while following, those before ``upto`` when given (the
+        ones whose rows were rendered beforehand; the rest at the next frame). A paused view
+        stays where it is, and is not repainted unless its rows moved: the oldest left the window."""
         if self.following:
-            self.limit = self.merged.total
+            self.limit = self.merged.total if upto is None else max(self.limit, min(upto, self.merged.total))
         self._scan()
         self._resize_content()
         if self.following:
             self.cursor = max(0, self.row_count - 1)
             self.scroll_end(animate=False, immediate=True)
-        self.refresh()
+        painted = (self.row_count, self.merged.dropped)
+        if (self.following and painted != self._painted) or self.merged.dropped != self._painted[1]:
+            self._painted = painted
+            self.refresh()
 
     def _resize_content(self) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, self.row_count)
+        set_virtual_size(self, Size(self.scrollable_content_region.width, self.row_count))
 
     @property
     def pending(self) -> int:
@@ -203,12 +211,20 @@ class FollowView(ScrollView, can_focus=True):
         """Stop moving; reads go on and new lines are counted."""
         if self.following:
             self.following = False
+            self.refresh_line(self.cursor)  # the cursor's row gets its mark (nothing else moves)
             self._on_pause()
 
-    def resume(self) -> None:
-        """Show every new line again, and go on following."""
+    def resume(self, *, show: bool = True) -> None:
+        """Go on following: every line that arrived is in the rows again. ``show=False``: the
+        view scrolls to them at the next :meth:`grow` (after their rows are rendered, see
+        :meth:`warm`)."""
+        marked = self.cursor
         self.following = True
-        self.grow()
+        self.limit = self.merged.total
+        self._scan()
+        if show:
+            self.grow()
+        self.refresh_line(marked)  # the cursor's row loses its mark even when no line arrived
 
     def on_resize(self, event: events.Resize) -> None:
         """A new size never pauses following: the newest lines stay in view."""
@@ -284,6 +300,25 @@ class FollowView(ScrollView, can_focus=True):
             self._rendered[key] = segments
         return Strip(segments).crop_extend(0, width, base)
 
+    def next_rows(self) -> range:
+        """The entries the next frame while following will show (the newest, a screen of them);
+        an empty range when that is not known in advance (paused, or a filter on)."""
+        if not self.following or self.filtered:
+            return range(0)
+        total = self.merged.total
+        return range(max(self.merged.dropped, total - self.scrollable_content_region.height), total)
+
+    def warm(self, seqs: range) -> None:
+        """Render the rows of entries ``seqs`` (as they look while following) ahead of the frame
+        that shows them: a frame while following is a screen of rows never drawn, and drawing
+        them in a few short turns beforehand keeps the frame itself short (keys wait behind a
+        frame, not behind a turn)."""
+        theme, focus = self.app.theme, self.has_focus
+        for seq in seqs:
+            key = (seq, False, theme, focus)
+            if seq >= self.merged.dropped and key not in self._rendered:
+                self._rendered[key] = list(self.line_text(self.merged.entry(seq)).render(self.app.console))
+
     def _style(self, name: str) -> Style:
         key = (name, self.app.theme)
         style = self._styles.get(key)
@@ -306,8 +341,7 @@ class FollowView(ScrollView, can_focus=True):
             if entry.note:
                 text.append(entry.text, style=self._style("note"))
             else:
-                body = Text.from_ansi(safe_cut(entry.text, MAX_LINE_CHARS))
-                body.expand_tabs(8)
+                body = body_text(entry.text, MAX_LINE_CHARS)
                 if entry.error:
                     body.stylize(self._style("error-line"))
                 text.append_text(body)

@@ -19,6 +19,8 @@ from labdeck.ui.widgets.trace.document import TraceDocument
 
 MAX_LINE_CHARS = 5_000
 """Longer lines are cut before rendering (the saved log keeps them whole)."""
+_CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
+"""What ``Text.from_ansi`` acts on besides tabs (ESC first of all)."""
 LONG_SECTION_SECONDS = 120
 """Sections at least this long stand out."""
 
@@ -74,6 +76,17 @@ class LineLook:
     """New since the last green run: a ``+`` beside the line number (``trace-view--new``)."""
 
 
+def body_text(display: str, max_chars: int = MAX_LINE_CHARS) -> Text:
+    """A display line of a trace (sanitized: SGR is the only escape left) as Rich text: cut to
+    ``max_chars``, its SGR sequences turned into styles (``Text.from_ansi``, never markup), tabs
+    expanded. The one way both log viewers (one job's, ``F``'s merged view) show a log line."""
+    cut = safe_cut(display, max_chars)
+    # Most lines hold no escape nor control character: the same text without the decoder's work.
+    body = Text.from_ansi(cut) if _CONTROLS.search(cut) else Text(cut)
+    body.expand_tabs(8)
+    return body
+
+
 def line_text(document: TraceDocument, line: int, look: LineLook, style: Callable[[str], Style]) -> Text:
     """The text of ``line`` as shown (``style(name)`` gives the ``trace-view--name`` style)."""
     text = Text(no_wrap=not look.wrap, end="")
@@ -88,8 +101,7 @@ def line_text(document: TraceDocument, line: int, look: LineLook, style: Callabl
     if look.raw:
         body = Text(document.raw_line(line)[:MAX_LINE_CHARS])
     else:
-        body = Text.from_ansi(safe_cut(document.line(line), MAX_LINE_CHARS))
-        body.expand_tabs(8)
+        body = body_text(document.line(line))
     text.append_text(body)
     if look.section is not None:
         _decorate_header(text, document, look.section, look.folded, style)

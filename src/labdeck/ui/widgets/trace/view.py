@@ -49,6 +49,25 @@ often: a person cannot read a firehose faster, and every frame of one is a scree
 rendered before (10-20 ms)."""
 
 
+def set_virtual_size(view: ScrollView, size: Size) -> None:
+    """Give a log view (``overflow-y: scroll``) the extent of its rows, with a layout pass of the
+    screen only when one is needed.
+
+    A log that grows only gets longer: the vertical scrollbar is always there, so nothing around
+    the view moves and the screen needs no layout pass. A reactive ``virtual_size`` asks for one,
+    which repaints every widget of the screen: at each frame of a busy log (at 20,000 lines/s, at
+    each slice), and keys wait behind it. The scrollbar's thumb follows the new height."""
+    current = view.virtual_size
+    if size == current:
+        return
+    if (size.width == current.width and size.height > current.height and view.is_mounted
+            and view.styles.overflow_y == "scroll"):
+        view.set_reactive(ScrollView.virtual_size, size)
+        view.vertical_scrollbar.window_virtual_size = size.height
+        return
+    view.virtual_size = size
+
+
 @dataclass(frozen=True)
 class _Paint:
     """What every row of one repaint shares (worked out once per repaint, not once per row)."""
@@ -245,20 +264,7 @@ class TraceView(ScrollView, can_focus=True):
         return any(sections[index].end_line is None for index in self._collapsed)
 
     def _update_virtual_size(self) -> None:
-        size = Size(self._width + 8, self.display_count)
-        current = self.virtual_size
-        if size == current:
-            return
-        if (size.width == current.width and size.height > current.height and self.is_mounted
-                and self.styles.overflow_y == "scroll"):
-            # Only longer: the vertical scrollbar is always there (overflow-y: scroll), so nothing
-            # around the view moves and the screen needs no layout pass (a reactive virtual_size
-            # asks for one; at 20,000 lines/s that is a layout per slice). The scrollbar's thumb
-            # follows the new height.
-            self.set_reactive(TraceView.virtual_size, size)
-            self.vertical_scrollbar.window_virtual_size = size.height
-            return
-        self.virtual_size = size
+        set_virtual_size(self, Size(self._width + 8, self.display_count))
 
     def _changed(self) -> None:
         self.post_message(self.Changed())
