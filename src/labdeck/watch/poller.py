@@ -265,15 +265,21 @@ class BoardPoller(PollerReads):
         fixed = 60.0 / max(self.check_every(), 0.1) * self.check_cost()
         return max(1.0, s.requests_per_minute - fixed)
 
-    def rotation_period(self) -> float:
+    def rotation_period(self, projects: int | None = None) -> float:
         """Seconds within which every watched project is read again, whatever busy projects take:
         ``sweep_period``, or longer when the budget's rotation share cannot read them all that
-        often (802 projects at 60 a minute: about 33 minutes)."""
+        often (802 projects at 60 a minute: about 33 minutes). ``projects``: for that many watched
+        projects rather than those followed now (the help, before the board's first round)."""
+        if projects is not None:
+            return self._period_for(projects)
         cached = self._memo.get("period")
         if cached is None:
-            share = self.spare_per_minute() * ROTATION_SHARE
-            cached = self._memo["period"] = max(self.settings.sweep_period, self._live_count() * 60.0 / share)
+            cached = self._memo["period"] = self._period_for(self._live_count())
         return cached
+
+    def _period_for(self, projects: int) -> float:
+        share = self.spare_per_minute() * ROTATION_SHARE
+        return max(self.settings.sweep_period, projects * 60.0 / share)
 
     def busy_interval(self) -> float:
         """The cadence of busy (hot) projects: ``interval``, or longer when there are so many that
@@ -310,13 +316,15 @@ class BoardPoller(PollerReads):
         live = max(LIVE_LIMIT, max(self.busy_interval(), self.failing_interval()) + self.settings.interval)
         return RowAges(self._clock(), read_at, live, max(QUIET_LIMIT, self.read_bound()))
 
-    def read_bound(self) -> float:
+    def read_bound(self, projects: int | None = None) -> float:
         """Every watched project is read again within this many seconds (the board's help says it):
         the rotation's period, or on GitLab with GraphQL the time a round takes to come round to
-        every project (the active ones every round, the others a batch a round)."""
-        bound = self.rotation_period() + self.settings.interval
+        every project (the active ones every round, the others a batch a round). ``projects``: the
+        bound for that many watched projects (default: those followed now)."""
+        count = len(self._interest) if projects is None else projects
+        bound = self.rotation_period(projects) + self.settings.interval
         if self.batches.available:
-            quiet = max(0, len(self._interest) - self.check_cost() * self.batches.batch)
+            quiet = max(0, count - self.check_cost() * self.batches.batch)
             turns = 1 + -(-quiet // max(1, self.batches.batch))
             bound = min(bound, turns * self.check_every() + self.settings.interval)
         return bound
