@@ -82,8 +82,14 @@ async def _one(dialect: str, size: int, failures: int) -> dict[str, Any]:
         async with ApiClient(server.base_url, Secret(DEMO_TOKENS["admin"])) as client:
             client.gate.clock = fake.clock
 
+            latency = float(os.environ.get("LABDECK_BENCH_LATENCY", "0") or 0)
+
             async def note(request: httpx.Request) -> None:
                 sent.append(fake.now)
+                # ``--latency``: each request costs that much of the poller's clock (one after
+                # the other: a pessimistic model of a slow server, reads in flight together
+                # would overlap).
+                fake.now += latency
 
             poller = BoardPoller(client, PollerSettings(), clock=fake.clock, sleep=fake.sleep,
                                  server_clock=ServerClock(source=server.state.now), rng=random.Random(3))

@@ -209,6 +209,8 @@ def main() -> int:
                              "(both dialects); group: a 2,000-project board; fresh: budget per minute, "
                              "failure and retry to row, oldest row (300 and 2,000 projects, fake clock)")
     parser.add_argument("--sizes", default="300,2000", help="projects of the fresh scenario")
+    parser.add_argument("--latency", type=float, default=0.0,
+                        help="fresh: seconds of the poller's clock each request costs (0.1: a 100 ms server)")
     parser.add_argument("--fresh-failures", type=int, default=5,
                         help="fresh: failures pushed per kind (recently active, quiet)")
     parser.add_argument("--dialect", choices=("both", "spec", "gitlab"), default="both")
@@ -224,6 +226,8 @@ def main() -> int:
         verdict |= _board_big.run_group(args.projects, max(args.idle, 30.0))
     if args.scenario in ("all", "fresh"):
         import _board_fresh
+
+        os.environ["LABDECK_BENCH_LATENCY"] = str(args.latency)
 
         # LABDECK_BENCH_SRC: another checkout's src (the current poller) measured beside this one.
         sources = {"this": str(Path(__file__).resolve().parents[1] / "src")}

@@ -65,7 +65,7 @@ def rss_mb() -> float:
     return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
 
 
-async def measure(info: dict[str, Any]) -> dict[str, float]:
+async def measure(info: dict[str, Any]) -> dict[str, Any]:
     """RSS before, at the peak (a pipeline open), and after the last one closed."""
     from labdeck.base.secret import Secret
     from labdeck.base.session import Session
@@ -74,7 +74,7 @@ async def measure(info: dict[str, Any]) -> dict[str, float]:
 
     session = Session(info["base_url"], Secret(ADMIN), profile="bench")
     app = LabdeckApp(session)
-    figures: dict[str, float] = {}
+    figures: dict[str, Any] = {}
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause(1.0)
         gc.collect()
@@ -100,6 +100,17 @@ async def measure(info: dict[str, Any]) -> dict[str, float]:
         await pilot.pause(1.0)
         gc.collect()
         figures["after"] = rss_mb()
+        from labdeck.ui.collector import give_back
+
+        give_back()  # what the view's close already asked for, once more after the last one
+        figures["trimmed"] = rss_mb()
+        holders: dict[str, int] = {}
+        for thing in gc.get_objects():
+            if type(thing).__name__ == "Job":
+                for referrer in gc.get_referrers(thing)[:3]:
+                    name = type(referrer).__name__
+                    holders[name] = holders.get(name, 0) + 1
+        figures["holders"] = holders  # type: ignore[assignment]
         figures["jobs_after"] = sum(1 for thing in gc.get_objects() if type(thing).__name__ == "Job")
         figures["blocks_after"] = sys.getallocatedblocks() / 1e6
     return figures
@@ -120,7 +131,8 @@ def main() -> None:
     print(f"pipeline view memory: before {figures['before']:.0f} MB, peak {figures['peak']:.0f} MB with a "
           f"5,000-job pipeline open, after closing {PIPELINES} of them {figures['after']:.0f} MB "
           f"(+{kept:.0f} MB kept); Job objects alive {figures['jobs_before']:.0f} → {figures['jobs_after']:.0f}, "
-          f"Python blocks {figures['blocks_before']:.2f} M → {figures['blocks_after']:.2f} M")
+          f"Python blocks {figures['blocks_before']:.2f} M → {figures['blocks_after']:.2f} M; "
+          f"after malloc_trim {figures['trimmed']:.0f} MB; Job objects held by {figures['holders']}")
     record(f"RSS kept after closing {PIPELINES} 5,000-job pipelines", f"≤ {TARGET_MB:.0f} MB",
            f"+{kept:.0f} MB", kept <= TARGET_MB, how="headless, RSS of this process",
            note=f"before {figures['before']:.0f} MB, peak {figures['peak']:.0f} MB, after {figures['after']:.0f} MB; "

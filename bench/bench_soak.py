@@ -95,7 +95,7 @@ def main() -> int:
             with PtyProgram([LABDECK], env=env, columns=80, rows=24) as program:
                 program.wait_for(lambda out: first in strip_escapes(out), 60)
                 program.send("0")
-                program.wait_for(lambda out: "watched" in strip_escapes(out), 30)
+                program.wait_for(lambda out: "watched" in strip_escapes(out), 90)  # a loaded machine takes longer to draw the board
                 # The header may be drawn before the first round has started (nothing said to be
                 # loading yet): wait for "loading N" to show, then to go.
                 with contextlib.suppress(TimeoutError):

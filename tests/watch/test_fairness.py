@@ -30,6 +30,8 @@ async def test_every_project_is_read_within_the_bound_whatever_busy_ones_take(
         assert all(poller.tracks[pid].lane == "hot" for pid in ids[:5])
         bound = poller.read_bound()
         assert bound <= 45 * 60  # 802 projects at 60 a minute: about half an hour, said in the help
+        # The help's bound follows the number of projects (`:board help` before the first round).
+        assert poller.read_bound(802) == bound and poller.read_bound(2000) > 2 * poller.read_bound(300)
         start = fake.now
         await run_for(poller, fake, bound)
         unread = [pid for pid in ids if (poller.tracks[pid].last_ok or 0.0) < start]

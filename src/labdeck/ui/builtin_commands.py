@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from labdeck.ui.console import Command, CommandError, CommandRegistry, ConsoleApp
+from labdeck.ui.screens.board.board import bound_text
 from labdeck.ui.screens.projects.list import PROJECT_FILTERS, parse_project_filters
 from labdeck.ui.themes.files import resolve_theme_name, short_theme_names
 
@@ -17,7 +18,43 @@ async def _jobs(app: ConsoleApp, args: list[str]) -> None:
     await app.open_jobs_by_reference(args[0])
 
 
+BOARD_HELP_WORDS = ("help", "?")
+"""``:board help`` (or ``:board ?``) shows the board's help instead of opening it."""
+
+
+def board_help(app: ConsoleApp) -> str:
+    """The board's help for ``:board help`` and ``:help board``: what it watches, and the bound
+    within which every watched project is read again, from their number and the budget."""
+    watching = app.watching
+    count = len(watching.watched.current().projects)
+    lines = [
+        "The pipelines of your starred projects, of projects added with w, and of :board group:<path>:",
+        "failed first, then running, pending, manual and recent successes. 0 opens it.",
+        "",
+        ":board group:<path>    watch every project of a group",
+        ":board -group:<path>   stop watching it",
+        "",
+    ]
+    bound = bound_text(watching.poller, projects=count).strip().replace("`", "")
+    if count:
+        lines.append(f"{count} watched project{'s' if count != 1 else ''}. {bound}")
+    else:
+        lines.append("No watched project known yet (open the board once to list them). " + bound)
+    lines.append("A row older than its class allows shows ~ (failed and running rows 30 s, others 5 min "
+                 "with the default budget); the status line says the oldest row's age.")
+    return "\n".join(lines)
+
+
+def _show_board_help(app: ConsoleApp) -> None:
+    from labdeck.ui.dialogs.message import MessageScreen
+
+    app.push_screen(MessageScreen("Board", board_help(app), error=False))
+
+
 async def _board(app: ConsoleApp, args: list[str]) -> None:
+    if len(args) == 1 and args[0].lower() in BOARD_HELP_WORDS:
+        _show_board_help(app)
+        return
     store = app.watching.store
     for word in args:
         if word.startswith("group:") and word.removeprefix("group:"):
@@ -30,7 +67,7 @@ async def _board(app: ConsoleApp, args: list[str]) -> None:
             removed = store.remove_group(group)
             app.notify(f"No longer watching {group}." if removed else f"{group} was not watched.", timeout=4)
         else:
-            raise CommandError("usage: :board [group:<path>] [-group:<path>]")
+            raise CommandError("usage: :board [group:<path>] [-group:<path>] | :board help")
     await app.show_board(relist=bool(args))
 
 
@@ -68,6 +105,9 @@ def _profile(app: ConsoleApp, args: list[str]) -> None:
 
 
 def _help(app: ConsoleApp, args: list[str]) -> None:
+    if args and args[0].lower().removeprefix(":") in ("board", "b"):
+        _show_board_help(app)
+        return
     lines = [f":{c.usage or c.name:<28} {c.help}" for c in app.commands.all()]
     from labdeck.ui.dialogs.message import MessageScreen
 
@@ -98,8 +138,8 @@ def _groups(app: ConsoleApp) -> list[str]:
 def register_builtin_commands(registry: CommandRegistry) -> None:
     """Add the console's commands to ``registry``."""
     registry.add(Command("board", "The on-call board: pipelines of starred, w-added and group projects", _board,
-                         usage="board [group:<path>] [-group:<path>]", aliases=("b",),
-                         complete=lambda app: [f"group:{path}" for path in _groups(app)]))
+                         usage="board [group:<path>] [-group:<path>] [help]", aliases=("b",),
+                         complete=lambda app: ["help", *(f"group:{path}" for path in _groups(app))]))
     registry.add(Command("alerts", "The alerts that fired, and what W is watching", _alerts, aliases=("!",)))
     registry.add(Command("projects", "Projects, with server-side filters", _projects,
                          usage="projects [search=… starred=true …]", aliases=("p", "project"),
@@ -114,5 +154,6 @@ def register_builtin_commands(registry: CommandRegistry) -> None:
                          complete=lambda app: app.profile_names()))
     registry.add(Command("login", "Sign in with another token (kept in memory)", _login, sensitive=True))
     registry.add(Command("refresh", "Reload the current screen", _refresh, aliases=("r",)))
-    registry.add(Command("help", "List the commands", _help, aliases=("h",)))
+    registry.add(Command("help", "List the commands (:help board: the board's help)", _help,
+                         usage="help [board]", aliases=("h",), complete=lambda app: ["board"]))
     registry.add(Command("quit", "Leave labdeck", _quit, aliases=("q", "q!", "exit")))

@@ -13,6 +13,8 @@ and takes a few milliseconds (what is frozen is not visited); with it the soak's
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 import logging
 import time
@@ -87,3 +89,29 @@ def stop_streaming() -> None:
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+
+
+_TRIM: list[Any] = []
+"""glibc's ``malloc_trim`` once looked up (an empty list: not looked up yet; ``[None]``: none here)."""
+
+
+def give_back() -> bool:
+    """After a big view closed (a 5,000-job pipeline): collect every generation, then ask the C
+    allocator to return its free pages to the system (glibc's ``malloc_trim(0)``). Without the
+    second step the freed objects' memory stays in the process's arenas and RSS does not come
+    down. Returns whether the allocator was asked (False where there is no glibc)."""
+    full_pass()
+    if not _TRIM:
+        trim = None
+        try:
+            name = ctypes.util.find_library("c")
+            libc = ctypes.CDLL(name) if name else None
+            trim = getattr(libc, "malloc_trim", None)
+        except OSError:
+            trim = None
+        _TRIM.append(trim)
+    trim = _TRIM[0]
+    if trim is None:
+        return False
+    trim(0)
+    return True

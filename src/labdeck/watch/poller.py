@@ -32,6 +32,7 @@ from labdeck.watch.budget import PollStats, RequestBudget, WireTap
 from labdeck.watch.clock import Clock, ServerClock, Sleep, WallClock, interruptible_sleep
 from labdeck.watch.publish import board_snapshot, projects_snapshot
 from labdeck.watch.reads import PollerReads
+from labdeck.watch.running import HINTED_BUSY, RunnerHints
 from labdeck.watch.settings import PollerSettings
 from labdeck.watch.snapshots import BoardSnapshot, Freshness, ProjectsSnapshot, RunningNowSnapshot
 from labdeck.watch.subscriptions import (
@@ -120,6 +121,8 @@ class BoardPoller(PollerReads):
         self._error: str | None = None
         self._failures = 0
         self._next_running = 0.0
+        self._flavour: str | None = None
+        self.runner_hints = RunnerHints()
         self._live = False
         self._stopping = False
         self._detach = False
@@ -230,6 +233,7 @@ class BoardPoller(PollerReads):
         self._next_activity = min(self._next_activity, now)
         self._error = None
         self._failures = 0
+        self.runner_hints = RunnerHints()  # the new token may read the runners, or may not
         for sub in self._subs:
             self._to_send.add(id(sub))
         self.wake()
@@ -280,45 +284,80 @@ class BoardPoller(PollerReads):
         is paid: shared by the rotation and the busy projects."""
         s = self.settings
         fixed = 60.0 / max(self.check_every(), 0.1) * self.check_cost()
+        if self._runner_hints_on():
+            hints = self.runner_hints
+            fixed += 60.0 / hints.every(s.interval, s.requests_per_minute) * hints.cost()
         return max(1.0, s.requests_per_minute - fixed)
 
-    def rotation_period(self) -> float:
+    def rotation_period(self, projects: int | None = None) -> float:
         """Seconds within which every watched project is read again, whatever busy projects take:
         ``sweep_period``, or longer when the budget's rotation share cannot read them all that
-        often (802 projects at 60 a minute: about 33 minutes)."""
+        often (802 projects at 60 a minute: about 33 minutes). ``projects``: for that many watched
+        projects rather than those followed now (the help, before the board's first round)."""
+        if projects is not None:
+            return self._period_for(projects)
         cached = self._memo.get("period")
         if cached is None:
-            share = self.spare_per_minute() * ROTATION_SHARE
-            cached = self._memo["period"] = max(self.settings.sweep_period, self._live_count() * 60.0 / share)
+            cached = self._memo["period"] = self._period_for(self._live_count())
         return cached
+
+    def _period_for(self, projects: int) -> float:
+        # Half the spare budget at least; more when the busy projects need less than their half
+        # (the runners' job lists follow them for a few requests).
+        spare = self.spare_per_minute()
+        share = max(spare * ROTATION_SHARE, spare - self._busy_demand())
+        return max(self.settings.sweep_period, projects * 60.0 / share)
 
     def busy_interval(self) -> float:
         """The cadence of busy (hot) projects: ``interval``, or longer when there are so many that
         reading each that often (and each failing project every ``FAILING_EVERY``) would take more
         than their share of the budget."""
-        return self.settings.interval * self._busy_factor()
+        return self._busy_every() * self._busy_factor()
+
+    def _busy_every(self) -> float:
+        """A busy project's own cadence before the cap: ``interval``, or :data:`HINTED_BUSY` while
+        the runners' job lists say when its jobs start and stop."""
+        return max(self.settings.interval, HINTED_BUSY) if self._runner_hints_on() else self.settings.interval
 
     def failing_interval(self) -> float:
         """The cadence of projects with a broken pipeline (a retry elsewhere turns them green)."""
-        return max(self.settings.interval, FAILING_EVERY) * self._busy_factor()
+        return self._failing_every() * self._busy_factor()
 
     def _busy_factor(self) -> float:
         cached = self._memo.get("busy")
-        if cached is not None:
-            return cached
-        hot = failing = 0
-        for pid in self._live_ids(self._alert_ids()) & self._interest.keys():
-            track = self.tracks.get(pid)
-            if track is None:
-                continue
-            if track.lane == HOT:
-                hot += 1
-            elif track.failing and not self.batches.available:
-                failing += 1
-        demand = hot * 60.0 / self.settings.interval + failing * 60.0 / max(self.settings.interval, FAILING_EVERY)
-        share = self.spare_per_minute() * (1.0 - ROTATION_SHARE)
-        factor = self._memo["busy"] = max(1.0, demand / share)
-        return factor
+        if cached is None:
+            share = self.spare_per_minute() * (1.0 - ROTATION_SHARE)
+            cached = self._memo["busy"] = max(1.0, self._busy_demand() / share)
+        return cached
+
+    def _lanes(self) -> tuple[int, int]:
+        """(busy, failing-and-not-busy) projects the board or an alert follows, once per step."""
+        if "hot" not in self._memo:
+            hot = failing = 0
+            for pid in self._live_ids(self._alert_ids()) & self._interest.keys():
+                track = self.tracks.get(pid)
+                if track is None:
+                    continue
+                if track.lane == HOT:
+                    hot += 1
+                elif track.failing and not self.batches.available:
+                    failing += 1
+            self._memo["hot"], self._memo["failing"] = hot, failing
+        return int(self._memo["hot"]), int(self._memo["failing"])
+
+    def _hot_count(self) -> int:
+        return self._lanes()[0]
+
+    def _busy_demand(self) -> float:
+        """Requests a minute the busy and failing projects would take at their own cadence."""
+        hot, failing = self._lanes()
+        return hot * 60.0 / self._busy_every() + failing * 60.0 / self._failing_every()
+
+    def _failing_every(self) -> float:
+        """A broken pipeline's project's own cadence: ``FAILING_EVERY``, or :data:`HINTED_BUSY`
+        while the runners' job lists say when a job of it starts again (a retry from the web)."""
+        every = max(self.settings.interval, FAILING_EVERY)
+        return max(every, HINTED_BUSY) if self._runner_hints_on() else every
 
     def row_ages(self) -> RowAges:
         """Each board row's age (its project's last successful read) and whether it is stale."""
@@ -327,13 +366,15 @@ class BoardPoller(PollerReads):
         live = max(LIVE_LIMIT, max(self.busy_interval(), self.failing_interval()) + self.settings.interval)
         return RowAges(self._clock(), read_at, live, max(QUIET_LIMIT, self.read_bound()))
 
-    def read_bound(self) -> float:
+    def read_bound(self, projects: int | None = None) -> float:
         """Every watched project is read again within this many seconds (the board's help says it):
         the rotation's period, or on GitLab with GraphQL the time a round takes to come round to
-        every project (the active ones every round, the others a batch a round)."""
-        bound = self.rotation_period() + self.settings.interval
+        every project (the active ones every round, the others a batch a round). ``projects``: the
+        bound for that many watched projects (default: those followed now)."""
+        count = len(self._interest) if projects is None else projects
+        bound = self.rotation_period(projects) + self.settings.interval
         if self.batches.available:
-            quiet = max(0, len(self._interest) - self.check_cost() * self.batches.batch)
+            quiet = max(0, count - self.check_cost() * self.batches.batch)
             turns = 1 + -(-quiet // max(1, self.batches.batch))
             bound = min(bound, turns * self.check_every() + self.settings.interval)
         return bound
@@ -458,8 +499,12 @@ class BoardPoller(PollerReads):
         activity_due = self._activity_due()
         if self._interest and not self._activity_busy and now >= activity_due:
             work.append(_Work((3, activity_due), "activity", self._check_activity))
-        if any(isinstance(sub, RunningNowSubscription) and sub.active for sub in self._subs) and now >= self._next_running:
-            work.append(_Work((6, self._next_running), "runners", self._read_running_now))
+        strip = any(isinstance(sub, RunningNowSubscription) and sub.active for sub in self._subs)
+        hints_due = self._runner_hints_on() and now >= self.runner_hints.next_due
+        if hints_due or (strip and now >= self._next_running):
+            # One reading serves both the strip and the change hints (where there is no GraphQL).
+            runners_rank: tuple[float, ...] = (3, self.runner_hints.next_due) if hints_due else (6, self._next_running)
+            work.append(_Work(runners_rank, "runners", self._read_running_now))
         return work
 
     def _live_ids(self, alert_ids: frozenset[int]) -> frozenset[int]:
@@ -481,6 +526,8 @@ class BoardPoller(PollerReads):
                 times.append(sub.listing_due(now, self.settings.watched_refresh, self.settings.interval))
             elif isinstance(sub, RunningNowSubscription) and sub.active:
                 times.append(self._next_running)
+        if self._runner_hints_on():
+            times.append(self.runner_hints.next_due)
         return min((moment for moment in times if moment > now), default=now + 60.0) - now
 
     def _launch_detached(self, item: _Work) -> None:

@@ -23,7 +23,7 @@ from labdeck.watch.clock import Clock, ServerClock
 from labdeck.watch.deep import DeepPipeline, complete
 from labdeck.watch.deep_reads import DeepReads
 from labdeck.watch.pipelines import as_partial, build_row, derive_pipelines, job_unfinished
-from labdeck.watch.running import read_running_now
+from labdeck.watch.running import RunnerHints, read_running_now
 from labdeck.watch.settings import PollerSettings
 from labdeck.watch.snapshots import RunningNowSnapshot
 from labdeck.watch.subscriptions import AlertSink, BoardSubscription, RunningNowSubscription, Subscription
@@ -109,6 +109,9 @@ class PollerReads(DeepReads):
     _error: str | None
     _failures: int
     _next_running: float
+    _flavour: str | None
+    """The server's dialect once the change check learned it (``gitlab`` or ``spec``)."""
+    runner_hints: RunnerHints
 
     def rotation_period(self) -> float:
         """Seconds within which every watched project is read again (overridden by the poller)."""
@@ -277,6 +280,7 @@ class PollerReads(DeepReads):
         batch: BatchRound | None = None
         try:
             dialect = await self.client.discover()  # one GET /version per client, then cached
+            self._flavour = dialect.flavour
             if dialect.flavour == "gitlab" and self.batches.available is not False:
                 try:
                     batch = await self.batches.round(self._batch_ids(), self._interest)
@@ -378,18 +382,43 @@ class PollerReads(DeepReads):
             sub.list_failed = failed
             self._to_send.add(id(sub))
 
+    def _runner_hints_on(self) -> bool:
+        """Whether the runners' job lists are a change source now: the board or an alert follows
+        projects, the token may read them, no GraphQL says which pipelines moved, and reading them
+        costs less than following the busy projects one by one every ``interval`` (one busy project
+        is cheaper than reading every runner)."""
+        if not (self._live and not self.runner_hints.refused and self._flavour is not None
+                and (self._flavour != "gitlab" or self.batches.available is False)):
+            return False
+        s, hints = self.settings, self.runner_hints
+        per_minute = 60.0 / hints.every(s.interval, s.requests_per_minute) * hints.cost()
+        return self._hot_count() * 60.0 / s.interval > per_minute
+
+    def _hot_count(self) -> int:
+        """Busy projects the board or an alert follows (overridden by the poller)."""
+        return 0
+
     async def _read_running_now(self) -> None:
-        self._next_running = self._clock() + self.settings.running_now_interval
+        started_at = self._clock()
+        self._next_running = started_at + self.settings.running_now_interval
+        hints = self.runner_hints
         try:
             snapshot = await read_running_now(self.client, self.server_now(), self._next_generation())
         except errors.ApiError as exc:
             snapshot = RunningNowSnapshot(error=exc.user_message(), server_now=self.server_now(),
                                           generation=self._next_generation())
         now = self._clock()
-        for item in snapshot.jobs:
-            track = self.tracks.get(item.project_id or 0)
-            if track is not None and track.lane in (COLD, SLOW) and item.project_id in self._interest:
-                track.next_due = now  # running where we expected quiet: read it now
+        started, stopped = hints.observe(snapshot)
+        hints.next_due = now + hints.every(self.settings.interval, self.settings.requests_per_minute)
+        for pid in started | stopped:
+            track = self.tracks.get(pid)
+            if track is None or pid not in self._interest or not track.loaded:
+                continue
+            # A job that started (a retry from elsewhere, the next stage) or stopped (it failed or
+            # finished): read the project now rather than when its cadence comes round.
+            track.next_due = min(track.next_due, started_at)
+            if pid in started and track.lane != HOT:
+                set_lane(track, HOT, now)
         for sub in self._subs:
             if isinstance(sub, RunningNowSubscription) and sub.active:
                 self._deliver(sub, snapshot)

@@ -144,6 +144,8 @@ class RunningNowSnapshot:
     error: str | None = None
     """Why the strip is empty (``GET /runners/all`` is admin-only: 403 for everyone else)."""
     generation: int = 0
+    refused: bool = False
+    """The token may not read the runners (403), as opposed to a passing failure."""
 
 
 def frozen_map(values: Mapping[int, ProjectStatus]) -> Mapping[int, ProjectStatus]:

@@ -175,3 +175,28 @@ async def test_ages_move_on_when_nothing_changes_on_the_server(console: SimConso
         app.clock = lambda: later  # the console's clock moves on; the server's does not
         await wait_until(pilot, lambda: ages() != before, limit=8.0)
         assert all(age.endswith("d") for age in ages()), ages()
+
+
+async def test_board_help_says_the_bound_from_the_projects_and_the_budget(console: SimConsole) -> None:
+    from labdeck.base.config import BoardSettings
+    from labdeck.ui.dialogs.message import MessageScreen
+    from labdeck.watch.ages import short
+    from tests.ui.helpers import run_command
+
+    slow = BoardSettings(interval=0.3, requests_per_minute=12, max_in_flight=8)
+    async with console.run(board=slow, size=(120, 40)) as (app, pilot):
+        board = await open_board(app, pilot)
+        count = len(app.watching.watched.current().projects)
+        assert count > 1
+        await pilot.press("1")
+        await wait_until(pilot, lambda: app.screen is not board, what="the projects section")
+        for line in ("board help", "help board"):
+            await run_command(app, pilot, line)
+            await wait_until(pilot, lambda: isinstance(app.screen, MessageScreen), what=f":{line}")
+            message = app.screen._message  # type: ignore[attr-defined]
+            poller = app.watching.poller
+            assert f"{count} watched projects" in message
+            assert f"read again within {short(poller.read_bound(count))} at 12 requests a minute" in message
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: not isinstance(app.screen, MessageScreen), what="closed")
+        assert not isinstance(app.screen, BoardScreen)  # help, not the board

@@ -48,3 +48,23 @@ def test_the_grouped_list_folds_its_longest_stages_past_its_budget() -> None:
     lines = layout(stages_of(jobs), 80, PALETTE, height=30).lines
     assert len(lines) <= LIST_BUDGET
     assert any("enter: its jobs" in line.plain for line in lines)
+
+
+def test_at_80_columns_a_failed_job_keeps_its_verdicts_pipeline_number() -> None:
+    from labdeck.ui.screens.pipeline.columns import reason_line
+
+    failed = Job.model_validate({"id": 1, "name": "integration-tests-postgres", "status": "failed", "stage": "test",
+                                 "failure_reason": "script_failure",
+                                 "pipeline": {"id": 12, "project_id": 7, "ref": "main", "status": "failed"}})
+    jobs = [failed, *(_job(index, f"unit-{index}", "success", stage) for index, stage in
+                      ((2, "build"), (3, "lint"), (4, "deploy"), (5, "docs")))]
+    why = {1: "broken since #127"}
+    shown = layout(stages_of(jobs), 80, PALETTE, height=40, why=why)
+    line = next(text.plain for text in shown.lines if "integration" in text.plain)
+    assert "#127" in line and "broken" in line, line  # was "… · why: broken s…"
+    for width in (60, 30, 22, 14, 9):
+        text = reason_line(failed, why, width)
+        assert len(text) <= width and text.endswith("#127"), (width, text)
+    assert reason_line(failed, why, 60) == "  ⚠ script_failure · why: broken since #127"
+    assert reason_line(failed, why, 32) == "  ⚠ script_failure · broken #127"
+    assert reason_line(failed, {1: "flaky 3/10"}, 12).endswith("3/10")

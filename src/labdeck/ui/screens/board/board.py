@@ -61,13 +61,14 @@ TRIAGE_GAP = 2.0
 """Seconds between re-renders of the ages and running times (the rows move on without new data)."""
 
 
-def bound_text(poller: object) -> str:
+def bound_text(poller: object, projects: int | None = None) -> str:
     """The help's promise: how often every watched project is read again, from the number of
-    projects and the budget (``poller.read_bound()``)."""
+    projects and the budget (``poller.read_bound()``; ``projects``: for that many watched projects,
+    when the board has not been read yet)."""
     bound = getattr(poller, "read_bound", None)
     if bound is None:
         return ""
-    seconds = float(bound())
+    seconds = float(bound() if projects is None else bound(projects))
     rate = getattr(getattr(poller, "settings", None), "requests_per_minute", 60)
     return (f"\nEvery watched project is read again within {short(seconds)} at {int(rate)} requests a "
             f"minute (`[board] requests_per_minute`); failed and running ones more often.\n")

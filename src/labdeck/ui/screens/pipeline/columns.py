@@ -11,10 +11,12 @@ and counts say "so far".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.app import App
@@ -23,6 +25,7 @@ from labdeck.api.models import Job
 from labdeck.base.durations import format_duration
 from labdeck.ui.dialogs.form import clean, theme_colour
 from labdeck.ui.screens.jobs.table import runner_label
+from labdeck.ui.widgets.shortening import cut_head, keep_end
 from labdeck.ui.widgets.status_colours import STATUS_THEME_KEYS
 from labdeck.watch.pipelines import STATUS_ORDER, job_bucket, latest_tries
 
@@ -199,6 +202,30 @@ def _reason(job: Job, why: Mapping[int, str]) -> str:
     return " · ".join(part for part in (job.failure_reason or "", f"why: {verdict}" if verdict else "") if part)
 
 
+_SINCE = re.compile(r"^(?P<verdict>\S+) since (?P<number>#\d+)(?P<rest>.*)$")
+
+
+def reason_line(job: Job, why: Mapping[int, str], width: int, prefix: str = "  ⚠ ") -> str:
+    """The job's ``⚠`` line in ``width`` cells: decoration goes first (``why:``, then ``since``,
+    then the failure reason's words), never the pipeline number or a count
+    (``⚠ script failure · why: broken since #127`` → ``⚠ script fa… · broken #127`` → ``⚠ brok… #127``)."""
+    full = f"{prefix}{_reason(job, why)}"
+    verdict = why.get(job.id, "")
+    if cell_len(full) <= width or not verdict:
+        return full
+    match = _SINCE.match(verdict)
+    short = f"{match['verdict']} {match['number']}{match['rest']}" if match else verdict
+    reason = job.failure_reason or ""
+    for text in (f"{prefix}{reason} · {verdict}" if reason else f"{prefix}{verdict}",
+                 f"{prefix}{reason} · {short}" if reason else f"{prefix}{short}"):
+        if cell_len(text) <= width:
+            return text
+    if reason and width - cell_len(f" · {short}") >= cell_len(prefix) + 3:
+        return cut_head(f"{prefix}{reason}", f" · {short}", width)
+    end = short.rsplit(" ", 1)[-1]
+    return keep_end(f"{prefix}{short}", end, width)
+
+
 def _job_block(job: Job, width: int, palette: Palette, marked: bool, why: Mapping[int, str] = {}) -> list[Text]:
     """A job in a stage column: name and status, then duration and runner, then the failure reason."""
     first = Text(no_wrap=True)
@@ -209,7 +236,7 @@ def _job_block(job: Job, width: int, palette: Palette, marked: bool, why: Mappin
     second = _cell(f"  {format_duration(job.duration)} · {runner_label(job)}", width, palette.muted)
     block = [first, second]
     if job.failure_reason or why.get(job.id):
-        block.append(_cell(f"  ⚠ {_reason(job, why)}", width, palette.error))
+        block.append(_cell(reason_line(job, why, width), width, palette.error))
     return block
 
 
@@ -357,7 +384,7 @@ def _list(stages: Sequence[Stage], width: int, height: int, palette: Palette, cu
             line.append(" ")
             line.append_text(_cell(runner_label(job), runner_w, palette.muted))
             line.append(" ")
-            line.append_text(_cell(_reason(job, why), reason_w, palette.error))
+            line.append_text(_cell(reason_line(job, why, reason_w, prefix=""), reason_w, palette.error))
             if job.id == cursor:
                 line.stylize(palette.cursor)
             spans[job.id] = (len(lines), 1)

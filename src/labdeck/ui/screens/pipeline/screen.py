@@ -34,6 +34,7 @@ from textual.widgets import Label
 from labdeck.api import errors
 from labdeck.api.models import Job
 from labdeck.operations.bulk_plan import PLANNERS, BulkKind, BulkOutcome, BulkPlan, job_targets
+from labdeck.ui.collector import give_back
 from labdeck.ui.dialogs.bulk import open_bulk_action, open_planned_bulk_action, say_nothing_to_do
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.follow.screen import open_follow
@@ -182,7 +183,11 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         if self._hooked is not None and self._observe_date in self._hooked.event_hooks["response"]:
             self._hooked.event_hooks["response"].remove(self._observe_date)
         self._hooked = None
+        big = len(self.jobs) > self.big_pipeline
         self.release()
+        if big:
+            # Its memory back to the system once the view is gone (after this message).
+            self.app.call_later(give_back)
 
     def release(self) -> None:
         """Drop what the view holds of the pipeline (its jobs, stages, laid-out lines, verdicts)."""

@@ -1,0 +1,79 @@
+"""The runners' job lists as a change source where no GraphQL says which pipelines moved (spec
+servers): a job that stops running has its project read at once, so a failure in a busy project
+(one of many, each read only every minute or so once the busy share is spread) reaches the board
+sooner; a token that may not read the runners (403) is not asked again. Real HTTP, simulator."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from labdeck.sim.server import SimServer
+from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects
+from labdeck.watch.pipelines import FAILED
+from tests.support.sim_control import advance, push_pipeline
+from tests.watch.helpers import api_client, fake_clock, make_poller, run_for
+
+
+async def test_a_failure_in_a_busy_project_is_read_when_its_job_stops(sim_factory: Callable[..., SimServer]) -> None:
+    server = sim_factory(dialect="spec", projects=120)
+    ids = sorted(server.state.projects)
+    failing = [1, 2, 10, 11, 12, 17]  # projects with runners of their own: their jobs start at once
+    busy = failing + [pid for pid in ids if pid not in failing][:24]
+    for pid in busy[len(failing):]:
+        # Busy all day: a job that waits for a runner that never comes.
+        push_pipeline(server, pid, [{"name": "soak", "duration": 86_400, "tags": ["nowhere"]}])
+    advance(server, 5)
+    fake = fake_clock()
+    board: list[BoardSnapshot] = []
+    watched = WatchedProjects(tuple(WatchedProject(pid, str(pid)) for pid in ids))
+    async with api_client(server) as client:
+        poller = make_poller(client, server, fake, stuck_after=3600.0)
+        poller.subscribe_board(board.append, watched=watched)
+        for _ in range(240):  # four minutes in lockstep: loaded, and the busy ones past their first minutes
+            advance(server, 1)
+            await run_for(poller, fake, 1)
+        assert board[-1].loading == 0 and all(poller.tracks[pid].lane == "hot" for pid in busy[len(failing):])
+        pushed = {}
+        for index, pid in enumerate(failing):
+            pushed[pid] = push_pipeline(server, pid, [{"name": f"unit-{index}", "fail": True, "duration": 150 + 7 * index}])
+        failed_at: dict[int, int] = {}
+        shown_at: dict[int, int] = {}
+        for second in range(700):
+            advance(server, 1)
+            await run_for(poller, fake, 1)
+            for pid, created in pushed.items():
+                job_id = created["jobs"][0]["id"]
+                if pid not in failed_at and server.state.jobs[job_id].status == "failed":
+                    failed_at[pid] = second
+                if pid not in shown_at and any(row.pipeline_id == created["id"] and row.status == FAILED
+                                               for row in board[-1].rows):
+                    shown_at[pid] = second
+            if len(shown_at) == len(pushed):
+                break
+        delays = sorted(shown_at[pid] - failed_at[pid] for pid in pushed if pid in shown_at and pid in failed_at)
+        assert len(delays) == len(pushed), (failed_at, shown_at)
+        # Without the runners' lists (busy projects read every 70 s): 13, 22, 30, 42, 46, 46 s.
+        assert delays[len(delays) // 2] <= 15 and max(delays) <= 45, delays
+        assert poller.busy_interval() >= 60  # the busy ones leave their share to the rotation
+        assert poller.stats.by_kind["runners"] > 0
+        poller.close()
+
+
+async def test_a_token_that_may_not_read_the_runners_is_not_asked_again(sim_factory: Callable[..., SimServer]) -> None:
+    server = sim_factory(dialect="spec", projects=20)
+    fake = fake_clock()
+    board: list[BoardSnapshot] = []
+    asked: list[str] = []
+    async with api_client(server, "user") as client:
+        async def note(request: object) -> None:
+            if "/runners" in str(getattr(request, "url", "")):
+                asked.append(str(getattr(request, "url", "")))
+
+        client.http.event_hooks["request"].append(note)
+        poller = make_poller(client, server, fake)
+        poller.subscribe_board(board.append, watched=WatchedProjects(tuple(
+            WatchedProject(p, str(p)) for p in sorted(server.state.projects))))
+        await run_for(poller, fake, 300)
+        assert board and board[-1].loading == 0
+        assert len(asked) == 1 and poller.runner_hints.refused
+        poller.close()
