@@ -43,6 +43,7 @@ from labdeck.ui.dialogs.command_line import CommandLineScreen
 from labdeck.ui.dialogs.keys import KeysScreen
 from labdeck.ui.dialogs.message import MessageScreen
 from labdeck.ui.formatting import Clock, system_clock
+from labdeck.ui.instances import Instance, inherit_instance
 from labdeck.ui.palette import ProjectJumpProvider, ScreenActionsProvider
 from labdeck.ui.reactions import react_to
 from labdeck.ui.safeguards import WRITE_CHECK_DELAY, Safeguards
@@ -50,6 +51,7 @@ from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.terminal_filter import InertTextFilter
 from labdeck.ui.themes.offer import THEME_CHECK_DELAY, ThemeOffer
+from labdeck.ui.triaging import triaging
 from labdeck.ui.type_ahead import KeyOrder, KeysReleased, KeyTravelled
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.watching import Watching
@@ -120,16 +122,24 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
         ui_state: UiState | None = None,
         install_signals: bool = False,
         check_write: bool = False,
+        more_sessions: Sequence[Session] = (),
     ) -> None:
         super().__init__()
         self._check_write = check_write
         """Probe whether the token may write once the first frame is drawn (the command line skips
         it before start-up: one round trip before the first frame, not two)."""
-        self.session = session
         self._own_client = client is None
         given = client.audit if client is not None else None
-        self.audit_log = given if isinstance(given, AuditLog) else self._session_audit(session)
-        self._client = client if client is not None else self._build_client(session)
+        audit = given if isinstance(given, AuditLog) else self._session_audit(session)
+        self.instances: list[Instance] = [Instance(
+            session, client if client is not None else self._build_client(session, audit=audit), audit, index=0,
+            triage=triaging(self))]
+        """One per profile shown (``--profile prod,staging``): the first is the primary instance."""
+        for index, more in enumerate(more_sessions, start=1):
+            more_audit = self._session_audit(more)
+            more_client = self._build_client(more, audit=more_audit)
+            more_client.read_only = bool(more.read_only)
+            self.instances.append(Instance(more, more_client, more_audit, index=index))
         # The console hands its client the recorder (a client built elsewhere may come without one).
         self._client.audit = self.audit_log
         self._local_clock: Clock = clock or system_clock
@@ -170,6 +180,42 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
 
     # --- client -------------------------------------------------------------------------------
 
+    @property
+    def primary(self) -> Instance:
+        """The console's first profile: every section but the board works on it."""
+        return self.instances[0]
+
+    @property
+    def session(self) -> Session:
+        """The primary instance's session."""
+        return self.primary.session
+
+    @session.setter
+    def session(self, value: Session) -> None:
+        self.primary.session = value
+
+    @property
+    def audit_log(self) -> AuditLog:
+        """The primary instance's audit log (bound to its profile and URL)."""
+        return self.primary.audit_log
+
+    @audit_log.setter
+    def audit_log(self, value: AuditLog) -> None:
+        self.primary.audit_log = value
+
+    @property
+    def _client(self) -> ApiClient:
+        return self.primary.client
+
+    @_client.setter
+    def _client(self, value: ApiClient) -> None:
+        self.primary.client = value
+
+    @property
+    def extra_instances(self) -> list[Instance]:
+        """The instances after the primary one (a board over several profiles)."""
+        return self.instances[1:]
+
     def _server_time(self) -> datetime:
         watching = self._watching
         return watching.server_now() if watching is not None else self._local_clock()
@@ -188,6 +234,13 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
     def instance_label(self) -> str:
         """``profile @ host`` for dialogs."""
         return f"{self.session.profile} @ {self.session.base_url}"
+
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
+        """Textual's, after the screen takes the instance of the screen that opens it (a board
+        row's instance goes on to its pipeline, its jobs, their logs and the dialogs they open)."""
+        if not isinstance(screen, str):
+            inherit_instance(self, screen)
+        return super().push_screen(screen, *args, **kwargs)
 
     # --- keys typed ahead ----------------------------------------------------------------------
 
@@ -248,7 +301,12 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
             self._install_signal_handlers()
         filters = saved.project_filters
         self.watching = Watching(self, self.session, self.client, clock=self._local_clock)
+        self.primary.watching = self.watching
         self.watching.start()
+        for instance in self.extra_instances:
+            instance.watching = Watching(self, instance.session, instance.client, clock=self._local_clock,
+                                         instance=instance.short, triage=instance.triaging)
+            instance.watching.start()
         if "projects" not in self._modes:
             self.add_mode("projects", lambda: ProjectsScreen(filters=filters))
         await self.switch_mode("projects")
@@ -275,6 +333,11 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
         self.save_state()
         if self._watching is not None:
             self._watching.stop()
+        for instance in self.extra_instances:
+            if instance.watching is not None:
+                instance.watching.stop()
+            with contextlib.suppress(Exception):
+                await instance.client.aclose()
         if self._uninstall_signals is not None:
             with contextlib.suppress(Exception):
                 self._uninstall_signals()
@@ -503,11 +566,12 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
 
 
 def run_console(session: Session, *, session_for_profile: SessionForProfile | None = None,
-                check_write: bool = False) -> int:
+                check_write: bool = False, more_sessions: Sequence[Session] = ()) -> int:
     """Run the console until the user quits; returns the exit code. ``check_write``: probe write
-    access after the first frame (see :meth:`LabdeckApp._write_check`)."""
+    access after the first frame (see :meth:`LabdeckApp._write_check`). ``more_sessions``: the
+    other profiles of a board over several instances (``--profile prod,staging``)."""
     app = LabdeckApp(session, session_for_profile=session_for_profile, install_signals=True,
-                     check_write=check_write)
+                     check_write=check_write, more_sessions=more_sessions)
     app.freeze_loaded_data = True
     result = app.run()
     if app.return_code:

@@ -151,7 +151,7 @@ class ConsoleApp(Protocol):
     def profile_names(self) -> list[str]:
         """The profiles of the config file."""
 
-    def show_login(self, reason: str) -> None:
+    def show_login(self, reason: str, instance: Any = None) -> None:
         """Open the sign-in dialog."""
 
     def listing_loaded(self) -> None:
