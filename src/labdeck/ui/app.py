@@ -31,6 +31,7 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from labdeck.api import ApiClient, errors
+from labdeck.api.core import TOKEN_REFUSED
 from labdeck.audit.log import AuditLog
 from labdeck.base.logsafe import redact
 from labdeck.base.session import Session
@@ -500,6 +501,14 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
             self.refresh_status()
             return
         if reaction.kind == "login":
+            refused = self._refused_elsewhere()
+            if refused:
+                # Another instance's read (its triage, its pipeline) was refused: that instance
+                # alone signs in again; the primary one keeps its token.
+                for instance in refused:
+                    instance.signed_out = True
+                    self.show_login(reaction.message, instance)
+                return
             self.signed_out = True
             self.show_login(reaction.message)
         elif reaction.kind == "modal":
@@ -510,6 +519,13 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
         else:
             self.notify(reaction.message, title=reaction.title, severity=reaction.severity, markup=False,
                         timeout=8)
+
+    def _refused_elsewhere(self) -> list[Instance]:
+        """The other instances whose token was refused, when the primary one's was not."""
+        if getattr(self.client.health, "reason", None) == TOKEN_REFUSED:
+            return []
+        return [instance for instance in self.extra_instances
+                if getattr(instance.client.health, "reason", None) == TOKEN_REFUSED]
 
     async def open_jobs_by_reference(self, reference: str) -> None:
         """``:jobs <path or id>``: look the project up, then open its jobs."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,10 +22,12 @@ from labdeck.operations.bulk_plan import PLANNERS, BulkKind, BulkOutcome, pipeli
 from labdeck.ui.connection import trouble_text
 from labdeck.ui.dialogs.bulk import open_bulk_action
 from labdeck.ui.dialogs.form import clean
+from labdeck.ui.instances import Instance, instances_of, primary_triaging, several
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.board.cells import failed_cell, why_cell
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
-from labdeck.ui.triaging import triaging, why_label
+from labdeck.ui.screens.board.merged import MergedBoard
+from labdeck.ui.triaging import Triaging, triaging, why_label
 from labdeck.ui.widgets.cells import coloured
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 from labdeck.ui.widgets.status_colours import status_text
@@ -50,6 +52,9 @@ COLUMNS = (
     Column("by", "By", min_width=3, max_width=14, flex=True),
 )
 """The board's columns from :data:`WIDE_FROM` columns of terminal on."""
+
+INSTANCE_COLUMN = Column("instance", "At", min_width=4, max_width=10)
+"""On a board over several instances: the row's instance (its short name, in its colour)."""
 
 NARROW_COLUMNS = tuple(Column("why", "Why", min_width=6, max_width=18, flex=True) if column.key == "why" else column
                        for column in COLUMNS if column.key not in ("running", "duration", "by"))
@@ -135,12 +140,12 @@ server by itself; the status line says how fresh the data is (amber: older than 
         super().__init__(id="board")
         self.snapshot = BoardSnapshot()
         self.status_filter = ""
-        self.marked: set[tuple[int, int]] = set()
+        self.marked: set[tuple[int, ...]] = set()
         self._aged_period: int | None = None
         """Marked pipelines: (project id, pipeline id)."""
-        self._rows: dict[tuple[int, int], PipelineRow] = {}
-        self._timed: dict[tuple[int, int], tuple[str, str]] = {}
-        self._stale: dict[tuple[int, int], bool] = {}
+        self._rows: dict[tuple[int, ...], PipelineRow] = {}
+        self._timed: dict[tuple[int, ...], tuple[str, str]] = {}
+        self._stale: dict[tuple[int, ...], bool] = {}
         """Each row's age and running time as shown (a clock tick re-renders the rows whose text moved)."""
         self._titled: tuple[str, int, int, str] | None = None
         self._triaged: tuple[object, ...] | None = None
@@ -149,6 +154,11 @@ server by itself; the status line says how fresh the data is (amber: older than 
         """What the last triage round was asked about (a new round only when the failures change)."""
         self._ages: RowAges | None = None
         """The rows' ages as last rendered (a tick re-renders rows that turned stale)."""
+        self._cluster_owner: dict[int, Instance] = {}
+        """Several instances: ``id(cluster)`` → the instance whose triage found it."""
+        self._merged: MergedBoard | None = None
+        """Several instances (``--profile prod,staging``): their boards, merged."""
+        self._instance_ages: dict[int, RowAges] = {}
 
     def keys_note(self) -> str:
         """``?``: the bound the board keeps for the watched projects now."""
@@ -161,9 +171,11 @@ server by itself; the status line says how fresh the data is (amber: older than 
         yield ClusterStrip(id="board-clusters")
         yield ResourceTable(self._columns_for(self.app.size.width), id="board-table")
 
-    @staticmethod
-    def _columns_for(width: int) -> tuple[Column, ...]:
-        return COLUMNS if width >= WIDE_FROM else NARROW_COLUMNS
+    def _columns_for(self, width: int) -> tuple[Column, ...]:
+        columns = COLUMNS if width >= WIDE_FROM else NARROW_COLUMNS
+        if several(self.app):
+            columns = (columns[0], INSTANCE_COLUMN, *columns[1:])
+        return columns
 
     def on_resize(self) -> None:
         """A narrow terminal drops the least urgent columns (and a wide one brings them back)."""
@@ -180,12 +192,19 @@ server by itself; the status line says how fresh the data is (amber: older than 
 
     def on_mount(self) -> None:
         watching = self.console_app.watching
-        self._pipelines = watching.subscribe_board(self._board_changed)
+        if several(self.app):
+            self._merged = MergedBoard(instances_of(self.app), self._merged_changed)
+            self._merged.subscribe()
+            self._pipelines: Any = self._merged
+        else:
+            self._pipelines = watching.subscribe_board(self._board_changed)
         self._running_now = watching.subscribe_running_now(self._running_changed)
         for status in self.query(StatusLine):
             status.stale_after = 2 * watching.poller.interval
         self.query_one("#running-now", Static).display = False
         self._untriage = triaging(self.app).subscribe(self._triage_done)
+        self._untriage_more = [instance.triaging.subscribe(self._triage_done)
+                               for instance in instances_of(self.app)[1:]]
         self.app.screen_change_signal.subscribe(self, self._follow_visibility)
         self.table.focus()
         self._show()
@@ -210,6 +229,8 @@ server by itself; the status line says how fresh the data is (amber: older than 
     def on_unmount(self) -> None:
         self.app.screen_change_signal.unsubscribe(self)
         self._untriage()
+        for untriage in self._untriage_more:
+            untriage()
         self._pipelines.close()
         self._running_now.close()
 
@@ -219,6 +240,32 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self.snapshot = snapshot
         self._show()
         self._triage()
+
+    def _merged_changed(self) -> None:
+        assert self._merged is not None
+        self._board_changed(self._merged.snapshot)
+
+    def instance_of_row(self, row: PipelineRow) -> Instance | None:
+        """The instance of a row on a board over several instances (None: a board of one)."""
+        return self._merged.owner(row) if self._merged is not None else None
+
+    def _key(self, row: PipelineRow) -> tuple[int, ...]:
+        """The row's key: its pipeline, and its instance's number on a board over several."""
+        instance = self.instance_of_row(row)
+        if instance is None:
+            return (row.project_id, row.pipeline_id)
+        return (instance.index, row.project_id, row.pipeline_id)
+
+    def acting_instance(self) -> Instance | None:
+        """The instance of the row (or the cluster) under the cursor, or of the marked rows."""
+        if self._merged is None:
+            return self.instance
+        strip = self.query_one_optional("#board-clusters", ClusterStrip)
+        if strip is not None and strip.has_focus and strip.cursor_data is not None:
+            return self._cluster_owner.get(id(strip.cursor_data))
+        marked = {self._merged.owner(row).index: self._merged.owner(row) for row in self.marked_rows()}
+        found = next(iter(marked.values())) if len(marked) == 1 else None
+        return found if found is not None and not found.primary else None
 
     @staticmethod
     def failed_jobs(row: PipelineRow) -> list[Job]:
@@ -234,10 +281,13 @@ server by itself; the status line says how fresh the data is (amber: older than 
         """Verdicts and clusters for the failed pipelines, in the ``triage`` worker: one jobs page
         per project with a failure, logs only where ``failure_reason`` does not explain it."""
         failed = [(row, job) for row in self.snapshot.rows if row.status == "failed" for job in self.failed_jobs(row)]
-        key = tuple(sorted((row.project_id, job.id) for row, job in failed))
+        key = tuple(sorted((*self._key(row), job.id) for row, job in failed))
         if not failed or key == self._triaged:
             return
         self._triaged = key
+        if self._merged is not None:
+            self._triage_instances(failed)
+            return
         projects = sorted({(row.project_id, row.project_path) for row, _ in failed})
         jobs = [(row.project_id, row.project_path, job) for row, job in failed]
         self._triage_wanted = (projects, jobs)
@@ -261,10 +311,41 @@ server by itself; the status line says how fresh the data is (amber: older than 
         finally:
             self._triage_busy = False
 
+    def _triage_instances(self, failed: list[tuple[PipelineRow, Job]]) -> None:
+        """Several instances: each instance's failures are worked out on its own client, budget
+        and verdicts (job ids of two instances may be the same number)."""
+        assert self._merged is not None
+        for instance in self._merged.instances:
+            own = [(row, job) for row, job in failed if self._merged.owner(row) is instance]
+            if not own:
+                continue
+            projects = sorted({(row.project_id, row.project_path) for row, _ in own})
+            jobs = [(row.project_id, row.project_path, job) for row, job in own]
+            state = primary_triaging(self.app, instance)
+
+            async def round_of(instance: Instance = instance, state: Triaging = state,
+                               projects: list[tuple[int, str]] = projects,
+                               jobs: list[tuple[int, str, Job]] = jobs) -> None:
+                await state.round(instance.client, projects, jobs)
+
+            self.run_api(round_of, f"triage-{instance.index}")
+
     def _triage_done(self) -> None:
         """A round ended: the ``Why`` cells and the clusters follow."""
-        report = triaging(self.app).report
         strip = self.query_one_optional("#board-clusters", ClusterStrip)
+        if self._merged is not None:
+            self._cluster_owner = {}
+            clusters = []
+            for instance in self._merged.instances:
+                report = primary_triaging(self.app, instance).report
+                for cluster in report.clusters if report is not None else ():
+                    self._cluster_owner[id(cluster)] = instance
+                    clusters.append(cluster)
+            if strip is not None:
+                strip.show_clusters(clusters)
+            self._show()
+            return
+        report = triaging(self.app).report
         if strip is not None and report is not None:
             strip.show_clusters(report.clusters)
         self._show()
@@ -273,7 +354,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         """The ``Why`` cell: the verdicts of the pipeline's failed jobs (``…`` while unknown)."""
         if row.status != "failed":
             return ""
-        state = triaging(self.app)
+        state = primary_triaging(self.app, self.instance_of_row(row))
         return why_label([state.failure(job.id) for job in self.failed_jobs(row)]) or "…"
 
     def _running_changed(self, snapshot: RunningNowSnapshot) -> None:
@@ -300,10 +381,11 @@ server by itself; the status line says how fresh the data is (amber: older than 
         # snapshot comes, and ages and running times must still move on.
         now = self.console_app.clock()
         rows = [row for row in snapshot.rows if not self.status_filter or row.status == self.status_filter]
-        self._rows = {(row.project_id, row.pipeline_id): row for row in rows}
+        self._rows = {self._key(row): row for row in rows}
         self.marked &= set(self._rows)
         self._timed.clear()
         self._ages = self.console_app.watching.poller.row_ages()
+        self._instance_ages = self._merged.ages() if self._merged is not None else {}
         table = self.table
         keep = table.cursor_key
         table.clear()
@@ -317,9 +399,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
     def _retime(self, now: datetime) -> None:
         """The clock moved on, the data did not: re-render only the rows whose age or running
         time reads differently now (most ticks, none: no repaint at all)."""
-        self._ages = ages = self.console_app.watching.poller.row_ages()
+        self._ages = self.console_app.watching.poller.row_ages()
+        self._instance_ages = self._merged.ages() if self._merged is not None else {}
         moved = [self._table_row(row, now) for key, row in self._rows.items()
-                 if self._times(row, now) != self._timed.get(key) or ages.stale(row) != self._stale.get(key)]
+                 if self._times(row, now) != self._timed.get(key) or self._is_stale(row) != self._stale.get(key)]
         if moved:
             self.table.append_rows(moved)  # rows with known keys are replaced in place, in one go
 
@@ -331,28 +414,46 @@ server by itself; the status line says how fresh the data is (amber: older than 
             return short_age(row.age_at(now)), "…"  # a partial pipeline whose start or end is not read yet
         return short_age(row.age_at(now)), format_duration(duration.total_seconds()) if duration else "—"
 
+    def _is_stale(self, row: PipelineRow) -> bool:
+        if self._merged is not None:
+            return self._merged.stale(row, self._instance_ages)
+        return self._ages is not None and self._ages.stale(row)
+
     def _table_row(self, row: PipelineRow, now: datetime) -> TableRow:
-        key = (row.project_id, row.pipeline_id)
+        key = self._key(row)
         status = status_text(self.app, row.status)
         failed = row.failed_label  # "unit-0001 +39 more"; "…" while not every failure is read
         self._timed[key] = age, duration = self._times(row, now)
-        stale = self._stale[key] = self._ages is not None and self._ages.stale(row)
+        stale = self._stale[key] = self._is_stale(row)
+        instance = self.instance_of_row(row)
         mark: Text | str = "●" if key in self.marked else (coloured(self.app, "~", "ld-text-warning") if stale else " ")
         cells: dict[str, Text | str] = {
             "mark": mark, "project": clean(row.project_path),
             "pipeline": f"#{row.pipeline_id}", "ref": clean(row.ref or "—"), "status": status,
             "failed": failed_cell(clean(failed)) or ("…" if row.status == "failed" else "—"), "why": why_cell(clean(self.why(row))), "running": row.running_label,
             "age": age, "duration": duration, "by": clean(row.triggered_by or "—"),
+            "instance": instance.mark(self.app) if instance is not None else "",
         }
         return TableRow(
             key=key,
             cells=tuple(cells[column.key] for column in self.table.columns),
             data=row,
             search_text=" ".join((row.project_path, row.ref or "", row.status, failed,
-                                  row.triggered_by or "", str(row.pipeline_id))).lower(),
+                                  row.triggered_by or "", str(row.pipeline_id),
+                                  instance.short if instance is not None else "")).lower(),
         )
 
     def _update_context(self, rows: list[PipelineRow]) -> None:
+        if self._merged is not None:
+            merged = self._merged.context(rows)
+            if self.status_filter:
+                merged.append(f"f={self.status_filter}")
+            unseen = sum(instance.watching.unseen for instance in self._merged.instances
+                         if instance.watching is not None)
+            if unseen:
+                merged.append(f"{unseen} alert{'s' if unseen != 1 else ''} (!)")
+            self._set_context(" · ".join(merged))
+            return
         snapshot = self.snapshot
         watching = self.console_app.watching
         freshness = watching.freshness()
@@ -389,7 +490,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
         unseen = self.console_app.watching.unseen
         if unseen:
             parts.append(f"{unseen} alert{'s' if unseen != 1 else ''} (!)")
-        self.context_text = " · ".join(parts)
+        self._set_context(" · ".join(parts))
+
+    def _set_context(self, text: str) -> None:
+        self.context_text = text
         table = self.table
         titled = (self.context_text, table.row_count, table.visible_count, table.filter_text)
         if titled != self._titled:  # the title row's labels lay the screen out again when updated
@@ -406,7 +510,9 @@ server by itself; the status line says how fresh the data is (amber: older than 
             shown = [row for row in self.snapshot.rows if not self.status_filter or row.status == self.status_filter]
         ages = self.console_app.watching.poller.row_ages()
         label, stale = freshness.label, freshness.is_stale
-        if shown and freshness.error is None and ages.oldest(shown) is not None:
+        if self._merged is not None:
+            label, stale = self._merged.freshness_label(shown)
+        elif shown and freshness.error is None and ages.oldest(shown) is not None:
             # The oldest row's age among those on screen, not the last round's: a round can be fresh
             # while rows are not.
             label, stale = ages.label(shown), stale or any(ages.stale(row) for row in shown)
@@ -509,6 +615,14 @@ server by itself; the status line says how fresh the data is (amber: older than 
         watched = self.snapshot.watched
         sources = next((project.sources for project in (watched.projects if watched else ())
                         if project.id == row.project_id), frozenset())
+        if self._merged is not None:
+            instance = self._merged.owner(row)
+            sources = self._merged_sources(instance, row)
+            if "added" in sources and instance.watching is not None:
+                instance.watching.store.remove(row.project_id)
+                self.notify(f"{instance.short}: {row.project_path} is no longer watched.", timeout=3)
+                self._merged.changed(instance)
+                return
         if "added" in sources:
             self.console_app.watching.store.remove(row.project_id)
             self.notify(f"{row.project_path} is no longer watched.", timeout=3)
@@ -518,10 +632,26 @@ server by itself; the status line says how fresh the data is (amber: older than 
             ", ".join(source for source in sorted(sources)) or "watched"
         self.notify(f"{row.project_path} stays on the board: {why}.", severity="warning", timeout=5)
 
+    def _merged_sources(self, instance: Instance, row: PipelineRow) -> frozenset[str]:
+        assert self._merged is not None
+        watched = self._merged.snapshots[instance.index].watched if instance.index in self._merged.snapshots else None
+        return next((project.sources for project in (watched.projects if watched else ())
+                     if project.id == row.project_id), frozenset())
+
     def action_alert(self) -> None:
         """Alert when the pipeline under the cursor fails or finishes (again: stop)."""
         row = self.selected()
         if row is None:
+            return
+        instance = self.instance_of_row(row)
+        if instance is not None and instance.watching is not None:
+            # The row's own instance watches it (its poller reads it, its alert log says so).
+            assert self._merged is not None
+            own = tuple(other for other in self.snapshot.rows if self._merged.owner(other) is instance)
+            on = instance.watching.alerts.toggle(WatchTarget.for_pipeline(row), own)
+            instance.watching.poller.wake()
+            self.notify(f"{'Alert on' if on else 'No more alerts for'} {instance.short}: {row.project_path} "
+                        f"#{row.pipeline_id}.", timeout=3)
             return
         on = self.console_app.watching.alerts.toggle(WatchTarget.for_pipeline(row), self.snapshot.rows)
         self.notify(f"{'Alert on' if on else 'No more alerts for'} {row.project_path} #{row.pipeline_id}.",
@@ -532,7 +662,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         row = self.selected()
         if row is None:
             return
-        key = (row.project_id, row.pipeline_id)
+        key = self._key(row)
         self.marked.symmetric_difference_update({key})
         now = self.console_app.clock()
         self.table.update_row(self._table_row(row, now))
@@ -543,13 +673,24 @@ server by itself; the status line says how fresh the data is (amber: older than 
         rows = self.marked_rows()
         if not rows or self.refuse_if_read_only():
             return
+        merged = self._merged
+        if merged is not None and len({merged.owner(row).index for row in rows}) > 1:
+            # One dialog sends to one instance: it names it, and its client sends the requests.
+            names = ", ".join(sorted({merged.owner(row).short for row in rows}))
+            self.notify(f"The marked pipelines are on several instances ({names}): mark those of one.",
+                        severity="warning", timeout=6)
+            return
+        acting = merged.owner(rows[0]) if merged is not None else None
         scope = f"{len(rows)} pipeline{'s' if len(rows) != 1 else ''}"
         plan = PLANNERS[kind](pipeline_targets(rows), action=f"board.{kind}", scope=scope)
 
         def done(outcome: BulkOutcome | None) -> None:
             if outcome is not None:
                 self.marked.clear()
-                self._pipelines.changed()  # read the projects again: they changed
+                if merged is not None:
+                    merged.changed(acting)  # read that instance's projects again: they changed
+                else:
+                    self._pipelines.changed()
 
         open_bulk_action(self.app, plan, on_done=done)
 
