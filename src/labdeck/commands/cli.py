@@ -85,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     _tls_options(parser, suppress=False)
     parser.add_argument("--read-only", action="store_true", help="hide and refuse every change")
     parser.add_argument("--demo", action="store_true", help="run against a built-in simulator")
+    parser.add_argument("--instances", type=int, default=1, metavar="N",
+                        help="with --demo: N simulated instances on one board (spec and gitlab dialects)")
     parser.add_argument("--token-stdin", action="store_true", help="read the token from standard input")
     parser.add_argument("--theme", metavar="T", help="colour theme")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -315,7 +317,16 @@ def _reattach_terminal() -> None:
 
 def _console(args: argparse.Namespace) -> int:
     if args.demo:
+        if getattr(args, "instances", 1) > 1:
+            from labdeck.commands.instances import run_demo_instances
+
+            return run_demo_instances(args, _run)
         return _demo(args)
+    from labdeck.commands.instances import console_profiles, run_console_instances
+
+    names = console_profiles(args)
+    if len(names) > 1:  # a board over several profiles: --profile prod,staging or `boards` in the config
+        return run_console_instances(args, names, resolve_session, SessionOptions, SessionError, _run)
     stdin_token = None
     if args.token_stdin:
         from labdeck.auth.chain import TokenInputError, read_token_stream
@@ -357,7 +368,7 @@ def _preload_console() -> None:
     threading.Thread(target=load, name="labdeck-preload", daemon=True).start()
 
 
-def _run(session: Session, options: SessionOptions | None = None) -> int:
+def _run(session: Session, options: SessionOptions | None = None, more: Sequence[Session] = ()) -> int:
     from labdeck.base import crash
     from labdeck.ui.app import run_console
 
@@ -366,7 +377,7 @@ def _run(session: Session, options: SessionOptions | None = None) -> int:
     # two round trips in a row before anything shows is a long blank terminal).
     check_write = session.token is not None and not session.read_only
     if options is None:
-        return int(run_console(session, check_write=check_write))
+        return int(run_console(session, check_write=check_write, more_sessions=more))
 
     def session_for_profile(name: str) -> Session:
         # Called from a worker thread while the TUI owns the terminal: never prompt.
@@ -375,7 +386,8 @@ def _run(session: Session, options: SessionOptions | None = None) -> int:
         # The console is already drawn: check write access now (it switches to read-only at once).
         return resolve_session(switched, stdin_token=None, interactive=False, check_write=True)
 
-    return int(run_console(session, session_for_profile=session_for_profile, check_write=check_write))
+    return int(run_console(session, session_for_profile=session_for_profile, check_write=check_write,
+                           more_sessions=more))
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -422,13 +434,15 @@ class SessionOptions:
 
 
 def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = None,
-                    interactive: bool | None = None, check: bool = True, check_write: bool = False) -> Session:
+                    interactive: bool | None = None, check: bool = True, check_write: bool = False,
+                    environ: dict[str, str] | None = None) -> Session:
     """Profile, token (chain), TLS and the startup check → a Session, or :class:`SessionError`.
 
     ``interactive=False`` never prompts (used while the console runs); ``None`` prompts when a
     terminal is attached. ``check=False`` skips the startup check (a read-only command whose first
     request says as much about the token). ``check_write``: also probe write access now (otherwise
-    the console does, after its first frame).
+    the console does, after its first frame). ``environ``: the environment the token chain reads
+    (default ``os.environ``).
     """
     from labdeck.auth import probe
     from labdeck.auth.chain import TokenChain, TokenInputError, resolve_url
@@ -450,7 +464,7 @@ def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = Non
         where = "--url" if origin == "--url" else origin.removeprefix("env ")
         raise SessionError(f"{where} {problem}")
     name = profile.name if profile else _profile_name(config, options.profile, url, origin)
-    chain = TokenChain(interactive=interactive)
+    chain = TokenChain(interactive=interactive, environ=environ)
     try:
         resolution = chain.resolve(name, url, stdin_token=stdin_token, allow_prompt=interactive is not False)
     except TokenInputError as error:
@@ -470,7 +484,7 @@ def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = Non
         theme=options.theme or (profile.theme if profile else None) or config.ui.theme,
         keymap=dict(config.keymap), ca_file=tls.ca_file, insecure=options.insecure,
         insecure_storage=resolution.insecure_storage, start=profile.start if profile else "projects",
-        board=config.board, alerts=config.alerts,
+        board=config.board, alerts=config.alerts, short_name=profile.short if profile else None,
     )
     problem = startup_check(session, tls, check_write=check_write) if check else None
     if problem is not None:

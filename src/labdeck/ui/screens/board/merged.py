@@ -145,8 +145,9 @@ class MergedBoard:
                 continue
             assert instance.watching is not None
             freshness = instance.watching.freshness()
-            if snapshot is None or freshness.last_complete_at is None:
-                parts.append(f"{instance.short}: loading…")
+            if snapshot is None or (freshness.last_complete_at is None and (snapshot.loading or not snapshot.rows)):
+                loading = f" {snapshot.loading}" if snapshot is not None and snapshot.loading else "…"
+                parts.append(f"{instance.short}: loading{loading}")
                 continue
             watched = len(snapshot.watched.projects) if snapshot.watched is not None else 0
             parts.append(f"{instance.short}: {watched} projects")
