@@ -18,6 +18,7 @@ from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.bulk import BulkActionScreen
 from labdeck.ui.dialogs.login import LoginScreen
+from labdeck.ui.screens.board.alerts import AlertLogScreen
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.ui_state import UiState
@@ -76,6 +77,19 @@ async def test_one_board_marks_each_row_and_each_instance_gets_only_its_own_toke
         cells = [str(row.cells[1]) for row in screen.table.visible_rows()]
         assert set(cells) == {"prod", "staging"}
         assert "prod:" in screen.context_text and "staging:" in screen.context_text
+        # W on a staging row: staging's own poller watches it, and `!` says which instance.
+        target = next(row for row in shown if owner(screen, row) == "staging")
+        screen.table.move_cursor_to_key((1, target.project_id, target.pipeline_id))
+        await pilot.press("W")
+        assert len(app.instances[1].watching.alerts.targets) == 1
+        assert not app.instances[0].watching.alerts.targets
+        await pilot.press("exclamation_mark")
+        await settle(app, pilot)
+        alerts = app.screen
+        assert isinstance(alerts, AlertLogScreen)
+        assert any(str(row.cells[2]).startswith("staging: ") for row in alerts.table.visible_rows())
+        await pilot.press("escape")
+        await settle(app, pilot)
         # `/` works across instances, and on the instance's name too.
         await pilot.press("slash", *"staging", "enter")
         await settle(app, pilot)
