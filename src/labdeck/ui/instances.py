@@ -86,6 +86,15 @@ def primary_triaging(app: App[Any], instance: Instance | None) -> Triaging:
     return instance.triaging
 
 
+def triaging_of(app: App[Any], client: ApiClient) -> Triaging:
+    """The triage state of the instance ``client`` belongs to (job ids of two instances may be
+    the same number: each keeps its own verdicts)."""
+    for instance in instances_of(app)[1:]:
+        if instance.client is client:
+            return instance.triaging
+    return triaging(app)
+
+
 def instances_of(app: App[Any]) -> list[Instance]:
     """The console's instances (one for a console of one profile)."""
     return list(getattr(app, "instances", ()))
@@ -141,4 +150,4 @@ def inherit_instance(app: App[Any], screen: object) -> None:
 
 
 __all__ = ["Instance", "client_of", "inherit_instance", "instance_of", "instances_of", "primary_triaging",
-           "several", "target_label"]
+           "several", "target_label", "triaging_of"]
