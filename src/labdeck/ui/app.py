@@ -44,7 +44,7 @@ from labdeck.ui.dialogs.command_line import CommandLineScreen
 from labdeck.ui.dialogs.keys import KeysScreen
 from labdeck.ui.dialogs.message import MessageScreen
 from labdeck.ui.formatting import Clock, system_clock
-from labdeck.ui.instances import Instance, inherit_instance
+from labdeck.ui.instances import Instance, inherit_instance, instance_of
 from labdeck.ui.palette import ProjectJumpProvider, ScreenActionsProvider
 from labdeck.ui.reactions import react_to
 from labdeck.ui.safeguards import WRITE_CHECK_DELAY, Safeguards
@@ -308,6 +308,7 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
             instance.watching = Watching(self, instance.session, instance.client, clock=self._local_clock,
                                          instance=instance.short, triage=instance.triaging)
             instance.watching.start()
+            self.run_worker(self._who_is(instance), group=f"app-whoami-{instance.index}", exit_on_error=False)
         if "projects" not in self._modes:
             self.add_mode("projects", lambda: ProjectsScreen(filters=filters))
         await self.switch_mode("projects")
@@ -369,6 +370,12 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
     async def _who_am_i(self) -> None:
         self.current_user = await self._probe_user()
         self.refresh_status()
+
+    @staticmethod
+    async def _who_is(instance: Instance) -> None:
+        """Another instance's account (its audit lines name it); its board says any trouble."""
+        with contextlib.suppress(errors.ApiError):
+            await instance.client.users.current()
 
     async def _probe_user(self) -> str:
         user = await self.client.users.current()
@@ -457,8 +464,12 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
 
     # --- status line --------------------------------------------------------------------------
 
-    def status_info(self) -> StatusInfo:
-        """The connection facts shown on the status line."""
+    def status_info(self, screen: object = None) -> StatusInfo:
+        """The connection facts shown on the status line (of ``screen``'s instance: a board row's
+        pipeline on another instance says that instance, its account and its trouble)."""
+        instance = instance_of(screen)
+        if instance is not None and not instance.primary:
+            return self._instance_status(instance)
         client = self.client
         health = getattr(client, "health", None)
         rate_text = rate_note(getattr(client, "rate_limit", None), getattr(health, "state", "ok"))
@@ -476,6 +487,19 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
             token_source=self.session.token_source,
             signed_out=self.signed_out,
             trouble=trouble_text(health),
+        )
+
+    def _instance_status(self, instance: Instance) -> StatusInfo:
+        client = instance.client
+        health = getattr(client, "health", None)
+        session = instance.session
+        return StatusInfo(
+            profile=instance.short, instance=session.base_url, user=instance.audit_log.user,
+            read_only=self.read_only or client.read_only,
+            rate_limit=rate_note(getattr(client, "rate_limit", None), getattr(health, "state", "ok")),
+            health=getattr(health, "state", "ok"), last_error=getattr(health, "last_error", None),
+            insecure_storage=session.insecure_storage, demo=session.demo, now=self.clock(),
+            token_source=session.token_source, signed_out=instance.signed_out, trouble=trouble_text(health),
         )
 
     # --- errors -------------------------------------------------------------------------------

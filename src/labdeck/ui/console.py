@@ -157,8 +157,8 @@ class ConsoleApp(Protocol):
     def listing_loaded(self) -> None:
         """A section finished its first full listing (memory housekeeping)."""
 
-    def status_info(self) -> StatusInfo:
-        """The connection facts the status line shows."""
+    def status_info(self, screen: object = None) -> StatusInfo:
+        """The connection facts the status line shows (of ``screen``'s instance)."""
 
     def handle_worker_state(self, worker: Worker[Any], state: WorkerState) -> None:
         """The one place where worker errors become toasts, the sign-in dialog or a modal."""

@@ -130,7 +130,7 @@ def target_label(app: App[Any], screen: object) -> Text:
         if instance is None or not several(app):
             return Text(str(getattr(app, "instance_label", "")))
     text = instance.mark(app, bold=True)
-    text.append(f" {instance.label}")
+    text.append(f" {instance.label}" if instance.short != instance.name else f" @ {instance.session.base_url}")
     return text
 
 

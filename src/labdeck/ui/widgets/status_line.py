@@ -154,7 +154,7 @@ class StatusLine(Horizontal):
             # Called by the app's clock and after workers finish: at start-up or while the app
             # shuts down, this line's parts may not be there.
             return
-        info = console_app(self.app).status_info()
+        info = console_app(self.app).status_info(self.screen)
         narrow = self.size.width and self.size.width < self.NARROW
         self._set("profile", info.profile + (" (demo)" if info.demo and info.profile != "demo" else ""))
         self._set("instance", info.instance.removeprefix("https://").removeprefix("http://") if narrow
