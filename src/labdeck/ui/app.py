@@ -243,6 +243,12 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
             inherit_instance(self, screen)
         return super().push_screen(screen, *args, **kwargs)
 
+    def switch_screen(self, screen: Any) -> Any:
+        """Textual's, after the new screen takes the instance of the one it replaces."""
+        if not isinstance(screen, str):
+            inherit_instance(self, screen)
+        return super().switch_screen(screen)
+
     # --- keys typed ahead ----------------------------------------------------------------------
 
     async def on_event(self, event: events.Event) -> None:

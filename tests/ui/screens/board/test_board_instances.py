@@ -20,6 +20,7 @@ from labdeck.ui.dialogs.bulk import BulkActionScreen
 from labdeck.ui.dialogs.login import LoginScreen
 from labdeck.ui.screens.board.alerts import AlertLogScreen
 from labdeck.ui.screens.board.board import BoardScreen
+from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.ui_state import UiState
 from labdeck.watch import PipelineRow
@@ -113,6 +114,18 @@ async def test_actions_go_to_the_rows_instance_and_the_audit_log_says_which(
         await settle(app, pilot)
         pipeline = app.screen
         assert isinstance(pipeline, PipelineScreen) and pipeline.instance is app.instances[1]
+        # enter on a job: its log is read from staging too (a plain screen, not a section).
+        prod_traces = sum(1 for _, _, path, _ in prod.requests if path.endswith("/trace"))
+        await pilot.press("enter")
+        await settle(app, pilot)
+        trace = app.screen
+        assert isinstance(trace, TraceScreen) and trace.instance is app.instances[1]
+        await wait_until(pilot, lambda: any(path.endswith(f"/jobs/{trace.job.id}/trace")
+                                            for _, _, path, _ in staging.requests), limit=40)
+        assert sum(1 for _, _, path, _ in prod.requests if path.endswith("/trace")) == prod_traces
+        assert app.status_info(trace).profile == "staging" and app.status_info(pipeline).instance == staging.url
+        await pilot.press("escape")
+        await settle(app, pilot)
         await pilot.press("escape")
         await settle(app, pilot)
         before_prod = len(prod.requests)

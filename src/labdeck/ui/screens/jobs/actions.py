@@ -21,7 +21,7 @@ from labdeck.audit.context import AuditTarget, audit_context
 from labdeck.ui.console import console_app
 from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.dialogs.download import DownloadProgressDialog, PathDialog, default_download_dir
-from labdeck.ui.instances import client_of
+from labdeck.ui.instances import Instance, client_of
 from labdeck.watch import WatchTarget
 
 
@@ -77,6 +77,8 @@ class JobActionsMixin:
 
     project_id: int
     project_path: str
+    instance: Instance | None = None
+    """The instance the job lives on (a board row's; None: the console's primary instance)."""
 
     def selected_job(self) -> Job | None:  # pragma: no cover - overridden
         """The job the actions apply to."""
