@@ -77,7 +77,7 @@ async def test_one_board_marks_each_row_and_each_instance_gets_only_its_own_toke
         # The instance column: the short name (profile "production" has short = "prod").
         cells = [str(row.cells[1]) for row in screen.table.visible_rows()]
         assert set(cells) == {"prod", "staging"}
-        assert "prod:" in screen.context_text and "staging:" in screen.context_text
+        assert "prod " in screen.context_text and "staging " in screen.context_text
         # W on a staging row: staging's own poller watches it, and `!` says which instance.
         target = next(row for row in shown if owner(screen, row) == "staging")
         screen.table.move_cursor_to_key((1, target.project_id, target.pipeline_id))

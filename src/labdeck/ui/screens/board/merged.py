@@ -150,7 +150,9 @@ class MergedBoard:
                 parts.append(f"{instance.short}: loading{loading}")
                 continue
             watched = len(snapshot.watched.projects) if snapshot.watched is not None else 0
-            parts.append(f"{instance.short}: {watched} projects")
+            parts.append(f"{instance.short} {watched}")
+        if parts and not parts[-1].startswith(tuple(f"{i.short}:" for i in self.instances)):
+            parts[-1] += " watched"
         broken = self.snapshot.broken
         parts.append(f"{broken} failed" if broken else "nothing failing")
         parts.append(f"{sum(1 for row in rows if row.status == 'running')} running")
