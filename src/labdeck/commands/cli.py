@@ -379,12 +379,16 @@ def _run(session: Session, options: SessionOptions | None = None, more: Sequence
     if options is None:
         return int(run_console(session, check_write=check_write, more_sessions=more))
 
-    def session_for_profile(name: str) -> Session:
+    def session_for_profile(name: str, own_token: bool = False) -> Session:
         # Called from a worker thread while the TUI owns the terminal: never prompt.
         # The profile's own URL: a --url given at start named the first instance only.
-        switched = dataclasses.replace(options, profile=name, url=None)
+        switched = dataclasses.replace(options, profile=name, url=None, ca_file=None if own_token else options.ca_file)
+        # ``own_token`` (another instance beside this one, `:board all`): never the environment's token.
+        from labdeck.auth.chain import TOKEN_ENV
+
+        environ = {key: value for key, value in os.environ.items() if key not in TOKEN_ENV} if own_token else None
         # The console is already drawn: check write access now (it switches to read-only at once).
-        return resolve_session(switched, stdin_token=None, interactive=False, check_write=True)
+        return resolve_session(switched, stdin_token=None, interactive=False, check_write=True, environ=environ)
 
     return int(run_console(session, session_for_profile=session_for_profile, check_write=check_write,
                            more_sessions=more))

@@ -18,8 +18,10 @@ from labdeck.ui.instances import Instance
 from labdeck.ui.navigation import SectionNavigation
 from labdeck.ui.themes.files import resolve_theme_name
 
-SessionForProfile = Callable[[str], Session]
-"""Builds the session of another profile (resolving its token); raises with a message on failure."""
+SessionForProfile = Callable[..., Session]
+"""Builds the session of another profile (resolving its token); raises with a message on failure.
+A second argument ``True``: for an instance beside the others (``:board all``), its token from its
+own profile's store only."""
 
 
 class AccountSwitching(SectionNavigation):
@@ -54,6 +56,9 @@ class AccountSwitching(SectionNavigation):
         log = AuditLog(instance_root(session.base_url))
         log.bind(profile=session.profile)
         return log
+
+    instances: list[Instance]
+    add_instance: Callable[[Session], Instance]
 
     def _build_client(self, session: Session, token: Secret | None = None, *,
                       audit: AuditLog | None = None) -> ApiClient:
@@ -156,6 +161,41 @@ class AccountSwitching(SectionNavigation):
         instance.signed_out = False
         self.notify(f"{instance.short}: signed in again.", timeout=4)
         self.refresh_status()
+
+    async def show_all_boards(self) -> None:
+        """``:board all``: add the profiles of the config's ``boards`` (else every profile) as
+        instances of their own, each with its own token from its own profile's store, then show
+        one board over all of them."""
+        resolver = self._session_for_profile
+        if resolver is None:
+            self.notify("Restart with `labdeck --profile a,b` to see several profiles on one board.",
+                        severity="warning", markup=False)
+            return
+
+        def wanted() -> list[str]:
+            from labdeck.base.config import load_config
+
+            config = load_config()
+            return list(config.boards or sorted(config.profiles))
+
+        names = [name for name in await asyncio.to_thread(wanted)
+                 if name not in {instance.name for instance in self.instances}]
+        added: list[Session] = []
+        for name in names:
+            try:
+                added.append(await asyncio.to_thread(resolver, name, True))
+            except Exception as error:  # the resolver says what is missing (a token, the profile)
+                self.notify(f"{name}: {error}", title=":board all", severity="warning", markup=False, timeout=10)
+        if not added:
+            await self.show_board()
+            return
+        for session in added:
+            self.add_instance(session)
+        if "board" in self._modes:
+            if self.current_mode == "board":
+                await self.switch_mode("projects")
+            await self.remove_mode("board")
+        await self.show_board()
 
     def set_read_only(self, value: bool) -> None:
         """Switch read-only mode (the HTTP layer refuses non-GET while it is on)."""

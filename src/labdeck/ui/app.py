@@ -31,7 +31,6 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from labdeck.api import ApiClient, errors
-from labdeck.api.core import TOKEN_REFUSED
 from labdeck.audit.log import AuditLog
 from labdeck.base.logsafe import redact
 from labdeck.base.session import Session
@@ -44,12 +43,13 @@ from labdeck.ui.dialogs.command_line import CommandLineScreen
 from labdeck.ui.dialogs.keys import KeysScreen
 from labdeck.ui.dialogs.message import MessageScreen
 from labdeck.ui.formatting import Clock, system_clock
-from labdeck.ui.instances import Instance, inherit_instance, instance_of
+from labdeck.ui.instances import Instance, instance_of
 from labdeck.ui.palette import ProjectJumpProvider, ScreenActionsProvider
 from labdeck.ui.reactions import react_to
 from labdeck.ui.safeguards import WRITE_CHECK_DELAY, Safeguards
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
+from labdeck.ui.several import SeveralInstances
 from labdeck.ui.terminal_filter import InertTextFilter
 from labdeck.ui.themes.offer import THEME_CHECK_DELAY, ThemeOffer
 from labdeck.ui.triaging import triaging
@@ -89,7 +89,7 @@ def freeze_start_up_objects() -> None:
     gc.enable()
 
 
-class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
+class LabdeckApp(SeveralInstances, AccountSwitching, ThemeOffer, Safeguards):
     """The labdeck console."""
 
     TITLE = "labdeck"
@@ -181,42 +181,6 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
 
     # --- client -------------------------------------------------------------------------------
 
-    @property
-    def primary(self) -> Instance:
-        """The console's first profile: every section but the board works on it."""
-        return self.instances[0]
-
-    @property
-    def session(self) -> Session:
-        """The primary instance's session."""
-        return self.primary.session
-
-    @session.setter
-    def session(self, value: Session) -> None:
-        self.primary.session = value
-
-    @property
-    def audit_log(self) -> AuditLog:
-        """The primary instance's audit log (bound to its profile and URL)."""
-        return self.primary.audit_log
-
-    @audit_log.setter
-    def audit_log(self, value: AuditLog) -> None:
-        self.primary.audit_log = value
-
-    @property
-    def _client(self) -> ApiClient:
-        return self.primary.client
-
-    @_client.setter
-    def _client(self, value: ApiClient) -> None:
-        self.primary.client = value
-
-    @property
-    def extra_instances(self) -> list[Instance]:
-        """The instances after the primary one (a board over several profiles)."""
-        return self.instances[1:]
-
     def _server_time(self) -> datetime:
         watching = self._watching
         return watching.server_now() if watching is not None else self._local_clock()
@@ -235,19 +199,6 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
     def instance_label(self) -> str:
         """``profile @ host`` for dialogs."""
         return f"{self.session.profile} @ {self.session.base_url}"
-
-    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
-        """Textual's, after the screen takes the instance of the screen that opens it (a board
-        row's instance goes on to its pipeline, its jobs, their logs and the dialogs they open)."""
-        if not isinstance(screen, str):
-            inherit_instance(self, screen)
-        return super().push_screen(screen, *args, **kwargs)
-
-    def switch_screen(self, screen: Any) -> Any:
-        """Textual's, after the new screen takes the instance of the one it replaces."""
-        if not isinstance(screen, str):
-            inherit_instance(self, screen)
-        return super().switch_screen(screen)
 
     # --- keys typed ahead ----------------------------------------------------------------------
 
@@ -311,10 +262,7 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
         self.primary.watching = self.watching
         self.watching.start()
         for instance in self.extra_instances:
-            instance.watching = Watching(self, instance.session, instance.client, clock=self._local_clock,
-                                         instance=instance.short, triage=instance.triaging)
-            instance.watching.start()
-            self.run_worker(self._who_is(instance), group=f"app-whoami-{instance.index}", exit_on_error=False)
+            self._start_instance(instance)
         if "projects" not in self._modes:
             self.add_mode("projects", lambda: ProjectsScreen(filters=filters))
         await self.switch_mode("projects")
@@ -376,12 +324,6 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
     async def _who_am_i(self) -> None:
         self.current_user = await self._probe_user()
         self.refresh_status()
-
-    @staticmethod
-    async def _who_is(instance: Instance) -> None:
-        """Another instance's account (its audit lines name it); its board says any trouble."""
-        with contextlib.suppress(errors.ApiError):
-            await instance.client.users.current()
 
     async def _probe_user(self) -> str:
         user = await self.client.users.current()
@@ -495,19 +437,6 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
             trouble=trouble_text(health),
         )
 
-    def _instance_status(self, instance: Instance) -> StatusInfo:
-        client = instance.client
-        health = getattr(client, "health", None)
-        session = instance.session
-        return StatusInfo(
-            profile=instance.short, instance=session.base_url, user=instance.audit_log.user,
-            read_only=self.read_only or client.read_only,
-            rate_limit=rate_note(getattr(client, "rate_limit", None), getattr(health, "state", "ok")),
-            health=getattr(health, "state", "ok"), last_error=getattr(health, "last_error", None),
-            insecure_storage=session.insecure_storage, demo=session.demo, now=self.clock(),
-            token_source=session.token_source, signed_out=instance.signed_out, trouble=trouble_text(health),
-        )
-
     # --- errors -------------------------------------------------------------------------------
 
     @on(Worker.StateChanged)
@@ -549,13 +478,6 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
         else:
             self.notify(reaction.message, title=reaction.title, severity=reaction.severity, markup=False,
                         timeout=8)
-
-    def _refused_elsewhere(self) -> list[Instance]:
-        """The other instances whose token was refused, when the primary one's was not."""
-        if getattr(self.client.health, "reason", None) == TOKEN_REFUSED:
-            return []
-        return [instance for instance in self.extra_instances
-                if getattr(instance.client.health, "reason", None) == TOKEN_REFUSED]
 
     async def open_jobs_by_reference(self, reference: str) -> None:
         """``:jobs <path or id>``: look the project up, then open its jobs."""

@@ -18,6 +18,9 @@ async def _jobs(app: ConsoleApp, args: list[str]) -> None:
 
 
 async def _board(app: ConsoleApp, args: list[str]) -> None:
+    if args == ["all"]:
+        await app.show_all_boards()
+        return
     store = app.watching.store
     for word in args:
         if word.startswith("group:") and word.removeprefix("group:"):
@@ -30,7 +33,7 @@ async def _board(app: ConsoleApp, args: list[str]) -> None:
             removed = store.remove_group(group)
             app.notify(f"No longer watching {group}." if removed else f"{group} was not watched.", timeout=4)
         else:
-            raise CommandError("usage: :board [group:<path>] [-group:<path>]")
+            raise CommandError("usage: :board [group:<path>] [-group:<path>] | :board all")
     await app.show_board(relist=bool(args))
 
 
@@ -98,7 +101,7 @@ def _groups(app: ConsoleApp) -> list[str]:
 def register_builtin_commands(registry: CommandRegistry) -> None:
     """Add the console's commands to ``registry``."""
     registry.add(Command("board", "The on-call board: pipelines of starred, w-added and group projects", _board,
-                         usage="board [group:<path>] [-group:<path>]", aliases=("b",),
+                         usage="board [group:<path>] [-group:<path>] | board all", aliases=("b",),
                          complete=lambda app: [f"group:{path}" for path in _groups(app)]))
     registry.add(Command("alerts", "The alerts that fired, and what W is watching", _alerts, aliases=("!",)))
     registry.add(Command("projects", "Projects, with server-side filters", _projects,

@@ -129,6 +129,9 @@ class ConsoleApp(Protocol):
     async def show_board(self, *, relist: bool = False) -> None:
         """Switch to the board (``relist``: read the watched set again first)."""
 
+    async def show_all_boards(self) -> None:
+        """``:board all``: one board over every profile of ``boards`` (else every profile)."""
+
     def action_alerts(self) -> None:
         """The alert log."""
 

@@ -3,6 +3,7 @@ tokens), each behind its own fault switch that records every request and every t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -27,6 +28,7 @@ from labdeck.watch import PipelineRow
 from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
 from tests.ui.board_support import FAST, rows
+from tests.ui.helpers import run_command
 
 pytestmark = pytest.mark.usefixtures("no_confirm_guard")
 
@@ -172,3 +174,36 @@ async def test_a_refused_token_darkens_only_its_instance_and_signing_in_resumes_
         await wait_until(pilot, lambda: "token refused" not in screen.context_text
                          and not any(screen._is_stale(row) for row in rows(screen)), limit=30)
     assert tokens["readonly"] in staging.tokens_seen and tokens["readonly"] not in prod.tokens_seen
+
+
+def write_boards_config(prod: str, staging: str) -> None:
+    config = Path(os.environ["LABDECK_CONFIG"])
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'boards = ["prod", "staging"]\n\n[profiles.prod]\nurl = "{prod}"\n\n'
+                      f'[profiles.staging]\nurl = "{staging}"\n')
+
+
+async def test_board_all_adds_the_configured_profiles_beside_the_first(
+        two: tuple[FaultSwitch, FaultSwitch], tokens: dict[str, str], state_path: Path) -> None:
+    prod, staging = two
+    write_boards_config(prod.url, staging.url)
+    asked: list[tuple[str, bool]] = []
+
+    def session_for_profile(name: str, own_token: bool = False) -> Session:
+        asked.append((name, own_token))
+        return Session(base_url=staging.url, token=Secret(tokens["user"]), profile=name, board=FAST)
+
+    first = Session(base_url=prod.url, token=Secret(tokens["admin"]), profile="prod", board=FAST)
+    app = LabdeckApp(first, ui_state=UiState(StateStore(state_path)), session_for_profile=session_for_profile)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("0")
+        await settle(app, pilot)
+        assert isinstance(app.screen, BoardScreen) and app.screen.instance_of_row(rows(app.screen)[0]) is None
+        await run_command(app, pilot, "board all")
+        await settle(app, pilot)
+        assert asked == [("staging", True)]  # the first profile is there already; staging's own token only
+        screen = await open_merged_board(app, pilot)
+        assert [instance.name for instance in app.instances] == ["prod", "staging"]
+        assert {owner(screen, row) for row in rows(screen)} == {"prod", "staging"}
+    assert prod.tokens_seen == {tokens["admin"]} and staging.tokens_seen == {tokens["user"]}
