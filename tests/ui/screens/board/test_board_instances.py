@@ -29,6 +29,7 @@ from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
 from tests.ui.board_support import FAST, rows
 from tests.ui.helpers import run_command
+from tests.ui.pipeline_support import confirm_and_finish
 
 pytestmark = pytest.mark.usefixtures("no_confirm_guard")
 
@@ -138,9 +139,9 @@ async def test_actions_go_to_the_rows_instance_and_the_audit_log_says_which(
         assert dialog.instance is app.instances[1]
         assert "staging" in str(dialog.query_one("#target").render())
         assert staging.url in str(dialog.query_one("#intro").render())
-        await pilot.click("#confirm")
-        await wait_until(pilot, lambda: any(method == "POST" and path.endswith("/retry")
-                                            for _, method, path, _ in staging.requests))
+        await pilot.pause(0.6)  # keys and clicks in the dialog's first half second do not count
+        await confirm_and_finish(pilot, dialog)
+        assert any(method == "POST" and path.endswith("/retry") for _, method, path, _ in staging.requests)
         await settle(app, pilot)
     assert not any(method == "POST" for _, method, _, _ in prod.requests[before_prod:])
     entries = [entry for entry in read_audit() if entry.action and entry.action.startswith("board.")]
