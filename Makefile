@@ -27,8 +27,9 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@ $(STAMP_RUN)
 
+# `make demo INSTANCES=2`: one board over two simulated instances (spec and gitlab dialects).
 demo: first-run-notice $(STAMP_RUN)
-	$(BIN)/labdeck --demo
+	$(BIN)/labdeck --demo $(if $(INSTANCES),--instances $(INSTANCES))
 
 serve: first-run-notice $(STAMP_RUN)
 	$(BIN)/labdeck serve

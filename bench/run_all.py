@@ -28,7 +28,7 @@ from pathlib import Path
 FIRST = ("bench_pty_startup", "bench_idle_cpu", "bench_pty_trace", "bench_trace_view", "bench_console",
          "bench_trace_index",
          "bench_trace_follow", "bench_api_list", "bench_download", "bench_sim", "bench_sim_traces",
-         "bench_faults", "bench_triage", "bench_follow_many", "bench_explain")
+         "bench_faults", "bench_triage", "bench_follow_many", "bench_explain", "bench_instances")
 """The issue's figures first; any other bench_*.py runs after these, in name order."""
 
 ALONGSIDE = {"bench_idle_cpu": (("bench_board", "bench_trace_follow", "bench_api_list"), ("bench_soak",))}

@@ -109,6 +109,9 @@ class FaultSwitch:
         self.idle_timeout = idle_timeout
         self.fault = Fault()
         self.requests: list[tuple[float, str, str, int]] = []
+        self.tokens_seen: set[str] = set()
+        """Every token an API request carried (``PRIVATE-TOKEN`` or ``Authorization: Bearer``):
+        a board over several instances sends each instance its own token only."""
         self.connections = 0
         self._port = port
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -242,6 +245,11 @@ class FaultSwitch:
                 method, target, _ = start.split(" ", 2)
                 length = int(_header(headers, "content-length") or 0)
                 body = await reader.readexactly(length) if length else b""
+                carried = _header(headers, "private-token") or \
+                    (_header(headers, "authorization") or "").removeprefix("Bearer ").strip()
+                if carried:
+                    with self._lock:
+                        self.tokens_seen.add(carried)
                 try:
                     answer, status = await self._answer(method, target, head, headers, body)
                 except OSError:

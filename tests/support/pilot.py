@@ -19,8 +19,8 @@ _BUSY = (WorkerState.PENDING, WorkerState.RUNNING)
 
 
 def finite_workers(app: LabdeckApp) -> list[Any]:
-    """The app's workers except the shared poller, which runs as long as the app does."""
-    return [worker for worker in app.workers if worker.group != "watch-poller"]
+    """The app's workers except the pollers (one per instance), which run as long as the app does."""
+    return [worker for worker in app.workers if not worker.group.startswith("watch-poller")]
 
 
 async def wait_for_workers(app: LabdeckApp) -> None:

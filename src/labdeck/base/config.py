@@ -74,6 +74,9 @@ class Profile:
     ca_file: str | None = None
     start: str = "projects"
     """The first screen: ``projects`` or ``board`` (the on-call board)."""
+    short: str | None = None
+    """The short name marking this instance's rows on a board over several profiles (``prod``);
+    the profile's name when unset."""
     token_store: str | None = None
     """Where ``labdeck login`` stored this profile's token: ``keyring``, ``encrypted``,
     ``insecure-file`` (the token itself is never in the config)."""
@@ -143,6 +146,9 @@ class Config:
     ui: UiSettings = field(default_factory=UiSettings)
     board: BoardSettings = field(default_factory=BoardSettings)
     alerts: AlertSettings = field(default_factory=AlertSettings)
+    boards: list[str] = field(default_factory=list)
+    """``boards = ["prod", "staging"]``: the profiles one board shows side by side (``--profile
+    prod,staging`` on the command line; ``:board all`` in the console)."""
 
     def profile(self, name: str | None = None) -> Profile | None:
         """The named profile, else the default one, else the only one."""
@@ -231,12 +237,17 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
             config.board = _parse_board(value, problems)
         elif key == "alerts":
             config.alerts = _parse_alerts(value, problems)
+        elif key == "boards":
+            if isinstance(value, list) and value and all(isinstance(item, str) and item for item in value):
+                config.boards = list(dict.fromkeys(value))
+            else:
+                problems.append('boards: must be a list of profile names, e.g. boards = ["prod", "staging"]')
         elif key.lower() in _SECRET_KEYS:
             problems.append(f"{key}: tokens are never stored in the config file; remove it and run "
                             "`labdeck login` (keyring) or set LABDECK_TOKEN")
         else:
-            problems.append(f"{key}: unknown setting (expected default_profile, [profiles.NAME], "
-                            "[keymap], [ui], [board], [alerts])")
+            problems.append(f"{key}: unknown setting (expected default_profile, boards, "
+                            "[profiles.NAME], [keymap], [ui], [board], [alerts])")
     if config.default_profile and config.default_profile not in config.profiles and not any(
         problem.startswith(f"profiles.{config.default_profile}") for problem in problems
     ):
@@ -265,7 +276,7 @@ def _parse_profile(name: str, table: Any, problems: list[str]) -> Profile | None
     for key, value in table.items():
         if key == "url":
             continue
-        if key in ("theme", "ca_file"):
+        if key in ("theme", "ca_file", "short"):
             if not isinstance(value, str) or not value:
                 problems.append(f"{where}.{key}: must be a non-empty string")
             else:
@@ -290,7 +301,7 @@ def _parse_profile(name: str, table: Any, problems: list[str]) -> Profile | None
                             "and run `labdeck login` (keyring) or set LABDECK_TOKEN")
         else:
             problems.append(f"{where}.{key}: unknown setting (expected url, theme, read_only, "
-                            "ca_file, start, token_store)")
+                            "ca_file, start, token_store, short)")
     return profile
 
 
@@ -457,7 +468,8 @@ def _update_document(document: Any, config: Config) -> None:
                 table = tomlkit.table()
                 profiles[name] = table
             _sync(table, {"url": profile.url, "theme": profile.theme, "read_only": profile.read_only,
-                          "ca_file": profile.ca_file, "token_store": profile.token_store},
+                          "ca_file": profile.ca_file, "token_store": profile.token_store,
+                          "short": profile.short},
                   keep_equal_defaults={"read_only": False})
     if config.keymap or "keymap" in document:
         keymap = document.get("keymap")

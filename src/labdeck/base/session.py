@@ -19,6 +19,8 @@ class Session:
     """Where the token came from, shown in the status line: ``keyring``, ``env:LABDECK_TOKEN``,
     ``stdin``, ``prompt``, ``file (insecure)``, ``encrypted file``, ``demo``."""
     profile: str = "default"
+    short_name: str | None = None
+    """The profile's ``short`` name: it marks the instance's rows on a board over several profiles."""
     read_only: bool = False
     """Forced read-only (``--read-only`` or the profile); the console also switches to read-only
     by itself when the token's writes are refused."""

@@ -85,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     _tls_options(parser, suppress=False)
     parser.add_argument("--read-only", action="store_true", help="hide and refuse every change")
     parser.add_argument("--demo", action="store_true", help="run against a built-in simulator")
+    parser.add_argument("--instances", type=int, default=1, metavar="N",
+                        help="with --demo: N simulated instances on one board (spec and gitlab dialects)")
     parser.add_argument("--token-stdin", action="store_true", help="read the token from standard input")
     parser.add_argument("--theme", metavar="T", help="colour theme")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -359,7 +361,16 @@ def _reattach_terminal() -> None:
 
 def _console(args: argparse.Namespace) -> int:
     if args.demo:
+        if getattr(args, "instances", 1) > 1:
+            from labdeck.commands.instances import run_demo_instances
+
+            return run_demo_instances(args, _run)
         return _demo(args)
+    from labdeck.commands.instances import console_profiles, run_console_instances
+
+    names = console_profiles(args)
+    if len(names) > 1:  # a board over several profiles: --profile prod,staging or `boards` in the config
+        return run_console_instances(args, names, resolve_session, SessionOptions, SessionError, _run)
     stdin_token = None
     if args.token_stdin:
         from labdeck.auth.chain import TokenInputError, read_token_stream
@@ -401,7 +412,7 @@ def _preload_console() -> None:
     threading.Thread(target=load, name="labdeck-preload", daemon=True).start()
 
 
-def _run(session: Session, options: SessionOptions | None = None) -> int:
+def _run(session: Session, options: SessionOptions | None = None, more: Sequence[Session] = ()) -> int:
     from labdeck.base import crash
     from labdeck.ui.app import run_console
 
@@ -410,16 +421,21 @@ def _run(session: Session, options: SessionOptions | None = None) -> int:
     # two round trips in a row before anything shows is a long blank terminal).
     check_write = session.token is not None and not session.read_only
     if options is None:
-        return int(run_console(session, check_write=check_write))
+        return int(run_console(session, check_write=check_write, more_sessions=more))
 
-    def session_for_profile(name: str) -> Session:
+    def session_for_profile(name: str, own_token: bool = False) -> Session:
         # Called from a worker thread while the TUI owns the terminal: never prompt.
         # The profile's own URL: a --url given at start named the first instance only.
-        switched = dataclasses.replace(options, profile=name, url=None)
-        # The console is already drawn: check write access now (it switches to read-only at once).
-        return resolve_session(switched, stdin_token=None, interactive=False, check_write=True)
+        switched = dataclasses.replace(options, profile=name, url=None, ca_file=None if own_token else options.ca_file)
+        # ``own_token`` (another instance beside this one, `:board all`): never the environment's token.
+        from labdeck.auth.chain import TOKEN_ENV
 
-    return int(run_console(session, session_for_profile=session_for_profile, check_write=check_write))
+        environ = {key: value for key, value in os.environ.items() if key not in TOKEN_ENV} if own_token else None
+        # The console is already drawn: check write access now (it switches to read-only at once).
+        return resolve_session(switched, stdin_token=None, interactive=False, check_write=True, environ=environ)
+
+    return int(run_console(session, session_for_profile=session_for_profile, check_write=check_write,
+                           more_sessions=more))
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -516,7 +532,7 @@ def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = Non
         theme=options.theme or (profile.theme if profile else None) or config.ui.theme,
         keymap=dict(config.keymap), ca_file=tls.ca_file, insecure=options.insecure,
         insecure_storage=resolution.insecure_storage, start=profile.start if profile else "projects",
-        board=config.board, alerts=config.alerts,
+        board=config.board, alerts=config.alerts, short_name=profile.short if profile else None,
     )
     problem = startup_check(session, tls, check_write=check_write) if check else None
     if problem is not None:

@@ -37,10 +37,13 @@ class DemoProcess:
         self.base_url: str | None = None
 
     @classmethod
-    def spawn(cls) -> DemoProcess:
-        """Start the child and return at once (:meth:`wait_ready` gives its URL)."""
+    def spawn(cls, seed: int | None = None, dialect: str | None = None) -> DemoProcess:
+        """Start the child and return at once (:meth:`wait_ready` gives its URL). ``seed`` and
+        ``dialect``: another instance of the demo (``labdeck --demo --instances 2``)."""
+        extra = [*(["--seed", str(seed)] if seed is not None else []),
+                 *(["--dialect", dialect] if dialect is not None else [])]
         process = subprocess.Popen(
-            [sys.executable, "-m", "labdeck.sim.demo_process"],
+            [sys.executable, "-m", "labdeck.sim.demo_process", *extra],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True,
         )
         return cls(process)
@@ -88,11 +91,14 @@ class DemoProcess:
             process.stdout.close()
 
 
-def child_main() -> int:
-    """The child: serve the demo data set until stdin reaches end-of-file."""
+def child_main(argv: list[str] | None = None) -> int:
+    """The child: serve the demo data set (``--seed N``, ``--dialect D``) until stdin reaches
+    end-of-file."""
     from labdeck.sim.demo import start_demo
 
-    server = start_demo()
+    args = list(sys.argv[1:] if argv is None else argv)
+    options: dict[str, str] = dict(zip(args[::2], args[1::2], strict=False))
+    server = start_demo(seed=int(options.get("--seed", "42")), dialect=options.get("--dialect", "spec"))
     try:
         sys.stdout.write(f"{READY_PREFIX}{server.base_url}\n")
         sys.stdout.flush()

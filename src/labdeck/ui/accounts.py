@@ -14,11 +14,14 @@ from labdeck.audit.log import AuditLog
 from labdeck.base.secret import Secret
 from labdeck.base.session import Session
 from labdeck.ui.dialogs.login import LoginScreen
+from labdeck.ui.instances import Instance
 from labdeck.ui.navigation import SectionNavigation
 from labdeck.ui.themes.files import resolve_theme_name
 
-SessionForProfile = Callable[[str], Session]
-"""Builds the session of another profile (resolving its token); raises with a message on failure."""
+SessionForProfile = Callable[..., Session]
+"""Builds the session of another profile (resolving its token); raises with a message on failure.
+A second argument ``True``: for an instance beside the others (``:board all``), its token from its
+own profile's store only."""
 
 
 class AccountSwitching(SectionNavigation):
@@ -54,13 +57,23 @@ class AccountSwitching(SectionNavigation):
         log.bind(profile=session.profile)
         return log
 
-    def _build_client(self, session: Session, token: Secret | None = None) -> ApiClient:
+    instances: list[Instance]
+    add_instance: Callable[[Session], Instance]
+
+    def _build_client(self, session: Session, token: Secret | None = None, *,
+                      audit: AuditLog | None = None) -> ApiClient:
+        """A client of ``session``'s instance: its own token, TLS settings and audit log."""
         verify: bool | str = session.ca_file or not session.insecure
         return ApiClient(session.base_url, token if token is not None else session.token,
-                         read_only=session.read_only, verify=verify, audit=self.audit_log)
+                         read_only=session.read_only, verify=verify,
+                         audit=audit if audit is not None else self.audit_log)
 
-    def show_login(self, reason: str) -> None:
-        """Open the sign-in dialog (once); a validated token replaces the client's."""
+    def show_login(self, reason: str, instance: Instance | None = None) -> None:
+        """Open the sign-in dialog (once); a validated token replaces the client's. ``instance``:
+        one of the other instances of a board over several profiles (its client alone is replaced)."""
+        if instance is not None and not instance.primary:
+            self._show_instance_login(instance, reason)
+            return
         if self._login_open:
             return
         self._login_open = True
@@ -104,6 +117,85 @@ class AccountSwitching(SectionNavigation):
         reload = getattr(self.screen, "reload", None)
         if reload is not None:
             reload()
+
+    def _show_instance_login(self, instance: Instance, reason: str) -> None:
+        if instance.login_open:
+            return
+        instance.login_open = True
+        session = instance.session
+
+        async def validate(token: Secret) -> str:
+            # Checked against this instance's own origin, with its own TLS settings.
+            probe = self._build_client(session, token, audit=instance.audit_log)
+            try:
+                user = await probe.users.current()
+            finally:
+                await probe.aclose()
+            return str(user.username)
+
+        def done(token: Secret | None) -> None:
+            instance.login_open = False
+            if token is None:
+                self.notify(f"{instance.short}: not signed in; its rows stay stale.", severity="warning", timeout=8)
+                return
+            self.run_worker(self._replace_instance_token(instance, token), group=f"app-login-{instance.index}",
+                            exit_on_error=False)
+
+        self.push_screen(LoginScreen(session.base_url, f"{instance.short}: {reason}", validate), done)
+
+    async def _replace_instance_token(self, instance: Instance, token: Secret) -> None:
+        """Signing in again to one instance: its client alone is replaced, its poller goes on."""
+        old = instance.client
+        instance.client = self._build_client(instance.session, token, audit=instance.audit_log)
+        instance.client.read_only = old.read_only
+        instance.session.token = token
+        instance.session.token_source = "prompt"
+        if instance.watching is not None:
+            instance.watching.replace_client(instance.client)
+        for screen in self._all_screens():
+            replaced = getattr(screen, "client_replaced", None)
+            if callable(replaced) and getattr(screen, "instance", None) is instance:
+                replaced()
+        with contextlib.suppress(Exception):
+            await old.aclose()
+        instance.signed_out = False
+        self.notify(f"{instance.short}: signed in again.", timeout=4)
+        self.refresh_status()
+
+    async def show_all_boards(self) -> None:
+        """``:board all``: add the profiles of the config's ``boards`` (else every profile) as
+        instances of their own, each with its own token from its own profile's store, then show
+        one board over all of them."""
+        resolver = self._session_for_profile
+        if resolver is None:
+            self.notify("Restart with `labdeck --profile a,b` to see several profiles on one board.",
+                        severity="warning", markup=False)
+            return
+
+        def wanted() -> list[str]:
+            from labdeck.base.config import load_config
+
+            config = load_config()
+            return list(config.boards or sorted(config.profiles))
+
+        names = [name for name in await asyncio.to_thread(wanted)
+                 if name not in {instance.name for instance in self.instances}]
+        added: list[Session] = []
+        for name in names:
+            try:
+                added.append(await asyncio.to_thread(resolver, name, True))
+            except Exception as error:  # the resolver says what is missing (a token, the profile)
+                self.notify(f"{name}: {error}", title=":board all", severity="warning", markup=False, timeout=10)
+        if not added:
+            await self.show_board()
+            return
+        for session in added:
+            self.add_instance(session)
+        if "board" in self._modes:
+            if self.current_mode == "board":
+                await self.switch_mode("projects")
+            await self.remove_mode("board")
+        await self.show_board()
 
     def set_read_only(self, value: bool) -> None:
         """Switch read-only mode (the HTTP layer refuses non-GET while it is on)."""

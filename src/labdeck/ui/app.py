@@ -43,13 +43,16 @@ from labdeck.ui.dialogs.command_line import CommandLineScreen
 from labdeck.ui.dialogs.keys import KeysScreen
 from labdeck.ui.dialogs.message import MessageScreen
 from labdeck.ui.formatting import Clock, system_clock
+from labdeck.ui.instances import Instance, instance_of
 from labdeck.ui.palette import ProjectJumpProvider, ScreenActionsProvider
 from labdeck.ui.reactions import react_to
 from labdeck.ui.safeguards import WRITE_CHECK_DELAY, Safeguards
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
+from labdeck.ui.several import SeveralInstances
 from labdeck.ui.terminal_filter import InertTextFilter
 from labdeck.ui.themes.offer import THEME_CHECK_DELAY, ThemeOffer
+from labdeck.ui.triaging import triaging
 from labdeck.ui.type_ahead import KeyOrder, KeysReleased, KeyTravelled
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.watching import Watching
@@ -86,7 +89,7 @@ def freeze_start_up_objects() -> None:
     gc.enable()
 
 
-class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
+class LabdeckApp(SeveralInstances, AccountSwitching, ThemeOffer, Safeguards):
     """The labdeck console."""
 
     TITLE = "labdeck"
@@ -120,16 +123,24 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
         ui_state: UiState | None = None,
         install_signals: bool = False,
         check_write: bool = False,
+        more_sessions: Sequence[Session] = (),
     ) -> None:
         super().__init__()
         self._check_write = check_write
         """Probe whether the token may write once the first frame is drawn (the command line skips
         it before start-up: one round trip before the first frame, not two)."""
-        self.session = session
         self._own_client = client is None
         given = client.audit if client is not None else None
-        self.audit_log = given if isinstance(given, AuditLog) else self._session_audit(session)
-        self._client = client if client is not None else self._build_client(session)
+        audit = given if isinstance(given, AuditLog) else self._session_audit(session)
+        self.instances: list[Instance] = [Instance(
+            session, client if client is not None else self._build_client(session, audit=audit), audit, index=0,
+            triage=triaging(self))]
+        """One per profile shown (``--profile prod,staging``): the first is the primary instance."""
+        for index, more in enumerate(more_sessions, start=1):
+            more_audit = self._session_audit(more)
+            more_client = self._build_client(more, audit=more_audit)
+            more_client.read_only = bool(more.read_only)
+            self.instances.append(Instance(more, more_client, more_audit, index=index))
         # The console hands its client the recorder (a client built elsewhere may come without one).
         self._client.audit = self.audit_log
         self._local_clock: Clock = clock or system_clock
@@ -248,7 +259,10 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
             self._install_signal_handlers()
         filters = saved.project_filters
         self.watching = Watching(self, self.session, self.client, clock=self._local_clock)
+        self.primary.watching = self.watching
         self.watching.start()
+        for instance in self.extra_instances:
+            self._start_instance(instance)
         if "projects" not in self._modes:
             self.add_mode("projects", lambda: ProjectsScreen(filters=filters))
         await self.switch_mode("projects")
@@ -275,6 +289,11 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
         self.save_state()
         if self._watching is not None:
             self._watching.stop()
+        for instance in self.extra_instances:
+            if instance.watching is not None:
+                instance.watching.stop()
+            with contextlib.suppress(Exception):
+                await instance.client.aclose()
         if self._uninstall_signals is not None:
             with contextlib.suppress(Exception):
                 self._uninstall_signals()
@@ -393,8 +412,12 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
 
     # --- status line --------------------------------------------------------------------------
 
-    def status_info(self) -> StatusInfo:
-        """The connection facts shown on the status line."""
+    def status_info(self, screen: object = None) -> StatusInfo:
+        """The connection facts shown on the status line (of ``screen``'s instance: a board row's
+        pipeline on another instance says that instance, its account and its trouble)."""
+        instance = instance_of(screen)
+        if instance is not None and not instance.primary:
+            return self._instance_status(instance)
         client = self.client
         health = getattr(client, "health", None)
         rate_text = rate_note(getattr(client, "rate_limit", None), getattr(health, "state", "ok"))
@@ -437,6 +460,14 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
             self.refresh_status()
             return
         if reaction.kind == "login":
+            refused = self._refused_elsewhere()
+            if refused:
+                # Another instance's read (its triage, its pipeline) was refused: that instance
+                # alone signs in again; the primary one keeps its token.
+                for instance in refused:
+                    instance.signed_out = True
+                    self.show_login(reaction.message, instance)
+                return
             self.signed_out = True
             self.show_login(reaction.message)
         elif reaction.kind == "modal":
@@ -503,11 +534,12 @@ class LabdeckApp(AccountSwitching, ThemeOffer, Safeguards):
 
 
 def run_console(session: Session, *, session_for_profile: SessionForProfile | None = None,
-                check_write: bool = False) -> int:
+                check_write: bool = False, more_sessions: Sequence[Session] = ()) -> int:
     """Run the console until the user quits; returns the exit code. ``check_write``: probe write
-    access after the first frame (see :meth:`LabdeckApp._write_check`)."""
+    access after the first frame (see :meth:`LabdeckApp._write_check`). ``more_sessions``: the
+    other profiles of a board over several instances (``--profile prod,staging``)."""
     app = LabdeckApp(session, session_for_profile=session_for_profile, install_signals=True,
-                     check_write=check_write)
+                     check_write=check_write, more_sessions=more_sessions)
     app.freeze_loaded_data = True
     result = app.run()
     if app.return_code:

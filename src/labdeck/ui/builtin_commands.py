@@ -55,6 +55,9 @@ async def _board(app: ConsoleApp, args: list[str]) -> None:
     if len(args) == 1 and args[0].lower() in BOARD_HELP_WORDS:
         _show_board_help(app)
         return
+    if args == ["all"]:
+        await app.show_all_boards()
+        return
     store = app.watching.store
     for word in args:
         if word.startswith("group:") and word.removeprefix("group:"):
@@ -67,7 +70,7 @@ async def _board(app: ConsoleApp, args: list[str]) -> None:
             removed = store.remove_group(group)
             app.notify(f"No longer watching {group}." if removed else f"{group} was not watched.", timeout=4)
         else:
-            raise CommandError("usage: :board [group:<path>] [-group:<path>] | :board help")
+            raise CommandError("usage: :board [group:<path>] [-group:<path>] | :board all | :board help")
     await app.show_board(relist=bool(args))
 
 
@@ -138,8 +141,8 @@ def _groups(app: ConsoleApp) -> list[str]:
 def register_builtin_commands(registry: CommandRegistry) -> None:
     """Add the console's commands to ``registry``."""
     registry.add(Command("board", "The on-call board: pipelines of starred, w-added and group projects", _board,
-                         usage="board [group:<path>] [-group:<path>] [help]", aliases=("b",),
-                         complete=lambda app: ["help", *(f"group:{path}" for path in _groups(app))]))
+                         usage="board [group:<path>] [-group:<path>] | board all | board help", aliases=("b",),
+                         complete=lambda app: ["help", "all", *(f"group:{path}" for path in _groups(app))]))
     registry.add(Command("alerts", "The alerts that fired, and what W is watching", _alerts, aliases=("!",)))
     registry.add(Command("projects", "Projects, with server-side filters", _projects,
                          usage="projects [search=… starred=true …]", aliases=("p", "project"),

@@ -129,6 +129,9 @@ class ConsoleApp(Protocol):
     async def show_board(self, *, relist: bool = False) -> None:
         """Switch to the board (``relist``: read the watched set again first)."""
 
+    async def show_all_boards(self) -> None:
+        """``:board all``: one board over every profile of ``boards`` (else every profile)."""
+
     def action_alerts(self) -> None:
         """The alert log."""
 
@@ -151,14 +154,14 @@ class ConsoleApp(Protocol):
     def profile_names(self) -> list[str]:
         """The profiles of the config file."""
 
-    def show_login(self, reason: str) -> None:
+    def show_login(self, reason: str, instance: Any = None) -> None:
         """Open the sign-in dialog."""
 
     def listing_loaded(self) -> None:
         """A section finished its first full listing (memory housekeeping)."""
 
-    def status_info(self) -> StatusInfo:
-        """The connection facts the status line shows."""
+    def status_info(self, screen: object = None) -> StatusInfo:
+        """The connection facts the status line shows (of ``screen``'s instance)."""
 
     def handle_worker_state(self, worker: Worker[Any], state: WorkerState) -> None:
         """The one place where worker errors become toasts, the sign-in dialog or a modal."""

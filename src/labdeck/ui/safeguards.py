@@ -33,7 +33,7 @@ class Safeguards(App[int]):
     # Provided by the app:
     client: Any
     audit_log: AuditLog
-    show_login: Callable[[str], None]
+    show_login: Callable[..., None]
     refresh_status: Callable[[], None]
     _all_screens: Callable[[], Iterable[Any]]
 
@@ -109,3 +109,10 @@ class Safeguards(App[int]):
         if getattr(health, "reason", None) == TOKEN_REFUSED and not self.signed_out:
             self.signed_out = True
             self.show_login("The server refused the token (401): it was revoked or has expired.")
+        # The other instances of a board over several profiles: each signs in again on its own.
+        for instance in getattr(self, "instances", ())[1:]:
+            health = getattr(instance.client, "health", None)
+            if getattr(health, "reason", None) == TOKEN_REFUSED and not instance.signed_out:
+                instance.signed_out = True
+                self.show_login("The server refused the token (401): it was revoked or has expired.",
+                                instance)

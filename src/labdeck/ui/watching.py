@@ -20,7 +20,7 @@ from labdeck.api import ApiClient
 from labdeck.base.session import Session
 from labdeck.base.statefile import StateStore
 from labdeck.ui.collector import keep_collecting
-from labdeck.ui.triaging import triaging
+from labdeck.ui.triaging import Triaging, triaging
 from labdeck.watch import (
     Alert,
     AlertChannels,
@@ -49,8 +49,13 @@ class Watching:
     """The poller, watched set and alerts of one session (rebuilt when the client changes)."""
 
     def __init__(self, app: App[Any], session: Session, client: ApiClient, *,
-                 store: StateStore | None = None, clock: Callable[[], datetime] | None = None) -> None:
+                 store: StateStore | None = None, clock: Callable[[], datetime] | None = None,
+                 instance: str | None = None, triage: Triaging | None = None) -> None:
         self._app = app
+        self.instance = instance
+        """The short name of one of several instances (its alerts say it; its poller runs in a
+        worker group of its own); None for the console's primary instance."""
+        self._triage = triage
         self._clock = clock or (lambda: datetime.now(UTC))
         self._session = session
         self._state_store = store or StateStore()
@@ -72,15 +77,16 @@ class Watching:
         self.poller.add_alerts(self.alerts)
         # Triage's reads (jobs pages, logs) are the board's reads too: they wait their turn in the
         # poller's per-minute window and take their tokens, whatever screen asks for them.
-        triaging(self._app).pacer = lambda: self.poller.tap.attributed("triage", pay=True)
+        (self._triage or triaging(self._app)).pacer = lambda: self.poller.tap.attributed("triage", pay=True)
 
     # --- lifecycle ----------------------------------------------------------------------------
 
     def start(self) -> None:
         """Run the poller in the app's worker group ``watch-poller`` (one for the whole app), and
         the regular full collections that keep a console left open from growing."""
-        self._app.run_worker(self.poller.run(), group="watch-poller", exclusive=True, exit_on_error=False,
-                             description="Watch projects")
+        group = "watch-poller" if self.instance is None else f"watch-poller-{self.instance}"
+        self._app.run_worker(self.poller.run(), group=group, exclusive=True, exit_on_error=False,
+                             description="Watch projects" if self.instance is None else f"Watch {self.instance}")
         if self._collector is None:
             self._collector = keep_collecting(self._app)
 
@@ -152,7 +158,8 @@ class Watching:
     def _deliver(self, alert: Alert) -> None:
         self.unseen += 1
         if self.channels.toast:
-            self._app.notify(f"{alert.title}\n{alert.body}", title="Alert",
+            self._app.notify(f"{alert.title}\n{alert.body}", title="Alert" if self.instance is None
+                             else f"Alert · {self.instance}",
                              severity="error" if alert.event != "finished" else "information", timeout=10)
         self._write(terminal_output(alert, self.channels, os.environ))
         self.update_title()

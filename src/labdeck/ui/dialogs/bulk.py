@@ -61,6 +61,7 @@ from labdeck.operations.bulk_plan import (
     summarise,
 )
 from labdeck.ui.console import console_app
+from labdeck.ui.instances import Instance, client_of, target_label
 from labdeck.ui.type_ahead import HoldsTypeAhead
 from labdeck.ui.widgets.cells import clean, theme_colour
 
@@ -82,6 +83,9 @@ def bulk_guard_clock() -> float:
 
 
 class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
+    instance: Instance | None = None
+    """The instance the plan is sent to (the screen's that opened the dialog): named, in its colour."""
+
     """See the module docstring. ``state`` is ``review``, ``running`` or ``finished``."""
 
     GUARD_SECONDS: ClassVar[float] = 0.5
@@ -161,12 +165,13 @@ class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
     def _fill(self) -> None:
         """Title, target, intro, body and buttons for the plan (or for the planning)."""
         plan = self.plan
-        app = console_app(self.app)
         confirm = self.query_one("#confirm", Button)
         if plan is None:
             self.query_one("#title", Label).update(Text(self.planning_text or "Planning…"))
-            self.query_one("#target", Label).update(Text(" · ".join(
-                part for part in (app.instance_label, self.project_path or "") if part)))
+            target = target_label(self.app, self)
+            if self.project_path:
+                target.append(f" · {self.project_path}" if target.plain else self.project_path)
+            self.query_one("#target", Label).update(target)
             self.query_one("#intro", Label).update(Text("Reading what to act on; the exact requests follow. "
                                                         "Nothing is sent before you confirm them."))
             confirm.label = "…"
@@ -175,12 +180,15 @@ class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
             return
         projects = self.project_path or ", ".join(plan.project_paths[:3]) + (
             f" and {len(plan.project_paths) - 3} more" if len(plan.project_paths) > 3 else "")
-        target = " · ".join(part for part in (app.instance_label, projects,
-                                              f"pipeline #{plan.pipeline_id}" if plan.pipeline_id else "") if part)
+        target = target_label(self.app, self)
+        rest = " · ".join(part for part in (projects, f"pipeline #{plan.pipeline_id}" if plan.pipeline_id else "")
+                          if part)
+        if rest:
+            target.append(f" · {rest}" if target.plain else rest)
         self.query_one("#title", Label).update(Text(plan.title))
-        self.query_one("#target", Label).update(Text(target))
+        self.query_one("#target", Label).update(target)
         count = len(plan.requests)
-        intro = (f"Dry run: {count} request{'' if count == 1 else 's'} to {app.client.api_url}, "
+        intro = (f"Dry run: {count} request{'' if count == 1 else 's'} to {client_of(self.app, self).api_url}, "
                  "sent one at a time, never repeated:") if count else "Nothing to send:"
         self.query_one("#intro", Label).update(Text(intro))
         jobs = len(plan.jobs)
@@ -363,7 +371,7 @@ class BulkActionScreen(HoldsTypeAhead, ModalScreen[BulkOutcome | None]):
     async def _run(self) -> None:
         assert self.plan is not None
         try:
-            await run_plan(console_app(self.app).client, self.plan, confirmation="dialog",
+            await run_plan(client_of(self.app, self), self.plan, confirmation="dialog",
                            on_sending=self._on_sending, on_result=self._on_result, stop=lambda: self._stop)
         finally:
             self._finish()

@@ -39,6 +39,7 @@ from labdeck.incident.collect import collect_incident
 from labdeck.incident.summary import CLIPBOARD_LIMIT, clipboard_summary
 from labdeck.ui.console import console_app
 from labdeck.ui.dialogs.download import PathDialog
+from labdeck.ui.instances import Instance, client_of, instance_of, several
 from labdeck.ui.type_ahead import HoldsTypeAhead
 from labdeck.ui.widgets.cells import clean
 
@@ -68,6 +69,9 @@ def scope_text(job: int | None, jobs: Sequence[int], pipeline: int | None) -> st
 
 
 class BundleProgressDialog(HoldsTypeAhead, ModalScreen[BundleFile | None]):
+    instance: Instance | None = None
+    """The instance the bundle is read from (a board row's)."""
+
     """Collects the evidence and writes the bundle; dismisses with the file, or None."""
 
     DEFAULT_CSS = _CSS
@@ -103,7 +107,7 @@ class BundleProgressDialog(HoldsTypeAhead, ModalScreen[BundleFile | None]):
         self.query_one("#bundle-stage", Static).update(Text(f"{self.stage} {elapsed} s{hint}"))
 
     async def _build(self) -> None:
-        client = console_app(self.app).client
+        client = client_of(self.app, self)
         result: BundleFile | None = None
         try:
             with await collect_incident(client, self.project, job=self.job, jobs=self.jobs,
@@ -202,7 +206,11 @@ def request_bundle(screen: Screen[Any], project_path: str, *, project: ProjectRe
         screen.notify("Pick a job first.", severity="warning", timeout=3)
         return
     app = screen.app
+    acting = getattr(screen, "acting_instance", None)
+    instance = acting() if callable(acting) else instance_of(screen)
     label = clean(f"{project_path} · {scope_text(job, jobs, pipeline)}")
+    if instance is not None and several(app):
+        label = clean(f"{instance.short} · {label}")
 
     def built(progress: BundleProgressDialog, bundle: BundleFile | None) -> None:
         if bundle is None:
@@ -217,6 +225,8 @@ def request_bundle(screen: Screen[Any], project_path: str, *, project: ProjectRe
             return
         progress = BundleProgressDialog(project if project is not None else project_path, label, answer[1],
                                         job=job, jobs=jobs, pipeline=pipeline)
+        if isinstance(instance, Instance) and not instance.primary:
+            progress.instance = instance
         app.push_screen(progress, lambda bundle: built(progress, bundle))
 
     app.push_screen(PathDialog(f"Incident bundle · {label} (a folder or a .tar.gz; an existing file is never replaced)",

@@ -35,7 +35,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from labdeck.ui.console import console_app
+from labdeck.ui.instances import Instance, target_label
 from labdeck.ui.type_ahead import HoldsTypeAhead
 
 
@@ -45,6 +45,9 @@ def guard_clock() -> float:
 
 
 class ConfirmScreen(HoldsTypeAhead, ModalScreen[bool]):
+    instance: Instance | None = None
+    """The instance the change goes to (the screen's that opened the dialog): named, in its colour."""
+
     """Ask before a mutating action; dismisses with True only on an explicit confirmation."""
 
     GUARD_SECONDS: ClassVar[float] = 0.5
@@ -106,10 +109,11 @@ class ConfirmScreen(HoldsTypeAhead, ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label(Text(self._title), id="title")
-            instance = console_app(self.app).instance_label
-            target = " · ".join(part for part in (instance, self._target or "") if part)
-            if target:
-                yield Label(Text(target), id="target")
+            target = target_label(self.app, self)
+            if self._target:
+                target.append(f" · {self._target}" if target.plain else self._target)
+            if target.plain:
+                yield Label(target, id="target")
             yield Static(Text(self._message), id="message")
             if self._typed is not None:
                 yield Label(Text(f"This cannot be undone. Type {self._typed} to confirm:"), id="typed-hint")

@@ -33,6 +33,7 @@ from textual.worker import Worker
 
 from labdeck.api import ApiClient
 from labdeck.ui.console import ConsoleApp, console_app
+from labdeck.ui.instances import Instance
 from labdeck.ui.widgets.key_bar import KeyBar
 from labdeck.ui.widgets.resource_table import ResourceTable
 from labdeck.ui.widgets.status_line import StatusLine
@@ -111,10 +112,18 @@ class SectionScreen(Screen[None]):
         """The console app, through the interface screens may use."""
         return console_app(self.app)
 
+    instance: Instance | None = None
+    """The instance this screen works on (a board row's, and what was opened from it); None: the
+    console's primary instance."""
+
     @property
     def client(self) -> ApiClient:
-        """The API client (read from the app each time: it is replaced after a sign-in)."""
-        return self.console_app.client
+        """The API client of this screen's instance (read each time: it is replaced after a sign-in)."""
+        return self.instance.client if self.instance is not None else self.console_app.client
+
+    def acting_instance(self) -> Instance | None:
+        """The instance a screen or dialog opened from here works on (the board: the row's)."""
+        return self.instance
 
     # --- layout -------------------------------------------------------------------------------
 

@@ -58,6 +58,8 @@ PAIRS: tuple[Pair, ...] = (
     Pair("star mark", "ld-star", "surface"),
     Pair("keys at the bottom", "ld-key", "panel"),
     Pair("key descriptions at the bottom", "ld-key-text", "panel"),
+    *(Pair(f"instance mark {number}", f"ld-instance-{number}", "surface") for number in range(1, 5)),
+    *(Pair(f"instance mark {number} in a dialog", f"ld-instance-{number}", "panel") for number in range(1, 5)),
 )
 """Every text/background combination the console's styles use."""
 

@@ -38,6 +38,9 @@ _COLOUR_FIELDS = (
 _OTHER_FIELDS = {"name": str, "dark": bool, "luminosity_spread": float, "text_alpha": float, "ansi": bool}
 _TEXT_STYLE_WORDS = {"bold", "italic", "underline", "reverse", "dim", "strike", "none", "not"}
 
+INSTANCE_COLOURS = 4
+"""Theme variables ``ld-instance-1`` … ``ld-instance-4``: the marks of the instances on one board."""
+
 APP_VARIABLES = (
     "ld-env-accent", "ld-env-accent-text", "ld-mode-write", "ld-mode-readonly", "ld-star",
     "ld-archived", "ld-warning-banner", "ld-table-header", "ld-table-cursor", "ld-table-cursor-text",
@@ -45,6 +48,7 @@ APP_VARIABLES = (
     "ld-current-match-text", "ld-warning-banner-text", "ld-mode-write-text", "ld-mode-readonly-text",
     "ld-text-warning", "ld-text-error", "ld-text-accent", "ld-text-muted", "ld-on", "ld-key", "ld-key-text",
     "job-success", "job-failed", "job-running", "job-pending", "job-canceled", "job-skipped", "job-manual",
+    *(f"ld-instance-{number}" for number in range(1, INSTANCE_COLOURS + 1)),
 )
 """Variables the console's CSS uses on top of Textual's own (a theme may set any of them)."""
 
@@ -141,6 +145,11 @@ def _derive_app_variables(theme: Theme) -> dict[str, str]:
         "job-canceled": on("foreground", surface),
         "job-skipped": on("foreground", surface),
         "job-manual": on("accent", surface),
+        # Instance marks: drawn on tables (surface) and in dialogs (panel).
+        "ld-instance-1": on_both("primary"),
+        "ld-instance-2": on_both("accent"),
+        "ld-instance-3": on_both("secondary"),
+        "ld-instance-4": on_both("success"),
     }
 
 

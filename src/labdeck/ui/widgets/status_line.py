@@ -170,7 +170,10 @@ class StatusLine(Horizontal):
             # Called by the app's clock and after workers finish: at start-up or while the app
             # shuts down, this line's parts may not be there.
             return
-        info = console_app(self.app).status_info()
+        screen = self.screen
+        # A screen opened from another instance's row: that instance's connection facts.
+        info = console_app(self.app).status_info(screen) if getattr(screen, "instance", None) is not None \
+            else console_app(self.app).status_info()
         narrow = self.size.width and self.size.width < self.NARROW
         self._set("profile", info.profile + (" (demo)" if info.demo and info.profile != "demo" else ""))
         self._set("instance", info.instance.removeprefix("https://").removeprefix("http://") if narrow

@@ -7,6 +7,7 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 
 from labdeck.ui.dialogs.form import clean
+from labdeck.ui.instances import Instance, instances_of
 from labdeck.ui.screens.table_section import TableSectionScreen
 from labdeck.ui.widgets.resource_table import Column, TableRow
 from labdeck.watch import Alert, WatchTarget
@@ -31,21 +32,42 @@ class AlertLogScreen(TableSectionScreen):
     ]
 
     async def load(self) -> None:
-        watching = self.console_app.watching
-        watching.unseen = 0
-        watching.log.mark_seen()
+        instances = instances_of(self.app)
+        # Every instance's own alerts (a board over several profiles), its short name on each.
+        self._owners: dict[object, Instance | None] = {}
         rows: list[TableRow] = []
-        for index, alert in enumerate(reversed(watching.log.entries)):
-            rows.append(TableRow(key=("alert", index), data=alert, cells=(
-                alert.at.astimezone().strftime("%H:%M:%S"), alert.event.replace("_", " "),
-                clean(alert.target.label), clean(f"{alert.title} — {alert.body}"))))
-        for index, target in enumerate(watching.alerts.targets):
-            rows.append(TableRow(key=("watch", index), data=target, cells=(
-                "", "watching", clean(target.label), f"alert when it {_watch_text(target)}")))
+        fired = watched = 0
+        each: list[Instance | None] = list(instances) or [None]
+        for instance in each:
+            watching = instance.watching if instance is not None and instance.watching is not None \
+                else self.console_app.watching
+            watching.unseen = 0
+            watching.log.mark_seen()
+            tag = f"{instance.short}: " if instance is not None and len(instances) > 1 else ""
+            number = instance.index if instance is not None else 0
+            for index, alert in enumerate(reversed(watching.log.entries)):
+                key = ("alert", number, index) if tag else ("alert", index)
+                rows.append(TableRow(key=key, data=alert, cells=(
+                    alert.at.astimezone().strftime("%H:%M:%S"), alert.event.replace("_", " "),
+                    clean(tag + alert.target.label), clean(f"{alert.title} — {alert.body}"))))
+                self._owners[key] = instance
+            for index, target in enumerate(watching.alerts.targets):
+                key = ("watch", number, index) if tag else ("watch", index)
+                rows.append(TableRow(key=key, data=target, cells=(
+                    "", "watching", clean(tag + target.label), f"alert when it {_watch_text(target)}")))
+                self._owners[key] = instance
+            fired += len(watching.log.entries)
+            watched += len(watching.alerts.targets)
+        # Newest alert first whatever the instance, then what is watched.
+        rows.sort(key=lambda row: (0, -row.data.at.timestamp()) if isinstance(row.data, Alert) else (1, 0.0))
         self.replace_rows(rows, keep_cursor=False)
-        fired = len(watching.log.entries)
-        self.context_text = f"{fired} fired · {len(watching.alerts.targets)} watched"
+        self.context_text = f"{fired} fired · {watched} watched"
         self.mark_loaded()
+
+    def acting_instance(self) -> Instance | None:
+        """The instance of the alert under the cursor (its pipeline opens there)."""
+        found = getattr(self, "_owners", {}).get(self.table.cursor_key)
+        return found if isinstance(found, Instance) and not found.primary else None
 
     def _target(self) -> WatchTarget | None:
         data = self.table.cursor_data
@@ -69,7 +91,10 @@ class AlertLogScreen(TableSectionScreen):
     def action_unwatch(self) -> None:
         """Stop watching the highlighted target."""
         target = self._target()
-        if target is not None and self.console_app.watching.alerts.unwatch(target):
+        instance = getattr(self, "_owners", {}).get(self.table.cursor_key)
+        watching = instance.watching if isinstance(instance, Instance) and instance.watching is not None \
+            else self.console_app.watching
+        if target is not None and watching.alerts.unwatch(target):
             self.notify(f"No more alerts for {target.label}.", timeout=3)
             self.reload()
 

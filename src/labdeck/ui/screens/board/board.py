@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,19 +18,20 @@ from textual.widgets import Static
 
 from labdeck.api.models import Job
 from labdeck.base.durations import format_duration
-from labdeck.operations.bulk_plan import PLANNERS, BulkKind, BulkOutcome, pipeline_targets
 from labdeck.ui.connection import trouble_text
-from labdeck.ui.dialogs.bulk import open_bulk_action
 from labdeck.ui.dialogs.form import clean
+from labdeck.ui.instances import Instance, instances_of, primary_triaging, several
 from labdeck.ui.screens.base import SectionScreen
+from labdeck.ui.screens.board.actions import BoardActions
 from labdeck.ui.screens.board.cells import failed_cell, why_cell
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
-from labdeck.ui.triaging import triaging, why_label
+from labdeck.ui.screens.board.merged import MergedBoard
+from labdeck.ui.triaging import Triaging, triaging, why_label
 from labdeck.ui.widgets.cells import coloured
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 from labdeck.ui.widgets.status_colours import status_text
 from labdeck.ui.widgets.status_line import StatusLine, is_shown
-from labdeck.watch import BoardSnapshot, PipelineRow, RunningNowSnapshot, WatchTarget
+from labdeck.watch import BoardSnapshot, PipelineRow, RunningNowSnapshot
 from labdeck.watch.ages import RowAges, short
 
 STATUS_FILTERS = ("", "failed", "running", "pending", "manual", "success")
@@ -50,6 +51,9 @@ COLUMNS = (
     Column("by", "By", min_width=3, max_width=14, flex=True),
 )
 """The board's columns from :data:`WIDE_FROM` columns of terminal on."""
+
+INSTANCE_COLUMN = Column("instance", "At", min_width=4, max_width=10)
+"""On a board over several instances: the row's instance (its short name, in its colour)."""
 
 NARROW_COLUMNS = tuple(Column("why", "Why", min_width=6, max_width=18, flex=True) if column.key == "why" else column
                        for column in COLUMNS if column.key not in ("running", "duration", "by"))
@@ -85,7 +89,7 @@ def short_age(delta: timedelta | None) -> str:
     return f"{seconds}s"
 
 
-class BoardScreen(SectionScreen):
+class BoardScreen(BoardActions, SectionScreen):
     """What is broken or running now across the watched projects."""
 
     SECTION_TITLE = "Board"
@@ -136,12 +140,12 @@ server by itself; the status line says how fresh the data is (amber: older than 
         super().__init__(id="board")
         self.snapshot = BoardSnapshot()
         self.status_filter = ""
-        self.marked: set[tuple[int, int]] = set()
+        self.marked: set[tuple[int, ...]] = set()
         self._aged_period: int | None = None
         """Marked pipelines: (project id, pipeline id)."""
-        self._rows: dict[tuple[int, int], PipelineRow] = {}
-        self._timed: dict[tuple[int, int], tuple[str, str]] = {}
-        self._stale: dict[tuple[int, int], bool] = {}
+        self._rows: dict[tuple[int, ...], PipelineRow] = {}
+        self._timed: dict[tuple[int, ...], tuple[str, str]] = {}
+        self._stale: dict[tuple[int, ...], bool] = {}
         """Each row's age and running time as shown (a clock tick re-renders the rows whose text moved)."""
         self._titled: tuple[str, int, int, str] | None = None
         self._triaged: tuple[object, ...] | None = None
@@ -150,6 +154,11 @@ server by itself; the status line says how fresh the data is (amber: older than 
         """What the last triage round was asked about (a new round only when the failures change)."""
         self._ages: RowAges | None = None
         """The rows' ages as last rendered (a tick re-renders rows that turned stale)."""
+        self._cluster_owner: dict[int, Instance] = {}
+        """Several instances: ``id(cluster)`` → the instance whose triage found it."""
+        self._merged: MergedBoard | None = None
+        """Several instances (``--profile prod,staging``): their boards, merged."""
+        self._instance_ages: dict[int, RowAges] = {}
 
     def keys_note(self) -> str:
         """``?``: the bound the board keeps for the watched projects now."""
@@ -162,9 +171,11 @@ server by itself; the status line says how fresh the data is (amber: older than 
         yield ClusterStrip(id="board-clusters")
         yield ResourceTable(self._columns_for(self.app.size.width), id="board-table")
 
-    @staticmethod
-    def _columns_for(width: int) -> tuple[Column, ...]:
-        return COLUMNS if width >= WIDE_FROM else NARROW_COLUMNS
+    def _columns_for(self, width: int) -> tuple[Column, ...]:
+        columns = COLUMNS if width >= WIDE_FROM else NARROW_COLUMNS
+        if several(self.app):
+            columns = (columns[0], INSTANCE_COLUMN, *columns[1:])
+        return columns
 
     def on_resize(self) -> None:
         """A narrow terminal drops the least urgent columns (and a wide one brings them back)."""
@@ -181,12 +192,19 @@ server by itself; the status line says how fresh the data is (amber: older than 
 
     def on_mount(self) -> None:
         watching = self.console_app.watching
-        self._pipelines = watching.subscribe_board(self._board_changed)
+        if several(self.app):
+            self._merged = MergedBoard(instances_of(self.app), self._merged_changed)
+            self._merged.subscribe()
+            self._pipelines: Any = self._merged
+        else:
+            self._pipelines = watching.subscribe_board(self._board_changed)
         self._running_now = watching.subscribe_running_now(self._running_changed)
         for status in self.query(StatusLine):
             status.stale_after = 2 * watching.poller.interval
         self.query_one("#running-now", Static).display = False
         self._untriage = triaging(self.app).subscribe(self._triage_done)
+        self._untriage_more = [instance.triaging.subscribe(self._triage_done)
+                               for instance in instances_of(self.app)[1:]]
         self.app.screen_change_signal.subscribe(self, self._follow_visibility)
         self.table.focus()
         self._show()
@@ -211,6 +229,8 @@ server by itself; the status line says how fresh the data is (amber: older than 
     def on_unmount(self) -> None:
         self.app.screen_change_signal.unsubscribe(self)
         self._untriage()
+        for untriage in self._untriage_more:
+            untriage()
         self._pipelines.close()
         self._running_now.close()
 
@@ -220,6 +240,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self.snapshot = snapshot
         self._show()
         self._triage()
+
+    def _merged_changed(self) -> None:
+        assert self._merged is not None
+        self._board_changed(self._merged.snapshot)
 
     @staticmethod
     def failed_jobs(row: PipelineRow) -> list[Job]:
@@ -235,10 +259,13 @@ server by itself; the status line says how fresh the data is (amber: older than 
         """Verdicts and clusters for the failed pipelines, in the ``triage`` worker: one jobs page
         per project with a failure, logs only where ``failure_reason`` does not explain it."""
         failed = [(row, job) for row in self.snapshot.rows if row.status == "failed" for job in self.failed_jobs(row)]
-        key = tuple(sorted((row.project_id, job.id) for row, job in failed))
+        key = tuple(sorted((*self._key(row), job.id) for row, job in failed))
         if not failed or key == self._triaged:
             return
         self._triaged = key
+        if self._merged is not None:
+            self._triage_instances(failed)
+            return
         projects = sorted({(row.project_id, row.project_path) for row, _ in failed})
         jobs = [(row.project_id, row.project_path, job) for row, job in failed]
         self._triage_wanted = (projects, jobs)
@@ -262,10 +289,41 @@ server by itself; the status line says how fresh the data is (amber: older than 
         finally:
             self._triage_busy = False
 
+    def _triage_instances(self, failed: list[tuple[PipelineRow, Job]]) -> None:
+        """Several instances: each instance's failures are worked out on its own client, budget
+        and verdicts (job ids of two instances may be the same number)."""
+        assert self._merged is not None
+        for instance in self._merged.instances:
+            own = [(row, job) for row, job in failed if self._merged.owner(row) is instance]
+            if not own:
+                continue
+            projects = sorted({(row.project_id, row.project_path) for row, _ in own})
+            jobs = [(row.project_id, row.project_path, job) for row, job in own]
+            state = primary_triaging(self.app, instance)
+
+            async def round_of(instance: Instance = instance, state: Triaging = state,
+                               projects: list[tuple[int, str]] = projects,
+                               jobs: list[tuple[int, str, Job]] = jobs) -> None:
+                await state.round(instance.client, projects, jobs)
+
+            self.run_api(round_of, f"triage-{instance.index}")
+
     def _triage_done(self) -> None:
         """A round ended: the ``Why`` cells and the clusters follow."""
-        report = triaging(self.app).report
         strip = self.query_one_optional("#board-clusters", ClusterStrip)
+        if self._merged is not None:
+            self._cluster_owner = {}
+            clusters = []
+            for instance in self._merged.instances:
+                report = primary_triaging(self.app, instance).report
+                for cluster in report.clusters if report is not None else ():
+                    self._cluster_owner[id(cluster)] = instance
+                    clusters.append(cluster)
+            if strip is not None:
+                strip.show_clusters(clusters)
+            self._show()
+            return
+        report = triaging(self.app).report
         if strip is not None and report is not None:
             strip.show_clusters(report.clusters)
         self._show()
@@ -274,7 +332,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         """The ``Why`` cell: the verdicts of the pipeline's failed jobs (``…`` while unknown)."""
         if row.status != "failed":
             return ""
-        state = triaging(self.app)
+        state = primary_triaging(self.app, self.instance_of_row(row))
         return why_label([state.failure(job.id) for job in self.failed_jobs(row)]) or "…"
 
     def _running_changed(self, snapshot: RunningNowSnapshot) -> None:
@@ -301,10 +359,11 @@ server by itself; the status line says how fresh the data is (amber: older than 
         # snapshot comes, and ages and running times must still move on.
         now = self.console_app.clock()
         rows = [row for row in snapshot.rows if not self.status_filter or row.status == self.status_filter]
-        self._rows = {(row.project_id, row.pipeline_id): row for row in rows}
+        self._rows = {self._key(row): row for row in rows}
         self.marked &= set(self._rows)
         self._timed.clear()
         self._ages = self.console_app.watching.poller.row_ages()
+        self._instance_ages = self._merged.ages() if self._merged is not None else {}
         table = self.table
         keep = table.cursor_key
         table.clear()
@@ -318,9 +377,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
     def _retime(self, now: datetime) -> None:
         """The clock moved on, the data did not: re-render only the rows whose age or running
         time reads differently now (most ticks, none: no repaint at all)."""
-        self._ages = ages = self.console_app.watching.poller.row_ages()
+        self._ages = self.console_app.watching.poller.row_ages()
+        self._instance_ages = self._merged.ages() if self._merged is not None else {}
         moved = [self._table_row(row, now) for key, row in self._rows.items()
-                 if self._times(row, now) != self._timed.get(key) or ages.stale(row) != self._stale.get(key)]
+                 if self._times(row, now) != self._timed.get(key) or self._is_stale(row) != self._stale.get(key)]
         if moved:
             self.table.append_rows(moved)  # rows with known keys are replaced in place, in one go
 
@@ -332,28 +392,46 @@ server by itself; the status line says how fresh the data is (amber: older than 
             return short_age(row.age_at(now)), "…"  # a partial pipeline whose start or end is not read yet
         return short_age(row.age_at(now)), format_duration(duration.total_seconds()) if duration else "—"
 
+    def _is_stale(self, row: PipelineRow) -> bool:
+        if self._merged is not None:
+            return self._merged.stale(row, self._instance_ages)
+        return self._ages is not None and self._ages.stale(row)
+
     def _table_row(self, row: PipelineRow, now: datetime) -> TableRow:
-        key = (row.project_id, row.pipeline_id)
+        key = self._key(row)
         status = status_text(self.app, row.status)
         failed = row.failed_label  # "unit-0001 +39 more"; "…" while not every failure is read
         self._timed[key] = age, duration = self._times(row, now)
-        stale = self._stale[key] = self._ages is not None and self._ages.stale(row)
+        stale = self._stale[key] = self._is_stale(row)
+        instance = self.instance_of_row(row)
         mark: Text | str = "●" if key in self.marked else (coloured(self.app, "~", "ld-text-warning") if stale else " ")
         cells: dict[str, Text | str] = {
             "mark": mark, "project": clean(row.project_path),
             "pipeline": f"#{row.pipeline_id}", "ref": clean(row.ref or "—"), "status": status,
             "failed": failed_cell(clean(failed)) or ("…" if row.status == "failed" else "—"), "why": why_cell(clean(self.why(row))), "running": row.running_label,
             "age": age, "duration": duration, "by": clean(row.triggered_by or "—"),
+            "instance": instance.mark(self.app) if instance is not None else "",
         }
         return TableRow(
             key=key,
             cells=tuple(cells[column.key] for column in self.table.columns),
             data=row,
             search_text=" ".join((row.project_path, row.ref or "", row.status, failed,
-                                  row.triggered_by or "", str(row.pipeline_id))).lower(),
+                                  row.triggered_by or "", str(row.pipeline_id),
+                                  instance.short if instance is not None else "")).lower(),
         )
 
     def _update_context(self, rows: list[PipelineRow]) -> None:
+        if self._merged is not None:
+            merged = self._merged.context(rows)
+            if self.status_filter:
+                merged.append(f"f={self.status_filter}")
+            unseen = sum(instance.watching.unseen for instance in self._merged.instances
+                         if instance.watching is not None)
+            if unseen:
+                merged.append(f"{unseen} alert{'s' if unseen != 1 else ''} (!)")
+            self._set_context(" · ".join(merged))
+            return
         snapshot = self.snapshot
         watching = self.console_app.watching
         freshness = watching.freshness()
@@ -396,7 +474,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
         unseen = self.console_app.watching.unseen
         if unseen:
             parts.append(f"{unseen} alert{'s' if unseen != 1 else ''} (!)")
-        self.context_text = " · ".join(parts)
+        self._set_context(" · ".join(parts))
+
+    def _set_context(self, text: str) -> None:
+        self.context_text = text
         table = self.table
         titled = (self.context_text, table.row_count, table.visible_count, table.filter_text)
         if titled != self._titled:  # the title row's labels lay the screen out again when updated
@@ -413,7 +494,9 @@ server by itself; the status line says how fresh the data is (amber: older than 
             shown = [row for row in self.snapshot.rows if not self.status_filter or row.status == self.status_filter]
         ages = self.console_app.watching.poller.row_ages()
         label, stale = freshness.label, freshness.is_stale
-        if shown and (freshness.error is None or freshness.age is None) and ages.oldest(shown) is not None:
+        if self._merged is not None:
+            label, stale = self._merged.freshness_label(shown)
+        elif shown and (freshness.error is None or freshness.age is None) and ages.oldest(shown) is not None:
             # The oldest row's age among those on screen, not the last round's: a round can be fresh
             # while rows are not. In trouble with no complete round to date from, still the rows'
             # age (not "loading 2" over rows read a minute ago).
@@ -508,84 +591,3 @@ server by itself; the status line says how fresh the data is (amber: older than 
         index = STATUS_FILTERS.index(self.status_filter)
         self.status_filter = STATUS_FILTERS[(index + 1) % len(STATUS_FILTERS)]
         self._show()
-
-    def action_toggle_watch(self) -> None:
-        """Take the row's project off the board, when ``w`` put it there."""
-        row = self.selected()
-        if row is None:
-            return
-        watched = self.snapshot.watched
-        sources = next((project.sources for project in (watched.projects if watched else ())
-                        if project.id == row.project_id), frozenset())
-        if "added" in sources:
-            self.console_app.watching.store.remove(row.project_id)
-            self.notify(f"{row.project_path} is no longer watched.", timeout=3)
-            self._pipelines.changed()
-            return
-        why = "starred (unstar it in Projects)" if "starred" in sources else \
-            ", ".join(source for source in sorted(sources)) or "watched"
-        self.notify(f"{row.project_path} stays on the board: {why}.", severity="warning", timeout=5)
-
-    def action_alert(self) -> None:
-        """Alert when the pipeline under the cursor fails or finishes (again: stop)."""
-        row = self.selected()
-        if row is None:
-            return
-        on = self.console_app.watching.alerts.toggle(WatchTarget.for_pipeline(row), self.snapshot.rows)
-        self.notify(f"{'Alert on' if on else 'No more alerts for'} {row.project_path} #{row.pipeline_id}.",
-                    timeout=3)
-
-    def action_mark(self) -> None:
-        """Mark or unmark the pipeline under the cursor, then move down."""
-        row = self.selected()
-        if row is None:
-            return
-        key = (row.project_id, row.pipeline_id)
-        self.marked.symmetric_difference_update({key})
-        now = self.console_app.clock()
-        self.table.update_row(self._table_row(row, now))
-        self.table.action_cursor_down()
-        self.update_title()
-
-    def _bulk(self, kind: BulkKind) -> None:
-        rows = self.marked_rows()
-        if not rows or self.refuse_if_read_only():
-            return
-        scope = f"{len(rows)} pipeline{'s' if len(rows) != 1 else ''}"
-        plan = PLANNERS[kind](pipeline_targets(rows), action=f"board.{kind}", scope=scope)
-
-        def done(outcome: BulkOutcome | None) -> None:
-            if outcome is not None:
-                self.marked.clear()
-                self._pipelines.changed()  # read the projects again: they changed
-
-        open_bulk_action(self.app, plan, on_done=done)
-
-    def action_retry_marked(self) -> None:
-        """``R``: retry the failed jobs of the marked pipelines (after a dry run)."""
-        self._bulk("retry")
-
-    def action_cancel_marked(self) -> None:
-        """``C``: cancel what runs or waits in the marked pipelines (after a dry run)."""
-        self._bulk("cancel")
-
-    def action_play_marked(self) -> None:
-        """``P``: play the manual jobs of the marked pipelines (after a dry run)."""
-        self._bulk("play")
-
-    def marked_rows(self) -> list[PipelineRow]:
-        """The marked pipelines (the one under the cursor when none is marked)."""
-        rows = [self._rows[key] for key in sorted(self.marked) if key in self._rows]
-        if not rows and (row := self.selected()) is not None:
-            rows = [row]
-        return rows
-
-    def copy_target(self) -> str | None:
-        """``y``: the pipeline's address (from its jobs' web URLs)."""
-        row = self.selected()
-        if row is None:
-            return None
-        for job in row.jobs:
-            if job.web_url and "/-/jobs/" in job.web_url:
-                return f"{job.web_url.split('/-/jobs/')[0]}/-/pipelines/{row.pipeline_id}"
-        return f"{row.project_path} #{row.pipeline_id}"

@@ -29,6 +29,7 @@ from labdeck.operations.following.multi import MultiFollower
 from labdeck.operations.following.statuses import FollowedJob
 from labdeck.ui.collector import start_streaming, stop_streaming
 from labdeck.ui.console import console_app
+from labdeck.ui.instances import Instance, client_of
 from labdeck.ui.screens.follow.header import FollowHeader, job_mark
 from labdeck.ui.screens.follow.picker import JobPicker
 from labdeck.ui.screens.follow.view import FollowView
@@ -69,6 +70,9 @@ def open_follow(app: App[Any], project_id: int, project_path: str, jobs: Sequenc
 
 
 class FollowScreen(Screen[None]):
+    instance: Instance | None = None
+    """The instance the jobs are read from (a board row's, or the pipeline's that opened it)."""
+
     """See the module docstring."""
 
     BINDING_GROUP_TITLE = "Following jobs"
@@ -118,7 +122,7 @@ and error lines.
         self.project_path = project_path
         self.jobs = list(jobs)
         self.title_text = title
-        self.follower = MultiFollower(console_app(self.app).client, followed(project_id, self.jobs), rate=self.rate,
+        self.follower = MultiFollower(client_of(self.app, self), followed(project_id, self.jobs), rate=self.rate,
                                       status_interval=self.status_interval, min_interval=self.min_interval,
                                       max_interval=self.max_interval)
         self._dirty = True
@@ -172,7 +176,7 @@ and error lines.
 
     def client_replaced(self) -> None:
         """A new sign-in: every job goes on with the new client from where it is."""
-        self.follower.use_client(console_app(self.app).client)
+        self.follower.use_client(client_of(self.app, self))
 
     @work(exclusive=True, group="follow-many", exit_on_error=False, description="Follow the jobs")
     async def run_following(self) -> None:

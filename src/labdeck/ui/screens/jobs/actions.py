@@ -21,6 +21,7 @@ from labdeck.audit.context import AuditTarget, audit_context
 from labdeck.ui.console import console_app
 from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.dialogs.download import DownloadProgressDialog, PathDialog, default_download_dir
+from labdeck.ui.instances import Instance, client_of
 from labdeck.watch import WatchTarget
 
 
@@ -76,6 +77,8 @@ class JobActionsMixin:
 
     project_id: int
     project_path: str
+    instance: Instance | None = None
+    """The instance the job lives on (a board row's; None: the console's primary instance)."""
 
     def selected_job(self) -> Job | None:  # pragma: no cover - overridden
         """The job the actions apply to."""
@@ -97,8 +100,8 @@ class JobActionsMixin:
 
     @property
     def client(self) -> ApiClient:
-        """The console's API client (read each time: it is replaced after a sign-in)."""
-        return console_app(self._screen.app).client
+        """The API client of the screen's instance (read each time: it is replaced after a sign-in)."""
+        return client_of(self._screen.app, self._screen)
 
     def _read_only(self) -> bool:
         return console_app(self._screen.app).read_only or self.client.read_only

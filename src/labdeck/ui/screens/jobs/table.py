@@ -21,7 +21,8 @@ from labdeck.ui.console import console_app
 from labdeck.ui.dialogs.form import clean, theme_colour
 from labdeck.ui.formatting import relative_time
 from labdeck.ui.formatting import size as format_size
-from labdeck.ui.triaging import triaging
+from labdeck.ui.instances import instance_of, primary_triaging
+from labdeck.ui.triaging import Triaging
 from labdeck.ui.widgets.status_colours import STATUS_THEME_KEYS
 from labdeck.watch.pipelines import latest_tries
 
@@ -345,6 +346,14 @@ class JobTable(DataTable[Text]):
     def _now(self) -> datetime:
         return console_app(self.app).clock()
 
+    def _triage_state(self) -> Triaging:
+        """The verdicts of the screen's instance (a board row's pipeline on another instance)."""
+        try:
+            screen: object = self.screen
+        except Exception:  # not mounted yet
+            screen = None
+        return primary_triaging(self.app, instance_of(screen))
+
     def _cell_texts(self, job: Job) -> dict[str, str]:
         pid = pipeline_id(job)
         return {
@@ -358,7 +367,7 @@ class JobTable(DataTable[Text]):
             "created": relative_time(job.created_at, self._now()),
             "runner": runner_label(job),
             "reason": (job.failure_reason or "").replace("_", " "),
-            "why": triaging(self.app).label(job),  # the triage verdict of a failed job; … until known
+            "why": self._triage_state().label(job),  # the triage verdict of a failed job; … until known
             "artifacts": artifacts_label(job, with_name=False),
         }
 

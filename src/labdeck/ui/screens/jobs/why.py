@@ -21,7 +21,7 @@ from labdeck.triage.collect import last_green
 from labdeck.triage.history import ORDER_NOTE, History
 from labdeck.triage.report import Failure
 from labdeck.ui.dialogs.form import clean, theme_colour
-from labdeck.ui.triaging import triaging
+from labdeck.ui.instances import triaging_of
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -48,7 +48,7 @@ async def green_baseline(app: App[Any], client: ApiClient, project_id: int, proj
                          job: Job) -> tuple[Job, bytes] | None:
     """The last green run of ``job`` on its ref and its log (the baseline of "new since green"),
     from the jobs page triage holds (else one read) and the shared log cache; None without one."""
-    state = triaging(app)
+    state = triaging_of(app, client)
     triager = state.triager(client)
     page = state.pages.get(project_id)
     if page is None or not any(held.id == job.id for held in page):
@@ -108,7 +108,7 @@ class WhyFailed(Static):
 
     async def _read(self, client: ApiClient, project_id: int, project_path: str, job: Job) -> None:
         try:
-            failure, history = await triaging(self.app).one(client, project_id, project_path, job)
+            failure, history = await triaging_of(self.app, client).one(client, project_id, project_path, job)
         except errors.ApiError as exc:
             self.update(Text(clean(f"Why: cannot tell: {exc.user_message()}"), style=self._style("warning")))
         else:

@@ -36,6 +36,7 @@ from labdeck.api.models import Job
 from labdeck.operations.bulk_plan import PLANNERS, BulkKind, BulkOutcome, BulkPlan, job_targets
 from labdeck.ui.collector import give_back
 from labdeck.ui.dialogs.bulk import open_bulk_action, open_planned_bulk_action, say_nothing_to_do
+from labdeck.ui.instances import primary_triaging
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.follow.screen import open_follow
 from labdeck.ui.screens.jobs.detail import JobDetailScreen, job_web_url
@@ -45,7 +46,7 @@ from labdeck.ui.screens.pipeline.columns import job_matches, stages_of
 from labdeck.ui.screens.pipeline.header import PipelineHeader, loading_words
 from labdeck.ui.screens.pipeline.stage_jobs import StageJobsScreen
 from labdeck.ui.screens.pipeline.stage_view import StageView
-from labdeck.ui.triaging import PENDING, triaging
+from labdeck.ui.triaging import PENDING
 from labdeck.watch.clock import ServerClock
 from labdeck.watch.deep import count
 from labdeck.watch.pipelines import PipelineRow, build_row, job_unfinished, latest_tries
@@ -167,7 +168,7 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
             self._hooked = self.client.http
             self._hooked.event_hooks["response"].append(self._observe_date)
         self.view.focus()
-        self._untriage = triaging(self.app).subscribe(self._redraw)
+        self._untriage = primary_triaging(self.app, self.instance).subscribe(self._redraw)
         self._redraw()
         self.reload()
 
@@ -341,7 +342,7 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         stages = stages_of([job for job in self.jobs if job_matches(job, self._filter)])
         view = self.view
         view.marked &= {job.id for job in self.jobs}
-        state = triaging(self.app)
+        state = primary_triaging(self.app, self.instance)
         shown = [job for stage in stages for job in stage.jobs]
         view.why = {job.id: state.label(job) for job in shown if job.status == "failed"}
         asked = frozenset(job_id for job_id, label in view.why.items() if label == PENDING)

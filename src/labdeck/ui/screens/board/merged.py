@@ -1,0 +1,162 @@
+"""One board over several instances (issue 30): each instance's own poller feeds its own snapshot,
+and the board shows their rows merged, most urgent first whatever the instance, each row marked
+with its instance. An instance in trouble (a refused token, a 502 storm, an outage) marks only its
+own rows stale and says why; the others stay live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from labdeck.ui.connection import trouble_text
+from labdeck.ui.instances import Instance
+from labdeck.watch import BoardSnapshot, BoardSubscription, PipelineRow, sort_by_attention
+from labdeck.watch.ages import RowAges
+
+
+@dataclass
+class MergedBoard:
+    """The snapshots of every instance, and the subscriptions that bring them."""
+
+    instances: list[Instance]
+    on_update: Callable[[], None]
+    snapshots: dict[int, BoardSnapshot] = field(default_factory=dict)
+    """Instance index → its latest snapshot."""
+    owners: dict[int, Instance] = field(default_factory=dict)
+    """``id(row)`` → the instance of each row of :attr:`snapshot`."""
+    snapshot: BoardSnapshot = field(default_factory=BoardSnapshot)
+    _subscriptions: list[BoardSubscription] = field(default_factory=list)
+
+    def subscribe(self) -> None:
+        """Follow every instance's board (each on its own poller, budget and back-off)."""
+        for instance in self.instances:
+            assert instance.watching is not None, "the console is not mounted yet"
+            self._subscriptions.append(instance.watching.subscribe_board(self._receiver(instance)))
+
+    def _receiver(self, instance: Instance) -> Callable[[BoardSnapshot], None]:
+        def received(snapshot: BoardSnapshot) -> None:
+            self.snapshots[instance.index] = snapshot
+            self._merge()
+            self.on_update()
+
+        return received
+
+    def _merge(self) -> None:
+        owners: dict[int, Instance] = {}
+        rows: list[PipelineRow] = []
+        for instance in self.instances:
+            snapshot = self.snapshots.get(instance.index)
+            if snapshot is None:
+                continue
+            for row in snapshot.rows:
+                owners[id(row)] = instance
+                rows.append(row)
+        snapshots = list(self.snapshots.values())
+        self.owners = owners
+        self.snapshot = BoardSnapshot(
+            rows=tuple(sort_by_attention(rows)),
+            broken=sum(snapshot.broken for snapshot in snapshots),
+            loading=sum(snapshot.loading for snapshot in snapshots),
+            generation=sum(snapshot.generation for snapshot in snapshots),
+            watched=self.snapshots[0].watched if 0 in self.snapshots else None,
+        )
+
+    # --- the subscriptions, all at once -------------------------------------------------------
+
+    def set_visible(self, visible: bool) -> None:
+        """Shown or hidden: every instance's board reads, or none does."""
+        for subscription in self._subscriptions:
+            subscription.set_visible(visible)
+
+    def close(self) -> None:
+        """The board is gone."""
+        for subscription in self._subscriptions:
+            subscription.close()
+
+    def relist(self) -> None:
+        """``ctrl+r``: every instance lists its watched projects again."""
+        for subscription in self._subscriptions:
+            subscription.relist()
+
+    def changed(self, instance: Instance | None = None) -> None:
+        """Read again now: ``instance``'s projects (a change sent there), or every instance's."""
+        for index, subscription in enumerate(self._subscriptions):
+            if instance is None or self.instances[index] is instance:
+                subscription.changed()
+
+    # --- what each instance says --------------------------------------------------------------
+
+    def owner(self, row: PipelineRow) -> Instance:
+        """The instance a row of :attr:`snapshot` comes from."""
+        return self.owners.get(id(row), self.instances[0])
+
+    def ages(self) -> dict[int, RowAges]:
+        """Each instance's row ages (its own poller's reads)."""
+        return {instance.index: instance.watching.poller.row_ages()
+                for instance in self.instances if instance.watching is not None}
+
+    def stale(self, row: PipelineRow, ages: dict[int, RowAges]) -> bool:
+        """Older than its class allows, or its instance is in trouble (its last rows are kept)."""
+        instance = self.owner(row)
+        found = ages.get(instance.index)
+        return self.trouble(instance) is not None or (found is not None and found.stale(row))
+
+    @staticmethod
+    def trouble(instance: Instance) -> str | None:
+        """What the instance's server answered when it is in trouble (``token refused (401)``)."""
+        freshness = instance.watching.freshness() if instance.watching is not None else None
+        return trouble_text(getattr(instance.client, "health", None)) or (
+            freshness.error if freshness is not None else None)
+
+    def freshness_label(self, rows: Iterable[PipelineRow]) -> tuple[str, bool]:
+        """The status line's ``prod oldest <10s · staging token refused (401)`` and whether any is stale."""
+        ages = self.ages()
+        shown = list(rows)
+        parts: list[str] = []
+        stale = False
+        for instance in self.instances:
+            trouble = self.trouble(instance)
+            if trouble is not None:
+                parts.append(f"{instance.short} {trouble}")
+                stale = True
+                continue
+            assert instance.watching is not None
+            freshness = instance.watching.freshness()
+            own = [row for row in shown if self.owner(row) is instance]
+            found = ages.get(instance.index)
+            if own and found is not None and found.oldest(own) is not None:
+                parts.append(f"{instance.short} {found.label(own)}")
+                stale = stale or any(found.stale(row) for row in own)
+            else:
+                parts.append(f"{instance.short} {freshness.label}")
+                stale = stale or freshness.is_stale
+        return " · ".join(parts), stale
+
+    def context(self, rows: list[PipelineRow]) -> list[str]:
+        """The board's header over several instances: each instance's state, then the counts."""
+        parts: list[str] = []
+        for instance in self.instances:
+            snapshot = self.snapshots.get(instance.index)
+            trouble = self.trouble(instance)
+            if trouble is not None:
+                kept = " (last rows kept, stale)" if snapshot is not None and snapshot.rows else ""
+                parts.append(f"{instance.short}: {trouble}{kept}")
+                continue
+            assert instance.watching is not None
+            freshness = instance.watching.freshness()
+            if snapshot is None or (freshness.last_complete_at is None and (snapshot.loading or not snapshot.rows)):
+                loading = f" {snapshot.loading}" if snapshot is not None and snapshot.loading else "…"
+                parts.append(f"{instance.short}: loading{loading}")
+                continue
+            watched = len(snapshot.watched.projects) if snapshot.watched is not None else 0
+            parts.append(f"{instance.short} {watched}")
+        if parts and not parts[-1].startswith(tuple(f"{i.short}:" for i in self.instances)):
+            parts[-1] += " watched"
+        broken = self.snapshot.broken
+        parts.append(f"{broken} failed" if broken else "nothing failing")
+        parts.append(f"{sum(1 for row in rows if row.status == 'running')} running")
+        return parts
+
+
+__all__ = ["MergedBoard"]
