@@ -254,7 +254,9 @@ def _triage(args: argparse.Namespace) -> int:
     except ValueError as error:
         sys.stderr.write(f"labdeck triage: {error}\n")
         return EXIT_USAGE
-    names = _profile_names(getattr(args, "profile", None))
+    from labdeck.commands.instances import profile_names
+
+    names = profile_names(getattr(args, "profile", None))
     if len(names) > 1:
         from labdeck.commands.triage import run_triage_instances
 
@@ -266,12 +268,6 @@ def _triage(args: argparse.Namespace) -> int:
     if isinstance(session, int):
         return session
     return run_triage(session, args.projects, since, args.json, sys.stdout, sys.stderr)
-
-
-def _profile_names(value: str | None) -> list[str]:
-    """``--profile prod,staging``: the profiles named, in order, each once."""
-    names = [name.strip() for name in (value or "").split(",") if name.strip()]
-    return list(dict.fromkeys(names))
 
 
 def _profile_sessions(args: argparse.Namespace, names: Sequence[str], command: str) -> list[tuple[str, Session | str]] | int:
