@@ -200,3 +200,22 @@ async def test_board_help_says_the_bound_from_the_projects_and_the_budget(consol
             await pilot.press("escape")
             await wait_until(pilot, lambda: not isinstance(app.screen, MessageScreen), what="closed")
         assert not isinstance(app.screen, BoardScreen)  # help, not the board
+
+
+async def test_the_cursor_opens_on_the_most_urgent_row_and_a_moved_cursor_keeps_its_pipeline(
+        console: SimConsole) -> None:
+    """Rows arrive page by page: the cursor, never moved, is on the top row when the round is
+    complete (not on whichever row came first); moved down, it stays on its pipeline when a new
+    failure comes in above it, so a key pressed next acts on what the person was looking at."""
+    server = console.server
+    async with console.run(board=FAST, size=(120, 40)) as (app, pilot):
+        screen = await open_board(app, pilot)
+        assert screen.table.cursor_row == 0 and screen.table.cursor_data == rows(screen)[0]
+        await pilot.press("down")
+        chosen = screen.table.cursor_key
+        project_id = rows(screen)[-1].project_id
+        created = push_pipeline(server, project_id, [{"name": "smoke-test", "duration": 5, "fail": True}])
+        advance(server, 30)
+        await wait_until(pilot, lambda: any(row.pipeline_id == int(created["id"]) and row.status == "failed"
+                                            for row in rows(screen)))
+        assert screen.table.cursor_key == chosen

@@ -365,7 +365,9 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self._ages = self.console_app.watching.poller.row_ages()
         self._instance_ages = self._merged.ages() if self._merged is not None else {}
         table = self.table
-        keep = table.cursor_key
+        # On the top row the cursor stays on top, the most urgent row, as rows arrive (the first
+        # pages of a round come one by one); moved down, it stays on its pipeline.
+        keep = table.cursor_key if table.cursor_row else None
         table.clear()
         table.append_rows(self._table_row(row, now) for row in rows)
         if keep is not None:
