@@ -59,7 +59,8 @@ async def press_c(app: Any, pilot: Any, board: BoardScreen) -> bool:
 
 def a_cluster(projects: int) -> Cluster:
     """A cluster of one long error in ``projects`` projects (verdict: broken)."""
-    failures = tuple(SimpleNamespace(project=f"platform/service-{index}", job=SimpleNamespace(id=index),
+    failures = tuple(SimpleNamespace(project=f"platform/service-{index}", instance=None,
+                                     where=f"platform/service-{index}", job=SimpleNamespace(id=index),
                                      verdict=SimpleNamespace(reason="503 from the registry"))
                      for index in range(projects))
     signature = "error: failed to solve: failed to fetch oauth token: unexpected status from POST request " \

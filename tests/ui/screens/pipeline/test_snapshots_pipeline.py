@@ -26,7 +26,7 @@ from labdeck.ui.screens.jobs.detail import JobDetailScreen
 from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.ui_state import UiState
 from labdeck.watch.clock import ServerClock
-from tests.support.pilot import settle
+from tests.support.pilot import settle, wait_until
 from tests.support.snapshots import SHOWN_HOST
 from tests.ui.helpers import screen_lines
 from tests.ui.jobs_support import PROJECT_ID, PROJECT_PATH
@@ -179,6 +179,9 @@ def test_board(snap_compare: Any, build: Callable[[], LabdeckApp], size: tuple[i
             if screen.table.row_count and not screen.snapshot.loading and "loading" not in screen.context_text:
                 break
             await pilot.pause(0.05)
+        # Rows show as their first pages arrive: the round is over when no read is under way.
+        poller = pilot.app.watching.poller
+        await wait_until(pilot, lambda: not any(track.in_flight for track in poller.tracks.values()))
         for _ in range(200):  # the status line catches up at the clock's next tick
             pilot.app.refresh_status()
             await pilot.pause()

@@ -501,8 +501,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
         elif shown and (freshness.error is None or freshness.age is None) and ages.oldest(shown) is not None:
             # The oldest row's age among those on screen, not the last round's: a round can be fresh
             # while rows are not. In trouble with no complete round to date from, still the rows'
-            # age (not "loading 2" over rows read a minute ago).
-            label, stale = ages.label(shown), stale or any(ages.stale(row) for row in shown)
+            # age (not "loading 2" over rows read a minute ago). Amber when a row is older than its
+            # class allows or reads fail, not because a round (paced by the budget) is still going.
+            label = ages.label(shown)
+            stale = freshness.error is not None or any(ages.stale(row) for row in shown)
         for status in StatusLine.on_screen(self):
             status.show_freshness(label, stale)
         if self.is_mounted and self.query_one_optional("#board-table", ResourceTable) is not None:
