@@ -20,8 +20,7 @@ import functools
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from labdeck.api.client import ApiClient
@@ -42,44 +41,19 @@ from labdeck.watch.subscriptions import (
     RunningNowSubscription,
     Subscription,
 )
-from labdeck.watch.tracking import COLD, ERROR, HOT, SLOW, ProjectTrack, overview_round, set_lane
+from labdeck.watch.tracking import HOT, ProjectTrack, overview_round, set_lane
 from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
+from labdeck.watch.work_plan import (
+    _LANE_RANK,
+    _OVERDUE,
+    DETACHED,
+    FAILING_EVERY,
+    PROGRESS_EVERY,
+    ROTATION_SHARE,
+    _Work,
+)
 
 log = logging.getLogger("labdeck.watch")
-_LANE_RANK = {HOT: 4, SLOW: 5, ERROR: 7, COLD: 8}
-_BACKGROUND = 6
-_OVERDUE = 2.5
-"""Rank of a project its rotation period has come round for: before busy ones, so that projects
-with running jobs cannot starve the quiet ones (five running projects once took the whole budget)."""
-FAILING_EVERY = 25.0
-"""Seconds between reads of a project whose newest pipeline is broken (within the busy share;
-not where GraphQL batches confirm them every round)."""
-PROGRESS_EVERY = 0.5
-"""Seconds (real time) between two snapshots sent while a step's reads are still under way: rows
-show as their pages arrive (at 3 s a request, not when the slowest read of the step ends), and a
-300-project start-up is not one board rebuild per project."""
-DETACHED = frozenset({"activity", "runners"})
-"""Work that does not hold up a step in the live loop: the change check (several pages, the
-pipelines-API question) and the running-now strip (one read per runner) can take many round trips;
-a step that waited for them showed no row before they ended (36 s at 3 s a request)."""
-ROTATION_SHARE = 0.5
-"""Share of the budget left after the change check that the fair rotation may use; the busy
-projects are capped at the rest."""
-
-
-@dataclass
-class _Work:
-    rank: tuple[float, ...]
-    kind: str
-    run: Callable[[], Awaitable[None]]
-    startup: bool = False
-    track: ProjectTrack | None = None
-
-    @property
-    def background(self) -> bool:
-        """Work that can wait while the budget is tight (the running-now strip, retries of refused
-        projects, the sweep)."""
-        return self.rank[0] >= _BACKGROUND
 
 
 class BoardPoller(PollerReads):
