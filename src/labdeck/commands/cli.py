@@ -277,16 +277,11 @@ def _profile_sessions(args: argparse.Namespace, names: Sequence[str], command: s
     A token given for one instance (``--token-stdin``, ``LABDECK_TOKEN``/``GITLAB_TOKEN``) would go
     to every instance: with several profiles each token comes from its own profile's store only.
     """
-    for option, given in (("--token-stdin", getattr(args, "token_stdin", False)), ("--url", getattr(args, "url", None)),
-                          ("--ca-file", getattr(args, "ca_file", None))):
-        if given:
-            sys.stderr.write(f"labdeck {command}: {option} names one instance; with several profiles each "
-                             "profile's own settings and stored token are used\n")
-            return EXIT_USAGE
-    from labdeck.auth.chain import TOKEN_ENV
+    from labdeck.commands.instances import environ_without_tokens, refuse_single_instance_options
 
-    environ = {name: value for name, value in os.environ.items() if name not in TOKEN_ENV}
-    ignored = [name for name in TOKEN_ENV if os.environ.get(name)]
+    if refuse_single_instance_options(args, f"labdeck {command}"):
+        return EXIT_USAGE
+    environ, ignored = environ_without_tokens()
     sessions: list[tuple[str, Session | str]] = []
     for name in names:
         options = SessionOptions(profile=name, read_only=True, insecure=bool(getattr(args, "insecure", False)))

@@ -32,6 +32,27 @@ def profile_names(value: str | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def refuse_single_instance_options(args: argparse.Namespace, prefix: str) -> bool:
+    """True (after one line on stderr) when an option names one instance (``--token-stdin``,
+    ``--url``, ``--ca-file``): with several profiles each uses its own settings and stored token."""
+    for option, given in (("--token-stdin", getattr(args, "token_stdin", False)), ("--url", getattr(args, "url", None)),
+                          ("--ca-file", getattr(args, "ca_file", None))):
+        if given:
+            sys.stderr.write(f"{prefix}: {option} names one instance; with several profiles each profile's own "
+                             "settings and stored token are used\n")
+            return True
+    return False
+
+
+def environ_without_tokens() -> tuple[dict[str, str], list[str]]:
+    """The environment without ``LABDECK_TOKEN``/``GITLAB_TOKEN`` (one token would go to every
+    instance), and the names of those that were set."""
+    from labdeck.auth.chain import TOKEN_ENV
+
+    environ = {name: value for name, value in os.environ.items() if name not in TOKEN_ENV}
+    return environ, [name for name in TOKEN_ENV if os.environ.get(name)]
+
+
 def console_profiles(args: argparse.Namespace) -> list[str]:
     """The profiles the console opens: those of ``--profile a,b``; without ``--profile`` and
     ``--url``, the config file's ``boards`` (when it names several)."""
@@ -50,16 +71,9 @@ def run_console_instances(args: argparse.Namespace, names: Sequence[str], resolv
                           options_type: Callable[..., Any], error_type: type[Exception], run: Run) -> int:
     """Resolve one session per profile, then run the console over all of them (the first is the
     primary instance)."""
-    for option, given in (("--token-stdin", getattr(args, "token_stdin", False)), ("--url", getattr(args, "url", None)),
-                          ("--ca-file", getattr(args, "ca_file", None))):
-        if given:
-            sys.stderr.write(f"labdeck: {option} names one instance; with several profiles each profile's own "
-                             "settings and stored token are used\n")
-            return EXIT_USAGE
-    from labdeck.auth.chain import TOKEN_ENV
-
-    environ = {name: value for name, value in os.environ.items() if name not in TOKEN_ENV}
-    ignored = [name for name in TOKEN_ENV if os.environ.get(name)]
+    if refuse_single_instance_options(args, "labdeck"):
+        return EXIT_USAGE
+    environ, ignored = environ_without_tokens()
     sessions: list[Session] = []
     options = None
     for name in names:
