@@ -138,7 +138,6 @@ async def test_board_group_command_adds_and_removes_a_group(console: SimConsole)
     """`:board group:<path>` puts every project of the group on the board (in the state file);
     `:board -group:<path>` takes them off again; a wrong word gets the usage."""
     from tests.support.sim_control import project_id
-    from tests.ui.helpers import run_command
 
     server = console.server
     root = next(user for user in server.state.users.values() if user.username == "root")
@@ -181,17 +180,25 @@ async def test_board_help_says_the_bound_from_the_projects_and_the_budget(consol
     from labdeck.base.config import BoardSettings
     from labdeck.ui.dialogs.message import MessageScreen
     from labdeck.watch.ages import short
-    from tests.ui.helpers import run_command
 
     slow = BoardSettings(interval=0.3, requests_per_minute=12, max_in_flight=8)
     async with console.run(board=slow, size=(120, 40)) as (app, pilot):
-        board = await open_board(app, pilot)
+        # The bound comes from the watched set and the budget, not from rows: at 12 requests a
+        # minute the first round would take half a minute, so the help is asked before it ends.
+        await settle(app, pilot)
+        await pilot.press("0")
+        board = app.screen
+        assert isinstance(board, BoardScreen)
+        await wait_until(pilot, lambda: len(app.watching.watched.current().projects) > 1, what="watched set")
         count = len(app.watching.watched.current().projects)
-        assert count > 1
         await pilot.press("1")
         await wait_until(pilot, lambda: app.screen is not board, what="the projects section")
         for line in ("board help", "help board"):
-            await run_command(app, pilot, line)
+            # Not run_command: its settle would wait for the projects section's reads at 12 a minute.
+            await pilot.press("colon")
+            await wait_until(pilot, lambda: bool(app.screen.query("#command")), what="the : line")
+            app.screen.query_one("#command").value = line  # type: ignore[attr-defined]
+            await pilot.press("enter")
             await wait_until(pilot, lambda: isinstance(app.screen, MessageScreen), what=f":{line}")
             message = app.screen._message  # type: ignore[attr-defined]
             poller = app.watching.poller
