@@ -32,7 +32,7 @@ def follow_while_time_moves(server: SimServer, run_labdeck: Callable[..., Run], 
         running = pool.submit(run_labdeck, "follow", *args, env=env, timeout=90)
         deadline = time.monotonic() + 80
         while not running.done() and time.monotonic() < deadline:
-            advance(server, 3)
+            advance(server, 10)
             time.sleep(0.3)
         return running.result()
 

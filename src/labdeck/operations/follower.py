@@ -128,6 +128,8 @@ class TraceFollower:
         """The server refused the token (401): nothing is read until :meth:`use_client`."""
         self._allowed = asyncio.Event()
         self._allowed.set()
+        self._woken = asyncio.Event()
+        """Set by :meth:`wake`: the wait between two reads ends early."""
 
     def use_client(self, client: Any) -> None:
         """Read through ``client`` from the next read on (a new sign-in replaced the client): the
@@ -221,10 +223,23 @@ class TraceFollower:
         for event in events:
             yield event
 
+    def wake(self) -> None:
+        """Read again now instead of at the end of the current wait: whoever calls this saw the
+        job change (it started or ended), while a quiet log had let the wait grow to ``max_interval``."""
+        self._woken.set()
+
     async def _wait(self, seconds: float) -> None:
         seconds = max(0.0, seconds)
         self.stats.waits.append(seconds)
-        await self._sleep(seconds)
+        if not self._woken.is_set():
+            sleeping = asyncio.ensure_future(self._sleep(seconds))
+            woken = asyncio.ensure_future(self._woken.wait())
+            try:
+                await asyncio.wait((sleeping, woken), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                sleeping.cancel()
+                woken.cancel()
+        self._woken.clear()
 
     async def _poll_status(self, events: list[TraceEvent]) -> bool:
         """Fetch the job; queue a status event on change; True when the job is finished."""

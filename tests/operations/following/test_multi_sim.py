@@ -148,3 +148,27 @@ async def test_jobs_not_started_are_not_read_until_they_run(
         await stage.cancel(1)
         await asyncio.wait_for(task, 10)
     assert follower.worst_status() == "canceled"
+
+
+async def test_a_job_whose_log_stops_is_said_to_end_without_waiting_for_the_status_turn(
+        sim_factory: Callable[..., SimServer], tokens: dict[str, str]) -> None:
+    """Statuses are read every minute here: the end line (and `labdeck follow`'s exit) still
+    comes seconds after the job's log stopped, because a log that went still is asked about."""
+    server = sim_factory()
+    stage = await Stage(server, tokens["admin"]).create([{"name": "deploy-eu", "duration": 20}])
+    await stage.advance(5)
+    async with ApiClient(server.base_url, Secret(tokens["admin"])) as client:
+        follower = MultiFollower(client, stage.followed(), rate=50, min_interval=0.05, max_interval=0.2,
+                                 status_interval=30)
+        task = asyncio.create_task(follower.run())
+        try:
+            for number in range(5):
+                await stage.append(0, f"rolling out {number}\n")
+                await asyncio.sleep(0.1)
+            await stage.advance(60)
+            await asyncio.wait_for(asyncio.shield(task), 8)
+        finally:
+            task.cancel()
+    assert follower.finished and follower.states[0].ended
+    ends = [follower.log.entry(seq).text for seq in range(follower.log.total) if follower.log.entry(seq).note == "end"]
+    assert ends and ends[0].startswith("✓ passed after ")

@@ -30,6 +30,8 @@ LABEL_WIDTH = 20
 """Longest job label in the prefix."""
 END_MARKS = {"success": "✓ passed", "failed": "✗ failed", "canceled": "⊘ canceled", "skipped": "» skipped"}
 RUNNING_FACTOR = 2
+QUIET_AFTER = 2.0
+"""Seconds a growing log may be still before its job's status is read out of turn."""
 """Statuses are read this many times less often once every job has started."""
 STATUS_WORST = ("failed", "canceled", "skipped", "success")
 """Finished statuses, worst first."""
@@ -59,6 +61,8 @@ class JobState:
     trouble: str = ""
     """The last read's failure while it is retried ("" once reads work again)."""
     ended: bool = False
+    last_data: float | None = None
+    """When bytes of its log last arrived (the follower's clock)."""
 
 
 class MultiFollower:
@@ -128,21 +132,37 @@ class MultiFollower:
             self.budget.close()
 
     async def _watch_statuses(self) -> None:
+        last_read = self._clock()
         while not self.statuses.all_finished:
             # A job about to start is looked for every interval; once all run, every other one:
-            # a read of the pipeline's jobs costs as much as seconds of a busy log.
+            # a read of the pipeline's jobs costs as much as seconds of a busy log. A log that
+            # stops growing is the sign a job may have ended: its status is read then, so that the
+            # end line (and the command's exit) does not wait for the next turn.
             waiting = any(self.statuses.status(job.job_id) in WAITING_STATUSES for job in self.jobs)
-            await self._sleep(self.statuses.interval * (1 if waiting else RUNNING_FACTOR))
+            every = self.statuses.interval * (1 if waiting else RUNNING_FACTOR)
+            await self._sleep(min(every, QUIET_AFTER))
+            now = self._clock()
+            if now - last_read < every - 1e-6 and not self._fell_quiet(now, since=last_read):
+                continue
+            last_read = now
             await self.statuses.refresh()
             self._note_statuses()
 
+    def _fell_quiet(self, now: float, *, since: float) -> bool:
+        """A job's log grew after the last status read and has been still for ``QUIET_AFTER``."""
+        return any(not state.ended and state.last_data is not None and since < state.last_data <= now - QUIET_AFTER
+                   for state in self.states)
+
     def _note_statuses(self) -> None:
         changed = False
-        for job, state in zip(self.jobs, self.states, strict=True):
+        for job, state, follower in zip(self.jobs, self.states, self.followers, strict=True):
             status = self.statuses.status(job.job_id)
             if status and status != state.status and not state.ended:
                 state.status = status
                 changed = True
+                # Its log may have been quiet long enough for its reads to be 30 s apart: a job that
+                # starts shows its first lines, and one that ends its end line, now.
+                follower.wake()
         if changed:
             self.on_change()
 
@@ -156,6 +176,7 @@ class MultiFollower:
         state = self.states[number]
         if event.kind == "data":
             state.trouble = ""
+            state.last_data = self._clock()
             data = event.data
             for start in range(0, len(data), FEED_PIECE):
                 if self.log.feed(number, data[start:start + FEED_PIECE]):

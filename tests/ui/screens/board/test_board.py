@@ -12,7 +12,7 @@ from tests.support.pilot import settle, wait_until
 from tests.support.sim_control import advance, push_pipeline
 from tests.ui.board_support import FAST, open_board, rows
 from tests.ui.conftest import SimConsole
-from tests.ui.helpers import toasts
+from tests.ui.helpers import run_command, toasts
 
 
 async def test_the_board_shows_what_is_broken_first(console: SimConsole) -> None:
