@@ -29,7 +29,10 @@ from tests.support.credentials import CANARY_ADMIN, CANARY_READONLY, Canaries
 from tests.support.fault_switch import FaultSwitch
 from tests.support.keyring_backend import InMemoryKeyring
 from tests.support.process import Run, run_labdeck_process
+from tests.support.shared_tls import install as share_default_tls_context
 from tests.support.snapshots import snapshot_text_diff
+
+share_default_tls_context()
 
 _ENV_PREFIXES = ("LABDECK_", "GITLAB_", "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY")
 
