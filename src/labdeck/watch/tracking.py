@@ -153,18 +153,20 @@ def next_due(track: ProjectTrack, now: float, settings: PollerSettings, rng: ran
     return now
 
 
-ROUND_SLACK = 1.0
-"""Seconds by which a moment may pass an overview round and still belong to it (a wake-up a
-little late, a check that took a moment): it is not put off to the next round."""
+ROUND_SLACK = 0.25
+"""The share of ``overview_interval`` by which a moment may pass an overview round and still belong
+to it (a wake-up a little late, reads answered one after the other on a slow server): a project
+read late in its round is due in the next round, not the one after."""
 
 
 def overview_round(moment: float, settings: PollerSettings) -> float:
-    """The overview round of ``moment`` (the first at or after it, give or take :data:`ROUND_SLACK`):
+    """The overview round of ``moment`` (the first at or after it, give or take a :data:`ROUND_SLACK` of the period):
     rounds fall on whole multiples of ``overview_interval`` of the poller's clock, so that the reads
     only the CI column wants (and its activity check) go out together, one wake-up per round, not
     each at its own second."""
     period = settings.overview_interval
-    return math.ceil((moment - ROUND_SLACK) / period) * period if period > ROUND_SLACK else moment
+    slack = max(1.0, ROUND_SLACK * period)
+    return math.ceil((moment - slack) / period) * period if period > slack else moment
 
 
 def set_lane(track: ProjectTrack, lane: str, now: float) -> None:
