@@ -33,3 +33,16 @@ def test_a_traceback_block_runs_through_its_exception_line() -> None:
     answer = read_cause(text)
     assert answer.error is not None and (answer.error.line, answer.error.end) == (first, first + 3)
     assert answer.signature == "ModuleNotFoundError: No module named 'yaml'"
+
+
+def test_a_bare_error_line_of_git_is_not_called_rust() -> None:
+    """`error: failed to push some refs` was kind `rust`: only rustc's coded errors (`error[E0308]`) say
+    which tool spoke; a bare `error:` line is git's, the C driver's or npm's as often."""
+    text, first = job("git push origin HEAD:master", [
+        "To ../remote.git", " ! [rejected]        HEAD -> master (fetch first)",
+        "error: failed to push some refs to '../remote.git'"])
+    answer = read_cause(text)
+    assert answer.error is not None and answer.error.kind != "rust"
+    text, first = job("cargo build", ["   Compiling app v0.1.0", "error[E0308]: mismatched types"])
+    answer = read_cause(text)
+    assert answer.error is not None and (answer.error.line, answer.error.kind) == (first + 1, "rust")

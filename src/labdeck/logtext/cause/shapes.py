@@ -129,7 +129,10 @@ SHAPES: tuple[Shape, ...] = (
     _s("werror", r"(?:error|e): warnings found and -Werror specified|cc1\w*: all warnings being treated as errors", 3),
     # javac, kotlinc and scalac warnings: tier 4, read only when a -Werror line makes them fatal.
     _s("warning", r"\S+\.(?:java|kt|scala):\d+: warning: .+", 4, "rust"),
-    _s("rust", r"error(?:\[E\d{3,5}\])?: (?!could not compile|test failed|aborting due to|build failed).+", 1, "rust"),
+    _s("rust", r"error\[E\d{3,5}\]: .+", 1, "rust"),
+    # A bare `error: …` is rustc's too, but also git's, the C driver's, clang's, npm's: its kind says
+    # no more than it knows.
+    _s("error", r"error: (?!could not compile|test failed|aborting due to|build failed).+", 1, "rust"),
     _s("cargo", r"---- \S+ stdout ----", 1, "para"),
     _s("cargo", r"test \S+ \.\.\. FAILED$", 3),
     _s("rust", r"thread '.*'(?: \(\d+\))? panicked at .*", 1, "para"),
