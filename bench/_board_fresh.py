@@ -165,7 +165,7 @@ async def _one(dialect: str, size: int, failures: int) -> dict[str, Any]:
                                "rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
     for kind, values in latencies.items():
         figures[kind] = {"p50": _pct(values, 0.5), "p95": _pct(values, 0.95), "max": max(values, default=None),
-                         "missed": missed[kind]}
+                         "missed": missed[kind], "each": values}
     return figures
 
 
