@@ -130,6 +130,13 @@ class TraceFollower:
         self._allowed.set()
         self._woken = asyncio.Event()
         """Set by :meth:`wake`: the wait between two reads ends early."""
+        self._good_read_at: float | None = None
+        """When (on ``clock``) the last read of the job and its log answered, a 304 included."""
+
+    def since_good_read(self) -> float | None:
+        """Seconds since the last read that answered (a 304 included; None before the first): the
+        log viewer's data age. No event says "nothing new", so the age is read from here."""
+        return None if self._good_read_at is None else max(0.0, self._clock() - self._good_read_at)
 
     def use_client(self, client: Any) -> None:
         """Read through ``client`` from the next read on (a new sign-in replaced the client): the
@@ -200,6 +207,7 @@ class TraceFollower:
                 yield TraceEvent("error", status=self.status, message=exc.user_message())
                 yield TraceEvent("end", status=self.status, message="Stopped following the log.")
                 return
+            self._good_read_at = self._clock()
             if self._failing:
                 self._failing = False
                 yield TraceEvent("recovered", status=self.status)

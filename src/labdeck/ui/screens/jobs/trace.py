@@ -4,13 +4,15 @@ the first error, and offers the job actions."""
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
+import math
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -26,6 +28,7 @@ from labdeck.ui.screens.jobs.header import TraceHeader
 from labdeck.ui.screens.jobs.table import FINISHED_STATUSES
 from labdeck.ui.screens.jobs.why import HistoryLine, green_baseline
 from labdeck.ui.widgets.key_bar import KeyBar
+from labdeck.ui.widgets.status_line import StatusLine
 from labdeck.ui.widgets.trace.document import TraceDocument
 from labdeck.ui.widgets.trace.view import TraceView
 
@@ -50,6 +53,8 @@ class TraceScreen(JobActionsMixin, Screen[None]):
     DEFAULT_CSS = """
     TraceScreen #search { dock: bottom; display: none; height: 3; }
     TraceScreen #search.visible { display: block; }
+    TraceScreen > #bottom-bars { dock: bottom; height: auto; width: 100%; }
+    TraceScreen > #bottom-bars > KeyBar { dock: none; }
     """
     BINDINGS = [
         Binding("question_mark", "app.keys", "Keys", id="trace.keys"),
@@ -127,12 +132,19 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         yield HistoryLine(id="trace-history")
         yield TraceView(self.document, id="trace")
         yield Input(id="search")
-        yield KeyBar()
+        # The freshness line every section has (one source of truth: the client's health says the
+        # last failure, its reason and the next try; the follower's last answered read the age).
+        with Vertical(id="bottom-bars"):
+            yield StatusLine()
+            yield KeyBar()
 
     def on_mount(self) -> None:
         """Start reading the trace."""
         self.view.document.job_failed = self.job.status == "failed"
         self.view.focus()
+        for status in self.query(StatusLine):
+            # Read every few seconds at most while live: twice the longest wait means reads fail.
+            status.stale_after = 2 * self.follow_max_interval + 5
         self._update_header()
         self.follow_trace()
 
@@ -204,12 +216,25 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
     def tick(self, now: datetime) -> None:
         """The console's clock: the running time in the header moves (no timer of its own), and
         so does what the client waits for (a rate limit's countdown, a gateway's failure)."""
+        self._show_freshness(now)
         waiting = trouble_text(getattr(self.client, "health", None)) or ""
         if waiting != self.waiting:
             self.waiting = waiting
             self._update_header()
         elif self.job.status == "running":
             self._update_header()
+
+    def _show_freshness(self, now: datetime) -> None:
+        """The status line's data age: since the log's last read that answered (a 304 included),
+        not the last attempt; a log read to its end is complete and never turns stale."""
+        follower = self.follower
+        since = follower.since_good_read() if follower is not None else None
+        loaded = None if since is None else now - timedelta(seconds=since)
+        for status in StatusLine.on_screen(self):
+            status.data_loaded_at = loaded
+            if self.finished_reading and not self.note:
+                status.stale_after = math.inf
+            status.update_status()
 
     def tick_covered(self, now: datetime) -> None:
         """Under a dialog the log reads on (see :meth:`on_screen_suspend`): its header follows."""
