@@ -234,3 +234,19 @@ async def test_an_unwritable_audit_folder_asks_once_then_refuses(behind_switch: 
         app.ask_about_audit("again")
         await pilot.pause()
         assert not isinstance(app.screen, ConfirmScreen)  # asked once
+
+
+async def test_a_server_that_takes_requests_and_says_nothing_is_not_shown_online(behind_switch: Any,
+                                                                               console: SimConsole) -> None:
+    """A server that accepts and then hangs showed `● online` for the 25 s before the time budget
+    gave up: the status line and the board's header now say how long the oldest read has waited."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
+        board = await open_board(app, pilot)
+        assert "online" in health(board)
+        switch.set("latency", seconds=12)
+        await wait_until(pilot, lambda: "no answer for" in health(board), limit=11, what="the wait on the status line")
+        assert "online" not in health(board)
+        await wait_until(pilot, lambda: "no answer for" in board.context_text, limit=3, what="the board's header")
+        switch.set("pass")
+        await wait_until(pilot, lambda: "online" in health(board), limit=20, what="online once answers come")

@@ -8,8 +8,9 @@ import json as jsonlib
 import os
 import re
 import tempfile
+import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -39,6 +40,10 @@ Progress = Callable[[int, int | None], None]
 FilesFactory = Callable[[], Mapping[str, Any]]
 _OK_NO_RAISE = frozenset({304})
 
+
+SLOW_ANSWER = 8.0
+"""Seconds a request may wait for its answer before the status line says so (``no answer for 9 s``):
+longer than a slow page of a big project, shorter than the time budget that gives up."""
 
 def _claim(part: Path, target: Path) -> None:
     """Give the finished ``part`` its final name, never replacing a file that is already there."""
@@ -157,11 +162,19 @@ class HttpEngine:
         self.gate = ServerGate(base=retry.base, clock=retry.clock, rng=retry.rng)
         """Holds every read back while the server answers 429/502/503/504 (see :class:`ServerGate`)."""
         self._health = ConnectionHealth()
+        self._unanswered: dict[int, float] = {}
+        """Requests sent and not answered yet: when each left (``time.monotonic``)."""
 
     @property
     def health(self) -> ConnectionHealth:
-        """Connection state: ``ok``, ``reconnecting`` (retrying) or ``error`` (gave up)."""
-        return self._health
+        """Connection state: ``ok``, ``reconnecting`` (retrying, or a request has waited
+        :data:`SLOW_ANSWER` seconds for its answer: ``waiting`` says how long) or ``error`` (gave up)."""
+        health = self._health
+        if health.state == "ok" and self._unanswered:
+            waited = time.monotonic() - min(self._unanswered.values())
+            if waited >= SLOW_ANSWER:
+                return replace(health, state="reconnecting", waiting=waited)
+        return health
 
     @property
     def http(self) -> httpx.AsyncClient:
@@ -316,7 +329,11 @@ class HttpEngine:
         try:
             async with asyncio.timeout(max(remaining, 0.01)):
                 sender = self._http if idempotent or self._writes is None else self._writes
-                response = await sender.send(request, stream=stream)
+                self._unanswered[id(request)] = time.monotonic()
+                try:
+                    response = await sender.send(request, stream=stream)
+                finally:
+                    self._unanswered.pop(id(request), None)
                 if stream and response.status_code >= 300:
                     await response.aread()
         except TimeoutError:

@@ -39,6 +39,9 @@ class ConnectionHealth:
     reason: str | None = None
     """What the server answered, said short, when it answered (401, 429, 5xx); None when no answer
     came (unreachable): the status line then says "offline"."""
+    waiting: float | None = None
+    """Seconds the oldest request still without an answer has waited, once that is long enough to
+    say (a server that accepts and never answers looks "online" otherwise); None when it is not."""
 
 
 @dataclass(frozen=True)

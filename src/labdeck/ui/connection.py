@@ -29,6 +29,9 @@ def trouble_text(health: Any, now: datetime | None = None, *, countdown: bool = 
     ``countdown``: add when the client tries again."""
     if health is None or getattr(health, "state", "ok") == "ok":
         return None
+    waiting = getattr(health, "waiting", None)
+    if waiting:
+        return f"no answer for {int(waiting)} s"  # the server took the request and says nothing
     text = getattr(health, "reason", None)
     retry_at = getattr(health, "retry_at", None)
     if not text:
