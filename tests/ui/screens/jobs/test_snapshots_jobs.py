@@ -54,6 +54,10 @@ async def _ready_for_snapshot(pilot: Any) -> None:
     """Settle, then wait until the tables measured their rows."""
     await settle(pilot.app, pilot, rounds=3)
     await tables_measured(pilot)
+    # The log opens scrolled to its first error; on a loaded machine the scroll may still be moving
+    # (the scrollbar's thumb was drawn an eighth of a cell short).
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
 
 
 def _failed_job(server: SimServer) -> int:
