@@ -79,6 +79,18 @@ class EtagCache:
         """Forget ``url``."""
         self._drop(url)
 
+    def urls(self) -> list[str]:
+        """The URLs cached now, least recently used first."""
+        return list(self._entries)
+
+    def discard_path(self, url: str) -> int:
+        """Forget every cached page of the listing at ``url`` (an absolute URL without a query:
+        entries for it with any query string go). Returns how many went."""
+        gone = [key for key in self._entries if key == url or key.startswith(url + "?")]
+        for key in gone:
+            self._drop(key)
+        return len(gone)
+
     def clear(self) -> None:
         self._entries.clear()
         self._bytes = 0

@@ -525,6 +525,13 @@ class HttpEngine:
                 raise self._disbelieve(again.message, read.url) from None
         return ActionResult(value, changed=True, status=status, etag=read.etag)
 
+    def forget_listing(self, path: str) -> int:
+        """Drop the cached pages of the listing at ``path`` (every query string): a view that read
+        a big listing conditionally lets go of its bodies when it closes (a 5,000-job pipeline's
+        pages are 8 MB). A later read of it just goes without ``If-None-Match``. Returns how many
+        entries went."""
+        return self.cache.discard_path(str(self._http.build_request("GET", path).url.copy_with(query=None)))
+
     async def get_cached(self, path: str, model: Any, params: Any = None) -> Any:
         """:meth:`poll`, returning only the value."""
         return (await self.poll(path, model, params)).value

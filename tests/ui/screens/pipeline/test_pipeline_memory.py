@@ -34,3 +34,22 @@ async def test_a_closed_pipeline_view_lets_go_of_its_jobs(console: SimConsole) -
         closed = view()
         assert closed is None or not closed.jobs
         assert all(ref() is None for ref in jobs), "jobs of the closed pipeline are still held"
+
+
+async def test_a_closed_pipeline_view_leaves_no_job_pages_in_the_answer_cache(console: SimConsole) -> None:
+    """The client's ETag cache kept the body of every page of the closed pipeline's jobs (32 MB of
+    the 84 MB four 5,000-job pipelines left behind in bench/bench_pipeline_memory.py)."""
+    server = console.server
+    pipeline_id, _ = await big_pipeline(server, big_stages(fail=list(range(1, 41))))
+    async with console.run(size=(120, 40)) as (app, pilot):
+        opened = [await open_pipeline(app, pilot, pipeline_id)]
+        await wait_until(pilot, lambda: opened[0].complete, what="every page read")
+        marker = f"/pipelines/{pipeline_id}/jobs"
+        cache = app.client.cache
+        assert any(marker in url for url in cache.urls()), "the view's pages were read conditionally"
+        opened.clear()
+        app.pop_screen()
+        await settle(app, pilot)
+        # (The board's own read of the pipeline's failed jobs, `scope[]=failed`, is the board's.)
+        left = [url for url in cache.urls() if marker in url and "scope" not in url]
+        assert not left, f"{len(left)} job pages of the closed pipeline still cached"

@@ -186,6 +186,8 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
         self._hooked = None
         big = len(self.jobs) > self.big_pipeline
         self.release()
+        # The bodies of its job pages, kept for conditional re-reads, are of no use once it is closed.
+        self.client.forget_listing(f"projects/{self.project_id}/pipelines/{self.pipeline_id}/jobs")
         if big:
             # Its memory back to the system once the view is gone (after this message).
             self.app.call_later(give_back)
