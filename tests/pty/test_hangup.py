@@ -29,10 +29,12 @@ DEADLINE = 2.0
 COLUMNS, ROWS = 100, 30
 
 
-def _spawn_demo(env: dict[str, str]) -> tuple[int, int]:
+def _spawn_demo(env: dict[str, str], *, hang_up_ignored: bool = False) -> tuple[int, int]:
     pid, master = pty.fork()
     if pid == 0:  # the child: its controlling terminal is the pty
         os.environ.update(env)
+        if hang_up_ignored:  # as under nohup or a CI runner: the ignored signal survives exec
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
         os.execv(sys.executable, [sys.executable, "-m", "labdeck", "--demo"])
     import fcntl
     import struct
@@ -84,10 +86,13 @@ def demo_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-@pytest.mark.parametrize("moment", ["at once", "first output", "rows on screen", "a second later"])
-def test_a_hang_up_ends_the_console_within_two_seconds(moment: str, demo_env: dict[str, str],
+@pytest.mark.parametrize(("started", "moment"), [
+    *[("from a shell", moment) for moment in ("at once", "first output", "rows on screen", "a second later")],
+    # Started with SIGHUP ignored, the hang-up before the console's own handler was lost.
+    ("under nohup", "at once"), ("under nohup", "first output")])
+def test_a_hang_up_ends_the_console_within_two_seconds(moment: str, started: str, demo_env: dict[str, str],
                                                         tmp_path: Path) -> None:
-    pid, master = _spawn_demo(demo_env)
+    pid, master = _spawn_demo(demo_env, hang_up_ignored=started == "under nohup")
     try:
         if moment == "first output":
             read_until(master, b"\x1b", 30)
@@ -103,7 +108,7 @@ def test_a_hang_up_ends_the_console_within_two_seconds(moment: str, demo_env: di
     if status is None:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        pytest.fail(f"the console was still running {DEADLINE} s after a hang-up ({moment})")
+        pytest.fail(f"the console was still running {DEADLINE} s after a hang-up ({moment}, {started})")
     assert time.monotonic() - hung_up_at <= DEADLINE
     _assert_children_end(children, hung_up_at)
     if moment in ("rows on screen", "a second later"):

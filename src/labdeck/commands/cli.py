@@ -351,6 +351,7 @@ def _reattach_terminal() -> None:
 
 
 def _console(args: argparse.Namespace) -> int:
+    _end_on_hang_up()
     if args.demo:
         if getattr(args, "instances", 1) > 1:
             from labdeck.commands.instances import run_demo_instances
@@ -390,6 +391,32 @@ def _console(args: argparse.Namespace) -> int:
         sys.stderr.write(f"labdeck: {logsafe.printable(str(error), keep_newlines=True)}\n")
         return EXIT_FAILURE
     return _run(session, options)
+
+
+def _end_on_hang_up() -> None:
+    """A console whose terminal hangs up ends, even when started with SIGHUP ignored.
+
+    ``nohup``, some CI runners and job supervisors hand their children an ignored SIGHUP, and an
+    ignored signal stays ignored across exec: until the console installs its own handler, a hang-up
+    during start-up would be lost and the console would go on polling for a terminal that is gone.
+    """
+    import errno
+    import signal
+
+    if not hasattr(signal, "SIGHUP") or signal.getsignal(signal.SIGHUP) != signal.SIG_IGN:
+        return
+    import termios
+
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    # The hang-up may have come, ignored, before this line. A hung-up terminal answers every
+    # request with EIO (so isatty() is False too); a file or pipe answers ENOTTY and is left alone.
+    try:
+        termios.tcgetattr(sys.stdout.fileno())
+    except termios.error as error:
+        if error.args and error.args[0] == errno.EIO:
+            raise SystemExit(128 + signal.SIGHUP) from None
+    except (OSError, ValueError):  # no file descriptor behind sys.stdout
+        pass
 
 
 def _preload_console() -> None:

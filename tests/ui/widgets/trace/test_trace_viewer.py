@@ -121,6 +121,9 @@ async def test_sections_fold_and_failed_section_stands_out(console: SimConsole) 
         failed = [section for section in sections if view.document.section_failed(section)]
         assert failed and failed[-1].name in ("step_script", "build_script")
         step = failed[-1]
+        # the mark is drawn on the next refresh after the verdict: wait for it, as a reader would
+        await wait_until(pilot, lambda: any("✗ failed" in row for row in shown_text(view)),
+                         what="the failed section's header")
         header_row = next(row for row in shown_text(view) if "✗ failed" in row)
         assert re.search(r" \d+(s|m\d\ds|h\d\dm) ", header_row)  # the section's duration (16s, 1m05s)
 
