@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.ui_state import UiState
+from tests.support.fault_switch import FaultSwitch
 
 MakeApp = Callable[..., LabdeckApp]
 
@@ -92,6 +94,14 @@ def console_server(request: pytest.FixtureRequest, dialect: str) -> SimServer:
         return server
     factory: Callable[..., SimServer] = request.getfixturevalue("sim_factory")
     return factory(dialect=dialect)
+
+
+@pytest.fixture
+def behind_switch(console_server: SimServer) -> Iterator[tuple[SimServer, FaultSwitch, SimpleNamespace]]:
+    """A private simulator, the fault switch in front of it, and what ``console.run(via=…)`` needs to
+    talk through the switch (the switch's URL, the simulator's clock)."""
+    with FaultSwitch(console_server.base_url) as switch:
+        yield console_server, switch, SimpleNamespace(base_url=switch.url, state=console_server.state)
 
 
 @dataclass

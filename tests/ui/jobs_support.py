@@ -15,7 +15,7 @@ from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.table import JobTable
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.widgets.trace.view import TraceView
-from tests.support.pilot import wait_until
+from tests.support.pilot import settle, wait_until
 
 PROJECT_ID = 7
 PROJECT_PATH = "platform/audit-log"
@@ -121,3 +121,20 @@ async def running_job(server: SimServer) -> int:
     await advance(server, 5)
     job_id: int = pipeline["jobs"][0]["id"]
     return job_id
+
+
+async def follow_quiet_job(app: LabdeckApp, pilot: Any, server: SimServer, *,
+                           max_interval: float = 0.2) -> tuple[TraceScreen, int]:
+    """Open the log viewer on a new job that runs until stopped and writes only what the test
+    appends; returns once its first lines are shown."""
+    pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "tail-me", "duration": None,
+                                                                          "generate_trace": False}]}])
+    await advance(server, 5)
+    job_id = int(pipeline["jobs"][0]["id"])
+    await settle(app, pilot)
+    screen = TraceScreen(7, PROJECT_PATH, await app.client.jobs.get(7, job_id))
+    screen.follow_min_interval, screen.follow_max_interval = 0.05, max_interval
+    await app.push_screen(screen)
+    await append_trace(server, job_id, b"first lines\n")
+    await wait_until(pilot, lambda: "first lines" in "\n".join(shown_text(screen.view)), what="first lines")
+    return screen, job_id

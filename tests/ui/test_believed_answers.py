@@ -5,31 +5,18 @@ ETag does not poison the cache: the first rounds after the fault show good rows 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from types import SimpleNamespace
 from typing import Any
-
-import pytest
 
 from labdeck.api import answers
 from labdeck.base.config import BoardSettings
-from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.widgets.status_line import StatusLine
-from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import SimConsole
 from tests.ui.jobs_support import advance
 
 FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
-
-
-@pytest.fixture
-def behind_switch(console_server: SimServer) -> Iterator[tuple[SimServer, FaultSwitch, Any]]:
-    server = console_server
-    with FaultSwitch(server.base_url) as switch:
-        yield server, switch, SimpleNamespace(base_url=switch.url, state=server.state)
 
 
 def health(screen: Any) -> str:

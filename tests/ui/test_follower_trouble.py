@@ -5,48 +5,18 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from types import SimpleNamespace
 from typing import Any
 
-import pytest
-
 from labdeck.sim.core.state import Token
-from labdeck.sim.server import SimServer
-from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.jobs.trace import TraceScreen
 from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import SimConsole
 from tests.ui.jobs_support import (
-    PROJECT_PATH,
-    advance,
     append_trace,
-    create_pipeline,
+    follow_quiet_job,
     header_text,
     shown_text,
 )
-
-
-@pytest.fixture
-def behind_switch(console_server: SimServer) -> Iterator[tuple[SimServer, FaultSwitch, Any]]:
-    server = console_server
-    with FaultSwitch(server.base_url) as switch:
-        yield server, switch, SimpleNamespace(base_url=switch.url, state=server.state)
-
-
-async def _follow(app: LabdeckApp, pilot: Any, server: SimServer) -> tuple[TraceScreen, int]:
-    pipeline = await create_pipeline(server, [{"name": "build", "jobs": [{"name": "tail-me", "duration": None,
-                                                                           "generate_trace": False}]}])
-    await advance(server, 5)
-    job_id = int(pipeline["jobs"][0]["id"])
-    await settle(app, pilot)
-    screen = TraceScreen(7, PROJECT_PATH, await app.client.jobs.get(7, job_id))
-    screen.follow_min_interval, screen.follow_max_interval = 0.05, 0.2
-    await app.push_screen(screen)
-    await append_trace(server, job_id, b"first lines\n")
-    await wait_until(pilot, lambda: "first lines" in "\n".join(shown_text(screen.view)), what="first lines")
-    return screen, job_id
 
 
 def _job_reads(switch: FaultSwitch, job_id: int, since: float) -> list[tuple[float, str, str, int]]:
@@ -59,7 +29,7 @@ async def test_the_outage_note_goes_with_the_first_good_read_even_a_304(behind_s
     after that answers 304 (nothing new), and the note goes with the first of them."""
     server, switch, via = behind_switch
     async with console.run(via=via, size=(120, 40)) as (app, pilot):
-        screen, job_id = await _follow(app, pilot, server)
+        screen, job_id = await follow_quiet_job(app, pilot, server)
         switch.set("revoked")
         await wait_until(pilot, lambda: "stopped until the token is given again" in header_text(screen),
                          limit=15, what="the log viewer's note")
@@ -87,7 +57,7 @@ async def test_a_log_left_behind_by_0_reads_nothing_until_shown_again(behind_swi
                                                                       console: SimConsole) -> None:
     server, switch, via = behind_switch
     async with console.run(via=via, size=(120, 40)) as (app, pilot):
-        screen, job_id = await _follow(app, pilot, server)
+        screen, job_id = await follow_quiet_job(app, pilot, server)
         mode = app.current_mode
         await pilot.press("0")
         await wait_until(pilot, lambda: app.current_mode == "board", what="the board")

@@ -5,34 +5,23 @@ the real app with Pilot against a private simulator behind the fault switch."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from rich.cells import cell_len
 
 from labdeck.base.config import BoardSettings
-from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.connection import short_trouble
 from labdeck.ui.dialogs.keys import KeysScreen
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.widgets.status_line import StatusLine
-from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import SimConsole
 from tests.ui.jobs_support import advance, create_pipeline
 from tests.ui.pipeline_support import open_pipeline
 
 FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
-
-
-@pytest.fixture
-def behind_switch(console_server: SimServer) -> Iterator[tuple[SimServer, FaultSwitch, Any]]:
-    """A private simulator and the fault switch in front of it."""
-    with FaultSwitch(console_server.base_url) as switch:
-        yield console_server, switch, SimpleNamespace(base_url=switch.url, state=console_server.state)
 
 
 def shown(screen: Any, part: str) -> str:

@@ -6,9 +6,7 @@ behind :class:`tests.support.fault_switch.FaultSwitch`."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -16,7 +14,6 @@ from textual.widgets import Input
 
 from labdeck.base.config import BoardSettings
 from labdeck.sim.core.state import Token
-from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.dialogs.login import LoginScreen
@@ -24,7 +21,6 @@ from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
-from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
 from tests.support.sim_control import push_pipeline
 from tests.ui.conftest import SimConsole
@@ -34,15 +30,6 @@ from tests.ui.jobs_support import advance as advance_jobs
 
 FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
 """A poller that reads often: tests wait seconds, not minutes."""
-
-
-@pytest.fixture
-def behind_switch(console_server: SimServer) -> Iterator[tuple[SimServer, FaultSwitch, Any]]:
-    """A private simulator, the fault switch in front of it, and what ``console.app(via=…)`` needs to
-    talk through the switch (the switch's URL, the simulator's clock)."""
-    server = console_server
-    with FaultSwitch(server.base_url) as switch:
-        yield server, switch, SimpleNamespace(base_url=switch.url, state=server.state)
 
 
 def log_text(screen: TraceScreen) -> str:

@@ -4,25 +4,12 @@ of the last read that answered. It keeps moving under a dialog. Through the faul
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from types import SimpleNamespace
 from typing import Any
 
-import pytest
-
-from labdeck.sim.server import SimServer
-from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.widgets.status_line import StatusLine
-from tests.support.fault_switch import FaultSwitch
-from tests.support.pilot import settle, wait_until
+from tests.support.pilot import wait_until
 from tests.ui.conftest import SimConsole
-from tests.ui.jobs_support import PROJECT_PATH, advance, append_trace, create_pipeline, shown_text
-
-
-@pytest.fixture
-def behind_switch(console_server: SimServer) -> Iterator[tuple[SimServer, FaultSwitch, Any]]:
-    with FaultSwitch(console_server.base_url) as switch:
-        yield console_server, switch, SimpleNamespace(base_url=switch.url, state=console_server.state)
+from tests.ui.jobs_support import follow_quiet_job
 
 
 def shown(screen: Any, part: str) -> str:
@@ -35,16 +22,7 @@ async def test_the_log_viewer_says_how_fresh_the_log_is_through_a_502_storm_unde
         behind_switch: Any, console: SimConsole) -> None:
     server, switch, via = behind_switch
     async with console.run(via=via, size=(120, 40)) as (app, pilot):
-        pipeline = await create_pipeline(server, [{"name": "build", "jobs": [
-            {"name": "tail-me", "duration": None, "generate_trace": False}]}])
-        await advance(server, 5)
-        job_id = int(pipeline["jobs"][0]["id"])
-        await settle(app, pilot)
-        screen = TraceScreen(7, PROJECT_PATH, await app.client.jobs.get(7, job_id))
-        screen.follow_min_interval, screen.follow_max_interval = 0.05, 0.5
-        await app.push_screen(screen)
-        await append_trace(server, job_id, b"first lines\n")
-        await wait_until(pilot, lambda: "first lines" in "\n".join(shown_text(screen.view)), what="first lines")
+        screen, _job_id = await follow_quiet_job(app, pilot, server, max_interval=0.5)
         await wait_until(pilot, lambda: shown(screen, "age") == "data <10s" and "online" in shown(screen, "health"),
                          limit=5, what="a fresh log on the status line")
         await pilot.press("question_mark")
