@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import time
-import tracemalloc
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from labdeck.base import memtrace
+from tests.support.process import REPO
 
 
 def test_the_setting_reads_interval_warm_up_and_frames() -> None:
@@ -21,22 +23,34 @@ def test_nothing_starts_without_the_variable(tmp_path: Path) -> None:
     assert not (tmp_path / "tracemalloc.txt").exists()
 
 
-class Held:
-    """A type of this test only, so its growth is told apart."""
+# Run in a process of its own: the report walks every object of the process (gc.get_objects,
+# gc.get_referrers), which in a test worker holding a whole suite's objects took 17 s to 2 min.
+_SCENARIO = """
+import sys, time, tracemalloc
+from pathlib import Path
+from labdeck.base import memtrace
+
+class Held:  # a type of this scenario only, so its growth is told apart
+    pass
+
+folder = Path(sys.argv[1])
+keeper = []
+reporter = memtrace.start_from_env({memtrace.ENV: "1,1,0"}, folder)
+assert reporter is not None and not tracemalloc.is_tracing()
+time.sleep(1.2)  # the baseline is taken after the warm-up
+keeper.extend(Held() for _ in range(500))
+report = folder / "tracemalloc.txt"
+limit = time.monotonic() + 20
+while not (report.exists() and "Held" in report.read_text(encoding="utf-8")) and time.monotonic() < limit:
+    time.sleep(0.1)
+reporter.stop()
+"""
 
 
 def test_the_report_names_the_type_that_grew_and_what_holds_it(tmp_path: Path) -> None:
-    keeper: list[Held] = []
-    reporter = memtrace.start_from_env({memtrace.ENV: "1,1,0"}, tmp_path)
-    assert reporter is not None and not tracemalloc.is_tracing()
-    time.sleep(1.2)  # the baseline is taken after the warm-up
-    keeper.extend(Held() for _ in range(500))
-    report = tmp_path / "tracemalloc.txt"
-    limit = time.monotonic() + 10
-    while not (report.exists() and "Held" in report.read_text(encoding="utf-8")) and time.monotonic() < limit:
-        time.sleep(0.2)
-    reporter.stop()
-    text = report.read_text(encoding="utf-8")
+    subprocess.run([sys.executable, "-c", _SCENARIO, str(tmp_path)], check=True, timeout=60,
+                   env={**os.environ, "PYTHONPATH": f"{REPO / 'src'}{os.pathsep}{REPO}"})
+    text = (tmp_path / "tracemalloc.txt").read_text(encoding="utf-8")
     assert "Held: 500 (+500)" in text
     assert "list[500]" in text.split("who holds them", 1)[1]  # the list that keeps them
     assert "RSS" in text and "malloc in use" in text
