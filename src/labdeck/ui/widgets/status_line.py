@@ -115,6 +115,9 @@ class StatusLine(Horizontal):
         # The app's one clock tick keeps the line current (see LabdeckApp._tick); no timer here.
         StatusLine._mounted.add(self)
         self.update_status()
+        # The parts may not be mounted yet on this first call: fill the line with the first frame,
+        # not a second later with the app's clock.
+        self.call_after_refresh(self.update_status)
 
     def on_unmount(self) -> None:
         StatusLine._mounted.discard(self)

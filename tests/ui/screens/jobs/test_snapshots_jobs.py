@@ -18,7 +18,8 @@ from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.ui_state import UiState
-from tests.support.pilot import settle
+from labdeck.ui.widgets.status_line import StatusLine
+from tests.support.pilot import settle, wait_until
 from tests.support.snapshots import SHOWN_HOST, FixedHost
 from tests.ui.helpers import tables_measured
 
@@ -57,6 +58,11 @@ async def _ready_for_snapshot(pilot: Any) -> None:
     # The log opens scrolled to its first error; on a loaded machine the scroll may still be moving
     # (the scrollbar's thumb was drawn an eighth of a cell short).
     await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+    # The status line is drawn with the screen's first frames (it was blank for a second on a fast
+    # machine and filled on a slow one: the snapshot depended on the machine).
+    await wait_until(pilot, lambda: all(status._shown.get("mode") for status in StatusLine.on_screen(pilot.app.screen)),
+                     what="the status line")
     await pilot.pause()
 
 
