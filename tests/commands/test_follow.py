@@ -120,3 +120,64 @@ def test_on_a_terminal_prefixes_are_coloured_and_the_log_keeps_only_its_sgr() ->
     printer = Printer(follower, out, colour=False)
     printer()
     assert out.getvalue() == "deploy-eu │ red done\ndeploy-us │ plain\n"
+
+
+def test_follow_gives_up_on_a_server_that_is_gone_and_names_the_jobs_it_could_not_see_end(
+        sim_factory: Callable[..., SimServer], tokens: dict[str, str], run_labdeck: Callable[..., Run]) -> None:
+    """Issue 32 (leftover): a ``labdeck follow`` left running against a stopped simulator was
+    still retrying 1.5 h later, silently. Now it says on stderr what is wrong while it retries,
+    and after ``--give-up-after`` without a successful read exits 5 naming the jobs whose ends it
+    did not see."""
+    from labdeck.sim.core.requests import request_log
+
+    server = sim_factory()
+    pipeline = deploy_pipeline(server)
+    advance(server, 15)  # compile done, the deploy jobs running
+    env = {"LABDECK_URL": server.base_url, "LABDECK_TOKEN": tokens["user"]}
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(run_labdeck, "follow", str(PROJECT), str(pipeline["id"]), "--stage", "deploy",
+                              "--give-up-after", "4s", env=env, timeout=60)
+        deadline = time.monotonic() + 30
+        while not any(record.path.endswith("/trace") for record in request_log(server.state).records()):
+            assert time.monotonic() < deadline and not running.done(), "no log read before the stop"
+            time.sleep(0.1)
+        stopped = time.monotonic()
+        server.stop()
+        run = running.result()
+    took = time.monotonic() - stopped
+    assert run.returncode == 5, run.output
+    assert took < 25, took  # 4 s of silence, then out (not 1.5 h)
+    said = run.stderr
+    assert f"no answer from {server.base_url}" in said and "retrying" in said, said
+    assert "gave up" in said and "deploy-eu" in said and "deploy-us" in said and "deploy-ap" in said, said
+    assert "not seen" in said, said
+
+
+def test_follow_goes_on_when_a_refused_token_works_again(
+        sim_factory: Callable[..., SimServer], tokens: dict[str, str], run_labdeck: Callable[..., Run]) -> None:
+    """A 401 stops the logs' reads (no sign-in dialog here); once the token works again (the status
+    reads answer), they go on and the command ends as usual, having said what happened."""
+    from tests.support.fault_switch import FaultSwitch
+
+    server = sim_factory()
+    pipeline = deploy_pipeline(server)
+    advance(server, 15)
+    with FaultSwitch(server.base_url) as switch, ThreadPoolExecutor(1) as pool:
+        env = {"LABDECK_URL": switch.url, "LABDECK_TOKEN": tokens["user"]}
+        running = pool.submit(run_labdeck, "follow", str(PROJECT), str(pipeline["id"]), "--stage", "deploy",
+                              "--give-up-after", "60s", env=env, timeout=90)
+        deadline = time.monotonic() + 30
+        while not any(path.endswith("/trace") for _, _, path, _ in switch.api_requests()):
+            assert time.monotonic() < deadline and not running.done(), "no log read before the 401s"
+            time.sleep(0.1)
+        switch.set("revoked")
+        time.sleep(12)
+        switch.set("pass")
+        deadline = time.monotonic() + 60
+        while not running.done() and time.monotonic() < deadline:
+            advance(server, 10)
+            time.sleep(0.3)
+        run = running.result()
+    assert run.returncode == 1, run.output
+    assert "refuses the token (401)" in run.stderr and "answers again" in run.stderr, run.stderr
+    assert "deploy-eu ✗ failed after 40s" in run.stdout and "deploy-ap ✓ passed" in run.stdout

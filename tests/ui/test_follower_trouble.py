@@ -7,7 +7,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
+
 from labdeck.sim.core.state import Token
+from labdeck.ui.screens.jobs.trace import TraceScreen
 from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import SimConsole
@@ -103,3 +106,39 @@ async def test_the_jobs_screen_backs_off_when_connections_are_refused(behind_swi
         # the silence after the last attempt is a wait too (a slow machine may fit only four tries)
         waits = [*gaps, round(12 - window[-1], 2)]
         assert max(waits) >= 2.5, waits  # growing, not every second
+
+
+def _mark(screen: TraceScreen) -> str:
+    """The header's first part: ``● live``, ``◌ not updating: …``, ``■ ended``…"""
+    return header_text(screen).split(" │ ", 1)[0]
+
+
+@pytest.mark.parametrize(("fault", "said"), [("bad_gateway", "server errors (502)"),
+                                             ("refused", "no answer"),
+                                             ("revoked", "token refused")])
+async def test_the_header_stops_saying_live_while_reads_fail(behind_switch: Any, console: SimConsole,
+                                                             fault: str, said: str) -> None:
+    """Issue 32 (leftover): through a 502 storm, refused connections or a refused token, the log
+    viewer's header kept ``● live`` (the failure only at the end of the line, cut at 80 columns).
+    Now its first words say that the log is not updating and why, and ``● live`` comes back with
+    the first good read."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, size=(80, 24)) as (app, pilot):
+        screen, job_id = await follow_quiet_job(app, pilot, server)
+        await wait_until(pilot, lambda: _mark(screen).startswith("● live"), what="live before the fault")
+        switch.set(fault)
+        await wait_until(pilot, lambda: "not updating" in _mark(screen), limit=20,
+                         what=f"the header saying the log is not updating ({fault})")
+        assert "● live" not in header_text(screen)
+        assert said in _mark(screen), _mark(screen)
+        switch.set("pass")
+        if fault == "revoked":
+            renewed = "labdeck-renewed-admin-token-4"
+            root = next(user for user in server.state.users.values() if user.username == "root")
+            server.state.tokens[renewed] = Token(renewed, root.id, ("api", "sudo"), "renewed")
+            await app._replace_token(type(app.session.token)(renewed))
+        await append_trace(server, job_id, b"after the storm\n")
+        await wait_until(pilot, lambda: _mark(screen).startswith("● live"), limit=40,
+                         what="live again with the first good read")
+        await wait_until(pilot, lambda: "after the storm" in "\n".join(shown_text(screen.view)), limit=10,
+                         what="the log going on")

@@ -185,3 +185,31 @@ def test_a_reason_gives_way_short_form_then_countdown_then_cut() -> None:
     assert short_trouble(long, 30) == "a web page, not the API"
     assert short_trouble(long, 12) == "a web page,…"
     assert short_trouble("502 Bad Gateway (nginx) — retrying in 8 s", 20) == "502 Bad Gateway (ng…"
+
+
+LONG_PROFILE = "platform-production-eu-west-1-primary-cluster-a"
+
+
+@pytest.mark.parametrize("fault", ["pass", "bad_gateway"])
+async def test_a_long_profile_name_gives_way_to_the_data_age(behind_switch: Any, console: SimConsole,
+                                                             fault: str) -> None:
+    """Issue 32 (leftover): at 80 columns a long profile name pushed the data age off the status
+    line (``oldest 3…``, ``data 40s · err…``). The name gives way (ellipsis) first; the age and
+    what the server answered stay whole."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(80, 24), profile=LONG_PROFILE) as (app, pilot):
+        board = await open_board(app, pilot)
+        if fault != "pass":
+            switch.set(fault)
+            await wait_until(pilot, lambda: "502" in shown(board, "health"), limit=15, what="the storm said")
+        await settle(app, pilot)
+        await pilot.pause(1.2)  # a tick of the clock after the last change
+        await settle(app, pilot)
+        assert shown(board, "age").startswith(("oldest", "data"))
+        assert [part for part in cut_parts(board) if not part.startswith("profile")] == []
+        status = next(iter(StatusLine.on_screen(board)))
+        profile = status._part("profile")
+        assert profile.region.right <= status.region.right
+        assert "…" in str(profile.render()) or profile.content_region.width >= cell_len(LONG_PROFILE)
+        if fault != "pass":
+            assert "502" in str(status._part("health").render())

@@ -142,6 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     follow.add_argument("pipeline", metavar="PIPELINE", help="pipeline id")
     follow.add_argument("jobs", nargs="*", metavar="JOB", help="job names or ids (default: every job)")
     follow.add_argument("--stage", metavar="NAME", help="only the jobs of this stage")
+    follow.add_argument("--give-up-after", metavar="WAIT", default="5m",
+                        help="exit 5 once no read succeeded for this long: 90s, 5m, 1h (default 5m); "
+                             "meanwhile stderr says what is wrong")
     explain = commands.add_parser("explain", help="the cause of failed CI logs read from files (no server)")
     explain.add_argument("logs", nargs="+", metavar="LOG", help="log files ('-' reads standard input)")
     explain.add_argument("--json", action="store_true", help="one JSON object per line per file")
@@ -320,11 +323,18 @@ def _read_only_session(args: argparse.Namespace, command: str) -> Session | int:
 
 def _follow(args: argparse.Namespace) -> int:
     from labdeck.commands.follow import run_follow
+    from labdeck.operations.following.patience import parse_wait
 
+    try:
+        give_up_after = parse_wait(args.give_up_after)
+    except ValueError as error:
+        sys.stderr.write(f"labdeck follow: {logsafe.printable(str(error))}\n")
+        return 2
     session = _read_only_session(args, "follow")
     if isinstance(session, int):
         return session
-    return run_follow(session, args.project, args.pipeline, args.jobs, args.stage, sys.stdout, sys.stderr)
+    return run_follow(session, args.project, args.pipeline, args.jobs, args.stage, sys.stdout, sys.stderr,
+                      give_up_after=give_up_after)
 
 
 @contextlib.contextmanager

@@ -7,15 +7,19 @@ SGR colours) only on a terminal and never with ``NO_COLOR``; elsewhere the text 
 is the single log viewer's (sanitized: only SGR could reach the terminal). Reads share one budget
 (two requests a second in all). The command ends when every chosen job has finished; its exit code
 is the worst status: 0 all passed (or skipped), 1 one failed, 3 one was canceled (none failed),
-4 the jobs could not be read.
+4 the jobs could not be read, 5 it gave up: no read succeeded for ``--give-up-after`` (5 minutes by
+default; meanwhile stderr says what is wrong, at growing intervals) and it names the jobs whose
+ends it did not see.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Sequence
 from typing import Any, TextIO
+from urllib.parse import urlsplit
 
 from labdeck.api import errors
 from labdeck.api.client import ApiClient
@@ -23,9 +27,10 @@ from labdeck.base import logsafe
 from labdeck.base.session import Session
 from labdeck.logtext.search import visible
 from labdeck.operations.following.multi import MultiFollower
+from labdeck.operations.following.patience import GIVE_UP_AFTER, Patience
 from labdeck.operations.following.statuses import WAITING_STATUSES, FollowedJob
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELED, EXIT_UNREADABLE = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELED, EXIT_UNREADABLE, EXIT_GAVE_UP = 0, 1, 2, 3, 4, 5
 EXIT_BY_STATUS = {"failed": EXIT_FAILED, "canceled": EXIT_CANCELED}
 PREFIX_COLOURS = ("36", "35", "33", "32", "34", "96", "95", "93", "92", "94")
 """ANSI colours of the job prefixes, in turn (a terminal's own palette: no theme outside the TUI)."""
@@ -108,8 +113,10 @@ class Printer:
 
 
 async def follow(client: ApiClient, project: str, pipeline_id: int, names: Sequence[str], stage: str | None,
-                 out: TextIO, err: TextIO, *, colour: bool, rate: float = 2.0) -> int:
-    """Follow the chosen jobs until all finished; the exit code."""
+                 out: TextIO, err: TextIO, *, colour: bool, rate: float = 2.0,
+                 give_up_after: float = GIVE_UP_AFTER, origin: str = "the server") -> int:
+    """Follow the chosen jobs until all finished, or until no read succeeded for
+    ``give_up_after`` seconds; the exit code."""
     found = await client.projects.get(int(project) if project.isdigit() else project)
     listed = await client.jobs.list(found.id, pipeline_id=pipeline_id).all()
     chosen = choose(listed, names, stage)
@@ -124,14 +131,55 @@ async def follow(client: ApiClient, project: str, pipeline_id: int, names: Seque
     for number, job in enumerate(jobs):
         if job.status in WAITING_STATUSES:
             out.write(f"{printer.prefix(number, '…')}waiting ({job.status or 'not started'})\n")
-    await follower.run()
+    patience = Patience(origin, give_up_after)
+    running = asyncio.get_running_loop().create_task(follower.run(), name="follow")
+    while not running.done():
+        await asyncio.wait({running}, timeout=PATIENCE_TICK)
+        if running.done():
+            break
+        was_refused = patience.refused
+        said = patience.observe(client.health)
+        if said:
+            err.write(f"labdeck follow: {logsafe.printable(said)}\n")
+            err.flush()
+        if was_refused and not patience.trouble:
+            # The token works again: the logs' reads, stopped by the 401, go on (no sign-in here).
+            follower.use_client(client)
+        if patience.exhausted:
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+            printer()
+            err.write(f"labdeck follow: {logsafe.printable(patience.gave_up())}; {not_seen(follower)}\n")
+            return EXIT_GAVE_UP
+    await running
     printer()
     return EXIT_BY_STATUS.get(follower.worst_status(), EXIT_OK)
 
 
+PATIENCE_TICK = 0.5
+"""Seconds between two looks at the client's health while following."""
+
+
+def not_seen(follower: MultiFollower) -> str:
+    """``the end of 2 job(s) was not seen: deploy-eu (last seen running), deploy-us (…)``."""
+    missing = [f"{label} (last seen {state.status or 'not started'})"
+               for label, state in zip(follower.labels, follower.states, strict=True) if not state.ended]
+    return f"the end of {len(missing)} job(s) was not seen: {', '.join(logsafe.printable(m) for m in missing)}"
+
+
+def origin_of(base_url: str) -> str:
+    """``https://gitlab.example.com`` of an instance URL: no path, never credentials."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or "?"
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}"
+
+
 def run_follow(session: Session, project: str, pipeline: str, names: Sequence[str], stage: str | None,
-               out: TextIO, err: TextIO) -> int:
-    """``labdeck follow``: print the merged log until every chosen job finished."""
+               out: TextIO, err: TextIO, *, give_up_after: float = GIVE_UP_AFTER) -> int:
+    """``labdeck follow``: print the merged log until every chosen job finished (or no read
+    succeeded for ``give_up_after`` seconds)."""
     if not pipeline.isdigit():
         err.write("labdeck follow: PIPELINE is a pipeline id (a number)\n")
         return EXIT_USAGE
@@ -140,7 +188,8 @@ def run_follow(session: Session, project: str, pipeline: str, names: Sequence[st
     async def main() -> int:
         verify: bool | str = session.ca_file or not session.insecure
         async with ApiClient(session.base_url, session.token, read_only=True, verify=verify) as client:
-            return await follow(client, project, int(pipeline), names, stage, out, err, colour=colour)
+            return await follow(client, project, int(pipeline), names, stage, out, err, colour=colour,
+                                give_up_after=give_up_after, origin=origin_of(session.base_url))
 
     try:
         return asyncio.run(main())

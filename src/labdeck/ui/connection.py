@@ -8,6 +8,7 @@ first failed request opens the outage, :meth:`ConnectionWatch.recovered` closes 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from rich.cells import cell_len, set_cell_size
 
 from labdeck.api import answers, errors
+from labdeck.api.core import TOKEN_REFUSED
 
 RECONNECT_DELAYS: Sequence[float] = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 """Seconds between reconnection attempts (the last one repeats)."""
@@ -45,6 +47,40 @@ def trouble_text(health: Any, now: datetime | None = None, *, countdown: bool = 
         elif getattr(health, "state", "") == "reconnecting":
             text = f"{text} — retrying now"
     return text
+
+
+def stalled_text(health: Any, now: datetime | None = None) -> str | None:
+    """Why reads fail now, in a few words for a header that must not claim ``● live``: ``server
+    errors (502)``, ``no answer for 40 s``, ``token refused``, ``rate limited``, ``not the API's
+    answer``. None while the connection is fine. The same source as :func:`trouble_text` (the
+    client's :class:`~labdeck.api.results.ConnectionHealth`); ``now``: the real time (UTC)."""
+    if health is None or getattr(health, "state", "ok") == "ok":
+        return None
+    waiting = getattr(health, "waiting", None)
+    if waiting:
+        return f"no answer for {int(waiting)} s"
+    reason = getattr(health, "reason", None)
+    if not reason:
+        # Refused, reset, timed out: no answer since the last one that came.
+        last_ok = getattr(health, "last_ok_at", None)
+        if last_ok is None:
+            return "no answer"
+        return f"no answer for {max(0, int(((now or datetime.now(UTC)) - last_ok).total_seconds()))} s"
+    if reason == TOKEN_REFUSED:
+        return "token refused"
+    if reason.startswith("rate limited"):
+        return "rate limited"
+    status = _STATUS.match(reason)
+    if status is not None:
+        code = int(status.group(1))
+        return f"server errors ({code})" if code >= 500 else f"the server answered {code}"
+    for long, short in SHORT_REASONS:
+        if long in reason:
+            return short
+    return reason
+
+
+_STATUS = re.compile(r"(?:HTTP )?(\d{3})\b")
 
 
 SHORT_REASONS = (

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 from weakref import WeakSet
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -78,6 +78,9 @@ class StatusLine(Horizontal):
 
     INSTANCE_ROOM = 8
     """Cells the instance keeps, at least, when a long reason needs room (80 columns)."""
+    PROFILE_ROOM = 10
+    """Cells a long profile name keeps, at least: it gives way (with an ellipsis) before the
+    reason and the data age, which are never pushed off."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -155,17 +158,36 @@ class StatusLine(Horizontal):
         """Data that a poller keeps current (the board): its own age label and staleness."""
         self._freshness = (label, stale)
 
-    def _room_for_health(self, age_text: str) -> int:
-        """Cells the connection part may take at this width: what the other parts need (their
-        texts and paddings, the instance at least ``INSTANCE_ROOM``), the data age included."""
+    def _room_left(self, age_text: str, *parts: str) -> int:
+        """Cells left at this width once ``parts`` (their shown texts and paddings), the data age
+        and the instance (at least ``INSTANCE_ROOM``) have theirs."""
         used = 0
-        for name in ("profile", "user", "source", "mode", "rate", "warning"):
+        for name in parts:
             label = self._part(name)
             if label.display:
                 used += cell_len(self._shown.get(name, "")) + label.styles.gutter.width
         used += cell_len(age_text) + self._part("age").styles.gutter.width
         used += self.INSTANCE_ROOM + self._part("instance").styles.gutter.width
-        return int(self.size.width) - used - self._part("health").styles.gutter.width
+        return int(self.size.width) - used
+
+    def _room_for_health(self, age_text: str, profile: str) -> int:
+        """Cells the connection part may take at this width: what the other parts need, the data
+        age included, and the profile only its ``PROFILE_ROOM`` when its name is longer."""
+        kept = min(cell_len(profile), self.PROFILE_ROOM) + self._part("profile").styles.gutter.width
+        return self._room_left(age_text, "user", "source", "mode", "rate", "warning") - kept \
+            - self._part("health").styles.gutter.width
+
+    def _fit_profile(self, profile: str, age_text: str) -> str:
+        """The profile name in the room the other parts leave (an ellipsis when cut, never less
+        than ``PROFILE_ROOM``): a long name gives way before the reason and the data age."""
+        if not self.size.width:
+            return profile
+        room = self._room_left(age_text, "user", "source", "mode", "rate", "warning", "health") \
+            - self._part("profile").styles.gutter.width
+        room = max(room, self.PROFILE_ROOM)
+        if cell_len(profile) <= room:
+            return profile
+        return set_cell_size(profile, room - 1).rstrip() + "…"
 
     def update_status(self) -> None:
         """Re-read the app's state and the screen's data age."""
@@ -178,7 +200,7 @@ class StatusLine(Horizontal):
         info = console_app(self.app).status_info(screen) if getattr(screen, "instance", None) is not None \
             else console_app(self.app).status_info()
         narrow = self.size.width and self.size.width < self.NARROW
-        self._set("profile", info.profile + (" (demo)" if info.demo and info.profile != "demo" else ""))
+        profile = info.profile + (" (demo)" if info.demo and info.profile != "demo" else "")
         self._set("instance", info.instance.removeprefix("https://").removeprefix("http://") if narrow
                   else info.instance)
         if info.user:
@@ -216,12 +238,14 @@ class StatusLine(Horizontal):
             health = {"ok": "● online", "reconnecting": "◌ retrying"}.get(info.health, "✕ offline")
         else:
             if self.size.width:  # the reason gives way (short form, then cut): the age must stay in view
-                trouble = short_trouble(trouble, self._room_for_health(text) - 2)
+                trouble = short_trouble(trouble, self._room_for_health(text, profile) - 2)
             health = f"{'◌' if info.health == 'reconnecting' else '✕'} {trouble}"
+        self._set("warning", "⚠ token in plaintext file" if info.insecure_storage else "")
+        self._set_class("warning", not info.insecure_storage, "-hidden")
         self._set("health", health)
+        # Last: the name takes what the others leave (it gives way first; the age never does).
+        self._set("profile", self._fit_profile(profile, text))
         self._set_class("health", info.health == "reconnecting", "-reconnecting")
         self._set_class("health", info.health not in ("ok", "reconnecting"), "-error")
         self._set("age", text)
         self._set_class("age", stale, "-stale")
-        self._set("warning", "⚠ token in plaintext file" if info.insecure_storage else "")
-        self._set_class("warning", not info.insecure_storage, "-hidden")

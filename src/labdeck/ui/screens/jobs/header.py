@@ -55,7 +55,9 @@ class JobsHeader(Static):
 
 class TraceHeader(Static):
     """``● live · +12 new (G) │ /word 3/40 │ job #N name · status · 3m05s · runner │ wrap raw``:
-    what changes while reading comes first, so a narrow terminal cuts the least useful part."""
+    what changes while reading comes first, so a narrow terminal cuts the least useful part.
+    While reads fail the first words say so (``◌ not updating: server errors (502)``), never
+    ``● live``."""
 
     DEFAULT_CSS = """
     TraceHeader { height: 1; background: $panel; padding: 0 1; }
@@ -64,13 +66,19 @@ class TraceHeader(Static):
     _shown: Text | None = None
 
     def show(self, *, job: Job, live: bool, following: bool, pending_lines: int,
-             wrap: bool, raw: bool, note: str = "", search: str = "", duration: float | None = None) -> None:
-        """Redraw from the job record and the viewer's state (``duration`` overrides the job's)."""
+             wrap: bool, raw: bool, note: str = "", search: str = "", duration: float | None = None,
+             stalled: str = "") -> None:
+        """Redraw from the job record and the viewer's state (``duration`` overrides the job's;
+        ``stalled``: why reads of a live log fail now, said in place of ``● live``)."""
         app = self.app
         muted = Style(color=_muted(self))
         status = job.status or "?"
         text = Text(no_wrap=True, overflow="ellipsis")
-        if live:
+        if live and stalled:
+            text.append(f"◌ not updating: {clean(stalled)}", style=Style(color=theme_colour(app, "warning"), bold=True))
+            if not following:
+                text.append(" · paused", style=Style(color=theme_colour(app, "warning")))
+        elif live:
             if following:
                 text.append("● live", style=Style(color=theme_colour(app, "success"), bold=True))
             else:

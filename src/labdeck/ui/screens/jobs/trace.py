@@ -19,7 +19,7 @@ from textual.widgets import Input
 from labdeck.api import errors
 from labdeck.api.models import Job
 from labdeck.operations.follower import TraceFollower
-from labdeck.ui.connection import trouble_text
+from labdeck.ui.connection import stalled_text, trouble_text
 from labdeck.ui.console import console_app
 from labdeck.ui.dialogs.download import PathDialog, default_download_dir
 from labdeck.ui.screens.jobs.actions import JobActionsMixin
@@ -115,6 +115,9 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         """What the client waits for (``rate limited — retrying in 5 s``), said while the log waits."""
         self.read_failures = 0
         """Log reads that failed in a row (one is "retrying", several an outage)."""
+        self.stalled = ""
+        """Why the log is not updating (``server errors (502)``, ``no answer for 40 s``): the
+        header then says so in place of ``● live``; "" while reads answer."""
         self.finished_reading = False
         self.follower: TraceFollower | None = None
         """The current reader of the log (its ``stats`` say what following cost)."""
@@ -197,12 +200,20 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         self.query_one(TraceHeader).show(
             job=self.job, live=self.live, following=view.following, pending_lines=view.pending_lines,
             wrap=view.wrap, raw=view.raw, note=" · ".join(part for part in (self.error_position, self.green_note, self.waiting, self.note) if part),
-            search=search, duration=self._running_for(),
+            search=search, duration=self._running_for(), stalled=self._stalled(),
         )
         # A waiting job gets a line saying why (worked out again only when its status changes).
         self.query_one(PendingReasonLine).follow(self.client, self.project_id, self.job)
         # Its last runs on the ref (one jobs page, or none when the board's triage holds it).
         self.query_one(HistoryLine).follow(self.client, self.project_id, self.project_path, self.job)
+
+    def _stalled(self) -> str:
+        """Why the log is not updating, from the client's health (the status line's source) and
+        this log's own reads failing in a row; "" while they answer."""
+        stalled = stalled_text(getattr(self.client, "health", None))
+        if stalled is None and self.read_failures and self.follower is not None:
+            stalled = "reads fail" if self.follower.reading else "stopped"
+        return stalled or ""
 
     def _running_for(self) -> float | None:
         """Seconds a running job has been running, by the console's clock (the record's
@@ -218,8 +229,9 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         so does what the client waits for (a rate limit's countdown, a gateway's failure)."""
         self._show_freshness(now)
         waiting = trouble_text(getattr(self.client, "health", None)) or ""
-        if waiting != self.waiting:
-            self.waiting = waiting
+        stalled = self._stalled()
+        if waiting != self.waiting or stalled != self.stalled:
+            self.waiting, self.stalled = waiting, stalled
             self._update_header()
         elif self.job.status == "running":
             self._update_header()
