@@ -27,6 +27,7 @@ class MergedBoard:
     """``id(row)`` → the instance of each row of :attr:`snapshot`."""
     snapshot: BoardSnapshot = field(default_factory=BoardSnapshot)
     _subscriptions: list[BoardSubscription] = field(default_factory=list)
+    _troubled: frozenset[int] = frozenset()
 
     def subscribe(self) -> None:
         """Follow every instance's board (each on its own poller, budget and back-off)."""
@@ -105,9 +106,20 @@ class MergedBoard:
     @staticmethod
     def trouble(instance: Instance) -> str | None:
         """What the instance's server answered when it is in trouble (``token refused (401)``)."""
+        health = getattr(instance.client, "health", None)
+        text = trouble_text(health)
+        if text is None and getattr(health, "state", "ok") != "ok":
+            # Between two tries of an outage (no countdown to show): still in trouble, not live.
+            text = getattr(health, "reason", None) or "offline"
         freshness = instance.watching.freshness() if instance.watching is not None else None
-        return trouble_text(getattr(instance.client, "health", None)) or (
-            freshness.error if freshness is not None else None)
+        return text or (freshness.error if freshness is not None else None)
+
+    def trouble_moved(self) -> bool:
+        """True when an instance went into trouble or came out of it since the last call: its rows'
+        stale marks change now, not at the next age tick (a frozen clock has none)."""
+        troubled = frozenset(instance.index for instance in self.instances if self.trouble(instance) is not None)
+        moved, self._troubled = troubled != self._troubled, troubled
+        return moved
 
     def freshness_label(self, rows: Iterable[PipelineRow]) -> tuple[str, bool]:
         """The status line's ``prod oldest <10s · staging token refused (401)`` and whether any is stale."""
