@@ -17,6 +17,7 @@ from labdeck.base.session import Session
 from labdeck.base.statefile import StateStore
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
+from labdeck.ui.dialogs.login import LoginScreen
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.status_line import StatusLine
@@ -130,3 +131,29 @@ async def test_an_instance_that_says_nothing_marks_only_its_rows_stale(two: Two,
                                                                         state_path: Path) -> None:
     # Requests sent before the switch answer 20 s later (or the client's time budget gives up first).
     await trouble_on_staging(two, tokens, state_path, "latency", "no answer for", recovery=45, seconds=20)
+
+
+async def test_a_refused_token_on_one_instance_keeps_the_other_updating_until_signed_in_again(
+        two: Two, tokens: dict[str, str], state_path: Path) -> None:
+    app = make_app(two, tokens, state_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_merged_board(app, pilot)
+        two.switch.set("revoked", tokens={tokens["user"]})
+        await wait_until(pilot, lambda: isinstance(app.screen, LoginScreen), limit=20, what="staging's sign-in")
+        login = app.screen
+        assert isinstance(login, LoginScreen) and "staging" in str(login.query_one("#why").render())
+        await wait_until(pilot, lambda: "staging: token refused (401) (last rows kept, stale)" in screen.context_text
+                         and stale_owners(screen) == {"staging"}, limit=10, what="staging's rows stale, said why")
+        await wait_until(pilot, lambda: "prod oldest" in freshness(screen)
+                         and "staging token refused (401)" in freshness(screen), limit=5, what="each one's freshness")
+        # Under staging's sign-in dialog, prod's rows go on updating.
+        await prod_keeps_updating(two, screen, pilot)
+        assert stale_owners(screen) == {"staging"} and not app.signed_out
+        # Another token for staging alone: both instances are live again.
+        await pilot.click("#token")
+        await pilot.press(*tokens["readonly"], "enter")
+        await wait_until(pilot, lambda: app.screen is screen, limit=20, what="the dialog closed")
+        await wait_until(pilot, lambda: not stale_owners(screen) and "staging:" not in screen.context_text,
+                         limit=20, what="staging live again")
+        await wait_until(pilot, lambda: "token refused" not in freshness(screen) and "staging oldest" in freshness(screen),
+                         limit=5, what="staging's age on the status line again")
