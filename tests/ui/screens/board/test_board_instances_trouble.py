@@ -141,7 +141,9 @@ async def test_a_refused_token_on_one_instance_keeps_the_other_updating_until_si
         two.switch.set("revoked", tokens={tokens["user"]})
         await wait_until(pilot, lambda: isinstance(app.screen, LoginScreen), limit=20, what="staging's sign-in")
         login = app.screen
-        assert isinstance(login, LoginScreen) and "staging" in str(login.query_one("#why").render())
+        assert isinstance(login, LoginScreen)
+        await wait_until(pilot, lambda: login.query("#why"), limit=5, what="the dialog shown")
+        assert str(login.query_one("#why").render()).startswith("staging: ")
         await wait_until(pilot, lambda: "staging: token refused (401) (last rows kept, stale)" in screen.context_text
                          and stale_owners(screen) == {"staging"}, limit=10, what="staging's rows stale, said why")
         await wait_until(pilot, lambda: "prod oldest" in freshness(screen)
