@@ -143,6 +143,8 @@ async def test_a_refused_token_on_one_instance_keeps_the_other_updating_until_si
         login = app.screen
         assert isinstance(login, LoginScreen)
         await wait_until(pilot, lambda: login.query("#why"), limit=5, what="the dialog shown")
+        # The dialog says which instance the token is for, in its title and its reason.
+        assert str(login.query_one("#title").render()) == f"Sign in to staging @ {two.switch.url}"
         assert str(login.query_one("#why").render()).startswith("staging: ")
         await wait_until(pilot, lambda: "staging: token refused (401) (last rows kept, stale)" in screen.context_text
                          and stale_owners(screen) == {"staging"}, limit=10, what="staging's rows stale, said why")
