@@ -26,6 +26,7 @@ from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
 from tests.support.sim_control import push_pipeline
 from tests.ui.board_support import FAST, rows
+from tests.ui.helpers import screen_lines
 
 pytestmark = pytest.mark.usefixtures("no_confirm_guard")
 
@@ -103,6 +104,10 @@ async def trouble_on_staging(two: Two, tokens: dict[str, str], state_path: Path,
         await wait_until(pilot, lambda: f"staging: {said}" in screen.context_text, limit=20,
                          what=f"staging: {said} in the header")
         assert "(last rows kept, stale)" in screen.context_text
+        # At 120 columns the header still shows the counts after staging's trouble (the countdown
+        # is the status line's).
+        await wait_until(pilot, lambda: "staging:" in screen_lines(app)[0], limit=5, what="the header drawn")
+        assert " failed · " in screen_lines(app)[0] and " running" in screen_lines(app)[0]
         await wait_until(pilot, lambda: stale_owners(screen) == {"staging"}, limit=5, what="staging's rows stale")
         assert "prod:" not in screen.context_text
         # Each instance's freshness on the status line: prod's age, staging's trouble.

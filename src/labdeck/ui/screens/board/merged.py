@@ -104,10 +104,11 @@ class MergedBoard:
         return self.trouble(instance) is not None or (found is not None and found.stale(row))
 
     @staticmethod
-    def trouble(instance: Instance) -> str | None:
-        """What the instance's server answered when it is in trouble (``token refused (401)``)."""
+    def trouble(instance: Instance, *, countdown: bool = True) -> str | None:
+        """What the instance's server answered when it is in trouble (``token refused (401)``);
+        ``countdown``: add when its client tries again."""
         health = getattr(instance.client, "health", None)
-        text = trouble_text(health)
+        text = trouble_text(health, countdown=countdown)
         if text is None and getattr(health, "state", "ok") != "ok":
             # Between two tries of an outage (no countdown to show): still in trouble, not live.
             text = getattr(health, "reason", None) or "offline"
@@ -150,7 +151,8 @@ class MergedBoard:
         parts: list[str] = []
         for instance in self.instances:
             snapshot = self.snapshots.get(instance.index)
-            trouble = self.trouble(instance)
+            # Without the countdown (the status line has it): the counts after it stay in 120 columns.
+            trouble = self.trouble(instance, countdown=False)
             if trouble is not None:
                 kept = " (last rows kept, stale)" if snapshot is not None and snapshot.rows else ""
                 parts.append(f"{instance.short}: {trouble}{kept}")
