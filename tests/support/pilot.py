@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from textual import events
-from textual.worker import WorkerFailed, WorkerState
+from textual.worker import WorkerCancelled, WorkerFailed, WorkerState
 
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.confirm import ConfirmScreen
@@ -38,7 +38,7 @@ async def settle(app: LabdeckApp, pilot: Any, *, rounds: int | None = None) -> N
     workers do, which the snapshots and the tests that count the screen's pauses rely on.
     """
     for _ in range(rounds or 6):
-        with contextlib.suppress(WorkerFailed):
+        with contextlib.suppress(WorkerFailed, WorkerCancelled):  # an exclusive worker replaced by a newer one
             await wait_for_workers(app)
         await pilot.pause()
         if rounds is None and not any(worker.state in _BUSY for worker in finite_workers(app)):

@@ -141,7 +141,8 @@ class AccountSwitching(SectionNavigation):
             self.run_worker(self._replace_instance_token(instance, token), group=f"app-login-{instance.index}",
                             exit_on_error=False)
 
-        self.push_screen(LoginScreen(session.base_url, f"{instance.short}: {reason}", validate), done)
+        # Which instance the token is for: its profile beside its URL (several may be signed out).
+        self.push_screen(LoginScreen(instance.label, f"{instance.short}: {reason}", validate), done)
 
     async def _replace_instance_token(self, instance: Instance, token: Secret) -> None:
         """Signing in again to one instance: its client alone is replaced, its poller goes on."""

@@ -512,7 +512,8 @@ server by itself; the status line says how fresh the data is (amber: older than 
             self._update_context([row for row in self.snapshot.rows
                                   if not self.status_filter or row.status == self.status_filter])
         period = int(now.timestamp()) // AGES_EVERY
-        if period != self._aged_period and self.snapshot.rows:
+        moved = self._merged is not None and self._merged.trouble_moved()  # one instance's rows turn stale
+        if (period != self._aged_period or moved) and self.snapshot.rows:
             # Once per period, whichever tick sees it first (a late tick never skips one).
             self._aged_period = period
             self._retime(now)

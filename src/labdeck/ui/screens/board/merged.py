@@ -27,6 +27,7 @@ class MergedBoard:
     """``id(row)`` → the instance of each row of :attr:`snapshot`."""
     snapshot: BoardSnapshot = field(default_factory=BoardSnapshot)
     _subscriptions: list[BoardSubscription] = field(default_factory=list)
+    _troubled: frozenset[int] = frozenset()
 
     def subscribe(self) -> None:
         """Follow every instance's board (each on its own poller, budget and back-off)."""
@@ -103,11 +104,23 @@ class MergedBoard:
         return self.trouble(instance) is not None or (found is not None and found.stale(row))
 
     @staticmethod
-    def trouble(instance: Instance) -> str | None:
-        """What the instance's server answered when it is in trouble (``token refused (401)``)."""
+    def trouble(instance: Instance, *, countdown: bool = True) -> str | None:
+        """What the instance's server answered when it is in trouble (``token refused (401)``);
+        ``countdown``: add when its client tries again."""
+        health = getattr(instance.client, "health", None)
+        text = trouble_text(health, countdown=countdown)
+        if text is None and getattr(health, "state", "ok") != "ok":
+            # Between two tries of an outage (no countdown to show): still in trouble, not live.
+            text = getattr(health, "reason", None) or "offline"
         freshness = instance.watching.freshness() if instance.watching is not None else None
-        return trouble_text(getattr(instance.client, "health", None)) or (
-            freshness.error if freshness is not None else None)
+        return text or (freshness.error if freshness is not None else None)
+
+    def trouble_moved(self) -> bool:
+        """True when an instance went into trouble or came out of it since the last call: its rows'
+        stale marks change now, not at the next age tick (a frozen clock has none)."""
+        troubled = frozenset(instance.index for instance in self.instances if self.trouble(instance) is not None)
+        moved, self._troubled = troubled != self._troubled, troubled
+        return moved
 
     def freshness_label(self, rows: Iterable[PipelineRow]) -> tuple[str, bool]:
         """The status line's ``prod oldest <10s · staging token refused (401)`` and whether any is stale."""
@@ -138,7 +151,8 @@ class MergedBoard:
         parts: list[str] = []
         for instance in self.instances:
             snapshot = self.snapshots.get(instance.index)
-            trouble = self.trouble(instance)
+            # Without the countdown (the status line has it): the counts after it stay in 120 columns.
+            trouble = self.trouble(instance, countdown=False)
             if trouble is not None:
                 kept = " (last rows kept, stale)" if snapshot is not None and snapshot.rows else ""
                 parts.append(f"{instance.short}: {trouble}{kept}")
