@@ -208,8 +208,10 @@ async def test_retry_while_filling_in_plans_exactly_the_40_failed_jobs(console: 
             assert retried == {f"unit-{index:04d}" for index in BIG_FAILED}
             proxy.open()
             await close_finished(app, pilot, dialog)
-            # The view reads the pipeline again: each retried job counts once (its newest try).
-            await wait_until(pilot, lambda: screen.complete and not any(
+            # The view reads the pipeline again: each retried job counts once (its newest try). Until
+            # that read ends the title says "loading…": the fill under way when the retry was sent
+            # mixed pages from before and after it.
+            await wait_until(pilot, lambda: screen.complete and not screen.loading_text and not any(
                 job.status == "failed" for stage in screen.view.stages for job in stage.jobs), what="the new tries")
             test = screen.view.stages[0]
             assert test.name == "test" and len(test.jobs) == 1200
