@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, TypeVar
 
@@ -117,6 +117,39 @@ class Triager:
         self.cache = cache
         self.logs_read = 0
         """Logs fetched from the server by this triager (cache hits excluded)."""
+        self._ahead: dict[int, asyncio.Future[ProjectJobs]] = {}
+
+    def read_ahead(self, projects: Sequence[tuple[int, str]]) -> None:
+        """Start reading these projects' jobs pages now (:data:`PAGE_CONCURRENCY` at a time), while
+        the caller is still listing the rest of the set; the next :meth:`round` over them uses the
+        pages read (``labdeck triage``: the ``w``-added projects are known before the starred
+        listing answers). :meth:`drop_read_ahead` cancels what no round used."""
+        gate = asyncio.Semaphore(PAGE_CONCURRENCY)
+
+        async def one(project_id: int, path: str) -> ProjectJobs:
+            async with gate:
+                return await self.page(project_id, path)
+
+        for project_id, path in projects:
+            if project_id not in self._ahead:
+                self._ahead[project_id] = asyncio.ensure_future(one(project_id, path))
+
+    def drop_read_ahead(self) -> None:
+        """Cancel the pages read ahead that no round used (their errors are dropped with them)."""
+        for ahead in self._ahead.values():
+            if not ahead.done():
+                ahead.cancel()
+            elif not ahead.cancelled():
+                ahead.exception()  # retrieved: no "never retrieved" warning at exit
+        self._ahead.clear()
+
+    async def _page_for_round(self, project_id: int, path: str) -> ProjectJobs:
+        ahead = self._ahead.pop(project_id, None)
+        if ahead is None:
+            return await self.page(project_id, path)
+        page = await ahead
+        # The round's path wins (a starred project's listing names it the same, or newer).
+        return page if page.path == path else replace(page, path=path)
 
     async def page(self, project_id: int, path: str) -> ProjectJobs:
         """One jobs page of a project (``GET /projects/:id/jobs?per_page=100``; retried attempts included)."""
@@ -198,7 +231,7 @@ class Triager:
 
         async def read(project_id: int, path: str) -> ProjectJobs | None:
             try:
-                return await self.page(project_id, path)
+                return await self._page_for_round(project_id, path)
             except (errors.Unauthorized, errors.TransportError, errors.TlsConfigError):
                 raise  # the token or the server, not the project: nothing else will read either
             except errors.ApiError as exc:
