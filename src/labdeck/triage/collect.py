@@ -118,6 +118,8 @@ class Triager:
         self.logs_read = 0
         """Logs fetched from the server by this triager (cache hits excluded)."""
         self._ahead: dict[int, asyncio.Future[ProjectJobs]] = {}
+        self._kept: dict[tuple[int, int, str], object] = {}
+        """Facts read from the cache for a round, in one thread hop (:meth:`_read_kept`)."""
 
     def read_ahead(self, projects: Sequence[tuple[int, str]]) -> None:
         """Start reading these projects' jobs pages now (:data:`PAGE_CONCURRENCY` at a time), while
@@ -165,7 +167,10 @@ class Triager:
         passing = last_green(jobs, job)
         variant = str(passing.id) if passing is not None else ""
         if self.cache is not None:
-            kept = facts_from_json(await asyncio.to_thread(self.cache.get_facts, instance, project_id, job.id, variant))
+            key = (project_id, job.id, variant)
+            raw = (self._kept.pop(key) if key in self._kept
+                   else await asyncio.to_thread(self.cache.get_facts, instance, project_id, job.id, variant))
+            kept = facts_from_json(raw)
             if kept is not None:
                 return kept
         data = await self.log_bytes(project_id, job)
@@ -194,6 +199,23 @@ class Triager:
             if self.cache is not None and job.finished_at is not None:
                 await asyncio.to_thread(self.cache.put, instance, project_id, job.id, data)
         return data
+
+    async def _read_kept(self, wanted: Sequence[tuple[int, Job, Sequence[Job]]]) -> None:
+        """The cached facts of the round's failures, read in one thread hop (one hop per failure
+        was most of a warm round's time after its pages); :meth:`log_facts` takes them from there."""
+        cache = self.cache
+        if cache is None or not wanted:
+            return
+        instance = self.client.base_url
+        keys = []
+        for project_id, job, jobs in wanted:
+            passing = last_green(jobs, job)
+            keys.append((project_id, job.id, str(passing.id) if passing is not None else ""))
+
+        def read() -> dict[tuple[int, int, str], object]:
+            return {key: cache.get_facts(instance, *key) for key in keys}
+
+        self._kept.update(await asyncio.to_thread(read))
 
     def needs_log(self, job: Job) -> bool:
         """Whether ``failure_reason`` leaves the failure unexplained (so the log must decide)."""
@@ -243,6 +265,7 @@ class Triager:
         everything = [job for page in pages for job in page.jobs]
         shares = runner_shares(everything)
         calls = []
+        wanted: list[tuple[int, Job, Sequence[Job]]] = []
         windows: dict[int, tuple[Job, ...]] = {}
         for page in pages:
             window = in_window(page.jobs, page.now - since if isinstance(since, timedelta) else since)
@@ -250,9 +273,15 @@ class Triager:
             # The window picks which failures to report; their history and verdict read the whole
             # page, so a failure that began before the window still says since when it is broken.
             for job in newest_failures(window):
+                if self.needs_log(job):
+                    wanted.append((page.project_id, job, page.jobs))
                 calls.append(lambda page=page, job=job:
                              self.failure(page.project_id, page.path, job, page.jobs, shares=shares))
-        failures = await _bounded(calls)
+        await self._read_kept(wanted)
+        try:
+            failures = await _bounded(calls)
+        finally:
+            self._kept.clear()
         failures.sort(key=lambda f: (f.project, f.job.ref or "", f.job.name or ""))
         problems += [f"{f.project}: job #{f.job.id} {f.job.name or ''}: log not read: {f.problem}"
                      for f in failures if f.problem]
