@@ -89,9 +89,17 @@ def redact(text: str) -> str:
     for value in known:
         if value in text:
             text = text.replace(value, MASK)
-    text = _TOKEN_PATTERN.sub(MASK, text)
-    text = _HEADER_PATTERN.sub(lambda match: match.group(1) + MASK, text)
-    return _QUERY_PATTERN.sub(lambda match: match.group(1) + MASK, text)
+    if "gl" in text:
+        text = _TOKEN_PATTERN.sub(MASK, text)
+    # Each pattern below needs a word that plain lowering finds in ASCII text (a log's block of
+    # 2,000 characters is scanned only when it has one); other text may match through Unicode
+    # case folding (``ı`` is an ``i`` to ``(?i)``), so it is always scanned.
+    lowered = text.lower() if text.isascii() else None
+    if lowered is None or "token" in lowered or "authorization" in lowered:
+        text = _HEADER_PATTERN.sub(lambda match: match.group(1) + MASK, text)
+    if lowered is None or "_token=" in lowered:
+        text = _QUERY_PATTERN.sub(lambda match: match.group(1) + MASK, text)
+    return text
 
 
 def printable(text: str, *, keep_newlines: bool = False) -> str:

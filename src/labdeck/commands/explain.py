@@ -25,6 +25,8 @@ from labdeck.logtext.cause import LogAnswer, passing_lines, read_cause_blocks
 
 EXIT_OK, EXIT_FAILURE = 0, 1
 _READ = 1 << 20
+_JSON = json.JSONEncoder(ensure_ascii=False)
+"""``json.dumps(…, ensure_ascii=False)``, without a new encoder per file."""
 
 
 def stream_lines(source: BinaryIO) -> Iterator[bytes]:
@@ -117,7 +119,7 @@ def run_explain(files: Sequence[str], *, as_json_lines: bool, passing: str | Non
             status = EXIT_FAILURE
             continue
         if as_json_lines:
-            out.write(json.dumps(as_json(name, answer), ensure_ascii=False) + "\n")
+            out.write(_JSON.encode(as_json(name, answer)) + "\n")
         else:
             out.write(as_text(name, answer))
         out.flush()

@@ -61,11 +61,12 @@ def parse_window(text: str) -> timedelta | datetime:
     return window
 
 
-async def _projects(client: ApiClient, wanted: Sequence[str], err: TextIO) -> tuple[list[tuple[int, str]], list[str]]:
-    """(id, path) of the named projects, or of the watched set; and what could not be found."""
+async def _projects(client: ApiClient, wanted: Sequence[str], err: TextIO,
+                    store: WatchStore | None = None) -> tuple[list[tuple[int, str]], list[str]]:
+    """(id, path) of the named projects, or of the watched set (``store``'s); and what could not be found."""
     problems: list[str] = []
     if not wanted:
-        watched = await WatchedSet(client, WatchStore(StateStore(), client.base_url)).resolve()
+        watched = await WatchedSet(client, store or WatchStore(StateStore(), client.base_url)).resolve()
         return [(p.id, p.path) for p in watched.projects], list(watched.problems)
     found: list[tuple[int, str]] = []
     for name in wanted:
@@ -83,8 +84,17 @@ async def _projects(client: ApiClient, wanted: Sequence[str], err: TextIO) -> tu
 async def triage(client: ApiClient, wanted: Sequence[str], since: timedelta | datetime | None, err: TextIO,
                  cache: LogCache | None = None) -> TriageReport:
     """One triage round over ``wanted`` (or the watched set)."""
-    projects, problems = await _projects(client, wanted, err)
-    report = await Triager(client, cache if cache is not None else LogCache()).round(projects, since=since)
+    triager = Triager(client, cache if cache is not None else LogCache())
+    store = None
+    try:
+        if not wanted:
+            # The w-added projects' pages are read while the starred listing is asked for.
+            store = WatchStore(StateStore(), client.base_url)
+            triager.read_ahead([(ref.id, ref.path) for ref in store.projects])
+        projects, problems = await _projects(client, wanted, err, store)
+        report = await triager.round(projects, since=since)
+    finally:
+        triager.drop_read_ahead()
     if problems:
         report = replace(report, problems=(*problems, *report.problems))
     return report

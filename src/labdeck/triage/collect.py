@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, TypeVar
 
@@ -117,6 +117,41 @@ class Triager:
         self.cache = cache
         self.logs_read = 0
         """Logs fetched from the server by this triager (cache hits excluded)."""
+        self._ahead: dict[int, asyncio.Future[ProjectJobs]] = {}
+        self._kept: dict[tuple[int, int, str], object] = {}
+        """Facts read from the cache for a round, in one thread hop (:meth:`_read_kept`)."""
+
+    def read_ahead(self, projects: Sequence[tuple[int, str]]) -> None:
+        """Start reading these projects' jobs pages now (:data:`PAGE_CONCURRENCY` at a time), while
+        the caller is still listing the rest of the set; the next :meth:`round` over them uses the
+        pages read (``labdeck triage``: the ``w``-added projects are known before the starred
+        listing answers). :meth:`drop_read_ahead` cancels what no round used."""
+        gate = asyncio.Semaphore(PAGE_CONCURRENCY)
+
+        async def one(project_id: int, path: str) -> ProjectJobs:
+            async with gate:
+                return await self.page(project_id, path)
+
+        for project_id, path in projects:
+            if project_id not in self._ahead:
+                self._ahead[project_id] = asyncio.ensure_future(one(project_id, path))
+
+    def drop_read_ahead(self) -> None:
+        """Cancel the pages read ahead that no round used (their errors are dropped with them)."""
+        for ahead in self._ahead.values():
+            if not ahead.done():
+                ahead.cancel()
+            elif not ahead.cancelled():
+                ahead.exception()  # retrieved: no "never retrieved" warning at exit
+        self._ahead.clear()
+
+    async def _page_for_round(self, project_id: int, path: str) -> ProjectJobs:
+        ahead = self._ahead.pop(project_id, None)
+        if ahead is None:
+            return await self.page(project_id, path)
+        page = await ahead
+        # The round's path wins (a starred project's listing names it the same, or newer).
+        return page if page.path == path else replace(page, path=path)
 
     async def page(self, project_id: int, path: str) -> ProjectJobs:
         """One jobs page of a project (``GET /projects/:id/jobs?per_page=100``; retried attempts included)."""
@@ -132,7 +167,10 @@ class Triager:
         passing = last_green(jobs, job)
         variant = str(passing.id) if passing is not None else ""
         if self.cache is not None:
-            kept = facts_from_json(await asyncio.to_thread(self.cache.get_facts, instance, project_id, job.id, variant))
+            key = (project_id, job.id, variant)
+            raw = (self._kept.pop(key) if key in self._kept
+                   else await asyncio.to_thread(self.cache.get_facts, instance, project_id, job.id, variant))
+            kept = facts_from_json(raw)
             if kept is not None:
                 return kept
         data = await self.log_bytes(project_id, job)
@@ -161,6 +199,23 @@ class Triager:
             if self.cache is not None and job.finished_at is not None:
                 await asyncio.to_thread(self.cache.put, instance, project_id, job.id, data)
         return data
+
+    async def _read_kept(self, wanted: Sequence[tuple[int, Job, Sequence[Job]]]) -> None:
+        """The cached facts of the round's failures, read in one thread hop (one hop per failure
+        was most of a warm round's time after its pages); :meth:`log_facts` takes them from there."""
+        cache = self.cache
+        if cache is None or not wanted:
+            return
+        instance = self.client.base_url
+        keys = []
+        for project_id, job, jobs in wanted:
+            passing = last_green(jobs, job)
+            keys.append((project_id, job.id, str(passing.id) if passing is not None else ""))
+
+        def read() -> dict[tuple[int, int, str], object]:
+            return {key: cache.get_facts(instance, *key) for key in keys}
+
+        self._kept.update(await asyncio.to_thread(read))
 
     def needs_log(self, job: Job) -> bool:
         """Whether ``failure_reason`` leaves the failure unexplained (so the log must decide)."""
@@ -198,7 +253,7 @@ class Triager:
 
         async def read(project_id: int, path: str) -> ProjectJobs | None:
             try:
-                return await self.page(project_id, path)
+                return await self._page_for_round(project_id, path)
             except (errors.Unauthorized, errors.TransportError, errors.TlsConfigError):
                 raise  # the token or the server, not the project: nothing else will read either
             except errors.ApiError as exc:
@@ -210,6 +265,7 @@ class Triager:
         everything = [job for page in pages for job in page.jobs]
         shares = runner_shares(everything)
         calls = []
+        wanted: list[tuple[int, Job, Sequence[Job]]] = []
         windows: dict[int, tuple[Job, ...]] = {}
         for page in pages:
             window = in_window(page.jobs, page.now - since if isinstance(since, timedelta) else since)
@@ -217,9 +273,15 @@ class Triager:
             # The window picks which failures to report; their history and verdict read the whole
             # page, so a failure that began before the window still says since when it is broken.
             for job in newest_failures(window):
+                if self.needs_log(job):
+                    wanted.append((page.project_id, job, page.jobs))
                 calls.append(lambda page=page, job=job:
                              self.failure(page.project_id, page.path, job, page.jobs, shares=shares))
-        failures = await _bounded(calls)
+        await self._read_kept(wanted)
+        try:
+            failures = await _bounded(calls)
+        finally:
+            self._kept.clear()
         failures.sort(key=lambda f: (f.project, f.job.ref or "", f.job.name or ""))
         problems += [f"{f.project}: job #{f.job.id} {f.job.name or ''}: log not read: {f.problem}"
                      for f in failures if f.problem]

@@ -26,30 +26,77 @@ No Textual or Rich import is allowed here (``tests/test_shape.py``).
 
 from __future__ import annotations
 
-from labdeck.watch.alerts import (
-    Alert,
-    AlertChannels,
-    AlertEngine,
-    AlertLog,
-    WatchTarget,
-    terminal_output,
-    title_output,
-)
-from labdeck.watch.budget import PollStats, RequestBudget
-from labdeck.watch.clock import ServerClock
-from labdeck.watch.pipelines import PipelineRow, derive_pipelines, sort_by_attention
-from labdeck.watch.poller import BoardPoller
-from labdeck.watch.settings import PollerSettings
-from labdeck.watch.snapshots import (
-    BoardSnapshot,
-    Freshness,
-    ProjectsSnapshot,
-    ProjectStatus,
-    RunningJob,
-    RunningNowSnapshot,
-)
-from labdeck.watch.subscriptions import BoardSubscription, ProjectsSubscription, RunningNowSubscription
-from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet, WatchStore
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from labdeck.watch.alerts import (
+        Alert,
+        AlertChannels,
+        AlertEngine,
+        AlertLog,
+        WatchTarget,
+        terminal_output,
+        title_output,
+    )
+    from labdeck.watch.budget import PollStats, RequestBudget
+    from labdeck.watch.clock import ServerClock
+    from labdeck.watch.pipelines import PipelineRow, derive_pipelines, sort_by_attention
+    from labdeck.watch.poller import BoardPoller
+    from labdeck.watch.settings import PollerSettings
+    from labdeck.watch.snapshots import (
+        BoardSnapshot,
+        Freshness,
+        ProjectsSnapshot,
+        ProjectStatus,
+        RunningJob,
+        RunningNowSnapshot,
+    )
+    from labdeck.watch.subscriptions import BoardSubscription, ProjectsSubscription, RunningNowSubscription
+    from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet, WatchStore
+
+# The names are read from their modules when first asked for: a command that needs one module
+# (``labdeck triage`` reads the watched set) does not import the poller, alerts and snapshots.
+_HOMES: dict[str, str] = {
+    "Alert": "alerts",
+    "AlertChannels": "alerts",
+    "AlertEngine": "alerts",
+    "AlertLog": "alerts",
+    "BoardPoller": "poller",
+    "BoardSnapshot": "snapshots",
+    "BoardSubscription": "subscriptions",
+    "Freshness": "snapshots",
+    "PipelineRow": "pipelines",
+    "PollStats": "budget",
+    "PollerSettings": "settings",
+    "ProjectStatus": "snapshots",
+    "ProjectsSnapshot": "snapshots",
+    "ProjectsSubscription": "subscriptions",
+    "RequestBudget": "budget",
+    "RunningJob": "snapshots",
+    "RunningNowSnapshot": "snapshots",
+    "RunningNowSubscription": "subscriptions",
+    "ServerClock": "clock",
+    "WatchStore": "watched",
+    "WatchTarget": "alerts",
+    "WatchedProject": "watched",
+    "WatchedProjects": "watched",
+    "WatchedSet": "watched",
+    "derive_pipelines": "pipelines",
+    "sort_by_attention": "pipelines",
+    "terminal_output": "alerts",
+    "title_output": "alerts",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"labdeck.watch.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Alert", "AlertChannels", "AlertEngine", "AlertLog", "BoardPoller", "BoardSnapshot", "BoardSubscription",

@@ -11,6 +11,15 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 
 def _aware(value: Any) -> Any:
     """Parse ISO text and attach UTC to naive values; empty strings become None."""
+    if value.__class__ is str and value:
+        # What servers send (``…Z``, ``…+00:00``), in one call: a page of jobs holds hundreds.
+        # Python 3.11 reads ``Z`` as ``+00:00``; anything else takes the careful way below.
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            pass
+        else:
+            return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
     if value is None or value == "":
         return None
     if isinstance(value, str):
@@ -91,7 +100,10 @@ class Model(BaseModel):
             # Computed once per class (not inherited: a subclass may add collection fields).
             keys = _collection_keys(cls)
             cls._collection_fields = keys
-        if not any(data.get(key, ...) is None for key in keys):
+        for key in keys:
+            if key in data and data[key] is None:
+                break
+        else:
             return data
         return {key: value for key, value in data.items() if value is not None or key not in keys}
 

@@ -11,6 +11,7 @@ message) or in an exception raised by the code under test are not the platform's
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Literal
 
 Scope = Literal["runner", "anywhere", "fetch"]
@@ -85,6 +86,12 @@ _GATE = ("runner", "execution", "timeout", "time-out", "exceeded", "preparation"
 _GATE_RE = re.compile("|".join(re.escape(word) for word in _GATE))
 
 
+@lru_cache(maxsize=64)
+def _fetch_step(command: str) -> bool:
+    # One answer per command: its output's lines all ask.
+    return _FETCH_COMMAND.search(command) is not None
+
+
 def platform_label(text: str, where: Literal["prelude", "command", "trailer", "mark"], command: str,
                    in_block: str | None) -> tuple[str, bool] | None:
     """The platform failure ``text`` names, with whether it is weak (a warning, a retry, an artifact
@@ -96,7 +103,7 @@ def platform_label(text: str, where: Literal["prelude", "command", "trailer", "m
     if _GATE_RE.search(text.lower()) is None:
         return None
     platform_part = where != "command"
-    fetch_step = bool(command) and _FETCH_COMMAND.search(command) is not None
+    fetch_step = bool(command) and _fetch_step(command)
     if not platform_part and not fetch_step:
         if in_block in _TEST_KINDS or _EXCEPTION_LINE.match(text):
             return None

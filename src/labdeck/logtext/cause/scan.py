@@ -258,8 +258,10 @@ class Scanner:
         self.platforms.append(Platform(label[0], line, text, label[1], current.index))
 
     def _block(self, shape: shapes.Shape, offset: int, line: int, text: str) -> None:
-        end_offset, head = _grow(shape, self._raw, len(self._buffer), offset, text)
-        texts = [text] + [segment.clean(self._raw(index)) for index in range(offset + 1, end_offset + 1)]
+        cleaned: list[str] = []
+        end_offset, head = _grow(shape, self._raw, len(self._buffer), offset, text, cleaned)
+        # _grow cleaned the lines it looked at, in order from the next one: the block's are among them.
+        texts = [text, *cleaned[:end_offset - offset]]
         body = "\n".join(texts)
         if len(body) > MAX_BLOCK_TEXT:
             body = body[: MAX_BLOCK_TEXT - 1] + "…"
@@ -301,8 +303,10 @@ class Scanner:
         current.tail = tail
 
 
-def _grow(shape: shapes.Shape, raw: Callable[[int], str], size: int, offset: int, text: str) -> tuple[int, str]:
-    """The last buffer offset of the block that opens at ``offset``, and the line its signature reads."""
+def _grow(shape: shapes.Shape, raw: Callable[[int], str], size: int, offset: int, text: str,
+          cleaned: list[str] | None = None) -> tuple[int, str]:
+    """The last buffer offset of the block that opens at ``offset``, and the line its signature reads;
+    ``cleaned`` receives each line looked at (cleaned), from ``offset + 1`` on."""
     grow = shape.grow
     if grow == "single":
         return offset, text
@@ -312,8 +316,11 @@ def _grow(shape: shapes.Shape, raw: Callable[[int], str], size: int, offset: int
     head = text
     blanks = 0
     prefix = text[:8] if text.startswith("npm") else text.lstrip()[:1]
+    keep = cleaned.append if cleaned is not None else None
     for index in range(offset + 1, limit):
         line = segment.clean(raw(index))
+        if keep is not None:
+            keep(line)
         stripped = line.lstrip()
         deeper = len(line) - len(stripped) > indent
         if grow == "traceback":

@@ -86,6 +86,10 @@ _TRAILER = re.compile(
 )
 _SUCCESS = re.compile(r"Job succeeded$|Finished: SUCCESS$|Done\. Your build exited with 0\.$")
 """The CI system's own word that the job passed (GitLab, Jenkins, Travis)."""
+_TRAILER_FIRST = frozenset("RUCEJDF#P")
+_SUCCESS_FIRST = frozenset("JFD")
+"""The first characters of every :data:`_TRAILER` and :data:`_SUCCESS` line (most lines are
+neither: one look at a character, not two patterns)."""
 _TRAILER_SECTION = re.compile(r"section_start:\d+:(?:after_script|upload_artifacts_on_failure|cleanup_file_variables)")
 
 
@@ -105,8 +109,9 @@ def mark(raw: str, text: str) -> tuple[MarkKind, str] | None:
         return ("command", command.strip())
     if ("xit" in text or "marked build" in text) and _FAILURE.search(text):
         return ("failure", "")
-    if _TRAILER.match(text):
+    first = text[0]
+    if first in _TRAILER_FIRST and _TRAILER.match(text):
         return ("trailer", "")
-    if _SUCCESS.match(text):
+    if first in _SUCCESS_FIRST and _SUCCESS.match(text):
         return ("success", "")
     return None

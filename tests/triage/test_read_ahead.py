@@ -1,0 +1,61 @@
+"""Pages read ahead (``labdeck triage`` starts the ``w``-added projects' pages while it lists the
+starred ones): the round uses them, reads no page twice, and answers as a round without them."""
+
+from __future__ import annotations
+
+import asyncio
+
+from labdeck.api import ApiClient
+from labdeck.base.secret import Secret
+from labdeck.sim.dataset.build import DEMO_TOKENS
+from labdeck.sim.server import SimServer
+from labdeck.triage.collect import ProjectJobs, Triager
+
+ADMIN = DEMO_TOKENS["admin"]
+
+
+class CountingTriager(Triager):
+    """A triager that counts the jobs pages it asks the server for."""
+
+    pages_read: list[int]
+
+    async def page(self, project_id: int, path: str) -> ProjectJobs:
+        self.pages_read.append(project_id)
+        return await super().page(project_id, path)
+
+
+async def _projects(client: ApiClient) -> list[tuple[int, str]]:
+    listed = await client.projects.list(simple=True, per_page=5).first_page()
+    return [(project.id, project.path_with_namespace or str(project.id)) for project in listed][:3]
+
+
+async def test_a_round_uses_the_pages_read_ahead_once_and_answers_the_same(sim: SimServer) -> None:
+    async with ApiClient(sim.base_url, Secret(ADMIN)) as client:
+        projects = await _projects(client)
+        plain = CountingTriager(client)
+        plain.pages_read = []
+        expected = await plain.round(projects)
+
+        ahead = CountingTriager(client)
+        ahead.pages_read = []
+        # Two read ahead under an old path: the round's path is the one reported.
+        ahead.read_ahead([(pid, f"old/{path}") for pid, path in projects[:2]])
+        await asyncio.sleep(0)
+        report = await ahead.round(projects)
+        ahead.drop_read_ahead()
+
+    assert sorted(ahead.pages_read) == sorted(pid for pid, _ in projects)
+    assert report.as_json() == expected.as_json()
+    assert report.pages.keys() == expected.pages.keys()
+
+
+async def test_pages_read_ahead_that_no_round_uses_are_dropped(sim: SimServer) -> None:
+    async with ApiClient(sim.base_url, Secret(ADMIN)) as client:
+        projects = await _projects(client)
+        triager = Triager(client)
+        triager.read_ahead(projects)
+        triager.read_ahead([(999_999, "gone/missing")])  # a 404: its error is dropped with it
+        await asyncio.sleep(0.3)
+        triager.drop_read_ahead()
+        pending = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    assert not [task for task in pending if not task.done()]
