@@ -13,7 +13,7 @@ import pytest
 
 from labdeck.base.secret import Secret
 from labdeck.base.session import Session
-from labdeck.commands import cli
+from labdeck.commands import cli, session_setup
 from labdeck.sim.server import SimServer
 
 
@@ -327,7 +327,7 @@ def test_switching_profile_after_url_goes_to_that_profiles_instance(console: lis
     _profiles(b=Profile("b", "https://b.example"))
     isolated_machine.set_password("labdeck", account("b", "https://b.example"), tokens["readonly"])
     monkeypatch.setenv("LABDECK_TOKEN", tokens["admin"])
-    monkeypatch.setattr(cli, "startup_check", lambda session, tls, **options: None)
+    monkeypatch.setattr(session_setup, "startup_check", lambda session, tls, **options: None)
     assert cli.main(["--url", sim.base_url]) == 0
     switched = sys.modules["labdeck.ui.app"].kwargs["session_for_profile"]("b")
     # The switch resolves profile b (its URL and stored token); the startup probe is skipped here.
