@@ -24,7 +24,7 @@ from labdeck.ui.instances import Instance, instances_of, primary_triaging, sever
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.board.actions import BoardActions
 from labdeck.ui.screens.board.cells import failed_cell, why_cell
-from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
+from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip, merged_clusters
 from labdeck.ui.screens.board.merged import MergedBoard
 from labdeck.ui.triaging import Triaging, triaging, why_label
 from labdeck.ui.widgets.cells import coloured
@@ -312,13 +312,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         """A round ended: the ``Why`` cells and the clusters follow."""
         strip = self.query_one_optional("#board-clusters", ClusterStrip)
         if self._merged is not None:
-            self._cluster_owner = {}
-            clusters = []
-            for instance in self._merged.instances:
-                report = primary_triaging(self.app, instance).report
-                for cluster in report.clusters if report is not None else ():
-                    self._cluster_owner[id(cluster)] = instance
-                    clusters.append(cluster)
+            clusters, self._cluster_owner = merged_clusters(self.app, self._merged.instances)
             if strip is not None:
                 strip.show_clusters(clusters)
             self._show()
