@@ -161,6 +161,8 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self._merged: MergedBoard | None = None
         """Several instances (``--profile prod,staging``): their boards, merged."""
         self._instance_ages: dict[int, RowAges] = {}
+        self._troubled: set[int] | None = None
+        """While the rows are rendered: the instances in trouble (see :meth:`_merged_ages`)."""
 
     def keys_note(self) -> str:
         """``?``: the bound the board keeps for the watched projects now."""
@@ -347,13 +349,14 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self.marked &= set(self._rows)
         self._timed.clear()
         self._ages = self.console_app.watching.poller.row_ages()
-        self._instance_ages = self._merged.ages() if self._merged is not None else {}
+        self._instance_ages = self._merged_ages()
         table = self.table
         # On the top row the cursor stays on top, the most urgent row, as rows arrive (the first
         # pages of a round come one by one); moved down, it stays on its pipeline.
         keep = table.cursor_key if table.cursor_row else None
         table.clear()
         table.append_rows(self._table_row(row, now) for row in rows)
+        self._troubled = None
         if keep is not None:
             table.move_cursor_to_key(keep)
         self._update_context(rows)
@@ -364,9 +367,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
         """The clock moved on, the data did not: re-render only the rows whose age or running
         time reads differently now (most ticks, none: no repaint at all)."""
         self._ages = self.console_app.watching.poller.row_ages()
-        self._instance_ages = self._merged.ages() if self._merged is not None else {}
+        self._instance_ages = self._merged_ages()
         moved = [self._table_row(row, now) for key, row in self._rows.items()
                  if self._times(row, now) != self._timed.get(key) or self._is_stale(row) != self._stale.get(key)]
+        self._troubled = None
         if moved:
             self.table.append_rows(moved)  # rows with known keys are replaced in place, in one go
 
@@ -378,9 +382,22 @@ server by itself; the status line says how fresh the data is (amber: older than 
             return short_age(row.age_at(now)), "…"  # a partial pipeline whose start or end is not read yet
         return short_age(row.age_at(now)), format_duration(duration.total_seconds()) if duration else "—"
 
+    def _merged_ages(self) -> dict[int, RowAges]:
+        """Each instance's row ages, and its trouble for the rendering that follows (asked per row,
+        a pass over its projects each time: the most time of a board's first round over two)."""
+        if self._merged is None:
+            return {}
+        self._troubled = {instance.index for instance in self._merged.instances
+                          if self._merged.trouble(instance) is not None}
+        return self._merged.ages()
+
     def _is_stale(self, row: PipelineRow) -> bool:
         if self._merged is not None:
-            return self._merged.stale(row, self._instance_ages)
+            if self._troubled is None:  # else as MergedBoard.stale, with this rendering's trouble
+                return self._merged.stale(row, self._instance_ages)
+            index = self._merged.owner(row).index
+            found = self._instance_ages.get(index)
+            return index in self._troubled or (found is not None and found.stale(row))
         return self._ages is not None and self._ages.stale(row)
 
     def _table_row(self, row: PipelineRow, now: datetime) -> TableRow:
