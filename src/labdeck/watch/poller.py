@@ -437,7 +437,9 @@ class BoardPoller(PollerReads):
         for sub in self._subs:
             if (isinstance(sub, BoardSubscription) and sub.active and isinstance(sub.source, WatchedSet)
                     and now >= sub.listing_due(now, s.watched_refresh, s.interval)):
-                work.append(_Work((1, sub.listed_at or 0.0), "watched", functools.partial(self._list_watched, sub)))
+                first = sub.listed_at is None  # opens the board: first, on the start-up allowance
+                work.append(_Work((0, -1) if first else (1, sub.listed_at or 0.0), "watched",
+                                  functools.partial(self._list_watched, sub), startup=first))
         known = self.activity.known
         live = self._live_ids(alert_ids)
         period = self.rotation_period()

@@ -8,6 +8,7 @@ snapshots; it makes no request of its own, and while hidden it receives none.
 from __future__ import annotations
 
 import asyncio
+import functools
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
@@ -24,9 +25,9 @@ from labdeck.ui.instances import Instance, instances_of, primary_triaging, sever
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.board.actions import BoardActions
 from labdeck.ui.screens.board.cells import failed_cell, why_cell
-from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
+from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip, merged_clusters
 from labdeck.ui.screens.board.merged import MergedBoard
-from labdeck.ui.triaging import Triaging, triaging, why_label
+from labdeck.ui.triaging import triaging, why_label
 from labdeck.ui.widgets.cells import coloured
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
 from labdeck.ui.widgets.status_colours import status_text
@@ -149,9 +150,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
         """Each row's age and running time as shown (a clock tick re-renders the rows whose text moved)."""
         self._titled: tuple[str, int, int, str] | None = None
         self._triaged: tuple[object, ...] | None = None
-        self._triage_wanted: tuple[list[tuple[int, str]], list[tuple[int, str, Job]]] | None = None
-        self._triage_busy = False
-        """What the last triage round was asked about (a new round only when the failures change)."""
+        self._triage_wanted: dict[int, tuple[list[tuple[int, str]], list[tuple[int, str, Job]]]] = {}
+        self._triage_busy: set[int] = set()
+        """Per instance (-1: a board of one): what the next triage round is asked about, and whose
+        rounds are under way (a new round only when the failures change)."""
         self._ages: RowAges | None = None
         """The rows' ages as last rendered (a tick re-renders rows that turned stale)."""
         self._cluster_owner: dict[int, Instance] = {}
@@ -159,6 +161,8 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self._merged: MergedBoard | None = None
         """Several instances (``--profile prod,staging``): their boards, merged."""
         self._instance_ages: dict[int, RowAges] = {}
+        self._troubled: set[int] | None = None
+        """While the rows are rendered: the instances in trouble (see :meth:`_merged_ages`)."""
 
     def keys_note(self) -> str:
         """``?``: the bound the board keeps for the watched projects now."""
@@ -263,62 +267,44 @@ server by itself; the status line says how fresh the data is (amber: older than 
         if not failed or key == self._triaged:
             return
         self._triaged = key
-        if self._merged is not None:
-            self._triage_instances(failed)
-            return
-        projects = sorted({(row.project_id, row.project_path) for row, _ in failed})
-        jobs = [(row.project_id, row.project_path, job) for row, job in failed]
-        self._triage_wanted = (projects, jobs)
-        if not self._triage_busy:
-            self._triage_busy = True
-            self.run_api(self._triage_rounds, "triage", exclusive=False)
-
-    async def _triage_rounds(self) -> None:
-        """One round at a time, never cancelled half-way; again (after a pause) while the failures
-        changed meanwhile or a round left verdicts for the next."""
-        state = triaging(self.app)
-        try:
-            while self._triage_wanted is not None:
-                projects, jobs = self._triage_wanted
-                self._triage_wanted = None
-                await state.round(self.console_app.client, projects, jobs)
-                if state.missing and self._triage_wanted is None:
-                    self._triage_wanted = (projects, jobs)
-                if self._triage_wanted is not None:
-                    await asyncio.sleep(TRIAGE_GAP)
-        finally:
-            self._triage_busy = False
-
-    def _triage_instances(self, failed: list[tuple[PipelineRow, Job]]) -> None:
-        """Several instances: each instance's failures are worked out on its own client, budget
-        and verdicts (job ids of two instances may be the same number)."""
-        assert self._merged is not None
-        for instance in self._merged.instances:
-            own = [(row, job) for row, job in failed if self._merged.owner(row) is instance]
+        # Several instances: each instance's failures are worked out on its own client, budget and
+        # verdicts (job ids of two instances may be the same number), in a worker of its own.
+        merged = self._merged
+        for instance in merged.instances if merged is not None else (None,):
+            own = failed if merged is None else [(row, job) for row, job in failed if merged.owner(row) is instance]
             if not own:
                 continue
-            projects = sorted({(row.project_id, row.project_path) for row, _ in own})
-            jobs = [(row.project_id, row.project_path, job) for row, job in own]
-            state = primary_triaging(self.app, instance)
+            index = -1 if instance is None else instance.index
+            self._triage_wanted[index] = (sorted({(row.project_id, row.project_path) for row, _ in own}),
+                                          [(row.project_id, row.project_path, job) for row, job in own])
+            if index not in self._triage_busy:
+                self._triage_busy.add(index)
+                self.run_api(functools.partial(self._triage_rounds, instance),
+                             "triage" if instance is None else f"triage-{index}", exclusive=False)
 
-            async def round_of(instance: Instance = instance, state: Triaging = state,
-                               projects: list[tuple[int, str]] = projects,
-                               jobs: list[tuple[int, str, Job]] = jobs) -> None:
-                await state.round(instance.client, projects, jobs)
-
-            self.run_api(round_of, f"triage-{instance.index}")
+    async def _triage_rounds(self, instance: Instance | None) -> None:
+        """One round at a time, never cancelled half-way; again (after a pause) while the failures
+        changed meanwhile or a round left verdicts for the next. (A round cancelled by the next
+        update had paid its reads for nothing: over two instances rounds restarted with every
+        page of the first board round, and spent the budget the rest of the board was waiting for.)"""
+        index = -1 if instance is None else instance.index
+        state = primary_triaging(self.app, instance)
+        wanted = self._triage_wanted
+        try:
+            while (asked := wanted.pop(index, None)) is not None:
+                await state.round(instance.client if instance is not None else self.console_app.client, *asked)
+                if state.missing and index not in wanted:
+                    wanted[index] = asked
+                if index in wanted:
+                    await asyncio.sleep(TRIAGE_GAP)
+        finally:
+            self._triage_busy.discard(index)
 
     def _triage_done(self) -> None:
         """A round ended: the ``Why`` cells and the clusters follow."""
         strip = self.query_one_optional("#board-clusters", ClusterStrip)
         if self._merged is not None:
-            self._cluster_owner = {}
-            clusters = []
-            for instance in self._merged.instances:
-                report = primary_triaging(self.app, instance).report
-                for cluster in report.clusters if report is not None else ():
-                    self._cluster_owner[id(cluster)] = instance
-                    clusters.append(cluster)
+            clusters, self._cluster_owner = merged_clusters(self.app, self._merged.instances)
             if strip is not None:
                 strip.show_clusters(clusters)
             self._show()
@@ -363,13 +349,14 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self.marked &= set(self._rows)
         self._timed.clear()
         self._ages = self.console_app.watching.poller.row_ages()
-        self._instance_ages = self._merged.ages() if self._merged is not None else {}
+        self._instance_ages = self._merged_ages()
         table = self.table
         # On the top row the cursor stays on top, the most urgent row, as rows arrive (the first
         # pages of a round come one by one); moved down, it stays on its pipeline.
         keep = table.cursor_key if table.cursor_row else None
         table.clear()
         table.append_rows(self._table_row(row, now) for row in rows)
+        self._troubled = None
         if keep is not None:
             table.move_cursor_to_key(keep)
         self._update_context(rows)
@@ -380,9 +367,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
         """The clock moved on, the data did not: re-render only the rows whose age or running
         time reads differently now (most ticks, none: no repaint at all)."""
         self._ages = self.console_app.watching.poller.row_ages()
-        self._instance_ages = self._merged.ages() if self._merged is not None else {}
+        self._instance_ages = self._merged_ages()
         moved = [self._table_row(row, now) for key, row in self._rows.items()
                  if self._times(row, now) != self._timed.get(key) or self._is_stale(row) != self._stale.get(key)]
+        self._troubled = None
         if moved:
             self.table.append_rows(moved)  # rows with known keys are replaced in place, in one go
 
@@ -394,9 +382,22 @@ server by itself; the status line says how fresh the data is (amber: older than 
             return short_age(row.age_at(now)), "…"  # a partial pipeline whose start or end is not read yet
         return short_age(row.age_at(now)), format_duration(duration.total_seconds()) if duration else "—"
 
+    def _merged_ages(self) -> dict[int, RowAges]:
+        """Each instance's row ages, and its trouble for the rendering that follows (asked per row,
+        a pass over its projects each time: the most time of a board's first round over two)."""
+        if self._merged is None:
+            return {}
+        self._troubled = {instance.index for instance in self._merged.instances
+                          if self._merged.trouble(instance) is not None}
+        return self._merged.ages()
+
     def _is_stale(self, row: PipelineRow) -> bool:
         if self._merged is not None:
-            return self._merged.stale(row, self._instance_ages)
+            if self._troubled is None:  # else as MergedBoard.stale, with this rendering's trouble
+                return self._merged.stale(row, self._instance_ages)
+            index = self._merged.owner(row).index
+            found = self._instance_ages.get(index)
+            return index in self._troubled or (found is not None and found.stale(row))
         return self._ages is not None and self._ages.stale(row)
 
     def _table_row(self, row: PipelineRow, now: datetime) -> TableRow:

@@ -5,19 +5,24 @@ registry.example.com failed · 3 projects · infra``); ``enter`` on one opens
 :class:`ClusterScreen`, its failed jobs with their verdicts and owners, where marked rows
 (``space``) are retried through the bulk machinery (a dry run, one confirmation).
 Clusters come from the triage report (:mod:`labdeck.ui.triaging`); nothing here decides a verdict.
+On a board over several instances the instances' reports are merged (:func:`merged_clusters`): a
+registry outage failing jobs on production and on staging is one cluster, each job named by its
+instance, and each action on a job goes to that job's own instance.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from textual.app import App
 from textual.binding import Binding, BindingType
 
 from labdeck.operations.bulk_plan import JobTarget, plan_retry
-from labdeck.triage.report import Cluster, Failure
+from labdeck.triage.report import Cluster, Failure, TriageReport, merge_reports
 from labdeck.ui.dialogs.bulk import open_bulk_action
 from labdeck.ui.dialogs.form import clean
+from labdeck.ui.instances import Instance, instances_of, primary_triaging
 from labdeck.ui.screens.board.cells import cluster_cell
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
 from labdeck.ui.screens.table_section import TableSectionScreen
@@ -33,6 +38,22 @@ def cluster_row(cluster: Cluster) -> TableRow:
     """One row of the board's cluster strip (plain text: signatures come from server logs)."""
     return TableRow(key=("cluster", cluster.signature), cells=(cluster_cell(clean(cluster.title)),), data=cluster,
                     search_text=" ".join((cluster.title, *cluster.projects)).lower())
+
+
+def merged_clusters(app: App[Any], instances: Sequence[Instance]) -> tuple[list[Cluster], dict[int, Instance]]:
+    """The clusters over every instance's triage report (a signature shared by projects of two
+    instances is one cluster whose failures name their instance), and ``id(cluster)`` → its
+    instance for the clusters that lie within one instance."""
+    reports: dict[str, TriageReport] = {}
+    for instance in instances:
+        report = primary_triaging(app, instance).report
+        if report is not None:
+            reports.setdefault(instance.short, report)
+    by_name = {instance.short: instance for instance in reversed(instances)}
+    clusters = list(merge_reports(reports).clusters) if reports else []
+    owners = {id(cluster): by_name[cluster.instances[0]] for cluster in clusters
+              if len(cluster.instances) == 1 and cluster.instances[0] in by_name}
+    return clusters, owners
 
 
 class ClusterStrip(ResourceTable):
@@ -97,20 +118,43 @@ The failed jobs that share one normalized error across projects: one incident, n
     def __init__(self, cluster: Cluster) -> None:
         super().__init__()
         self.cluster = cluster
-        self.marked: set[int] = set()
+        self.marked: set[tuple[str, int]] = set()
+        """Marked jobs: (instance short name, job id); job ids of two instances may be the same."""
         self.context_text = clean(cluster.title)
+        self._acting_for: Instance | None = None
 
     async def load(self) -> None:
         """Nothing to read: the cluster's failures are in the triage report."""
         self._show()
         self.mark_loaded()
 
+    @staticmethod
+    def _key(failure: Failure) -> tuple[str, int]:
+        return (failure.instance, failure.job.id)
+
     def _row(self, failure: Failure) -> TableRow:
         job = failure.job
-        cells = {"mark": "●" if job.id in self.marked else " ", "project": clean(failure.project),
+        # Over several instances a member is named by its instance (``staging:web/api``).
+        cells = {"mark": "●" if self._key(failure) in self.marked else " ", "project": clean(failure.where),
                  "pipeline": f"#{failure.pipeline_id}", "job": clean(f"#{job.id} {job.name or ''}"),
                  "ref": clean(job.ref or "—"), "why": clean(failure.verdict.label), "owner": clean(failure.owner or "—")}
-        return TableRow(key=job.id, cells=tuple(cells[column.key] for column in COLUMNS), data=failure)
+        key: tuple[str, int] | int = self._key(failure) if failure.instance else job.id
+        return TableRow(key=key, cells=tuple(cells[column.key] for column in COLUMNS), data=failure)
+
+    def instance_of_failure(self, failure: Failure) -> Instance | None:
+        """The instance a member of the cluster comes from (None: this screen's own)."""
+        if not failure.instance:
+            return self.instance
+        return next((instance for instance in instances_of(self.app) if instance.short == failure.instance),
+                    self.instance)
+
+    def acting_instance(self) -> Instance | None:
+        """The instance of the job under the cursor (``i``, ``enter``), or of the marked jobs while
+        their retry opens."""
+        if self._acting_for is not None:
+            return self._acting_for
+        failure = self.selected()
+        return self.instance_of_failure(failure) if failure is not None else self.instance
 
     def _show(self) -> None:
         self.replace_rows(self._row(failure) for failure in self.cluster.failures)
@@ -125,7 +169,7 @@ The failed jobs that share one normalized error across projects: one incident, n
         failure = self.selected()
         if failure is None:
             return
-        self.marked.symmetric_difference_update({failure.job.id})
+        self.marked.symmetric_difference_update({self._key(failure)})
         self.table.update_row(self._row(failure))
         self.table.action_cursor_down()
 
@@ -133,10 +177,16 @@ The failed jobs that share one normalized error across projects: one incident, n
         """``R``: retry the marked jobs (the one under the cursor when none is marked)."""
         if self.refuse_if_read_only():
             return
-        chosen = [f for f in self.cluster.failures if f.job.id in self.marked]
+        chosen = [f for f in self.cluster.failures if self._key(f) in self.marked]
         if not chosen and (current := self.selected()) is not None:
             chosen = [current]
         if not chosen:
+            return
+        names = sorted({f.instance for f in chosen})
+        if len(names) > 1:
+            # One dialog sends to one instance: it names it, and its client sends the requests.
+            self.notify(f"The marked jobs are on several instances ({', '.join(names)}): mark those of one.",
+                        severity="warning", timeout=5, markup=False)
             return
         targets = [JobTarget(f.project_id, f.project, f.job) for f in chosen]
         plan = plan_retry(targets, marked=True, action="cluster.retry",
@@ -147,7 +197,12 @@ The failed jobs that share one normalized error across projects: one incident, n
                 self.marked.clear()
                 self._show()
 
-        open_bulk_action(self.app, plan, on_done=done)
+        # The dialog takes the marked jobs' instance (not the one of the row under the cursor).
+        self._acting_for = self.instance_of_failure(chosen[0])
+        try:
+            open_bulk_action(self.app, plan, on_done=done)
+        finally:
+            self._acting_for = None
 
     def action_job_detail(self) -> None:
         """The job's details (verdict, evidence, owner, history)."""
