@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -28,6 +29,8 @@ from labdeck.watch.settings import PollerSettings
 from labdeck.watch.snapshots import ProjectStatus
 
 INITIAL, HOT, SLOW, COLD, ERROR = "initial", "hot", "slow", "cold", "error"
+PLANNED = frozenset({"next_due", "lane", "in_flight", "last_ok", "loaded", "error", "failing"})
+"""Fields of :class:`ProjectTrack` that decide when and how urgently the poller reads it."""
 RUNNING_PIPELINE = frozenset({"running", "canceling", "preparing"})
 """Server statuses of a pipeline with a job that holds a runner."""
 
@@ -81,6 +84,16 @@ class ProjectTrack:
     acted_at: float | None = None
     """When the console last changed something here (a retry …): a read that started before it
     is followed by another at once."""
+    watcher: Callable[[ProjectTrack], None] | None = field(default=None, repr=False, compare=False)
+    """Told when a field the poller's plan depends on is set (:data:`PLANNED`): its index
+    (:class:`~labdeck.watch.due.DueIndex`) re-files just this project instead of ranking all."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        object.__setattr__(self, name, value)
+        if name in PLANNED:
+            watcher = self.__dict__.get("watcher")
+            if watcher is not None:
+                watcher(self)
 
     def deep_unfinished(self, limit: int) -> list[PipelineRow]:
         """Partial pipelines among the newest ``limit`` that will still change on their own."""
