@@ -172,10 +172,12 @@ class DueIndex:
             heapq.heappop(future)
         return future[0][0] if future else None
 
-    def head(self, now: float, period: float, known: Mapping[int, datetime],
-             make: MakeWork) -> list[tuple[int, _Work]]:
-        """Start-up reads and alert targets due now, each with its interest order."""
-        found: list[tuple[int, _Work]] = []
+    def startup_due(self, now: float, period: float, known: Mapping[int, datetime], make: MakeWork,
+                    still: Callable[[], bool]) -> Iterator[_Work]:
+        """First reads due now, most urgent first (alert targets, then the projects most recently
+        active); stops once ``still()`` is false (the start-up bucket ran dry: the rest would find
+        it dry too). Made lazily: 2,000 projects loading are 2,000 candidates a step."""
+        keys: list[tuple[float, float, float, int]] = []
         live, alerts, tracks = self.live, self.alerts, self._tracks
         for pid in self.startup:
             track = tracks[pid]
@@ -185,10 +187,17 @@ class DueIndex:
             if track.next_due > now and not overdue:
                 continue
             recent = known.get(pid)
-            rank = (0, 0 if pid in alerts else 1, -(recent.timestamp() if recent else 0.0), pid)
-            found.append((self._order[pid], make(track, rank, True)))
-        for pid in alerts:
-            alert = tracks.get(pid)
+            keys.append((0, 0 if pid in alerts else 1, -(recent.timestamp() if recent else 0.0), pid))
+        heapq.heapify(keys)
+        while keys and still():
+            rank = heapq.heappop(keys)
+            yield make(tracks[rank[3]], rank, True)
+
+    def alerts_due(self, now: float, period: float, make: MakeWork) -> list[_Work]:
+        """Alert targets (read) due now, in interest order."""
+        found: list[tuple[int, _Work]] = []
+        for pid in self.alerts:
+            alert = self._tracks.get(pid)
             if alert is None or pid not in self._order or pid in self.startup or alert.in_flight:
                 continue
             overdue = alert.last_ok is not None and now - alert.last_ok >= period
@@ -196,7 +205,7 @@ class DueIndex:
                 continue
             found.append((self._order[pid], make(alert, (2, alert.next_due), False)))
         found.sort(key=lambda item: item[0])
-        return found
+        return [item for _, item in found]
 
     def overdue(self, now: float, period: float, make: MakeWork) -> Iterator[_Work]:
         """Followed projects the rotation's period has come round for, longest unread first."""

@@ -88,6 +88,8 @@ class BoardPoller(PollerReads):
         self._index = DueIndex()
         self._membership: list[tuple[object, ...]] = []
         """Who wanted which projects at the last step (re-filed only when it changes)."""
+        self._startup_open = True
+        """The step's first reads may still find a token (see :meth:`DueIndex.startup_due`)."""
         self._forget = False
         """A project no one wants any more was in flight: forgotten at a later step."""
         self._generation = 0
@@ -370,7 +372,8 @@ class BoardPoller(PollerReads):
                 break
             if item.startup:
                 if not self.budget.try_take(startup=True):
-                    startup_blocked = True
+                    # The other first reads would find the bucket as dry (same clock): not tried.
+                    startup_blocked, self._startup_open = True, False
                     continue
             elif not self.budget.try_take(reserve=reserve if item.background else 0.0):
                 # Every item after this one is steady too (start-up reads rank first): all wait.
@@ -470,7 +473,7 @@ class BoardPoller(PollerReads):
                 work.append(_Work((1, sub.listed_at or 0.0), "watched", functools.partial(self._list_watched, sub)))
         period = self.rotation_period()
         self._live = bool(index.live)
-        work.extend(item for _, item in index.head(now, period, self.activity.known, self._work_for))
+        work.extend(index.alerts_due(now, period, self._work_for))
         activity_due = self._activity_due()
         if self._interest and not self._activity_busy and now >= activity_due:
             work.append(_Work((3, activity_due), "activity", self._check_activity))
@@ -481,7 +484,9 @@ class BoardPoller(PollerReads):
             runners_rank: tuple[float, ...] = (3, self.runner_hints.next_due) if hints_due else (6, self._next_running)
             work.append(_Work(runners_rank, "runners", self._read_running_now))
         work.sort(key=_rank)
-        return heapq.merge(work, index.overdue(now, period, self._work_for),
+        self._startup_open = True
+        first = index.startup_due(now, period, self.activity.known, self._work_for, lambda: self._startup_open)
+        return heapq.merge(first, work, index.overdue(now, period, self._work_for),
                            index.ready(now, period, self._work_for), key=_rank)
 
     def _work_for(self, track: ProjectTrack, rank: tuple[float, ...], startup: bool) -> _Work:
