@@ -101,9 +101,18 @@ class ProjectTrack:
         return [row for row in newest if row.partial and row.unfinished]
 
     def status(self) -> ProjectStatus:
-        """The immutable view for snapshots."""
-        return ProjectStatus(self.project_id, self.path, newest_pipeline(self.rows), self.loaded, self.lane,
-                             self.error, self.last_ok)
+        """The immutable view for snapshots (kept while nothing in it changed: a snapshot of the
+        board asks every watched project's, and most have not changed since the last one)."""
+        held: tuple[ProjectStatus, tuple[PipelineRow, ...]] | None = self.__dict__.get("_status")
+        if held is not None:
+            status, rows = held  # rows are replaced, never changed in place: compared by identity
+            if (rows is self.rows and status.path == self.path and status.loaded == self.loaded
+                    and status.lane == self.lane and status.error == self.error and status.polled_at == self.last_ok):
+                return status
+        status = ProjectStatus(self.project_id, self.path, newest_pipeline(self.rows), self.loaded, self.lane,
+                               self.error, self.last_ok)
+        object.__setattr__(self, "_status", (status, self.rows))
+        return status
 
     def all_rows(self) -> tuple[PipelineRow, ...]:
         """Rows of the first page plus those of pipelines fetched for alert targets."""
