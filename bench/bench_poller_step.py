@@ -5,7 +5,7 @@ In-process: a simulator (manual clock, seed 42, ``--projects N``; five projects 
 all the time, as in ``tests/watch/test_fairness.py``) and a :class:`BoardPoller` driven step by
 step on a fake clock (no real waiting: each ``step()`` is followed by a jump of the fake clock by
 the delay it asked for). Once every project has been read once, the poller runs
-``LABDECK_BENCH_STEP_SECONDS`` seconds of its clock (default 1200: at 60 requests a minute, the
+``LABDECK_BENCH_STEP_SECONDS`` seconds of its clock (default 600: at 60 requests a minute, the
 steady state of the rotation, busy projects and change checks).
 
 Reported per N: steps, their mean and p95 wall time *excluding the reads they await* (a step's
@@ -118,7 +118,7 @@ async def _measure(server: SimServer, seconds: float) -> dict[str, Any]:
 
 def main() -> int:
     sizes = [int(arg) for arg in sys.argv[1:]] or [800, 2000]
-    seconds = float(os.environ.get("LABDECK_BENCH_STEP_SECONDS", "1200"))
+    seconds = float(os.environ.get("LABDECK_BENCH_STEP_SECONDS", "600"))
     for size in sizes:
         server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"), projects=size)).start()
         try:

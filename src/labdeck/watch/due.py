@@ -22,10 +22,12 @@ subscriptions list the projects, as the sorted plan did.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from labdeck.watch.settings import PollerSettings
+from labdeck.watch.subscriptions import AlertSink, Subscription
 from labdeck.watch.tracking import HOT, ProjectTrack, overview_round
 from labdeck.watch.work_plan import _LANE_RANK, _OVERDUE, _Work
 
@@ -244,3 +246,34 @@ class DueIndex:
         for ready in self._popped_ready:
             heapq.heappush(self._ready, ready)
         self._popped_read, self._popped_ready = [], []
+
+
+def membership_key(subs: Sequence[Subscription[Any]], sinks: Sequence[AlertSink]) -> list[tuple[object, ...]]:
+    """Who wants which projects, cheaply compared (:func:`same_membership`): a subscription's
+    projects object is replaced, never changed in place, so it is compared by identity (held in
+    the key, so that its id cannot be reused); alert targets are few, compared by value."""
+    key: list[tuple[object, ...]] = [(sub, sub.active, sub.membership(), False) for sub in subs]
+    for sink in sinks:
+        ids = sink.project_ids()
+        key.append((sink, ids, tuple(sorted((pid, sink.project_path(pid)) for pid in ids)), True))
+    return key
+
+
+def same_membership(new: list[tuple[object, ...]], old: list[tuple[object, ...]]) -> bool:
+    """Whether two :func:`membership_key` results say the same projects are wanted by the same."""
+    return len(new) == len(old) and all(
+        now[0] is was[0] and now[1] == was[1] and (now[2] is was[2] or (bool(now[3]) and now[2] == was[2]))
+        for now, was in zip(new, old, strict=True))
+
+
+def collect_interest(subs: Sequence[Subscription[Any]], sinks: Sequence[AlertSink]) -> dict[int, str]:
+    """Project id → path of every project a visible subscription or an alert target wants, in
+    their order (ties in the plan keep it)."""
+    paths: dict[int, str] = {}
+    for sub in subs:
+        if sub.active:
+            paths.update(sub.project_paths())
+    for sink in sinks:
+        for pid in sink.project_ids():
+            paths.setdefault(pid, sink.project_path(pid) or str(pid))
+    return paths

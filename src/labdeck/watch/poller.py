@@ -30,7 +30,7 @@ from labdeck.watch.ages import LIVE_LIMIT, QUIET_LIMIT, RowAges
 from labdeck.watch.batches import GraphqlBatches
 from labdeck.watch.budget import PollStats, RequestBudget, WireTap
 from labdeck.watch.clock import Clock, ServerClock, Sleep, WallClock, interruptible_sleep
-from labdeck.watch.due import DueIndex
+from labdeck.watch.due import DueIndex, collect_interest, membership_key, same_membership
 from labdeck.watch.publish import board_snapshot, projects_snapshot
 from labdeck.watch.reads import PollerReads
 from labdeck.watch.running import HINTED_BUSY, RunnerHints
@@ -405,37 +405,16 @@ class BoardPoller(PollerReads):
     def _follow_membership(self, now: float) -> None:
         """Who wants which projects: worked out again (and every project re-filed) only when a
         subscription, its projects or an alert target changed, not at every step."""
-        key = self._membership_key()
-        if len(key) == len(self._membership) and all(
-                new[0] is old[0] and new[1] == old[1] and (new[2] is old[2] or (new[3] and new[2] == old[2]))
-                for new, old in zip(key, self._membership, strict=True)):
+        key = membership_key(self._subs, self._sinks)
+        if same_membership(key, self._membership):
             if self._forget:
                 self._forget_tracks()
             return
         self._membership = key
-        self._interest = self._collect_interest()
+        self._interest = collect_interest(self._subs, self._sinks)
         self._sync_tracks(now)
         alert_ids = self._alert_ids()
         self._index.rebuild(self.tracks, self._interest, self._live_ids(alert_ids), alert_ids)
-
-    def _membership_key(self) -> list[tuple[object, ...]]:
-        # A subscription's projects object is replaced, never changed in place: compared by
-        # identity (held here, so its id cannot be reused). Alert targets are few: by value.
-        key: list[tuple[object, ...]] = [(sub, sub.active, sub.membership(), False) for sub in self._subs]
-        for sink in self._sinks:
-            ids = sink.project_ids()
-            key.append((sink, ids, tuple(sorted((pid, sink.project_path(pid)) for pid in ids)), True))
-        return key
-
-    def _collect_interest(self) -> dict[int, str]:
-        paths: dict[int, str] = {}
-        for sub in self._subs:
-            if sub.active:
-                paths.update(sub.project_paths())
-        for sink in self._sinks:
-            for pid in sink.project_ids():
-                paths.setdefault(pid, sink.project_path(pid) or str(pid))
-        return paths
 
     def _sync_tracks(self, now: float) -> None:
         for pid, path in self._interest.items():
