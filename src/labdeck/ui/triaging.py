@@ -40,8 +40,7 @@ class Triaging:
         self.cache = cache or LogCache()
         self.report: TriageReport | None = None
         self.failures: dict[int, Failure] = {}
-        """Job id → its failure entry (verdict, signature, owner): those of the latest round and of
-        the failed jobs on the projects' latest pages (see :meth:`_forget_gone`)."""
+        """Job id → its failure entry (verdict, signature, owner)."""
         self.pages: dict[int, tuple[Job, ...]] = {}
         """Project id → its latest jobs page (histories come from it without a request)."""
         self.rounds = 0
@@ -107,23 +106,10 @@ class Triaging:
         self._stored = ticket
         self.report = report
         self.pages.update(report.pages)
-        self._forget_gone(found)
         self.rounds += 1
         for listener in list(self._listeners):
             listener()
         return report
-
-    def _forget_gone(self, kept: dict[int, Failure]) -> None:
-        """Drop the verdicts of jobs no longer in the latest round nor on any project's latest
-        page: a board left open for days met thousands of failed jobs, and kept every verdict
-        (with its job, history and log facts) for good (+0.2 MB per simulated hour in
-        ``bench/bench_soak.py``). One asked for again is worked out again (its log is cached)."""
-        report = self.report
-        wanted = set(kept) | ({failure.job.id for failure in report.failures} if report is not None else set())
-        for page in self.pages.values():
-            wanted.update(job.id for job in page if job.status == "failed")
-        for job_id in [job_id for job_id in self.failures if job_id not in wanted]:
-            del self.failures[job_id]
 
     async def verdicts(self, client: ApiClient, project_id: int, path: str, jobs: Sequence[Job]) -> None:
         """Verdicts for the failed ``jobs`` of one project not known yet (the newest :data:`AT_ONCE`):
