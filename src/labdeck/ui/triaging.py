@@ -40,7 +40,8 @@ class Triaging:
         self.cache = cache or LogCache()
         self.report: TriageReport | None = None
         self.failures: dict[int, Failure] = {}
-        """Job id → its failure entry (verdict, signature, owner)."""
+        """Job id → its failure entry (verdict, signature, owner): those of the latest round and of
+        the failed jobs on the projects' latest pages (see :meth:`_forget_gone`)."""
         self.pages: dict[int, tuple[Job, ...]] = {}
         """Project id → its latest jobs page (histories come from it without a request)."""
         self.rounds = 0
@@ -50,6 +51,8 @@ class Triaging:
         self._stored = 0
         """Rounds run side by side (never cancelled half-way): an older one finishing last is not kept."""
         self._listeners: list[Callable[[], None]] = []
+        self._shown: set[int] = set()
+        """Jobs whose verdict a screen asked for since the last round (kept while shown)."""
         self.pacer: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext
         """Wraps every read: the board's request budget (set by ``app.watching``), so that triage's
         jobs pages and logs wait their turn within the per-minute budget."""
@@ -65,12 +68,14 @@ class Triaging:
 
     def failure(self, job_id: int) -> Failure | None:
         """The verdict of a failed job, when known."""
+        self._shown.add(job_id)
         return self.failures.get(job_id)
 
     def label(self, job: Job) -> str:
         """The ``Why`` cell of one job: the verdict's label, ``…`` while unknown, '' when not failed."""
         if job.status != "failed":
             return ""
+        self._shown.add(job.id)
         found = self.failures.get(job.id)
         return found.verdict.label if found is not None else PENDING
 
@@ -106,10 +111,24 @@ class Triaging:
         self._stored = ticket
         self.report = report
         self.pages.update(report.pages)
+        self._forget_gone(found)
         self.rounds += 1
         for listener in list(self._listeners):
             listener()
         return report
+
+    def _forget_gone(self, kept: dict[int, Failure]) -> None:
+        """Drop the verdicts of jobs no longer in the latest round nor on any project's latest
+        page, and not asked for by a screen since the last round: a board left open for days met thousands of failed jobs, and kept every verdict
+        (with its job, history and log facts) for good (+0.2 MB per simulated hour in
+        ``bench/bench_soak.py``). One asked for again is worked out again (its log is cached)."""
+        report = self.report
+        wanted = set(kept) | self._shown | ({failure.job.id for failure in report.failures} if report is not None else set())
+        self._shown = set()
+        for page in self.pages.values():
+            wanted.update(job.id for job in page if job.status == "failed")
+        for job_id in [job_id for job_id in self.failures if job_id not in wanted]:
+            del self.failures[job_id]
 
     async def verdicts(self, client: ApiClient, project_id: int, path: str, jobs: Sequence[Job]) -> None:
         """Verdicts for the failed ``jobs`` of one project not known yet (the newest :data:`AT_ONCE`):

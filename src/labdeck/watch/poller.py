@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import heapq
 import logging
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from labdeck.api.client import ApiClient
@@ -29,6 +30,7 @@ from labdeck.watch.ages import LIVE_LIMIT, QUIET_LIMIT, RowAges
 from labdeck.watch.batches import GraphqlBatches
 from labdeck.watch.budget import PollStats, RequestBudget, WireTap
 from labdeck.watch.clock import Clock, ServerClock, Sleep, WallClock, interruptible_sleep
+from labdeck.watch.due import DueIndex, collect_interest, membership_key, same_membership
 from labdeck.watch.publish import board_snapshot, projects_snapshot
 from labdeck.watch.reads import PollerReads
 from labdeck.watch.running import HINTED_BUSY, RunnerHints
@@ -41,19 +43,15 @@ from labdeck.watch.subscriptions import (
     RunningNowSubscription,
     Subscription,
 )
-from labdeck.watch.tracking import HOT, ProjectTrack, overview_round, set_lane
+from labdeck.watch.tracking import HOT, ProjectTrack, set_lane
 from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
-from labdeck.watch.work_plan import (
-    _LANE_RANK,
-    _OVERDUE,
-    DETACHED,
-    FAILING_EVERY,
-    PROGRESS_EVERY,
-    ROTATION_SHARE,
-    _Work,
-)
+from labdeck.watch.work_plan import DETACHED, FAILING_EVERY, PROGRESS_EVERY, ROTATION_SHARE, _Work
 
 log = logging.getLogger("labdeck.watch")
+
+
+def _rank(item: _Work) -> tuple[float, ...]:
+    return item.rank
 
 
 class BoardPoller(PollerReads):
@@ -87,6 +85,13 @@ class BoardPoller(PollerReads):
         """When the last snapshot went out in the middle of a step (``time.monotonic``)."""
         self._to_send: set[int] = set()
         self._interest: dict[int, str] = {}
+        self._index = DueIndex()
+        self._membership: list[tuple[object, ...]] = []
+        """Who wanted which projects at the last step (re-filed only when it changes)."""
+        self._startup_open = True
+        """The step's first reads may still find a token (see :meth:`DueIndex.startup_due`)."""
+        self._forget = False
+        """A project no one wants any more was in flight: forgotten at a later step."""
         self._generation = 0
         self._next_activity = 0.0
         self._activity_busy = False
@@ -248,7 +253,7 @@ class BoardPoller(PollerReads):
     # --- fair shares ------------------------------------------------------------------------------
 
     def _live_count(self) -> int:
-        return len(self._live_ids(self._alert_ids()) & self._interest.keys()) if self._interest else 0
+        return len(self._index.followed) if self._interest else 0
 
     def _alert_ids(self) -> frozenset[int]:
         return frozenset().union(*(sink.project_ids() for sink in self._sinks)) if self._sinks else frozenset()
@@ -307,16 +312,10 @@ class BoardPoller(PollerReads):
     def _lanes(self) -> tuple[int, int]:
         """(busy, failing-and-not-busy) projects the board or an alert follows, once per step."""
         if "hot" not in self._memo:
-            hot = failing = 0
-            for pid in self._live_ids(self._alert_ids()) & self._interest.keys():
-                track = self.tracks.get(pid)
-                if track is None:
-                    continue
-                if track.lane == HOT:
-                    hot += 1
-                elif track.failing and not self.batches.available:
-                    failing += 1
-            self._memo["hot"], self._memo["failing"] = hot, failing
+            # Counted by the index as projects change lanes (not by looking at every one).
+            index = self._index
+            self._memo["hot"] = index.hot
+            self._memo["failing"] = 0 if self.batches.available else index.failing
         return int(self._memo["hot"]), int(self._memo["failing"])
 
     def _hot_count(self) -> int:
@@ -361,33 +360,32 @@ class BoardPoller(PollerReads):
         self.tap.install(self.client.http)
         now = self._clock()
         self._memo.clear()
-        self._interest = self._collect_interest()
-        self._sync_tracks(now)
-        work = sorted(self._plan(now), key=lambda item: item.rank)
+        self._follow_membership(now)
         launched: list[_Work] = []
         startup_blocked = False
         steady_blocked: float | None = None
         """The reserve the first steady item that found the bucket too low needed."""
         limit = max(1, self.settings.max_in_flight) * 2
         reserve = self.settings.burst / 2
-        for item in work:
+        for item in self._plan(now):
             if len(launched) >= limit:
                 break
             if item.startup:
                 if not self.budget.try_take(startup=True):
-                    startup_blocked = True
+                    # The other first reads would find the bucket as dry (same clock): not tried.
+                    startup_blocked, self._startup_open = True, False
                     continue
-            elif steady_blocked is not None:
-                continue
             elif not self.budget.try_take(reserve=reserve if item.background else 0.0):
+                # Every item after this one is steady too (start-up reads rank first): all wait.
                 steady_blocked = reserve if item.background else 0.0
-                continue
+                break
             if item.track is not None:
                 item.track.in_flight = True
             if self._detach and item.kind in DETACHED:
                 self._launch_detached(item)
                 continue
             launched.append(item)
+        self._index.restore()
         if launched:
             await asyncio.gather(*(self._guarded(item, progress=True) for item in launched))
         self._publish()
@@ -404,35 +402,49 @@ class BoardPoller(PollerReads):
             waits.append(self.budget.wait_time(startup=True))
         return max(0.05, min(waits))
 
-    def _collect_interest(self) -> dict[int, str]:
-        paths: dict[int, str] = {}
-        for sub in self._subs:
-            if sub.active:
-                paths.update(sub.project_paths())
-        for sink in self._sinks:
-            for pid in sink.project_ids():
-                paths.setdefault(pid, sink.project_path(pid) or str(pid))
-        return paths
+    def _follow_membership(self, now: float) -> None:
+        """Who wants which projects: worked out again (and every project re-filed) only when a
+        subscription, its projects or an alert target changed, not at every step."""
+        key = membership_key(self._subs, self._sinks)
+        if same_membership(key, self._membership):
+            if self._forget:
+                self._forget_tracks()
+            return
+        self._membership = key
+        self._interest = collect_interest(self._subs, self._sinks)
+        self._sync_tracks(now)
+        alert_ids = self._alert_ids()
+        self._index.rebuild(self.tracks, self._interest, self._live_ids(alert_ids), alert_ids)
 
     def _sync_tracks(self, now: float) -> None:
         for pid, path in self._interest.items():
             track = self.tracks.get(pid)
             if track is None:
-                self.tracks[pid] = ProjectTrack(pid, path, next_due=now)
+                self.tracks[pid] = ProjectTrack(pid, path, next_due=now, watcher=self._index.touch)
             elif path != str(pid) and track.path != path:
                 track.path = path
+        self._forget_tracks()
+
+    def _forget_tracks(self) -> None:
+        self._forget = False
         if len(self.tracks) > len(self._interest):
             # Forget projects no subscription (hidden ones included) and no alert needs any more:
             # a projects table scrolled through thousands of rows must not keep them all.
             wanted = set(self._interest)
             for sub in self._subs:
                 wanted |= sub.project_ids()
-            for pid in [pid for pid, track in self.tracks.items() if pid not in wanted and not track.in_flight]:
-                del self.tracks[pid]
+            for pid in [pid for pid in self.tracks if pid not in wanted]:
+                if self.tracks[pid].in_flight:
+                    self._forget = True
+                else:
+                    del self.tracks[pid]
 
-    def _plan(self, now: float) -> list[_Work]:
+    def _plan(self, now: float) -> Iterator[_Work]:
+        """The work due now, most urgent first (lazily: the step stops at its cap or when the
+        budget runs out, and what it did not look at stays filed)."""
         s = self.settings
-        alert_ids = frozenset().union(*(sink.project_ids() for sink in self._sinks)) if self._sinks else frozenset()
+        index = self._index
+        index.adjust(s)
         work: list[_Work] = []
         for sub in self._subs:
             if (isinstance(sub, BoardSubscription) and sub.active and isinstance(sub.source, WatchedSet)
@@ -440,38 +452,9 @@ class BoardPoller(PollerReads):
                 first = sub.listed_at is None  # opens the board: first, on the start-up allowance
                 work.append(_Work((0, -1) if first else (1, sub.listed_at or 0.0), "watched",
                                   functools.partial(self._list_watched, sub), startup=first))
-        known = self.activity.known
-        live = self._live_ids(alert_ids)
         period = self.rotation_period()
-        self._live = bool(live)
-        for pid in self._interest:
-            track = self.tracks[pid]
-            if track.in_flight:
-                continue
-            if track.last_ok is not None:
-                if pid not in live:
-                    # Only the CI column wants it: an overview, read at its own slower pace, and
-                    # in the same wake-up as the other overview reads (see overview_round).
-                    track.next_due = overview_round(max(track.next_due, track.last_ok + s.overview_interval), s)
-                    track.overview = True
-                elif track.overview:
-                    # The board (or an alert) follows it now: its lane's cadence, not the overview's.
-                    track.overview = False
-                    if track.lane == HOT:
-                        track.next_due = min(track.next_due, track.last_ok + s.interval)
-            overdue = pid in live and track.last_ok is not None and now - track.last_ok >= period
-            if track.next_due > now and not overdue:
-                continue
-            read = functools.partial(self._read_project, track)
-            if not track.loaded and track.error is None:
-                recent = known.get(pid)
-                rank = (0, 0 if pid in alert_ids else 1, -(recent.timestamp() if recent else 0.0), pid)
-                work.append(_Work(rank, "jobs", read, startup=True, track=track))
-            elif overdue and pid not in alert_ids:
-                work.append(_Work((_OVERDUE, track.last_ok or 0.0), "jobs", read, track=track))
-            else:
-                lane_rank = 2 if pid in alert_ids else _LANE_RANK.get(track.lane, 8)
-                work.append(_Work((lane_rank, track.next_due), "jobs", read, track=track))
+        self._live = bool(index.live)
+        work.extend(index.alerts_due(now, period, self._work_for))
         activity_due = self._activity_due()
         if self._interest and not self._activity_busy and now >= activity_due:
             work.append(_Work((3, activity_due), "activity", self._check_activity))
@@ -481,7 +464,14 @@ class BoardPoller(PollerReads):
             # One reading serves both the strip and the change hints (where there is no GraphQL).
             runners_rank: tuple[float, ...] = (3, self.runner_hints.next_due) if hints_due else (6, self._next_running)
             work.append(_Work(runners_rank, "runners", self._read_running_now))
-        return work
+        work.sort(key=_rank)
+        self._startup_open = True
+        first = index.startup_due(now, period, self.activity.known, self._work_for, lambda: self._startup_open)
+        return heapq.merge(first, work, index.overdue(now, period, self._work_for),
+                           index.ready(now, period, self._work_for), key=_rank)
+
+    def _work_for(self, track: ProjectTrack, rank: tuple[float, ...], startup: bool) -> _Work:
+        return _Work(rank, "jobs", functools.partial(self._read_project, track), startup=startup, track=track)
 
     def _live_ids(self, alert_ids: frozenset[int]) -> frozenset[int]:
         """Projects the board or an alert follows (read at the live cadence)."""
@@ -494,7 +484,10 @@ class BoardPoller(PollerReads):
     def _next_wake(self, now: float) -> float:
         """Seconds until the next work falls due. Work already due is left out: :meth:`step`
         launched it, or it waits for the budget (and :meth:`step` adds that wait)."""
-        times = [track.next_due for pid in self._interest if not (track := self.tracks[pid]).in_flight]
+        times: list[float] = []
+        first = self._index.next_after(now)
+        if first is not None:
+            times.append(first)
         if self._interest and not self._activity_busy:
             times.append(self._activity_due())
         for sub in self._subs:

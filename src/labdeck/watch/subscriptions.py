@@ -81,6 +81,11 @@ class Subscription(Generic[S]):
         """The projects this subscription needs read."""
         return frozenset()
 
+    def membership(self) -> object:
+        """What its projects are read from: an object replaced (never changed in place) whenever
+        they change, so the poller sees a change by identity without comparing every project."""
+        return None
+
     def project_paths(self) -> Mapping[int, str]:
         return {}
 
@@ -111,6 +116,9 @@ class BoardSubscription(Subscription[BoardSnapshot]):
 
     def project_ids(self) -> frozenset[int]:
         return self.watched.ids
+
+    def membership(self) -> object:
+        return self.watched
 
     def project_paths(self) -> Mapping[int, str]:
         return self.watched.paths()
@@ -159,6 +167,9 @@ class ProjectsSubscription(Subscription[ProjectsSnapshot]):
 
     def project_ids(self) -> frozenset[int]:
         return frozenset(self._paths)
+
+    def membership(self) -> object:
+        return self._paths
 
     def project_paths(self) -> Mapping[int, str]:
         return dict(self._paths)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -28,6 +29,8 @@ from labdeck.watch.settings import PollerSettings
 from labdeck.watch.snapshots import ProjectStatus
 
 INITIAL, HOT, SLOW, COLD, ERROR = "initial", "hot", "slow", "cold", "error"
+PLANNED = frozenset({"next_due", "lane", "in_flight", "last_ok", "loaded", "error", "failing"})
+"""Fields of :class:`ProjectTrack` that decide when and how urgently the poller reads it."""
 RUNNING_PIPELINE = frozenset({"running", "canceling", "preparing"})
 """Server statuses of a pipeline with a job that holds a runner."""
 
@@ -81,6 +84,16 @@ class ProjectTrack:
     acted_at: float | None = None
     """When the console last changed something here (a retry …): a read that started before it
     is followed by another at once."""
+    watcher: Callable[[ProjectTrack], None] | None = field(default=None, repr=False, compare=False)
+    """Told when a field the poller's plan depends on is set (:data:`PLANNED`): its index
+    (:class:`~labdeck.watch.due.DueIndex`) re-files just this project instead of ranking all."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        object.__setattr__(self, name, value)
+        if name in PLANNED:
+            watcher = self.__dict__.get("watcher")
+            if watcher is not None:
+                watcher(self)
 
     def deep_unfinished(self, limit: int) -> list[PipelineRow]:
         """Partial pipelines among the newest ``limit`` that will still change on their own."""
@@ -88,9 +101,18 @@ class ProjectTrack:
         return [row for row in newest if row.partial and row.unfinished]
 
     def status(self) -> ProjectStatus:
-        """The immutable view for snapshots."""
-        return ProjectStatus(self.project_id, self.path, newest_pipeline(self.rows), self.loaded, self.lane,
-                             self.error, self.last_ok)
+        """The immutable view for snapshots (kept while nothing in it changed: a snapshot of the
+        board asks every watched project's, and most have not changed since the last one)."""
+        held: tuple[ProjectStatus, tuple[PipelineRow, ...]] | None = self.__dict__.get("_status")
+        if held is not None:
+            status, rows = held  # rows are replaced, never changed in place: compared by identity
+            if (rows is self.rows and status.path == self.path and status.loaded == self.loaded
+                    and status.lane == self.lane and status.error == self.error and status.polled_at == self.last_ok):
+                return status
+        status = ProjectStatus(self.project_id, self.path, newest_pipeline(self.rows), self.loaded, self.lane,
+                               self.error, self.last_ok)
+        object.__setattr__(self, "_status", (status, self.rows))
+        return status
 
     def all_rows(self) -> tuple[PipelineRow, ...]:
         """Rows of the first page plus those of pipelines fetched for alert targets."""
