@@ -449,9 +449,9 @@ class BoardPoller(PollerReads):
         for sub in self._subs:
             if (isinstance(sub, BoardSubscription) and sub.active and isinstance(sub.source, WatchedSet)
                     and now >= sub.listing_due(now, s.watched_refresh, s.interval)):
-                first = sub.listed_at is None  # opens the board: first, on the start-up allowance
-                work.append(_Work((0, -1) if first else (1, sub.listed_at or 0.0), "watched",
-                                  functools.partial(self._list_watched, sub), startup=first))
+                opening = sub.listed_at is None  # opens the board: first, on the start-up allowance
+                work.append(_Work((0, -1) if opening else (1, sub.listed_at or 0.0), "watched",
+                                  functools.partial(self._list_watched, sub), startup=opening))
         period = self.rotation_period()
         self._live = bool(index.live)
         work.extend(index.alerts_due(now, period, self._work_for))
