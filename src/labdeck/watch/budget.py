@@ -14,11 +14,7 @@ server says so.
   bucket alone lets a burst on top of a full minute through: 70 in a minute with a burst of 10,
   more with extra pages charged after the fact). Every steady request the board makes passes it
   just before it leaves (:meth:`RequestBudget.turn`), triage's reads included; first reads of
-  projects (the start-up bucket) do not. A request counts in the window from the moment its answer
-  came (:meth:`RequestBudget.answered`), not from when it left: the server counts it when it gets
-  it, somewhat later and not equally later for each, and a window counted from the sending let a
-  burst sent 60 s after another reach the server inside the same minute (61-64 a minute were
-  counted in front of the server at a budget of 60).
+  projects (the start-up bucket) do not.
 - :class:`WireTap` is an ``httpx`` response hook on the client that feeds the budget, the
   :class:`~labdeck.watch.clock.ServerClock` and :class:`PollStats`. Requests are attributed to
   the poller through a context variable, so the count is exact (pages and the API layer's own
@@ -32,7 +28,6 @@ import contextlib
 import contextvars
 import math
 import time
-import weakref
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -110,48 +105,30 @@ class RequestBudget:
         """The last ``RateLimit-*`` state the server sent."""
         self.per_minute = max(1, int(requests_per_minute))
         """The hard cap: steady requests sent in any 60 s."""
-        self._sent: deque[list[float]] = deque()
-        """One cell per steady request in the window, in the order sent: when it left, then when
-        its answer came (:meth:`answered`)."""
+        self._sent: deque[float] = deque()
 
     # --- the minute's window -----------------------------------------------------------------------
 
-    def _window(self) -> list[float]:
-        """The moments of the steady requests still in the last 60 s, oldest first."""
-        cutoff = self._clock() - 60.0
-        sent = self._sent
-        while sent and sent[0][0] <= cutoff:
-            sent.popleft()
-        # Answers come back out of order: a request answered late stays in the window behind one
-        # sent after it and answered sooner.
-        return sorted(cell[0] for cell in sent if cell[0] > cutoff)
-
     def window_wait(self) -> float:
         """Seconds until one more steady request fits the last 60 s (0: now)."""
-        if len(self._sent) < self.per_minute:
+        now = self._clock()
+        sent = self._sent
+        while sent and sent[0] <= now - 60.0:
+            sent.popleft()
+        if len(sent) < self.per_minute:
             return 0.0
-        moments = self._window()
-        if len(moments) < self.per_minute:
-            return 0.0
-        return max(0.0, moments[len(moments) - self.per_minute] + 60.0 - self._clock()) + _ROUNDING
+        return max(0.0, sent[len(sent) - self.per_minute] + 60.0 - now) + _ROUNDING
 
     def sent_in_window(self) -> int:
-        """Steady requests sent (or answered) in the last 60 s."""
-        return len(self._window())
+        """Steady requests sent in the last 60 s."""
+        self.window_wait()
+        return len(self._sent)
 
-    async def turn(self, sleep: Callable[[float], Awaitable[None]]) -> list[float]:
-        """Wait until a steady request fits the minute's window, and count it as sent; the cell
-        returned is given to :meth:`answered` when its answer comes."""
+    async def turn(self, sleep: Callable[[float], Awaitable[None]]) -> None:
+        """Wait until a steady request fits the minute's window, and count it as sent."""
         while (wait := self.window_wait()) > 0:
             await sleep(wait)
-        cell = [self._clock()]
-        self._sent.append(cell)
-        return cell
-
-    def answered(self, cell: list[float]) -> None:
-        """The answer of a steady request came: it counts in the window from now (the server got
-        it at some moment between its sending and now)."""
-        cell[0] = max(cell[0], self._clock())
+        self._sent.append(self._clock())
 
     # --- tokens ------------------------------------------------------------------------------------
 
@@ -274,8 +251,6 @@ class WireTap:
         self.stats = stats
         self._wall = wall
         self._http: httpx.AsyncClient | None = None
-        self._waiting: weakref.WeakKeyDictionary[httpx.Request, list[float]] = weakref.WeakKeyDictionary()
-        """Steady requests on their way: their cell of the minute's window."""
 
     def install(self, http: httpx.AsyncClient) -> None:
         """Start observing every response of ``http`` (idempotent)."""
@@ -316,12 +291,9 @@ class WireTap:
             return
         if current.pay:
             self.budget.charge(1)
-        self._waiting[request] = await self.budget.turn(self._sleep or asyncio.sleep)
+        await self.budget.turn(self._sleep or asyncio.sleep)
 
     async def _hook(self, response: httpx.Response) -> None:
-        cell = self._waiting.pop(response.request, None)
-        if cell is not None:
-            self.budget.answered(cell)
         self.server_clock.observe(response.headers.get("date"), self._wall())
         self.budget.observe(response.status_code, response.headers)
         if self.on_action is not None:
