@@ -35,3 +35,23 @@ async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
 def starred_project(server: SimServer) -> int:
     root = next(user for user in server.state.users.values() if user.username == "root")
     return min(p.id for p in server.state.projects.values() if root.id in p.starred_by)
+
+
+def owner(screen: BoardScreen, row: PipelineRow) -> str:
+    """The short name of the instance a row of a board over several instances comes from."""
+    instance = screen.instance_of_row(row)
+    assert instance is not None
+    return instance.short
+
+
+async def open_merged_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
+    """Open the board over prod and staging and wait until both instances' rows are on it and
+    nothing is loading."""
+    await settle(app, pilot)
+    await pilot.press("0")
+    screen = app.screen
+    assert isinstance(screen, BoardScreen)
+    await wait_until(pilot, lambda: {owner(screen, row) for row in rows(screen)} == {"prod", "staging"}
+                     and not screen.snapshot.loading and "loading" not in screen.context_text,
+                     limit=30, what="both instances' rows")
+    return screen

@@ -7,7 +7,6 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -24,10 +23,9 @@ from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.ui_state import UiState
-from labdeck.watch import PipelineRow
 from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
-from tests.ui.board_support import FAST, rows
+from tests.ui.board_support import FAST, open_merged_board, owner, rows
 from tests.ui.helpers import run_command
 from tests.ui.pipeline_support import confirm_and_finish
 
@@ -49,22 +47,6 @@ def make_app(two: tuple[FaultSwitch, FaultSwitch], tokens: dict[str, str], state
                     board=FAST)
     second = Session(base_url=staging.url, token=Secret(tokens["user"]), profile="staging", board=FAST)
     return LabdeckApp(first, ui_state=UiState(StateStore(state_path)), more_sessions=[second])
-
-
-def owner(screen: BoardScreen, row: PipelineRow) -> str:
-    instance = screen.instance_of_row(row)
-    assert instance is not None
-    return instance.short
-
-
-async def open_merged_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
-    await settle(app, pilot)
-    await pilot.press("0")
-    screen = app.screen
-    assert isinstance(screen, BoardScreen)
-    await wait_until(pilot, lambda: {owner(screen, row) for row in rows(screen)} == {"prod", "staging"}
-                     and not screen.snapshot.loading, limit=30)
-    return screen
 
 
 async def test_one_board_marks_each_row_and_each_instance_gets_only_its_own_token(

@@ -21,11 +21,10 @@ from labdeck.ui.dialogs.login import LoginScreen
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.status_line import StatusLine
-from labdeck.watch import PipelineRow
 from tests.support.fault_switch import FaultSwitch
-from tests.support.pilot import settle, wait_until
+from tests.support.pilot import wait_until
 from tests.support.sim_control import push_pipeline
-from tests.ui.board_support import FAST, rows
+from tests.ui.board_support import FAST, open_merged_board, owner, rows
 from tests.ui.helpers import screen_lines
 
 pytestmark = pytest.mark.usefixtures("no_confirm_guard")
@@ -55,12 +54,6 @@ def make_app(two: Two, tokens: dict[str, str], state_path: Path) -> LabdeckApp:
     return LabdeckApp(first, ui_state=UiState(StateStore(state_path)), more_sessions=[second])
 
 
-def owner(screen: BoardScreen, row: PipelineRow) -> str:
-    instance = screen.instance_of_row(row)
-    assert instance is not None
-    return instance.short
-
-
 def stale_owners(screen: BoardScreen) -> set[str]:
     """The instances of the rows shown with the stale mark (``~`` in the first column)."""
     return {owner(screen, row.data) for row in screen.table.visible_rows() if str(row.cells[0]) == "~"}
@@ -71,13 +64,8 @@ def freshness(screen: BoardScreen) -> str:
     return next(iter(StatusLine.on_screen(screen)))._shown.get("age", "")
 
 
-async def open_merged_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
-    await settle(app, pilot)
-    await pilot.press("0")
-    screen = app.screen
-    assert isinstance(screen, BoardScreen)
-    await wait_until(pilot, lambda: {owner(screen, row) for row in rows(screen)} == {"prod", "staging"}
-                     and "loading" not in screen.context_text, limit=30, what="both instances' rows")
+async def open_live_merged_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
+    screen = await open_merged_board(app, pilot)
     await wait_until(pilot, lambda: not stale_owners(screen), limit=10, what="every row live")
     return screen
 
@@ -99,7 +87,7 @@ async def trouble_on_staging(two: Two, tokens: dict[str, str], state_path: Path,
                              recovery: float = 20, **fault: Any) -> None:
     app = make_app(two, tokens, state_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_merged_board(app, pilot)
+        screen = await open_live_merged_board(app, pilot)
         two.switch.set(kind, **fault)
         await wait_until(pilot, lambda: f"staging: {said}" in screen.context_text, limit=20,
                          what=f"staging: {said} in the header")
@@ -142,7 +130,7 @@ async def test_a_refused_token_on_one_instance_keeps_the_other_updating_until_si
         two: Two, tokens: dict[str, str], state_path: Path) -> None:
     app = make_app(two, tokens, state_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_merged_board(app, pilot)
+        screen = await open_live_merged_board(app, pilot)
         two.switch.set("revoked", tokens={tokens["user"]})
         await wait_until(pilot, lambda: isinstance(app.screen, LoginScreen), limit=20, what="staging's sign-in")
         login = app.screen
