@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from labdeck.base.config import BoardSettings
+from labdeck.base.secret import Secret
+from labdeck.base.session import Session
+from labdeck.base.statefile import StateStore
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.board.board import BoardScreen
+from labdeck.ui.ui_state import UiState
 from labdeck.watch import PipelineRow
 from tests.support.pilot import settle, wait_until
 
@@ -55,3 +60,13 @@ async def open_merged_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
                      and not screen.snapshot.loading and "loading" not in screen.context_text,
                      limit=30, what="both instances' rows")
     return screen
+
+
+def prod_and_staging_app(prod_url: str, staging_url: str, tokens: dict[str, str], state_path: Path, *,
+                         prod_role: str = "admin") -> LabdeckApp:
+    """A console over two instances: ``prod`` (profile production, ``prod_role``'s token) and
+    ``staging`` (the user's token), both with the fast board."""
+    first = Session(base_url=prod_url, token=Secret(tokens[prod_role]), profile="production", short_name="prod",
+                    board=FAST)
+    second = Session(base_url=staging_url, token=Secret(tokens["user"]), profile="staging", board=FAST)
+    return LabdeckApp(first, ui_state=UiState(StateStore(state_path)), more_sessions=[second])

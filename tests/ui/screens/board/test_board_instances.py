@@ -25,7 +25,7 @@ from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.ui_state import UiState
 from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
-from tests.ui.board_support import FAST, open_merged_board, owner, rows
+from tests.ui.board_support import FAST, open_merged_board, owner, prod_and_staging_app, rows
 from tests.ui.helpers import run_command
 from tests.ui.pipeline_support import confirm_and_finish
 
@@ -42,11 +42,7 @@ def two(sim_factory: Callable[..., SimServer]) -> Iterator[tuple[FaultSwitch, Fa
 
 
 def make_app(two: tuple[FaultSwitch, FaultSwitch], tokens: dict[str, str], state_path: Path) -> LabdeckApp:
-    prod, staging = two
-    first = Session(base_url=prod.url, token=Secret(tokens["admin"]), profile="production", short_name="prod",
-                    board=FAST)
-    second = Session(base_url=staging.url, token=Secret(tokens["user"]), profile="staging", board=FAST)
-    return LabdeckApp(first, ui_state=UiState(StateStore(state_path)), more_sessions=[second])
+    return prod_and_staging_app(two[0].url, two[1].url, tokens, state_path)
 
 
 async def test_one_board_marks_each_row_and_each_instance_gets_only_its_own_token(

@@ -11,9 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from labdeck.base.secret import Secret
-from labdeck.base.session import Session
-from labdeck.base.statefile import StateStore
 from labdeck.operations.bulk_plan import request_jobs
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
@@ -21,11 +18,10 @@ from labdeck.ui.dialogs.bulk import BulkActionScreen
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
-from labdeck.ui.ui_state import UiState
 from tests.sim.helpers import quiet
 from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
-from tests.ui.board_support import FAST
+from tests.ui.board_support import prod_and_staging_app
 
 pytestmark = pytest.mark.usefixtures("no_confirm_guard")
 
@@ -43,11 +39,7 @@ def two(sim_factory: Callable[..., SimServer]) -> Iterator[tuple[FaultSwitch, Fa
 
 
 def make_app(two: tuple[FaultSwitch, FaultSwitch], tokens: dict[str, str], state_path: Path) -> LabdeckApp:
-    prod, staging = two
-    first = Session(base_url=prod.url, token=Secret(tokens["user"]), profile="production", short_name="prod",
-                    board=FAST)
-    second = Session(base_url=staging.url, token=Secret(tokens["user"]), profile="staging", board=FAST)
-    return LabdeckApp(first, ui_state=UiState(StateStore(state_path)), more_sessions=[second])
+    return prod_and_staging_app(two[0].url, two[1].url, tokens, state_path, prod_role="user")
 
 
 async def test_one_failure_on_two_instances_is_one_cluster_each_job_named_and_acted_on_at_its_instance(
