@@ -110,6 +110,24 @@ class MultiFollower:
         statuses = {state.status for state in self.states}
         return next((status for status in STATUS_WORST if status in statuses), "")
 
+    def since_good_read(self) -> float | None:
+        """Seconds since the data of the least fresh job still followed was last read with an
+        answer (a 304 included; its status for a job not started): the view's data age, which a
+        job whose reads fail makes grow even while the others answer. Once every job ended, since
+        the last answer of any. None before any read answered."""
+        now = self._clock()
+        statuses = self.statuses.good_read_at
+        ages: list[float | None] = []
+        for state, follower in zip(self.states, self.followers, strict=True):
+            if state.ended:
+                continue
+            since = follower.since_good_read()
+            ages.append(since if since is not None else None if statuses is None else now - statuses)
+        if ages:
+            return None if None in ages else max(0.0, *(age for age in ages if age is not None))
+        answered = [age for age in (follower.since_good_read() for follower in self.followers) if age is not None]
+        return min(answered) if answered else None if statuses is None else max(0.0, now - statuses)
+
     @property
     def requests(self) -> int:
         """Requests made so far (logs and statuses)."""

@@ -70,6 +70,8 @@ class JobStatuses:
         self.trouble = ""
         """Why the last read of the statuses failed ("" when it worked)."""
         self.requests = 0
+        self.good_read_at: float | None = None
+        """When (on ``clock``) a read of the statuses last answered in full (None before)."""
         self._changed = asyncio.Event()
         self._read_once = False
 
@@ -104,6 +106,7 @@ class JobStatuses:
                             self.requests += 1
                             self._store(await self._client.jobs.get(project_id, job.job_id))
             self.trouble = ""
+            self.good_read_at = self._clock()
         except errors.ApiError as exc:
             self.trouble = exc.user_message()
         self._read_once = True

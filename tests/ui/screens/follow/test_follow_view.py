@@ -8,16 +8,22 @@ from typing import Any
 
 import pytest
 
+from labdeck.base.secret import Secret
+from labdeck.base.session import Session
+from labdeck.base.statefile import StateStore
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.follow.header import FollowHeader
 from labdeck.ui.screens.follow.screen import FollowScreen
 from labdeck.ui.screens.follow.view import FollowView
 from labdeck.ui.screens.jobs.trace import TraceScreen
-from tests.support.pilot import wait_until
+from labdeck.ui.ui_state import UiState
+from labdeck.ui.widgets.status_line import StatusLine
+from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import SimConsole
 from tests.ui.jobs_support import (
     PROJECT_ID,
+    PROJECT_PATH,
     advance,
     append_trace,
     control,
@@ -244,3 +250,56 @@ async def test_the_header_grows_when_its_text_needs_another_line(console: SimCon
         assert "a-long-filter-text-that-needs-a-line-of-its-own" in str(header.render())
         await pilot.press("escape")
         await wait_until(pilot, lambda: header.size.height == before, what="the header as it was")
+
+
+def status_part(screen: FollowScreen, part: str) -> str:
+    """A part of the screen's status line as shown ("" while it has none)."""
+    lines = list(StatusLine.on_screen(screen))
+    return lines[0]._shown.get(part, "") if lines else ""
+
+
+def age_is_stale(screen: FollowScreen) -> bool:
+    return any(status._part_classes.get(("age", "-stale"), False) for status in StatusLine.on_screen(screen))
+
+
+async def test_the_status_line_says_how_fresh_the_reads_are_through_a_502_storm(
+        behind_switch: Any, console: SimConsole) -> None:
+    server, switch, via = behind_switch
+    pipeline = await deploy_stage(server)
+    async with console.run(via=via, size=(80, 24)) as (app, pilot):
+        follow = await open_follow_view(app, pilot, pipeline)
+        await append_trace(server, job_id(pipeline, "us"), b"rolling out us\n")
+        await wait_until(pilot, lambda: status_part(follow, "age") == "data <10s" and "online" in
+                         status_part(follow, "health") and status_part(follow, "mode") == "WRITE",
+                         limit=5, what="the status line, fresh")
+        assert not age_is_stale(follow)
+        switch.set("bad_gateway")
+        await wait_until(pilot, lambda: "502" in status_part(follow, "health"), limit=10,
+                         what="the storm on the status line")
+        # Reads are at most 0.1 s apart here: the data turns stale once 5.2 s pass without an answer.
+        await wait_until(pilot, lambda: age_is_stale(follow), limit=15, what="the data age turning stale")
+        switch.set("pass")
+        await wait_until(pilot, lambda: "online" in status_part(follow, "health") and not age_is_stale(follow),
+                         limit=40, what="fresh again with the first good reads")
+
+
+async def test_jobs_of_another_instance_are_read_from_that_instance(
+        console: SimConsole, sim_factory: Any, tokens: dict[str, str], state_path: Any) -> None:
+    """A board row or a pipeline of staging opens the view on staging: the screen gets its
+    instance when it is pushed, after it was made (its reads must use that instance's client)."""
+    prod, staging = console.server, sim_factory(dialect="gitlab")
+    pipeline = await deploy_stage(staging)
+    session = Session(base_url=prod.base_url, token=Secret(tokens["admin"]), profile="production", short_name="prod")
+    second = Session(base_url=staging.base_url, token=Secret(tokens["admin"]), profile="staging")
+    app = LabdeckApp(session, ui_state=UiState(StateStore(state_path)), more_sessions=[second])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        staging_instance = app.instances[1]
+        job = await staging_instance.client.jobs.get(PROJECT_ID, job_id(pipeline, "us"))
+        follow = FollowScreen(PROJECT_ID, PROJECT_PATH, [job], title="deploy")
+        follow.instance = staging_instance  # as the push does (see labdeck.ui.instances.inherit_instance)
+        await app.push_screen(follow)
+        await append_trace(staging, job.id, b"hello from staging\n")
+        await wait_until(pilot, lambda: "deploy-us │ hello from staging" in rows(follow.view), limit=10,
+                         what="the staging job's line")
+        assert not follow.follower.states[0].trouble

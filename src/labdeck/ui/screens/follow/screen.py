@@ -12,13 +12,16 @@ view is not on screen rings the console's alert (as ``W`` does).
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.containers import Vertical
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input
@@ -35,6 +38,7 @@ from labdeck.ui.screens.follow.picker import JobPicker
 from labdeck.ui.screens.follow.view import FollowView
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.widgets.key_bar import KeyBar
+from labdeck.ui.widgets.status_line import StatusLine
 from labdeck.watch.alerts import WatchTarget
 
 DRAW_SECONDS = 0.2
@@ -70,15 +74,17 @@ def open_follow(app: App[Any], project_id: int, project_path: str, jobs: Sequenc
 
 
 class FollowScreen(Screen[None]):
+    """See the module docstring."""
+
     instance: Instance | None = None
     """The instance the jobs are read from (a board row's, or the pipeline's that opened it)."""
-
-    """See the module docstring."""
 
     BINDING_GROUP_TITLE = "Following jobs"
     DEFAULT_CSS = """
     FollowScreen #follow-filter { dock: bottom; display: none; height: 3; }
     FollowScreen #follow-filter.visible { display: block; }
+    FollowScreen > #bottom-bars { dock: bottom; height: auto; width: 100%; }
+    FollowScreen > #bottom-bars > KeyBar { dock: none; }
     """
     BINDINGS = [
         Binding("question_mark", "app.keys", "Keys", id="follow.keys"),
@@ -148,11 +154,21 @@ and error lines.
         yield FollowHeader(id="follow-header")
         yield FollowView(self.follower.log, on_pause=self._changed, id="follow-view")
         yield Input(id="follow-filter", placeholder="show lines containing… (enter; empty: all)")
-        yield KeyBar()
+        # The freshness line every section has: the client's health (last failure, its reason, the
+        # next try) and the age of the least fresh job's last answered read.
+        with Vertical(id="bottom-bars"):
+            yield StatusLine()
+            yield KeyBar()
 
     def on_mount(self) -> None:
         """Start following."""
+        # The instance is known only now: it is given when the screen is pushed (a board row's, a
+        # pipeline's on another instance), after this screen was made with the console's client.
+        self.follower.use_client(client_of(self.app, self))
         self.follower.on_change = self._changed
+        for status in self.query(StatusLine):
+            # A quiet job is read every ``max_interval`` at most: twice that means its reads fail.
+            status.stale_after = 2 * self.max_interval + 5
         self.view.focus()
         self._timer = self.set_interval(DRAW_SECONDS, self._draw)
         self._draw()
@@ -177,6 +193,21 @@ and error lines.
     def client_replaced(self) -> None:
         """A new sign-in: every job goes on with the new client from where it is."""
         self.follower.use_client(client_of(self.app, self))
+
+    def tick(self, now: datetime) -> None:
+        """The console's clock (once a second while on top): the status line's data age, from the
+        reads' outcomes (see :meth:`MultiFollower.since_good_read`)."""
+        since = self.follower.since_good_read()
+        loaded = None if since is None else now - timedelta(seconds=since)
+        for status in StatusLine.on_screen(self):
+            status.data_loaded_at = loaded
+            if self.follower.finished:
+                status.stale_after = math.inf  # every log read to its end: complete, never stale
+            status.update_status()
+
+    def tick_covered(self, now: datetime) -> None:
+        """Under a dialog (the job picker, `?`) the jobs are read on: the status line follows."""
+        self.tick(now)
 
     @work(exclusive=True, group="follow-many", exit_on_error=False, description="Follow the jobs")
     async def run_following(self) -> None:
