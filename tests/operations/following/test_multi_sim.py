@@ -172,3 +172,97 @@ async def test_a_job_whose_log_stops_is_said_to_end_without_waiting_for_the_stat
     assert follower.finished and follower.states[0].ended
     ends = [follower.log.entry(seq).text for seq in range(follower.log.total) if follower.log.entry(seq).note == "end"]
     assert ends and ends[0].startswith("✓ passed after ")
+
+
+class CountingTransport(httpx.AsyncBaseTransport):
+    """Every request the client sends, when it starts, and the reads of each job under way (until
+    its body is closed): what the server sees, not what the budget believes."""
+
+    def __init__(self) -> None:
+        self._inner = httpx.AsyncHTTPTransport()
+        self.started: list[tuple[float, str]] = []
+        self.open: dict[str, int] = {}
+        self.most_open: dict[str, int] = {}
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        found = re.search(r"/jobs/(\d+)/trace", request.url.path)
+        key = found.group(1) if found else "statuses"
+        self.started.append((asyncio.get_running_loop().time(), key))
+        self.open[key] = self.open.get(key, 0) + 1
+        self.most_open[key] = max(self.most_open.get(key, 0), self.open[key])
+        try:
+            response = await self._inner.handle_async_request(request)
+        except BaseException:
+            self.open[key] -= 1
+            raise
+        return httpx.Response(response.status_code, headers=response.headers, extensions=response.extensions,
+                              stream=_Closing(response.stream, lambda: self._closed(key)))
+
+    def _closed(self, key: str) -> None:
+        self.open[key] -= 1
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _Closing(httpx.AsyncByteStream):
+    def __init__(self, inner: Any, closed: Callable[[], None]) -> None:
+        self._inner, self._closed, self._done = inner, closed, False
+
+    async def __aiter__(self) -> Any:
+        async for chunk in self._inner:
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+        if not self._done:
+            self._done = True
+            self._closed()
+
+
+async def test_twelve_running_jobs_share_one_budget_one_read_each_at_a_time_quiet_ones_less(
+        sim_factory: Callable[..., SimServer], tokens: dict[str, str]) -> None:
+    """Eleven logs that grow all the time and one that is quiet, followed at a budget of twenty
+    requests a second (two in the console, with reads up to 30 s apart for a quiet log: the same
+    code, ten times faster): every request the server gets (statuses included) is a turn of the
+    budget, turns are a twentieth of a second apart, no job has two reads open at once, and the
+    quiet job is read less often than any busy one."""
+    server = sim_factory()
+    server.state.extra["trace_range"] = True
+    for runner in server.state.runners.values():
+        runner.concurrent = 30  # every job runs at once
+    stage = await Stage(server, tokens["admin"]).create(
+        [{"name": f"shard-{number:02d}", "duration": None, "generate_trace": True, "trace_bytes": 100,
+          "trace_rate": 2000} for number in range(11)] + [{"name": "quiet", "duration": None}])
+    await stage.advance(5)
+    await stage.append(11, "one line, then nothing\n")
+    counting = CountingTransport()
+
+    async def sim_time_moves() -> None:
+        while True:
+            await stage.advance(0.1)
+            await asyncio.sleep(0.1)
+
+    async with ApiClient(server.base_url, Secret(tokens["admin"]), transport=counting) as client:
+        follower = MultiFollower(client, stage.followed(), rate=20, min_interval=0.05, max_interval=3.0,
+                                 status_interval=0.5)
+        clock = asyncio.create_task(sim_time_moves())
+        task = asyncio.create_task(follower.run())
+        await asyncio.sleep(8)
+        task.cancel()
+        clock.cancel()
+        await asyncio.gather(task, clock, return_exceptions=True)
+
+    assert {state.status for state in follower.states} == {"running"}
+    grants = [moment for moment, _ in follower.budget.grants]
+    assert len(grants) >= 100
+    assert all(later - earlier >= 0.05 - 1e-6 for earlier, later in zip(grants, grants[1:], strict=False))
+    assert any(key[0] == "status" for _, key in follower.budget.grants)  # statuses pay their turns too
+    assert len(counting.started) == follower.budget.granted  # nothing reaches the server outside a turn
+    assert max(counting.most_open.values()) == 1
+    # Once its reads have backed off (the last half of the run), the quiet log is read at most half
+    # as often as the busiest ones are.
+    half = (counting.started[0][0] + counting.started[-1][0]) / 2
+    late = [sum(1 for moment, key in counting.started if moment > half and key == str(job["id"]))
+            for job in stage.jobs]
+    assert 1 <= late[11] and 2 * late[11] <= min(late[:11]), late
