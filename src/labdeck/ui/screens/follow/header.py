@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from labdeck.operations.following.merged import MergedLog
 from labdeck.operations.following.multi import JobState
+from labdeck.ui.screens.follow.view import JOB_COLOURS
 
 STATUS_MARKS = {"success": "✓", "failed": "✗", "canceled": "⊘", "skipped": "»", "running": "●",
                 "manual": "▶"}
@@ -44,7 +45,7 @@ class FollowHeader(Static):
                 text.append(" · ", style=style("bar"))
             key = f"{number + 1} " if number < 9 else ""
             text.append(key, style=style("bar"))
-            text.append(lines.label, style=style(f"job-{number % 5}"))
+            text.append(lines.label, style=style(f"job-{number % JOB_COLOURS}"))
             mark = job_mark(state.status)
             text.append(f" {mark}", style=style("failed" if state.status == "failed" else "passed"
                                                  if state.status == "success" else "bar"))

@@ -29,8 +29,9 @@ from labdeck.operations.following.merged import Entry, MergedLog
 from labdeck.ui.widgets.trace.lines import body_text
 from labdeck.ui.widgets.trace.view import set_virtual_size
 
-JOB_COLOURS = 5
-"""Job label colours, in turn (component classes ``follow-view--job-0`` …)."""
+JOB_COLOURS = 6
+"""Job label colours, in turn (component classes ``follow-view--job-0`` …): six, so that the six
+regions of a deploy stage each have their own."""
 RENDERED_LINES = 400
 """Rendered rows kept (a few screens)."""
 MAX_LINE_CHARS = 2_000
@@ -57,6 +58,7 @@ class FollowView(ScrollView, can_focus=True):
         & > .follow-view--job-2 { color: $text-accent; text-style: bold; }
         & > .follow-view--job-3 { color: $text-success; text-style: bold; }
         & > .follow-view--job-4 { color: $text-warning; text-style: bold; }
+        & > .follow-view--job-5 { color: $foreground; text-style: bold underline; }
         & > .follow-view--bar { color: $text-muted; }
         & > .follow-view--cursor { background: $boost; }
         & > .follow-view--error-line { text-style: bold underline; }
