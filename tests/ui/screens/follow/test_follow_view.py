@@ -10,74 +10,24 @@ from typing import Any
 import pytest
 from textual.content import Content
 
-from labdeck.base.secret import Secret
-from labdeck.base.session import Session
-from labdeck.base.statefile import StateStore
-from labdeck.sim.server import SimServer
-from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.follow.header import FollowHeader
 from labdeck.ui.screens.follow.screen import FollowScreen
 from labdeck.ui.screens.follow.view import FollowView
 from labdeck.ui.screens.jobs.trace import TraceScreen
-from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.hostile_corpus import HOSTILE
-from tests.support.pilot import settle, wait_until
+from tests.support.pilot import wait_until
 from tests.ui.conftest import SimConsole
-from tests.ui.jobs_support import (
-    PROJECT_ID,
-    PROJECT_PATH,
-    advance,
-    append_trace,
-    control,
-    create_pipeline,
-    listed_ids,
-    open_jobs,
-)
-from tests.ui.pipeline_support import open_pipeline
+from tests.ui.follow_support import REGIONS, deploy_stage, job_id, open_follow_view, read_fast, rows
+from tests.ui.jobs_support import PROJECT_ID, advance, append_trace, control, create_pipeline
 
-REGIONS = ("eu", "us", "ap")
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
 @pytest.fixture(autouse=True)
 def fast_following(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Reads every few tens of milliseconds (the budget's own tests check the real pace)."""
-    monkeypatch.setattr(FollowScreen, "rate", 100.0)
-    monkeypatch.setattr(FollowScreen, "status_interval", 0.05)
-    monkeypatch.setattr(FollowScreen, "min_interval", 0.02)
-    monkeypatch.setattr(FollowScreen, "max_interval", 0.1)
-
-
-async def deploy_stage(server: SimServer) -> dict[str, Any]:
-    """A pipeline whose ``deploy`` stage holds three jobs whose logs hold what the test appends
-    (the runners take them all at once)."""
-    for runner_id in list(server.state.runners):
-        await control(server, "PUT", f"/runners/{runner_id}", json={"concurrent": 20})
-    pipeline = await create_pipeline(server, [{"name": "deploy", "jobs": [
-        {"name": f"deploy-{region}", "generate_trace": False, "duration": 600, "fail": region == "eu"}
-        for region in REGIONS]}])
-    await advance(server, 5)
-    return pipeline
-
-
-def rows(view: FollowView) -> list[str]:
-    return [view.line_text(view.merged.entry(seq)).plain for seq in
-            (view.seq_at(row) for row in range(view.row_count)) if seq is not None]
-
-
-async def open_follow_view(app: LabdeckApp, pilot: Any, pipeline: dict[str, Any]) -> FollowScreen:
-    screen = await open_pipeline(app, pilot, pipeline["id"])
-    await pilot.press("F")
-    await wait_until(pilot, lambda: isinstance(app.screen, FollowScreen), what="the merged view")
-    follow = app.screen
-    assert isinstance(follow, FollowScreen)
-    assert screen is not follow
-    return follow
-
-
-def job_id(pipeline: dict[str, Any], region: str) -> int:
-    return next(job["id"] for job in pipeline["jobs"] if job["name"] == f"deploy-{region}")
+    """Reads every few tens of milliseconds."""
+    read_fast(monkeypatch)
 
 
 async def test_a_stage_followed_with_F_merges_lines_says_each_end_and_counts_errors(console: SimConsole) -> None:
@@ -179,24 +129,6 @@ async def test_a_job_failing_while_the_view_is_hidden_rings_the_alert(console: S
         assert rung == [("deploy-eu", "failed")]
 
 
-async def test_F_on_the_jobs_screen_follows_the_marked_rows(console: SimConsole) -> None:
-    server = console.server
-    pipeline = await deploy_stage(server)
-    async with console.run(size=(80, 24)) as (app, pilot):
-        screen = await open_jobs(app, pilot, pipeline_id=pipeline["id"])
-        await pilot.press("F")
-        assert app.screen is screen  # nothing marked: says how, opens nothing
-        await wait_until(pilot, lambda: len(listed_ids(screen)) == 3, what="the three jobs")
-        await pilot.press("space", "j", "space")
-        marked = {job.id for job in screen.marked_jobs()}
-        assert len(marked) == 2
-        await pilot.press("F")
-        await wait_until(pilot, lambda: isinstance(app.screen, FollowScreen), what="the merged view")
-        follow = app.screen
-        assert isinstance(follow, FollowScreen)
-        assert {job.id for job in follow.jobs} == marked
-
-
 def on_screen(view: FollowView) -> list[str]:
     """The rows the view shows now (what its lines render to, top to bottom)."""
     return [view.render_line(y).text.rstrip() for y in range(view.scrollable_content_region.height)]
@@ -285,28 +217,6 @@ async def test_the_status_line_says_how_fresh_the_reads_are_through_a_502_storm(
         switch.set("pass")
         await wait_until(pilot, lambda: "online" in status_part(follow, "health") and not age_is_stale(follow),
                          limit=40, what="fresh again with the first good reads")
-
-
-async def test_jobs_of_another_instance_are_read_from_that_instance(
-        console: SimConsole, sim_factory: Any, tokens: dict[str, str], state_path: Any) -> None:
-    """A board row or a pipeline of staging opens the view on staging: the screen gets its
-    instance when it is pushed, after it was made (its reads must use that instance's client)."""
-    prod, staging = console.server, sim_factory(dialect="gitlab")
-    pipeline = await deploy_stage(staging)
-    session = Session(base_url=prod.base_url, token=Secret(tokens["admin"]), profile="production", short_name="prod")
-    second = Session(base_url=staging.base_url, token=Secret(tokens["admin"]), profile="staging")
-    app = LabdeckApp(session, ui_state=UiState(StateStore(state_path)), more_sessions=[second])
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        staging_instance = app.instances[1]
-        job = await staging_instance.client.jobs.get(PROJECT_ID, job_id(pipeline, "us"))
-        follow = FollowScreen(PROJECT_ID, PROJECT_PATH, [job], title="deploy")
-        follow.instance = staging_instance  # as the push does (see labdeck.ui.instances.inherit_instance)
-        await app.push_screen(follow)
-        await append_trace(staging, job.id, b"hello from staging\n")
-        await wait_until(pilot, lambda: "deploy-us │ hello from staging" in rows(follow.view), limit=10,
-                         what="the staging job's line")
-        assert not follow.follower.states[0].trouble
 
 
 async def test_six_regions_have_six_label_colours_in_the_view_and_the_header(console: SimConsole) -> None:
