@@ -14,6 +14,7 @@ from labdeck.base.session import Session
 from labdeck.base.statefile import StateStore
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.follow.screen import FollowScreen
+from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.ui_state import UiState
 from tests.support.pilot import settle, wait_until
 from tests.ui.board_support import FAST, open_board, starred_project
@@ -69,14 +70,26 @@ async def test_jobs_of_another_instance_are_read_from_that_instance(
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         staging_instance = app.instances[1]
-        job = await staging_instance.client.jobs.get(PROJECT_ID, job_id(pipeline, "us"))
+        job = await staging_instance.client.jobs.get(PROJECT_ID, job_id(pipeline, "eu"))
         follow = FollowScreen(PROJECT_ID, PROJECT_PATH, [job], title="deploy")
         follow.instance = staging_instance  # as the push does (see labdeck.ui.instances.inherit_instance)
         await app.push_screen(follow)
         await append_trace(staging, job.id, b"hello from staging\n")
-        await wait_until(pilot, lambda: "deploy-us │ hello from staging" in rows(follow.view), limit=10,
+        await wait_until(pilot, lambda: "deploy-eu │ hello from staging" in rows(follow.view), limit=10,
                          what="the staging job's line")
         assert not follow.follower.states[0].trouble
+        # It fails while its own log is shown on top: staging's alerts ring, not prod's.
+        rung: dict[str, list[str]] = {"prod": [], "staging": []}
+        for instance in app.instances:
+            watching = instance.watching
+            assert watching is not None
+            watching.ring = (  # type: ignore[method-assign]
+                lambda target, status, name=instance.short, **_: rung[name].append(status))
+        await app.push_screen(TraceScreen(PROJECT_ID, PROJECT_PATH, job))
+        await advance(staging, 700)
+        await wait_until(pilot, lambda: rung["staging"] or rung["prod"], limit=10, what="the alert")
+        assert rung == {"prod": [], "staging": ["failed"]}
+
 
 async def test_F_on_a_pipeline_follows_its_marked_jobs(console: SimConsole) -> None:
     pipeline = await deploy_stage(console.server)

@@ -234,7 +234,9 @@ and error lines.
         self._alerted.add(number)
         job = self.jobs[number]
         target = WatchTarget.for_job(self.project_id, self.project_path, job)
-        console_app(self.app).watching.ring(target, "failed", job_id=job.id)
+        # A job of another instance rings through that instance's alerts (``!`` says which).
+        watching = self.instance.watching if self.instance is not None else None
+        (watching or console_app(self.app).watching).ring(target, "failed", job_id=job.id)
 
     def _draw(self) -> None:
         if self._warming:
