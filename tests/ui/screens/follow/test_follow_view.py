@@ -278,3 +278,30 @@ async def test_hostile_text_in_two_jobs_at_once_reaches_the_screen_only_as_sgr_s
                 assert not {"\u202e", "\u2066", "\ufeff", "\u200e"} & set(segment.text)
         on = on_screen(view)
         assert all(line.isprintable() for line in on) and "pwned" not in "".join(on)
+
+
+async def test_e_and_E_go_from_one_jobs_error_line_to_anothers_and_back(console: SimConsole) -> None:
+    server = console.server
+    pipeline = await deploy_stage(server)
+    async with console.run(size=(80, 24)) as (app, pilot):
+        follow = await open_follow_view(app, pilot, pipeline)
+        view = follow.view
+        await append_trace(server, job_id(pipeline, "us"), b"fine\nerror: us broke\nfine again\n")
+        await wait_until(pilot, lambda: view.row_count == 3, what="the us lines")
+        await append_trace(server, job_id(pipeline, "ap"), b"Traceback (most recent call last):\n"
+                                                           b"  File \"deploy.py\", line 3\nValueError: ap broke\n")
+        await wait_until(pilot, lambda: view.row_count == 6 and follow.follower.log.error_total == 2,
+                         what="the ap lines, an error line of each job")
+
+        def at() -> str:
+            entry = view.cursor_entry
+            return f"{follow.follower.labels[entry.job]} {entry.text}" if entry is not None else ""
+
+        await pilot.press("e")
+        assert at() == "deploy-us error: us broke" and not view.following
+        await pilot.press("e")
+        assert at().startswith("deploy-ap Traceback")
+        await pilot.press("E")
+        assert at() == "deploy-us error: us broke"
+        await pilot.press("f")
+        assert view.following
