@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tracemalloc
 
+from labdeck.logtext.search import visible
 from labdeck.operations.following.merged import MergedLog
 
 
@@ -74,3 +75,15 @@ def test_memory_does_not_grow_with_the_text_once_it_is_spooled_to_disk() -> None
     assert fed > 1_500_000
     assert after - before < 0.15 * fed, (after - before, fed)
     assert len(log) <= 1_250 and log.dropped == 2 * 1300 - len(log)
+
+
+def test_a_log_that_ends_with_only_a_colour_reset_adds_no_blank_line() -> None:
+    """GitLab-style logs end ``Job succeeded\\n`` then a reset without a newline: nothing to read,
+    so no blank ``deploy-eu │`` row before the job's end line (a last line with text still enters)."""
+    log = MergedLog(["deploy-eu", "deploy-us"])
+    log.feed(0, "\x1b[32;1mJob succeeded\n\x1b[0;m")
+    log.feed(1, "Job succeeded\nno newline at the end")
+    log.finish(0)
+    log.finish(1)
+    shown = [(log.entry(seq).job, visible(log.entry(seq).text)) for seq in range(log.total)]
+    assert shown == [(0, "Job succeeded"), (1, "Job succeeded"), (1, "no newline at the end")]

@@ -118,7 +118,12 @@ class MergedLog:
         lines = self.jobs[job]
         lines.index.finish()
         lines.finished = True
-        return self._enter(job, len(lines.index))
+        upto = len(lines.index)
+        # Logs end ``Job succeeded\n`` and a colour reset without a newline: a last line with
+        # nothing to read would be a blank row before the job's end line (its own log keeps it).
+        if upto > lines.entered and not visible(lines.index.line(upto - 1)).strip():
+            upto -= 1
+        return self._enter(job, upto)
 
     def restart(self, job: int, message: str) -> None:
         """The job's log starts again (erased or truncated on the server): a note, then a new index.
