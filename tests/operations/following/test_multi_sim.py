@@ -258,7 +258,9 @@ async def test_twelve_running_jobs_share_one_budget_one_read_each_at_a_time_quie
     assert len(grants) >= 100
     assert all(later - earlier >= 0.05 - 1e-6 for earlier, later in zip(grants, grants[1:], strict=False))
     assert any(key[0] == "status" for _, key in follower.budget.grants)  # statuses pay their turns too
-    assert len(counting.started) == follower.budget.granted  # nothing reaches the server outside a turn
+    # Nothing reaches the server outside a turn (the last turn may be granted as following stops,
+    # before its request is sent).
+    assert 0 <= follower.budget.granted - len(counting.started) <= 1
     assert max(counting.most_open.values()) == 1
     # Once its reads have backed off (the last half of the run), the quiet log is read at most half
     # as often as the busiest ones are.
