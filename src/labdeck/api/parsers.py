@@ -2,19 +2,38 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+import threading
 from typing import Any
 
 import pydantic
 
+_parsers: dict[Any, pydantic.TypeAdapter[Any]] = {}
+_building = threading.Lock()
+"""Held while a validator is built: pydantic builds a model's schema on first use and caches it on
+the class, so two threads must not build at once (:func:`build_in_background`)."""
 
-@lru_cache(maxsize=256)
+
 def parser_for(kind: Any) -> pydantic.TypeAdapter[Any]:
     """The validator of ``kind`` (a model, or a type such as ``list[Job]``), built the first time
-    something parses it (5-30 ms, so never at import) and shared from then on."""
-    return pydantic.TypeAdapter(kind)
+    something parses it (5-30 ms, so never at import) and shared from then on. Safe from any thread;
+    a caller that needs one being built waits for it."""
+    parser = _parsers.get(kind)
+    if parser is None:
+        with _building:
+            parser = _parsers.get(kind)
+            if parser is None:
+                parser = _parsers[kind] = pydantic.TypeAdapter(kind)
+    return parser
 
 
 def list_parser(model: Any) -> pydantic.TypeAdapter[Any]:
     """:func:`parser_for` ``list[model]``: a page of a listing."""
     return parser_for(list[model])
+
+
+def build_in_background(kind: Any) -> None:
+    """Start building ``kind``'s validator in a worker thread, unless it is built: a caller about to
+    wait on the network (``labdeck triage``'s jobs pages: 40-80 ms for ``list[Job]``) has it ready
+    when the first answer comes instead of building it then. Returns at once."""
+    if kind not in _parsers:
+        threading.Thread(target=parser_for, args=(kind,), name="labdeck-parser", daemon=True).start()

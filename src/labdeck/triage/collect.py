@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from labdeck.api import errors
 from labdeck.api.models import Job
+from labdeck.api.parsers import build_in_background
 from labdeck.api.resources.base import ref
 from labdeck.triage.gather import server_time
 from labdeck.triage.history import pipeline_id, runs, same_job
@@ -126,6 +127,7 @@ class Triager:
         the caller is still listing the rest of the set; the next :meth:`round` over them uses the
         pages read (``labdeck triage``: the ``w``-added projects are known before the starred
         listing answers). :meth:`drop_read_ahead` cancels what no round used."""
+        build_in_background(list[Job])  # while the first answers are on the way
         gate = asyncio.Semaphore(PAGE_CONCURRENCY)
 
         async def one(project_id: int, path: str) -> ProjectJobs:
@@ -260,6 +262,7 @@ class Triager:
                 problems.append(f"{path}: {exc.user_message()}")
                 return None
 
+        build_in_background(list[Job])  # while the first answers are on the way
         reads = [lambda p=p: read(*p) for p in projects]
         pages = [page for page in await _bounded(reads, PAGE_CONCURRENCY) if page is not None]
         everything = [job for page in pages for job in page.jobs]
