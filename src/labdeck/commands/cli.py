@@ -266,6 +266,12 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _triage(args: argparse.Namespace) -> int:
+    if not getattr(args, "insecure", False):
+        from labdeck.base import trust
+
+        # As the console does: OpenSSL reads the CA bundle in a thread, without the GIL, while the
+        # command imports (a profile naming another bundle only wastes that read).
+        trust.read_ahead(trust.checked_locations(getattr(args, "ca_file", None)))
     from labdeck.commands.triage import parse_window, run_triage
 
     try:
