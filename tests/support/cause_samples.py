@@ -292,6 +292,30 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
      1, "exception"),
     ("logfmt", "./bin/sync", ['time=2026-11-27T21:01:39Z level=info msg="start"',
                               'time=2026-11-27T21:01:40Z level=error msg="bulk request rejected"'], 1, "log"),
+    ("nim compiler", "nim c app.nim", [
+        "/builds/acme/app/app.nim(9, 43) Error: undeclared identifier: 'parseInteger'",
+        "candidates (edit distance, scope distance); see '--spellSuggest': ",
+        " (4, 4): 'parseInt' [func declared in /usr/lib/nim/lib/pure/strutils.nim(1063, 6)]"], 0, "compiler"),
+    ("nim unittest", "nim c -r test_app.nim", [
+        "[Suite] inventory", "  [OK] parse an item",
+        "    /builds/acme/app/test_app.nim(12, 19): Check failed: t[\"A-1\"] == 5", "    t[\"A-1\"] was 2",
+        "  [FAILED] totals add up per sku",
+        "Error: execution of an external program failed: '/builds/acme/app/test_app '"], 2, "test"),
+    ("zig test", "zig test ring.zig", [
+        "1/2 ring.test.push and sum...OK", "2/2 ring.test.oldest value is dropped when full...expected 15, found 13",
+        "FAIL (TestExpectedEqual)", "/builds/acme/ring/ring.zig:44:5: 0x124ef55 in test.oldest value (ring.zig)",
+        "1 passed; 0 skipped; 1 failed.", "error: the following test command failed with exit code 1:",
+        "/root/.cache/zig/o/ea1c/test --seed=0x2d1"], 2, "test"),
+    ("fortran runtime", "./grid", [
+        "At line 12 of file grid.f90", "Fortran runtime error: Index '6' of dimension 1 of array 'a' above upper bound of 5",
+        "", "Error termination. Backtrace:", "#0  0x7f10f44218c2 in ???", "\tat /builds/acme/grid/grid.f90:19",
+        "make: *** [Makefile:8: run] Error 2"], 0, "crash"),
+    ("r cmd check tests", "R CMD check --no-manual pkg_0.1.0.tar.gz", [
+        "* checking tests ...", "  Running \u2018test-stats.R\u2019", " ERROR",
+        "Running the tests in \u2018tests/test-stats.R\u2019 failed.", "Complete output:", "  > library(rstats)",
+        "  Error: trimmed_mean(c(1, 2, 3)) == 2 is not TRUE", "  Execution halted", "* DONE", "",
+        "Status: 1 ERROR, 1 WARNING", "See", "  \u2018/builds/acme/pkg.Rcheck/00check.log\u2019", "for details."],
+     3, "r"),
 ]
 
 
