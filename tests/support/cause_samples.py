@@ -316,6 +316,17 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
         "  Error: trimmed_mean(c(1, 2, 3)) == 2 is not TRUE", "  Execution halted", "* DONE", "",
         "Status: 1 ERROR, 1 WARNING", "See", "  \u2018/builds/acme/pkg.Rcheck/00check.log\u2019", "for details."],
      3, "r"),
+    ("googletest", "make test", [
+        "[ RUN      ] FormatCents.PadsCents", "test/money_test.cpp:11: Failure", "Expected equality of these values:",
+        "  format_cents(1205)", "    Which is: \"12.5\"", "  \"12.05\"", "[  FAILED  ] FormatCents.PadsCents (0 ms)",
+        "[==========] 5 tests from 2 test suites ran. (0 ms total)", "[  PASSED  ] 4 tests.",
+        "[  FAILED  ] 1 test, listed below:", "[  FAILED  ] FormatCents.PadsCents", "", " 1 FAILED TEST",
+        "make: *** [Makefile:7: test] Error 1"], 1, "test"),
+    ("gradle 4 offline", "gradle --offline --console=plain compileJava", [
+        ":compileJava FAILED", "", "FAILURE: Build failed with an exception.", "", "* What went wrong:",
+        "Could not resolve all files for configuration ':compileClasspath'.",
+        "> Could not resolve com.google.guava:guava:32.1.2-jre.", "", "* Try:",
+        "Run with --stacktrace option to get the stack trace."], 4, "gradle"),
 ]
 
 

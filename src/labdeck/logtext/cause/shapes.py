@@ -93,7 +93,7 @@ SHAPES: tuple[Shape, ...] = (
     _s("junit", r"\[ERROR\] {2,}\w[\w.$]*[:.]\w+:\d+ .+", 3),
     _s("gradle", r"\S.* > .+ FAILED$", 1, "indent"),
     _s("gradle", r"\* What went wrong:", 2, "para"),
-    _s("gradle", r"> Task \S+ FAILED$", 3),
+    _s("gradle", r"(?:> Task \S+|:[\w:-]+) FAILED$", 3),
     _s("gradle", r"(?:FAILURE: Build failed|BUILD FAILED)\b.*", 3),
     _s("compiler", r"(?:\[ERROR\] )?\S+\.(?:java|kt|scala|groovy):\[\d+,\d+\] .+", 1),
     _s("compiler", r"e: (?:file://)?\S+\.kts?(?::\d+:\d+|: \(\d+, \d+\)):? .+", 1),
@@ -214,6 +214,9 @@ SHAPES: tuple[Shape, ...] = (
     _s("lint", r"(?:[Ww]ould reformat:?|[Ww]ould have reformatted) \S.*|\[warn\] (?!Code style)[\w./@+-]+\.\w+$", 1),
     # Swift, Haskell, Erlang, R, Perl, Lua
     _s("xcodebuild", r"Test Case '.*' failed.*", 1),
+    # GoogleTest's and Catch2's assertion header: ``test/x.cpp:11: Failure`` (MSVC: ``x.cpp(11): error:``),
+    # ``test/x.cpp:11: FAILED:``; the expected and actual values follow.
+    _s("test", r"\S+?(?::\d+:|\(\d+\):) (?:Failure|FAILED:)$", 1, "para"),
     # A failed check's own line: Nim's unittest (``file.nim(12, 19): Check failed: …``), glog/absl
     # ``CHECK`` (``F… file.cc:12] Check failed: x == y``); then the test runners' per-test marks
     # (Nim ``[FAILED] name``, GoogleTest ``[  FAILED  ] Suite.Test (3 ms)``) and zig's ``FAIL (Error)``.

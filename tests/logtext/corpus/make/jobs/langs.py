@@ -227,3 +227,61 @@ CASES: list[Case] = [
          "calc_clamp returns lo for a value above hi", image=PY,
          hidden=["sed -i 's/if (v > hi) return hi;/if (v > hi) return lo;/' src/calc.c"]),
 ]
+
+GRADLE = "gradle --offline --no-daemon --console=plain"
+NINTH: list[Case] = [
+    # --- Gradle 4.4 (Debian's, offline) ----------------------------------------------------------
+    Case("gradle", "compile_error", "gr_invoice", "gitlab",
+         ["gradle --version", f"{GRADLE} build"],
+         r"Invoice.java:\d+: error: cannot find symbol", r"^\s+location:", "compiler",
+         "Invoice.net adds 'cc', which is not declared (the loop variable is c)", image=JDK, timeout=900,
+         hidden=["sed -i 's/total += c;/total += cc;/' src/main/java/com/acme/invoice/Invoice.java"]),
+    Case("gradle", "test_failure", "gr_invoice", "github",
+         [f"{GRADLE} test"],
+         r"InvoiceTest > grossAddsTax FAILED", r"^\s+at com.acme.invoice.InvoiceTest", "junit",
+         "gross divides the tax by 10, not 100: 3000 instead of 1200", image=JDK, timeout=900,
+         hidden=["sed -i 's#net() \\* taxPercent / 100#net() * taxPercent / 10#' "
+                 "src/main/java/com/acme/invoice/Invoice.java"]),
+    Case("gradle", "offline_dependency", "gr_invoice", "travis",
+         [f"{GRADLE} compileJava"],
+         r"^\* What went wrong:", r"offline mode|No cached version", "gradle",
+         "guava is declared but not in Gradle's cache, and the build runs offline", image=JDK, timeout=900,
+         hidden=["sed -i \"s#^dependencies {#repositories { mavenCentral() }\\ndependencies {\\n    "
+                 "compile 'com.google.guava:guava:32.1.2-jre'#\" build.gradle"]),
+    Case("gradle", "script_error", "gr_invoice", "jenkins",
+         [f"{GRADLE} build"],
+         r"^\* What went wrong:", r"Could not find method", "gradle",
+         "build.gradle calls testLoggin (a typo of testLogging)", image=JDK, timeout=900,
+         hidden=["sed -i 's/    testLogging {/    testLoggin {/' build.gradle"]),
+    # --- GoogleTest --------------------------------------------------------------------------------
+    Case("gtest", "expect_eq", "gt_money", "gitlab",
+         ["g++ --version | head -1", "make test"],
+         r"money_test.cpp:\d+: Failure", r'^\s+"12.05"', "test",
+         "format_cents does not pad 5 cents to 05: 12.5 instead of 12.05", image="gcc:12",
+         hidden=["sed -i 's/if (frac.size() < 2) frac/if (frac.size() < 1) frac/' src/money.cpp"]),
+    Case("gtest", "expect_throw", "gt_money", "github",
+         ["make test"],
+         r"money_test.cpp:\d+: Failure", r"Actual: it throws nothing", "test",
+         "parse_cents accepts one decimal ('12.5'): the check was removed", image="gcc:12",
+         hidden=["sed -i '/if (frac.size() != 2) throw/d' src/money.cpp"]),
+    # --- more of the eighth batch's ecosystems, in other framings ----------------------------------
+    Case("ghc", "not_in_scope", "hs_shapes", "jenkins",
+         ["cabal build"],
+         r"src/Shapes.hs:\d+:\d+: error:", r"^\s+\|\s+\^", "compiler",
+         "perimeter uses 'side', which is not bound (the pattern binds s)", image=HS, env=CABAL,
+         prepare=CABAL_PREP, hidden=["sed -i 's/^perimeter (Square s) = 4 \\* s/perimeter (Square s) = 4 * side/' "
+                                     "src/Shapes.hs"]),
+    Case("dune", "syntax_error", "ml_ledger", "github",
+         ["dune build"],
+         r'^File "src/ledger.ml", line \d+', r"^Error: ", "compiler",
+         "ledger.ml: a 'let' without its 'in'", image=ML,
+         hidden=["sed -i 's/  let parts = String.split_on_char/  let parts := String.split_on_char/' src/ledger.ml"
+                 " && sed -i 's/  match String.split_on_char .,. line with/  let parts = String.split_on_char \\x27,\\x27"
+                 " line\\n  match parts with/' src/ledger.ml"]),
+    Case("mcs", "cannot_convert", "cs_bank", "github",
+         ["mono --version | head -1", MCS],
+         r"error CS\d+", None, "compiler",
+         "Balance sums decimals into an int", image=MONO,
+         hidden=["sed -i 's/                decimal total = 0;/                int total = 0;/' Account.cs"]),
+]
+CASES += NINTH
