@@ -327,6 +327,20 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
         "Could not resolve all files for configuration ':compileClasspath'.",
         "> Could not resolve com.google.guava:guava:32.1.2-jre.", "", "* Try:",
         "Run with --stacktrace option to get the stack trace."], 4, "gradle"),
+    ("crystal exception", "crystal run src/main.cr", [
+        "hello-world", "Unhandled exception: Index out of bounds (IndexError)",
+        "  from /usr/share/crystal/src/indexable.cr:75:24 in '[]'", "  from src/main.cr:6:17 in '__crystal_main'",
+        "  from ???"], 1, "exception"),
+    ("clojure execution error", "clojure -M -m cart.main", [
+        "Execution error (ArithmeticException) at cart.main/-main (main.clj:7).", "Divide by zero", "",
+        "Full report at:", "/tmp/clojure-9895352257779889756.edn"], 0, "exception"),
+    ("kotlinc -Werror", "kotlinc -Werror Orders.kt -d orders.jar", [
+        "Orders.kt:9:24: warning: variable 'price' is never used", "        val (sku, qty, price) = it.split(\",\")",
+        "                       ^", "error: warnings found and -Werror specified"], 0, "warning"),
+    ("cabal resolver", "cabal build", [
+        "Resolving dependencies...", "cabal: Could not resolve dependencies:",
+        "[__0] trying: shapes-0.1.0.0 (user goal)", "[__1] unknown package: containers-extra (dependency of shapes)",
+        "[__1] fail (backjumping, conflict set: containers-extra, shapes)"], 1, "error"),
 ]
 
 

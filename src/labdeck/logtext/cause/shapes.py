@@ -128,7 +128,7 @@ SHAPES: tuple[Shape, ...] = (
     # -Werror: the warnings before are the cause (rank.py promotes them), this line only says so.
     _s("werror", r"(?:error|e): warnings found and -Werror specified|cc1\w*: all warnings being treated as errors", 3),
     # javac, kotlinc and scalac warnings: tier 4, read only when a -Werror line makes them fatal.
-    _s("warning", r"\S+\.(?:java|kt|scala):\d+: warning: .+", 4, "rust"),
+    _s("warning", r"\S+\.(?:java|kts?|scala):\d+(?::\d+)?: warning: .+", 4, "rust"),
     _s("rust", r"error\[E\d{3,5}\]: .+", 1, "rust"),
     # A bare `error: …` is rustc's too, but also git's, the C driver's, clang's, npm's: its kind says
     # no more than it knows.
@@ -214,6 +214,10 @@ SHAPES: tuple[Shape, ...] = (
     _s("lint", r"(?:[Ww]ould reformat:?|[Ww]ould have reformatted) \S.*|\[warn\] (?!Code style)[\w./@+-]+\.\w+$", 1),
     # Swift, Haskell, Erlang, R, Perl, Lua
     _s("xcodebuild", r"Test Case '.*' failed.*", 1),
+    # Uncaught exceptions that runtimes announce in words: Crystal and mono (``Unhandled exception: …``),
+    # .NET (``Unhandled exception. System.X: …``), Clojure 1.10+ (``Execution error (X) at ns/fn (f.clj:7).``).
+    _s("exception", r"Unhandled [Ee]xception(?:[:.].*)?$|(?:Execution|Syntax) error \(\w+\) (?:at|compiling at) .+", 1,
+       "para"),
     # GoogleTest's and Catch2's assertion header: ``test/x.cpp:11: Failure`` (MSVC: ``x.cpp(11): error:``),
     # ``test/x.cpp:11: FAILED:``; the expected and actual values follow.
     _s("test", r"\S+?(?::\d+:|\(\d+\):) (?:Failure|FAILED:)$", 1, "para"),
@@ -258,7 +262,8 @@ SHAPES: tuple[Shape, ...] = (
     _s("parse", r".+: line \d+ column \d+ \(char \d+\)$|(?:[Pp]arse|[Ss]yntax) error:? .+", 2),
     # ``[!]`` heads an error of rollup and CocoaPods (``[!] RollupError: Could not resolve …``).
     _s("error", r"\[!\] .+", 2),
-    _s("error", r"Could not (?:find|resolve|load|open|read|locate|connect|create|determine|parse|start) .+", 2),
+    _s("error", r"(?:[\w.-]+: )?Could not (?:find|resolve|load|open|read|locate|connect|create|determine|parse|start) .+",
+       2),
     # Exceptions, log levels and generic errors (last: the most generic).
     _s("exception", r"(?:Uncaught )?" + _EXCEPTION + r"(?: \[\w+\])?: .+", 2, "indent"),
     _s("log", r"(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\]? +|\d\d:\d\d:\d\d(?:[.,]\d+)? +)"

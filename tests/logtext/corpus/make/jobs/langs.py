@@ -285,3 +285,42 @@ NINTH: list[Case] = [
          hidden=["sed -i 's/                decimal total = 0;/                int total = 0;/' Account.cs"]),
 ]
 CASES += NINTH
+
+TENTH: list[Case] = [
+    Case("crystal", "index_error", "cr_slug", "github",
+         ["crystal --version | head -1", "crystal run src/main.cr"],
+         r"^Unhandled exception: ", r"^\s+from ", "traceback",
+         "main.cr prints the third slug of two titles (IndexError)", image=CR),
+    Case("clojure", "execution_error", "clj_cart", "travis",
+         [f"{CLJ_RUN} src/cart/main.clj"],
+         r"^Execution error \(ArithmeticException\)", r"^Divide by zero", "traceback",
+         "no line has a bulk quantity: dividing the total by zero items", image=CLJ),
+    Case("kotlinc", "werror", "kt_orders", "jenkins",
+         ["kotlinc -Werror Orders.kt -include-runtime -d orders.jar"],
+         r"^Orders.kt:\d+:\d+: warning: ", r"^\s+\^", "compiler",
+         "-Werror: the destructured 'price' is never used (a warning made fatal)", image=KT, timeout=900,
+         hidden=["sed -i 's/Line(sku.trim(), qty.trim().toInt(), price.trim().toLong())/Line(sku.trim(), "
+                 "qty.trim().toInt(), 0L)/' Orders.kt"]),
+    Case("nunit", "test_error", "cs_bank", "gitlab",
+         [NUNIT, "nunit-console -nologo tests.dll"],
+         r"^1\) Test Error : ", r"^\s*at Acme.Bank", "junit",
+         "Deposit refuses every amount: DepositAddsToBalance throws ArgumentOutOfRangeException", image=MONO,
+         hidden=["sed -i 's/if (amount <= 0) throw/if (amount >= 0) throw/' Account.cs"]),
+    Case("cabal", "unknown_package", "hs_shapes", "github",
+         ["cabal --version", "cabal build"],
+         r"Could not resolve dependencies", r"unknown package|fail \(backjumping", "resolver",
+         "the library now needs 'containers-extra', which no repository here has", image=HS, env=CABAL,
+         prepare=CABAL_PREP,
+         hidden=["sed -i '0,/build-depends:    base >=4 \\&\\& <5/s//build-depends:    base >=4 \\&\\& <5, "
+                 "containers-extra/' shapes.cabal"]),
+    Case("ghc", "empty_list", "hs_shapes", "gitlab",
+         ["runghc first.hs ''"],
+         r"Prelude.head: empty list", None, "traceback",
+         "first.hs takes head of the names, and every argument was empty", image=HS),
+    Case("ocaml", "not_found_backtrace", "ml_ledger", "jenkins",
+         ["ocamlfind ocamlopt -g -package str lookup.ml -o /tmp/lookup 2>/dev/null || ocamlopt -g lookup.ml -o /tmp/lookup",
+          "OCAMLRUNPARAM=b /tmp/lookup GBP"],
+         r"^Fatal error: exception Not_found", r"^Called from", "traceback",
+         "there is no rate for GBP: List.assoc raises Not_found", image=ML),
+]
+CASES += TENTH
