@@ -1,7 +1,10 @@
 """Held-out batch EIGHTH: ecosystems the rest of the corpus lacks, each run with its real tool here
 (Debian 12 packages, or PyPI for zig and meson): GHC and cabal, OCaml and dune, Nim, R and
 ``R CMD check``, gfortran, C# (mono's mcs, NUnit 2.6), Kotlin, Clojure, Scala, Crystal, Zig,
-kubectl and meson. Scored before the finder was changed for it (see the corpus README).
+kubectl and meson. NINTH: Gradle 4.4 (offline) and GoogleTest, and more of the same ecosystems
+in other framings. TENTH: runtime errors (Crystal, Clojure, GHC, OCaml), kotlinc -Werror, an NUnit
+error, cabal's resolver. Each batch was scored before the finder was changed for it (see the
+corpus README).
 """
 
 from __future__ import annotations
