@@ -341,6 +341,14 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
         "Resolving dependencies...", "cabal: Could not resolve dependencies:",
         "[__0] trying: shapes-0.1.0.0 (user goal)", "[__1] unknown package: containers-extra (dependency of shapes)",
         "[__1] fail (backjumping, conflict set: containers-extra, shapes)"], 1, "error"),
+    ("zig panic", "zig run window.zig", [
+        "window at 0: 9", "window at 2: 18", "thread 14920 panic: index out of bounds: index 6, len 6",
+        "/builds/acme/ring/window.zig:7:24: 0x11e51f1 in average (window.zig)", "        total += values[i];",
+        "bash: line 1: 14920 Aborted                 zig run window.zig"], 2, "panic"),
+    ("r cmd check dependency", "R CMD check --no-manual pkg_0.1.0.tar.gz", [
+        "* checking package dependencies ...Warning: unable to access index for repository https://cloud.example/src:",
+        "  cannot open URL 'https://cloud.example/src/contrib/PACKAGES'", " ERROR",
+        "Package required but not available: \u2018jsonlite\u2019", "", "* DONE", "", "Status: 1 ERROR"], 3, "r"),
 ]
 
 

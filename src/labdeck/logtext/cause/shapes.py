@@ -152,6 +152,8 @@ SHAPES: tuple[Shape, ...] = (
     _s("go", r"\s+\S+_test\.go:\d+: .+", 1, "indent"),
     _s("go", r"\s*--- FAIL: .+", 1, "indent"),
     _s("go", r"panic: .+", 1, "para"),
+    # Zig's runtime safety checks: ``thread 14920 panic: index out of bounds: index 6, len 6``.
+    _s("panic", r"thread \d+ panic: .+", 1, "para"),
     _s("go", r"FAIL\s+\S+\s+[\d.]+s|FAIL$", 3),
     # JavaScript
     _s("jest", r"\s*● .+", 1, "indent"),
@@ -237,7 +239,8 @@ SHAPES: tuple[Shape, ...] = (
     _s("erlang", r"===> (?:Compilation failed|Error|Failed|Uncaught error).*|\s*\w+: \S+\.\.\.\*failed\*", 1, "indent"),
     _s("erlang", r"%%% .*==> .+|\*\*error:.+|(?:escript: |\*\* )?exception (?:error|exit|throw): .+", 1),
     _s("r", r"\* checking .* \.\.\. ERROR$|── (?:Failure|Error) .*|Error in .+|Error: .*test.*failed.*"
-       r"|Running (?:the tests in|examples in) .+ failed\.?$", 1, "para"),
+       r"|Running (?:the tests in|examples in) .+ failed\.?$"
+       r"|Packages? (?:required but not available|required and available but unsuitable versions?): .+", 1, "para"),
     _s("r", r"Execution halted$", 3),
     _s("prove", r"#\s+Failed test\b.*", 1, "hash"),
     _s("prove", r"Dubious, test returned .*", 2),

@@ -3,7 +3,8 @@
 ``R CMD check``, gfortran, C# (mono's mcs, NUnit 2.6), Kotlin, Clojure, Scala, Crystal, Zig,
 kubectl and meson. NINTH: Gradle 4.4 (offline) and GoogleTest, and more of the same ecosystems
 in other framings. TENTH: runtime errors (Crystal, Clojure, GHC, OCaml), kotlinc -Werror, an NUnit
-error, cabal's resolver. Each batch was scored before the finder was changed for it (see the
+error, cabal's resolver. ELEVENTH: R CMD check's missing package, a meson compile error, dune's
+missing library, a zig panic, a Nim template's raise, a GoogleTest crash, GHC's minimum of []. Each batch was scored before the finder was changed for it (see the
 corpus README).
 """
 
@@ -327,3 +328,42 @@ TENTH: list[Case] = [
          "there is no rate for GBP: List.assoc raises Not_found", image=ML),
 ]
 CASES += TENTH
+
+ELEVENTH: list[Case] = [
+    Case("r-cmd-check", "missing_dependency", "r_stats", "github",
+         ["R CMD build --no-build-vignettes .", "R CMD check --no-manual rstats_0.1.0.tar.gz"],
+         r"checking package dependencies \.\.\.", r"Package required but not available", "check",
+         "DESCRIPTION imports jsonlite, which is not installed in the image", image=R,
+         hidden=["sed -i 's/^Encoding: UTF-8/Encoding: UTF-8\\nImports: jsonlite/' DESCRIPTION"]),
+    Case("meson", "compile_error", "meson_calc", "gitlab",
+         ["meson setup build", "meson compile -C build"],
+         r"src/calc.c:\d+:\d+: error:", r"^\s+\|\s+\^", "compiler",
+         "calc.c: calc_clamp returns an undeclared 'high'", image=PY,
+         hidden=["sed -i 's/if (v > hi) return hi;/if (v > hi) return high;/' src/calc.c"]),
+    Case("dune", "missing_library", "ml_ledger", "travis",
+         ["dune build"],
+         r'^File "bin/dune", line \d+', r'^Error: Library "yojson" not found', "build",
+         "bin/dune needs yojson, which is not installed", image=ML,
+         hidden=["sed -i 's/(libraries ledger))/(libraries ledger yojson))/' bin/dune"]),
+    Case("zig", "runtime_panic", "zig_ring", "jenkins",
+         [f"{ZIG} version", f"{ZIG} run window.zig"],
+         r"panic: index out of bounds", None, "panic",
+         "the window of 3 at offset 4 reads past the 6 readings", image=PY),
+    Case("nim", "template_raise", "nim_inv", "gitlab",
+         ["nim c -r --hints:off report.nim"],
+         r"report.nim\(\d+\)\s+report$", r"Error: unhandled exception", "traceback",
+         "describe gets -3: the must() template raises ValueError", image=NIM,
+         hidden=["sed -i 's/^echo describe(3)/echo describe(-3)/' report.nim"]),
+    Case("gtest", "segfault", "gt_money", "travis",
+         ["make test"],
+         r"^\[ RUN +\] FormatCents.WholeUnits", r"Segmentation fault", "crash",
+         "format_cents reads a null string after the test deletes it: the test binary crashes", image="gcc:12",
+         hidden=["sed -i 's/TEST(FormatCents, WholeUnits) { EXPECT_EQ(format_cents(400), \"4.00\"); }/"
+                 "TEST(FormatCents, WholeUnits) { std::string* s = nullptr; EXPECT_EQ(format_cents(400), *s); }/' "
+                 "test/money_test.cpp"]),
+    Case("ghc", "minimum_empty", "hs_shapes", "github",
+         ["runghc -isrc test/Crash.hs"],
+         r"Prelude.minimum: empty list", None, "traceback",
+         "no shape is a Rect, so the minimum of an empty list", image=HS),
+]
+CASES += ELEVENTH
