@@ -4,7 +4,9 @@
 kubectl and meson. NINTH: Gradle 4.4 (offline) and GoogleTest, and more of the same ecosystems
 in other framings. TENTH: runtime errors (Crystal, Clojure, GHC, OCaml), kotlinc -Werror, an NUnit
 error, cabal's resolver. ELEVENTH: R CMD check's missing package, a meson compile error, dune's
-missing library, a zig panic, a Nim template's raise, a GoogleTest crash, GHC's minimum of []. Each batch was scored before the finder was changed for it (see the
+missing library, a zig panic, a Nim template's raise, a GoogleTest crash, GHC's minimum of []. TWELFTH: a Scala MatchError
+(Jenkins freestyle), a Crystal return type, a Kotlin missing import, R's missing package, a Fortran
+link error, a C# missing namespace. Each batch was scored before the finder was changed for it (see the
 corpus README).
 """
 
@@ -367,3 +369,40 @@ ELEVENTH: list[Case] = [
          "no shape is a Rect, so the minimum of an empty list", image=HS),
 ]
 CASES += ELEVENTH
+
+TWELFTH: list[Case] = [
+    Case("scala", "match_error", "scala_calc", "jenkins-freestyle",
+         ["mkdir -p /tmp/scalaout && scalac -d /tmp/scalaout Calc.scala", "scala -cp /tmp/scalaout Calc"],
+         r"^(?:Exception in thread \"main\" )?scala.MatchError", r"^\s+at Calc\$\.main", "traceback",
+         "eval has no case for Div any more: scala.MatchError", image=JDK,
+         hidden=["sed -i '/    case Div(a, b) =>/,/      eval(a) \\/ d/d' Calc.scala"]),
+    Case("crystal", "type_mismatch", "cr_slug", "plain",
+         ["crystal build src/main.cr --no-codegen"],
+         r"^In src/slug.cr:\d+:\d+", r"^Error: ", "compiler",
+         "make returns the slug's size (Int32) where its signature says String", image=CR,
+         hidden=["sed -i \"s/\\.strip('-')/.strip('-').size/\" src/slug.cr"]),
+    Case("kotlinc", "missing_import", "kt_orders", "github",
+         ["kotlinc -version", KOTLINC],
+         r"^Orders.kt:\d+:\d+: error: unresolved reference", r"^\s+\^", "compiler",
+         "Orders.kt uses LocalDate without importing java.time.LocalDate", image=KT, timeout=900,
+         hidden=["sed -i 's/^data class Order(val id: String, val lines: List<Line>)/data class Order(val id: String, "
+                 "val lines: List<Line>, val day: LocalDate? = null)/' Orders.kt"]),
+    Case("r", "missing_package", "r_stats", "jenkins",
+         ["Rscript -e 'cat(R.version.string, \"\\n\")'", "Rscript report.R"],
+         r"^Error in library\(", r"there is no package called", "traceback",
+         "report.R loads data.table, which is not installed", image=R,
+         hidden=["sed -i '1i library(data.table)' report.R"]),
+    Case("gfortran", "undefined_reference", "f90_grid", "travis",
+         ["make"],
+         r"^/usr/bin/ld: .*: in function", r"undefined reference to", "linker",
+         "grid calls smooth_all, which no module defines", image="gcc:12",
+         hidden=["sed -i 's/  call smooth(cells, 5)/  call smooth_all(cells, 5)/' grid.f90"]),
+    Case("mcs", "missing_namespace", "cs_bank", "plain",
+         [MCS],
+         r"error CS0246", None, "compiler",
+         "Program.cs uses Newtonsoft.Json, which is not referenced", image=MONO,
+         hidden=["sed -i '1i using Newtonsoft.Json;' Program.cs",
+                 "sed -i 's/            return 0;/            Console.WriteLine(JsonConvert.SerializeObject(accounts));\\n"
+                 "            return 0;/' Program.cs"]),
+]
+CASES += TWELFTH
