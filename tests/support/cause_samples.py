@@ -305,7 +305,7 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
         "1/2 ring.test.push and sum...OK", "2/2 ring.test.oldest value is dropped when full...expected 15, found 13",
         "FAIL (TestExpectedEqual)", "/builds/acme/ring/ring.zig:44:5: 0x124ef55 in test.oldest value (ring.zig)",
         "1 passed; 0 skipped; 1 failed.", "error: the following test command failed with exit code 1:",
-        "/root/.cache/zig/o/ea1c/test --seed=0x2d1"], 2, "test"),
+        "/root/.cache/zig/o/ea1c/test --seed=0x2d1"], 1, "test"),
     ("fortran runtime", "./grid", [
         "At line 12 of file grid.f90", "Fortran runtime error: Index '6' of dimension 1 of array 'a' above upper bound of 5",
         "", "Error termination. Backtrace:", "#0  0x7f10f44218c2 in ???", "\tat /builds/acme/grid/grid.f90:19",

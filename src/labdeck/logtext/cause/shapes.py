@@ -227,6 +227,9 @@ SHAPES: tuple[Shape, ...] = (
     # ``CHECK`` (``F… file.cc:12] Check failed: x == y``); then the test runners' per-test marks
     # (Nim ``[FAILED] name``, GoogleTest ``[  FAILED  ] Suite.Test (3 ms)``) and zig's ``FAIL (Error)``.
     _a("test", r"\bCheck failed: .+", 1, needles=("Check failed",)),
+    # zig test's progress line of a failing test carries its name and message
+    # (``2/2 ring.test.drops oldest...expected 15, found 13``), then ``FAIL (TestExpectedEqual)``.
+    _s("test", r"\d+/\d+ [\w.]+\.test\.\S.*?\.\.\.(?!OK$|SKIP$).+", 1),
     _s("test", r"\s*\[ +FAILED +\] (?!\d+ tests?,).+|\s*\[FAILED\] .+|.*\.\.\.FAIL \(\w+\)$|FAIL \(\w+\)$", 1),
     # Fortran's runtime checks (``At line 12 of file grid.f90`` then ``Fortran runtime error: …``) and
     # other runtimes that say ``runtime error:`` first.
