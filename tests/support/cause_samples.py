@@ -292,6 +292,63 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
      1, "exception"),
     ("logfmt", "./bin/sync", ['time=2026-11-27T21:01:39Z level=info msg="start"',
                               'time=2026-11-27T21:01:40Z level=error msg="bulk request rejected"'], 1, "log"),
+    ("nim compiler", "nim c app.nim", [
+        "/builds/acme/app/app.nim(9, 43) Error: undeclared identifier: 'parseInteger'",
+        "candidates (edit distance, scope distance); see '--spellSuggest': ",
+        " (4, 4): 'parseInt' [func declared in /usr/lib/nim/lib/pure/strutils.nim(1063, 6)]"], 0, "compiler"),
+    ("nim unittest", "nim c -r test_app.nim", [
+        "[Suite] inventory", "  [OK] parse an item",
+        "    /builds/acme/app/test_app.nim(12, 19): Check failed: t[\"A-1\"] == 5", "    t[\"A-1\"] was 2",
+        "  [FAILED] totals add up per sku",
+        "Error: execution of an external program failed: '/builds/acme/app/test_app '"], 2, "test"),
+    ("zig test", "zig test ring.zig", [
+        "1/2 ring.test.push and sum...OK", "2/2 ring.test.oldest value is dropped when full...expected 15, found 13",
+        "FAIL (TestExpectedEqual)", "/builds/acme/ring/ring.zig:44:5: 0x124ef55 in test.oldest value (ring.zig)",
+        "1 passed; 0 skipped; 1 failed.", "error: the following test command failed with exit code 1:",
+        "/root/.cache/zig/o/ea1c/test --seed=0x2d1"], 1, "test"),
+    ("fortran runtime", "./grid", [
+        "At line 12 of file grid.f90", "Fortran runtime error: Index '6' of dimension 1 of array 'a' above upper bound of 5",
+        "", "Error termination. Backtrace:", "#0  0x7f10f44218c2 in ???", "\tat /builds/acme/grid/grid.f90:19",
+        "make: *** [Makefile:8: run] Error 2"], 0, "crash"),
+    ("r cmd check tests", "R CMD check --no-manual pkg_0.1.0.tar.gz", [
+        "* checking tests ...", "  Running \u2018test-stats.R\u2019", " ERROR",
+        "Running the tests in \u2018tests/test-stats.R\u2019 failed.", "Complete output:", "  > library(rstats)",
+        "  Error: trimmed_mean(c(1, 2, 3)) == 2 is not TRUE", "  Execution halted", "* DONE", "",
+        "Status: 1 ERROR, 1 WARNING", "See", "  \u2018/builds/acme/pkg.Rcheck/00check.log\u2019", "for details."],
+     3, "r"),
+    ("googletest", "make test", [
+        "[ RUN      ] FormatCents.PadsCents", "test/money_test.cpp:11: Failure", "Expected equality of these values:",
+        "  format_cents(1205)", "    Which is: \"12.5\"", "  \"12.05\"", "[  FAILED  ] FormatCents.PadsCents (0 ms)",
+        "[==========] 5 tests from 2 test suites ran. (0 ms total)", "[  PASSED  ] 4 tests.",
+        "[  FAILED  ] 1 test, listed below:", "[  FAILED  ] FormatCents.PadsCents", "", " 1 FAILED TEST",
+        "make: *** [Makefile:7: test] Error 1"], 1, "test"),
+    ("gradle 4 offline", "gradle --offline --console=plain compileJava", [
+        ":compileJava FAILED", "", "FAILURE: Build failed with an exception.", "", "* What went wrong:",
+        "Could not resolve all files for configuration ':compileClasspath'.",
+        "> Could not resolve com.google.guava:guava:32.1.2-jre.", "", "* Try:",
+        "Run with --stacktrace option to get the stack trace."], 4, "gradle"),
+    ("crystal exception", "crystal run src/main.cr", [
+        "hello-world", "Unhandled exception: Index out of bounds (IndexError)",
+        "  from /usr/share/crystal/src/indexable.cr:75:24 in '[]'", "  from src/main.cr:6:17 in '__crystal_main'",
+        "  from ???"], 1, "exception"),
+    ("clojure execution error", "clojure -M -m cart.main", [
+        "Execution error (ArithmeticException) at cart.main/-main (main.clj:7).", "Divide by zero", "",
+        "Full report at:", "/tmp/clojure-9895352257779889756.edn"], 0, "exception"),
+    ("kotlinc -Werror", "kotlinc -Werror Orders.kt -d orders.jar", [
+        "Orders.kt:9:24: warning: variable 'price' is never used", "        val (sku, qty, price) = it.split(\",\")",
+        "                       ^", "error: warnings found and -Werror specified"], 0, "warning"),
+    ("cabal resolver", "cabal build", [
+        "Resolving dependencies...", "cabal: Could not resolve dependencies:",
+        "[__0] trying: shapes-0.1.0.0 (user goal)", "[__1] unknown package: containers-extra (dependency of shapes)",
+        "[__1] fail (backjumping, conflict set: containers-extra, shapes)"], 1, "error"),
+    ("zig panic", "zig run window.zig", [
+        "window at 0: 9", "window at 2: 18", "thread 14920 panic: index out of bounds: index 6, len 6",
+        "/builds/acme/ring/window.zig:7:24: 0x11e51f1 in average (window.zig)", "        total += values[i];",
+        "bash: line 1: 14920 Aborted                 zig run window.zig"], 2, "panic"),
+    ("r cmd check dependency", "R CMD check --no-manual pkg_0.1.0.tar.gz", [
+        "* checking package dependencies ...Warning: unable to access index for repository https://cloud.example/src:",
+        "  cannot open URL 'https://cloud.example/src/contrib/PACKAGES'", " ERROR",
+        "Package required but not available: \u2018jsonlite\u2019", "", "* DONE", "", "Status: 1 ERROR"], 3, "r"),
 ]
 
 

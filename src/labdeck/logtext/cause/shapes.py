@@ -93,7 +93,7 @@ SHAPES: tuple[Shape, ...] = (
     _s("junit", r"\[ERROR\] {2,}\w[\w.$]*[:.]\w+:\d+ .+", 3),
     _s("gradle", r"\S.* > .+ FAILED$", 1, "indent"),
     _s("gradle", r"\* What went wrong:", 2, "para"),
-    _s("gradle", r"> Task \S+ FAILED$", 3),
+    _s("gradle", r"(?:> Task \S+|:[\w:-]+) FAILED$", 3),
     _s("gradle", r"(?:FAILURE: Build failed|BUILD FAILED)\b.*", 3),
     _s("compiler", r"(?:\[ERROR\] )?\S+\.(?:java|kt|scala|groovy):\[\d+,\d+\] .+", 1),
     _s("compiler", r"e: (?:file://)?\S+\.kts?(?::\d+:\d+|: \(\d+, \d+\)):? .+", 1),
@@ -116,7 +116,7 @@ SHAPES: tuple[Shape, ...] = (
        r"definitely lost.*)", 1, "prefix"),
     _s("race", r"WARNING: (?:DATA RACE|ThreadSanitizer: .+)", 1, "para"),
     _s("tsc", r"\S+\(\d+,\d+\): error TS\d+:.*|\S+:\d+:\d+ - error TS\d+:.*", 1),
-    _s("compiler", r"\S.*?(?::\d+(?::\d+)?:?|\(\d+(?:,\d+)?\):?) +(?:- +)?(?:fatal |\w+ )?(?:error|Error|ERROR)\b.*", 1,
+    _s("compiler", r"\S.*?(?::\d+(?::\d+)?:?|\(\d+(?:, ?\d+)?\):?) +(?:- +)?(?:fatal |\w+ )?(?:error|Error|ERROR)\b.*", 1,
        "rust"),
     _s("compiler", r"\[(?:error|ERROR|E)\]\s+\S+?:\d+(?::\d+)?:? .+", 1),
     _s("exception", r"\*\* \(\w+\) .+", 1, "indent"),
@@ -128,15 +128,17 @@ SHAPES: tuple[Shape, ...] = (
     # -Werror: the warnings before are the cause (rank.py promotes them), this line only says so.
     _s("werror", r"(?:error|e): warnings found and -Werror specified|cc1\w*: all warnings being treated as errors", 3),
     # javac, kotlinc and scalac warnings: tier 4, read only when a -Werror line makes them fatal.
-    _s("warning", r"\S+\.(?:java|kt|scala):\d+: warning: .+", 4, "rust"),
+    _s("warning", r"\S+\.(?:java|kts?|scala):\d+(?::\d+)?: warning: .+", 4, "rust"),
     _s("rust", r"error\[E\d{3,5}\]: .+", 1, "rust"),
     # A bare `error: …` is rustc's too, but also git's, the C driver's, clang's, npm's: its kind says
     # no more than it knows.
-    _s("error", r"error: (?!could not compile|test failed|aborting due to|build failed).+", 1, "rust"),
+    _s("error", r"error: (?!could not compile|test failed|aborting due to|build failed|the following (?:test )?command\b).+",
+       1, "rust"),
     _s("cargo", r"---- \S+ stdout ----", 1, "para"),
     _s("cargo", r"test \S+ \.\.\. FAILED$", 3),
     _s("rust", r"thread '.*'(?: \(\d+\))? panicked at .*", 1, "para"),
-    _s("rust", r"test result: FAILED\b.*|error: (?:could not compile|test failed|aborting due to).*", 3),
+    _s("rust", r"test result: FAILED\b.*|error: (?:could not compile|test failed|aborting due to"
+       r"|the following (?:test )?command\b).*", 3),
     _s("cmake", r"CMake Error\b.*", 1, "indent"),
     _s("ctest", r"\s*\d+/\d+ Test\s+#\d+: .*\*\*\*(?:Failed|Exception|Timeout).*", 1),
     _s("ctest", r"The following tests FAILED:|Errors while running CTest", 3),
@@ -150,6 +152,8 @@ SHAPES: tuple[Shape, ...] = (
     _s("go", r"\s+\S+_test\.go:\d+: .+", 1, "indent"),
     _s("go", r"\s*--- FAIL: .+", 1, "indent"),
     _s("go", r"panic: .+", 1, "para"),
+    # Zig's runtime safety checks: ``thread 14920 panic: index out of bounds: index 6, len 6``.
+    _s("panic", r"thread \d+ panic: .+", 1, "para"),
     _s("go", r"FAIL\s+\S+\s+[\d.]+s|FAIL$", 3),
     # JavaScript
     _s("jest", r"\s*● .+", 1, "indent"),
@@ -162,7 +166,7 @@ SHAPES: tuple[Shape, ...] = (
     _a("pnpm", r"ERR_PNPM_\w+", 2, needles=("ERR_PNPM_",)),
     _s("yarn", r"error (?!Command failed with exit code).+|YN\d{4}: .*(?:error|Error|failed).*", 2),
     _s("yarn", r"error Command failed with exit code \d+.*", 3),
-    _s("jest", r"FAIL \S+", 3),
+    _s("jest", r"FAIL (?!\()\S+", 3),
     # Ruby, Elixir, PHP, .NET
     _s("rspec", r"Failure/Error: .+", 1, "indent"),
     _s("rspec", r"rspec \./\S+:\d+.*|\d+ examples?, [1-9]\d* failures?.*", 3),
@@ -212,6 +216,24 @@ SHAPES: tuple[Shape, ...] = (
     _s("lint", r"(?:[Ww]ould reformat:?|[Ww]ould have reformatted) \S.*|\[warn\] (?!Code style)[\w./@+-]+\.\w+$", 1),
     # Swift, Haskell, Erlang, R, Perl, Lua
     _s("xcodebuild", r"Test Case '.*' failed.*", 1),
+    # Uncaught exceptions that runtimes announce in words: Crystal and mono (``Unhandled exception: …``),
+    # .NET (``Unhandled exception. System.X: …``), Clojure 1.10+ (``Execution error (X) at ns/fn (f.clj:7).``).
+    _s("exception", r"Unhandled [Ee]xception(?:[:.].*)?$|(?:Execution|Syntax) error \(\w+\) (?:at|compiling at) .+", 1,
+       "para"),
+    # GoogleTest's and Catch2's assertion header: ``test/x.cpp:11: Failure`` (MSVC: ``x.cpp(11): error:``),
+    # ``test/x.cpp:11: FAILED:``; the expected and actual values follow.
+    _s("test", r"\S+?(?::\d+:|\(\d+\):) (?:Failure|FAILED:)$", 1, "para"),
+    # A failed check's own line: Nim's unittest (``file.nim(12, 19): Check failed: …``), glog/absl
+    # ``CHECK`` (``F… file.cc:12] Check failed: x == y``); then the test runners' per-test marks
+    # (Nim ``[FAILED] name``, GoogleTest ``[  FAILED  ] Suite.Test (3 ms)``) and zig's ``FAIL (Error)``.
+    _a("test", r"\bCheck failed: .+", 1, needles=("Check failed",)),
+    # zig test's progress line of a failing test carries its name and message
+    # (``2/2 ring.test.drops oldest...expected 15, found 13``), then ``FAIL (TestExpectedEqual)``.
+    _s("test", r"\d+/\d+ [\w.]+\.test\.\S.*?\.\.\.(?!OK$|SKIP$).+", 1),
+    _s("test", r"\s*\[ +FAILED +\] (?!\d+ tests?,).+|\s*\[FAILED\] .+|.*\.\.\.FAIL \(\w+\)$|FAIL \(\w+\)$", 1),
+    # Fortran's runtime checks (``At line 12 of file grid.f90`` then ``Fortran runtime error: …``) and
+    # other runtimes that say ``runtime error:`` first.
+    _s("crash", r"At line \d+ of file \S+.*|(?:Fortran )?[Rr]untime [Ee]rror: .+", 1, "para"),
     # A failure mark at the start of a line (mocha/ava/vitest reporters, link checkers, scripts).
     _s("test", r"\s*[✖✘✗❌] .+", 1),
     # ``×`` also heads pip's summary of a failed build step, which wraps the real error.
@@ -219,7 +241,9 @@ SHAPES: tuple[Shape, ...] = (
     _s("xcodebuild", r"\*\* (?:BUILD|TEST|ARCHIVE) FAILED \*\*", 3),
     _s("erlang", r"===> (?:Compilation failed|Error|Failed|Uncaught error).*|\s*\w+: \S+\.\.\.\*failed\*", 1, "indent"),
     _s("erlang", r"%%% .*==> .+|\*\*error:.+|(?:escript: |\*\* )?exception (?:error|exit|throw): .+", 1),
-    _s("r", r"\* checking .* \.\.\. ERROR$|── (?:Failure|Error) .*|Error in .+|Error: .*test.*failed.*", 1, "para"),
+    _s("r", r"\* checking .* \.\.\. ERROR$|── (?:Failure|Error) .*|Error in .+|Error: .*test.*failed.*"
+       r"|Running (?:the tests in|examples in) .+ failed\.?$"
+       r"|Packages? (?:required but not available|required and available but unsuitable versions?): .+", 1, "para"),
     _s("r", r"Execution halted$", 3),
     _s("prove", r"#\s+Failed test\b.*", 1, "hash"),
     _s("prove", r"Dubious, test returned .*", 2),
@@ -244,7 +268,8 @@ SHAPES: tuple[Shape, ...] = (
     _s("parse", r".+: line \d+ column \d+ \(char \d+\)$|(?:[Pp]arse|[Ss]yntax) error:? .+", 2),
     # ``[!]`` heads an error of rollup and CocoaPods (``[!] RollupError: Could not resolve …``).
     _s("error", r"\[!\] .+", 2),
-    _s("error", r"Could not (?:find|resolve|load|open|read|locate|connect|create|determine|parse|start) .+", 2),
+    _s("error", r"(?:[\w.-]+: )?Could not (?:find|resolve|load|open|read|locate|connect|create|determine|parse|start) .+",
+       2),
     # Exceptions, log levels and generic errors (last: the most generic).
     _s("exception", r"(?:Uncaught )?" + _EXCEPTION + r"(?: \[\w+\])?: .+", 2, "indent"),
     _s("log", r"(?:\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\]? +|\d\d:\d\d:\d\d(?:[.,]\d+)? +)"

@@ -1,0 +1,5 @@
+sales <- read.csv("sales.csv")
+cat("rows:", nrow(sales), "\n")
+by_region <- aggregate(amount ~ region, data = sales, FUN = sum)
+print(by_region)
+cat("top region:", by_region$region[which.max(by_region$amount)], "\n")

@@ -1,0 +1,6 @@
+library(rstats)
+stopifnot(trimmed_mean(c(1, 2, 3, 4, 100), trim = 0.2) == 3)
+stopifnot(spread(c(3, 9, 4)) == 6)
+res <- tryCatch(spread(1), error = function(e) conditionMessage(e))
+stopifnot(grepl("at least two", res))
+cat("all rstats tests passed\n")
