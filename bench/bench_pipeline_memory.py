@@ -94,6 +94,16 @@ def pymalloc_mb() -> tuple[float, float]:
     return found.get("# arenas allocated current", 0.0) * 1048576 / 1e6, found.get("# bytes in allocated blocks", 0.0) / 1e6
 
 
+def every_object() -> list[Any]:
+    """Every object the collector tracks, frozen ones included (``gc.get_objects`` leaves out what
+    the console froze, and closing a big view freezes what is alive again)."""
+    gc.unfreeze()
+    try:
+        return gc.get_objects()
+    finally:
+        gc.freeze()
+
+
 async def measure(info: dict[str, Any]) -> dict[str, Any]:
     """RSS before, at the peak (a pipeline open), and after the last one closed."""
     from labdeck.base.secret import Secret
@@ -116,7 +126,7 @@ async def measure(info: dict[str, Any]) -> dict[str, Any]:
             settled = now
         gc.collect()
         figures["before"] = rss_mb()
-        figures["jobs_before"] = sum(1 for thing in gc.get_objects() if type(thing).__name__ == "Job")
+        figures["jobs_before"] = sum(1 for thing in every_object() if type(thing).__name__ == "Job")
         figures["blocks_before"] = sys.getallocatedblocks() / 1e6
         figures["arenas_before"], figures["live_before"] = pymalloc_mb()
         peak = 0.0
@@ -144,13 +154,13 @@ async def measure(info: dict[str, Any]) -> dict[str, Any]:
         figures["trimmed"] = rss_mb()
         figures["arenas_after"], figures["live_after"] = pymalloc_mb()
         holders: dict[str, int] = {}
-        for thing in gc.get_objects():
+        for thing in every_object():
             if type(thing).__name__ == "Job":
                 for referrer in gc.get_referrers(thing)[:3]:
                     name = type(referrer).__name__
                     holders[name] = holders.get(name, 0) + 1
         figures["holders"] = holders  # type: ignore[assignment]
-        figures["jobs_after"] = sum(1 for thing in gc.get_objects() if type(thing).__name__ == "Job")
+        figures["jobs_after"] = sum(1 for thing in every_object() if type(thing).__name__ == "Job")
         figures["blocks_after"] = sys.getallocatedblocks() / 1e6
     return figures
 

@@ -83,8 +83,8 @@ def test_while_a_stream_is_shown_full_passes_skip_what_was_alive_and_come_often(
 
 def test_giving_back_after_a_big_view_frees_what_was_frozen_with_it() -> None:
     """The console freezes what is alive when its first listing is in (and while a stream is
-    shown): a 5,000-job pipeline being read then was frozen with it, and after it closed 700 of
-    its jobs stayed for good (bench/bench_pipeline_memory.py). Closing a big view visits them."""
+    shown): cycles of a big view open then were frozen with it and never collected after it
+    closed. Closing a big view visits frozen objects too."""
     if not gc.isenabled():
         pytest.skip("the collector is paused")
     frozen = Cycle()

@@ -104,10 +104,9 @@ def give_back() -> bool:
 
     Frozen objects too: the console freezes what is alive once its first listing is in
     (:meth:`labdeck.ui.app.LabdeckApp.listing_loaded`) and while a stream is shown
-    (:func:`start_streaming`); a pipeline opened at that moment had its view and the jobs read so
-    far frozen with it, never collected after it closed (700 of the 5,000 jobs of
-    ``bench/bench_pipeline_memory.py``'s first pipeline, and the view itself). What is still alive
-    is frozen again afterwards, as before."""
+    (:func:`start_streaming`); cycles of a view open at that moment (its workers' frames, its
+    widgets) were frozen with it and never collected after it closed. What is still alive is
+    frozen again afterwards, as before."""
     if gc.isenabled():
         gc.unfreeze()
         full_pass()
