@@ -79,3 +79,25 @@ def test_while_a_stream_is_shown_full_passes_skip_what_was_alive_and_come_often(
         assert gc.get_threshold()[2] == 100
     finally:
         gc.set_threshold(*thresholds)
+
+
+def test_giving_back_after_a_big_view_frees_what_was_frozen_with_it() -> None:
+    """The console freezes what is alive when its first listing is in (and while a stream is
+    shown): cycles of a big view open then were frozen with it and never collected after it
+    closed. Closing a big view visits frozen objects too."""
+    if not gc.isenabled():
+        pytest.skip("the collector is paused")
+    frozen = Cycle()
+    left = weakref.ref(frozen)
+    gc.freeze()
+    try:
+        kept = Cycle()
+        del frozen
+        gc.collect()
+        assert left() is not None  # frozen: no ordinary pass frees it
+        collector.give_back()
+        assert left() is None
+        assert gc.get_freeze_count() > 0  # what is still alive is frozen again
+        assert kept.me is kept
+    finally:
+        gc.unfreeze()

@@ -58,7 +58,9 @@ def problem(content: bytes, headers: Mapping[str, str], expect: Shape | None) ->
     if not content.strip():
         return None if expect is None else CUT_OFF
     try:
-        value = pydantic_core.from_json(content)
+        # No string cache: the parser would keep up to 16,384 of the body's strings process-wide
+        # (a big pipeline's job names and dates), each pinning an arena of the allocator.
+        value = pydantic_core.from_json(content, cache_strings=False)
     except ValueError as exc:
         return CUT_OFF if str(exc).startswith("EOF while parsing") else NOT_JSON
     if expect == "list" and not isinstance(value, list):

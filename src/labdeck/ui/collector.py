@@ -96,11 +96,21 @@ _TRIM: list[Any] = []
 
 
 def give_back() -> bool:
-    """After a big view closed (a 5,000-job pipeline): collect every generation, then ask the C
-    allocator to return its free pages to the system (glibc's ``malloc_trim(0)``). Without the
-    second step the freed objects' memory stays in the process's arenas and RSS does not come
-    down. Returns whether the allocator was asked (False where there is no glibc)."""
-    full_pass()
+    """After a big view closed (a 5,000-job pipeline): collect every generation, frozen objects
+    included, then ask the C allocator to return its free pages to the system (glibc's
+    ``malloc_trim(0)``). Without the second step the freed objects' memory stays in the process's
+    arenas and RSS does not come down. Returns whether the allocator was asked (False where there
+    is no glibc).
+
+    Frozen objects too: the console freezes what is alive once its first listing is in
+    (:meth:`labdeck.ui.app.LabdeckApp.listing_loaded`) and while a stream is shown
+    (:func:`start_streaming`); cycles of a view open at that moment (its workers' frames, its
+    widgets) were frozen with it and never collected after it closed. What is still alive is
+    frozen again afterwards, as before."""
+    if gc.isenabled():
+        gc.unfreeze()
+        full_pass()
+        gc.freeze()
     if not _TRIM:
         trim = None
         try:
