@@ -247,3 +247,23 @@ async def test_at_80_columns_the_status_line_says_when_the_next_try_is(behind_sw
         assert shown(board, "age").startswith(("oldest", "data"))
         assert [part for part in cut_parts(board) if not part.startswith("profile")] == [], cut_parts(board)
         switch.set("pass")
+
+
+async def test_ctrl_r_after_a_storm_clears_the_board_at_once(behind_switch: Any, console: SimConsole) -> None:
+    """Issue 32 (leftover): after a 502 storm cleared, the board said the 502 until its next try,
+    up to a minute later; and once a read got through (``ctrl+r``, another screen), the board's own
+    reads still waited out a back-off of their own: tried in tmux, ``● online`` on the status line
+    and ``502 Bad Gateway (nginx) · last rows kept (stale)`` in the header for 18 s more. Now
+    ``ctrl+r`` tries at once and the board's reads follow the first good answer."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, size=(120, 40)) as (app, pilot):
+        board = await open_board(app, pilot)
+        switch.set("bad_gateway")
+        await wait_until(pilot, lambda: (app.client.retry_in or 0.0) > 15, limit=90, what="a long wait")
+        assert "502 Bad Gateway" in board.context_text
+        switch.set("pass")
+        await pilot.press("ctrl+r")
+        began = time.monotonic()
+        await wait_until(pilot, lambda: "502" not in board.context_text and "online" in shown(board, "health"),
+                         limit=12, what="the board clear of the storm")
+        assert time.monotonic() - began < 6, time.monotonic() - began
