@@ -183,7 +183,8 @@ def test_a_reason_gives_way_short_form_then_countdown_then_cut() -> None:
     long = "the server answered a web page, not the API: a sign-in or proxy page? — retrying in 36 s"
     assert short_trouble(long, 200) == long
     assert short_trouble(long, 45) == "a web page, not the API — retrying in 36 s"
-    assert short_trouble(long, 30) == "a web page, not the API"
+    assert short_trouble(long, 30) == "a web page, n… — retry in 36 s"  # when, rather than all of what
+    assert short_trouble(long, 26) == "a web page, not the API"
     assert short_trouble(long, 12) == "a web page,…"
     assert short_trouble("502 Bad Gateway (nginx) — retrying in 8 s", 20) == "502 Bad Gateway (ng…"
 
