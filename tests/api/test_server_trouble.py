@@ -5,6 +5,7 @@ poller's rounds (plain HTTP and TLS), the start-up check in one round trip."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -172,3 +173,48 @@ def test_the_start_up_check_is_one_round_trip(fault_switch: FaultSwitch, tokens:
     check = check_token(fault_switch.url, Secret(tokens["admin"]), tls_settings(), read_only=True)
     assert check.user.outcome == "ok"
     assert [(method, path) for _, method, path, _ in fault_switch.api_requests()] == [("GET", "/api/v4/user")]
+
+
+async def test_try_now_sends_the_next_probe_at_once_but_never_faster_than_30_a_minute(
+        fault_switch: FaultSwitch, tokens: dict[str, str]) -> None:
+    """Issue 32 (leftover): after a storm cleared, the screens said the 502 until the next probe,
+    up to a minute later. ``ctrl+r`` (:meth:`try_now`) ends the wait: the next read tests the server
+    now. Pressed again and again it sends no more than one probe every 2 s (30 a minute), never two
+    at once, and never cuts a wait the server asked for (``Retry-After``)."""
+    fault_switch.set("bad_gateway")
+    clock = VirtualTime()
+    async with _client(fault_switch, tokens["admin"], clock) as client, clock.running():
+        sent = _sent_at(client, clock)
+        for _ in range(8):  # the waits grow past 10 s
+            with pytest.raises(errors.ServerError):
+                await client.projects.get(1)
+            if (client.retry_in or 0.0) > 10:
+                break
+        assert (client.retry_in or 0.0) > 10
+        # Pressed every 0.1 s for 10 s in the storm: 2 s apart at most, one at a time.
+        began = clock.clock()
+        while clock.clock() - began < 10:
+            client.try_now()
+            assert client.health.retry_at is not None
+            with contextlib.suppress(errors.ApiError):
+                await client.projects.get(1)
+            await clock.sleep(0.1)
+        pressed = [t for t in sent if t >= began]
+        assert 3 <= len(pressed) <= 6, [round(t - began, 2) for t in pressed]
+        assert all(b - a >= 1.99 for a, b in zip(pressed, pressed[1:], strict=False)), pressed
+        # The storm is over: one press, and the next read answers (no 30–60 s wait).
+        fault_switch.set("pass")
+        await clock.sleep(2)
+        assert (client.retry_in or 0.0) > 0.5 or client.gate.closed
+        client.try_now()
+        started = clock.clock()
+        project = await client.projects.get(1)
+        assert project.id == 1 and client.gate.closed and clock.clock() - started < 0.1
+        assert client.health.state == "ok"
+        # A wait the server asked for is never cut short.
+        fault_switch.set("unavailable", retry_after=20)
+        with pytest.raises(errors.ApiError):
+            await client.projects.get(1)
+        asked = client.retry_in or 0.0
+        client.try_now()
+        assert (client.retry_in or 0.0) >= min(asked, 15), (asked, client.retry_in)

@@ -153,10 +153,11 @@ def test_follow_gives_up_on_a_server_that_is_gone_and_names_the_jobs_it_could_no
     assert "not seen" in said, said
 
 
-def test_follow_goes_on_when_a_refused_token_works_again(
+def test_a_refused_token_ends_follow_at_once_with_its_own_status(
         sim_factory: Callable[..., SimServer], tokens: dict[str, str], run_labdeck: Callable[..., Run]) -> None:
-    """A 401 stops the logs' reads (no sign-in dialog here); once the token works again (the status
-    reads answer), they go on and the command ends as usual, having said what happened."""
+    """Issue 32 (leftover): a 401 that never cleared kept ``labdeck follow`` waiting the whole
+    ``--give-up-after`` (5 minutes by default), as if it were weather. A refused token is not: it
+    says so at once, says what to do, and exits 6 (not 5, "gave up"), naming the jobs not seen to end."""
     from tests.support.fault_switch import FaultSwitch
 
     server = sim_factory()
@@ -165,19 +166,53 @@ def test_follow_goes_on_when_a_refused_token_works_again(
     with FaultSwitch(server.base_url) as switch, ThreadPoolExecutor(1) as pool:
         env = {"LABDECK_URL": switch.url, "LABDECK_TOKEN": tokens["user"]}
         running = pool.submit(run_labdeck, "follow", str(PROJECT), str(pipeline["id"]), "--stage", "deploy",
-                              "--give-up-after", "60s", env=env, timeout=90)
+                              env=env, timeout=120)
         deadline = time.monotonic() + 30
         while not any(path.endswith("/trace") for _, _, path, _ in switch.api_requests()):
             assert time.monotonic() < deadline and not running.done(), "no log read before the 401s"
             time.sleep(0.1)
         switch.set("revoked")
-        time.sleep(12)
-        switch.set("pass")
-        deadline = time.monotonic() + 60
+        refused = time.monotonic()
+        run = running.result()
+        took = time.monotonic() - refused
+        refused_requests = [status for _, _, _, status in switch.api_requests() if status == 401]
+    assert run.returncode == 6, run.output
+    assert took < 15, took  # not the 5 minutes of --give-up-after
+    assert f"{switch.url} refuses the token (401)" in run.stderr, run.stderr
+    assert "labdeck login" in run.stderr and "LABDECK_TOKEN" in run.stderr, run.stderr
+    assert "gave up" not in run.stderr and "not seen" in run.stderr and "deploy-eu" in run.stderr, run.stderr
+    assert tokens["user"] not in run.output
+    assert 1 <= len(refused_requests) <= 10, refused_requests
+
+
+def test_follow_goes_on_with_the_token_signed_in_again(
+        sim_factory: Callable[..., SimServer], tokens: dict[str, str], run_labdeck: Callable[..., Run]) -> None:
+    """A 401 makes ``labdeck follow`` read its token again (keyring, token files): a new one, stored
+    with ``labdeck login`` meanwhile, takes over the reads and the command ends as usual."""
+    from tests.support.fault_switch import FaultSwitch
+
+    server = sim_factory()
+    pipeline = deploy_pipeline(server)
+    advance(server, 15)
+    with FaultSwitch(server.base_url) as switch, ThreadPoolExecutor(1) as pool:
+        def login(token: str) -> None:
+            done = run_labdeck("login", "--url", switch.url, "--token-stdin", "--insecure-storage", stdin=token)
+            assert done.returncode == 0, done.output
+
+        login(tokens["user"])
+        running = pool.submit(run_labdeck, "follow", "--url", switch.url, str(PROJECT), str(pipeline["id"]),
+                              "--stage", "deploy", env={"LABDECK_TOKEN": "", "GITLAB_TOKEN": ""}, timeout=120)
+        deadline = time.monotonic() + 30
+        while not any(path.endswith("/trace") for _, _, path, _ in switch.api_requests()):
+            assert time.monotonic() < deadline and not running.done(), "no log read before the 401s"
+            time.sleep(0.1)
+        login(tokens["admin"])
+        switch.set("revoked", tokens={tokens["user"]})
+        deadline = time.monotonic() + 90
         while not running.done() and time.monotonic() < deadline:
             advance(server, 10)
             time.sleep(0.3)
         run = running.result()
     assert run.returncode == 1, run.output
-    assert "refuses the token (401)" in run.stderr and "answers again" in run.stderr, run.stderr
+    assert "refuses the token (401)" in run.stderr and "the token now in file (insecure)" in run.stderr, run.stderr
     assert "deploy-eu ✗ failed after 40s" in run.stdout and "deploy-ap ✓ passed" in run.stdout

@@ -4,6 +4,7 @@ the real app with Pilot against a private simulator behind the fault switch."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -182,7 +183,8 @@ def test_a_reason_gives_way_short_form_then_countdown_then_cut() -> None:
     long = "the server answered a web page, not the API: a sign-in or proxy page? — retrying in 36 s"
     assert short_trouble(long, 200) == long
     assert short_trouble(long, 45) == "a web page, not the API — retrying in 36 s"
-    assert short_trouble(long, 30) == "a web page, not the API"
+    assert short_trouble(long, 30) == "a web page, n… — retry in 36 s"  # when, rather than all of what
+    assert short_trouble(long, 26) == "a web page, not the API"
     assert short_trouble(long, 12) == "a web page,…"
     assert short_trouble("502 Bad Gateway (nginx) — retrying in 8 s", 20) == "502 Bad Gateway (ng…"
 
@@ -213,3 +215,56 @@ async def test_a_long_profile_name_gives_way_to_the_data_age(behind_switch: Any,
         assert "…" in str(profile.render()) or profile.content_region.width >= cell_len(LONG_PROFILE)
         if fault != "pass":
             assert "502" in str(status._part("health").render())
+
+
+def test_a_countdown_keeps_its_place_before_the_server_s_name() -> None:
+    """The server's name in brackets gives way before when the next try is (80 columns)."""
+    assert short_trouble("502 Bad Gateway (nginx) — retrying in 44 s", 36) == "502 Bad Gateway — retrying in 44 s"
+    assert short_trouble("502 Bad Gateway (nginx) — retrying in 44 s", 31) == "502 Bad Gateway — retry in 44 s"
+    assert short_trouble("offline — retrying in 23 s", 30) == "offline — retrying in 23 s"
+
+
+COUNTDOWN = re.compile(r"retry(ing)? in \d+ s|retrying now")
+
+
+@pytest.mark.parametrize("fault", ["bad_gateway", "refused"])
+async def test_at_80_columns_the_status_line_says_when_the_next_try_is(behind_switch: Any, console: SimConsole,
+                                                                       fault: str) -> None:
+    """Issue 32 (leftover, point 3): at 80 columns the status line dropped the countdown
+    (``◌ offline data 1m``, ``✕ 502 Bad Gateway (nginx) data 1m``), and the jobs screen's header
+    says none: nothing on screen said when the next try is. The instance and the profile give way
+    to it; the data age stays whole."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(80, 24)) as (app, pilot):
+        board = await open_board(app, pilot)
+        switch.set(fault)
+        await wait_until(pilot, lambda: COUNTDOWN.search(shown(board, "health")) is not None, limit=15,
+                         what="the countdown on an 80-column status line")
+        said = []
+        for _ in range(24):  # a few seconds of the storm: the countdown is on the line all along
+            await pilot.pause(0.25)
+            said.append(shown(board, "health"))
+        assert all(COUNTDOWN.search(text) for text in said), said
+        assert shown(board, "age").startswith(("oldest", "data"))
+        assert [part for part in cut_parts(board) if not part.startswith("profile")] == [], cut_parts(board)
+        switch.set("pass")
+
+
+async def test_ctrl_r_after_a_storm_clears_the_board_at_once(behind_switch: Any, console: SimConsole) -> None:
+    """Issue 32 (leftover): after a 502 storm cleared, the board said the 502 until its next try,
+    up to a minute later; and once a read got through (``ctrl+r``, another screen), the board's own
+    reads still waited out a back-off of their own: tried in tmux, ``● online`` on the status line
+    and ``502 Bad Gateway (nginx) · last rows kept (stale)`` in the header for 18 s more. Now
+    ``ctrl+r`` tries at once and the board's reads follow the first good answer."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, size=(120, 40)) as (app, pilot):
+        board = await open_board(app, pilot)
+        switch.set("bad_gateway")
+        await wait_until(pilot, lambda: (app.client.retry_in or 0.0) > 15, limit=90, what="a long wait")
+        assert "502 Bad Gateway" in board.context_text
+        switch.set("pass")
+        await pilot.press("ctrl+r")
+        began = time.monotonic()
+        await wait_until(pilot, lambda: "502" not in board.context_text and "online" in shown(board, "health"),
+                         limit=12, what="the board clear of the storm")
+        assert time.monotonic() - began < 6, time.monotonic() - began

@@ -224,6 +224,18 @@ class HttpEngine:
         server), None when nothing is held back. :attr:`health` has it as ``retry_at``."""
         return None if self.gate.closed else self.gate.wait()
 
+    def try_now(self) -> bool:
+        """``ctrl+r`` while the server is in trouble: the next read tests it now rather than at the
+        end of the back-off (see :meth:`ServerGate.hurry`); the countdown on screen follows. False
+        when nothing is held back."""
+        gate = self.gate
+        if gate.closed:
+            return False
+        wait = gate.hurry()
+        if self._health.state != "ok":
+            self._mark("reconnecting", gate.reason, wait=wait, answered=gate.status is not None)
+        return True
+
     async def _pass_gate(self, method: str, url: str, started: float, attempt: int) -> tuple[bool, int]:
         """Wait until a read may go while the server is in trouble: ``(probe, attempt)``, where
         ``probe`` says this request is the one testing the server. Raises the last failure when
@@ -236,11 +248,11 @@ class HttpEngine:
                     raise self._held(method, url, wait)
                 self._mark("reconnecting", gate.reason, wait=wait, answered=gate.status is not None)
                 until = gate.open_until
-                await policy.sleep(wait)
+                await gate.pause(policy.sleep, wait)  # ctrl+r or an answer may cut it short
                 attempt += 1
                 if gate.closed:
                     break
-                if gate.open_until > until:
+                if gate.open_until > until or gate.wait() > 0.01:
                     continue  # a probe failed while this read slept: the server asked for longer
                 # The whole wait was slept (on the policy's clock, which may be a test's): go.
                 if gate.claim():

@@ -115,6 +115,9 @@ def server_wait(headers: httpx.Headers, now: float, status: int) -> float | None
 
 GATED_STATUSES = frozenset({429, 502, 503, 504})
 """Answers after which the whole client holds back (the server, not one request, is in trouble)."""
+HURRY_GAP = 2.0
+"""Seconds at least between a failure and a probe asked for by hand (``ctrl+r``): however often it
+is pressed, at most 30 tries a minute."""
 
 
 class ServerGate:
@@ -139,7 +142,13 @@ class ServerGate:
         self.status: int | None = None
         self.reason: str | None = None
         """What the last failure was (``502 Bad Gateway (nginx)``, ``rate limited``)."""
+        self.asked = False
+        """The wait is the server's (``Retry-After``): never shortened."""
+        self.failed_at = 0.0
+        """When the last failure came (``clock``)."""
         self._probe: asyncio.Event | None = None
+        self._cut: asyncio.Event | None = None
+        """Set when the wait is cut short (``hurry``, an answer): reads asleep in it go at once."""
 
     @property
     def closed(self) -> bool:
@@ -192,14 +201,44 @@ class ServerGate:
             ceiling = min(self.cap, self.base * 2 ** (self.failures - 1))
             delay = self.rng.uniform(ceiling / 2, ceiling)
         self.open_until = max(self.open_until, self.clock() + delay) if asked is None else self.clock() + delay
-        self.status, self.reason = status, reason
+        self.status, self.reason, self.asked, self.failed_at = status, reason, asked is not None, self.clock()
         self._settle()
         return self.wait()
+
+    def hurry(self) -> float:
+        """Someone asks to try now (``ctrl+r``): the back-off's wait ends, and the next read tests
+        the server. Not while a probe is under way, never sooner than :data:`HURRY_GAP` after the
+        last failure (at most 30 tries a minute however often asked), and never a wait the server
+        asked for. Returns the wait left."""
+        if self.failures and self._probe is None and not self.asked:
+            until = min(self.open_until, max(self.clock(), self.failed_at + HURRY_GAP))
+            if until < self.open_until:
+                self.open_until = until
+                self._wake_sleepers()
+        return self.wait()
+
+    async def pause(self, sleep: Sleep, wait: float) -> None:
+        """Sleep ``wait`` seconds on ``sleep``, or less when the wait is cut short meanwhile."""
+        if self._cut is None:
+            self._cut = asyncio.Event()
+        sleeper = asyncio.ensure_future(sleep(wait))
+        woken = asyncio.ensure_future(self._cut.wait())
+        try:
+            await asyncio.wait({sleeper, woken}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            sleeper.cancel()
+            woken.cancel()
+
+    def _wake_sleepers(self) -> None:
+        cut, self._cut = self._cut, None
+        if cut is not None:
+            cut.set()
 
     def answered(self) -> None:
         """The server answered (anything but a gated status): nothing is held back."""
         self.failures, self.open_until, self.status, self.reason = 0, 0.0, None, None
         self._settle()
+        self._wake_sleepers()
 
     def abandoned(self) -> None:
         """The probe ended without an answer to judge by (cancelled, a transport failure)."""

@@ -142,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     follow.add_argument("--stage", metavar="NAME", help="only the jobs of this stage")
     follow.add_argument("--give-up-after", metavar="WAIT", default="5m",
                         help="exit 5 once no read succeeded for this long: 90s, 5m, 1h (default 5m); "
-                             "meanwhile stderr says what is wrong")
+                             "meanwhile stderr says what is wrong (a refused token: exit 6 at once)")
     explain = commands.add_parser("explain", help="the cause of failed CI logs read from files (no server)")
     explain.add_argument("logs", nargs="+", metavar="LOG", help="log files ('-' reads standard input)")
     explain.add_argument("--json", action="store_true", help="one JSON object per line per file")

@@ -9,7 +9,9 @@ is the single log viewer's (sanitized: only SGR could reach the terminal). Reads
 is the worst status: 0 all passed (or skipped), 1 one failed, 3 one was canceled (none failed),
 4 the jobs could not be read, 5 it gave up: no read succeeded for ``--give-up-after`` (5 minutes by
 default; meanwhile stderr says what is wrong, at growing intervals) and it names the jobs whose
-ends it did not see.
+ends it did not see, 6 the token was refused (401). A refused token is not weather: waiting does not
+mend it, so the command reads its token again (keyring, token files: a ``labdeck login`` meanwhile)
+and goes on with a new one, or ends at once saying how to sign in again.
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from labdeck.api import errors
 from labdeck.api.client import ApiClient
 from labdeck.base import logsafe
+from labdeck.base.secret import Secret
 from labdeck.base.session import Session
 from labdeck.logtext.search import visible
 from labdeck.operations.following.multi import MultiFollower
@@ -31,6 +34,7 @@ from labdeck.operations.following.patience import GIVE_UP_AFTER, Patience
 from labdeck.operations.following.statuses import WAITING_STATUSES, FollowedJob
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELED, EXIT_UNREADABLE, EXIT_GAVE_UP = 0, 1, 2, 3, 4, 5
+EXIT_TOKEN_REFUSED = 6
 EXIT_BY_STATUS = {"failed": EXIT_FAILED, "canceled": EXIT_CANCELED}
 PREFIX_COLOURS = ("36", "35", "33", "32", "34", "96", "95", "93", "92", "94")
 """ANSI colours of the job prefixes, in turn (a terminal's own palette: no theme outside the TUI)."""
@@ -112,11 +116,17 @@ class Printer:
         self.out.flush()
 
 
+Renew = Callable[[], Awaitable["tuple[ApiClient, str] | None"]]
+"""After a 401: a client with the token read again and where it came from, or None (the same token)."""
+
+
 async def follow(client: ApiClient, project: str, pipeline_id: int, names: Sequence[str], stage: str | None,
                  out: TextIO, err: TextIO, *, colour: bool, rate: float = 2.0,
-                 give_up_after: float = GIVE_UP_AFTER, origin: str = "the server") -> int:
-    """Follow the chosen jobs until all finished, or until no read succeeded for
-    ``give_up_after`` seconds; the exit code."""
+                 give_up_after: float = GIVE_UP_AFTER, origin: str = "the server",
+                 renew: Renew | None = None, sign_in: str = "") -> int:
+    """Follow the chosen jobs until all finished, until no read succeeded for ``give_up_after``
+    seconds, or until the token is refused (and ``renew`` finds no other); the exit code.
+    ``sign_in``: how to give a token again, said when it is refused."""
     found = await client.projects.get(int(project) if project.isdigit() else project)
     listed = await client.jobs.list(found.id, pipeline_id=pipeline_id).all()
     chosen = choose(listed, names, stage)
@@ -137,18 +147,28 @@ async def follow(client: ApiClient, project: str, pipeline_id: int, names: Seque
         await asyncio.wait({running}, timeout=PATIENCE_TICK)
         if running.done():
             break
-        was_refused = patience.refused
         said = patience.observe(client.health)
-        if said:
+        if said and not patience.refused:
             err.write(f"labdeck follow: {logsafe.printable(said)}\n")
             err.flush()
-        if was_refused and not patience.trouble:
-            # The token works again: the logs' reads, stopped by the 401, go on (no sign-in here).
+        if patience.refused:
+            # Waiting does not mend a refused token: a new one (stored meanwhile) takes over the
+            # reads the 401 stopped, or the command ends now rather than after --give-up-after.
+            renewed = await renew() if renew is not None else None
+            if renewed is None:
+                await stop(running)
+                printer()
+                err.write(f"labdeck follow: {origin} refuses the token (401): revoked or expired? "
+                          f"{sign_in or 'Give a valid token'}; {not_seen(follower)}\n")
+                return EXIT_TOKEN_REFUSED
+            client, source = renewed
+            err.write(f"labdeck follow: {origin} refuses the token (401); going on with the token now in "
+                      f"{logsafe.printable(source)}\n")
+            err.flush()
             follower.use_client(client)
+            patience.observe(None)
         if patience.exhausted:
-            running.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await running
+            await stop(running)
             printer()
             err.write(f"labdeck follow: {logsafe.printable(patience.gave_up())}; {not_seen(follower)}\n")
             return EXIT_GAVE_UP
@@ -159,6 +179,13 @@ async def follow(client: ApiClient, project: str, pipeline_id: int, names: Seque
 
 PATIENCE_TICK = 0.5
 """Seconds between two looks at the client's health while following."""
+
+
+async def stop(running: asyncio.Task[None]) -> None:
+    """Cancel the follower's task and wait for it to end."""
+    running.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await running
 
 
 def not_seen(follower: MultiFollower) -> str:
@@ -185,17 +212,57 @@ def run_follow(session: Session, project: str, pipeline: str, names: Sequence[st
         return EXIT_USAGE
     colour = wants_colour(out)
 
+    verify: bool | str = session.ca_file or not session.insecure
+    renewed: list[ApiClient] = []
+    tokens = [session.token]
+
+    async def renew() -> tuple[ApiClient, str] | None:
+        found = await asyncio.to_thread(reread_token, session)
+        if found is None or found[0] in tokens:
+            return None
+        tokens.append(found[0])
+        renewed.append(ApiClient(session.base_url, found[0], read_only=True, verify=verify))
+        return renewed[-1], found[1]
+
     async def main() -> int:
-        verify: bool | str = session.ca_file or not session.insecure
         async with ApiClient(session.base_url, session.token, read_only=True, verify=verify) as client:
-            return await follow(client, project, int(pipeline), names, stage, out, err, colour=colour,
-                                give_up_after=give_up_after, origin=origin_of(session.base_url))
+            try:
+                return await follow(client, project, int(pipeline), names, stage, out, err, colour=colour,
+                                    give_up_after=give_up_after, origin=origin_of(session.base_url),
+                                    renew=renew, sign_in=sign_in_hint(session))
+            finally:
+                for other in renewed:
+                    await other.aclose()
 
     try:
         return asyncio.run(main())
     except ChoiceError as exc:
         err.write(f"labdeck follow: {logsafe.printable(str(exc))}\n")
         return EXIT_USAGE
+    except errors.Unauthorized:
+        err.write(f"labdeck follow: {origin_of(session.base_url)} refuses the token (401): revoked or expired? "
+                  f"{sign_in_hint(session)}\n")
+        return EXIT_TOKEN_REFUSED
     except errors.ApiError as exc:
         err.write(f"labdeck follow: {logsafe.printable(exc.user_message())}\n")
         return EXIT_UNREADABLE
+
+
+def reread_token(session: Session) -> tuple[Secret, str] | None:
+    """The session's token read again from where tokens are kept (a ``labdeck login`` since start),
+    and where it was found; None where it cannot change (``--token-stdin``, a prompt, the demo)."""
+    from labdeck.auth.chain import TokenChain, TokenInputError
+
+    if session.token_source in ("stdin", "prompt", "demo", "none"):
+        return None
+    try:
+        found = TokenChain(interactive=False).resolve(session.profile, session.base_url, allow_prompt=False)
+    except TokenInputError:
+        return None
+    return (found.token, found.source) if found.token is not None else None
+
+
+def sign_in_hint(session: Session) -> str:
+    """How to give the instance a token again, for the line that ends following."""
+    return (f"Sign in again (`labdeck login --profile {logsafe.printable(session.profile)} --url "
+            f"{logsafe.printable(session.base_url)} --token-stdin`) or set LABDECK_TOKEN")

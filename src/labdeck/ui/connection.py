@@ -81,6 +81,10 @@ def stalled_text(health: Any, now: datetime | None = None) -> str | None:
 
 
 _STATUS = re.compile(r"(?:HTTP )?(\d{3})\b")
+REASON_ROOM = 12
+"""Cells of the reason kept, at least, when it is cut to leave room for the countdown."""
+_SERVER_NAME = re.compile(r" \([^()]*\)$")
+"""``502 Bad Gateway (nginx)``: the server's name, in brackets at the end of a reason."""
 
 
 SHORT_REASONS = (
@@ -94,15 +98,27 @@ SHORT_REASONS = (
 
 def short_trouble(text: str, room: int) -> str:
     """``text`` in at most ``room`` cells: the reason's short form first (``a web page, not the
-    API``), then without its countdown, then cut with an ellipsis. What the server answered stays; the data age beside it on
-    the status line must never be pushed off."""
+    API``), then without the server's name in brackets (``502 Bad Gateway — retrying in 44 s``) or
+    with the countdown said shorter (``— retry in 44 s``), then cut before the countdown (``a web
+    page, n… — retry in 44 s``), then without its countdown, then cut with an ellipsis. What the server answered stays; the data
+    age beside it on the status line must never be pushed off."""
     for long, short in SHORT_REASONS:
         if cell_len(text) <= room:
             break
         if long in text:
             text = text.replace(long, short, 1)
-    if cell_len(text) > room:
-        text = text.split(" — ", 1)[0]  # what, not when (the header says when)
+    if cell_len(text) > room and " — " in text:
+        what, when = text.split(" — ", 1)
+        # When the next try is says more than which proxy answered (point 3: the screen says when).
+        bare = _SERVER_NAME.sub("", what)
+        short_when = when.replace("retrying in ", "retry in ", 1)
+        fits = [form for form in (f"{bare} — {when}", f"{what} — {short_when}", f"{bare} — {short_when}")
+                if cell_len(form) <= room]
+        # Then the reason cut (at least REASON_ROOM cells of it) before the countdown goes.
+        left = room - cell_len(f" — {short_when}")
+        if not fits and left >= REASON_ROOM and cell_len(bare) > left:
+            fits = [set_cell_size(bare, left - 1).rstrip() + f"… — {short_when}"]
+        text = fits[0] if fits else what
     if cell_len(text) <= room:
         return text
     return set_cell_size(text, max(0, room - 1)).rstrip() + "…" if room > 0 else ""

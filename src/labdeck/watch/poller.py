@@ -48,6 +48,8 @@ from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
 from labdeck.watch.work_plan import DETACHED, FAILING_EVERY, PROGRESS_EVERY, ROTATION_SHARE, _Work
 
 log = logging.getLogger("labdeck.watch")
+HELD_LOOK = 1.0
+"""Seconds between two looks at the client's gate while reads wait for it (a look sends nothing)."""
 
 
 def _rank(item: _Work) -> tuple[float, ...]:
@@ -99,6 +101,7 @@ class BoardPoller(PollerReads):
         self._activity_round: float | None = None
         self._error: str | None = None
         self._failures = 0
+        self._held_back: set[int] = set()
         self._next_running = 0.0
         self._flavour: str | None = None
         self.runner_hints = RunnerHints()
@@ -358,6 +361,7 @@ class BoardPoller(PollerReads):
         """Do the work that is due and affordable now; publish; return the seconds until the next
         step is useful. Tests drive the poller with this and an injected clock."""
         self.tap.install(self.client.http)
+        self._catch_up()
         now = self._clock()
         self._memo.clear()
         self._follow_membership(now)
@@ -400,6 +404,10 @@ class BoardPoller(PollerReads):
             waits.append(self.budget.wait_time(reserve=steady_blocked))
         if startup_blocked:
             waits.append(self.budget.wait_time(startup=True))
+        if self._held_back:
+            # When the gate's wait ends, or sooner: another screen's read may open it.
+            ready = self.client.retry_in
+            waits.append(min(HELD_LOOK, ready) if ready else HELD_LOOK)
         return max(0.05, min(waits))
 
     def _follow_membership(self, now: float) -> None:

@@ -108,6 +108,8 @@ class PollerReads(DeepReads):
     _live: bool
     _error: str | None
     _failures: int
+    _held_back: set[int]
+    """Reads that failed while the client's gate held reads back (0: the change check)."""
     _next_running: float
     _flavour: str | None
     """The server's dialect once the change check learned it (``gitlab`` or ``spec``)."""
@@ -142,17 +144,50 @@ class PollerReads(DeepReads):
         except Exception:  # a subscriber's bug must not stop the poller
             log.exception("watch: %s subscriber failed", sub.kind)
 
-    def _transient(self, exc: errors.ApiError) -> float:
+    def _transient(self, exc: errors.ApiError, pid: int = 0) -> float:
         """A failure that is not the project's fault (the server's, the network's, the token's):
         note it and back off, exponential with jitter up to 60 s. What was read before stays
-        (shown stale), never replaced by nothing."""
+        (shown stale), never replaced by nothing. ``pid``: the project read (0: the change check)."""
         self.stats.errors += 1
         self._failures += 1
         self._error = trouble(exc)
+        if self.client.retry_in is not None:
+            # The client's gate holds every read back: this one goes again as soon as the server
+            # answers the console again (:meth:`_catch_up`), not at the end of this back-off too.
+            self._held_back.add(pid)
         if isinstance(exc, errors.RateLimited):
             return max(self.budget.paused(), exc.retry_after or 0.0) or self.settings.interval
         ceiling = min(60.0, self.settings.interval * 2 ** min(self._failures - 1, 6))
         return self._rng.uniform(ceiling / 2, ceiling)
+
+    def _catch_up(self) -> None:
+        """The client's gate lets reads through again (its wait is over, ``ctrl+r`` ended it, or the
+        server answered another screen's read): what failed while it held reads back is due now.
+        The first of them tests the server when none does yet (one probe at a time: the others
+        wait for its answer), so the countdown on screen is when the board tries, and its trouble
+        and stale rows go with the first good answers (issue 32: clear when it clears)."""
+        ready = self.client.retry_in
+        if not self._held_back or (ready or 0.0) > 0:
+            return
+        now = self._clock()
+        if ready is not None:
+            # The wait is over and nothing has answered yet: one read tests the server, the rest
+            # keep their budget for when it answers.
+            if not self.client.gate.probing:
+                self._due_now(min(self._held_back), now)
+            return
+        for pid in list(self._held_back):
+            self._due_now(pid, now)
+
+    def _due_now(self, pid: int, now: float) -> None:
+        """Project ``pid``'s read (0: the change check) is due ``now``; it leaves the held-back ones."""
+        self._held_back.discard(pid)
+        if pid == 0:
+            self._next_activity = min(self._next_activity, now)
+            return
+        track = self.tracks.get(pid)
+        if track is not None and track.next_due > now:
+            track.next_due = now
 
     def _recovered(self) -> None:
         self._failures = 0
@@ -175,7 +210,7 @@ class PollerReads(DeepReads):
             self._dirty.add(pid)
             return
         except errors.ApiError as exc:
-            track.next_due = self._clock() + self._transient(exc)
+            track.next_due = self._clock() + self._transient(exc, pid)
             return
         self._recovered()
         now, server_now = self._clock(), self.server_now()

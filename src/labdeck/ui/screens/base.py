@@ -286,7 +286,10 @@ class SectionScreen(Screen[None]):
         await self.console_app.action_back()
 
     def action_reload(self) -> None:
-        """Fetch the data again (subclasses implement :meth:`reload`)."""
+        """Fetch the data again (subclasses implement :meth:`reload`). While the server is in
+        trouble the next read tests it now, not at the end of the back-off (at most one try every
+        2 s however often pressed): a storm that is over shows as such at once."""
+        self.client.try_now()
         self.reload()
 
     def reload(self) -> None:

@@ -224,9 +224,9 @@ class StatusLine(Horizontal):
         # would push the instance and the data age off an 80-column line.
         # Short words when all is well; the server's trouble said as such when not ("token refused
         # (401)", "502 Bad Gateway (nginx) — retrying in 8 s", "rate limited — retrying in 5 s").
+        # At 80 columns too the countdown stays while it fits (the instance and the profile give
+        # way first): not every screen's header says when the next try is.
         trouble = info.trouble
-        if trouble and narrow:
-            trouble = trouble.split(" — ", 1)[0]  # 80 columns: what, not when
         if self._freshness is not None:
             text, stale = self._freshness
         else:
@@ -237,6 +237,8 @@ class StatusLine(Horizontal):
         if info.health == "ok" or not trouble:
             health = {"ok": "● online", "reconnecting": "◌ retrying"}.get(info.health, "✕ offline")
         else:
+            # The trouble is said beside it: the age's own "· error" would only take its room.
+            text = text.removesuffix(" · error")
             if self.size.width:  # the reason gives way (short form, then cut): the age must stay in view
                 trouble = short_trouble(trouble, self._room_for_health(text, profile) - 2)
             health = f"{'◌' if info.health == 'reconnecting' else '✕'} {trouble}"
