@@ -236,7 +236,7 @@ class HttpEngine:
                     raise self._held(method, url, wait)
                 self._mark("reconnecting", gate.reason, wait=wait, answered=gate.status is not None)
                 until = gate.open_until
-                await policy.sleep(wait)
+                await gate.sleep(policy.sleep, wait)
                 attempt += 1
                 if gate.closed:
                     break

@@ -140,6 +140,8 @@ class ServerGate:
         self.reason: str | None = None
         """What the last failure was (``502 Bad Gateway (nginx)``, ``rate limited``)."""
         self._probe: asyncio.Event | None = None
+        self._now: asyncio.Event | None = None
+        """Set by :meth:`try_now`: the reads sleeping out the wait go at once."""
 
     @property
     def closed(self) -> bool:
@@ -204,6 +206,32 @@ class ServerGate:
     def abandoned(self) -> None:
         """The probe ended without an answer to judge by (cancelled, a transport failure)."""
         self._settle()
+
+    def try_now(self) -> bool:
+        """The user asks to try again (``ctrl+r``): the wait ends now, so the next request is the
+        probe. Still one probe at a time, and the failures in a row are kept: if it fails, the
+        wait after it is longer than the last. False when nothing is held back or a probe is out."""
+        if self.failures == 0 or self._probe is not None:
+            return False
+        self.open_until = min(self.open_until, self.clock())
+        now, self._now = self._now, None
+        if now is not None:
+            now.set()
+        return True
+
+    async def sleep(self, sleep: Callable[[float], Awaitable[None]], seconds: float) -> None:
+        """Sleep out ``seconds`` of the wait with ``sleep``, or less when :meth:`try_now` ends it."""
+        if self._now is None:
+            self._now = asyncio.Event()
+        woken = asyncio.ensure_future(self._now.wait())
+        slept = asyncio.ensure_future(sleep(seconds))
+        try:
+            await asyncio.wait((woken, slept), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            woken.cancel()
+            slept.cancel()
+        if slept.done() and not slept.cancelled():
+            slept.result()  # a failure of the sleep itself is not swallowed
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,12 @@ class MergedBoard:
             subscription.close()
 
     def relist(self) -> None:
-        """``ctrl+r``: every instance lists its watched projects again."""
+        """``ctrl+r``: every instance lists its watched projects again; one in trouble tries again
+        now rather than at the end of its back-off (up to a minute after the trouble is over)."""
+        for instance in self.instances:
+            gate = getattr(instance.client, "gate", None)
+            if gate is not None:
+                gate.try_now()
         for subscription in self._subscriptions:
             subscription.relist()
 
