@@ -14,7 +14,13 @@ server says so.
   bucket alone lets a burst on top of a full minute through: 70 in a minute with a burst of 10,
   more with extra pages charged after the fact). Every steady request the board makes passes it
   just before it leaves (:meth:`RequestBudget.turn`), triage's reads included; first reads of
-  projects (the start-up bucket) do not.
+  projects (the start-up bucket) do not. The server counts a request when it gets it, at some
+  moment between its leaving and its answer (a wait for a pooled connection, the network, not
+  the same for each): a window of sending times let 61-64 reach the server in one of its
+  minutes. So a request holds its place from its leaving until 60 s after its answer (while on
+  its way it holds it in any case). How long it was on its way is the shorter of the real clock's
+  (:attr:`RequestBudget.on_the_way`) and the poller's: the same in the console, but a test's
+  clock stands still during an exchange or jumps while one is out.
 - :class:`WireTap` is an ``httpx`` response hook on the client that feeds the budget, the
   :class:`~labdeck.watch.clock.ServerClock` and :class:`PollStats`. Requests are attributed to
   the poller through a context variable, so the count is exact (pages and the API layer's own
@@ -56,6 +62,9 @@ _ROUNDING = 1e-6
 """Tokens short of a whole one by no more than this count as one: a caller that slept exactly
 :meth:`RequestBudget.wait_time` must find its token, not wake again for a rounding error."""
 
+_PLACE = "labdeck_window_place"
+"""The request's extension that holds its place in the minute's window (:class:`_Sent`)."""
+
 _CURRENT: contextvars.ContextVar[Attribution | None] = contextvars.ContextVar("labdeck_watch_tap", default=None)
 
 
@@ -77,12 +86,41 @@ class PollStats:
     """Requests per kind: ``activity``, ``jobs``, ``watched``, ``runners``."""
 
 
+_LONGEST_WAY = 40.0
+"""No request is on its way longer (the client's timeouts: pool 5 s, connect 5 s, read 30 s): one
+whose answer never came (a transport failure) frees its place 60 s after that at the latest."""
+
+
+@dataclass(slots=True)
+class _Sent:
+    """A steady request's place in the minute's window."""
+
+    left: float
+    """When it left (the poller's clock)."""
+    left_real: float
+    """When it left (:attr:`RequestBudget.on_the_way`'s clock)."""
+    took: float | None = None
+    """Seconds on its way, once its answer came."""
+
+    def until(self, on_the_way: Clock) -> float:
+        """When its place frees (the poller's clock): 60 s after its answer. While it is on its
+        way, 60 s after it left: no request is on its way for 60 s (:data:`_LONGEST_WAY`), so its
+        place is still held at any moment it could be; once it has been out that long (its
+        answer never came: a transport failure), 60 s after the longest way."""
+        if self.took is not None:
+            return self.left + self.took + 60.0
+        if on_the_way() - self.left_real >= _LONGEST_WAY:
+            return self.left + _LONGEST_WAY + 60.0
+        return self.left + 60.0
+
+
 class RequestBudget:
     """Token buckets plus the server's wishes. ``clock`` is monotonic seconds, ``wall`` Unix seconds."""
 
     def __init__(self, requests_per_minute: float = 60.0, *, burst: float = 10.0,
                  startup_per_minute: float = 1800.0, startup_burst: float = 20.0, low_ratio: float = 0.1,
-                 clock: Clock = time.monotonic, wall: WallClock = time.time) -> None:
+                 clock: Clock = time.monotonic, wall: WallClock = time.time,
+                 on_the_way: Clock = time.monotonic) -> None:
         self.rate = max(requests_per_minute, 1.0) / 60.0
         self.burst = max(burst, 1.0)
         self.startup_rate = max(startup_per_minute, requests_per_minute) / 60.0
@@ -104,31 +142,59 @@ class RequestBudget:
         self.rate_limit: RateLimit | None = None
         """The last ``RateLimit-*`` state the server sent."""
         self.per_minute = max(1, int(requests_per_minute))
-        """The hard cap: steady requests sent in any 60 s."""
-        self._sent: deque[float] = deque()
+        """The hard cap: steady requests the server gets in any 60 s."""
+        self._sent: deque[_Sent] = deque()
+        """The steady requests still holding a place in the window, in the order they left."""
+        self.on_the_way: Clock = on_the_way
+        """Measures how long a request was on its way (the real clock in the console)."""
 
     # --- the minute's window -----------------------------------------------------------------------
+
+    def _ends(self, now: float) -> list[float]:
+        """When each place in the window frees (dropping those already free): 60 s after its
+        answer; a request still on its way holds its place until 60 s after now at the least."""
+        sent = self._sent
+        while sent and sent[0].until(self.on_the_way) <= now:
+            sent.popleft()
+        return [cell.until(self.on_the_way) for cell in sent]
 
     def window_wait(self) -> float:
         """Seconds until one more steady request fits the last 60 s (0: now)."""
         now = self._clock()
-        sent = self._sent
-        while sent and sent[0] <= now - 60.0:
-            sent.popleft()
-        if len(sent) < self.per_minute:
+        if len(self._sent) < self.per_minute:
             return 0.0
-        return max(0.0, sent[len(sent) - self.per_minute] + 60.0 - now) + _ROUNDING
+        ends = [end for end in self._ends(now) if end > now]
+        if len(ends) < self.per_minute:
+            return 0.0
+        ends.sort()
+        return max(0.0, ends[len(ends) - self.per_minute] - now) + _ROUNDING
 
     def sent_in_window(self) -> int:
-        """Steady requests sent in the last 60 s."""
-        self.window_wait()
-        return len(self._sent)
+        """Steady requests holding a place in the window (answered within the last 60 s, or on
+        their way)."""
+        now = self._clock()
+        return sum(1 for end in self._ends(now) if end > now)
 
-    async def turn(self, sleep: Callable[[float], Awaitable[None]]) -> None:
-        """Wait until a steady request fits the minute's window, and count it as sent."""
+    async def turn(self, sleep: Callable[[float], Awaitable[None]]) -> _Sent:
+        """Wait until a steady request fits the minute's window, and count it as sent; the cell
+        returned is given to :meth:`answered` when its answer comes."""
         while (wait := self.window_wait()) > 0:
             await sleep(wait)
-        self._sent.append(self._clock())
+        cell = _Sent(self._clock(), self.on_the_way())
+        self._sent.append(cell)
+        return cell
+
+    def answered(self, cell: _Sent) -> None:
+        """The answer of ``cell``'s request came: it holds its place until 60 s after now."""
+        if cell.took is None:
+            # On its way no longer than either clock says: the same clock in the console; in a test
+            # the poller's stands still during an exchange, or jumps while one is out.
+            took = max(0.0, min(self.on_the_way() - cell.left_real, self._clock() - cell.left))
+            # In whole tenths, rounded down: what delays a request's arrival enough to matter (a
+            # wait for a pooled connection behind a busy one, 0.1-1 s) is kept, and a few
+            # milliseconds of the machine's load do not move the window's edges by themselves
+            # (where the poller lives at its budget, they reordered which reads went first).
+            cell.took = math.floor(took * 10.0) / 10.0
 
     # --- tokens ------------------------------------------------------------------------------------
 
@@ -291,9 +357,12 @@ class WireTap:
             return
         if current.pay:
             self.budget.charge(1)
-        await self.budget.turn(self._sleep or asyncio.sleep)
+        request.extensions[_PLACE] = await self.budget.turn(self._sleep or asyncio.sleep)
 
     async def _hook(self, response: httpx.Response) -> None:
+        place = response.request.extensions.get(_PLACE)
+        if isinstance(place, _Sent):
+            self.budget.answered(place)
         self.server_clock.observe(response.headers.get("date"), self._wall())
         self.budget.observe(response.status_code, response.headers)
         if self.on_action is not None:

@@ -5,9 +5,12 @@ each action on a job goes to that job's own instance."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,10 +21,12 @@ from labdeck.ui.dialogs.bulk import BulkActionScreen
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip
 from labdeck.ui.screens.jobs.detail import JobDetailScreen
+from labdeck.ui.triaging import Triaging
 from tests.sim.helpers import quiet
 from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
-from tests.ui.board_support import prod_and_staging_app
+from tests.support.sim_control import advance, push_pipeline
+from tests.ui.board_support import open_merged_board, owner, prod_and_staging_app, rows
 
 pytestmark = pytest.mark.usefixtures("no_confirm_guard")
 
@@ -97,3 +102,62 @@ async def test_one_failure_on_two_instances_is_one_cluster_each_job_named_and_ac
         planned = {target.job.id for request in dry_run.plan.requests for target in request_jobs(request)}
         assert planned == {row.data.job.id for row in staging_rows}
         await pilot.press("escape")
+
+
+@dataclass
+class Rounds:
+    """Each triage round of one instance: begun, ended, cancelled half-way."""
+
+    begun: int = 0
+    ended: int = 0
+    cancelled: int = 0
+
+
+def count_rounds(state: Triaging) -> Rounds:
+    """Spy on ``state.round`` (the rounds still run as they would)."""
+    seen = Rounds()
+    original = state.round
+
+    async def spied(*args: Any, **kwargs: Any) -> Any:
+        seen.begun += 1
+        try:
+            result = await original(*args, **kwargs)
+        except asyncio.CancelledError:
+            seen.cancelled += 1
+            raise
+        seen.ended += 1
+        return result
+
+    state.round = spied  # type: ignore[method-assign]
+    return seen
+
+
+async def test_triage_rounds_are_not_cancelled_by_each_update_of_the_board(
+        sim_factory: Callable[..., SimServer], tokens: dict[str, str], state_path: Path) -> None:
+    """Staging's failures change while its triage round reads slow jobs pages: the round goes on
+    to its end and the next one follows; the new failures get their verdicts. (Each update used
+    to cancel the round under way and start another, which paid its reads again, and under a
+    steady stream of updates never ended: the ``Why`` cells stayed ``…``.)"""
+    prod = quiet(sim_factory(seed=42))
+    staging = quiet(sim_factory(seed=42, dialect="gitlab"))
+    with FaultSwitch(staging.base_url) as switch:
+        app = prod_and_staging_app(prod.base_url, switch.url, tokens, state_path, prod_role="user")
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_merged_board(app, pilot)
+            rounds = count_rounds(app.instances[1].triaging)
+            target = min(row.project_id for row in rows(screen) if owner(screen, row) == "staging")
+            # Triage's read of that project's jobs (not the board's reads): each round takes seconds.
+            switch.set("latency", seconds=1.5, only=f"/projects/{target}/jobs")
+            pushed = []
+            for index in range(6):  # a new failure on staging about every second
+                pushed.append(push_pipeline(staging, target, [{"name": f"unit-{index}", "fail": True,
+                                                               "duration": 1}])["id"])
+                advance(staging, 5)
+                await pilot.pause(1.0)
+
+            def judged() -> bool:  # the project's row shows its newest pipeline
+                shown = [row for row in rows(screen) if row.pipeline_id == pushed[-1] and owner(screen, row) == "staging"]
+                return bool(shown) and screen.why(shown[0]) not in ("…", "")
+
+            await wait_until(pilot, judged, limit=40, what="a verdict for the newest failure on staging")
+            assert rounds.ended >= 1 and rounds.cancelled == 0, rounds

@@ -5,6 +5,7 @@ updating, and the status line says how fresh each instance is."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,3 +155,49 @@ async def test_a_refused_token_on_one_instance_keeps_the_other_updating_until_si
                          limit=20, what="staging live again")
         await wait_until(pilot, lambda: "token refused" not in freshness(screen) and "staging oldest" in freshness(screen),
                          limit=5, what="staging's age on the status line again")
+
+
+async def test_at_80_columns_the_header_keeps_the_reason_and_the_counts(two: Two, tokens: dict[str, str],
+                                                                        state_path: Path) -> None:
+    """The whole header is longer than 80 columns: ``(last rows kept, stale)``, ``watched`` and
+    prod's count give way; staging's reason and the failed and running counts stay whole (they
+    were cut, ``(last rows kept, s…``, before)."""
+    app = make_app(two, tokens, state_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_live_merged_board(app, pilot)
+        two.switch.set("bad_gateway")
+        await wait_until(pilot, lambda: "staging: 502 Bad Gateway (nginx)" in screen_lines(app)[0], limit=20,
+                         what="staging's reason in the header")
+        header = screen_lines(app)[0]
+        assert "…" not in header
+        assert re.search(r"\d+ failed · \d+ running", header) and re.search(r"\d+ rows", header), header
+        # The rows still say they are stale (the ~ mark), as does the status line.
+        await wait_until(pilot, lambda: "staging 502 Bad Gateway" in freshness(app.screen), limit=5,
+                         what="staging's trouble on the status line")
+
+
+async def test_ctrl_r_tries_an_instance_in_trouble_again_at_once_one_probe_at_a_time(
+        two: Two, tokens: dict[str, str], state_path: Path) -> None:
+    """After a storm, staging came back only at the end of its back-off (up to a minute). ``ctrl+r``
+    lets one probe go now: while the storm lasts, one request and a longer wait; once it is over,
+    staging is live again at once."""
+    app = make_app(two, tokens, state_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_live_merged_board(app, pilot)
+        gate = app.instances[1].client.gate
+        two.switch.set("bad_gateway")
+        await wait_until(pilot, lambda: gate.failures >= 5, limit=60, what="staging's waits grown")
+        # During the storm: one probe, and the failures in a row go on counting (the waits grow).
+        await wait_until(pilot, lambda: not gate.probing and gate.wait() > 3, limit=20, what="a long wait")
+        failures, sent = gate.failures, len(two.switch.api_requests())
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: gate.failures > failures, limit=5, what="the probe answered")
+        assert len(two.switch.api_requests()) - sent == 1
+        assert gate.failures == failures + 1 and gate.wait() > 0
+        # The storm is over: staging is back at ctrl+r, not at the end of its wait.
+        two.switch.set("pass")
+        left = gate.wait()
+        assert left > 3, left
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: not stale_owners(screen) and "staging:" not in screen.context_text,
+                         limit=min(left - 1, 5), what="staging live again before its wait was over")

@@ -426,14 +426,14 @@ server by itself; the status line says how fresh the data is (amber: older than 
 
     def _update_context(self, rows: list[PipelineRow]) -> None:
         if self._merged is not None:
-            merged = self._merged.context(rows)
-            if self.status_filter:
-                merged.append(f"f={self.status_filter}")
             unseen = sum(instance.watching.unseen for instance in self._merged.instances
                          if instance.watching is not None)
-            if unseen:
-                merged.append(f"{unseen} alert{'s' if unseen != 1 else ''} (!)")
-            self._set_context(" · ".join(merged))
+            extra = ((f"f={self.status_filter}",) if self.status_filter else ()) \
+                + ((f"{unseen} alert{'s' if unseen != 1 else ''} (!)",) if unseen else ())
+            # The title row: the section's name and the row counts beside it (each with its padding).
+            counts = len(f"{self.table.row_count} rows") + len(self.table.filter_text) + 4
+            self._set_context(self._merged.context(rows, width=self.size.width - len(self.section_title) - counts - 4,
+                                                   extra=extra))
             return
         snapshot = self.snapshot
         watching = self.console_app.watching

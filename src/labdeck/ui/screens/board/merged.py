@@ -14,6 +14,9 @@ from labdeck.ui.instances import Instance
 from labdeck.watch import BoardSnapshot, BoardSubscription, PipelineRow, sort_by_attention
 from labdeck.watch.ages import RowAges
 
+_KEPT = (" (last rows kept, stale)", " (stale)", " (stale)", "")
+"""What an instance in trouble says of its rows, at each shortening of the header."""
+
 
 @dataclass
 class MergedBoard:
@@ -76,7 +79,12 @@ class MergedBoard:
             subscription.close()
 
     def relist(self) -> None:
-        """``ctrl+r``: every instance lists its watched projects again."""
+        """``ctrl+r``: every instance lists its watched projects again; one in trouble tries again
+        now rather than at the end of its back-off (up to a minute after the trouble is over)."""
+        for instance in self.instances:
+            try_now = getattr(instance.client, "try_now", None)
+            if try_now is not None:
+                try_now()
         for subscription in self._subscriptions:
             subscription.relist()
 
@@ -146,16 +154,31 @@ class MergedBoard:
                 stale = stale or freshness.is_stale
         return " · ".join(parts), stale
 
-    def context(self, rows: list[PipelineRow]) -> list[str]:
-        """The board's header over several instances: each instance's state, then the counts."""
+    def context(self, rows: list[PipelineRow], *, width: int | None = None, extra: tuple[str, ...] = ()) -> str:
+        """The board's header over several instances: each instance's state, the counts, then
+        ``extra`` (the filter, the alerts). ``width``: the cells it has; when the whole does not fit,
+        decoration goes first (``last rows kept``, ``watched``, the healthy instances' project
+        counts: their rows and the status line say as much), never an instance's reason nor the
+        counts of failed and running pipelines."""
+        text = self._context_parts(rows, extra, short=0)
+        for short in range(1, 4):
+            if width is None or len(text) <= width:
+                break
+            text = self._context_parts(rows, extra, short=short)
+        return text
+
+    def _context_parts(self, rows: list[PipelineRow], extra: tuple[str, ...], *, short: int) -> str:
+        """The header at shortening ``short``: 0 whole; 1 ``(stale)`` for ``(last rows kept,
+        stale)``; 2 without ``watched``; 3 without the healthy instances' counts nor ``(stale)``."""
         parts: list[str] = []
         for instance in self.instances:
             snapshot = self.snapshots.get(instance.index)
             # Without the countdown (the status line has it): the counts after it stay in 120 columns.
             trouble = self.trouble(instance, countdown=False)
             if trouble is not None:
-                kept = " (last rows kept, stale)" if snapshot is not None and snapshot.rows else ""
-                parts.append(f"{instance.short}: {trouble}{kept}")
+                kept = snapshot is not None and bool(snapshot.rows)
+                note = _KEPT[short] if kept else ""
+                parts.append(f"{instance.short}: {trouble}{note}")
                 continue
             assert instance.watching is not None
             freshness = instance.watching.freshness()
@@ -163,14 +186,15 @@ class MergedBoard:
                 loading = f" {snapshot.loading}" if snapshot is not None and snapshot.loading else "…"
                 parts.append(f"{instance.short}: loading{loading}")
                 continue
-            watched = len(snapshot.watched.projects) if snapshot.watched is not None else 0
-            parts.append(f"{instance.short} {watched}")
-        if parts and not parts[-1].startswith(tuple(f"{i.short}:" for i in self.instances)):
+            if short < 3:
+                watched = len(snapshot.watched.projects) if snapshot.watched is not None else 0
+                parts.append(f"{instance.short} {watched}")
+        if short < 2 and parts and not parts[-1].startswith(tuple(f"{i.short}:" for i in self.instances)):
             parts[-1] += " watched"
         broken = self.snapshot.broken
         parts.append(f"{broken} failed" if broken else "nothing failing")
         parts.append(f"{sum(1 for row in rows if row.status == 'running')} running")
-        return parts
+        return " · ".join((*parts, *extra))
 
 
 __all__ = ["MergedBoard"]
