@@ -20,6 +20,7 @@ import re
 import time
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -153,6 +154,7 @@ class TraceView(ScrollView, can_focus=True):
         self._stable_lines = 0
         self._generation = 0
         self._width = 0
+        self._body_widest = 0
         self._adjusting = False
         self._search_re: re.Pattern[str] | None = None
         self._sections = SectionLookup()
@@ -206,6 +208,7 @@ class TraceView(ScrollView, can_focus=True):
     def after_growth(self, before: int) -> int:
         """Update scrolling, folds and counters after the document grew from ``before`` lines."""
         after = self.line_count
+        self._measure(max(0, before - 1), after)
         # The old last line may have been completed or overwritten by \r.
         self._stable_lines = max(0, before - 1)
         self._generation += 1
@@ -264,7 +267,29 @@ class TraceView(ScrollView, can_focus=True):
         return any(sections[index].end_line is None for index in self._collapsed)
 
     def _update_virtual_size(self) -> None:
-        set_virtual_size(self, Size(self._width + 8, self.display_count))
+        set_virtual_size(self, Size(self._extent_width() + 8, self.display_count))
+
+    def _extent_width(self) -> int:
+        """Cells of the widest line: every line read (not only those drawn) with gutter and fold
+        marks, or a wider one measured when drawn (a section header with its duration).
+
+        Measuring only the lines drawn so far let the horizontal extent grow as the user scrolled
+        (and what the first screen showed depended on which rows happened to be drawn first)."""
+        fold = 2 if self.document.sections else 0
+        gutter = max(4, len(str(self.line_count))) + 1
+        return max(self._width, gutter + fold + self._body_widest)
+
+    def _measure(self, start: int, end: int) -> None:
+        """Widen the extent to the lines ``start``..``end`` as read (their text without styles)."""
+        document = self.document
+        widest = self._body_widest
+        for line in range(start, end):
+            display = document.line(line)
+            if len(display) <= widest and display.isascii() and "\t" not in display:
+                continue  # ASCII without tabs is no wider than its length (SGR included)
+            plain = document.plain_line(line)[:MAX_LINE_CHARS].expandtabs(8)
+            widest = max(widest, cell_len(plain))
+        self._body_widest = widest
 
     def _changed(self) -> None:
         self.post_message(self.Changed())
@@ -562,7 +587,7 @@ class TraceView(ScrollView, can_focus=True):
         if width is None:
             parts: list[Part] = [(list(text.render(console)), text.cell_len)]
             self._width = max(self._width, text.cell_len)
-            if self._width + 8 > self.virtual_size.width:
+            if self._extent_width() + 8 > self.virtual_size.width:
                 self.call_later(self._update_virtual_size)
         else:
             parts = [
