@@ -15,7 +15,7 @@ from labdeck.ui.dialogs.login import LoginScreen
 from labdeck.ui.reactions import react_to
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
-from tests.support.pilot import settle
+from tests.support.pilot import settle, wait_until
 from tests.ui.conftest import SimConsole, shared_sim
 
 ServerFactory = Callable[..., SimServer]
@@ -57,7 +57,8 @@ async def test_server_errors_show_and_the_console_recovers(console: SimConsole) 
         await pilot.press("ctrl+r")
         await settle(app, pilot, rounds=3)
         assert screen.table.row_count == loaded
-        assert "online" in _health(app)
+        # ctrl+r tries at once, but never sooner than 2 s after the last failure (30 tries a minute).
+        await wait_until(pilot, lambda: "online" in _health(app), limit=10, what="online after ctrl+r")
 
 
 async def test_rate_limit_shows_wait_and_headroom(console: SimConsole) -> None:

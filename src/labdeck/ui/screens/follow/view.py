@@ -26,8 +26,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from labdeck.operations.following.merged import Entry, MergedLog
+from labdeck.ui.widgets.trace.extent import set_virtual_size
 from labdeck.ui.widgets.trace.lines import body_text
-from labdeck.ui.widgets.trace.view import set_virtual_size
 
 JOB_COLOURS = 6
 """Job label colours, in turn (component classes ``follow-view--job-0`` …): six, so that the six

@@ -20,7 +20,6 @@ import re
 import time
 from dataclasses import dataclass
 
-from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -35,6 +34,8 @@ from textual.timer import Timer
 
 from labdeck.logtext.sections import Section
 from labdeck.ui.widgets.trace.document import TraceDocument
+from labdeck.ui.widgets.trace.extent import set_virtual_size as set_virtual_size
+from labdeck.ui.widgets.trace.extent import widest_read
 from labdeck.ui.widgets.trace.folds import FoldMap, SectionLookup
 from labdeck.ui.widgets.trace.lines import MAX_LINE_CHARS as MAX_LINE_CHARS
 from labdeck.ui.widgets.trace.lines import LineLook, Part, Row, line_text, wrapped_rows
@@ -48,25 +49,6 @@ FOLLOW_FRAME_SECONDS = 0.1
 """New output is shown (scrolled into view while following, the scrollbar updated) at most this
 often: a person cannot read a firehose faster, and every frame of one is a screen of lines never
 rendered before (10-20 ms)."""
-
-
-def set_virtual_size(view: ScrollView, size: Size) -> None:
-    """Give a log view (``overflow-y: scroll``) the extent of its rows, with a layout pass of the
-    screen only when one is needed.
-
-    A log that grows only gets longer: the vertical scrollbar is always there, so nothing around
-    the view moves and the screen needs no layout pass. A reactive ``virtual_size`` asks for one,
-    which repaints every widget of the screen: at each frame of a busy log (at 20,000 lines/s, at
-    each slice), and keys wait behind it. The scrollbar's thumb follows the new height."""
-    current = view.virtual_size
-    if size == current:
-        return
-    if (size.width == current.width and size.height > current.height and view.is_mounted
-            and view.styles.overflow_y == "scroll"):
-        view.set_reactive(ScrollView.virtual_size, size)
-        view.vertical_scrollbar.window_virtual_size = size.height
-        return
-    view.virtual_size = size
 
 
 @dataclass(frozen=True)
@@ -281,15 +263,7 @@ class TraceView(ScrollView, can_focus=True):
 
     def _measure(self, start: int, end: int) -> None:
         """Widen the extent to the lines ``start``..``end`` as read (their text without styles)."""
-        document = self.document
-        widest = self._body_widest
-        for line in range(start, end):
-            display = document.line(line)
-            if len(display) <= widest and display.isascii() and "\t" not in display:
-                continue  # ASCII without tabs is no wider than its length (SGR included)
-            plain = document.plain_line(line)[:MAX_LINE_CHARS].expandtabs(8)
-            widest = max(widest, cell_len(plain))
-        self._body_widest = widest
+        self._body_widest = widest_read(self.document, start, end, self._body_widest)
 
     def _changed(self) -> None:
         self.post_message(self.Changed())
