@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from labdeck.api import RetryPolicy, errors
-from labdeck.api.retry import RateLimit, parse_retry_after, server_wait
+from labdeck.api.retry import HURRY_GAP, RateLimit, ServerGate, parse_retry_after, server_wait
 from tests.support.fake_time import FakeTime
 from tests.support.mock_api import mock_client, policy
 
@@ -340,3 +340,93 @@ async def test_a_read_that_slept_through_a_failed_probe_waits_again_instead_of_p
         for task in (first, second):
             task.cancel()
         await asyncio.gather(first, second, return_exceptions=True)
+
+
+def _gate_in_a_long_storm(fake: FakeTime) -> ServerGate:
+    """A gate after six failed probes in a row: its next wait is 16 s or more."""
+    gate = ServerGate(clock=fake.clock, rng=random.Random(3))
+    for _ in range(6):
+        fake.now = max(fake.now, gate.open_until)
+        gate.claim()
+        gate.failed(502, "502 Bad Gateway (nginx)")
+    assert gate.wait() >= 16
+    return gate
+
+
+def test_ctrl_r_while_a_probe_is_out_is_remembered_and_the_next_try_follows_the_gap() -> None:
+    """Issue 30: ``ctrl+r`` pressed while a probe was out did nothing, and when that probe failed
+    the next try came at the end of a back-off of up to a minute. The press is remembered: the
+    next probe follows :data:`HURRY_GAP` after the failure, still one at a time."""
+    fake = FakeTime()
+    gate = _gate_in_a_long_storm(fake)
+    fake.now = gate.open_until
+    assert gate.claim()  # the probe leaves (a slow server: it takes 5 s to fail)
+    assert gate.hurry() == 0.0  # trying now: the probe out is the try
+    assert not gate.claim()  # never a second probe beside it
+    fake.now += 5
+    assert gate.failed(502, "502 Bad Gateway (nginx)") == pytest.approx(HURRY_GAP)
+    fake.now += HURRY_GAP
+    assert gate.claim()
+    # One press, one early try: the next failure waits the back-off again.
+    fake.now += 0.1
+    assert gate.failed(502, "502 Bad Gateway (nginx)") >= 16
+
+
+def test_a_press_remembered_during_a_probe_never_cuts_a_wait_the_server_asks_for() -> None:
+    fake = FakeTime()
+    gate = _gate_in_a_long_storm(fake)
+    fake.now = gate.open_until
+    gate.claim()
+    gate.hurry()
+    assert gate.failed(503, "503 Service Unavailable", asked=20.0) == pytest.approx(20.0)
+    assert gate.hurry() == pytest.approx(20.0)
+
+
+def test_a_press_remembered_during_a_probe_that_is_abandoned_is_answered_by_the_next_probe() -> None:
+    """The probe was cancelled (its screen closed): the wait is over, so the next read goes at once
+    and is the try asked for; if it fails, the back-off applies again (one press, one early try)."""
+    fake = FakeTime()
+    gate = _gate_in_a_long_storm(fake)
+    fake.now = gate.open_until
+    gate.claim()
+    gate.hurry()
+    gate.abandoned()
+    assert gate.wait() == 0.0 and gate.claim()
+    fake.now += 0.1
+    assert gate.failed(502, "502 Bad Gateway (nginx)") >= 16
+
+
+async def test_ctrl_r_while_the_probe_is_out_says_trying_now_and_the_next_try_follows_it_closely() -> None:
+    """Through the client: a slow probe is out when ``ctrl+r`` is pressed. The screens say it is
+    trying now (``retrying now``, not a countdown), and when the probe fails the next try comes
+    :data:`HURRY_GAP` later, not after the back-off (16 s or more by then)."""
+    fake = FakeTime()
+    sent: list[float] = []
+    out, release = asyncio.Event(), asyncio.Event()
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(fake.now)
+        if len(sent) == 7:  # six failures in a row before it: a long back-off
+            out.set()
+            await release.wait()
+        return httpx.Response(502, text="<html>Bad Gateway</html>", headers={"Server": "nginx"})
+
+    retry = RetryPolicy(sleep=fake.sleep, clock=fake.clock, wall=fake.wall, rng=random.Random(7),
+                        max_attempts=20, budget=10_000)
+    async with mock_client(handler, fake=fake, retry=retry) as client:
+        read = asyncio.create_task(client.projects.get(1))
+        await asyncio.wait_for(out.wait(), 10)
+        assert client.gate.probing and client.gate.failures == 6
+        assert client.try_now()
+        health = client.health
+        assert health.state == "reconnecting" and health.retry_at is not None
+        assert health.retry_at <= datetime.now(UTC)  # "retrying now"
+        release.set()
+        for _ in range(500):
+            if len(sent) >= 8:
+                break
+            await asyncio.sleep(0)
+        read.cancel()
+        await asyncio.gather(read, return_exceptions=True)
+    assert len(sent) >= 8
+    assert sent[7] - sent[6] == pytest.approx(HURRY_GAP), [round(b - a, 2) for a, b in zip(sent, sent[1:], strict=False)]

@@ -18,6 +18,8 @@ every request goes upstream on a fresh connection. Switch the fault at any momen
   (a server in maintenance, or a load balancer with no healthy backend).
 - ``only="/trace"`` (with any kind): fault only the API requests whose path contains it (a log
   read fails, the jobs pages still answer).
+- ``graphql=True`` (with any kind): fault ``/api/graphql`` too, as a whole server in trouble does
+  (a gitlab-dialect board's GraphQL batch answered in a 502 storm ends the storm for its client).
 - ``switch.set("sign_in")``: an SSO gateway's ``200 text/html`` sign-in page (``Sign in · GitLab``).
 - ``switch.set("wrong_shape")``: the server's own answer (status, ETag and all) with its JSON
   wrapped as ``{"data": …}``: a broken proxy. ``truncated``: the body cut in half (its
@@ -28,7 +30,7 @@ every request goes upstream on a fresh connection. Switch the fault at any momen
 
 A request forwarded to an upstream that is gone (the simulator stopped) is counted with status 0.
 
-Only ``/api/v4`` is faulted: the simulator's ``/-/sim`` control stays reachable. ``PUT
+Only ``/api/v4`` is faulted (and ``/api/graphql`` with ``graphql``): the simulator's ``/-/sim`` control stays reachable. ``PUT
 /-/proxy/fault`` with ``{"kind": …, …}`` switches from outside (tmux trials), ``GET /-/proxy/stats``
 says what went through. ``requests`` lists ``(monotonic time, method, path, status)``;
 ``connections`` counts connections accepted (TLS handshakes, with ``tls``).
@@ -76,6 +78,8 @@ class Fault:
     """Fault only API paths containing this ('' : every API request)."""
     location: str = ""
     """``redirect``: the origin the answer points to."""
+    graphql: bool = False
+    """Fault ``/api/graphql`` too (else only ``/api/v4``)."""
 
 
 def _head(data: bytes) -> tuple[str, list[tuple[str, str]]]:
@@ -127,13 +131,13 @@ class FaultSwitch:
     # --- control ---------------------------------------------------------------------------------
 
     def set(self, kind: str, *, seconds: float = 0.0, retry_after: int = 5, tokens: Any = (), only: str = "",
-            location: str = "") -> None:
+            location: str = "", graphql: bool = False) -> None:
         """Switch to fault ``kind`` (one of :data:`KINDS`) from now on (on paths containing ``only``)."""
         if kind not in KINDS:
             raise ValueError(f"unknown fault {kind!r} (one of {', '.join(KINDS)})")
         was = self.fault.kind
         self.fault = Fault(kind, float(seconds), int(retry_after), frozenset(str(t) for t in tokens), str(only),
-                           str(location))
+                           str(location), graphql)
         if (kind == "refused") != (was == "refused"):
             self._listen(kind != "refused")
         if kind == "refused" and seconds > 0 and self._loop is not None:
@@ -276,7 +280,7 @@ class FaultSwitch:
         if path.startswith("/-/proxy/"):
             return self._control(method, path, body), 200
         fault = self.fault
-        if path.startswith("/api/v4") and fault.only in path:
+        if (path.startswith("/api/v4") or (fault.graphql and path.startswith("/api/graphql"))) and fault.only in path:
             if fault.kind == "server_error":
                 return _response(500, "Internal Server Error", b'{"message":"500 Internal Server Error"}',
                                  {"Content-Type": "application/json"}), 500

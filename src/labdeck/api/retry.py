@@ -149,6 +149,9 @@ class ServerGate:
         self._probe: asyncio.Event | None = None
         self._cut: asyncio.Event | None = None
         """Set when the wait is cut short (``hurry``, an answer): reads asleep in it go at once."""
+        self.hurried = False
+        """``ctrl+r`` came while a probe was out: if it fails, the next one follows
+        :data:`HURRY_GAP` after it rather than at the end of a longer back-off."""
 
     @property
     def closed(self) -> bool:
@@ -202,20 +205,31 @@ class ServerGate:
             delay = self.rng.uniform(ceiling / 2, ceiling)
         self.open_until = max(self.open_until, self.clock() + delay) if asked is None else self.clock() + delay
         self.status, self.reason, self.asked, self.failed_at = status, reason, asked is not None, self.clock()
+        hurried, self.hurried = self.hurried, False
+        if hurried and asked is None:
+            self._shorten()  # the press that came during the probe: the next try follows the gap
         self._settle()
         return self.wait()
 
     def hurry(self) -> float:
         """Someone asks to try now (``ctrl+r``): the back-off's wait ends, and the next read tests
-        the server. Not while a probe is under way, never sooner than :data:`HURRY_GAP` after the
-        last failure (at most 30 tries a minute however often asked), and never a wait the server
-        asked for. Returns the wait left."""
-        if self.failures and self._probe is None and not self.asked:
-            until = min(self.open_until, max(self.clock(), self.failed_at + HURRY_GAP))
-            if until < self.open_until:
-                self.open_until = until
-                self._wake_sleepers()
+        the server. Never sooner than :data:`HURRY_GAP` after the last failure (at most 30 tries a
+        minute however often asked), never two probes at once, and never a wait the server asked
+        for. Asked while a probe is out, it is remembered (:attr:`hurried`): should the probe fail,
+        the next one follows the gap after it, not the longer back-off (a press is never lost to a
+        probe that was on its way). Returns the wait left (0 while a probe is out: trying now)."""
+        if self.failures and not self.asked:
+            if self._probe is not None:
+                self.hurried = True
+            else:
+                self._shorten()
         return self.wait()
+
+    def _shorten(self) -> None:
+        until = min(self.open_until, max(self.clock(), self.failed_at + HURRY_GAP))
+        if until < self.open_until:
+            self.open_until = until
+            self._wake_sleepers()
 
     async def pause(self, sleep: Sleep, wait: float) -> None:
         """Sleep ``wait`` seconds on ``sleep``, or less when the wait is cut short meanwhile."""
@@ -237,11 +251,14 @@ class ServerGate:
     def answered(self) -> None:
         """The server answered (anything but a gated status): nothing is held back."""
         self.failures, self.open_until, self.status, self.reason = 0, 0.0, None, None
+        self.hurried = False
         self._settle()
         self._wake_sleepers()
 
     def abandoned(self) -> None:
-        """The probe ended without an answer to judge by (cancelled, a transport failure)."""
+        """The probe ended without an answer to judge by (cancelled, a transport failure). The wait
+        is over, so the next read tests the server at once: a press remembered is answered by it."""
+        self.hurried = False
         self._settle()
 
 

@@ -82,9 +82,7 @@ class MergedBoard:
         """``ctrl+r``: every instance lists its watched projects again; one in trouble tries again
         now rather than at the end of its back-off (up to a minute after the trouble is over)."""
         for instance in self.instances:
-            try_now = getattr(instance.client, "try_now", None)
-            if try_now is not None:
-                try_now()
+            instance.client.try_now()
         for subscription in self._subscriptions:
             subscription.relist()
 
