@@ -72,9 +72,12 @@ class BundleFile:
 
 
 def default_name(incident: Incident) -> str:
-    """``incident-<project>-<scope>-<yyyymmdd-hhmmss>.tar.gz`` (server time, UTC)."""
+    """``incident-[<profile>-]<project>-<scope>-<yyyymmdd-hhmmss>.tar.gz`` (server time, UTC); the
+    profile when the console shows several instances."""
     project = incident.project.path_with_namespace or str(incident.project.id)
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{project}-{incident.scope}").strip("-.")[:80] or "incident"
+    if incident.profile:
+        slug = f"{re.sub(r'[^A-Za-z0-9._-]+', '-', incident.profile).strip('-.')[:30]}-{slug}"
     return f"incident-{slug}-{incident.generated_at.strftime('%Y%m%d-%H%M%S')}.tar.gz"
 
 

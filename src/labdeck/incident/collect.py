@@ -86,6 +86,9 @@ class Incident:
     """Evidence that could not be read, said plainly."""
     scope: str = ""
     """``job 123``, ``pipeline 77`` or ``3 jobs``."""
+    profile: str | None = None
+    """The console's name for the instance (``staging``) when it shows several: bundles of the
+    same project from two instances say which is which, in their file name and summary."""
 
     def close(self) -> None:
         """Delete the temporary log files."""
@@ -186,7 +189,7 @@ def evidence_jobs(items: Sequence[dict[str, Any]]) -> tuple[list[int], str | Non
 
 async def collect_incident(client: ApiClient, project: ProjectRef, *, job: int | None = None,
                            jobs: Sequence[int] = (), pipeline: int | None = None, now: datetime | None = None,
-                           audit_path: Path | None = None) -> Incident:
+                           audit_path: Path | None = None, profile: str | None = None) -> Incident:
     """Read the evidence for one ``job``, several ``jobs`` or every job of a ``pipeline``.
 
     ``now`` replaces the server's ``Date`` header as the reference time (see
@@ -234,7 +237,7 @@ async def collect_incident(client: ApiClient, project: ProjectRef, *, job: int |
         audit = [entry for entry in read_audit(instance=instance, path=audit_path)
                  if entry.concerns(jobs=wanted, pipelines=pipeline_items, runners=runners)]
         return Incident(instance, info, generated, evidence, pipeline_items, runners, audit, workdir,
-                        notes, scope)
+                        notes, scope, profile)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise

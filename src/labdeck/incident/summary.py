@@ -130,7 +130,8 @@ def render_summary(incident: Incident, files: Sequence[str] = ()) -> str:
     failed = [e for e in incident.jobs if e.job.status == "failed"]
     pending = [e for e in incident.jobs if e.job.status == "pending"]
     head = f"# Incident: {code(project.path_with_namespace or project.id)} — {text(incident.scope)}"
-    lines = [head, "", f"Collected {when(incident.generated_at)} (server time) from {text(incident.instance)} by labdeck.", ""]
+    source = text(incident.instance) if not incident.profile else f"{text(incident.profile)} ({text(incident.instance)})"
+    lines = [head, "", f"Collected {when(incident.generated_at)} (server time) from {source} by labdeck.", ""]
     lines += ["## Overview", ""]
     lines.append(f"- Project: {code(project.path_with_namespace or project.id)}"
                  + (f" <{text(project.web_url, 500)}>" if project.web_url else ""))

@@ -39,7 +39,7 @@ from labdeck.incident.collect import collect_incident
 from labdeck.incident.summary import CLIPBOARD_LIMIT, clipboard_summary
 from labdeck.ui.console import console_app
 from labdeck.ui.dialogs.download import PathDialog
-from labdeck.ui.instances import Instance, client_of, instance_of, several
+from labdeck.ui.instances import Instance, client_of, instance_of, instances_of, several
 from labdeck.ui.type_ahead import HoldsTypeAhead
 from labdeck.ui.widgets.cells import clean
 
@@ -71,6 +71,8 @@ def scope_text(job: int | None, jobs: Sequence[int], pipeline: int | None) -> st
 class BundleProgressDialog(HoldsTypeAhead, ModalScreen[BundleFile | None]):
     instance: Instance | None = None
     """The instance the bundle is read from (a board row's)."""
+    profile: str | None = None
+    """Its name in the bundle, on a console over several instances."""
 
     """Collects the evidence and writes the bundle; dismisses with the file, or None."""
 
@@ -111,7 +113,7 @@ class BundleProgressDialog(HoldsTypeAhead, ModalScreen[BundleFile | None]):
         result: BundleFile | None = None
         try:
             with await collect_incident(client, self.project, job=self.job, jobs=self.jobs,
-                                        pipeline=self.pipeline) as incident:
+                                        pipeline=self.pipeline, profile=self.profile) as incident:
                 self.stage, self.writing = "writing the archive…", True
                 self._show_stage()
                 # tar and gzip take a while for long logs: in a thread, the console keeps answering
@@ -227,6 +229,9 @@ def request_bundle(screen: Screen[Any], project_path: str, *, project: ProjectRe
                                         job=job, jobs=jobs, pipeline=pipeline)
         if isinstance(instance, Instance) and not instance.primary:
             progress.instance = instance
+        if several(app):
+            named = instance if isinstance(instance, Instance) else next(iter(instances_of(app)), None)
+            progress.profile = named.short if named is not None else None
         app.push_screen(progress, lambda bundle: built(progress, bundle))
 
     app.push_screen(PathDialog(f"Incident bundle · {label} (a folder or a .tar.gz; an existing file is never replaced)",

@@ -10,12 +10,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Input
 
 from labdeck.audit.read import read_audit
+from labdeck.incident.bundle import BundleFile
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.bulk import BulkActionScreen
+from labdeck.ui.dialogs.bundle import BundleDoneDialog
+from labdeck.ui.dialogs.download import PathDialog
 from labdeck.ui.screens.board.board import BoardScreen
+from tests.support.bundles import members
 from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import settle, wait_until
 from tests.support.sim_control import push_pipeline
@@ -107,3 +112,38 @@ async def test_changes_on_each_instance_are_audited_with_its_own_profile_and_url
     by_instance = {(entry.profile, entry.instance, entry.user) for entry in changes}
     assert by_instance == {("production", prod.url, "root"), ("staging", staging.url, "alice")}, by_instance
     assert all((entry.instance == prod.url) == (entry.profile == "production") for entry in changes)
+
+
+async def bundle_of_row(app: LabdeckApp, screen: BoardScreen, pilot: Any, short: str, folder: Path) -> BundleFile:
+    """``B`` on a failed row of instance ``short``, saved into ``folder`` under its default name."""
+    target = next(row for row in rows(screen) if row.status == "failed" and owner(screen, row) == short)
+    index = next(instance.index for instance in app.instances if instance.short == short)
+    screen.table.move_cursor_to_key((index, target.project_id, target.pipeline_id))
+    await pilot.pause()
+    await pilot.press("B")
+    await wait_until(pilot, lambda: isinstance(app.screen, PathDialog), what="the path dialog")
+    app.screen.query_one("#dest", Input).value = str(folder)
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: isinstance(app.screen, BundleDoneDialog), what="the bundle", limit=30)
+    done = app.screen
+    assert isinstance(done, BundleDoneDialog)
+    await pilot.press("escape")
+    await wait_until(pilot, lambda: app.screen is screen, what="back on the board")
+    return done.bundle
+
+
+async def test_b_bundles_name_the_instance_they_were_read_from(
+        two: tuple[SimServer, FaultSwitch, FaultSwitch], tokens: dict[str, str], state_path: Path,
+        tmp_path: Path) -> None:
+    """Both instances have the same projects and pipeline numbers: a bundle of each, in one folder,
+    says in its file name and its summary which instance it came from (the URL alone was not
+    enough to tell ``prod`` from ``staging`` at a glance)."""
+    _, prod, staging = two
+    app = prod_and_staging_app(prod.url, staging.url, tokens, state_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_merged_board(app, pilot)
+        bundles = {short: await bundle_of_row(app, screen, pilot, short, tmp_path) for short in ("staging", "prod")}
+    for short, url in (("staging", staging.url), ("prod", prod.url)):
+        assert bundles[short].path.name.startswith(f"incident-{short}-"), bundles[short].path
+        summary = members(bundles[short].path)["summary.md"].decode()
+        assert f"from {short} ({url})" in summary, summary[:300]
