@@ -382,6 +382,19 @@ def test_a_press_remembered_during_a_probe_never_cuts_a_wait_the_server_asks_for
     assert gate.hurry() == pytest.approx(20.0)
 
 
+def test_a_press_during_the_probe_after_a_servers_wait_is_remembered_too() -> None:
+    """The server asked for 5 s (a 503 with ``Retry-After``); that wait is over and its probe is
+    out when ``ctrl+r`` comes: if the probe fails without asking again, the next try follows the gap."""
+    fake = FakeTime()
+    gate = _gate_in_a_long_storm(fake)
+    gate.failed(503, "503 Service Unavailable", asked=5.0)
+    fake.now = gate.open_until
+    assert gate.claim()
+    gate.hurry()
+    fake.now += 1
+    assert gate.failed(502, "502 Bad Gateway (nginx)") == pytest.approx(HURRY_GAP)
+
+
 def test_a_press_remembered_during_a_probe_that_is_abandoned_is_answered_by_the_next_probe() -> None:
     """The probe was cancelled (its screen closed): the wait is over, so the next read goes at once
     and is the try asked for; if it fails, the back-off applies again (one press, one early try)."""

@@ -218,10 +218,10 @@ class ServerGate:
         for. Asked while a probe is out, it is remembered (:attr:`hurried`): should the probe fail,
         the next one follows the gap after it, not the longer back-off (a press is never lost to a
         probe that was on its way). Returns the wait left (0 while a probe is out: trying now)."""
-        if self.failures and not self.asked:
+        if self.failures:
             if self._probe is not None:
-                self.hurried = True
-            else:
+                self.hurried = True  # the server's wait (if it asked for one) is over: the probe is out
+            elif not self.asked:
                 self._shorten()
         return self.wait()
 
