@@ -136,7 +136,8 @@ class AccountSwitching(SectionNavigation):
         def done(token: Secret | None) -> None:
             instance.login_open = False
             if token is None:
-                self.notify(f"{instance.short}: not signed in; its rows stay stale.", severity="warning", timeout=8)
+                self.notify(f"{instance.short}: not signed in; its rows stay stale. `:login {instance.short}` "
+                            "opens the dialog again.", severity="warning", timeout=8, markup=False)
                 return
             self.run_worker(self._replace_instance_token(instance, token), group=f"app-login-{instance.index}",
                             exit_on_error=False)

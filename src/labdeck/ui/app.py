@@ -466,6 +466,8 @@ class LabdeckApp(SeveralInstances, AccountSwitching, ThemeOffer, Safeguards):
                 # Another instance's read (its triage, its pipeline) was refused: that instance
                 # alone signs in again; the primary one keeps its token.
                 for instance in refused:
+                    if instance.signed_out:
+                        continue  # its dialog is open, or was put off: `:login NAME` opens it again
                     instance.signed_out = True
                     self.show_login(reaction.message, instance)
                 return

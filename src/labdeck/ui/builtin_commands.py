@@ -118,10 +118,17 @@ def _help(app: ConsoleApp, args: list[str]) -> None:
 
 
 def _login(app: ConsoleApp, args: list[str]) -> None:
+    instances = list(getattr(app, "instances", ()))
+    if len(args) == 1 and len(instances) > 1:
+        # A board over several profiles: ``:login staging`` signs in again to that one alone.
+        named = next((each for each in instances if args[0] in (each.short, each.name)), None)
+        if named is not None:
+            app.show_login("Enter a token for this instance.", named)
+            return
     if args:
         # A token typed here would sit in the terminal's scrollback and the command history.
         raise CommandError("type the token in the sign-in dialog, not on the command line "
-                           "(run :login without arguments)")
+                           "(run :login without arguments, or :login PROFILE on a board over several)")
     app.show_login("Enter a token for this instance.")
 
 

@@ -27,7 +27,7 @@ from tests.support.fault_switch import FaultSwitch
 from tests.support.pilot import wait_until
 from tests.support.sim_control import push_pipeline
 from tests.ui.board_support import FAST, open_merged_board, owner, rows
-from tests.ui.helpers import screen_lines
+from tests.ui.helpers import run_command, screen_lines
 
 pytestmark = pytest.mark.usefixtures("no_confirm_guard")
 
@@ -156,6 +156,37 @@ async def test_a_refused_token_on_one_instance_keeps_the_other_updating_until_si
                          limit=20, what="staging live again")
         await wait_until(pilot, lambda: "token refused" not in freshness(screen) and "staging oldest" in freshness(screen),
                          limit=5, what="staging's age on the status line again")
+
+
+async def test_a_sign_in_put_off_for_one_instance_can_be_opened_again_with_login_and_its_name(
+        two: Two, tokens: dict[str, str], state_path: Path) -> None:
+    """Escape on staging's sign-in dialog left no way back to it (``:login`` signed in again to
+    the first profile, ``ctrl+r`` did nothing): staging stayed stale until the console restarted.
+    The toast says how, and ``:login staging`` opens staging's dialog."""
+    app = make_app(two, tokens, state_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_live_merged_board(app, pilot)
+        two.switch.set("revoked", tokens={tokens["user"]})
+        await wait_until(pilot, lambda: isinstance(app.screen, LoginScreen), limit=20, what="staging's sign-in")
+        await wait_until(pilot, lambda: app.screen.query("#why"), limit=5, what="the dialog shown")
+        await pilot.pause(0.6)  # keys in a dialog's first half second do not count
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen, limit=5, what="the dialog put off")
+        said = [str(toast.message) for toast in app._notifications]  # type: ignore[attr-defined]
+        assert any("staging: not signed in" in text and ":login staging" in text for text in said), said
+        await run_command(app, pilot, "login staging")
+        await wait_until(pilot, lambda: isinstance(app.screen, LoginScreen), limit=5, what="the dialog again")
+        login = app.screen
+        assert isinstance(login, LoginScreen)
+        assert str(login.query_one("#title").render()) == f"Sign in to staging @ {two.switch.url}"
+        await wait_until(pilot, lambda: login.query("#token"), limit=5, what="the token field")
+        await pilot.pause(0.6)
+        await pilot.click("#token")
+        await pilot.press(*tokens["readonly"], "enter")
+        await wait_until(pilot, lambda: app.screen is screen, limit=20, what="the dialog closed")
+        await wait_until(pilot, lambda: not stale_owners(screen) and "staging:" not in screen.context_text,
+                         limit=20, what="staging live again")
+        assert not app.signed_out and not app.instances[1].signed_out
 
 
 async def test_at_80_columns_the_header_keeps_the_reason_and_the_counts(two: Two, tokens: dict[str, str],
