@@ -53,6 +53,8 @@ class Triaging:
         self._listeners: list[Callable[[], None]] = []
         self._shown: set[int] = set()
         """Jobs whose verdict a screen asked for since the last round (kept while shown)."""
+        self._paged: set[int] = set()
+        """Projects whose page a screen read or used since the last round (kept while shown)."""
         self.pacer: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext
         """Wraps every read: the board's request budget (set by ``app.watching``), so that triage's
         jobs pages and logs wait their turn within the per-minute budget."""
@@ -110,12 +112,22 @@ class Triaging:
             return report  # a newer round already answered
         self._stored = ticket
         self.report = report
-        self.pages.update(report.pages)
+        self._forget_pages(report)
         self._forget_gone(found)
         self.rounds += 1
         for listener in list(self._listeners):
             listener()
         return report
+
+    def _forget_pages(self, report: TriageReport) -> None:
+        """Keep the pages of the projects this round read and of those a screen used since the last
+        one: a project that failed once and is green again no longer needs its hundred jobs (a
+        board of 300 projects left open a simulated day met most of them failing once, and held
+        every page it ever read: +8 MB in three simulated hours, in ``bench/bench_soak.py``)."""
+        kept = {project_id: self.pages[project_id] for project_id in self._paged if project_id in self.pages}
+        self._paged = set()
+        kept.update(report.pages)
+        self.pages = kept
 
     def _forget_gone(self, kept: dict[int, Failure]) -> None:
         """Drop the verdicts of jobs no longer in the latest round nor on any project's latest
@@ -143,7 +155,7 @@ class Triaging:
         triager = self.triager(client)
         # The whole page, as a triage round reads a failure's history (the window only picks failures).
         page = tuple((await triager.page(project_id, path)).jobs)
-        self.pages[project_id] = page
+        self.keep_page(project_id, page)
         shares = runner_shares(page)
         for job in unknown:
             held = page if any(known.id == job.id for known in page) else (*page, job)
@@ -151,10 +163,22 @@ class Triaging:
         for listener in list(self._listeners):
             listener()
 
+    def page(self, project_id: int) -> tuple[Job, ...] | None:
+        """Project ``project_id``'s latest jobs page when held; held on while a screen uses it."""
+        page = self.pages.get(project_id)
+        if page is not None:
+            self._paged.add(project_id)
+        return page
+
+    def keep_page(self, project_id: int, page: tuple[Job, ...]) -> None:
+        """Hold ``page`` as project ``project_id``'s latest jobs page (a screen read it)."""
+        self.pages[project_id] = page
+        self._paged.add(project_id)
+
     async def one(self, client: ApiClient, project_id: int, path: str, job: Job) -> tuple[Failure | None, History]:
         """The verdict (failed jobs) and history of one job: from what is held when known, else one
         jobs page (and the log only when ``failure_reason`` does not explain the failure)."""
-        page = self.pages.get(project_id)
+        page = self.page(project_id)
         known = self.failures.get(job.id) if job.status == "failed" else None
         if page is None or not any(held.id == job.id for held in page) or (job.status == "failed" and known is None):
             with self.pacer():
@@ -166,7 +190,7 @@ class Triaging:
         triager = self.triager(client)
         # The whole page, as a triage round reads a failure's history: the same verdict and evidence.
         page = tuple((await triager.page(project_id, path)).jobs)
-        self.pages[project_id] = page
+        self.keep_page(project_id, page)
         if job.status == "failed":
             jobs = page if any(held.id == job.id for held in page) else (*page, job)
             known = await triager.failure(project_id, path, job, jobs)

@@ -50,10 +50,10 @@ async def green_baseline(app: App[Any], client: ApiClient, project_id: int, proj
     from the jobs page triage holds (else one read) and the shared log cache; None without one."""
     state = triaging_of(app, client)
     triager = state.triager(client)
-    page = state.pages.get(project_id)
+    page = state.page(project_id)
     if page is None or not any(held.id == job.id for held in page):
         page = (await triager.page(project_id, project_path)).jobs
-        state.pages[project_id] = page
+        state.keep_page(project_id, page)
     green = last_green(page, job)
     if green is None:
         return None
