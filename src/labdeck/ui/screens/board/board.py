@@ -506,8 +506,12 @@ server by itself; the status line says how fresh the data is (amber: older than 
             # class allows or reads fail, not because a round (paced by the budget) is still going.
             label = ages.label(shown)
             stale = freshness.error is not None or any(ages.stale(row) for row in shown)
+        trouble = self.standing_trouble()
         for status in StatusLine.on_screen(self):
             status.show_freshness(label, stale)
+            if status.question_trouble != trouble:
+                status.question_trouble = trouble
+                status.update_status()
         if self.is_mounted and self.query_one_optional("#board-table", ResourceTable) is not None:
             # The header follows the connection too (an error, a countdown, the first round done).
             self._update_context([row for row in self.snapshot.rows
@@ -518,6 +522,14 @@ server by itself; the status line says how fresh the data is (amber: older than 
             # Once per period, whichever tick sees it first (a late tick never skips one).
             self._aged_period = period
             self._retime(now)
+
+    def standing_trouble(self) -> str | None:
+        """The board's own question: why a project's read or the listing of watched projects
+        failed last (other reads answered 304 do not make these rows fresh)."""
+        if self._merged is not None:
+            return None  # each instance says its own trouble in the header
+        problems = self.snapshot.watched.problems if self.snapshot.watched is not None else ()
+        return self.console_app.watching.freshness().error or (problems[0] if problems else None)
 
     def tick_covered(self, now: datetime) -> None:
         """Under a dialog the board stays in view and its poller reads on: the same as on top."""

@@ -178,6 +178,7 @@ another screen is on top). Rows whose status just changed are highlighted.
             jobs = await self._fetch_jobs()
         except errors.ApiError as exc:
             self._refresh_state = f"refresh failed: {exc.user_message()}"
+            self.mark_failed(exc.user_message())
             self._update_header()
             if isinstance(exc, errors.Unauthorized | errors.Forbidden | errors.NotFound):
                 raise  # the app's handler asks for a token or explains
