@@ -133,3 +133,4 @@ async def test_at_80_columns_a_long_reason_leaves_the_board_s_stale_mark(behind_
             assert "web page" in board.context_text  # said short, not dropped
             assert title_cut(board) == [], title_cut(board)
         switch.set("pass")
+
