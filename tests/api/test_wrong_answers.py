@@ -133,3 +133,23 @@ async def test_a_cached_copy_that_does_not_parse_is_read_again(fault_switch: Fau
         assert etag is not None and single.value is not None
         client.cache.store(url, httpx.Response(200, content=b'{"id": "x"}', headers={"etag": etag.etag}))
         assert (await client.projects.poll(1)).value == single.value
+
+
+async def test_a_list_of_something_else_is_refused_before_it_is_cached(fault_switch: FaultSwitch,
+                                                                       tokens: dict[str, str]) -> None:
+    """The right shape at the top (a list) with items that are not jobs: read with its model, it is
+    a failed read said as such and never stored, so no later 304 can hand it back as data."""
+    async with ApiClient(fault_switch.url, Secret(tokens["admin"])) as client:
+        url = str(client.http.build_request("GET", JOBS, params=PAGE).url)
+        fault_switch.set("wrong_items")
+        with pytest.raises(errors.WrongAnswer) as caught:
+            await client.fetch_conditional(JOBS, PAGE, model=list[Job])
+        assert "not what the API returns" in caught.value.user_message()
+        assert client.cache.get(url) is None and client.health.state == "error"
+        fault_switch.set("pass")
+        began = time.monotonic()
+        read = await client.fetch_conditional(JOBS, PAGE, model=list[Job])
+        assert read.value and all(isinstance(job, Job) for job in read.value)
+        assert [status for *_, status in fault_switch.api_requests(since=began)] == [200]  # asked afresh
+        again = await client.fetch_conditional(JOBS, PAGE, model=list[Job])
+        assert again.not_modified and again.content == read.content  # a 304 stands for a believed body

@@ -23,7 +23,8 @@ every request goes upstream on a fresh connection. Switch the fault at any momen
 - ``switch.set("sign_in")``: an SSO gateway's ``200 text/html`` sign-in page (``Sign in · GitLab``).
 - ``switch.set("wrong_shape")``: the server's own answer (status, ETag and all) with its JSON
   wrapped as ``{"data": …}``: a broken proxy. ``truncated``: the body cut in half (its
-  ``Content-Length`` too), as a proxy that lost the rest would send it.
+  ``Content-Length`` too), as a proxy that lost the rest would send it. ``wrong_items``: a list
+  answer's items each wrapped as ``{"data": …}`` (the right shape at the top, wrong inside).
 - ``switch.set("refused")``: the port stops listening (connection refused) until another fault is
   set. No request can be counted then: ``refused_since`` says when it began. ``reset``: each
   request is read, counted (status 0) and answered by closing the connection.
@@ -59,6 +60,7 @@ SIGN_IN_PAGE = (b"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"u
                 b"<form action=\"/users/auth/openid_connect\" method=\"post\"><button>Sign in with SSO</button></form>\n"
                 b"</body>\n</html>\n")
 KINDS = ("pass", "revoked", "bad_gateway", "rate_limited", "latency", "sign_in", "wrong_shape", "truncated",
+         "wrong_items",
          "refused", "reset", "server_error", "redirect",
          "unavailable")
 
@@ -308,7 +310,7 @@ class FaultSwitch:
                                                             "Server": "nginx"}), 200
             if fault.kind == "reset":
                 return b"", 0
-            if fault.kind in ("wrong_shape", "truncated") and method == "GET":
+            if fault.kind in ("wrong_shape", "truncated", "wrong_items") and method == "GET":
                 answer, status = await self._forward(head, body)
                 return _reshaped(answer, fault.kind) if status == 200 else answer, status
         return await self._forward(head, body)
@@ -349,14 +351,24 @@ class FaultSwitch:
 
 
 def _reshaped(answer: bytes, kind: str) -> bytes:
-    """The server's answer with its JSON wrapped as ``{"data": …}`` (``wrong_shape``) or cut in
-    half (``truncated``); every header kept (its ETag above all), ``Content-Length`` fixed."""
+    """The server's answer with its JSON wrapped as ``{"data": …}`` (``wrong_shape``), each item of
+    a list wrapped so (``wrong_items``) or cut in half (``truncated``); every header kept (its ETag
+    above all), ``Content-Length`` fixed."""
     split = answer.find(b"\r\n\r\n")
     start, headers = _head(answer[: split + 4])
     rest = answer[split + 4:]
     if (_header(headers, "transfer-encoding") or "").lower() == "chunked":
         return answer  # the simulator sends lengths; a chunked body is passed on as it is
-    body = b'{"data": ' + rest + b"}" if kind == "wrong_shape" else rest[: len(rest) // 2]
+    if kind == "wrong_items":
+        try:
+            value = json.loads(rest)
+        except ValueError:
+            return answer
+        if not isinstance(value, list):
+            return answer
+        body = json.dumps([{"data": item} for item in value]).encode()
+    else:
+        body = b'{"data": ' + rest + b"}" if kind == "wrong_shape" else rest[: len(rest) // 2]
     kept = [(k, v) for k, v in headers if k.lower() != "content-length"]
     lines = [start, *[f"{k}: {v}" for k, v in kept], f"Content-Length: {len(body)}", "", ""]
     return "\r\n".join(lines).encode("latin-1") + body

@@ -143,6 +143,7 @@ class ConditionalRead:
     headers: httpx.Headers
     etag: str | None
     not_modified: bool
+    value: Any = None  # the body parsed as the caller's ``model`` (a 200 read with one)
 
 
 class HttpEngine:
@@ -469,8 +470,8 @@ class HttpEngine:
         value = self.parse(response, model) if response.content else None
         return ActionResult(value, changed=True, status=response.status_code)
 
-    async def fetch_conditional(self, path: str, params: Any = None, *,
-                                expect: answers.Shape | None = None) -> ConditionalRead:
+    async def fetch_conditional(self, path: str, params: Any = None, *, expect: answers.Shape | None = None,
+                                model: Any = None) -> ConditionalRead:
         """GET ``path`` with ``If-None-Match`` from the client's ETag cache; always the full body.
 
         The cache is shared by every caller of this client, so the server may answer 304 to a
@@ -481,7 +482,8 @@ class HttpEngine:
         A 200 is checked before it is stored or returned (:mod:`labdeck.api.answers`): JSON, whole,
         and of the ``expect``-ed shape (a listing, asked with ``per_page``, is a list when the
         caller does not say). One that is not raises :class:`errors.WrongAnswer` and leaves nothing
-        in the cache: the next read asks without ``If-None-Match`` and gets the real answer.
+        in the cache: the next read asks without ``If-None-Match`` and gets the real answer. With
+        ``model``, a 200 is parsed before it is stored (``value``): a 304 stands for a believed body.
         """
         url = str(self._http.build_request("GET", path, params=params).url)
         cached = self.cache.get(url)
@@ -500,14 +502,19 @@ class HttpEngine:
         problem = answers.problem(response.content, response.headers, expect) if response.status_code == 200 else None
         if problem is not None:
             raise self._disbelieve(problem, url)
+        try:
+            value = _validate(response.content, response.headers, model, "GET", url) \
+                if model is not None and response.status_code == 200 else None
+        except errors.WrongAnswer as exc:
+            raise self._disbelieve(exc.message, url) from None
         self.cache.store(url, response)
-        return ConditionalRead(url, response.content, response.headers, response.headers.get("etag"), False)
+        return ConditionalRead(url, response.content, response.headers, response.headers.get("etag"), False, value)
 
-    async def reread(self, url: str, *, expect: answers.Shape | None = None) -> ConditionalRead:
+    async def reread(self, url: str, *, expect: answers.Shape | None = None, model: Any = None) -> ConditionalRead:
         """After a read of ``url`` came from the cache (a 304) and did not parse: forget the
         cached copy and read it again without ``If-None-Match``."""
         self.cache.discard(url)
-        return await self.fetch_conditional(url, expect=expect)
+        return await self.fetch_conditional(url, expect=expect, model=model)
 
     async def poll(self, path: str, model: Any, params: Any = None, *, since: str | None = None) -> ActionResult[Any]:
         """A conditional GET of one resource for a caller that may already hold a copy.
@@ -529,12 +536,8 @@ class HttpEngine:
             if not read.not_modified:
                 raise self._disbelieve(exc.message, read.url) from None
             # The copy the 304 stood for does not parse: never believed again, read afresh.
-            read = await self.reread(read.url, expect=expect)
-            status = 200
-            try:
-                value = _validate(read.content, read.headers, model, "GET", read.url)
-            except errors.WrongAnswer as again:
-                raise self._disbelieve(again.message, read.url) from None
+            read = await self.reread(read.url, expect=expect, model=model)
+            status, value = 200, read.value
         return ActionResult(value, changed=True, status=status, etag=read.etag)
 
     def forget_listing(self, path: str) -> int:

@@ -87,11 +87,12 @@ class ActivityCheck:
         previous = self.watermark
         newest = previous
         for page in range(1, self.max_pages + 1):
-            read = await self._engine.fetch_conditional("projects", self._params(scope, page, since))
+            read = await self._engine.fetch_conditional("projects", self._params(scope, page, since),
+                                                         model=list[Project])
             result.pages += 1
             if read.etag is not None and self._etags.get(page) == read.etag:
                 return result  # the same page as last time: nothing moved
-            projects = list_parser(Project).validate_json(read.content or b"[]")
+            projects = read.value if read.value is not None else list_parser(Project).validate_json(read.content or b"[]")
             result.parsed += 1
             self._etags[page] = read.etag
             all_moved = bool(projects)

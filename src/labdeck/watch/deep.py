@@ -84,12 +84,12 @@ async def read_scope(engine: HttpEngine, state: DeepPipeline, project_id: int, s
     page = 1
     while True:
         read = await engine.fetch_conditional(f"projects/{project_id}/pipelines/{state.pipeline_id}/jobs",
-                                              {"scope[]": scope, "per_page": PAGE, "page": page})
+                                              {"scope[]": scope, "per_page": PAGE, "page": page}, model=list[Job])
         held = state.pages.get(read.url)
         if held is not None and read.etag is not None and held[0] == read.etag:
             jobs = held[1]
         else:
-            jobs = tuple(list_parser(Job).validate_json(read.content or b"[]"))
+            jobs = tuple(read.value if read.value is not None else list_parser(Job).validate_json(read.content or b"[]"))
             state.parsed += 1
             state.pages[read.url] = (read.etag, jobs)
         found.extend(jobs)

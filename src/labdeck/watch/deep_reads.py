@@ -136,7 +136,8 @@ class DeepReads:
             track.watermark = _page_watermark(track)
         if track.watermark is not None:
             params["updated_after"] = iso(track.watermark - MARGIN)
-        read = await self.client.fetch_conditional(f"projects/{track.project_id}/pipelines", params)
+        read = await self.client.fetch_conditional(f"projects/{track.project_id}/pipelines", params,
+                                                 model=list[Pipeline])
         if read.etag is not None and read.etag == track.list_etag:
             # No pipeline's status moved, yet a job deep inside a running one may have failed (its
             # updated_at stays): probe those. A quiet round also catches up a running count left
@@ -151,7 +152,7 @@ class DeepReads:
             if hot:
                 self._recomplete(track)
             return True
-        pipelines = list_parser(Pipeline).validate_json(read.content or b"[]")
+        pipelines = read.value if read.value is not None else list_parser(Pipeline).validate_json(read.content or b"[]")
         self.stats.parsed += 1
         track.list_etag = read.etag
         stamps = [p.updated_at for p in pipelines if p.updated_at is not None]

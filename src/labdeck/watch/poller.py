@@ -98,6 +98,7 @@ class BoardPoller(PollerReads):
         self._next_activity = 0.0
         self._activity_busy = False
         self._activity_ok: float | None = None
+        self._activity_trouble: str | None = None
         self._activity_round: float | None = None
         self._error: str | None = None
         self._failures = 0
@@ -250,8 +251,10 @@ class BoardPoller(PollerReads):
         if self._interest and not loading and self._activity_ok is not None:
             stamps = [self._activity_ok] + [track.live_since() for track in tracks if track.lane == HOT]
             last = None if any(stamp is None for stamp in stamps) else min(s for s in stamps if s is not None)
+        # A project whose last read failed keeps the trouble said, whatever other reads answered.
+        error = self._error or self._activity_trouble or next((track.trouble for track in tracks if track.trouble), None)
         return Freshness(last, max(self.settings.interval, self.check_every()), now, loading, self.budget.paused(),
-                         self._error)
+                         error)
 
     # --- fair shares ------------------------------------------------------------------------------
 

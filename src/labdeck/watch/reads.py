@@ -104,6 +104,8 @@ class PollerReads(DeepReads):
     _next_activity: float
     _activity_busy: bool
     _activity_ok: float | None
+    _activity_trouble: str | None
+    """Why the last change check failed; None once one succeeded (kept, as a project's ``trouble``)."""
     _activity_round: float | None
     _live: bool
     _error: str | None
@@ -160,6 +162,12 @@ class PollerReads(DeepReads):
         ceiling = min(60.0, self.settings.interval * 2 ** min(self._failures - 1, 6))
         return self._rng.uniform(ceiling / 2, ceiling)
 
+    def _own_trouble(self) -> str | None:
+        """The last failure, when it was this read's own (a wrong answer to it while other reads
+        pass); None when the client's gate holds every read back: the server's trouble is the
+        status line's already, and goes with the first good answer to any read."""
+        return self._error if self.client.retry_in is None else None
+
     def _catch_up(self) -> None:
         """The client's gate lets reads through again (its wait is over, ``ctrl+r`` ended it, or the
         server answered another screen's read): what failed while it held reads back is due now.
@@ -199,8 +207,10 @@ class PollerReads(DeepReads):
         began = self._clock()
         try:
             spared = await self._round_without_page(track)
+            # Parsed before it is cached or counted as a good read (issue 32: a 304 never stands
+            # for a body that did not parse; a read that did not parse is a failure, said).
             read = None if spared else await self.client.fetch_conditional(
-                f"projects/{pid}/jobs", {"per_page": s.jobs_per_project})
+                f"projects/{pid}/jobs", {"per_page": s.jobs_per_project}, model=list[Job])
         except _REFUSED as exc:
             self.stats.errors += 1
             now = self._clock()
@@ -211,13 +221,15 @@ class PollerReads(DeepReads):
             return
         except errors.ApiError as exc:
             track.next_due = self._clock() + self._transient(exc, pid)
+            track.trouble = self._own_trouble()
             return
         self._recovered()
+        track.trouble = None
         now, server_now = self._clock(), self.server_now()
         if read is not None:
             changed = not (track.loaded and read.etag is not None and read.etag == track.etag)
             if changed:
-                jobs = list_parser(Job).validate_json(read.content or b"[]")
+                jobs = read.value if read.value is not None else list_parser(Job).validate_json(read.content or b"[]")
                 self.stats.parsed += 1
                 track.page_rows = tuple(derive_pipelines(pid, track.path, jobs, now=server_now,
                                                          page_full=len(jobs) >= s.jobs_per_project))
@@ -259,10 +271,10 @@ class PollerReads(DeepReads):
         for pipeline_id in sorted(wanted - on_page):
             try:
                 read = await self.client.fetch_conditional(
-                    f"projects/{track.project_id}/pipelines/{pipeline_id}/jobs", {"per_page": 100})
+                    f"projects/{track.project_id}/pipelines/{pipeline_id}/jobs", {"per_page": 100}, model=list[Job])
             except errors.ApiError:
                 continue  # gone or unreadable: the target keeps its last state
-            jobs = list_parser(Job).validate_json(read.content or b"[]")
+            jobs = read.value if read.value is not None else list_parser(Job).validate_json(read.content or b"[]")
             self.stats.parsed += 1
             if not jobs:
                 continue
@@ -325,10 +337,12 @@ class PollerReads(DeepReads):
             await self._learn_pipelines_api(next(iter(self._interest), None))
         except errors.ApiError as exc:
             self._next_activity = self._clock() + self._transient(exc)
+            self._activity_trouble = self._own_trouble()
             return
         finally:
             self._activity_busy = False
         self._recovered()
+        self._activity_trouble = None
         now = self._clock()
         self._activity_ok, self._activity_round = now, started
         self._next_activity = now + self.check_every()

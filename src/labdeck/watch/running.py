@@ -38,8 +38,9 @@ async def read_running_now(client: ApiClient, server_now: datetime, generation: 
     for runner in online:
         try:
             read = await client.fetch_conditional(f"runners/{int(runner.id)}/jobs",
-                                                  {"status": "running", "per_page": 100})
-            running = list_parser(RunnerJob).validate_json(read.content or b"[]")
+                                                  {"status": "running", "per_page": 100}, model=list[RunnerJob])
+            running = read.value if read.value is not None else \
+                list_parser(RunnerJob).validate_json(read.content or b"[]")
         except (errors.NotFound, errors.Forbidden):
             continue  # removed meanwhile, or not ours to read: the others still count
         label = runner.description or runner.name or f"#{runner.id}"

@@ -60,6 +60,10 @@ class ProjectTrack:
     hot_since: float | None = None
     changed_at: float | None = None
     error: str | None = None
+    trouble: str | None = None
+    """Why its last read failed for a passing reason (the server's, a proxy's answer); None once
+    one succeeded. The board's status line says it: a read of another project answered 304 does
+    not make this one's rows fresh (issue 32)."""
     in_flight: bool = False
     overview: bool = False
     """``next_due`` is at the CI column's overview pace (only the projects table shows it)."""

@@ -175,6 +175,20 @@ class SectionScreen(Screen[None]):
         self.data_loaded_at = self.console_app.clock()
         for status in self.query(StatusLine):
             status.data_loaded_at = self.data_loaded_at
+            status.question_trouble = self.standing_trouble()
+            status.update_status()
+
+    def standing_trouble(self) -> str | None:
+        """Why some of the data on screen could not be read, even right after fresh data arrived
+        (override: the board's rows come from many reads, and one project's may fail while others
+        answer). None: a load that arrived answered the whole question."""
+        return None
+
+    def mark_failed(self, reason: str) -> None:
+        """Record that the last read of this screen's data failed (``reason``, said short): its
+        status line says so, whatever other reads of the client answered, until :meth:`mark_loaded`."""
+        for status in self.query(StatusLine):
+            status.question_trouble = reason
             status.update_status()
 
     # --- workers ------------------------------------------------------------------------------

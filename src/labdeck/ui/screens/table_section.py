@@ -106,8 +106,12 @@ class TableSectionScreen(SectionScreen):
             await self.load()
             self.load_count += 1
             self.load_failed = False
-        except (errors.TransportError, errors.ServerError):
+        except (errors.TransportError, errors.ServerError) as exc:
             self.load_failed = True
+            self.mark_failed(exc.user_message())
+            raise
+        except errors.ApiError as exc:
+            self.mark_failed(exc.user_message())
             raise
         finally:
             self.loading_text = ""

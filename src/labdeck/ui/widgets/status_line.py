@@ -88,6 +88,10 @@ class StatusLine(Horizontal):
         """When the screen's data was last fetched (the screen sets it); None before the first load."""
         self.stale_after: float = self.STALE_AFTER_SECONDS
         """Seconds after which the data counts as stale: twice the screen's refresh interval."""
+        self.question_trouble: str | None = None
+        """Why the last read of the screen's own question failed (the screen sets it, and clears
+        it with the next good one). Said even when the client's other reads pass (304s to other
+        questions): the line never says ``● online`` over a question answered wrong (issue 32)."""
         self._shown: dict[str, str] = {}
         self._freshness: tuple[str, bool] | None = None
         self._parts: dict[str, Label] = {}
@@ -226,7 +230,9 @@ class StatusLine(Horizontal):
         # (401)", "502 Bad Gateway (nginx) — retrying in 8 s", "rate limited — retrying in 5 s").
         # At 80 columns too the countdown stays while it fits (the instance and the profile give
         # way first): not every screen's header says when the next try is.
-        trouble = info.trouble
+        trouble, state = info.trouble, info.health
+        if self.question_trouble and (state == "ok" or not trouble):
+            trouble, state = self.question_trouble, "error"
         if self._freshness is not None:
             text, stale = self._freshness
         else:
@@ -234,20 +240,21 @@ class StatusLine(Horizontal):
             seconds = None if loaded_at is None else (info.now - loaded_at).total_seconds()
             text = f"data {age(seconds)}" if seconds is not None else "data —"
             stale = seconds is not None and seconds > self.stale_after
-        if info.health == "ok" or not trouble:
-            health = {"ok": "● online", "reconnecting": "◌ retrying"}.get(info.health, "✕ offline")
+        stale = stale or bool(self.question_trouble)
+        if state == "ok" or not trouble:
+            health = {"ok": "● online", "reconnecting": "◌ retrying"}.get(state, "✕ offline")
         else:
             # The trouble is said beside it: the age's own "· error" would only take its room.
             text = text.removesuffix(" · error")
             if self.size.width:  # the reason gives way (short form, then cut): the age must stay in view
                 trouble = short_trouble(trouble, self._room_for_health(text, profile) - 2)
-            health = f"{'◌' if info.health == 'reconnecting' else '✕'} {trouble}"
+            health = f"{'◌' if state == 'reconnecting' else '✕'} {trouble}"
         self._set("warning", "⚠ token in plaintext file" if info.insecure_storage else "")
         self._set_class("warning", not info.insecure_storage, "-hidden")
         self._set("health", health)
         # Last: the name takes what the others leave (it gives way first; the age never does).
         self._set("profile", self._fit_profile(profile, text))
-        self._set_class("health", info.health == "reconnecting", "-reconnecting")
-        self._set_class("health", info.health not in ("ok", "reconnecting"), "-error")
+        self._set_class("health", state == "reconnecting", "-reconnecting")
+        self._set_class("health", state not in ("ok", "reconnecting"), "-error")
         self._set("age", text)
         self._set_class("age", stale, "-stale")

@@ -19,13 +19,13 @@ from textual.widgets import Static
 
 from labdeck.api.models import Job
 from labdeck.base.durations import format_duration
-from labdeck.ui.connection import trouble_text
 from labdeck.ui.dialogs.form import clean
 from labdeck.ui.instances import Instance, instances_of, primary_triaging, several
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.board.actions import BoardActions
 from labdeck.ui.screens.board.cells import failed_cell, why_cell
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip, merged_clusters
+from labdeck.ui.screens.board.header import board_context
 from labdeck.ui.screens.board.merged import MergedBoard
 from labdeck.ui.triaging import triaging, why_label
 from labdeck.ui.widgets.cells import coloured
@@ -435,49 +435,11 @@ server by itself; the status line says how fresh the data is (amber: older than 
             self._set_context(self._merged.context(rows, width=self.size.width - len(self.section_title) - counts - 4,
                                                    extra=extra))
             return
-        snapshot = self.snapshot
-        watching = self.console_app.watching
-        freshness = watching.freshness()
-        trouble = trouble_text(getattr(self.console_app.client, "health", None)) or freshness.error
-        # A listing that failed (a storm over the starred projects' refresh) keeps the projects of
-        # the one before: the board goes on with them and says what could not be listed, it does
-        # not start "loading…" again; the next listing comes within a round of the storm's end.
-        problems = snapshot.watched.problems if snapshot.watched is not None else ()
-        watched = len(snapshot.watched.projects) if snapshot.watched is not None else 0
-        listed = watching.watched.resolved and not (problems and watched == 0)
-        parts: list[str] = []
-        if problems and not trouble:
-            parts.append(problems[0])
-        if trouble:
-            # The server refuses, fails or throttles: say so; what was read before stays, as stale.
-            parts.append(trouble)
-            if snapshot.rows:
-                parts.append("last rows kept (stale)")
-        elif freshness.paused_for > 0:
-            parts.append(f"rate limited — retrying in {int(freshness.paused_for + 0.999)} s")
-        if not trouble and freshness.paused_for <= 0:
-            if listed and watched == 0:
-                pass  # nothing to read: "0 projects watched" says it all
-            elif freshness.last_complete_at is None or not listed:
-                parts.append("loading…")  # no round complete yet: nothing is known to be fine
-            else:
-                ages = watching.poller.row_ages()
-                # Stale by the rows' own reads (as the status line's `oldest …`), not by the round.
-                if any(ages.stale(row) for row in rows) if rows and ages.oldest(rows) is not None \
-                        else freshness.is_stale:
-                    parts.append("stale")
-                parts += [f"{snapshot.broken} failed" if snapshot.broken else "nothing failing",
-                          f"{sum(1 for row in rows if row.status == 'running')} running"]
-        if listed:
-            parts.append(f"{watched} projects watched")
-        if snapshot.loading and freshness.last_complete_at is None:
-            parts.append(f"loading {snapshot.loading}")
-        if self.status_filter:
-            parts.append(f"f={self.status_filter}")
-        unseen = self.console_app.watching.unseen
-        if unseen:
-            parts.append(f"{unseen} alert{'s' if unseen != 1 else ''} (!)")
-        self._set_context(" · ".join(parts))
+        # The title row: the section's name and the row counts beside it (each with its padding).
+        room = self.size.width - len(self.section_title) - len(f"{self.table.row_count} rows") \
+            - len(self.table.filter_text) - 8 if self.size.width else None
+        self._set_context(board_context(self.snapshot, self.console_app.watching, self.console_app.client, rows,
+                                        self.status_filter, room))
 
     def _set_context(self, text: str) -> None:
         self.context_text = text
@@ -506,8 +468,12 @@ server by itself; the status line says how fresh the data is (amber: older than 
             # class allows or reads fail, not because a round (paced by the budget) is still going.
             label = ages.label(shown)
             stale = freshness.error is not None or any(ages.stale(row) for row in shown)
+        trouble = self.standing_trouble()
         for status in StatusLine.on_screen(self):
             status.show_freshness(label, stale)
+            if status.question_trouble != trouble:
+                status.question_trouble = trouble
+                status.update_status()
         if self.is_mounted and self.query_one_optional("#board-table", ResourceTable) is not None:
             # The header follows the connection too (an error, a countdown, the first round done).
             self._update_context([row for row in self.snapshot.rows
@@ -518,6 +484,14 @@ server by itself; the status line says how fresh the data is (amber: older than 
             # Once per period, whichever tick sees it first (a late tick never skips one).
             self._aged_period = period
             self._retime(now)
+
+    def standing_trouble(self) -> str | None:
+        """The board's own question: why a project's read or the listing of watched projects
+        failed last (other reads answered 304 do not make these rows fresh)."""
+        if self._merged is not None:
+            return None  # each instance says its own trouble in the header
+        problems = self.snapshot.watched.problems if self.snapshot.watched is not None else ()
+        return self.console_app.watching.freshness().error or (problems[0] if problems else None)
 
     def tick_covered(self, now: datetime) -> None:
         """Under a dialog the board stays in view and its poller reads on: the same as on top."""

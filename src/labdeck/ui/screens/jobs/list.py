@@ -6,8 +6,10 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Sequence
+from datetime import datetime
 from typing import ClassVar, cast
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -18,6 +20,7 @@ from textual.widgets import Label
 from labdeck.api import errors
 from labdeck.api.models import Job
 from labdeck.operations.bulk_plan import PLANNERS, BulkKind, BulkOutcome, job_targets
+from labdeck.ui.connection import short_trouble, trouble_text
 from labdeck.ui.dialogs.bulk import open_bulk_action
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.jobs.actions import MUTATING_ACTIONS, JobActionsMixin
@@ -109,6 +112,8 @@ another screen is on top). Rows whose status just changed are highlighted.
         self._timer: Timer | None = None
         self._suspended = False
         self._refresh_state = "loading…"
+        self._failed: str | None = None
+        """Why the last refresh failed; None once one succeeded."""
         self._select_after_refresh: int | None = None
         self._pinned: int | None = None
         """A job shown whatever the filters say (the new job of a retry) until they change."""
@@ -178,12 +183,18 @@ another screen is on top). Rows whose status just changed are highlighted.
             jobs = await self._fetch_jobs()
         except errors.ApiError as exc:
             self._refresh_state = f"refresh failed: {exc.user_message()}"
+            self._failed = exc.user_message()
+            self.mark_failed(exc.user_message())
             self._update_header()
             if isinstance(exc, errors.Unauthorized | errors.Forbidden | errors.NotFound):
                 raise  # the app's handler asks for a token or explains
         else:
+            self._failed = None
             if jobs is not None:
                 self._apply_jobs(jobs)
+            else:  # unchanged (a 304): still a good read, the failure note goes with it
+                self._refresh_state = self._live_state()
+                self._update_context()
             self.refresh_count += 1
             self.mark_loaded()
         finally:
@@ -223,9 +234,12 @@ another screen is on top). Rows whose status just changed are highlighted.
             job_id: at for job_id, at in self._changed_at.items() if now - at < HIGHLIGHT_SECONDS
         }
         self.jobs = list(jobs)
-        interval = self.active_interval if self._has_active_jobs() else self.idle_interval
-        self._refresh_state = f"live · every {interval:g}s"
+        self._refresh_state = self._live_state()
         self._redraw()
+
+    def _live_state(self) -> str:
+        interval = self.active_interval if self._has_active_jobs() else self.idle_interval
+        return f"live · every {interval:g}s"
 
     def _shown(self) -> list[Job]:
         """The jobs the filters let through, and the pinned one."""
@@ -247,18 +261,52 @@ another screen is on top). Rows whose status just changed are highlighted.
         self._update_header()
 
     def _update_header(self) -> None:
-        pipeline = f" · pipeline #{self.pipeline_id}" if self.pipeline_id is not None else ""
-        self.context_text = f"{self.project_path}{pipeline} · {self._refresh_state}"
         visible = self._shown()
         self.query_one(JobsHeader).show(jobs=visible, job_filter=self.job_filter, group_mode=self.group_mode)
-        self.update_title()
+        self._update_context()
+
+    def _update_context(self) -> None:
+        pipeline = f" · pipeline #{self.pipeline_id}" if self.pipeline_id is not None else ""
+        head = f"{self.project_path}{pipeline}"
+        state = self._refresh_state if self._failed is None else self._failure_state(head)
+        context = f"{head} · {state}"
+        if context != self.context_text:
+            self.context_text = context
+            self.update_title()
+
+    def _failure_state(self, head: str) -> str:
+        """While refreshes fail: the client's trouble and when it tries again (``502 Bad Gateway
+        (nginx) — retrying in 8 s · last rows kept``), shortened to the title row's room at 80
+        columns with the countdown kept; the read's own reason when the client is not in trouble."""
+        trouble = trouble_text(getattr(self.client, "health", None))
+        if trouble is None:
+            return f"refresh failed: {self._failed}"
+        text = f"{trouble} · last rows kept"
+        width = self.size.width
+        # The section's name, the counts and the filter beside it (each with its padding).
+        room = width - cell_len(self.section_title) - cell_len(self._counts()) - cell_len(self.job_filter.text()) \
+            - 6 - cell_len(f"{head} · ") - 2
+        if not width or cell_len(text) <= room:
+            return text
+        return short_trouble(trouble, room)
+
+    def _counts(self) -> str:
+        shown = sum(1 for job in self.jobs if self.job_filter.matches(job))
+        return f"{shown}/{len(self.jobs)} jobs" if shown != len(self.jobs) else f"{len(self.jobs)} jobs"
+
+    def tick(self, now: datetime) -> None:
+        """While refreshes fail, the header's countdown moves on."""
+        if self._failed is not None:
+            self._update_context()
+
+    def tick_covered(self, now: datetime) -> None:
+        """Under a dialog the list stays in view and reads on: the header too."""
+        self.tick(now)
 
     def update_title(self) -> None:
         """The title row: project, refresh state, filters and counts."""
         super().update_title()
-        shown = sum(1 for job in self.jobs if self.job_filter.matches(job))
-        counts = f"{shown}/{len(self.jobs)} jobs" if shown != len(self.jobs) else f"{len(self.jobs)} jobs"
-        self.query_one("#title-counts", Label).update(Text(counts))
+        self.query_one("#title-counts", Label).update(Text(self._counts()))
         self.query_one("#title-filter", Label).update(
             Text(f"/{self.job_filter.text()}" if self.job_filter.text() else ""))
 

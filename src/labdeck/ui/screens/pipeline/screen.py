@@ -231,9 +231,13 @@ pages arrive ("loading 300 of 1,500 jobs…"); its status shows once every job i
             self.load_count += 1
             self.load_failed = False
             self.mark_loaded()
-        except (errors.TransportError, errors.ServerError):
+        except (errors.TransportError, errors.ServerError) as exc:
             self.load_failed = True
+            self.mark_failed(exc.user_message())
             self._redraw()
+            raise
+        except errors.ApiError as exc:
+            self.mark_failed(exc.user_message())
             raise
         finally:
             if number == self._load_number:  # not a load replaced by a newer one (that one is under way)

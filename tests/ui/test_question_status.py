@@ -1,0 +1,136 @@
+"""A screen's status line says what the reads that answered *its* question said (issue 32, points 1
+and 2): a wrong-shape answer to the board's reads is not hidden by other reads answered 304, and a
+body that was never believed is neither kept in the ETag cache nor counted as a good read."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.cells import cell_len
+
+from labdeck.base.config import BoardSettings
+from labdeck.ui.app import LabdeckApp
+from labdeck.ui.screens.board.board import BoardScreen
+from labdeck.ui.widgets.status_line import StatusLine
+from tests.support.pilot import settle, wait_until
+from tests.ui.conftest import SimConsole
+from tests.ui.jobs_support import advance, open_jobs
+
+FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
+NOT_THE_API = ("not what the API returns", "not the API's answer")  # in full, or short when room is short
+
+
+def shown(screen: Any, part: str) -> str:
+    """A part of the status line of ``screen`` as shown."""
+    return next(iter(StatusLine.on_screen(screen)))._shown.get(part, "")
+
+
+async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
+    await settle(app, pilot)
+    await pilot.press("0")
+    screen = app.screen
+    assert isinstance(screen, BoardScreen)
+    await wait_until(pilot, lambda: screen.table.row_count > 0 and ("nothing failing" in screen.context_text
+                                                                     or "failed ·" in screen.context_text),
+                     what="the board's first round")
+    return screen
+
+
+def poisoned(app: LabdeckApp) -> list[str]:
+    """Cached bodies that are not the API's answer (each item wrapped as ``{"data": …}``)."""
+    return [url for url, entry in app.client.cache._entries.items() if entry.content.startswith(b'[{"data"')]
+
+
+async def test_a_wrong_shape_storm_never_shows_the_board_online(behind_switch: Any, console: SimConsole) -> None:
+    """Tried in tmux: the board opened during a ``wrong_shape`` fault said ``starred projects: the
+    server's answer was not what the API returns … · loading…`` in its header and ``● online`` on
+    its status line (other reads, answered 304, passed)."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
+        board = await open_board(app, pilot)
+        switch.set("wrong_shape")
+        await advance(server, 60)  # jobs move on: changed pages answer 200 (wrapped), the rest 304
+        await wait_until(pilot, lambda: any(words in board.context_text for words in NOT_THE_API), limit=15, what="the reason on the board")
+        said = []
+        for _ in range(16):
+            await pilot.pause(0.25)
+            said.append(shown(board, "health"))
+        assert not any("online" in text for text in said), said
+        switch.set("pass")
+        await wait_until(pilot, lambda: "online" in shown(board, "health") and not any(words in board.context_text for words in NOT_THE_API),
+                         limit=30, what="online again once the board's reads are good")
+
+
+async def test_items_of_another_shape_are_not_cached_nor_a_good_read(behind_switch: Any,
+                                                                     console: SimConsole) -> None:
+    """A list whose items are not jobs passes the shape check: the board's poller stored it in the
+    ETag cache before parsing it and counted the read as good, so the status line said ``● online``
+    beside ``jobs: ValidationError · last rows kept (stale)``, and after the fault every 304 handed
+    back the copy that never parsed."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
+        board = await open_board(app, pilot)
+        rows = board.table.row_count
+        switch.set("wrong_items")
+        await advance(server, 60)
+        await wait_until(pilot, lambda: "stale" in board.context_text, limit=15, what="the rows marked stale")
+        await pilot.pause(2)
+        assert "ValidationError" not in board.context_text
+        assert "online" not in shown(board, "health")
+        assert poisoned(app) == []
+        switch.set("pass")
+        await wait_until(pilot, lambda: "stale" not in board.context_text and "online" in shown(board, "health"),
+                         limit=20, what="good rows again")
+        assert board.table.row_count >= rows and "ValidationError" not in board.context_text
+
+
+COUNTDOWN = re.compile(r"retry(ing)? in \d+ s|retrying now")
+
+
+def title_cut(screen: Any) -> list[str]:
+    """Title-row labels whose text does not fit the room they are drawn in."""
+    cut = []
+    for label in screen.query("#title-row Label"):
+        text = str(label.render())
+        if text and label.content_region.width < cell_len(text):
+            cut.append(f"{label.id}: {text!r} in {label.content_region.width} cells")
+    return cut
+
+
+async def test_at_80_columns_the_jobs_header_says_when_the_next_try_is(behind_switch: Any,
+                                                                     console: SimConsole) -> None:
+    """Tried in tmux at 80x24: ``Jobs  platform/feature-flags · refresh failed: Server failure
+    (502):…  49 jobs``: cut before it said when the next try is."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, size=(80, 24)) as (app, pilot):
+        await settle(app, pilot)
+        screen = await open_jobs(app, pilot)
+        switch.set("bad_gateway")
+        await wait_until(pilot, lambda: COUNTDOWN.search(screen.context_text) is not None, limit=15,
+                         what="the countdown in the jobs header")
+        for _ in range(8):
+            await pilot.pause(0.25)
+            assert COUNTDOWN.search(screen.context_text), screen.context_text
+            assert "502" in screen.context_text and title_cut(screen) == [], title_cut(screen)
+        switch.set("pass")
+        await pilot.press("ctrl+r")  # the next read tests the server now, not at the end of the wait
+        await wait_until(pilot, lambda: "live" in screen.context_text, limit=20, what="live again")
+
+
+async def test_at_80_columns_a_long_reason_leaves_the_board_s_stale_mark(behind_switch: Any,
+                                                                         console: SimConsole) -> None:
+    """Tried in tmux at 80x24: ``Board  the server answered a web page, not the API: a sign-in or
+    pro…  11 rows``: the reason pushed ``(stale)`` and the projects watched off the header."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(80, 24)) as (app, pilot):
+        board = await open_board(app, pilot)
+        switch.set("sign_in")
+        await wait_until(pilot, lambda: "stale" in board.context_text, limit=15, what="the rows marked stale")
+        for _ in range(8):
+            await pilot.pause(0.25)
+            assert "(stale)" in board.context_text and "projects watched" in board.context_text
+            assert "web page" in board.context_text  # said short, not dropped
+            assert title_cut(board) == [], title_cut(board)
+        switch.set("pass")
+
