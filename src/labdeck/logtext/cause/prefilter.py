@@ -69,12 +69,26 @@ def _engine() -> Callable[[bytes], list[int]]:
         import re2  # type: ignore[import-not-found, import-untyped, unused-ignore]
     except ImportError:  # pragma: no cover - exercised where google-re2 is missing
         return _with_re(re.compile(_ALTERNATION.encode()))
-    return _with_re2(re2.compile(f"(?m)^.*(?:{_ALTERNATION})".encode()), re2)
+    # No leading ``^.*``: the first keyword's position is on the line it picks (no keyword spans
+    # a line) and RE2's reverse pass to find the match's start then reads only the keyword.
+    return _with_re2(re2.compile(f"(?m)(?:{_ALTERNATION})".encode(), _options(re2)), re2)
+
+
+_DFA_MEMORY = 96 << 20
+"""RE2's memory budget for the picker's automaton, built lazily for the texts met: with RE2's
+default (8 MB) the alternation's automaton is thrown away and rebuilt over and over on a corpus
+of varied logs (half the picker's time)."""
+
+
+def _options(re2: Any) -> Any:
+    options = re2.Options()
+    options.max_mem = _DFA_MEMORY
+    return options
 
 
 def _with_re2(compiled: Any, re2: Any) -> Callable[[bytes], list[int]]:
     # RE2's own match call, without the wrapper's match objects: one call per picked line, each
-    # resumed at the start of the next line (the pattern is anchored at a line's start).
+    # resumed at the start of the next line.
     match = compiled._regexp.Match
     anchor = re2._Anchor.UNANCHORED
 
@@ -132,7 +146,7 @@ def _words_engine(words: tuple[str, ...]) -> Callable[[bytes], list[int]] | None
     except ImportError:  # pragma: no cover - exercised where google-re2 is missing
         return None
     alternation = "|".join(re.escape(word) for word in words)
-    return _with_re2(re2.compile(f"(?mi)^.*(?:{alternation})".encode()), re2)
+    return _with_re2(re2.compile(f"(?mi)(?:{alternation})".encode(), _options(re2)), re2)
 
 
 def lines_with(joined: bytes, words: tuple[str, ...]) -> list[int] | None:
