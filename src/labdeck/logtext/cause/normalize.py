@@ -15,28 +15,28 @@ MAX_SIGNATURE = 200
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\r")
 _SECTION = re.compile(r"section_(?:start|end):\d+:[\w.-]+(?:\[[^\]]*\])?\r")
-_REPLACEMENTS: tuple[tuple[re.Pattern[str], str, str, bool], ...] = (
-    # (pattern, stand-in, a text every match holds, whether every match holds a digit): a pattern
-    # runs only on text that could hold a match (most signature lines hold no time, uuid or ip).
+_REPLACEMENTS: tuple[tuple[re.Pattern[str], str, str, int, bool], ...] = (
+    # (pattern, stand-in, a text every match holds, how many times at least, whether every match
+    # holds a digit): a pattern runs only on text that could hold a match (most signature lines
+    # hold no time, uuid or ip; counting a character is much cheaper than the pattern's search).
     (re.compile(r"\b\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?"), "<time>",
-     "-", True),
-    (re.compile(r"\b\d\d?:\d\d:\d\d(?:[.,]\d+)?\b"), "<time>", ":", True),
+     "-", 2, True),
+    (re.compile(r"\b\d\d?:\d\d:\d\d(?:[.,]\d+)?\b"), "<time>", ":", 2, True),
     (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "<uuid>", "-",
-     False),
-    (re.compile(r"\bsha\d+:[0-9a-fA-F]{16,}\b"), "<hex>", "sha", True),
-    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<hex>", "0x", True),
-    (re.compile(r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"), "<hex>", "", True),
-    (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b"), "<ip>", ".", True),
-    (re.compile(r"\[[0-9a-fA-F:]*:[0-9a-fA-F:]+\](?::\d{1,5})?"), "<ip>", "[", False),
+     4, False),
+    (re.compile(r"\bsha\d+:[0-9a-fA-F]{16,}\b"), "<hex>", "sha", 1, True),
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<hex>", "0x", 1, True),
+    (re.compile(r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"), "<hex>", "", 0, True),
+    (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b"), "<ip>", ".", 3, True),
+    (re.compile(r"\[[0-9a-fA-F:]*:[0-9a-fA-F:]+\](?::\d{1,5})?"), "<ip>", "[", 1, False),
     (re.compile(r"(?<=[A-Za-z0-9]\.[a-z]{2})(?::\d{2,5})\b|(?<=[A-Za-z0-9]\.[a-z]{3})(?::\d{2,5})\b|"
-                r"(?<=localhost)(?::\d{2,5})\b"), ":<port>", ":", True),
+                r"(?<=localhost)(?::\d{2,5})\b"), ":<port>", ":", 1, True),
     (re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|m|min|minutes?|h)\b"), "<dur>", "",
-     True),
+     0, True),
     # A number on its own (not glued to a letter or underscore: those are names such as py311).
-    (re.compile(r"(?<!\w)\d+(?:\.\d+)*(?![A-Za-z_])"), "<n>", "", True),
+    (re.compile(r"(?<!\w)\d+(?:\.\d+)*(?![A-Za-z_])"), "<n>", "", 0, True),
 )
 _DIGIT = re.compile(r"\d")
-_SPACES = re.compile(r"\s+")
 _TEMP_PATH = re.compile(r"(?<![\w.])(?:/tmp|/var/tmp|/private/var/folders|/var/folders|[A-Z]:\\(?:Users\\[^\\\s]+\\)?"
                         r"AppData\\Local\\Temp|[A-Z]:\\Windows\\Temp)(?:[/\\][^\s'\":\[\]()]*)?")
 _TEMP_SEPARATOR = re.compile(r"[/\\]")
@@ -61,11 +61,14 @@ def normalize(line: str) -> str:
         text = _ANSI.sub("", _SECTION.sub("", text))
     if "tmp" in text or "Temp" in text or "folders" in text:
         text = _TEMP_PATH.sub(_temp_path, text)
-    for pattern, stand_in, needle, digit in _REPLACEMENTS:
-        if needle not in text or (digit and _DIGIT.search(text) is None):
+    # Computed once: a replacement only removes digits, so a text without one stays without.
+    digits = _DIGIT.search(text) is not None
+    for pattern, stand_in, needle, least, digit in _REPLACEMENTS:
+        if (digit and not digits) or (least and (needle not in text if least == 1 else text.count(needle) < least)):
             continue
         text = pattern.sub(stand_in, text)
-    text = _SPACES.sub(" ", text).strip()
+    # str.split() splits at exactly the characters ``\s`` matches in a str pattern (str.isspace).
+    text = " ".join(text.split())
     return text if len(text) <= MAX_SIGNATURE else text[: MAX_SIGNATURE - 1] + "…"
 
 

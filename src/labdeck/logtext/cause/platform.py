@@ -11,7 +11,8 @@ message) or in an exception raised by the code under test are not the platform's
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache, lru_cache
 from typing import Literal
 
 Scope = Literal["runner", "anywhere", "fetch"]
@@ -86,6 +87,29 @@ _GATE = ("runner", "execution", "timeout", "time-out", "exceeded", "preparation"
 _GATE_RE = re.compile("|".join(re.escape(word) for word in _GATE))
 
 
+@cache
+def _gate_engine() -> Callable[[str], bool]:
+    """Whether a lowered line holds a gate word: RE2 (one DFA pass, a few times faster than
+    Python's ``re`` on an alternation of literals) when it is there, else :data:`_GATE_RE`."""
+    try:
+        import re2  # type: ignore[import-not-found, import-untyped, unused-ignore]
+    except ImportError:  # pragma: no cover - exercised where google-re2 is missing
+        return lambda lowered: _GATE_RE.search(lowered) is not None
+    match = re2.compile(_GATE_RE.pattern.encode())._regexp.Match
+    anchor = re2._Anchor.UNANCHORED
+    python = _GATE_RE.search
+
+    def gated(lowered: str) -> bool:
+        try:
+            data = lowered.encode()
+        except UnicodeEncodeError:  # a lone surrogate: RE2 reads UTF-8 only
+            return python(lowered) is not None
+        # The words are ASCII: a byte match in the UTF-8 text is a match in the text.
+        return match(anchor, data, 0, len(data))[0][0] >= 0
+
+    return gated
+
+
 @lru_cache(maxsize=64)
 def _fetch_step(command: str) -> bool:
     # One answer per command: its output's lines all ask.
@@ -100,7 +124,7 @@ def platform_label(text: str, where: Literal["prelude", "command", "trailer", "m
     ``where`` says what part of the log the line is in, ``command`` the command whose output it is,
     ``in_block`` the kind of the error block that contains it (if any).
     """
-    if _GATE_RE.search(text.lower()) is None:
+    if not _gate_engine()(text.lower()):
         return None
     platform_part = where != "command"
     fetch_step = bool(command) and _fetch_step(command)

@@ -50,7 +50,10 @@ def clean(line: str) -> str:
             line = parts[-1] if parts else ""
         if "\x1b" in line:
             line = _ANSI.sub("", line)
-    if line[:1] in "#[0123456789":
+    first = line[:1]
+    # Every prefix starts with a digit, or with ``[`` or ``#`` and then a digit (``\d``: what
+    # str.isdecimal() says): ``[INFO]`` and ``# comment`` lines skip the pattern.
+    if (first in "0123456789" and first) or (first in "#[" and first and line[1:2].isdecimal()):
         match = _PREFIX.match(line)
         if match and match.end():
             line = line[match.end():]
