@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import timedelta
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from labdeck.api import ApiClient
 from labdeck.api.models import Job
@@ -204,14 +203,20 @@ class Triaging:
         return {share.id: share for share in self.report.flagged_runners}
 
 
-_BY_APP: WeakKeyDictionary[Any, Triaging] = WeakKeyDictionary()
+_ATTRIBUTE = "_labdeck_triaging"
 
 
 def triaging(app: Any) -> Triaging:
-    """The app's one :class:`Triaging` (made on first use)."""
-    found = _BY_APP.get(app)
+    """The app's one :class:`Triaging` (made on first use), kept on the app itself.
+
+    Not in a module-level ``WeakKeyDictionary`` keyed by the app: the Triaging refers back to the
+    app (its ``pacer`` closes over the app's watching), so such an entry kept every app alive for
+    good, with its screens and caches (tests start thousands of apps in a process; every full
+    collection then walked all of them). On the app, the two go together."""
+    found: Triaging | None = getattr(app, _ATTRIBUTE, None)
     if found is None:
-        found = _BY_APP[app] = Triaging()
+        found = Triaging()
+        setattr(app, _ATTRIBUTE, found)
     return found
 
 
