@@ -134,3 +134,33 @@ async def test_at_80_columns_a_long_reason_leaves_the_board_s_stale_mark(behind_
             assert title_cut(board) == [], title_cut(board)
         switch.set("pass")
 
+
+
+def title_counts(app: LabdeckApp) -> str:
+    """The right end of the title row: the row count and what the last load said."""
+    from textual.widgets import Label
+
+    return str(app.screen.query_one("#title-counts", Label).render())
+
+
+async def test_a_list_opened_in_a_storm_says_it_was_not_read_not_0_rows(behind_switch: Any,
+                                                                         console: SimConsole) -> None:
+    """Tried in tmux at 80x24: the runners screen opened during a 502 storm showed ``0 rows`` in its
+    title row and an empty table, as if the account had no runners (only the status line said 502)."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, size=(80, 24)) as (app, pilot):
+        await settle(app, pilot)
+        switch.set("bad_gateway")
+        await pilot.press("3")
+        await wait_until(pilot, lambda: "not read" in title_counts(app), limit=15, what="the title row's note")
+        assert title_counts(app).startswith("0 rows · not read")
+        switch.set("pass")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: app.screen.load_count > 0, limit=30, what="the runners read")
+        assert title_counts(app) == "0 rows"  # the admin's own runners: truly none, now that they were read
+        await pilot.press("a")  # every runner of the instance
+        await wait_until(pilot, lambda: app.screen.table.row_count > 0, limit=30, what="all runners")
+        switch.set("bad_gateway")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: "last rows kept (stale)" in title_counts(app), limit=15,
+                         what="the rows said stale after a failed refresh")

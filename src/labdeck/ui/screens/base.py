@@ -104,6 +104,9 @@ class SectionScreen(Screen[None]):
         self.loading_text = ""
         self.load_failed = False
         """True when the last load could not reach the server (it loads again once it can)."""
+        self.read_note = ""
+        """Beside the row count when the last load failed: ``not read`` (nothing was ever read:
+        ``0 rows`` alone would say the server has none) or ``last rows kept (stale)``."""
         self._pending_work: list[list[Callable[[], Awaitable[Any]]]] = []
         """The work of workers not finished yet (dropped when the screen closes, see run_api)."""
 
@@ -157,8 +160,9 @@ class SectionScreen(Screen[None]):
             table = tables[0]
             counts = (f"{table.visible_count}/{table.row_count}" if table.filter_text
                       else f"{table.row_count} row{'' if table.row_count == 1 else 's'}")
-        if self.loading_text:
-            counts = f"{counts} · {self.loading_text}" if counts else self.loading_text
+        if self.loading_text or self.read_note:
+            note = self.loading_text or self.read_note
+            counts = f"{counts} · {note}" if counts else note
         self.query_one("#title-context", Label).update(Text(self.context_text))
         filter_text = tables[0].filter_text if tables else ""
         self.query_one("#title-filter", Label).update(Text(f"/{filter_text}" if filter_text else ""))

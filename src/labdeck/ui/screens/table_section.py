@@ -106,16 +106,21 @@ class TableSectionScreen(SectionScreen):
             await self.load()
             self.load_count += 1
             self.load_failed = False
+            self.read_note = ""
         except (errors.TransportError, errors.ServerError) as exc:
             self.load_failed = True
-            self.mark_failed(exc.user_message())
+            self._read_failed(exc)
             raise
         except errors.ApiError as exc:
-            self.mark_failed(exc.user_message())
+            self._read_failed(exc)
             raise
         finally:
             self.loading_text = ""
             self.update_title()
+
+    def _read_failed(self, exc: errors.ApiError) -> None:
+        self.read_note = "not read" if self.load_count == 0 else "last rows kept (stale)"
+        self.mark_failed(exc.user_message())
 
     def replace_rows(self, rows: Iterable[TableRow], *, keep_cursor: bool = True) -> None:
         """Show ``rows`` instead of the table's rows; the cursor stays on the same key when
