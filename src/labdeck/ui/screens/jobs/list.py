@@ -263,14 +263,15 @@ another screen is on top). Rows whose status just changed are highlighted.
     def _update_header(self) -> None:
         visible = self._shown()
         self.query_one(JobsHeader).show(jobs=visible, job_filter=self.job_filter, group_mode=self.group_mode)
-        self._update_context()
+        self._update_context(title=True)
 
-    def _update_context(self) -> None:
+    def _update_context(self, *, title: bool = False) -> None:
+        """The title row's context (``title``: the whole row again, filters and counts too)."""
         pipeline = f" · pipeline #{self.pipeline_id}" if self.pipeline_id is not None else ""
         head = f"{self.project_path}{pipeline}"
         state = self._refresh_state if self._failed is None else self._failure_state(head)
         context = f"{head} · {state}"
-        if context != self.context_text:
+        if context != self.context_text or title:
             self.context_text = context
             self.update_title()
 
