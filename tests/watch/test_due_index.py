@@ -10,7 +10,7 @@ import random
 from labdeck.watch.due import DueIndex
 from labdeck.watch.settings import PollerSettings
 from labdeck.watch.tracking import COLD, ERROR, HOT, SLOW, ProjectTrack, overview_round
-from labdeck.watch.work_plan import _LANE_RANK, _OVERDUE, _Work
+from labdeck.watch.work_plan import _OVERDUE, _Work, lane_rank
 
 
 def _reference(tracks: dict[int, ProjectTrack], interest: list[int], live: frozenset[int], alerts: frozenset[int],
@@ -37,7 +37,7 @@ def _reference(tracks: dict[int, ProjectTrack], interest: list[int], live: froze
         elif overdue and pid not in alerts:
             work.append(((_OVERDUE, track.last_ok or 0.0), pid))
         else:
-            work.append(((2 if pid in alerts else _LANE_RANK.get(track.lane, 8), track.next_due), pid))
+            work.append(((2 if pid in alerts else lane_rank(track), track.next_due), pid))
     work.sort(key=lambda item: item[0])
     later = [tracks[pid].next_due for pid in interest if not tracks[pid].in_flight and tracks[pid].next_due > now]
     return [(rank, pid) for rank, pid in work], min(later, default=None)
@@ -101,3 +101,22 @@ def test_the_index_plans_what_the_full_scan_planned_as_projects_change() -> None
     hot = sum(1 for pid in live if tracks[pid].lane == HOT)
     index.flush()
     assert index.hot == hot
+
+
+def test_a_broken_pipelines_project_due_at_its_cadence_is_not_background_work() -> None:
+    """Its row promises 30 s: background work (the cold sweep) waits for a reserve of the bucket
+    that steady reads never leave, and the failed rows went 105-135 s old on a spec server."""
+    s = PollerSettings()
+    index = DueIndex()
+    tracks = {pid: ProjectTrack(pid, f"group/p{pid}", next_due=990.0, watcher=index.touch) for pid in (1, 2)}
+    for pid, failing in ((1, True), (2, False)):
+        tracks[pid].loaded, tracks[pid].lane, tracks[pid].last_ok, tracks[pid].failing = True, COLD, 980.0, failing
+    index.rebuild(tracks, {pid: tracks[pid].path for pid in tracks}, frozenset(tracks), frozenset())
+    planned, _ = _planned(index, 1000.0, 300.0, s)
+    assert [pid for _, pid in planned] == [1, 2]
+    ranks = {pid: rank for rank, pid in planned}
+
+    async def run() -> None:
+        return None
+
+    assert not _Work(ranks[1], "jobs", run).background and _Work(ranks[2], "jobs", run).background

@@ -4,7 +4,9 @@ A row is as old as its project's last successful read (the poller's clock). Rows
 any second (failed, running, pending) are stale past :data:`LIVE_LIMIT`; the others past
 :data:`QUIET_LIMIT`. Both grow when the budget cannot read that often (many busy projects, or
 more projects than the rotation reads in five minutes): stale means "older than the board
-promises", never a fixed number the budget cannot keep.
+promises", never a fixed number the budget cannot keep. A pending row whose jobs have waited long
+(a runner offline: the poller's ``slow`` lane, read every ``slow_interval``) may be as old as that
+pace allows: it flipped the header to ``stale`` once a minute (``oldest 36–57s``) on a quiet board.
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ class RowAges:
     """Project id → when it was last read successfully (None: never)."""
     live_limit: float = LIVE_LIMIT
     quiet_limit: float = QUIET_LIMIT
+    slow: frozenset[int] = frozenset()
+    """Projects whose unfinished jobs are stuck (read at the slow pace): their pending rows allow
+    :attr:`slow_limit`."""
+    slow_limit: float = LIVE_LIMIT
 
     def age(self, row: PipelineRow) -> float | None:
         """Seconds since the row's project was last read (None: never read)."""
@@ -47,7 +53,11 @@ class RowAges:
 
     def limit(self, row: PipelineRow) -> float:
         """How old the row may be before it is stale."""
-        return self.live_limit if row.status in _LIVE else self.quiet_limit
+        if row.status not in _LIVE:
+            return self.quiet_limit
+        if row.status == PENDING and row.project_id in self.slow:
+            return max(self.live_limit, self.slow_limit)
+        return self.live_limit
 
     def stale(self, row: PipelineRow) -> bool:
         """True when the row is older than its class allows."""

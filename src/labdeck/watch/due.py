@@ -29,7 +29,7 @@ from typing import Any
 from labdeck.watch.settings import PollerSettings
 from labdeck.watch.subscriptions import AlertSink, Subscription
 from labdeck.watch.tracking import HOT, ProjectTrack, overview_round
-from labdeck.watch.work_plan import _LANE_RANK, _OVERDUE, _Work
+from labdeck.watch.work_plan import _OVERDUE, _Work, lane_rank
 
 MakeWork = Callable[[ProjectTrack, tuple[float, ...], bool], _Work]
 """Turns a project and its rank (and whether it is a start-up read) into the plan's work item."""
@@ -162,7 +162,7 @@ class DueIndex:
             due, order, pid, ver = heapq.heappop(future)
             if ver_of.get(pid) != ver or pid in self.startup or pid in self.alerts:
                 continue
-            lane = _LANE_RANK.get(self._tracks[pid].lane, 8)
+            lane = lane_rank(self._tracks[pid])
             heapq.heappush(self._ready, (lane, due, order, pid, ver))
 
     def next_after(self, now: float) -> float | None:

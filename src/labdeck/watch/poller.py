@@ -43,7 +43,7 @@ from labdeck.watch.subscriptions import (
     RunningNowSubscription,
     Subscription,
 )
-from labdeck.watch.tracking import HOT, ProjectTrack, set_lane
+from labdeck.watch.tracking import HOT, SLOW, ProjectTrack, set_lane
 from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
 from labdeck.watch.work_plan import DETACHED, FAILING_EVERY, PROGRESS_EVERY, ROTATION_SHARE, _Work
 
@@ -342,8 +342,9 @@ class BoardPoller(PollerReads):
         """Each board row's age (its project's last successful read) and whether it is stale."""
         read_at = {pid: max(track.last_ok, track.confirmed_at or 0.0) if track.last_ok is not None else None
                    for pid, track in self.tracks.items()}
-        live = max(LIVE_LIMIT, max(self.busy_interval(), self.failing_interval()) + self.settings.interval)
-        return RowAges(self._clock(), read_at, live, max(QUIET_LIMIT, self.read_bound()))
+        live, s = max(LIVE_LIMIT, max(self.busy_interval(), self.failing_interval()) + self.settings.interval), self.settings
+        return RowAges(self._clock(), read_at, live, max(QUIET_LIMIT, self.read_bound()), frozenset(
+            pid for pid, track in self.tracks.items() if track.lane == SLOW), s.slow_interval + s.interval)
 
     def read_bound(self, projects: int | None = None) -> float:
         """Every watched project is read again within this many seconds (the board's help says it):

@@ -24,6 +24,15 @@ DETACHED = frozenset({"activity", "runners"})
 """Work that does not hold up a step in the live loop: the change check (several pages, the
 pipelines-API question) and the running-now strip (one read per runner) can take many round trips;
 a step that waited for them showed no row before they ended (36 s at 3 s a request)."""
+def lane_rank(track: ProjectTrack) -> float:
+    """Where a project due now goes in the step's plan. A broken pipeline's project is due at its
+    own (failing) cadence and its row promises that freshness: it ranks with the busy ones, not
+    with the cold sweep, which counts as background and waits for a reserve the steady reads never
+    leave (its rows went 30-120 s old while a third of the budget was unused)."""
+    rank = _LANE_RANK.get(track.lane, 8)
+    return min(rank, _LANE_RANK[HOT]) if track.failing else rank
+
+
 ROTATION_SHARE = 0.5
 """Share of the budget left after the change check that the fair rotation may use; the busy
 projects are capped at the rest."""
