@@ -131,3 +131,40 @@ class SimConsole:
 def console(console_server: SimServer, dialect: str, make_app: MakeApp) -> SimConsole:
     """The console against a private simulator of the dialect under test."""
     return SimConsole(console_server, dialect, make_app)
+
+
+@pytest.fixture(scope="module")
+def snap_server() -> Iterator[SimServer]:
+    """One private simulator per module of snapshots (seed 42, manual clock): they only read."""
+    from labdeck.sim.core.clock import SimClock
+    from labdeck.sim.dataset.build import build_state
+
+    server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"))).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def snap_app(snap_server: SimServer, tokens: dict[str, str], tmp_path: Path) -> Callable[..., LabdeckApp]:
+    """``snap_app(role=…, profile=…, **session fields)`` → an app against :func:`snap_server` that
+    shows the instance as ``gitlab.example.test`` (URLs on screen carry no port)."""
+    from tests.support.snapshots import SHOWN_HOST, FixedHost
+
+    def make(**fields: Any) -> LabdeckApp:
+        token = Secret(tokens[fields.pop("role", "admin")])
+        session = Session(base_url=f"http://{SHOWN_HOST}", token=token, profile=fields.pop("profile", "prod"),
+                          **fields)
+        client = ApiClient(snap_server.base_url, token, read_only=session.read_only, transport=FixedHost())
+        return LabdeckApp(session, client=client, clock=snap_server.state.clock.now,
+                          ui_state=UiState(StateStore(tmp_path / "state.json")))
+
+    return make
+
+
+@pytest.fixture
+def fast_following(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The merged view (``F``) reads every few tens of milliseconds (its budget's own tests check
+    the real pace)."""
+    from tests.ui.follow_support import read_fast
+
+    read_fast(monkeypatch)

@@ -4,49 +4,18 @@ clock, a fixed instance name), so layout regressions show up in review."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from labdeck.api import ApiClient
-from labdeck.base.secret import Secret
-from labdeck.base.session import Session
-from labdeck.base.statefile import StateStore
-from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.confirm import ConfirmScreen
-from labdeck.ui.ui_state import UiState
 from tests.support.pilot import settle
-from tests.support.snapshots import SHOWN_HOST, FixedHost
+from tests.support.snapshots import SHOWN_HOST
 from tests.ui.helpers import ci_column_complete
 
 SIZES = [(80, 24), (120, 40)]
 SHOWN_URL = f"http://{SHOWN_HOST}"
-
-
-
-@pytest.fixture(scope="module")
-def snap_server() -> Any:
-    """One private simulator for the module (the snapshots only read)."""
-    from labdeck.sim.core.clock import SimClock
-    from labdeck.sim.dataset.build import build_state
-
-    server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"))).start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def build(snap_server: SimServer, tokens: dict[str, str], tmp_path: Path) -> Callable[..., LabdeckApp]:
-    def make(**fields: Any) -> LabdeckApp:
-        token = Secret(tokens[fields.pop("role", "admin")])
-        session = Session(base_url=SHOWN_URL, token=token, profile=fields.pop("profile", "prod"), **fields)
-        client = ApiClient(snap_server.base_url, token, read_only=session.read_only, transport=FixedHost())
-        return LabdeckApp(session, client=client, clock=snap_server.state.clock.now,
-                          ui_state=UiState(StateStore(tmp_path / "state.json")))
-
-    return make
 
 
 async def _ready(pilot: Any) -> None:
@@ -68,27 +37,27 @@ def _then(*keys: str) -> Callable[[Any], Any]:
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_projects(snap_compare: Any, build: Callable[..., LabdeckApp], size: tuple[int, int]) -> None:
-    assert snap_compare(build(), run_before=_then("down", "down"), terminal_size=size)
+def test_projects(snap_compare: Any, snap_app: Callable[..., LabdeckApp], size: tuple[int, int]) -> None:
+    assert snap_compare(snap_app(), run_before=_then("down", "down"), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_projects_filtered(snap_compare: Any, build: Callable[..., LabdeckApp], size: tuple[int, int]) -> None:
-    assert snap_compare(build(), run_before=_then("slash", *"web"), terminal_size=size)
+def test_projects_filtered(snap_compare: Any, snap_app: Callable[..., LabdeckApp], size: tuple[int, int]) -> None:
+    assert snap_compare(snap_app(), run_before=_then("slash", *"web"), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_project_detail(snap_compare: Any, build: Callable[..., LabdeckApp], size: tuple[int, int]) -> None:
-    assert snap_compare(build(), run_before=_then("d"), terminal_size=size)
+def test_project_detail(snap_compare: Any, snap_app: Callable[..., LabdeckApp], size: tuple[int, int]) -> None:
+    assert snap_compare(snap_app(), run_before=_then("d"), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_archive_confirmation(snap_compare: Any, build: Callable[..., LabdeckApp], size: tuple[int, int]) -> None:
-    assert snap_compare(build(), run_before=_then("A"), terminal_size=size)
+def test_archive_confirmation(snap_compare: Any, snap_app: Callable[..., LabdeckApp], size: tuple[int, int]) -> None:
+    assert snap_compare(snap_app(), run_before=_then("A"), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_typed_confirmation(snap_compare: Any, build: Callable[..., LabdeckApp], size: tuple[int, int]) -> None:
+def test_typed_confirmation(snap_compare: Any, snap_app: Callable[..., LabdeckApp], size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
         await _ready(pilot)
         pilot.app.push_screen(ConfirmScreen("Erase job", "Erase the log and artifacts of job #1234?",
@@ -96,26 +65,26 @@ def test_typed_confirmation(snap_compare: Any, build: Callable[..., LabdeckApp],
                                             typed="1234"))
         await _ready(pilot)
 
-    assert snap_compare(build(), run_before=run_before, terminal_size=size)
+    assert snap_compare(snap_app(), run_before=run_before, terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_keys_help(snap_compare: Any, build: Callable[..., LabdeckApp], size: tuple[int, int]) -> None:
-    assert snap_compare(build(), run_before=_then("question_mark"), terminal_size=size)
+def test_keys_help(snap_compare: Any, snap_app: Callable[..., LabdeckApp], size: tuple[int, int]) -> None:
+    assert snap_compare(snap_app(), run_before=_then("question_mark"), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_command_line(snap_compare: Any, build: Callable[..., LabdeckApp], size: tuple[int, int]) -> None:
-    assert snap_compare(build(), run_before=_then("colon", *"proj"), terminal_size=size)
+def test_command_line(snap_compare: Any, snap_app: Callable[..., LabdeckApp], size: tuple[int, int]) -> None:
+    assert snap_compare(snap_app(), run_before=_then("colon", *"proj"), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_read_only_production_theme(snap_compare: Any, build: Callable[..., LabdeckApp],
+def test_read_only_production_theme(snap_compare: Any, snap_app: Callable[..., LabdeckApp],
                                     size: tuple[int, int]) -> None:
-    app = build(read_only=True, theme="labdeck-production", insecure_storage=True)
+    app = snap_app(read_only=True, theme="labdeck-production", insecure_storage=True)
     assert snap_compare(app, run_before=_then(), terminal_size=size)
 
 
 @pytest.mark.parametrize("theme", ["labdeck-light", "labdeck-high-contrast"])
-def test_other_themes(snap_compare: Any, build: Callable[..., LabdeckApp], theme: str) -> None:
-    assert snap_compare(build(theme=theme), run_before=_then(), terminal_size=(100, 30))
+def test_other_themes(snap_compare: Any, snap_app: Callable[..., LabdeckApp], theme: str) -> None:
+    assert snap_compare(snap_app(theme=theme), run_before=_then(), terminal_size=(100, 30))

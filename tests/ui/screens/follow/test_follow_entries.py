@@ -20,7 +20,7 @@ from tests.support.pilot import settle, wait_until
 from tests.ui.board_support import FAST, open_board, starred_project
 from tests.ui.board_support import rows as board_rows
 from tests.ui.conftest import SimConsole
-from tests.ui.follow_support import deploy_stage, job_id, read_fast, rows
+from tests.ui.follow_support import deploy_stage, job_id, rows
 from tests.ui.jobs_support import (
     PROJECT_ID,
     PROJECT_PATH,
@@ -33,11 +33,7 @@ from tests.ui.jobs_support import (
 )
 from tests.ui.pipeline_support import open_pipeline
 
-
-@pytest.fixture(autouse=True)
-def fast_following(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Reads every few tens of milliseconds."""
-    read_fast(monkeypatch)
+pytestmark = pytest.mark.usefixtures("fast_following")  # reads every few tens of milliseconds
 
 
 async def test_F_on_the_jobs_screen_follows_the_marked_rows(console: SimConsole) -> None:

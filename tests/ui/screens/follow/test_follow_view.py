@@ -18,16 +18,13 @@ from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.hostile_corpus import HOSTILE
 from tests.support.pilot import wait_until
 from tests.ui.conftest import SimConsole
-from tests.ui.follow_support import REGIONS, deploy_stage, job_id, open_follow_view, read_fast, rows
+from tests.ui.follow_support import REGIONS, deploy_stage, job_id, open_follow_view, rows
 from tests.ui.jobs_support import PROJECT_ID, advance, append_trace, control, create_pipeline
 
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
-@pytest.fixture(autouse=True)
-def fast_following(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Reads every few tens of milliseconds."""
-    read_fast(monkeypatch)
+pytestmark = pytest.mark.usefixtures("fast_following")  # reads every few tens of milliseconds
 
 
 async def test_a_stage_followed_with_F_merges_lines_says_each_end_and_counts_errors(console: SimConsole) -> None:

@@ -4,50 +4,19 @@ has. Private simulator, seed 42, manual clock, a fixed instance name."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from labdeck.api import ApiClient
-from labdeck.base.secret import Secret
-from labdeck.base.session import Session
-from labdeck.base.statefile import StateStore
-from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.follow.screen import FollowScreen
-from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.pilot import settle, wait_until
-from tests.support.snapshots import SHOWN_HOST, FixedHost
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 PROJECT_ID, PROJECT_PATH, PIPELINE_ID = 9, "platform/infra/terraform-modules", 35
 """Pipeline #35's test stage (seed 42): unit-tests failed, lint and integration passed."""
-
-
-@pytest.fixture(scope="module")
-def follow_snap_server() -> Iterator[SimServer]:
-    """One private simulator for the module (these snapshots only read)."""
-    from labdeck.sim.core.clock import SimClock
-    from labdeck.sim.dataset.build import build_state
-
-    server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"))).start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def build(follow_snap_server: SimServer, tokens: dict[str, str], tmp_path: Path) -> Callable[[], LabdeckApp]:
-    def make() -> LabdeckApp:
-        token = Secret(tokens["admin"])
-        session = Session(base_url=f"http://{SHOWN_HOST}", token=token, profile="prod")
-        client = ApiClient(follow_snap_server.base_url, token, transport=FixedHost())
-        return LabdeckApp(session, client=client, clock=follow_snap_server.state.clock.now,
-                          ui_state=UiState(StateStore(tmp_path / "state.json")))
-
-    return make
 
 
 async def _follow_the_test_stage(pilot: Any) -> None:
@@ -72,5 +41,5 @@ async def _follow_the_test_stage(pilot: Any) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_follow_a_finished_stage(snap_compare: Any, build: Callable[[], LabdeckApp], size: tuple[int, int]) -> None:
-    assert snap_compare(build(), run_before=_follow_the_test_stage, terminal_size=size)
+def test_follow_a_finished_stage(snap_compare: Any, snap_app: Callable[[], LabdeckApp], size: tuple[int, int]) -> None:
+    assert snap_compare(snap_app(), run_before=_follow_the_test_stage, terminal_size=size)

@@ -3,52 +3,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from labdeck.api import ApiClient
-from labdeck.base.secret import Secret
-from labdeck.base.session import Session
-from labdeck.base.statefile import StateStore
 from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.jobs.list import JobsScreen
 from labdeck.ui.screens.jobs.trace import TraceScreen
-from labdeck.ui.ui_state import UiState
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.pilot import settle, wait_until
-from tests.support.snapshots import SHOWN_HOST, FixedHost
 from tests.ui.helpers import tables_measured
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 PROJECT_ID, PROJECT_PATH = 9, "platform/infra/terraform-modules"
-
-
-
-@pytest.fixture(scope="module")
-def jobs_snap_server() -> Iterator[SimServer]:
-    """One private simulator for the module (these snapshots only read)."""
-    from labdeck.sim.core.clock import SimClock
-    from labdeck.sim.dataset.build import build_state
-
-    server = SimServer(build_state(seed=42, clock=SimClock(mode="manual"))).start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def build(jobs_snap_server: SimServer, tokens: dict[str, str], tmp_path: Path) -> Callable[[], LabdeckApp]:
-    def make() -> LabdeckApp:
-        token = Secret(tokens["admin"])
-        session = Session(base_url=f"http://{SHOWN_HOST}", token=token, profile="prod")
-        client = ApiClient(jobs_snap_server.base_url, token, transport=FixedHost())
-        return LabdeckApp(session, client=client, clock=jobs_snap_server.state.clock.now,
-                          ui_state=UiState(StateStore(tmp_path / "state.json")))
-
-    return make
 
 
 async def _ready_for_snapshot(pilot: Any) -> None:
@@ -110,22 +79,22 @@ def _open_trace(server: SimServer, *keys: str) -> Callable[[Any], Any]:
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_jobs_list(snap_compare: Any, build: Callable[[], LabdeckApp], size: tuple[int, int]) -> None:
-    assert snap_compare(build(), run_before=_open_jobs(), terminal_size=size)
+def test_jobs_list(snap_compare: Any, snap_app: Callable[[], LabdeckApp], size: tuple[int, int]) -> None:
+    assert snap_compare(snap_app(), run_before=_open_jobs(), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES[1:])
-def test_jobs_grouped_by_stage(snap_compare: Any, build: Callable[[], LabdeckApp], size: tuple[int, int]) -> None:
-    assert snap_compare(build(), run_before=_open_jobs("v", "v"), terminal_size=size)
+def test_jobs_grouped_by_stage(snap_compare: Any, snap_app: Callable[[], LabdeckApp], size: tuple[int, int]) -> None:
+    assert snap_compare(snap_app(), run_before=_open_jobs("v", "v"), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES[:1])
-def test_trace_failed_job(snap_compare: Any, build: Callable[[], LabdeckApp], jobs_snap_server: SimServer,
+def test_trace_failed_job(snap_compare: Any, snap_app: Callable[[], LabdeckApp], snap_server: SimServer,
                           size: tuple[int, int]) -> None:
-    assert snap_compare(build(), run_before=_open_trace(jobs_snap_server), terminal_size=size)
+    assert snap_compare(snap_app(), run_before=_open_trace(snap_server), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_trace_folded_sections(snap_compare: Any, build: Callable[[], LabdeckApp], jobs_snap_server: SimServer,
+def test_trace_folded_sections(snap_compare: Any, snap_app: Callable[[], LabdeckApp], snap_server: SimServer,
                                size: tuple[int, int]) -> None:
-    assert snap_compare(build(), run_before=_open_trace(jobs_snap_server, "z", "home"), terminal_size=size)
+    assert snap_compare(snap_app(), run_before=_open_trace(snap_server, "z", "home"), terminal_size=size)
