@@ -461,12 +461,16 @@ server by itself; the status line says how fresh the data is (amber: older than 
         label, stale = freshness.label, freshness.is_stale
         if self._merged is not None:
             label, stale = self._merged.freshness_label(shown)
-        elif shown and (freshness.error is None or freshness.age is None) and ages.oldest(shown) is not None:
+        elif shown and ages.oldest(shown) is not None:
             # The oldest row's age among those on screen, not the last round's: a round can be fresh
-            # while rows are not. In trouble with no complete round to date from, still the rows'
-            # age (not "loading 2" over rows read a minute ago). Amber when a row is older than its
-            # class allows or reads fail, not because a round (paced by the budget) is still going.
+            # while rows are not, and in trouble a round completes with the reads that failed (a
+            # wrong-shape storm said "data <10s" beside its reason). With no complete round to date
+            # from, still the rows' age (not "loading 2" over rows read a minute ago). Amber when a
+            # row is older than its class allows or reads fail, not because a round (paced by the
+            # budget) is still going.
             label = ages.label(shown)
+            if freshness.error is not None:
+                label = label.replace("oldest", "data", 1)  # the short word: the reason beside it needs the room
             stale = freshness.error is not None or any(ages.stale(row) for row in shown)
         trouble = self.standing_trouble()
         for status in StatusLine.on_screen(self):
