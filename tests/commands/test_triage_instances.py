@@ -114,6 +114,20 @@ def test_a_refused_token_is_that_instances_problem_and_the_other_is_still_printe
     _only_own_token(prod)
 
 
+def test_an_instance_without_a_token_names_its_url_and_how_to_sign_in(
+        logins: list[SimServer], capsys: pytest.CaptureFixture[str]) -> None:
+    _, staging = logins
+    KeyringStore().delete("staging", staging.base_url)
+    code = cli.main(["triage", "--profile", "prod,staging", "--json", PATH])
+    out, err = capsys.readouterr()
+    assert code == 1
+    unread = json.loads(out)["instances"][1]
+    assert (unread["name"], unread["url"], unread["read"]) == ("staging", staging.base_url, False)
+    # The environment's token is not used with several profiles: it is not offered as a way out.
+    assert "labdeck login --profile staging" in err and "LABDECK_TOKEN" not in err.replace(
+        "LABDECK_TOKEN and GITLAB_TOKEN not used", "")
+
+
 def test_an_instance_that_is_down_is_that_instances_problem(
         logins: list[SimServer], capsys: pytest.CaptureFixture[str]) -> None:
     prod, _ = logins

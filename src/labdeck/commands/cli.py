@@ -290,12 +290,24 @@ def _triage(args: argparse.Namespace) -> int:
         if isinstance(sessions, int):
             return sessions
         _collect_from_here()
-        return run_triage_instances(sessions, args.projects, since, args.json, sys.stdout, sys.stderr)
+        return run_triage_instances(sessions, args.projects, since, args.json, sys.stdout, sys.stderr,
+                                    profile_urls=_profile_urls(names))
     session = _read_only_session(args, "triage")
     if isinstance(session, int):
         return session
     _collect_from_here()
     return run_triage(session, args.projects, since, args.json, sys.stdout, sys.stderr)
+
+
+def _profile_urls(names: Sequence[str]) -> dict[str, str]:
+    """Each named profile's URL from the config file (none when the file cannot be read)."""
+    from labdeck.base.config import ConfigError, load_config
+
+    try:
+        profiles = load_config().profiles
+    except ConfigError:
+        return {}
+    return {name: profiles[name].url for name in names if name in profiles and profiles[name].url}
 
 
 def _profile_sessions(args: argparse.Namespace, names: Sequence[str], command: str) -> list[tuple[str, Session | str]] | int:

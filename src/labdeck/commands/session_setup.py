@@ -72,8 +72,11 @@ def resolve_session(options: SessionOptions, *, stdin_token: Secret | None = Non
                            "token exactly as the instance showed it.") from None
     if resolution.token is None:
         reasons = "".join(f"\n  - {note}" for note in resolution.notes)
+        # A caller that hands its own environment has taken the token variables out (several
+        # instances at once: one token in the environment would go to all of them).
+        or_env = ", or set LABDECK_TOKEN" if environ is None else ""
         raise SessionError(f"no token for {url}.{reasons}\nRun `labdeck login --profile {name} --url {url} "
-                           "--token-stdin`, or set LABDECK_TOKEN. `labdeck doctor` explains more.")
+                           f"--token-stdin`{or_env}. `labdeck doctor` explains more.")
     ca_file = options.ca_file or (profile.ca_file if profile else None)
     tls = probe.tls_settings(ca_file, options.insecure)
     if tls.problem:

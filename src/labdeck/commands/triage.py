@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TextIO
@@ -200,9 +200,11 @@ def _aimed(wanted: Sequence[str], name: str, names: Sequence[str]) -> list[str]:
 
 
 def run_triage_instances(sessions: Sequence[tuple[str, Session | str]], wanted: Sequence[str],
-                         since: timedelta | datetime | None, as_json: bool, out: TextIO, err: TextIO) -> int:
+                         since: timedelta | datetime | None, as_json: bool, out: TextIO, err: TextIO,
+                         profile_urls: Mapping[str, str] | None = None) -> int:
     """Triage several instances (short name → its session, or why there is none) in one report;
-    1 when one of them, or a project or log of one, could not be read."""
+    1 when one of them, or a project or log of one, could not be read. ``profile_urls`` names the
+    URL of an instance that has no session (its token was missing), for ``--json``."""
     names = [name for name, _ in sessions]
     readable = [(name, session) for name, session in sessions if isinstance(session, Session)]
     refused: dict[str, str] = {name: session for name, session in sessions if isinstance(session, str)}
@@ -229,7 +231,8 @@ def run_triage_instances(sessions: Sequence[tuple[str, Session | str]], wanted: 
     if as_json:
         data = merged.as_json()
         data["problems"] = [*unread, *merged.problems]
-        data["instances"] = [{"name": name, "url": session.base_url if isinstance(session, Session) else None,
+        data["instances"] = [{"name": name, "url": session.base_url if isinstance(session, Session)
+                              else (profile_urls or {}).get(name),
                               "read": name in reports, "problem": refused.get(name)} for name, session in sessions]
         out.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     elif reports:
