@@ -128,3 +128,17 @@ def test_a_github_actions_log_without_an_error_succeeded(tmp_path: Path) -> None
     green, red = (json.loads(line) for line in out.splitlines())
     assert green["error"] is None and green["succeeded"] is True
     assert red["error"] is not None and red["succeeded"] is False
+
+
+def test_a_log_of_only_the_runners_lines_is_not_called_empty(tmp_path: Path) -> None:
+    """A log cut short after the runner's preamble (or glued into one line, its newlines lost on
+    the way) holds nothing to name; the report says what it read, not that the file was empty."""
+    glued = ("\x1b[0KRunning with gitlab-runner 17.2.0\x1b[0;m\x1b[0K  on docker-shared-2\r"
+             "section_start:1764122400:prepare_executor\r\x1b[0KPreparing the \"docker\" executor\r"
+             "$ pytest -q\rE       assert 1 == 2\rERROR: Job failed: exit code 1")
+    (tmp_path / "cut.log").write_text(glued)
+    (tmp_path / "empty.log").write_text("")
+    _, out, _ = _explain(str(tmp_path / "cut.log"), str(tmp_path / "empty.log"))
+    cut, empty = out.split(f"{tmp_path / 'empty.log'}:")
+    assert "no error found: its 1 line is the CI system's own" in cut and "empty" not in cut
+    assert "no error found (empty log)" in empty

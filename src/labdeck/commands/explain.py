@@ -79,7 +79,13 @@ def as_text(name: str, answer: LogAnswer) -> str:
     out = [f"{logsafe.printable(name)}:"]
     error = answer.error
     if error is None:
-        out.append("  no error: the job succeeded" if answer.succeeded else "  no error found (empty log)")
+        if answer.succeeded:
+            out.append("  no error: the job succeeded")
+        elif answer.line_count == 0:
+            out.append("  no error found (empty log)")
+        else:  # every line was the CI system's own (a log cut short, or one glued into a single line)
+            lines = "its 1 line is" if answer.line_count == 1 else f"all {answer.line_count:,} lines are"
+            out.append(f"  no error found: {lines} the CI system's own")
     else:
         span = f"line {error.line}" if error.end == error.line else f"lines {error.line}-{error.end}"
         out.append(f"  error at {span} ({error.kind}):")
