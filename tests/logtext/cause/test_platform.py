@@ -23,6 +23,20 @@ def test_curl_could_not_resolve_host_is_platform() -> None:
     assert hit is not None and hit.label == "DNS failure"
 
 
+def test_a_registry_lookup_failing_in_terraform_init_is_platform() -> None:
+    """Go's resolver words (terraform, helm, docker) in the step that fetches providers and modules."""
+    log = ("$ terraform init -input=false\nInitializing provider plugins...\n"
+           "│ Error: Failed to query available provider packages\n│\n"
+           "│ Could not retrieve the list of available versions for provider hashicorp/null: could not connect\n"
+           "│ to registry.terraform.io: failed to request discovery document: Get\n"
+           "│ \"https://registry.terraform.io/.well-known/terraform.json\": dial tcp:\n"
+           "│ lookup registry.terraform.io on 10.255.255.53:53: no such host\n" + TRAILER)
+    hit = read_cause(log).platform
+    assert hit is not None and hit.label == "DNS failure" and hit.line == 8
+    # The same words printed by `terraform plan` (the code's own provider call) are not the platform's.
+    assert read_cause(log.replace("terraform init -input=false", "terraform plan")).platform is None
+
+
 def test_a_tls_handshake_timeout_in_a_docker_pull_step_is_platform() -> None:
     log = ("$ docker pull registry.example.com/app:1.2\n"
            "Error response from daemon: Get \"https://registry.example.com/v2/\": net/http: TLS handshake timeout\n"

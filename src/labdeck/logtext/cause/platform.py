@@ -63,7 +63,8 @@ _FETCH_COMMAND = re.compile(
     r"|curl |wget |git (?:clone|fetch|pull|submodule)|docker (?:pull|build|login|push|buildx|compose pull)"
     r"|podman (?:pull|build)|helm (?:repo|dep|dependency)|dotnet restore|nuget |choco |rustup |setup-|"
     r"actions/(?:checkout|setup|cache)|cpanm |luarocks |rebar3 (?:get-deps|update)|mix deps|stack (?:setup|build --only)"
-    r"|cabal update|R -e .*install|Rscript -e .*install)", re.IGNORECASE)
+    r"|cabal update|R -e .*install|Rscript -e .*install|(?:terraform|tofu|terragrunt) init|bazel (?:fetch|sync)"
+    r"|sbt update)", re.IGNORECASE)
 _FETCH_LINE = re.compile(
     r"(?:npm (?:ERR!|error|WARN|warn)|error An unexpected error|warning .*(?:ETIMEDOUT|ECONNRESET)|.*ERR_PNPM"
     r"|WARNING: Retrying|ERROR: Could not|Could not fetch URL|E: |W: |Err:\d+|curl: \(\d+\)|wget:|"
