@@ -35,6 +35,21 @@ def test_a_traceback_block_runs_through_its_exception_line() -> None:
     assert answer.signature == "ModuleNotFoundError: No module named 'yaml'"
 
 
+def test_a_link_failure_reads_through_the_missing_symbol_and_is_named_by_it() -> None:
+    """ld names the function first and the missing symbol on the next line (with ``file:line`` when
+    built with -g, ``file:(.text+0xa)`` without): the block runs through the symbol's lines to
+    collect2's line, and two missing symbols are two signatures, not one "in function `main'"."""
+    def link(symbol: str, where: str) -> tuple[str, int]:
+        return job("make", ["gcc -o app main.o util.o", "/usr/bin/ld: main.o: in function `main':",
+                            f"{where}: undefined reference to `{symbol}'",
+                            "collect2: error: ld returned 1 exit status", "make: *** [Makefile:3: app] Error 1"])
+    text, first = link("helper", "main.c:(.text+0xa)")
+    answer = read_cause(text)
+    assert answer.error is not None and (answer.error.line, answer.error.end) == (first + 1, first + 3)
+    assert answer.signature == "main.c:(.text+<hex>): undefined reference to `helper'"
+    assert read_cause(link("cache_ratio", "main.c:11")[0]).signature == "main.c:<n>: undefined reference to `cache_ratio'"
+
+
 def test_a_bare_error_line_of_git_is_not_called_rust() -> None:
     """`error: failed to push some refs` was kind `rust`: only rustc's coded errors (`error[E0308]`) say
     which tool spoke; a bare `error:` line is git's, the C driver's or npm's as often."""

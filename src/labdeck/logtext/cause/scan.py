@@ -352,11 +352,26 @@ def _grow(shape: shapes.Shape, raw: Callable[[int], str], size: int, offset: int
             if not stripped.startswith("#"):
                 break
             end = index
+        elif grow == "linker":
+            if not stripped or not (deeper or _LINKER_DETAIL.search(stripped)):
+                break
+            if head is text and _LINKER_CAUSE.search(stripped):
+                head = stripped  # the symbol's line names the failure; "in function" only where
+            end = index
+            if _LINKER_END.match(stripped):
+                break
         elif grow == "rust":
             if not stripped or not (deeper or stripped.startswith(("-->", "|", "=", "note:", "help:"))):
                 break
             end = index
     return end, head
+
+
+_LINKER_CAUSE = re.compile(r"undefined reference to|multiple definition of|relocation \S+ against|"
+                           r"undefined symbol|cannot find -l")
+_LINKER_DETAIL = re.compile(_LINKER_CAUSE.pattern + r"|more undefined references|first defined here|"
+                            r"\(\.\w+(?:\.\w+)*\+0x[0-9a-fA-F]+\)|" + r"ld returned \d+ exit status|linker command failed")
+_LINKER_END = re.compile(r"\S*(?:collect2|clang(?:\+\+)?|ld)(?:\.exe)?: error: ")
 
 
 _NPM_REAL = re.compile(r"code E(?!LIFECYCLE)[A-Z]|can only install packages|ERESOLVE|E404|ENOTFOUND|ETIMEDOUT|ECONNRESET|EINTEGRITY|ETARGET|peer dep|"

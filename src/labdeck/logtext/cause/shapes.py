@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-Grow = Literal["single", "traceback", "indent", "para", "prefix", "rust", "box", "hash"]
+Grow = Literal["single", "traceback", "indent", "para", "prefix", "rust", "box", "hash", "linker"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +103,10 @@ SHAPES: tuple[Shape, ...] = (
     # cause; ``collect2: error: ld returned 1`` only says that the link failed.
     _s("linker", r"(?:collect2|clang(?:\+\+)?|\S*ld(?:\.\w+)?)(?:\.exe)?: error: (?:ld returned \d+ exit status"
        r"|linker command failed\b).*", 3),
-    _s("linker", r"(?:\S*/)?(?:ld|ld\.bfd|ld\.gold|ld\.lld|ld64(?:\.lld)?|lld|mold)(?:\.exe)?: (?!warning:).+", 1),
+    # ``ld: x.o: in function `main':`` is followed by what went wrong in it (``undefined reference
+    # to `helper'``, with ``file:line`` or ``file:(.text+0xa)``): the block reads through them.
+    _s("linker", r"(?:\S*/)?(?:ld|ld\.bfd|ld\.gold|ld\.lld|ld64(?:\.lld)?|lld|mold)(?:\.exe)?: (?!warning:).+", 1,
+       "linker"),
     # A C++ exception nobody caught: libstdc++ says so, then ``  what():  message``.
     _s("exception", r"terminate called (?:after throwing an instance of .+|without an active exception|recursively)",
        1, "indent"),
