@@ -50,6 +50,19 @@ def test_a_link_failure_reads_through_the_missing_symbol_and_is_named_by_it() ->
     assert read_cause(link("cache_ratio", "main.c:11")[0]).signature == "main.c:<n>: undefined reference to `cache_ratio'"
 
 
+def test_npms_error_code_line_is_not_the_signature_its_message_is() -> None:
+    """``npm error code E404`` is the same for every missing package: the signature is npm's next
+    message (skipping ``errno``/``syscall`` fields), which names it, so two packages are two clusters."""
+    def install(package: str) -> str:
+        return job("npm ci", ["npm error code E404", f"npm error 404 Not Found - GET https://registry.npmjs.org/{package}",
+                              "npm error 404", "npm error A complete log of this run can be found in: /root/.npm/x.log"])[0]
+    left, right = read_cause(install("left-pad")).signature, read_cause(install("right-pad")).signature
+    assert left.endswith("GET https://registry.npmjs.org/left-pad") and left != right
+    offline = job("npm ci", ["npm ERR! code ENOTFOUND", "npm ERR! syscall getaddrinfo", "npm ERR! errno ENOTFOUND",
+                             "npm ERR! network request to https://npm.acme.example/x failed, reason: getaddrinfo ENOTFOUND"])
+    assert read_cause(offline[0]).signature.startswith("npm ERR! network request to https://npm.acme.example/x")
+
+
 def test_a_bare_error_line_of_git_is_not_called_rust() -> None:
     """`error: failed to push some refs` was kind `rust`: only rustc's coded errors (`error[E0308]`) say
     which tool spoke; a bare `error:` line is git's, the C driver's or npm's as often."""

@@ -348,6 +348,8 @@ def _grow(shape: shapes.Shape, raw: Callable[[int], str], size: int, offset: int
             if not (line.startswith(prefix) or line == "E"):
                 break
             end = index
+            if head is text and _NPM_MESSAGE.match(line) and _NPM_CODE.match(text):
+                head = line  # `code E404` names the class; the next message names the package
         elif grow == "hash":
             if not stripped.startswith("#"):
                 break
@@ -372,6 +374,10 @@ _LINKER_CAUSE = re.compile(r"undefined reference to|multiple definition of|reloc
 _LINKER_DETAIL = re.compile(_LINKER_CAUSE.pattern + r"|more undefined references|first defined here|"
                             r"\(\.\w+(?:\.\w+)*\+0x[0-9a-fA-F]+\)|" + r"ld returned \d+ exit status|linker command failed")
 _LINKER_END = re.compile(r"\S*(?:collect2|clang(?:\+\+)?|ld)(?:\.exe)?: error: ")
+
+
+_NPM_CODE = re.compile(r"npm (?:ERR!|error) code \w+$")
+_NPM_MESSAGE = re.compile(r"npm (?:ERR!|error) (?!(?:code|errno|syscall|path|dest)\b)\S")
 
 
 _NPM_REAL = re.compile(r"code E(?!LIFECYCLE)[A-Z]|can only install packages|ERESOLVE|E404|ENOTFOUND|ETIMEDOUT|ECONNRESET|EINTEGRITY|ETARGET|peer dep|"
