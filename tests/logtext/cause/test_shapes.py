@@ -63,6 +63,37 @@ def test_npms_error_code_line_is_not_the_signature_its_message_is() -> None:
     assert read_cause(offline[0]).signature.startswith("npm ERR! network request to https://npm.acme.example/x")
 
 
+def test_an_assertions_diff_is_not_a_shell_trace_of_commands() -> None:
+    """``+ hello ann`` after a diff's ``- …``/``? …`` line, and node's legend ``+ actual - expected``,
+    are an assertion's lines, not ``set -x`` echoes: the failing command stays the one that ran
+    (unittest's and node's real output; the failure was ``FAILED (failures=1)`` and node's version line)."""
+    unittest_out = ["F", "=" * 70, "FAIL: test_greet (test_greet.T.test_greet)", "-" * 70,
+                    "Traceback (most recent call last):", '  File "/src/test_greet.py", line 5, in test_greet',
+                    '    self.assertEqual(greet("ann"), "hello ann\\nbye ann")',
+                    "AssertionError: 'hello  ann\\nbye ann' != 'hello ann\\nbye ann'",
+                    "- hello  ann", "?       -", "+ hello ann", "  bye ann", "", "-" * 70, "Ran 1 test in 0.001s",
+                    "", "FAILED (failures=1)"]
+    text, first = job("python -m unittest", unittest_out)
+    answer = read_cause(text)
+    assert answer.error is not None and (answer.error.line, answer.error.kind) == (first + 2, "unittest")
+    node_out = ["testing slug", "node:assert:90", "  throw new AssertionError(obj);", "  ^", "",
+                "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:", "+ actual - expected", "",
+                "+ 'hello--world'", "- 'hello-world'", "         ^", "    at Object.<anonymous> (/src/t.js:4:8)",
+                "", "Node.js v20.20.2"]
+    text, first = job("node t.js", node_out)
+    answer = read_cause(text)
+    assert answer.error is not None and (answer.error.line, answer.error.kind) == (first + 5, "exception")
+    # A real trace of commands is still read as one: the failing command is the last `+ …` line.
+    from labdeck.logtext.cause.rank import failing_segment
+    from labdeck.logtext.cause.scan import Scanner
+
+    scan = Scanner()
+    scan.feed(job("bash -x deploy.sh", ["+ echo start", "start", "- removing old pods", "+ kubectl apply -f web.yaml",
+                                        "error: the server doesn't have a resource type"])[0].split("\n"))
+    scan.finish()
+    assert failing_segment(scan).command == "kubectl apply -f web.yaml"
+
+
 def test_a_bare_error_line_of_git_is_not_called_rust() -> None:
     """`error: failed to push some refs` was kind `rust`: only rustc's coded errors (`error[E0308]`) say
     which tool spoke; a bare `error:` line is git's, the C driver's or npm's as often."""

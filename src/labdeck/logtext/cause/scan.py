@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Literal
 
 from labdeck.logtext.cause import platform, prefilter, segment, shapes
@@ -205,6 +206,8 @@ class Scanner:
         # An escape sequence inside a word hides it from the byte pass (``ti\x1b[0mmed out``).
         self._may_be_platform = worded is None or line in worded or "\x1b" in raw
         marked = segment.mark(raw, text)
+        if marked is not None and text.startswith("+ ") and self._in_diff(offset, text):
+            marked = None
         current = self.segments[-1]
         if marked is not None:
             kind, command = marked
@@ -241,6 +244,23 @@ class Scanner:
             self._block(shape, offset, line, text)
             block_kind = shape.kind
         self._platform(text, line, None, block_kind)
+
+    def _in_diff(self, offset: int, text: str) -> bool:
+        """Whether a ``+ …`` line is a diff's (an assertion's expected/actual lines) rather than a
+        shell's trace of a command: a diff's legend (``+ actual - expected``), a line right after
+        difflib's ``? …`` hint, or one right after a ``- …`` line it resembles (a changed line; a
+        bullet before a traced command does not resemble it)."""
+        if _DIFF_LEGEND.match(text):
+            return True
+        for back in (offset - 1, offset - 2):
+            if back < 0:
+                return False
+            before = segment.clean(self._raw(back))
+            if before:
+                if before.startswith("? "):
+                    return True
+                return before.startswith("- ") and SequenceMatcher(None, before[2:], text[2:]).ratio() >= 0.6
+        return False
 
     def _platform(self, text: str, line: int, where: str | None, in_block: str | None = None) -> None:
         if not self._may_be_platform:
@@ -376,6 +396,7 @@ _LINKER_DETAIL = re.compile(_LINKER_CAUSE.pattern + r"|more undefined references
 _LINKER_END = re.compile(r"\S*(?:collect2|clang(?:\+\+)?|ld)(?:\.exe)?: error: ")
 
 
+_DIFF_LEGEND = re.compile(r"\+ \w+ - \w+$")
 _NPM_CODE = re.compile(r"npm (?:ERR!|error) code \w+$")
 _NPM_MESSAGE = re.compile(r"npm (?:ERR!|error) (?!(?:code|errno|syscall|path|dest)\b)\S")
 
