@@ -94,6 +94,21 @@ def test_an_assertions_diff_is_not_a_shell_trace_of_commands() -> None:
     assert failing_segment(scan).command == "kubectl apply -f web.yaml"
 
 
+def test_a_minitest_failure_reads_through_its_message_and_is_named_by_its_test() -> None:
+    """minitest prints ``1) Failure:`` above every failure (real ruby 3 output): the block runs
+    through the test's name and Expected/Actual, and the signature is the test's name, so two
+    failing tests are two clusters, not one ``<n>) Failure:``."""
+    def run(test: str) -> str:
+        return job("ruby test_calc.rb", ["# Running:", "", "F", "", "Finished in 0.001124s.", "", "  1) Failure:",
+                                         f"TestCalc#{test} [test_calc.rb:4]:", "Expected: 6", "  Actual: 5", "",
+                                         "1 runs, 1 assertions, 1 failures, 0 errors, 0 skips"])[0]
+    answer = read_cause(run("test_sum"))
+    assert answer.error is not None and answer.error.kind == "minitest"
+    assert answer.error.end - answer.error.line == 3 and answer.error.text.endswith("Actual: 5")
+    assert answer.signature == "TestCalc#test_sum [test_calc.rb:<n>]:"
+    assert read_cause(run("test_avg")).signature != answer.signature
+
+
 def test_a_bare_error_line_of_git_is_not_called_rust() -> None:
     """`error: failed to push some refs` was kind `rust`: only rustc's coded errors (`error[E0308]`) say
     which tool spoke; a bare `error:` line is git's, the C driver's or npm's as often."""

@@ -360,6 +360,12 @@ def _grow(shape: shapes.Shape, raw: Callable[[int], str], size: int, offset: int
                 break
             blanks = 0
             end = index
+        elif grow == "named":
+            if not stripped:
+                break
+            if head is text:
+                head = stripped  # the first line under the header names what failed
+            end = index
         elif grow == "para" or grow == "box":
             if not stripped or (grow == "box" and stripped.startswith("╵")):
                 break

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-Grow = Literal["single", "traceback", "indent", "para", "prefix", "rust", "box", "hash", "linker"]
+Grow = Literal["single", "traceback", "indent", "para", "prefix", "rust", "box", "hash", "linker", "named"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +163,9 @@ SHAPES: tuple[Shape, ...] = (
     _s("tap", r"\s*not ok \d+.*", 1, "indent"),
     _a("karma", r"\S FAILED$", 1, "indent", needles=(" FAILED",)),
     _s("mocha", r"\s*\d+ failing$", 3),
+    # minitest: ``  1) Failure:`` then, unindented, the test's name and what failed: the name is the
+    # signature (every failure's first line is the same).
+    _s("minitest", r"\s*\d+\) (?:Failure|Error):$", 1, "named"),
     _s("test", r"\s*\d+\) \S.*", 1, "indent"),
     _s("eslint", r"\s+\d+:\d+\s+error\s+.+", 1),
     _s("npm", r"npm (?:ERR!|error) .*", 2, "prefix"),
