@@ -109,6 +109,19 @@ def test_a_minitest_failure_reads_through_its_message_and_is_named_by_its_test()
     assert read_cause(run("test_avg")).signature != answer.signature
 
 
+def test_a_failed_rust_tests_block_reads_its_panic_and_stops_at_the_backtrace() -> None:
+    """cargo test (rust 1.8x) prints a blank line between ``---- t stdout ----`` and the panic: the
+    block reads through the panic's message, not the backtrace (RUST_BACKTRACE=1) under it."""
+    text, first = job("cargo test", ["test tests::no_port ... FAILED", "", "failures:", "",
+                                     "---- tests::no_port stdout ----", "",
+                                     "thread 'tests::no_port' (22819) panicked at src/lib.rs:1:51:",
+                                     "called `Option::unwrap()` on a `None` value", "stack backtrace:",
+                                     "   0: __rustc::rust_begin_unwind", "", "failures:", "    tests::no_port"])
+    answer = read_cause(text)
+    assert answer.error is not None and (answer.error.line, answer.error.end) == (first + 4, first + 7)
+    assert answer.error.text.endswith("called `Option::unwrap()` on a `None` value")
+
+
 def test_a_bare_error_line_of_git_is_not_called_rust() -> None:
     """`error: failed to push some refs` was kind `rust`: only rustc's coded errors (`error[E0308]`) say
     which tool spoke; a bare `error:` line is git's, the C driver's or npm's as often."""

@@ -366,6 +366,14 @@ def _grow(shape: shapes.Shape, raw: Callable[[int], str], size: int, offset: int
             if head is text:
                 head = stripped  # the first line under the header names what failed
             end = index
+        elif grow == "section":
+            if not stripped:
+                if end > offset:
+                    break
+                continue  # the blank line right under the header
+            if stripped.startswith(("stack backtrace:", "note: run with `RUST_BACKTRACE")):
+                break  # the frames of the panic read above
+            end = index
         elif grow == "para" or grow == "box":
             if not stripped or (grow == "box" and stripped.startswith("╵")):
                 break

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-Grow = Literal["single", "traceback", "indent", "para", "prefix", "rust", "box", "hash", "linker", "named"]
+Grow = Literal["single", "traceback", "indent", "para", "prefix", "rust", "box", "hash", "linker", "named", "section"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,9 +137,10 @@ SHAPES: tuple[Shape, ...] = (
     # no more than it knows.
     _s("error", r"error: (?!could not compile|test failed|aborting due to|build failed|the following (?:test )?command\b).+",
        1, "rust"),
-    _s("cargo", r"---- \S+ stdout ----", 1, "para"),
+    # A test's captured output: the panic under it (rust 1.73+ puts a blank line between) is read.
+    _s("cargo", r"---- \S+ stdout ----", 1, "section"),
     _s("cargo", r"test \S+ \.\.\. FAILED$", 3),
-    _s("rust", r"thread '.*'(?: \(\d+\))? panicked at .*", 1, "para"),
+    _s("rust", r"thread '.*'(?: \(\d+\))? panicked at .*", 1, "section"),
     _s("rust", r"test result: FAILED\b.*|error: (?:could not compile|test failed|aborting due to"
        r"|the following (?:test )?command\b).*", 3),
     _s("cmake", r"CMake Error\b.*", 1, "indent"),
