@@ -122,6 +122,20 @@ def test_a_failed_rust_tests_block_reads_its_panic_and_stops_at_the_backtrace() 
     assert answer.error.text.endswith("called `Option::unwrap()` on a `None` value")
 
 
+def test_a_mocha_failure_is_named_by_its_suite_and_its_test() -> None:
+    """mocha names a failure on two lines (``1) cart`` then ``sums items:``): the signature holds
+    both, so two failing tests of one suite are two clusters; jasmine's ``Message:`` label is not a name."""
+    def mocha(test: str) -> str:
+        return job("npx mocha", ["  0 passing (76ms)", "  2 failing", "", "  1) cart (mocha)", f"       {test}:", "",
+                                 "      AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:",
+                                 "", "4 !== 5", ""])[0]
+    sums, empty = read_cause(mocha("sums items")).signature, read_cause(mocha("handles missing qty")).signature
+    assert sums == "<n>) cart (mocha) sums items:" and empty != sums
+    jasmine = job("npx jasmine", ["Failures:", "1) dates formats an hour", "  Message:",
+                                  "    Expected '9:00' to equal '09:00'.", "  Stack:", "        at <Jasmine>"])[0]
+    assert read_cause(jasmine).signature == "<n>) dates formats an hour"
+
+
 def test_a_bare_error_line_of_git_is_not_called_rust() -> None:
     """`error: failed to push some refs` was kind `rust`: only rustc's coded errors (`error[E0308]`) say
     which tool spoke; a bare `error:` line is git's, the C driver's or npm's as often."""

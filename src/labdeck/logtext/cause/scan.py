@@ -358,6 +358,11 @@ def _grow(shape: shapes.Shape, raw: Callable[[int], str], size: int, offset: int
                 continue
             if not deeper:
                 break
+            if (end == offset and head is text and stripped.endswith(":") and _NUMBERED.match(text)
+                    and not _LABEL.fullmatch(stripped)):
+                # mocha: ``1) suite`` then, deeper, ``test name:``: the test is named on both lines
+                # (not a one-word label such as jasmine's ``Message:``).
+                head = f"{text.strip()} {stripped}"
             blanks = 0
             end = index
         elif grow == "named":
@@ -410,6 +415,8 @@ _LINKER_DETAIL = re.compile(_LINKER_CAUSE.pattern + r"|more undefined references
 _LINKER_END = re.compile(r"\S*(?:collect2|clang(?:\+\+)?|ld)(?:\.exe)?: error: ")
 
 
+_NUMBERED = re.compile(r"\s*\d+\) \S")
+_LABEL = re.compile(r"[A-Z][\w/]*:")
 _DIFF_LEGEND = re.compile(r"\+ \w+ - \w+$")
 _NPM_CODE = re.compile(r"npm (?:ERR!|error) code \w+$")
 _NPM_MESSAGE = re.compile(r"npm (?:ERR!|error) (?!(?:code|errno|syscall|path|dest)\b)\S")
