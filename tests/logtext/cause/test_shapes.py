@@ -136,6 +136,18 @@ def test_a_mocha_failure_is_named_by_its_suite_and_its_test() -> None:
     assert read_cause(jasmine).signature == "<n>) dates formats an hour"
 
 
+def test_mavens_failed_goal_block_ends_before_its_advice() -> None:
+    """Maven follows ``[ERROR] Failed to execute goal …`` with a bare ``[ERROR]`` and its stock advice
+    (``re-run Maven using the -X switch``): the block is the goal's message alone."""
+    text, first = job("mvn -B test", [
+        "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-resources-plugin:2.6:resources on project "
+        "cart: Plugin could not be resolved: Unknown host repo.maven.apache.org -> [Help 1]",
+        "[ERROR] ", "[ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.",
+        "[ERROR] Re-run Maven using the -X switch to enable full debug logging."])
+    answer = read_cause(text)
+    assert answer.error is not None and (answer.error.line, answer.error.end) == (first, first)
+
+
 def test_a_bare_error_line_of_git_is_not_called_rust() -> None:
     """`error: failed to push some refs` was kind `rust`: only rustc's coded errors (`error[E0308]`) say
     which tool spoke; a bare `error:` line is git's, the C driver's or npm's as often."""

@@ -384,8 +384,8 @@ def _grow(shape: shapes.Shape, raw: Callable[[int], str], size: int, offset: int
                 break
             end = index
         elif grow == "prefix":
-            if not (line.startswith(prefix) or line == "E"):
-                break
+            if not (line.startswith(prefix) or line == "E") or stripped == "[ERROR]":
+                break  # Maven's bare ``[ERROR]`` line ends its message (its advice follows)
             end = index
             if head is text and _NPM_MESSAGE.match(line) and _NPM_CODE.match(text):
                 head = line  # `code E404` names the class; the next message names the package
