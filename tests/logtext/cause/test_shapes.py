@@ -148,6 +148,19 @@ def test_mavens_failed_goal_block_ends_before_its_advice() -> None:
     assert answer.error is not None and (answer.error.line, answer.error.end) == (first, first)
 
 
+def test_a_long_traceback_still_reads_through_its_exception_line() -> None:
+    """pytest ``--tb=native`` prints 70-odd frames of pytest and pluggy above the test's own: the
+    block still ends at the exception line, which names it (it was 'Traceback (most recent call
+    last):', one signature for every native traceback)."""
+    frames = [line for number in range(120) for line in (f'  File "/venv/pluggy/_hooks.py", line {number}, in call',
+                                                          "    return self._hookexec(")]
+    text, first = job("pytest --tb=native", ["_____ test_rounding _____", "Traceback (most recent call last):",
+                                             *frames, "AssertionError: assert 1.0 == 1.05", "_____ test_keyerror _____"])
+    answer = read_cause(text)
+    assert answer.error is not None and (answer.error.line, answer.error.end) == (first + 1, first + 242)
+    assert answer.signature == "AssertionError: assert <n> == <n>"
+
+
 def test_a_bare_error_line_of_git_is_not_called_rust() -> None:
     """`error: failed to push some refs` was kind `rust`: only rustc's coded errors (`error[E0308]`) say
     which tool spoke; a bare `error:` line is git's, the C driver's or npm's as often."""

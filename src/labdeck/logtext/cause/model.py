@@ -8,7 +8,10 @@ from dataclasses import dataclass
 MAX_BLOCK_TEXT = 2000
 """Characters of a block's visible text kept in :attr:`ErrorBlock.text`."""
 MAX_BLOCK_LINES = 40
-"""Lines a block may span (a traceback or a test failure's message)."""
+"""Lines a block may span (a test failure's message, a compiler's error with its context)."""
+MAX_TRACEBACK_LINES = 400
+"""Lines a traceback may span before its exception line: a framework's frames (pytest
+``--tb=native``, Django, a deep recursion) run to hundreds, and the exception line is what names it."""
 MAX_PLATFORM_TEXT = 500
 """Characters of a platform line kept in :attr:`PlatformHit.text` (pip's network warnings run to
 300): a longer line is cut there with an ellipsis."""

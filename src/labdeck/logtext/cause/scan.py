@@ -18,10 +18,15 @@ from typing import Literal
 
 from labdeck.logtext.cause import platform, prefilter, segment, shapes
 from labdeck.logtext.cause.matcher import shape_of
-from labdeck.logtext.cause.model import MAX_BLOCK_LINES, MAX_BLOCK_TEXT, MAX_PLATFORM_TEXT
+from labdeck.logtext.cause.model import (
+    MAX_BLOCK_LINES,
+    MAX_BLOCK_TEXT,
+    MAX_PLATFORM_TEXT,
+    MAX_TRACEBACK_LINES,
+)
 from labdeck.logtext.cause.normalize import comparable
 
-AHEAD = MAX_BLOCK_LINES + 8
+AHEAD = MAX_TRACEBACK_LINES + 8
 BEHIND = 64
 CHUNK = 16384
 TAIL_LINES = 3
@@ -330,7 +335,7 @@ def _grow(shape: shapes.Shape, raw: Callable[[int], str], size: int, offset: int
     grow = shape.grow
     if grow == "single":
         return offset, text
-    limit = min(size, offset + MAX_BLOCK_LINES)
+    limit = min(size, offset + (MAX_TRACEBACK_LINES if grow == "traceback" else MAX_BLOCK_LINES))
     indent = len(text) - len(text.lstrip())
     end = offset
     head = text
