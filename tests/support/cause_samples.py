@@ -228,6 +228,12 @@ SAMPLES: list[tuple[str, str, list[str], int, str]] = [
         "docs: failed with sphinx-build is not allowed, use allowlist_externals to allow it",
         "  docs: FAIL code 1 (4.20 seconds)", "  evaluation failed :( (4.31 seconds)"], 1, "tox"),
     # Blocks without an error word, and checks that fail on a diff.
+    ("pytest --tb=line", "pytest --tb=line", [
+        "test_orders.py .F..F                                                     [100%]", "",
+        "=================================== FAILURES ===================================",
+        "/builds/acme/shop/test_orders.py:4: assert 1.0 == 1.05", "/builds/acme/shop/test_orders.py:9: KeyError: 'b'",
+        "=========================== short test summary info ============================",
+        "FAILED test_orders.py::test_rounding - assert 1.0 == 1.05"], 3, "pytest"),
     ("pytest strict xpass", "pytest -q", [
         "=================================== FAILURES ===================================",
         "______________________________ test_legacy_tokens ______________________________",

@@ -77,6 +77,8 @@ SHAPES: tuple[Shape, ...] = (
     _s("doctest", r"File \"[^\"]+\", line \d+, in [\w.]+$", 1),
     _s("doctest", r"\*\*\*Test Failed\*\*\* \d+ failures?\.", 3),
     _s("pytest", r"(?:FAILED|ERROR) \S+(?:::|\.py\b)", 3),
+    # ``--tb=line``: one line per failure, ``path.py:LINE: what was raised``.
+    _s("pytest", r"\S+\.py:\d+: (?:" + _EXCEPTION + r"\b|assert |Failed: ).*", 1),
     # A failure's section header: read when the failure has no ``E`` line (a strict XPASS).
     _s("pytest", r"_{3,} (?:ERROR at (?:setup|teardown) of |ERROR collecting )?\S+ _{3,}$", 2),
     _s("pytest", r"=+ .*\b(?:\d+ (?:failed|errors?))\b.* =+$", 3),
