@@ -16,11 +16,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
-import pydantic
 
 from labdeck.api import answers, errors
 from labdeck.api.cache import EtagCache
-from labdeck.api.parsers import parser_for
 from labdeck.api.recorder import ChangeRecorder, is_read, recorded
 from labdeck.api.results import ActionResult, ConnectionHealth
 from labdeck.api.retry import (
@@ -38,6 +36,8 @@ from labdeck.base import logsafe
 T = TypeVar("T")
 Progress = Callable[[int, int | None], None]
 FilesFactory = Callable[[], Mapping[str, Any]]
+Belief = Callable[[httpx.Response], None]
+"""Checks a read's ``200`` before the client believes it: raises :class:`errors.WrongAnswer`."""
 _OK_NO_RAISE = frozenset({304})
 
 
@@ -88,15 +88,6 @@ def body_of(response: httpx.Response) -> Any:
         return jsonlib.loads(content)
     except ValueError:
         return response.text
-
-
-def _validate(content: bytes, headers: httpx.Headers, model: Any, method: str, url: str) -> Any:
-    """``content`` parsed as ``model``, or :class:`errors.WrongAnswer` with the reason."""
-    try:
-        return parser_for(model).validate_json(content or b"null")
-    except pydantic.ValidationError:
-        reason = answers.diagnose(content, headers, model)
-        raise errors.WrongAnswer(reason, method=method, url=url) from None
 
 
 def _filename_from(disposition: str | None) -> str | None:
@@ -271,13 +262,18 @@ class HttpEngine:
     @recorded  # every non-GET is recorded by the client's change recorder (self.audit) before it leaves
     async def send(self, method: str, path: str, *, params: Any = None, data: Any = None,
                    files: FilesFactory | None = None, json: Any = None,
-                   headers: Mapping[str, str] | None = None, stream: bool = False) -> httpx.Response:
+                   headers: Mapping[str, str] | None = None, stream: bool = False,
+                   believe: Belief | None = None) -> httpx.Response:
         """Send with the retry rules of :mod:`labdeck.api.retry`; return the final response.
 
         Error statuses are returned, not raised (see :meth:`check`). Raises ReadOnlyError,
         TransportError, or OutcomeUnknown (a non-GET that may have reached the server). A read
         waits while :attr:`gate` holds the client back (the server failing or rate limiting), or
         raises that failure at once when the wait does not fit its budget.
+
+        ``believe`` checks a read's ``200`` before the gate counts it as an answer: one it refuses
+        (another JSON shape, items that are not the model's) is a failure like a 502 for the
+        whole client (issue 32.3: a wrong-shape storm is held back too), and its WrongAnswer raised.
         """
         method = method.upper()
         idempotent = is_read(method, path)  # GraphQL queries are reads too
@@ -292,6 +288,9 @@ class HttpEngine:
             if idempotent and not self.gate.closed:
                 where = str(self._http.build_request(method, path, params=params).url)
                 probe, attempt = await self._pass_gate(method, where, started, attempt)
+                if probe and headers and self._refused_bodies():
+                    # While bodies are refused, the probe asks for one: a 304 would prove nothing.
+                    headers = {k: v for k, v in headers.items() if k.lower() != "if-none-match"}
             try:
                 response = await self._attempt(method, path, params, data, files, json, headers, stream,
                                                started, attempt, probe)
@@ -316,6 +315,11 @@ class HttpEngine:
                 self._mark("error", answers.WEB_PAGE, wait=wait, answered=True)
                 raise errors.WrongAnswer(answers.WEB_PAGE, method=method, url=str(response.request.url))
             if status not in GATED_STATUSES:
+                if believe is not None and status == 200 and not stream:
+                    self._believe(response, believe, probe)
+                if status == 304 and self._refused_bodies():
+                    self._unproven(probe)
+                    return response
                 self.gate.answered()
                 return response
             asked = server_wait(response.headers, policy.wall(), status)
@@ -383,6 +387,33 @@ class HttpEngine:
         self._note(response)
         return response
 
+    def _believe(self, response: httpx.Response, believe: Belief, probe: bool) -> None:
+        """Run ``believe`` on a read's 200; a refused answer fails the gate (every read holds back)."""
+        try:
+            believe(response)
+        except errors.WrongAnswer as exc:
+            self.cache.discard(str(response.request.url))  # nor any copy a 304 could stand for
+            wait = self.gate.failed(response.status_code, exc.message, probe=probe)
+            self._mark("error", exc.message, wait=wait, answered=True)
+            raise
+
+    def _refused_bodies(self) -> bool:
+        """The client holds back because a 200's body was refused (another shape, cut off): not a
+        web page in place of the API, which a 304 disproves (a sign-in gateway never answers one)."""
+        gate = self.gate
+        return (not gate.closed and gate.status is not None and gate.status < 300
+                and gate.reason != answers.WEB_PAGE)
+
+    def _unproven(self, probe: bool) -> None:
+        """A 304 while answers' bodies are refused: it carries no body, so it proves nothing about
+        them (a broken proxy mangles only what it passes on). The copy it stands for was believed
+        before, so the read succeeds; the client keeps holding back and the status line keeps the
+        trouble. (A probe asks without ``If-None-Match``, so one is rarely answered 304; if it is,
+        the next read tests the server.)"""
+        if probe:
+            self.gate.abandoned()
+        self._mark("error", self.gate.reason, wait=self.gate.wait(), answered=True)
+
     def _unreachable(self, text: str, probe: bool, started: float, attempt: int, *, retry: bool) -> None:
         """A read got no answer: the gate holds every read back (waits growing to a minute, with
         jitter); raises :class:`_Retry` when this call may try again within its attempts and budget."""
@@ -442,18 +473,14 @@ class HttpEngine:
     def parse(response: httpx.Response, model: Any) -> Any:
         """Validate the body against ``model`` (a type such as ``Project`` or ``list[Job]``); a body
         that is not it raises :class:`errors.WrongAnswer` saying why (a web page, cut off …)."""
-        return _validate(response.content, response.headers, model, response.request.method,
+        return answers.validate(response.content, response.headers, model, response.request.method,
                          str(response.request.url))
 
-    def _disbelieve(self, reason: str, url: str) -> errors.WrongAnswer:
-        """A 200 that is not the API's answer: forgotten by the cache, said on the status line."""
-        self.cache.discard(url)
-        self._mark("error", reason, answered=True)
-        return errors.WrongAnswer(reason, method="GET", url=url)
-
     async def get(self, path: str, model: Any, params: Any = None) -> Any:
-        """GET and parse."""
-        return self.parse(await self.request("GET", path, params=params), model)
+        """GET and parse (an answer that does not parse is a failed read, see ``send``'s ``believe``)."""
+        checked = answers.Checked(model)
+        response = await self.request("GET", path, params=params, believe=checked)
+        return checked.value if response.status_code == 200 else self.parse(response, model)
 
     async def call(self, method: str, path: str, model: Any = None, **kwargs: Any) -> Any:
         """Any method; parse the body with ``model`` unless it is None or the body is empty."""
@@ -488,27 +515,19 @@ class HttpEngine:
         url = str(self._http.build_request("GET", path, params=params).url)
         cached = self.cache.get(url)
         headers = {"If-None-Match": cached.etag} if cached else None
-        response = await self.request("GET", url, headers=headers)
+        checked = answers.Checked(model, expect)
+        response = await self.request("GET", url, headers=headers, believe=checked)
         if response.status_code == 304:
             if cached is not None:
                 return ConditionalRead(url, cached.content, cached.headers, cached.etag, True)
             self.cache.discard(url)
-            response = await self.request("GET", url)
+            response = await self.request("GET", url, believe=checked)
             if response.status_code == 304:
                 raise errors.UnexpectedResponse("304 Not Modified to an unconditional request",
                                                 method="GET", url=url)
-        if expect is None and "per_page" in response.request.url.params:
-            expect = "list"
-        problem = answers.problem(response.content, response.headers, expect) if response.status_code == 200 else None
-        if problem is not None:
-            raise self._disbelieve(problem, url)
-        try:
-            value = _validate(response.content, response.headers, model, "GET", url) \
-                if model is not None and response.status_code == 200 else None
-        except errors.WrongAnswer as exc:
-            raise self._disbelieve(exc.message, url) from None
         self.cache.store(url, response)
-        return ConditionalRead(url, response.content, response.headers, response.headers.get("etag"), False, value)
+        return ConditionalRead(url, response.content, response.headers, response.headers.get("etag"), False,
+                               checked.value)
 
     async def reread(self, url: str, *, expect: answers.Shape | None = None, model: Any = None) -> ConditionalRead:
         """After a read of ``url`` came from the cache (a 304) and did not parse: forget the
@@ -526,18 +545,18 @@ class HttpEngine:
         nothing is parsed.
         """
         expect = answers.shape_of(model)
-        read = await self.fetch_conditional(path, params, expect=expect)
+        read = await self.fetch_conditional(path, params, expect=expect, model=model)
         status = 304 if read.not_modified else 200
         if since is not None and read.etag == since:
             return ActionResult(None, changed=False, status=status, etag=read.etag)
-        try:
-            value = _validate(read.content, read.headers, model, "GET", read.url)
-        except errors.WrongAnswer as exc:
-            if not read.not_modified:
-                raise self._disbelieve(exc.message, read.url) from None
-            # The copy the 304 stood for does not parse: never believed again, read afresh.
-            read = await self.reread(read.url, expect=expect, model=model)
-            status, value = 200, read.value
+        value = read.value
+        if read.not_modified:
+            try:
+                value = answers.validate(read.content, read.headers, model, "GET", read.url)
+            except errors.WrongAnswer:
+                # The copy the 304 stood for does not parse: never believed again, read afresh.
+                read = await self.reread(read.url, expect=expect, model=model)
+                status, value = 200, read.value
         return ActionResult(value, changed=True, status=status, etag=read.etag)
 
     def forget_listing(self, path: str) -> int:
