@@ -164,3 +164,23 @@ async def test_a_list_opened_in_a_storm_says_it_was_not_read_not_0_rows(behind_s
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: "last rows kept (stale)" in title_counts(app), limit=15,
                          what="the rows said stale after a failed refresh")
+
+
+async def test_in_a_429_storm_the_jobs_header_says_it_waits_not_live(behind_switch: Any,
+                                                                    console: SimConsole) -> None:
+    """Tried in tmux at 120x40: every read answered 429 with ``Retry-After: 5``, the jobs header said
+    ``live · every 2s`` for about 15 s (the refresh waited out the server's wait inside the client,
+    three times, before it failed); the board said ``rate limited — retrying in 4 s`` meanwhile."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, size=(120, 40)) as (app, pilot):
+        await settle(app, pilot)
+        screen = await open_jobs(app, pilot)
+        switch.set("rate_limited", retry_after=5)
+        await wait_until(pilot, lambda: "rate limited — retrying in" in screen.context_text, limit=3,
+                         what="the wait in the jobs header")
+        for _ in range(8):
+            await pilot.pause(0.25)
+            assert "live" not in screen.context_text and COUNTDOWN.search(screen.context_text), screen.context_text
+        switch.set("pass")
+        await wait_until(pilot, lambda: "live" in screen.context_text, limit=15, what="live again")
+        assert "rate limited" not in screen.context_text
