@@ -199,3 +199,20 @@ async def test_a_wrong_shape_storm_is_held_back_like_a_502(kind: str, fault_swit
         # The board's page is in the cache, yet the probe asks for the body: a 304 proves nothing.
         assert len(await _board_read(client)) > 0 and client.retry_in is None and client.health.state == "ok"
         assert [status for *_, status in fault_switch.api_requests(since=began)] == [200]
+
+
+async def test_a_poisoned_copy_read_again_in_a_storm_holds_the_client_back(fault_switch: FaultSwitch,
+                                                                           tokens: dict[str, str]) -> None:
+    """A cached copy that does not parse is read again; when that answer is refused too, it is a
+    failed read for the client's gate like any other (the next reads wait, the screen says when)."""
+    async with ApiClient(fault_switch.url, Secret(tokens["admin"])) as client:
+        await client.jobs.list(1, per_page=40, conditional=True).first_page()
+        url = next(iter(client.cache._entries))
+        entry = client.cache.get(url)
+        assert entry is not None
+        client.cache.store(url, httpx.Response(200, content=b'[{"no": "job"}]', headers={"etag": entry.etag}))
+        fault_switch.set("wrong_items")  # the server's 304 passes; the answer read afresh is wrapped
+        with pytest.raises(errors.WrongAnswer):
+            await client.jobs.list(1, per_page=40, conditional=True).first_page()
+        assert client.cache.get(url) is None
+        assert client.retry_in is not None and client.health.retry_at is not None

@@ -190,8 +190,9 @@ class Paginator(Generic[T]):
                 if raw.url is not None:
                     self._engine.cache.discard(raw.url)
                 raise
-        read = await self._engine.reread(raw.url, expect="list")
-        return self._parse(RawPage(read.content, read.headers, True, read.etag, read.url))
+        # Read with the model: items that are not the model's are refused before they are cached.
+        read = await self._engine.reread(raw.url, expect="list", model=list[self._model])  # type: ignore[name-defined]
+        return list(read.value or [])
 
     async def _fetch(self, url: str, params: Mapping[str, Any] | None) -> RawPage:
         # Each page is parsed as it comes (a 200): items that are not the model's are a failed read
