@@ -153,3 +153,66 @@ async def test_a_list_of_something_else_is_refused_before_it_is_cached(fault_swi
         assert [status for *_, status in fault_switch.api_requests(since=began)] == [200]  # asked afresh
         again = await client.fetch_conditional(JOBS, PAGE, model=list[Job])
         assert again.not_modified and again.content == read.content  # a 304 stands for a believed body
+
+
+@pytest.mark.parametrize("kind", ["wrong_items", "wrong_shape"])
+async def test_a_wrong_shape_storm_is_held_back_like_a_502(kind: str, fault_switch: FaultSwitch,
+                                                           tokens: dict[str, str]) -> None:
+    """A 200 of the wrong shape is a failed read for the client's gate too (issue 32.3): whatever
+    reads it (the board's conditional pages, the jobs screen's listing, one project), a minute of
+    it costs at most 30 requests, one at a time and ever further apart (not 30 in 30 s)."""
+    clock = VirtualTime()  # real requests, waits on virtual time: a minute of storm in seconds
+    async with ApiClient(fault_switch.url, Secret(tokens["admin"]), transport=clock.transport(),
+                         retry=clock.policy()) as client, clock.running():
+        await _board_read(client)  # a good copy in the cache: the board's 304s before the storm
+        fault_switch.set(kind)
+        began, arrived = clock.clock(), time.monotonic()
+        said: list[str] = []
+
+        async def board() -> None:
+            await client.fetch_conditional(JOBS, PAGE, model=list[Job])
+
+        async def jobs_screen() -> None:
+            await client.jobs.list(1, per_page=20, conditional=True).poll()
+
+        async def details() -> None:
+            await client.jobs.list(2, per_page=20).first_page()
+
+        async def reader(read: object) -> None:
+            while clock.clock() - began < 60:
+                try:
+                    await read()  # type: ignore[operator]
+                except errors.ApiError as error:
+                    said.append(error.user_message())
+                await clock.sleep(0.05)
+
+        await asyncio.gather(*(reader(read) for read in (board, jobs_screen, details) * 2))
+        sent = [t for t, *_ in fault_switch.api_requests(since=arrived)]
+        gaps = [round(b - a, 2) for a, b in zip(sent, sent[1:], strict=False)]
+        assert len(sent) <= 30, gaps
+        assert said and all("not what the API returns" in text for text in said), set(said)
+        assert client.retry_in is not None and client.health.retry_at is not None  # "next try in …"
+        assert client.health.state == "error" and "not what the API returns" in (client.health.reason or "")
+        fault_switch.set("pass")
+        await clock.sleep(client.retry_in or 0)
+        began = time.monotonic()
+        # The board's page is in the cache, yet the probe asks for the body: a 304 proves nothing.
+        assert len(await _board_read(client)) > 0 and client.retry_in is None and client.health.state == "ok"
+        assert [status for *_, status in fault_switch.api_requests(since=began)] == [200]
+
+
+async def test_a_poisoned_copy_read_again_in_a_storm_holds_the_client_back(fault_switch: FaultSwitch,
+                                                                           tokens: dict[str, str]) -> None:
+    """A cached copy that does not parse is read again; when that answer is refused too, it is a
+    failed read for the client's gate like any other (the next reads wait, the screen says when)."""
+    async with ApiClient(fault_switch.url, Secret(tokens["admin"])) as client:
+        await client.jobs.list(1, per_page=40, conditional=True).first_page()
+        url = next(iter(client.cache._entries))
+        entry = client.cache.get(url)
+        assert entry is not None
+        client.cache.store(url, httpx.Response(200, content=b'[{"no": "job"}]', headers={"etag": entry.etag}))
+        fault_switch.set("wrong_items")  # the server's 304 passes; the answer read afresh is wrapped
+        with pytest.raises(errors.WrongAnswer):
+            await client.jobs.list(1, per_page=40, conditional=True).first_page()
+        assert client.cache.get(url) is None
+        assert client.retry_in is not None and client.health.retry_at is not None

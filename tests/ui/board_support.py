@@ -37,6 +37,20 @@ async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
     return screen
 
 
+async def open_board_storm_safe(app: LabdeckApp, pilot: Any) -> BoardScreen:
+    """Open the board and wait for its first round to be said in the header (``nothing failing``
+    or ``N failed ·``). Safe in a storm: never :func:`settle` once the board reads (settling waits
+    for every worker, and in a storm the readers wait out their back-off: 15 s and more a time)."""
+    await settle(app, pilot)
+    await pilot.press("0")
+    screen = app.screen
+    assert isinstance(screen, BoardScreen)
+    await wait_until(pilot, lambda: screen.table.row_count > 0 and ("nothing failing" in screen.context_text
+                                                                     or "failed ·" in screen.context_text),
+                     what="the board's first round")
+    return screen
+
+
 def starred_project(server: SimServer) -> int:
     root = next(user for user in server.state.users.values() if user.username == "root")
     return min(p.id for p in server.state.projects.values() if root.id in p.starred_by)

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from labdeck.api import ApiClient, RetryPolicy
+from labdeck.api.exchange import Exchange
 from labdeck.base.secret import Secret
 from labdeck.base.session import Session
 from labdeck.base.statefile import StateStore
@@ -168,3 +169,31 @@ def fast_following(monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.ui.follow_support import read_fast
 
     read_fast(monkeypatch)
+
+
+QUICK_GATE = (0.2, 2.0)
+"""The client's back-off in storm tests that are not about its timing: from 0.2 s up to 2 s."""
+
+
+@pytest.fixture
+def gate_timing(monkeypatch: pytest.MonkeyPatch) -> Callable[[float, float], None]:
+    """``gate_timing(base, cap)``: every client made from then on backs off (its
+    :class:`~labdeck.api.retry.ServerGate`) from ``base`` seconds up to ``cap``, not 0.5 s up to a
+    minute. Server-asked waits (``Retry-After``) are kept: they are the server's."""
+    original = Exchange.__init__
+
+    def set_timing(base: float, cap: float) -> None:
+        def init(self: Exchange, *args: Any, **kwargs: Any) -> None:
+            original(self, *args, **kwargs)
+            self.gate.base, self.gate.cap = base, cap
+
+        monkeypatch.setattr(Exchange, "__init__", init)
+
+    return set_timing
+
+
+@pytest.fixture
+def quick_gate(gate_timing: Callable[[float, float], None]) -> None:
+    """Storm tests that wait for the storm to be said or to clear, not for the back-off's length:
+    the client backs off at :data:`QUICK_GATE` (a recovery waits 2 s at most, not a minute)."""
+    gate_timing(*QUICK_GATE)

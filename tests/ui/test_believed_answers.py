@@ -7,37 +7,26 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
+
 from labdeck.api import answers
-from labdeck.base.config import BoardSettings
-from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.widgets.status_line import StatusLine
-from tests.support.pilot import settle, wait_until
+from tests.support.pilot import wait_until
+from tests.ui.board_support import FAST, open_board_storm_safe
 from tests.ui.conftest import SimConsole
 from tests.ui.jobs_support import advance
 
 NOT_THE_API = ("not what the API returns", "not the API's answer")
-FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
 
 
 def health(screen: Any) -> str:
     return next(iter(StatusLine.on_screen(screen)))._shown.get("health", "")
 
 
-async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
-    await settle(app, pilot)
-    await pilot.press("0")
-    screen = app.screen
-    assert isinstance(screen, BoardScreen)
-    await wait_until(pilot, lambda: screen.table.row_count > 0 and "nothing failing" in screen.context_text
-                     or "failed ·" in screen.context_text, what="the board's first round")
-    return screen
-
-
 async def test_a_sign_in_page_is_not_a_healthy_board(behind_switch: Any, console: SimConsole) -> None:
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         rows = board.table.row_count
         switch.set("sign_in")
         began = time.monotonic()
@@ -51,11 +40,12 @@ async def test_a_sign_in_page_is_not_a_healthy_board(behind_switch: Any, console
         switch.set("pass")
 
 
+@pytest.mark.usefixtures("quick_gate")
 async def test_after_a_wrong_shape_fault_the_next_rounds_give_good_rows(behind_switch: Any,
                                                                          console: SimConsole) -> None:
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         rows = board.table.row_count
         switch.set("wrong_shape")
         await advance(server, 60)  # jobs move on: pages change, new ETags, full answers (wrapped)

@@ -6,23 +6,22 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from rich.cells import cell_len
 
 from labdeck.base.config import BoardSettings
-from labdeck.ui.app import LabdeckApp
 from labdeck.ui.connection import short_trouble
 from labdeck.ui.dialogs.keys import KeysScreen
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.pilot import settle, wait_until
+from tests.ui.board_support import FAST, open_board_storm_safe
 from tests.ui.conftest import SimConsole
 from tests.ui.jobs_support import advance, create_pipeline
 from tests.ui.pipeline_support import open_pipeline
-
-FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
 
 
 async def drawn(pilot: Any) -> None:
@@ -36,22 +35,12 @@ def shown(screen: Any, part: str) -> str:
     return next(iter(StatusLine.on_screen(screen)))._shown.get(part, "")
 
 
-async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
-    await settle(app, pilot)
-    await pilot.press("0")
-    screen = app.screen
-    assert isinstance(screen, BoardScreen)
-    await wait_until(pilot, lambda: screen.table.row_count > 0 and ("nothing failing" in screen.context_text
-                                                                     or "failed ·" in screen.context_text),
-                     what="the board's first round")
-    return screen
-
-
+@pytest.mark.usefixtures("quick_gate")
 async def test_the_status_line_follows_a_502_storm_under_the_keys_dialog(behind_switch: Any,
                                                                          console: SimConsole) -> None:
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         await pilot.press("question_mark")
         await wait_until(pilot, lambda: app.screen is not board, what="the keys dialog")
         switch.set("bad_gateway")
@@ -68,11 +57,12 @@ async def test_the_status_line_follows_a_502_storm_under_the_keys_dialog(behind_
         assert app.screen is not board
 
 
+@pytest.mark.usefixtures("quick_gate")
 async def test_the_rate_note_goes_with_the_first_good_read_after_a_429_storm(behind_switch: Any,
                                                                              console: SimConsole) -> None:
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         switch.set("rate_limited", retry_after=5)
         await wait_until(pilot, lambda: "rate 0/600" in shown(board, "rate"), limit=20, what="the rate note")
         switch.set("pass")
@@ -96,6 +86,7 @@ def cut_parts(screen: Any) -> list[str]:
     return cut
 
 
+@pytest.mark.usefixtures("quick_gate")
 async def test_a_storm_over_the_starred_listing_clears_with_the_first_good_reads(behind_switch: Any,
                                                                                  console: SimConsole) -> None:
     """Issue 32, point 4: a 503 storm with ``Retry-After`` over the starred projects' listing left
@@ -103,7 +94,7 @@ async def test_a_storm_over_the_starred_listing_clears_with_the_first_good_reads
     and the status line cut until a resize."""
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(80, 24)) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         watched = app.watching.watched
         switch.set("unavailable", retry_after=1)
         await pilot.press("ctrl+r")  # the starred projects are listed again, in the storm
@@ -122,6 +113,7 @@ async def test_a_storm_over_the_starred_listing_clears_with_the_first_good_reads
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.usefixtures("quick_gate")
 async def test_a_long_reason_leaves_the_data_age_in_view(behind_switch: Any, console: SimConsole,
                                                          size: tuple[int, int]) -> None:
     """Issue 32: a sign-in page's reason (``the server answered a web page, not the API: a sign-in
@@ -129,7 +121,7 @@ async def test_a_long_reason_leaves_the_data_age_in_view(behind_switch: Any, con
     countdown); the reason is shortened first, the age stays."""
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=size) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         switch.set("sign_in")
         await wait_until(pilot, lambda: "web page" in shown(board, "health"), limit=15, what="the sign-in page said")
         await drawn(pilot)
@@ -199,6 +191,7 @@ LONG_PROFILE = "platform-production-eu-west-1-primary-cluster-a"
 
 
 @pytest.mark.parametrize("fault", ["pass", "bad_gateway"])
+@pytest.mark.usefixtures("quick_gate")
 async def test_a_long_profile_name_gives_way_to_the_data_age(behind_switch: Any, console: SimConsole,
                                                              fault: str) -> None:
     """Issue 32 (leftover): at 80 columns a long profile name pushed the data age off the status
@@ -206,7 +199,7 @@ async def test_a_long_profile_name_gives_way_to_the_data_age(behind_switch: Any,
     what the server answered stay whole."""
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(80, 24), profile=LONG_PROFILE) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         if fault != "pass":
             switch.set(fault)
             await wait_until(pilot, lambda: "502" in shown(board, "health"), limit=15, what="the storm said")
@@ -242,7 +235,7 @@ async def test_at_80_columns_the_status_line_says_when_the_next_try_is(behind_sw
     to it; the data age stays whole."""
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(80, 24)) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         switch.set(fault)
         await wait_until(pilot, lambda: COUNTDOWN.search(shown(board, "health")) is not None, limit=15,
                          what="the countdown on an 80-column status line")
@@ -256,18 +249,20 @@ async def test_at_80_columns_the_status_line_says_when_the_next_try_is(behind_sw
         switch.set("pass")
 
 
-async def test_ctrl_r_after_a_storm_clears_the_board_at_once(behind_switch: Any, console: SimConsole) -> None:
+async def test_ctrl_r_after_a_storm_clears_the_board_at_once(behind_switch: Any, console: SimConsole,
+                                                             gate_timing: Callable[[float, float], None]) -> None:
     """Issue 32 (leftover): after a 502 storm cleared, the board said the 502 until its next try,
     up to a minute later; and once a read got through (``ctrl+r``, another screen), the board's own
     reads still waited out a back-off of their own: tried in tmux, ``● online`` on the status line
     and ``502 Bad Gateway (nginx) · last rows kept (stale)`` in the header for 18 s more. Now
     ``ctrl+r`` tries at once and the board's reads follow the first good answer."""
     server, switch, via = behind_switch
+    gate_timing(16.0, 60.0)  # a long wait from the first failures on, not after half a minute of storm
     async with console.run(via=via, size=(120, 40)) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         switch.set("bad_gateway")
-        await wait_until(pilot, lambda: (app.client.retry_in or 0.0) > 15, limit=90, what="a long wait")
-        assert "502 Bad Gateway" in board.context_text
+        await wait_until(pilot, lambda: (app.client.retry_in or 0.0) > 10 and "502 Bad Gateway" in board.context_text,
+                         limit=60, what="a long wait, said in the header")
         switch.set("pass")
         await pilot.press("ctrl+r")
         began = time.monotonic()

@@ -5,19 +5,19 @@ body that was never believed is neither kept in the ETag cache nor counted as a 
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
+import pytest
 from rich.cells import cell_len
 
-from labdeck.base.config import BoardSettings
 from labdeck.ui.app import LabdeckApp
-from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.pilot import settle, wait_until
+from tests.ui.board_support import FAST, open_board_storm_safe
 from tests.ui.conftest import SimConsole
 from tests.ui.jobs_support import advance, open_jobs
 
-FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
 NOT_THE_API = ("not what the API returns", "not the API's answer")  # in full, or short when room is short
 
 
@@ -26,29 +26,19 @@ def shown(screen: Any, part: str) -> str:
     return next(iter(StatusLine.on_screen(screen)))._shown.get(part, "")
 
 
-async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
-    await settle(app, pilot)
-    await pilot.press("0")
-    screen = app.screen
-    assert isinstance(screen, BoardScreen)
-    await wait_until(pilot, lambda: screen.table.row_count > 0 and ("nothing failing" in screen.context_text
-                                                                     or "failed ·" in screen.context_text),
-                     what="the board's first round")
-    return screen
-
-
 def poisoned(app: LabdeckApp) -> list[str]:
     """Cached bodies that are not the API's answer (each item wrapped as ``{"data": …}``)."""
     return [url for url, entry in app.client.cache._entries.items() if entry.content.startswith(b'[{"data"')]
 
 
+@pytest.mark.usefixtures("quick_gate")
 async def test_a_wrong_shape_storm_never_shows_the_board_online(behind_switch: Any, console: SimConsole) -> None:
     """Tried in tmux: the board opened during a ``wrong_shape`` fault said ``starred projects: the
     server's answer was not what the API returns … · loading…`` in its header and ``● online`` on
     its status line (other reads, answered 304, passed)."""
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         switch.set("wrong_shape")
         await advance(server, 60)  # jobs move on: changed pages answer 200 (wrapped), the rest 304
         await wait_until(pilot, lambda: any(words in board.context_text for words in NOT_THE_API), limit=15, what="the reason on the board")
@@ -62,6 +52,7 @@ async def test_a_wrong_shape_storm_never_shows_the_board_online(behind_switch: A
                          limit=30, what="online again once the board's reads are good")
 
 
+@pytest.mark.usefixtures("quick_gate")
 async def test_items_of_another_shape_are_not_cached_nor_a_good_read(behind_switch: Any,
                                                                      console: SimConsole) -> None:
     """A list whose items are not jobs passes the shape check: the board's poller stored it in the
@@ -70,7 +61,7 @@ async def test_items_of_another_shape_are_not_cached_nor_a_good_read(behind_swit
     back the copy that never parsed."""
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         rows = board.table.row_count
         switch.set("wrong_items")
         await advance(server, 60)
@@ -118,13 +109,14 @@ async def test_at_80_columns_the_jobs_header_says_when_the_next_try_is(behind_sw
         await wait_until(pilot, lambda: "live" in screen.context_text, limit=20, what="live again")
 
 
+@pytest.mark.usefixtures("quick_gate")
 async def test_at_80_columns_a_long_reason_leaves_the_board_s_stale_mark(behind_switch: Any,
                                                                          console: SimConsole) -> None:
     """Tried in tmux at 80x24: ``Board  the server answered a web page, not the API: a sign-in or
     pro…  11 rows``: the reason pushed ``(stale)`` and the projects watched off the header."""
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(80, 24)) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         switch.set("sign_in")
         await wait_until(pilot, lambda: "stale" in board.context_text, limit=15, what="the rows marked stale")
         for _ in range(8):
@@ -143,6 +135,7 @@ def title_counts(app: LabdeckApp) -> str:
     return str(app.screen.query_one("#title-counts", Label).render())
 
 
+@pytest.mark.usefixtures("quick_gate")
 async def test_a_list_opened_in_a_storm_says_it_was_not_read_not_0_rows(behind_switch: Any,
                                                                          console: SimConsole) -> None:
     """Tried in tmux at 80x24: the runners screen opened during a 502 storm showed ``0 rows`` in its
@@ -164,3 +157,47 @@ async def test_a_list_opened_in_a_storm_says_it_was_not_read_not_0_rows(behind_s
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: "last rows kept (stale)" in title_counts(app), limit=15,
                          what="the rows said stale after a failed refresh")
+
+
+async def test_in_a_429_storm_the_jobs_header_says_it_waits_not_live(behind_switch: Any,
+                                                                    console: SimConsole) -> None:
+    """Tried in tmux at 120x40: every read answered 429 with ``Retry-After: 5``, the jobs header said
+    ``live · every 2s`` for about 15 s (the refresh waited out the server's wait inside the client,
+    three times, before it failed); the board said ``rate limited — retrying in 4 s`` meanwhile."""
+    server, switch, via = behind_switch
+    async with console.run(via=via, size=(120, 40)) as (app, pilot):
+        await settle(app, pilot)
+        screen = await open_jobs(app, pilot)
+        switch.set("rate_limited", retry_after=5)
+        await wait_until(pilot, lambda: "rate limited — retrying in" in screen.context_text, limit=3,
+                         what="the wait in the jobs header")
+        for _ in range(8):
+            await pilot.pause(0.25)
+            assert "live" not in screen.context_text and COUNTDOWN.search(screen.context_text), screen.context_text
+        switch.set("pass")
+        await wait_until(pilot, lambda: "live" in screen.context_text, limit=15, what="live again")
+        assert "rate limited" not in screen.context_text
+
+
+async def test_a_wrong_items_storm_on_the_board_is_held_back_like_a_502(behind_switch: Any,
+                                                                         console: SimConsole) -> None:
+    """Tried in tmux at 120x40: a storm of answers whose items are not jobs (``wrong_items``) made 30
+    requests in 30 s, each read failing on its own while others answered 304. Now every read waits
+    for the client's gate, as in a 502 storm: a handful of requests, and the header says when the
+    next try is. (The client's real back-off: this test is about its timing.)"""
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
+        board = await open_board_storm_safe(app, pilot)
+        switch.set("wrong_items")
+        await advance(server, 60)  # jobs move on: changed pages answer 200 (wrapped items), the rest 304
+        began = time.monotonic()
+        await wait_until(pilot, lambda: COUNTDOWN.search(board.context_text) is not None, limit=10,
+                         what="the next try in the board's header")
+        while time.monotonic() - began < 12:
+            await pilot.pause(0.5)
+            assert "online" not in shown(board, "health"), shown(board, "health")
+        sent = switch.api_requests(since=began)
+        # The reads under way when the storm began, then one probe at a time, 0.25-0.5, 0.5-1, 1-2,
+        # 2-4, 4-8 s apart: not the board's pace (a round every 0.3 s here).
+        assert len(sent) <= 16, [(round(t - began, 1), path, status) for t, _, path, status in sent]
+        switch.set("pass")

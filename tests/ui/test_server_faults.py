@@ -12,24 +12,21 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
-from labdeck.base.config import BoardSettings
+from labdeck.api import exchange
 from labdeck.sim.core.state import Token
-from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.dialogs.login import LoginScreen
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.jobs.trace import TraceScreen
 from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
-from tests.support.pilot import settle, wait_until
+from tests.support.pilot import wait_until
 from tests.support.sim_control import push_pipeline
+from tests.ui.board_support import FAST, open_board_storm_safe
 from tests.ui.conftest import SimConsole
 from tests.ui.helpers import toasts
 from tests.ui.jobs_support import PROJECT_PATH, append_trace, create_pipeline, shown_text
 from tests.ui.jobs_support import advance as advance_jobs
-
-FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
-"""A poller that reads often: tests wait seconds, not minutes."""
 
 
 def log_text(screen: TraceScreen) -> str:
@@ -41,21 +38,12 @@ def health(screen: Any) -> str:
     return next(iter(StatusLine.on_screen(screen)))._shown.get("health", "")
 
 
-async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:
-    await settle(app, pilot)
-    await pilot.press("0")
-    screen = app.screen
-    assert isinstance(screen, BoardScreen)
-    await wait_until(pilot, lambda: screen.table.row_count > 0 and "nothing failing" in screen.context_text
-                     or "failed ·" in screen.context_text, what="the board's first round")
-    return screen
-
-
+@pytest.mark.usefixtures("quick_gate")
 async def test_a_revoked_token_is_said_and_the_rows_stay_marked_stale(behind_switch: Any,
                                                                        console: SimConsole) -> None:
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         before = board.table.row_count
         switch.set("revoked")
         await wait_until(pilot, lambda: "token refused (401)" in board.context_text, what="401 on the board")
@@ -71,7 +59,7 @@ async def test_a_token_given_again_resumes_the_board_alerts_and_ci_column(behind
                                                                           console: SimConsole) -> None:
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(120, 40), notifications=True) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         row = board.table.cursor_data
         await pilot.press("W")  # an alert on the pipeline under the cursor
         old_poller = app.watching.poller
@@ -132,7 +120,7 @@ async def test_a_502_storm_backs_off_and_says_bad_gateway_not_the_page(behind_sw
                                                                         console: SimConsole) -> None:
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(120, 40), notifications=True) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         switch.set("bad_gateway")
         began = time.monotonic()
         await wait_until(pilot, lambda: "502 Bad Gateway (nginx)" in health(board), what="the status line")
@@ -147,6 +135,7 @@ async def test_a_502_storm_backs_off_and_says_bad_gateway_not_the_page(behind_sw
         switch.set("pass")
 
 
+@pytest.mark.usefixtures("quick_gate")
 async def test_rate_limited_at_start_says_retrying_in_5_s(behind_switch: Any, console: SimConsole) -> None:
     server, switch, via = behind_switch
     switch.set("rate_limited", retry_after=5)
@@ -223,16 +212,19 @@ async def test_an_unwritable_audit_folder_asks_once_then_refuses(behind_switch: 
         assert not isinstance(app.screen, ConfirmScreen)  # asked once
 
 
+@pytest.mark.usefixtures("quick_gate")
 async def test_a_server_that_takes_requests_and_says_nothing_is_not_shown_online(behind_switch: Any,
-                                                                               console: SimConsole) -> None:
+                                                                               console: SimConsole,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A server that accepts and then hangs showed `● online` for the 25 s before the time budget
     gave up: the status line and the board's header now say how long the oldest read has waited."""
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
-        board = await open_board(app, pilot)
+        board = await open_board_storm_safe(app, pilot)
         assert "online" in health(board)
-        switch.set("latency", seconds=12)
-        await wait_until(pilot, lambda: "no answer for" in health(board), limit=11, what="the wait on the status line")
+        monkeypatch.setattr(exchange, "SLOW_ANSWER", 2.0)  # said after 2 s here, not 8: the same rule, sooner
+        switch.set("latency", seconds=5)
+        await wait_until(pilot, lambda: "no answer for" in health(board), limit=5, what="the wait on the status line")
         assert "online" not in health(board)
         await wait_until(pilot, lambda: "no answer for" in board.context_text, limit=3, what="the board's header")
         switch.set("pass")

@@ -14,8 +14,12 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Literal
 
+import httpx
 import pydantic
 import pydantic_core
+
+from labdeck.api import errors
+from labdeck.api.parsers import parser_for
 
 Shape = Literal["list", "object"]
 
@@ -81,3 +85,39 @@ def diagnose(content: bytes, headers: Mapping[str, str], model: Any) -> str:
         inner = typing.get_args(model)
         name = f"a list of {getattr(inner[0], '__name__', inner[0])}" if inner else "a list"
     return wrong_shape(name)
+
+
+def validate(content: bytes, headers: Mapping[str, str], model: Any, method: str, url: str) -> Any:
+    """``content`` parsed as ``model``, or :class:`errors.WrongAnswer` with the reason."""
+    try:
+        return parser_for(model).validate_json(content or b"null")
+    except pydantic.ValidationError:
+        reason = diagnose(content, headers, model)
+        raise errors.WrongAnswer(reason, method=method, url=url) from None
+
+
+class Checked:
+    """The check of one read's ``200`` (``send``'s ``believe``) and, once it passed, the body parsed.
+
+    The answer must be JSON, whole, of the ``expect``-ed shape (a listing, asked with ``per_page``,
+    is a list when the caller does not say) and, with ``model``, parse as it (:attr:`value`).
+    ``allow_empty``: an empty body is believed as nothing (a listing's last page may be one)."""
+
+    def __init__(self, model: Any = None, expect: Shape | None = None, *, allow_empty: bool = False) -> None:
+        self.model = model
+        self.expect = expect
+        self.allow_empty = allow_empty
+        self.value: Any = None
+
+    def __call__(self, response: httpx.Response) -> None:
+        content, url = response.content, str(response.request.url)
+        if self.allow_empty and not content.strip():
+            return
+        expect = self.expect
+        if expect is None and "per_page" in response.request.url.params:
+            expect = "list"
+        found = problem(content, response.headers, expect)
+        if found is not None:
+            raise errors.WrongAnswer(found, method=response.request.method, url=url)
+        if self.model is not None:
+            self.value = validate(content, response.headers, self.model, response.request.method, url)

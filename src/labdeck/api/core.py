@@ -1,49 +1,28 @@
-"""The request engine under :class:`labdeck.api.client.ApiClient`: retries, error mapping,
-read-only enforcement, rate-limit and health tracking, conditional GETs and streamed downloads."""
+"""The request engine under :class:`labdeck.api.client.ApiClient`: models parsed from answers checked
+before they are believed, conditional GETs through the ETag cache, and streamed downloads. Sending
+(retries, the gate, error mapping, health) is :mod:`labdeck.api.exchange`."""
 
 from __future__ import annotations
 
-import asyncio
-import json as jsonlib
 import os
 import re
 import tempfile
-import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
-import pydantic
 
 from labdeck.api import answers, errors
-from labdeck.api.cache import EtagCache
-from labdeck.api.parsers import parser_for
-from labdeck.api.recorder import ChangeRecorder, is_read, recorded
-from labdeck.api.results import ActionResult, ConnectionHealth
-from labdeck.api.retry import (
-    GATED_STATUSES,
-    IDEMPOTENT_METHODS,
-    RateLimit,
-    RetryPolicy,
-    ServerGate,
-    never_left,
-    retryable_exception,
-    server_wait,
-)
-from labdeck.base import logsafe
+from labdeck.api.exchange import Exchange
+from labdeck.api.results import ActionResult
+from labdeck.api.wire import TOKEN_REFUSED as TOKEN_REFUSED  # where the screens have always found it
+from labdeck.api.wire import describe_transport_error
 
 T = TypeVar("T")
 Progress = Callable[[int, int | None], None]
-FilesFactory = Callable[[], Mapping[str, Any]]
-_OK_NO_RAISE = frozenset({304})
 
-
-SLOW_ANSWER = 8.0
-"""Seconds a request may wait for its answer before the status line says so (``no answer for 9 s``):
-longer than a slow page of a big project, shorter than the time budget that gives up."""
 
 def _claim(part: Path, target: Path) -> None:
     """Give the finished ``part`` its final name, never replacing a file that is already there."""
@@ -59,46 +38,6 @@ def _claim(part: Path, target: Path) -> None:
     part.unlink(missing_ok=True)
 
 
-def describe_transport_error(exc: BaseException) -> str:
-    """A short description of an httpx transport failure, safe to show (never quotes a header)."""
-    names: dict[type[BaseException], str] = {
-        httpx.ConnectTimeout: "connection timed out",
-        httpx.ReadTimeout: "no answer in time",
-        httpx.WriteTimeout: "sending timed out",
-        httpx.PoolTimeout: "no free connection in time",
-        httpx.ConnectError: "connection failed",
-        httpx.RemoteProtocolError: "connection dropped",
-        httpx.ReadError: "connection broken while reading",
-        httpx.WriteError: "connection broken while sending",
-    }
-    if isinstance(exc, httpx.LocalProtocolError):
-        # h11 quotes the offending header value, and the one header we add holds the token.
-        return "invalid request header (check the token)"
-    name = names.get(type(exc), type(exc).__name__)
-    detail = logsafe.redact(str(exc).strip())
-    return f"{name} ({detail})" if detail and detail != name else name
-
-
-def body_of(response: httpx.Response) -> Any:
-    """The parsed JSON body, the text when it is not JSON, or None when empty."""
-    content = response.content
-    if not content:
-        return None
-    try:
-        return jsonlib.loads(content)
-    except ValueError:
-        return response.text
-
-
-def _validate(content: bytes, headers: httpx.Headers, model: Any, method: str, url: str) -> Any:
-    """``content`` parsed as ``model``, or :class:`errors.WrongAnswer` with the reason."""
-    try:
-        return parser_for(model).validate_json(content or b"null")
-    except pydantic.ValidationError:
-        reason = answers.diagnose(content, headers, model)
-        raise errors.WrongAnswer(reason, method=method, url=url) from None
-
-
 def _filename_from(disposition: str | None) -> str | None:
     if not disposition:
         return None
@@ -107,31 +46,6 @@ def _filename_from(disposition: str | None) -> str | None:
         return None
     name = os.path.basename(match.group(1).strip().replace("\\", "/"))
     return name if name not in ("", ".", "..") else None
-
-
-class _Retry(Exception):
-    """Internal: a transport failure the engine retries (after its back-off)."""
-
-
-TOKEN_REFUSED = "token refused (401)"
-"""What the status line and the board say once the server refuses the token."""
-
-
-def status_reason(response: httpx.Response) -> str:
-    """A short, safe name for an error answer: ``502 Bad Gateway (nginx)`` for a proxy's HTML page,
-    the server's message otherwise (never the page itself)."""
-    status = response.status_code
-    try:
-        body = body_of(response)
-    except httpx.ResponseNotRead:
-        body = None
-    if isinstance(body, str):
-        page = errors.html_page_summary(body, response.headers.get("server"))
-        text = page if page is not None else body
-    else:
-        text = errors.server_message(body, f"HTTP {status}")
-    text = " ".join(logsafe.printable(text).split())[:80] or f"HTTP {status}"
-    return text if text.startswith(str(status)) else f"HTTP {status}: {text}"
 
 
 @dataclass(frozen=True)
@@ -146,295 +60,8 @@ class ConditionalRead:
     value: Any = None  # the body parsed as the caller's ``model`` (a 200 read with one)
 
 
-class HttpEngine:
+class HttpEngine(Exchange):
     """Owns one ``httpx.AsyncClient`` and turns HTTP exchanges into models or :mod:`errors`."""
-
-    def __init__(self, http: httpx.AsyncClient, *, read_only: bool, retry: RetryPolicy,
-                 writes: httpx.AsyncClient | None = None) -> None:
-        self._http = http
-        self._writes = writes
-        """The client changes go through (None: ``http``): see :data:`labdeck.api.transport.WRITE_KEEPALIVE`."""
-        self.read_only = read_only
-        self.retry = retry
-        self.cache = EtagCache()
-        self.audit: ChangeRecorder | None = None
-        """The change recorder (:mod:`labdeck.api.recorder`); set by the client."""
-        self.rate_limit: RateLimit | None = None
-        self.gate = ServerGate(base=retry.base, clock=retry.clock, rng=retry.rng)
-        """Holds every read back while the server answers 429/502/503/504 (see :class:`ServerGate`)."""
-        self._health = ConnectionHealth()
-        self._unanswered: dict[int, float] = {}
-        """Requests sent and not answered yet: when each left (``time.monotonic``)."""
-
-    @property
-    def health(self) -> ConnectionHealth:
-        """Connection state: ``ok``, ``reconnecting`` (retrying, or a request has waited
-        :data:`SLOW_ANSWER` seconds for its answer: ``waiting`` says how long) or ``error`` (gave up)."""
-        health = self._health
-        if health.state == "ok" and self._unanswered:
-            waited = time.monotonic() - min(self._unanswered.values())
-            if waited >= SLOW_ANSWER:
-                return replace(health, state="reconnecting", waiting=waited)
-        return health
-
-    @property
-    def http(self) -> httpx.AsyncClient:
-        return self._http
-
-    # --- sending -----------------------------------------------------------------------------------
-
-    def _build(self, method: str, path: str, params: Any, data: Any, opened: Mapping[str, Any] | None,
-               json: Any, headers: Mapping[str, str] | None) -> httpx.Request:
-        return self._http.build_request(method, path, params=params, data=data, files=opened,
-                                        json=json, headers=headers)
-
-    @staticmethod
-    def _close_files(opened: Mapping[str, Any] | None) -> None:
-        for value in (opened or {}).values():
-            handle = value[1] if isinstance(value, tuple) and len(value) > 1 else value
-            close = getattr(handle, "close", None)
-            if callable(close):
-                close()
-
-    def _mark(self, state: str, error: str | None = None, *, wait: float | None = None,
-              answered: bool = False) -> None:
-        """Note the connection's state; ``answered``: ``error`` is what the server said."""
-        if state == "ok":
-            self._health = ConnectionHealth("ok", None, datetime.now(UTC))
-        else:
-            retry_at = datetime.now(UTC) + timedelta(seconds=wait) if wait is not None else None
-            self._health = ConnectionHealth(state, error, self._health.last_ok_at, retry_at,  # type: ignore[arg-type]
-                                            error if answered else None)
-
-    def _held(self, method: str, url: str, wait: float) -> errors.ApiError:
-        """The error of a read the gate did not let go (nothing was sent): the last failure's kind."""
-        gate = self.gate
-        status = gate.status
-        if status is None:  # no answer came: the server cannot be reached
-            return errors.TransportError(gate.reason or "no answer", method=method, url=url)
-        if status < 300:  # an answer that was not the API's (a sign-in page)
-            return errors.WrongAnswer(gate.reason or answers.WEB_PAGE, method=method, url=url)
-        if status == 429:
-            return errors.RateLimited(429, method, url, "rate limited", retry_after=wait)
-        return errors.ServerError(status, method, url, gate.reason or f"HTTP {status}")
-
-    @property
-    def retry_in(self) -> float | None:
-        """Seconds until this client sends a read again while the server is in trouble (refused
-        connections, 5xx, 429, a sign-in page): 0 when a read may go now (the next one tests the
-        server), None when nothing is held back. :attr:`health` has it as ``retry_at``."""
-        return None if self.gate.closed else self.gate.wait()
-
-    def try_now(self) -> bool:
-        """``ctrl+r`` while the server is in trouble: the next read tests it now rather than at the
-        end of the back-off (see :meth:`ServerGate.hurry`); the countdown on screen follows. False
-        when nothing is held back."""
-        gate = self.gate
-        if gate.closed:
-            return False
-        wait = gate.hurry()
-        if self._health.state != "ok":
-            self._mark("reconnecting", gate.reason, wait=wait, answered=gate.status is not None)
-        return True
-
-    async def _pass_gate(self, method: str, url: str, started: float, attempt: int) -> tuple[bool, int]:
-        """Wait until a read may go while the server is in trouble: ``(probe, attempt)``, where
-        ``probe`` says this request is the one testing the server. Raises the last failure when
-        the wait does not fit the call's budget or attempts (nothing is sent then)."""
-        gate, policy = self.gate, self.retry
-        while not gate.closed:
-            wait = gate.wait()
-            if wait > 0:
-                if attempt + 1 >= policy.max_attempts or policy.clock() - started + wait > policy.budget:
-                    raise self._held(method, url, wait)
-                self._mark("reconnecting", gate.reason, wait=wait, answered=gate.status is not None)
-                until = gate.open_until
-                await gate.pause(policy.sleep, wait)  # ctrl+r or an answer may cut it short
-                attempt += 1
-                if gate.closed:
-                    break
-                if gate.open_until > until or gate.wait() > 0.01:
-                    continue  # a probe failed while this read slept: the server asked for longer
-                # The whole wait was slept (on the policy's clock, which may be a test's): go.
-                if gate.claim():
-                    return True, attempt
-            elif gate.claim():
-                return True, attempt
-            remaining = policy.budget - (policy.clock() - started)
-            try:
-                async with asyncio.timeout(max(remaining, 0.0)):
-                    await gate.probe_answered()
-            except TimeoutError:
-                raise self._held(method, url, gate.wait()) from None
-        return False, attempt
-
-    @recorded  # every non-GET is recorded by the client's change recorder (self.audit) before it leaves
-    async def send(self, method: str, path: str, *, params: Any = None, data: Any = None,
-                   files: FilesFactory | None = None, json: Any = None,
-                   headers: Mapping[str, str] | None = None, stream: bool = False) -> httpx.Response:
-        """Send with the retry rules of :mod:`labdeck.api.retry`; return the final response.
-
-        Error statuses are returned, not raised (see :meth:`check`). Raises ReadOnlyError,
-        TransportError, or OutcomeUnknown (a non-GET that may have reached the server). A read
-        waits while :attr:`gate` holds the client back (the server failing or rate limiting), or
-        raises that failure at once when the wait does not fit its budget.
-        """
-        method = method.upper()
-        idempotent = is_read(method, path)  # GraphQL queries are reads too
-        policy = self.retry
-        started = policy.clock()
-        attempt = 0
-        while True:
-            if self.read_only and not idempotent:
-                url = str(self._http.build_request(method, path, params=params).url)
-                raise errors.ReadOnlyError(method, url)
-            probe = False
-            if idempotent and not self.gate.closed:
-                where = str(self._http.build_request(method, path, params=params).url)
-                probe, attempt = await self._pass_gate(method, where, started, attempt)
-            try:
-                response = await self._attempt(method, path, params, data, files, json, headers, stream,
-                                               started, attempt, probe)
-            except _Retry:
-                if probe:
-                    self.gate.abandoned()
-                if not idempotent:
-                    attempt += 1  # a read's next try is counted by the gate's wait (_pass_gate)
-                continue
-            except BaseException:
-                if probe:
-                    self.gate.abandoned()
-                raise
-            if not idempotent:
-                return response
-            status = response.status_code
-            if status < 300 and not stream and answers.is_web_page(response.headers.get("content-type"),
-                                                                  response.content):
-                # A proxy's or SSO gateway's page in place of every answer: a failure like a 502
-                # (the whole client holds back), never data.
-                wait = self.gate.failed(status, answers.WEB_PAGE, probe=probe)
-                self._mark("error", answers.WEB_PAGE, wait=wait, answered=True)
-                raise errors.WrongAnswer(answers.WEB_PAGE, method=method, url=str(response.request.url))
-            if status not in GATED_STATUSES:
-                self.gate.answered()
-                return response
-            asked = server_wait(response.headers, policy.wall(), status)
-            reason = "rate limited" if status == 429 else status_reason(response)
-            wait = self.gate.failed(status, reason, asked, probe=probe)
-            self._mark("error" if status >= 500 else "reconnecting", reason, wait=wait, answered=True)
-            if status in policy.statuses and (asked is None or asked <= policy.max_wait) \
-                    and attempt + 1 < policy.max_attempts and policy.clock() - started + wait <= policy.budget:
-                await response.aclose()
-                continue  # the gate makes this call (and every other read) wait, then retries
-            return response
-
-    async def _attempt(self, method: str, path: str, params: Any, data: Any, files: FilesFactory | None,
-                       json: Any, headers: Mapping[str, str] | None, stream: bool, started: float,
-                       attempt: int, probe: bool = False) -> httpx.Response:
-        """One exchange; raises :class:`_Retry` when a transport failure may be retried: a read
-        after the gate's wait (:meth:`_unreachable`), a change that never left after a back-off."""
-        policy = self.retry
-        idempotent = is_read(method, path)  # GraphQL queries are reads too
-        opened = files() if files is not None else None
-        request = self._build(method, path, params, data, opened, json, headers)
-        url = str(request.url)
-        remaining = policy.budget - (policy.clock() - started)
-        try:
-            async with asyncio.timeout(max(remaining, 0.01)):
-                sender = self._http if idempotent or self._writes is None else self._writes
-                self._unanswered[id(request)] = time.monotonic()
-                try:
-                    response = await sender.send(request, stream=stream)
-                finally:
-                    self._unanswered.pop(id(request), None)
-                if stream and response.status_code >= 300:
-                    await response.aread()
-        except TimeoutError:
-            text = f"no answer within {policy.budget:g} s"
-            if idempotent:
-                self._unreachable(text, probe, started, attempt, retry=False)
-                raise errors.TransportError(text, method=method, url=url) from None
-            self._mark("error", "no answer within the time budget")
-            raise errors.OutcomeUnknown(text, method=method, url=url) from None
-        except httpx.RequestError as exc:
-            text = describe_transport_error(exc)
-            if isinstance(exc, httpx.LocalProtocolError):
-                # Refused while building the request head, before anything was sent; resending
-                # the same headers cannot help.
-                self._mark("error", text)
-                raise errors.TransportError(text, method=method, url=url) from None
-            if idempotent and retryable_exception(exc, method):
-                # Refused, reset, timed out: the same gate as a 502, so every read of this client
-                # waits together and one tests the server (issue 32: not 63 connects a minute).
-                self._unreachable(text, probe, started, attempt, retry=True)
-                raise errors.TransportError(text, method=method, url=url) from None
-            if retryable_exception(exc, method) and attempt + 1 < policy.max_attempts:
-                delay = policy.backoff(attempt)
-                if policy.clock() - started + delay < policy.budget:
-                    self._mark("reconnecting", text)
-                    await policy.sleep(delay)
-                    raise _Retry from None
-            self._mark("error", text)
-            if idempotent or never_left(exc):
-                raise errors.TransportError(text, method=method, url=url) from None
-            raise errors.OutcomeUnknown(text, method=method, url=url) from None
-        finally:
-            self._close_files(opened)
-        self._note(response)
-        return response
-
-    def _unreachable(self, text: str, probe: bool, started: float, attempt: int, *, retry: bool) -> None:
-        """A read got no answer: the gate holds every read back (waits growing to a minute, with
-        jitter); raises :class:`_Retry` when this call may try again within its attempts and budget."""
-        policy = self.retry
-        wait = self.gate.failed(None, text, probe=probe)
-        if retry and attempt + 1 < policy.max_attempts and policy.clock() - started + wait < policy.budget:
-            self._mark("reconnecting", text, wait=wait)
-            raise _Retry from None
-        self._mark("error", text, wait=wait)
-
-    def _retry_wait(self, response: httpx.Response, attempt: int) -> float | None:
-        """The wait before retrying a retryable status; None when the server asks too long."""
-        asked = server_wait(response.headers, self.retry.wall(), response.status_code)
-        if asked is None:
-            return self.retry.backoff(attempt)
-        return asked if asked <= self.retry.max_wait else None
-
-    def _note(self, response: httpx.Response) -> None:
-        limit = RateLimit.from_headers(response.headers)
-        if limit is not None:
-            self.rate_limit = limit
-        status = response.status_code
-        if status >= 500:
-            self._mark("error", status_reason(response), answered=True)
-        elif status == 401:
-            self._mark("error", TOKEN_REFUSED, answered=True)
-        elif status == 429:
-            wait = server_wait(response.headers, self.retry.wall(), 429)
-            self._mark("reconnecting", "rate limited", wait=wait, answered=True)
-        else:
-            self._mark("ok")
-
-    def check(self, response: httpx.Response) -> None:
-        """Raise the :mod:`errors` exception for an error status (304 is not an error)."""
-        status = response.status_code
-        if status < 300 or status in _OK_NO_RAISE:
-            return
-        method, url = response.request.method, str(response.request.url)
-        if 300 <= status < 400:
-            where = errors.redact_url(response.headers.get("location", "?"))
-            raise errors.HttpError(status, method, url, f"unexpected redirect to {where}")
-        retry_after = server_wait(response.headers, self.retry.wall(), status) if status == 429 else None
-        # A 5xx to a write does not say whether the change happened: AmbiguousServerError is also an
-        # OutcomeUnknown, so callers re-read instead of assuming it failed (or replaying it).
-        raise errors.error_for_status(status, method, url, body_of(response), retry_after=retry_after,
-                                      ambiguous=method.upper() not in IDEMPOTENT_METHODS)
-
-    async def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        """:meth:`send` then :meth:`check`."""
-        response = await self.send(method, path, **kwargs)
-        self.check(response)
-        return response
 
     # --- parsing -----------------------------------------------------------------------------------
 
@@ -442,18 +69,14 @@ class HttpEngine:
     def parse(response: httpx.Response, model: Any) -> Any:
         """Validate the body against ``model`` (a type such as ``Project`` or ``list[Job]``); a body
         that is not it raises :class:`errors.WrongAnswer` saying why (a web page, cut off …)."""
-        return _validate(response.content, response.headers, model, response.request.method,
+        return answers.validate(response.content, response.headers, model, response.request.method,
                          str(response.request.url))
 
-    def _disbelieve(self, reason: str, url: str) -> errors.WrongAnswer:
-        """A 200 that is not the API's answer: forgotten by the cache, said on the status line."""
-        self.cache.discard(url)
-        self._mark("error", reason, answered=True)
-        return errors.WrongAnswer(reason, method="GET", url=url)
-
     async def get(self, path: str, model: Any, params: Any = None) -> Any:
-        """GET and parse."""
-        return self.parse(await self.request("GET", path, params=params), model)
+        """GET and parse (an answer that does not parse is a failed read, see ``send``'s ``believe``)."""
+        checked = answers.Checked(model)
+        response = await self.request("GET", path, params=params, believe=checked)
+        return checked.value if response.status_code == 200 else self.parse(response, model)
 
     async def call(self, method: str, path: str, model: Any = None, **kwargs: Any) -> Any:
         """Any method; parse the body with ``model`` unless it is None or the body is empty."""
@@ -488,27 +111,19 @@ class HttpEngine:
         url = str(self._http.build_request("GET", path, params=params).url)
         cached = self.cache.get(url)
         headers = {"If-None-Match": cached.etag} if cached else None
-        response = await self.request("GET", url, headers=headers)
+        checked = answers.Checked(model, expect)
+        response = await self.request("GET", url, headers=headers, believe=checked)
         if response.status_code == 304:
             if cached is not None:
                 return ConditionalRead(url, cached.content, cached.headers, cached.etag, True)
             self.cache.discard(url)
-            response = await self.request("GET", url)
+            response = await self.request("GET", url, believe=checked)
             if response.status_code == 304:
                 raise errors.UnexpectedResponse("304 Not Modified to an unconditional request",
                                                 method="GET", url=url)
-        if expect is None and "per_page" in response.request.url.params:
-            expect = "list"
-        problem = answers.problem(response.content, response.headers, expect) if response.status_code == 200 else None
-        if problem is not None:
-            raise self._disbelieve(problem, url)
-        try:
-            value = _validate(response.content, response.headers, model, "GET", url) \
-                if model is not None and response.status_code == 200 else None
-        except errors.WrongAnswer as exc:
-            raise self._disbelieve(exc.message, url) from None
         self.cache.store(url, response)
-        return ConditionalRead(url, response.content, response.headers, response.headers.get("etag"), False, value)
+        return ConditionalRead(url, response.content, response.headers, response.headers.get("etag"), False,
+                               checked.value)
 
     async def reread(self, url: str, *, expect: answers.Shape | None = None, model: Any = None) -> ConditionalRead:
         """After a read of ``url`` came from the cache (a 304) and did not parse: forget the
@@ -526,18 +141,18 @@ class HttpEngine:
         nothing is parsed.
         """
         expect = answers.shape_of(model)
-        read = await self.fetch_conditional(path, params, expect=expect)
+        read = await self.fetch_conditional(path, params, expect=expect, model=model)
         status = 304 if read.not_modified else 200
         if since is not None and read.etag == since:
             return ActionResult(None, changed=False, status=status, etag=read.etag)
-        try:
-            value = _validate(read.content, read.headers, model, "GET", read.url)
-        except errors.WrongAnswer as exc:
-            if not read.not_modified:
-                raise self._disbelieve(exc.message, read.url) from None
-            # The copy the 304 stood for does not parse: never believed again, read afresh.
-            read = await self.reread(read.url, expect=expect, model=model)
-            status, value = 200, read.value
+        value = read.value
+        if read.not_modified:
+            try:
+                value = answers.validate(read.content, read.headers, model, "GET", read.url)
+            except errors.WrongAnswer:
+                # The copy the 304 stood for does not parse: never believed again, read afresh.
+                read = await self.reread(read.url, expect=expect, model=model)
+                status, value = 200, read.value
         return ActionResult(value, changed=True, status=status, etag=read.etag)
 
     def forget_listing(self, path: str) -> int:

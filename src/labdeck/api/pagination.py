@@ -74,6 +74,8 @@ class RawPage:
     etag: str | None = None
     url: str | None = None
     """The page's full URL (conditional reads): a cached copy that does not parse is read again."""
+    items: list[Any] | None = None
+    """The items, parsed when the page was read (a 200: checked before it was believed)."""
 
     @property
     def empty(self) -> bool:
@@ -179,6 +181,8 @@ class Paginator(Generic[T]):
         """The page's items; a page answered from the cache (304) that does not parse is dropped
         from the cache and read again without ``If-None-Match`` (issue 32: a poisoned copy must
         not outlive the fault that put it there)."""
+        if raw.items is not None:
+            return list(raw.items)
         try:
             return self._parse(raw)
         except errors.WrongAnswer:
@@ -186,16 +190,23 @@ class Paginator(Generic[T]):
                 if raw.url is not None:
                     self._engine.cache.discard(raw.url)
                 raise
-        read = await self._engine.reread(raw.url, expect="list")
-        return self._parse(RawPage(read.content, read.headers, True, read.etag, read.url))
+        # Read with the model: items that are not the model's are refused before they are cached.
+        read = await self._engine.reread(raw.url, expect="list", model=list[self._model])  # type: ignore[name-defined]
+        return list(read.value or [])
 
     async def _fetch(self, url: str, params: Mapping[str, Any] | None) -> RawPage:
+        # Each page is parsed as it comes (a 200): items that are not the model's are a failed read
+        # for the client's gate like a 502 (issue 32.3), not a surprise after the pass.
         engine = self._engine
         if not self.conditional:
-            response = await engine.request("GET", url, params=params)
-            return RawPage(response.content, response.headers, True, response.headers.get("etag"))
-        read = await engine.fetch_conditional(url, params, expect="list")
-        return RawPage(read.content, read.headers, not read.not_modified, read.etag, read.url)
+            checked = answers.Checked(list[self._model], "list", allow_empty=True)  # type: ignore[name-defined]
+            response = await engine.request("GET", url, params=params, believe=checked)
+            return RawPage(response.content, response.headers, True, response.headers.get("etag"),
+                           items=checked.value)
+        read = await engine.fetch_conditional(url, params, expect="list",
+                                              model=list[self._model])  # type: ignore[name-defined]
+        return RawPage(read.content, read.headers, not read.not_modified, read.etag, read.url,
+                       items=None if read.not_modified else read.value)
 
     def _rebase(self, link: str) -> str:
         """Keep pagination on our origin: servers behind a proxy often advertise an internal host

@@ -39,7 +39,11 @@ def trouble_text(health: Any, now: datetime | None = None, *, countdown: bool = 
     if not text:
         # No answer came (refused, reset, timed out): "offline", and when the client tries again.
         left = (retry_at - (now or datetime.now(UTC))).total_seconds() if retry_at is not None else 0.0
-        return f"offline — retrying in {math.ceil(left - 0.05)} s" if countdown and left > 0.05 else None
+        if countdown and left > 0.05:
+            return f"offline — retrying in {math.ceil(left - 0.05)} s"
+        if countdown and retry_at is not None and getattr(health, "state", "") == "reconnecting":
+            return "offline — retrying now"  # the wait is over: the next read tests the server
+        return None
     if retry_at is not None and countdown:
         left = (retry_at - (now or datetime.now(UTC))).total_seconds()
         if left > 0:

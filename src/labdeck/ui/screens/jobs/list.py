@@ -113,6 +113,9 @@ another screen is on top). Rows whose status just changed are highlighted.
         self._suspended = False
         self._refresh_state = "loading…"
         self._failed: str | None = None
+        self._refreshing = False
+        """A refresh is under way: while the client holds it back (a 429's Retry-After, a 502's
+        back-off) the header says so, not ``live``."""
         """Why the last refresh failed; None once one succeeded."""
         self._select_after_refresh: int | None = None
         self._pinned: int | None = None
@@ -179,6 +182,7 @@ another screen is on top). Rows whose status just changed are highlighted.
     @work(exclusive=True, group="jobs-refresh", exit_on_error=False, description="Refresh jobs")
     async def refresh_jobs(self) -> None:
         """Fetch the jobs and redraw (a failed refresh keeps the last rows and tries again)."""
+        self._refreshing = True
         try:
             jobs = await self._fetch_jobs()
         except errors.ApiError as exc:
@@ -198,6 +202,7 @@ another screen is on top). Rows whose status just changed are highlighted.
             self.refresh_count += 1
             self.mark_loaded()
         finally:
+            self._refreshing = False
             self._schedule_next()
 
     async def _fetch_jobs(self) -> list[Job] | None:
@@ -269,11 +274,18 @@ another screen is on top). Rows whose status just changed are highlighted.
         """The title row's context (``title``: the whole row again, filters and counts too)."""
         pipeline = f" · pipeline #{self.pipeline_id}" if self.pipeline_id is not None else ""
         head = f"{self.project_path}{pipeline}"
-        state = self._refresh_state if self._failed is None else self._failure_state(head)
+        state = self._failure_state(head) if self._in_trouble() else self._refresh_state
         context = f"{head} · {state}"
         if context != self.context_text or title:
             self.context_text = context
             self.update_title()
+
+    def _in_trouble(self) -> bool:
+        """The last refresh failed, or the one under way waits for the client (the server is in
+        trouble: a 429 storm holds it for the server's Retry-After, again and again)."""
+        if self._failed is not None:
+            return True
+        return self._refreshing and trouble_text(getattr(self.client, "health", None)) is not None
 
     def _failure_state(self, head: str) -> str:
         """While refreshes fail: the client's trouble and when it tries again (``502 Bad Gateway
@@ -281,7 +293,7 @@ another screen is on top). Rows whose status just changed are highlighted.
         columns with the countdown kept; the read's own reason when the client is not in trouble."""
         trouble = trouble_text(getattr(self.client, "health", None))
         if trouble is None:
-            return f"refresh failed: {self._failed}"
+            return f"refresh failed: {self._failed}" if self._failed is not None else self._refresh_state
         text = f"{trouble} · last rows kept"
         width = self.size.width
         # The section's name, the counts and the filter beside it (each with its padding).
@@ -297,7 +309,7 @@ another screen is on top). Rows whose status just changed are highlighted.
 
     def tick(self, now: datetime) -> None:
         """While refreshes fail, the header's countdown moves on."""
-        if self._failed is not None:
+        if self._failed is not None or self._refreshing:
             self._update_context()
 
     def tick_covered(self, now: datetime) -> None:
