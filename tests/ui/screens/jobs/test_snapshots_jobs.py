@@ -32,6 +32,11 @@ async def _ready_for_snapshot(pilot: Any) -> None:
     # machine and filled on a slow one: the snapshot depended on the machine).
     await wait_until(pilot, lambda: all(status._shown.get("mode") for status in StatusLine.on_screen(pilot.app.screen)),
                      what="the status line")
+    # Every screen here has read its data: its age comes with the screen's report of that read,
+    # a frame or two after the status line's first (`data —` on a loaded machine).
+    await wait_until(pilot, lambda: all(status._shown.get("age", "data —") != "data —"
+                                        for status in StatusLine.on_screen(pilot.app.screen)),
+                     what="the data's age")
     await pilot.pause()
 
 
