@@ -13,6 +13,8 @@ from labdeck.ui import collector
 from labdeck.ui.app import FREEZE_DELAY
 from tests.ui.conftest import SimConsole, shared_sim
 
+pytestmark = pytest.mark.real_freezes
+
 
 class Cycle:
     """An object that refers to itself: only a collection frees it."""
