@@ -39,15 +39,16 @@ lint: $(STAMP_TEST)
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 
-# Three workers for everything but the pseudo-terminal tests (on two cores: a UI test waits on its
-# simulator and timers a quarter of the time, two workers kept the load near 1.5), which then run
+# Four workers for everything but the pseudo-terminal tests (on two cores: a UI test waits on its
+# simulator, timers and back-offs much of the time; three workers took 644 s on a quiet machine,
+# four 612 s on a loaded one), which then run
 # alone: they time what a person sees (a hang-up ends the process within 2 s), and a busy
 # neighbour would make them lie.
 # The bytecode is written first: where PYTHONDONTWRITEBYTECODE is set, every console, CLI and
 # simulator process a test starts would otherwise compile labdeck's modules again (0.4 s each).
 test: lint
 	$(BIN)/python -m compileall -q src
-	$(BIN)/python -m pytest -n 3 -m "not pty"
+	$(BIN)/python -m pytest -n 4 -m "not pty"
 	$(BIN)/python -m pytest -m pty
 
 bench: $(STAMP_TEST)
