@@ -106,6 +106,7 @@ class Checked:
     def __init__(self, model: Any = None, expect: Shape | None = None, *, allow_empty: bool = False) -> None:
         self.model = model
         self.expect = expect
+        self._model_shape = None if model is None else shape_of(model)
         self.allow_empty = allow_empty
         self.value: Any = None
 
@@ -119,7 +120,7 @@ class Checked:
         model = self.model
         # A model of the expected shape refuses every other body itself (and :func:`validate` says
         # why): parsing the JSON twice would double the CPU of every big page read.
-        if model is None or shape_of(model) is None or expect not in (None, shape_of(model)) \
+        if self._model_shape is None or expect not in (None, self._model_shape) \
                 or is_web_page(response.headers.get("content-type")):
             found = problem(content, response.headers, expect)
             if found is not None:
