@@ -103,6 +103,8 @@ async def test_a_bigger_terminal_never_pauses_following(console: SimConsole) -> 
         assert screen.view.following
         await pilot.resize_terminal(200, 60)
         await pilot.pause(0.3)
+        # What Rich measures is cut to its console's width: it follows the window.
+        assert tuple(app.console.size) == (200, 60)
         assert screen.view.following, header_text(screen)
         assert "paused" not in header_text(screen)
         await append_trace(server, job_id, b"after the resize\n")

@@ -248,7 +248,13 @@ class LabdeckApp(SeveralInstances, AccountSwitching, ThemeOffer, Safeguards):
         super().refresh_css(animate)
         self._refreshed_css_version = self._css_update_count
 
+    def on_resize(self, event: events.Resize) -> None:
+        # Rich asks the terminal for its size (three system calls) at every measure of a cell
+        # unless its console knows it: a table of 1,500 jobs measures 30,000 cells as it fills.
+        self.console.size = (event.size.width, event.size.height)
+
     async def on_mount(self) -> None:
+        self.console.size = (self.size.width, self.size.height)
         self.tell_theme_notices(self._theme_notices)
         if self.session.keymap:
             self.set_keymap(self.session.keymap)
