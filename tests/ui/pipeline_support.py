@@ -80,7 +80,8 @@ async def bulk_dialog(app: LabdeckApp, pilot: Any) -> BulkActionScreen:
 async def confirm_and_finish(pilot: Any, dialog: BulkActionScreen) -> None:
     """Press the confirm button and wait until every request has its result."""
     await pilot.click("#confirm")
-    await wait_until(pilot, lambda: dialog.state == "finished", what="the bulk run to finish")
+    # 40 retries one after the other took over 20 s on a two-core machine running six workers
+    await wait_until(pilot, lambda: dialog.state == "finished", limit=60.0, what="the bulk run to finish")
 
 
 async def close_finished(app: LabdeckApp, pilot: Any, dialog: BulkActionScreen) -> None:
