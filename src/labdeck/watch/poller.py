@@ -27,7 +27,7 @@ from typing import Any
 from labdeck.api.client import ApiClient
 from labdeck.watch.activity import ActivityCheck
 from labdeck.watch.batches import GraphqlBatches
-from labdeck.watch.budget import PollStats, RequestBudget, WireTap
+from labdeck.watch.budget import PollStats, RequestBudget
 from labdeck.watch.clock import Clock, ServerClock, Sleep, WallClock, interruptible_sleep
 from labdeck.watch.due import DueIndex, collect_interest, membership_key, same_membership
 from labdeck.watch.publish import board_snapshot, projects_snapshot
@@ -42,6 +42,7 @@ from labdeck.watch.subscriptions import (
     RunningNowSubscription,
     Subscription,
 )
+from labdeck.watch.tap import WireTap
 from labdeck.watch.tracking import HOT, ProjectTrack, set_lane
 from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
 from labdeck.watch.work_plan import DETACHED, PROGRESS_EVERY, _Work
@@ -265,6 +266,7 @@ class BoardPoller(FairShares):
         now = self._clock()
         self._memo.clear()
         self._follow_membership(now)
+        self.budget.spare_reserve = self.spare_reserve()
         launched: list[_Work] = []
         startup_blocked = False
         steady_blocked: float | None = None
