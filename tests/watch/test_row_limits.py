@@ -26,7 +26,9 @@ from labdeck.watch import (
     WatchedProject,
     WatchedProjects,
 )
+from labdeck.watch.tracking import HOT
 from tests.support.fake_time import VirtualTime
+from tests.watch.helpers import api_client, fake_clock, make_poller, run_for
 
 FAILING = (15, 16, 27, 33)
 """Demo projects whose newest pipeline is broken (their rows allow 30 s)."""
@@ -86,3 +88,33 @@ async def test_triage_rounds_do_not_make_the_failed_rows_stale(sim_factory: Call
     assert len(rounds) >= 4 and max(rounds) <= 90, rounds
     assert stale == []
 
+
+async def test_rows_read_at_the_overview_pace_keep_their_class_once_the_board_shows_them(
+        sim_factory: Callable[..., SimServer]) -> None:
+    """The projects table's CI column reads its projects at the overview pace (a failed project's
+    next read far away); once the board shows them, each row is read again within its class's
+    limit (failed ≤ 30 s), not when the overview schedule comes round (``~`` rows, ``oldest 4m``)."""
+    server = sim_factory()
+    fake = fake_clock()
+    board: list[BoardSnapshot] = []
+    async with api_client(server, "user") as client:
+        poller = make_poller(client, server, fake)
+        poller.subscribe_projects(lambda snapshot: None, {pid: str(pid) for pid in QUIET})
+        await run_for(poller, fake, 200)  # read, and read again at the overview pace
+        assert all(track.overview for track in poller.tracks.values() if track.error is None)
+        broken = [pid for pid in QUIET if poller.tracks[pid].failing and poller.tracks[pid].lane != HOT]
+        assert broken
+        poller.subscribe_board(board.append,
+                               watched=WatchedProjects(tuple(WatchedProject(pid, str(pid)) for pid in QUIET)))
+        start = fake.now
+        await run_for(poller, fake, 30)  # a failed row's limit: each is read again by then
+        assert all((poller.tracks[pid].last_ok or 0.0) > start for pid in broken)
+        stale: list[tuple[int, int, str, float]] = []
+        while fake.now - start < 150:
+            await run_for(poller, fake, 1)
+            ages = poller.row_ages()
+            stale += [(int(fake.now - start), row.project_id, row.status, ages.age(row) or 0.0)
+                      for row in board[-1].rows if ages.stale(row)]
+        assert {row.status for row in board[-1].rows} >= {"failed"}
+        assert stale == []
+        poller.close()

@@ -354,7 +354,7 @@ class BoardPoller(FairShares):
         budget runs out, and what it did not look at stays filed)."""
         s = self.settings
         index = self._index
-        index.adjust(s)
+        index.adjust(s, failing_every=None if self.batches.available else self.failing_interval())
         work: list[_Work] = []
         for sub in self._subs:
             if (isinstance(sub, BoardSubscription) and sub.active and isinstance(sub.source, WatchedSet)
