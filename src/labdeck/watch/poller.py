@@ -130,8 +130,10 @@ class BoardPoller(FairShares):
 
     def subscribe_running_now(self, on_update: Callable[[RunningNowSnapshot], None], *,
                               visible: bool = True) -> RunningNowSubscription:
-        """The admin strip (every ``running_now_interval`` while visible)."""
-        self._next_running = 0.0
+        """The admin strip (every ``running_now_interval`` while visible; a token that may not read
+        the runners was told so once, and is not asked again at once)."""
+        if not self.runner_hints.refused:
+            self._next_running = 0.0
         return self._add(RunningNowSubscription(self, on_update, visible=visible))
 
     def add_alerts(self, sink: AlertSink) -> None:
