@@ -10,7 +10,16 @@ from labdeck.triage.report import TriageReport
 from labdeck.ui.triaging import Triaging
 
 
-class _Rounds:
+class _Fake:
+    """What :class:`Triaging` asks of a triager besides its rounds: no pages read, none reused."""
+
+    pages_from_server: dict[int, Any] = {}
+
+    def use_pages(self, pages: Any) -> None:
+        pass
+
+
+class _Rounds(_Fake):
     """A triager whose every round finds ten new failed jobs in project 1 (their page replaces
     the last): the simulator's CI failing on, hour after hour."""
 
@@ -36,7 +45,7 @@ async def test_verdicts_of_jobs_gone_from_every_page_and_round_are_not_kept(tmp_
     assert triaging.failure(500) is not None and triaging.failure(1) is None
 
 
-class _Wandering:
+class _Wandering(_Fake):
     """A triager whose every round is over one project the last did not read: a board of many
     projects where each fails once, then is green again."""
 

@@ -83,3 +83,14 @@ async def run_until(poller: BoardPoller, fake: FakeTime, done: Callable[[], bool
 def fixed(server: SimServer, *paths: str) -> WatchedProjects:
     """A fixed watched set: the projects at ``paths`` on ``server``."""
     return WatchedProjects(tuple(WatchedProject(project_id(server, path), path) for path in paths))
+
+
+def busiest_minute(times: list[float]) -> int:
+    """The most requests in any 60 s window."""
+    times = sorted(times)
+    best, start = 0, 0
+    for end, moment in enumerate(times):
+        while times[start] <= moment - 60.0:
+            start += 1
+        best = max(best, end - start + 1)
+    return best

@@ -12,18 +12,7 @@ import httpx
 from labdeck.sim.server import SimServer
 from labdeck.triage.collect import Triager
 from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects
-from tests.watch.helpers import api_client, fake_clock, make_poller, run_for, run_until
-
-
-def busiest_minute(times: list[float]) -> int:
-    """The most requests in any 60 s window."""
-    times = sorted(times)
-    best, start = 0, 0
-    for end, moment in enumerate(times):
-        while times[start] <= moment - 60.0:
-            start += 1
-        best = max(best, end - start + 1)
-    return best
+from tests.watch.helpers import api_client, busiest_minute, fake_clock, make_poller, run_for, run_until
 
 
 async def test_no_minute_goes_over_the_budget_with_triage_on(sim_factory: Callable[..., SimServer]) -> None:

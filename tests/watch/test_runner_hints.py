@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import httpx
+
 from labdeck.sim.server import SimServer
-from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects
+from labdeck.watch import BoardSnapshot, RunningNowSnapshot, WatchedProject, WatchedProjects
 from labdeck.watch.pipelines import FAILED
 from tests.support.sim_control import advance, push_pipeline
 from tests.watch.helpers import api_client, fake_clock, make_poller, run_for
@@ -76,4 +78,32 @@ async def test_a_token_that_may_not_read_the_runners_is_not_asked_again(sim_fact
         await run_for(poller, fake, 300)
         assert board and board[-1].loading == 0
         assert len(asked) == 1 and poller.runner_hints.refused
+        poller.close()
+
+
+async def test_the_running_now_strip_learns_from_a_403_and_says_it_once(sim_factory: Callable[..., SimServer]) -> None:
+    """The board subscribes to the admin strip whatever the token: a token that may not read the
+    runners was asked ``/runners/all`` every 60 s (a 403 each time), and again each time the board
+    opened. Now it is asked again only at the long pace of refused reads, and the strip is told
+    once (the board says it)."""
+    server = sim_factory(dialect="spec", projects=20)
+    fake = fake_clock()
+    strips: list[RunningNowSnapshot] = []
+    asked: list[str] = []
+    async with api_client(server, "user") as client:
+        async def note(request: httpx.Request) -> None:
+            if "/runners" in request.url.path:
+                asked.append(request.url.path)
+
+        client.http.event_hooks["request"].append(note)
+        poller = make_poller(client, server, fake)
+        poller.subscribe_board(lambda snapshot: None, watched=WatchedProjects(tuple(
+            WatchedProject(p, str(p)) for p in sorted(server.state.projects))))
+        first = poller.subscribe_running_now(strips.append)
+        await run_for(poller, fake, 300)
+        first.close()
+        poller.subscribe_running_now(strips.append)  # the board opened again
+        await run_for(poller, fake, 240)
+        assert asked == ["/api/v4/runners/all"]
+        assert len(strips) == 1 and strips[0].refused and strips[0].error
         poller.close()

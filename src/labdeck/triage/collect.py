@@ -15,7 +15,7 @@ failures allowed to fail are left out.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, TypeVar
@@ -121,6 +121,8 @@ class Triager:
         self._ahead: dict[int, asyncio.Future[ProjectJobs]] = {}
         self._kept: dict[tuple[int, int, str], object] = {}
         """Facts read from the cache for a round, in one thread hop (:meth:`_read_kept`)."""
+        self.pages_from_server: dict[int, ProjectJobs] = {}
+        """The jobs pages this triager read from the server (not those handed to it), by project."""
 
     def read_ahead(self, projects: Sequence[tuple[int, str]]) -> None:
         """Start reading these projects' jobs pages now (:data:`PAGE_CONCURRENCY` at a time), while
@@ -137,6 +139,16 @@ class Triager:
         for project_id, path in projects:
             if project_id not in self._ahead:
                 self._ahead[project_id] = asyncio.ensure_future(one(project_id, path))
+
+    def use_pages(self, pages: Mapping[int, ProjectJobs]) -> None:
+        """Let the next :meth:`round` take these projects' pages as they are (read a moment ago by
+        another triager: reading them again within seconds tells nothing new)."""
+        loop = asyncio.get_running_loop()
+        for project_id, page in pages.items():
+            if project_id not in self._ahead:
+                held: asyncio.Future[ProjectJobs] = loop.create_future()
+                held.set_result(page)
+                self._ahead[project_id] = held
 
     def drop_read_ahead(self) -> None:
         """Cancel the pages read ahead that no round used (their errors are dropped with them)."""
@@ -159,7 +171,9 @@ class Triager:
         """One jobs page of a project (``GET /projects/:id/jobs?per_page=100``; retried attempts included)."""
         response = await self.client.request("GET", f"projects/{ref(project_id)}/jobs", params={"per_page": PAGE_SIZE})
         jobs: list[Job] = self.client.parse(response, list[Job])
-        return ProjectJobs(project_id, path, tuple(jobs), server_time(response.headers.get("date")))
+        page = self.pages_from_server[project_id] = ProjectJobs(project_id, path, tuple(jobs),
+                                                          server_time(response.headers.get("date")))
+        return page
 
     async def log_facts(self, project_id: int, job: Job, jobs: Sequence[Job] = ()) -> LogFacts:
         """What a finished job's log says (see :mod:`labdeck.triage.signature`): the facts kept in

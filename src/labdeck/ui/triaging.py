@@ -11,6 +11,7 @@ verdict that is not known yet is ``None`` (shown as ``…``), never a guess.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import timedelta
@@ -18,12 +19,16 @@ from typing import Any
 
 from labdeck.api import ApiClient
 from labdeck.api.models import Job
-from labdeck.triage.collect import Triager
+from labdeck.triage.collect import ProjectJobs, Triager
 from labdeck.triage.history import History, job_history
 from labdeck.triage.logcache import LogCache
 from labdeck.triage.owners import RunnerShare, runner_shares
 from labdeck.triage.report import Failure, TriageReport
 
+REUSE_PAGE = 15.0
+"""Seconds a jobs page a round read serves the next rounds (unless a failed job they ask about is
+not on it): the board asks for a round again whenever its failures change, 2 s after the last one
+while it loads, and each round read every page again (the same pages twice within 3 s)."""
 WINDOW = timedelta(hours=24)
 """How far back a round looks (``labdeck triage``'s default ``--since``)."""
 AT_ONCE = 30
@@ -35,8 +40,12 @@ PENDING = "…"
 class Triaging:
     """The latest triage report and every verdict worked out since (see the module docstring)."""
 
-    def __init__(self, cache: LogCache | None = None) -> None:
+    def __init__(self, cache: LogCache | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.cache = cache or LogCache()
+        self._clock = clock
+        self._fresh: dict[int, tuple[float, ProjectJobs, frozenset[int]]] = {}
+        """Project id → the jobs page a round read, when, and the failed jobs that round was asked
+        about there (kept :data:`REUSE_PAGE` seconds)."""
         self.report: TriageReport | None = None
         self.failures: dict[int, Failure] = {}
         """Job id → its failure entry (verdict, signature, owner): those of the latest round and of
@@ -93,7 +102,14 @@ class Triaging:
     async def _round(self, client: ApiClient, projects: Sequence[tuple[int, str]],
                      failed: Sequence[tuple[int, str, Job]], ticket: int) -> TriageReport:
         triager = self.triager(client)
+        asked: dict[int, set[int]] = {}
+        for project_id, _, job in failed:
+            asked.setdefault(project_id, set()).add(job.id)
+        triager.use_pages(self._reusable(projects, asked))
         report = await triager.round(projects, since=WINDOW)
+        now = self._clock()
+        self._fresh.update((project_id, (now, page, frozenset(asked.get(project_id, ()))))
+                           for project_id, page in triager.pages_from_server.items())
         found = {failure.job.id: failure for failure in report.failures}
         extra = 0
         for project_id, path, job in failed:
@@ -117,6 +133,18 @@ class Triaging:
         for listener in list(self._listeners):
             listener()
         return report
+
+    def _reusable(self, projects: Sequence[tuple[int, str]], asked: dict[int, set[int]]) -> dict[int, ProjectJobs]:
+        """The pages a round read less than :data:`REUSE_PAGE` ago when asked about the same failed
+        jobs of their project: a new failure, or one gone (retried, passed), needs the page again."""
+        now = self._clock()
+        self._fresh = {pid: held for pid, held in self._fresh.items() if now - held[0] < REUSE_PAGE}
+        reusable: dict[int, ProjectJobs] = {}
+        for project_id, path in projects:
+            held = self._fresh.get(project_id)
+            if held is not None and held[1].path == path and held[2] == asked.get(project_id, set()):
+                reusable[project_id] = held[1]
+        return reusable
 
     def _forget_pages(self, report: TriageReport) -> None:
         """Keep the pages of the projects this round read and of those a screen used since the last

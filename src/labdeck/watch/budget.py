@@ -21,52 +21,42 @@ server says so.
   its way it holds it in any case). How long it was on its way is the shorter of the real clock's
   (:attr:`RequestBudget.on_the_way`) and the poller's: the same in the console, but a test's
   clock stands still during an exchange or jumps while one is out.
-- :class:`WireTap` is an ``httpx`` response hook on the client that feeds the budget, the
-  :class:`~labdeck.watch.clock.ServerClock` and :class:`PollStats`. Requests are attributed to
-  the poller through a context variable, so the count is exact (pages and the API layer's own
-  retries included) and other screens' requests are not counted as the poller's.
+- Reads the poller did not plan (triage's pages and logs) take only what the board's own reads
+  leave to spare (:meth:`RequestBudget.spare_turn`): a token beyond half the burst and as many
+  free places in the window. Where the board's reads take the whole budget (hundreds of projects)
+  nothing is ever spare, so one such read at least every :data:`SPARE_PATIENCE` claims the next
+  token, which the board's reads leave to it: triage is slowed, never stopped.
+- :class:`~labdeck.watch.tap.WireTap` is the ``httpx`` hook on the client that feeds the budget
+  (and counts the poller's requests).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import contextvars
 import math
 import time
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import httpx
 
 from labdeck.api.retry import RateLimit, server_wait
-from labdeck.watch.clock import Clock, ServerClock, WallClock
-from labdeck.watch.hints import acted_on
-
-
-@dataclass
-class Attribution:
-    """The requests of one ``with tap.attributed(kind)`` block (``requests`` counts them)."""
-
-    tap: WireTap
-    kind: str
-    requests: int = 0
-    startup: bool = False
-    """Paid from the start-up bucket (a project's first read): not held to the minute's window."""
-    pay: bool = False
-    """Not planned by the poller (triage's reads): each request takes a token itself."""
-
+from labdeck.watch.clock import Clock, WallClock
 
 _ROUNDING = 1e-6
 """Tokens short of a whole one by no more than this count as one: a caller that slept exactly
 :meth:`RequestBudget.wait_time` must find its token, not wake again for a rounding error."""
 
-_PLACE = "labdeck_window_place"
-"""The request's extension that holds its place in the minute's window (:class:`_Sent`)."""
+_SPARE_LOOK = 5.0
+"""Longest wait between two looks at the budget for a spare token (a 429's pause, a reserve the
+bucket cannot hold: the next look decides again)."""
 
-_CURRENT: contextvars.ContextVar[Attribution | None] = contextvars.ContextVar("labdeck_watch_tap", default=None)
-
+SPARE_PATIENCE = 15.0
+"""Seconds a read the poller did not plan waits for a spare token (since it began to wait, or since
+the last such read took its token, whichever is later) before it claims the next one: where the
+board's own reads take the whole budget, triage still reads a page or a log every 15 s (4 a minute)
+and its verdicts come, later. Not sooner: each claim delays one of the board's reads, and a busy
+row's read has 5 s to spare."""
 
 @dataclass
 class PollStats:
@@ -92,7 +82,7 @@ whose answer never came (a transport failure) frees its place 60 s after that at
 
 
 @dataclass(slots=True)
-class _Sent:
+class WindowPlace:
     """A steady request's place in the minute's window."""
 
     left: float
@@ -143,10 +133,19 @@ class RequestBudget:
         """The last ``RateLimit-*`` state the server sent."""
         self.per_minute = max(1, int(requests_per_minute))
         """The hard cap: steady requests the server gets in any 60 s."""
-        self._sent: deque[_Sent] = deque()
+        self._sent: deque[WindowPlace] = deque()
         """The steady requests still holding a place in the window, in the order they left."""
         self.on_the_way: Clock = on_the_way
         """Measures how long a request was on its way (the real clock in the console)."""
+        self._claimed = False
+        """A read the poller did not plan waited :data:`SPARE_PATIENCE`: the next token and the next
+        place in the window are its (the board's reads leave them)."""
+        self._spare_at = -math.inf
+        """When the last read the poller did not plan took its token."""
+        self.spare_reserve = self.burst / 2
+        """Tokens (and places of the window) a read the poller did not plan leaves to the board's
+        own: half the burst, as background work such as the sweep does; the poller raises it to
+        what its busy and failing projects may want at once."""
 
     # --- the minute's window -----------------------------------------------------------------------
 
@@ -158,16 +157,18 @@ class RequestBudget:
             sent.popleft()
         return [cell.until(self.on_the_way) for cell in sent]
 
-    def window_wait(self) -> float:
-        """Seconds until one more steady request fits the last 60 s (0: now)."""
+    def window_wait(self, *, room: int = 0) -> float:
+        """Seconds until one more steady request fits the last 60 s (0: now); ``room``: with that
+        many places left free beside it (see :meth:`spare_turn`)."""
         now = self._clock()
-        if len(self._sent) < self.per_minute:
+        cap = max(1, self.per_minute - room)
+        if len(self._sent) < cap:
             return 0.0
         ends = [end for end in self._ends(now) if end > now]
-        if len(ends) < self.per_minute:
+        if len(ends) < cap:
             return 0.0
         ends.sort()
-        return max(0.0, ends[len(ends) - self.per_minute] - now) + _ROUNDING
+        return max(0.0, ends[len(ends) - cap] - now) + _ROUNDING
 
     def sent_in_window(self) -> int:
         """Steady requests holding a place in the window (answered within the last 60 s, or on
@@ -175,16 +176,51 @@ class RequestBudget:
         now = self._clock()
         return sum(1 for end in self._ends(now) if end > now)
 
-    async def turn(self, sleep: Callable[[float], Awaitable[None]]) -> _Sent:
+    async def turn(self, sleep: Callable[[float], Awaitable[None]]) -> WindowPlace:
         """Wait until a steady request fits the minute's window, and count it as sent; the cell
         returned is given to :meth:`answered` when its answer comes."""
         while (wait := self.window_wait()) > 0:
             await sleep(wait)
-        cell = _Sent(self._clock(), self.on_the_way())
+        cell = WindowPlace(self._clock(), self.on_the_way())
         self._sent.append(cell)
         return cell
 
-    def answered(self, cell: _Sent) -> None:
+    async def spare_turn(self, sleep: Callable[[float], Awaitable[None]]) -> None:
+        """Wait until the budget has a token to spare for a read the poller did not plan (triage's
+        pages and logs), and take it: one beyond :attr:`spare_reserve` tokens, with as many places
+        of the minute's window left free. The board's own reads, due at the cadence their rows
+        promise, keep that much; a triage round that took its tokens after the fact (the bucket
+        went below zero) held them back 10 s, and failed rows read every 25 s went 35 s old.
+        Nothing is spare while the board's reads take the whole budget: after
+        :data:`SPARE_PATIENCE` the read claims the next token and place, which the board leaves."""
+        since = self._clock()
+        claim = False
+        try:
+            while True:
+                reserve = min(self.spare_reserve, self.burst - 1.0)
+                room = int(reserve)
+                patience = max(since, self._spare_at) + SPARE_PATIENCE - self._clock()
+                if not claim and not self._claimed and patience <= 0:
+                    claim = self._claimed = True
+                if claim:
+                    taken = self.paused() <= 0 and self._take(0.0, 0)
+                else:
+                    taken = self.window_wait(room=room) <= 0 and self.try_take(reserve=reserve)
+                if taken:
+                    self._spare_at = self._clock()
+                    return
+                if claim:
+                    wait = self.paused() or self._steady_wait(1.0, 0)
+                else:
+                    wait = max(self.wait_time(reserve=reserve), self.window_wait(room=room))
+                    if not self._claimed:
+                        wait = min(wait, patience)
+                await sleep(min(max(wait, 0.05), _SPARE_LOOK))
+        finally:
+            if claim:
+                self._claimed = False
+
+    def answered(self, cell: WindowPlace) -> None:
         """The answer of ``cell``'s request came: it holds its place until 60 s after now."""
         if cell.took is None:
             # On its way no longer than either clock says: the same clock in the console; in a test
@@ -229,7 +265,8 @@ class RequestBudget:
     def try_take(self, *, startup: bool = False, reserve: float = 0.0) -> bool:
         """Take one token (from the startup bucket for a project's first read); False when empty
         or paused. ``reserve``: leave at least this many tokens (background work such as the sweep
-        only runs while the budget has room to spare, so urgent reads get it under load)."""
+        only runs while the budget has room to spare, so urgent reads get it under load). A steady
+        read leaves a claimed token and place (:meth:`spare_turn`) too."""
         if self.paused() > 0:
             return False
         self._refill()
@@ -238,7 +275,13 @@ class RequestBudget:
                 self._startup_tokens -= 1.0
                 return True
             return False
-        if self.window_wait() > 0:
+        hold = 1 if self._claimed else 0
+        return self._take(reserve + hold, hold)
+
+    def _take(self, reserve: float, room: int) -> bool:
+        """Take a steady token beyond ``reserve``, with ``room`` places of the window left free."""
+        self._refill()
+        if self.window_wait(room=room) > 0:
             return False
         if self._tokens >= 1.0 + reserve - _ROUNDING:
             self._tokens -= 1.0
@@ -252,14 +295,24 @@ class RequestBudget:
         if pause > 0:
             return pause
         self._refill()
-        window = 0.0 if startup else self.window_wait()
-        tokens, rate = (self._startup_tokens, self.startup_rate) if startup else (self._tokens, self.rate)
-        wanted = 1.0 if startup else 1.0 + reserve
-        if tokens >= wanted - _ROUNDING:
+        if startup:
+            if self._startup_tokens >= 1.0 - _ROUNDING:
+                return 0.0
+            return (1.0 - self._startup_tokens) / (self.startup_rate * self.factor)
+        hold = 1 if self._claimed else 0
+        # A claimed token goes first; past the burst the claim is taken by then, and the caller looks again.
+        wanted = min(1.0 + reserve + hold, max(1.0 + reserve, self.burst))
+        return self._steady_wait(wanted, hold)
+
+    def _steady_wait(self, wanted: float, room: int) -> float:
+        """Seconds until the steady bucket holds ``wanted`` tokens and the window ``room`` + 1 places."""
+        self._refill()
+        window = self.window_wait(room=room)
+        if self._tokens >= wanted - _ROUNDING:
             return window
-        if wanted > (self.startup_burst if startup else self.burst):
+        if wanted > self.burst:
             return math.inf  # the bucket never holds that much: only other work can wake the caller
-        return max(window, (wanted - tokens) / (rate * self.factor))
+        return max(window, (wanted - self._tokens) / (self.rate * self.factor))
 
     def charge(self, requests: int, *, startup: bool = False) -> None:
         """Take ``requests`` more tokens after the fact (extra pages of a listing); the bucket may
@@ -298,86 +351,3 @@ class RequestBudget:
     def succeeded(self) -> None:
         """A request went through: the exponential wait for header-less 429s starts over."""
         self._throttles = 0
-
-
-class WireTap:
-    """An ``httpx`` response hook feeding the budget, the server clock and the statistics.
-
-    ``install(http)`` appends it to ``http.event_hooks["response"]``; ``uninstall`` removes it.
-    Requests sent inside ``with tap.attributed(kind):`` count as the poller's.
-    """
-
-    def __init__(self, budget: RequestBudget, server_clock: ServerClock, stats: PollStats,
-                 *, wall: WallClock = time.time, sleep: Callable[[float], Awaitable[None]] | None = None) -> None:
-        self.budget = budget
-        self._sleep = sleep
-        self.on_action: Callable[[int | str], None] | None = None
-        """Told which project a change the console made (any screen's) was about."""
-        self.server_clock = server_clock
-        self.stats = stats
-        self._wall = wall
-        self._http: httpx.AsyncClient | None = None
-
-    def install(self, http: httpx.AsyncClient) -> None:
-        """Start observing every response of ``http`` (idempotent)."""
-        hooks = http.event_hooks["response"]
-        if self._hook not in hooks:
-            hooks.append(self._hook)
-        before = http.event_hooks["request"]
-        if self._before not in before:
-            before.append(self._before)
-        self._http = http
-
-    def uninstall(self) -> None:
-        """Stop observing (idempotent)."""
-        if self._http is not None:
-            hooks = self._http.event_hooks["response"]
-            if self._hook in hooks:
-                hooks.remove(self._hook)
-            before = self._http.event_hooks["request"]
-            if self._before in before:
-                before.remove(self._before)
-            self._http = None
-
-    @contextlib.contextmanager
-    def attributed(self, kind: str, *, startup: bool = False, pay: bool = False) -> Iterator[Attribution]:
-        """Count the requests made in this block (this task and tasks it starts) as ``kind``; each
-        waits its turn in the minute's window (unless ``startup``); ``pay``: each takes a token too
-        (reads the poller did not plan, such as triage's)."""
-        attribution = Attribution(self, kind, startup=startup, pay=pay)
-        token = _CURRENT.set(attribution)
-        try:
-            yield attribution
-        finally:
-            _CURRENT.reset(token)
-
-    async def _before(self, request: httpx.Request) -> None:
-        current = _CURRENT.get()
-        if current is None or current.tap is not self or current.startup:
-            return
-        if current.pay:
-            self.budget.charge(1)
-        request.extensions[_PLACE] = await self.budget.turn(self._sleep or asyncio.sleep)
-
-    async def _hook(self, response: httpx.Response) -> None:
-        place = response.request.extensions.get(_PLACE)
-        if isinstance(place, _Sent):
-            self.budget.answered(place)
-        self.server_clock.observe(response.headers.get("date"), self._wall())
-        self.budget.observe(response.status_code, response.headers)
-        if self.on_action is not None:
-            request = response.request
-            project = acted_on(request.method, request.url.path, response.status_code)
-            if project is not None:
-                self.on_action(project)
-        current = _CURRENT.get()
-        if current is None or current.tap is not self:
-            return
-        current.requests += 1
-        stats = self.stats
-        stats.requests += 1
-        stats.by_kind[current.kind] += 1
-        if response.status_code == 304:
-            stats.not_modified += 1
-        elif response.status_code == 429:
-            stats.throttled += 1

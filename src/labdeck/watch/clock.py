@@ -3,7 +3,7 @@
 Ages and "duration so far" are measured against the server's time: the API client does not expose
 it (see the report: ``ApiClient.server_time`` is the change we would prefer), so
 :class:`ServerClock` learns the offset between the local wall clock and the server's ``Date``
-headers, which :class:`labdeck.watch.budget.WireTap` feeds it from every response.
+headers, which :class:`labdeck.watch.tap.WireTap` feeds it from every response.
 
 ``Date`` has a resolution of one second, so the offset is the median of recent samples taken at
 the middle of that second. A server whose ``Date`` is not on the clock of its data (the simulator

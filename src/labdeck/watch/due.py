@@ -28,7 +28,7 @@ from typing import Any
 
 from labdeck.watch.settings import PollerSettings
 from labdeck.watch.subscriptions import AlertSink, Subscription
-from labdeck.watch.tracking import HOT, ProjectTrack, overview_round
+from labdeck.watch.tracking import ERROR, HOT, ProjectTrack, overview_round
 from labdeck.watch.work_plan import _OVERDUE, _Work, lane_rank
 
 MakeWork = Callable[[ProjectTrack, tuple[float, ...], bool], _Work]
@@ -132,10 +132,12 @@ class DueIndex:
         heapq.heapify(self._by_read)
         heapq.heapify(self._ready)
 
-    def adjust(self, settings: PollerSettings) -> None:
+    def adjust(self, settings: PollerSettings, *, failing_every: float | None = None) -> None:
         """The CI column's pace for projects only it wants (an overview, read in the overview
-        round), the lane's cadence again for those the board follows now. Idempotent: applied to
-        the projects filed since the last plan (all of them after :meth:`rebuild`)."""
+        round), the lane's cadence again for those the board follows now: busy ones every
+        ``interval``, broken ones every ``failing_every`` (None: GraphQL batches confirm them).
+        Idempotent: applied to the projects filed since the last plan (all of them after
+        :meth:`rebuild`)."""
         self.flush()
         pending, self._adjust = self._adjust, set()
         for pid in pending:
@@ -149,8 +151,16 @@ class DueIndex:
                 track.overview = True
             elif track.overview:
                 track.overview = False
-                if track.lane == HOT and track.last_ok + settings.interval < track.next_due:
-                    track.next_due = track.last_ok + settings.interval
+                # The overview's next read can be minutes away (a broken project's, at the sweep's
+                # pace): its row would be older than its class allows until then (``oldest 4m``).
+                if track.lane == HOT:
+                    every: float | None = settings.interval
+                elif track.failing and track.lane != ERROR:
+                    every = failing_every
+                else:
+                    every = None
+                if every is not None and track.last_ok + every < track.next_due:
+                    track.next_due = track.last_ok + every
         self.flush()
         self._adjust.clear()  # what adjusting re-filed is adjusted already
 

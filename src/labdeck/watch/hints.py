@@ -2,7 +2,7 @@
 console sends about a project's jobs or pipelines, from whatever screen or dialog, makes the poller
 read that project at once and follow it until its pipelines settle.
 
-The :class:`~labdeck.watch.budget.WireTap` sees every response of the client (not only the
+The :class:`~labdeck.watch.tap.WireTap` sees every response of the client (not only the
 poller's); :func:`acted_on` tells which project a successful change was about.
 """
 

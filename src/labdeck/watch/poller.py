@@ -27,7 +27,7 @@ from typing import Any
 from labdeck.api.client import ApiClient
 from labdeck.watch.activity import ActivityCheck
 from labdeck.watch.batches import GraphqlBatches
-from labdeck.watch.budget import PollStats, RequestBudget, WireTap
+from labdeck.watch.budget import PollStats, RequestBudget
 from labdeck.watch.clock import Clock, ServerClock, Sleep, WallClock, interruptible_sleep
 from labdeck.watch.due import DueIndex, collect_interest, membership_key, same_membership
 from labdeck.watch.publish import board_snapshot, projects_snapshot
@@ -42,6 +42,7 @@ from labdeck.watch.subscriptions import (
     RunningNowSubscription,
     Subscription,
 )
+from labdeck.watch.tap import WireTap
 from labdeck.watch.tracking import HOT, ProjectTrack, set_lane
 from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
 from labdeck.watch.work_plan import DETACHED, PROGRESS_EVERY, _Work
@@ -129,8 +130,10 @@ class BoardPoller(FairShares):
 
     def subscribe_running_now(self, on_update: Callable[[RunningNowSnapshot], None], *,
                               visible: bool = True) -> RunningNowSubscription:
-        """The admin strip (every ``running_now_interval`` while visible)."""
-        self._next_running = 0.0
+        """The admin strip (every ``running_now_interval`` while visible; a token that may not read
+        the runners was told so once, and is not asked again at once)."""
+        if not self.runner_hints.refused:
+            self._next_running = 0.0
         return self._add(RunningNowSubscription(self, on_update, visible=visible))
 
     def add_alerts(self, sink: AlertSink) -> None:
@@ -265,6 +268,7 @@ class BoardPoller(FairShares):
         now = self._clock()
         self._memo.clear()
         self._follow_membership(now)
+        self.budget.spare_reserve = self.spare_reserve()
         launched: list[_Work] = []
         startup_blocked = False
         steady_blocked: float | None = None
@@ -352,7 +356,7 @@ class BoardPoller(FairShares):
         budget runs out, and what it did not look at stays filed)."""
         s = self.settings
         index = self._index
-        index.adjust(s)
+        index.adjust(s, failing_every=None if self.batches.available else self.failing_interval())
         work: list[_Work] = []
         for sub in self._subs:
             if (isinstance(sub, BoardSubscription) and sub.active and isinstance(sub.source, WatchedSet)

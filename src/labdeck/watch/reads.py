@@ -457,8 +457,15 @@ class PollerReads(DeepReads):
             snapshot = RunningNowSnapshot(error=exc.user_message(), server_now=self.server_now(),
                                           generation=self._next_generation())
         now = self._clock()
+        said = hints.refused
         started, stopped = hints.observe(snapshot)
         hints.next_due = now + hints.every(self.settings.interval, self.settings.requests_per_minute)
+        if snapshot.refused:
+            # Not an administrator: asked again only at the pace of refused reads (the token's
+            # rights may change), and the strip is told once, not at every reading.
+            self._next_running = started_at + max(self.settings.running_now_interval, self.settings.error_interval)
+            if said:
+                return
         for pid in started | stopped:
             track = self.tracks.get(pid)
             if track is None or pid not in self._interest or not track.loaded:

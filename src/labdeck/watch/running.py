@@ -63,7 +63,8 @@ class RunnerHints:
     """The runners' running jobs as a change source: which projects to read now, from two readings."""
 
     refused: bool = False
-    """The token may not read them (403: not an admin); learned once per client."""
+    """The token may not read them (403: not an admin): learned at the first refusal, unlearned
+    only by a reading that succeeds (asked again every ``error_interval``) or a new client."""
     online: int = 1
     """Online runners at the last reading (a reading costs one request more than this)."""
     next_due: float = 0.0
@@ -85,6 +86,7 @@ class RunnerHints:
         if snapshot.error is not None:
             self.refused = self.refused or snapshot.refused
             return set(), set()
+        self.refused = False  # asked again after a refusal, and allowed now
         self.online = snapshot.runners_online
         running: dict[int, set[int]] = {}
         for item in snapshot.jobs:

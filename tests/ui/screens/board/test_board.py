@@ -226,3 +226,15 @@ async def test_the_cursor_opens_on_the_most_urgent_row_and_a_moved_cursor_keeps_
         await wait_until(pilot, lambda: any(row.pipeline_id == int(created["id"]) and row.status == "failed"
                                             for row in rows(screen)))
         assert screen.table.cursor_key == chosen
+
+
+async def test_a_token_that_may_not_read_the_runners_is_told_once(console: SimConsole) -> None:
+    """Not an administrator: the board says once that runner lists are not readable with this
+    token (it used to read ``/runners/all`` every minute, a 403 each time, and say nothing)."""
+    async with console.run("user", board=FAST, size=(120, 40), notifications=True) as (app, pilot):
+        await open_board(app, pilot)
+        said = "Runner lists are not readable with this token"
+        await wait_until(pilot, lambda: any(said in text for text in toasts(app)))
+        await settle(app, pilot)
+        assert sum(said in text for text in toasts(app)) == 1
+        assert app.watching.poller.stats.by_kind["runners"] == 1

@@ -149,6 +149,8 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self._stale: dict[tuple[int, ...], bool] = {}
         """Each row's age and running time as shown (a clock tick re-renders the rows whose text moved)."""
         self._titled: tuple[str, int, int, str] | None = None
+        self._refusal: RunningNowSnapshot | None = None
+        """The running-now strip's refusal (403) last said."""
         self._triaged: tuple[object, ...] | None = None
         self._triage_wanted: dict[int, tuple[list[tuple[int, str]], list[tuple[int, str, Job]]]] = {}
         self._triage_busy: set[int] = set()
@@ -325,6 +327,12 @@ server by itself; the status line says how fresh the data is (amber: older than 
         strip = self.query_one("#running-now", Static)
         if snapshot.error is not None:  # not an administrator: no instance-wide view
             strip.display = False
+            if snapshot.refused and snapshot is not self._refusal:
+                # The poller tells it once per token (and asks again only rarely); shown again
+                # (the board hidden and shown), the same snapshot is sent again: said once.
+                self._refusal = snapshot
+                self.notify("Runner lists are not readable with this token (administrators only): "
+                            "no running-now strip.", timeout=6)
             return
         strip.display = True
         jobs = snapshot.jobs
