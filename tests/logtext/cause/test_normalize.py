@@ -43,3 +43,26 @@ def test_a_file_under_a_temporary_folder_keeps_its_name() -> None:
     assert "Discounts.java" in first
     assert first != other_file
     assert first == other_folder
+
+
+def test_a_long_line_normalizes_as_if_read_whole() -> None:
+    """A long line is normalized up to a space no replacement spans (read whole, pip's list of 300
+    versions cost a millisecond): the answer is the same as normalizing it whole, for lines of
+    every volatile part, spaces after digits and names included."""
+    import random
+
+    from labdeck.logtext.cause.normalize import MAX_SIGNATURE, _normalized
+
+    def whole(line: str) -> str:
+        text = _normalized(line)
+        return text if len(text) <= MAX_SIGNATURE else text[: MAX_SIGNATURE - 1] + "…"
+
+    parts = ["2026-11-02", "2026-11-02 09:00:01", "09:00:01.5", "T10:00", "12.5 ms", "3 s", "7", "1.2.3", "0x1f",
+             "3f2a9c1d0e7b", "deadbeefcafe", "123e4567-e89b-12d3-a456-426614174000", "10.0.3.7:51234", "[::1]:80",
+             "example.com:8443", "localhost:3000", "/tmp/build-8812/out.txt", "/var/folders/x y", "sha256:" + "ab" * 10,
+             "py311", "test_add2", "name", "(from", "versions:", "a,", "é", "٣", "\t", "  ", " ", "", "...", "x." ]
+    rng = random.Random(28)
+    for _ in range(3000):
+        line = "".join(rng.choice(parts) + rng.choice([" ", "", ", ", "  ", "\t", "1 ", ":"])
+                       for _ in range(rng.randrange(40, 400)))
+        assert normalize(line) == whole(line), line

@@ -49,6 +49,13 @@ def _temp_path(match: re.Match[str]) -> str:
     return "<tmp>/" + parts[-1] if len(parts) > 2 and "." in parts[-1] else "<tmp>"
 
 
+_CUT_FROM = 2 * MAX_SIGNATURE
+"""Where a long line's text may be cut before it is normalized (:func:`normalize`)."""
+_CUT = re.compile(r"(?<!\d)\s")
+"""A place where no replacement's match can span: a space not right after a digit (only a date's
+time, ``2026-01-02 03:04``, and a duration, ``5 ms``, hold a space, each right after a digit)."""
+
+
 def normalize(line: str) -> str:
     """``line`` with its volatile parts replaced by stand-ins (``<time>``, ``<hex>``, ``<n>`` …),
     escape sequences removed, spaces collapsed, cut to :data:`MAX_SIGNATURE` characters.
@@ -56,6 +63,21 @@ def normalize(line: str) -> str:
     Identifiers are kept: two lines that differ in a module, file, test, package or host name
     normalize differently.
     """
+    if len(line) > _CUT_FROM and "\x1b" not in line and "\r" not in line:
+        # A long line (pip's list of versions, a minified message) is read up to a space that no
+        # replacement spans: what comes after it only adds words after the kept characters, so
+        # when the part before is already longer than kept, the answer is the same.
+        cut = _CUT.search(line, _CUT_FROM)
+        if cut is not None:
+            head = _normalized(line[:cut.start()])
+            if len(head) > MAX_SIGNATURE:
+                return head[: MAX_SIGNATURE - 1] + "…"
+    text = _normalized(line)
+    return text if len(text) <= MAX_SIGNATURE else text[: MAX_SIGNATURE - 1] + "…"
+
+
+def _normalized(line: str) -> str:
+    """:func:`normalize` without the cut to :data:`MAX_SIGNATURE` characters."""
     text = line
     if "\x1b" in text or "\r" in text:
         text = _ANSI.sub("", _SECTION.sub("", text))
@@ -68,8 +90,7 @@ def normalize(line: str) -> str:
             continue
         text = pattern.sub(stand_in, text)
     # str.split() splits at exactly the characters ``\s`` matches in a str pattern (str.isspace).
-    text = " ".join(text.split())
-    return text if len(text) <= MAX_SIGNATURE else text[: MAX_SIGNATURE - 1] + "…"
+    return " ".join(text.split())
 
 
 _PROGRESS = re.compile(r"((?:\S+\.\w+ +)?)[.FEsxX*]+((?: +\[ *\d+%\])?)")
