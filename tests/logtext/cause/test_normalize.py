@@ -60,9 +60,17 @@ def test_a_long_line_normalizes_as_if_read_whole() -> None:
     parts = ["2026-11-02", "2026-11-02 09:00:01", "09:00:01.5", "T10:00", "12.5 ms", "3 s", "7", "1.2.3", "0x1f",
              "3f2a9c1d0e7b", "deadbeefcafe", "123e4567-e89b-12d3-a456-426614174000", "10.0.3.7:51234", "[::1]:80",
              "example.com:8443", "localhost:3000", "/tmp/build-8812/out.txt", "/var/folders/x y", "sha256:" + "ab" * 10,
-             "py311", "test_add2", "name", "(from", "versions:", "a,", "é", "٣", "\t", "  ", " ", "", "...", "x." ]
+             "py311", "test_add2", "name", "(from", "versions:", "a,", "é", "٣", "\t", "  ", " ", "", "...", "x."]
+    # Parts that shrink a lot (space runs, long times and ids), so that the part before the cut
+    # is sometimes only just longer than kept and a wrong cut would show in the answer.
+    shrinking = [" " * 40, "\t" * 30, "2026-11-02T09:00:01.123456+02:00", "123e4567-e89b-12d3-a456-426614174000",
+                 "0123456789abcdef" * 4, "12 ", "12.5", " ms", " 09:00:01"]
+    # A duration right at the cut: ``12.5 ms`` is one ``<dur>``, never ``<n>`` then ``ms``.
+    at_the_cut = "ab " * 66 + " " * 198 + "12.5 ms and more words after it " * 3
+    assert normalize(at_the_cut) == whole(at_the_cut)
     rng = random.Random(28)
-    for _ in range(3000):
-        line = "".join(rng.choice(parts) + rng.choice([" ", "", ", ", "  ", "\t", "1 ", ":"])
-                       for _ in range(rng.randrange(40, 400)))
+    for _ in range(4000):
+        pool = shrinking if rng.random() < 0.5 else parts
+        line = "".join(rng.choice(pool) + rng.choice([" ", "", ", ", "  ", "\t", "1 ", ":", "5 "])
+                       for _ in range(rng.randrange(20, 200)))
         assert normalize(line) == whole(line), line
