@@ -125,15 +125,21 @@ class Scanner:
             joined = (b"\n".join(lines) if isinstance(first, bytes)  # type: ignore[arg-type, unused-ignore]
                       else "\n".join(lines).encode("utf-8", "replace"))  # type: ignore[arg-type, unused-ignore]
         start = self._base + len(self._buffer)
-        self._picked.extend(start + offset for offset in prefilter.picked(joined))
-        if self._worded is not None:
-            # The lines with a platform word, found in the same C pass style: the platform's own
-            # patterns run only on those (few) lines.
-            worded = prefilter.lines_with(joined, platform._GATE)
+        picked = prefilter.picked(joined)
+        self._picked.extend(start + offset for offset in picked)
+        if self._worded is not None and picked:
+            # Which of the picked lines (the only ones read) hold a platform word, found in one C
+            # pass over those lines alone: the platform's own patterns run only on those (few).
+            if isinstance(lines[0], bytes):
+                chosen = b"\n".join([lines[offset] for offset in picked])
+            else:
+                chosen = b"\n".join([lines[offset].encode("utf-8", "replace")
+                                     for offset in picked])
+            worded = prefilter.lines_with(chosen, platform._GATE)
             if worded is None:
                 self._worded = None
             else:
-                self._worded.update(start + offset for offset in worded)
+                self._worded.update(start + picked[index] for index in worded)
         self._buffer.extend(lines)  # type: ignore[arg-type]
         if len(self._buffer) >= CHUNK + AHEAD + BEHIND:
             self._process(final=False)
