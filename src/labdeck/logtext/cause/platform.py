@@ -111,6 +111,16 @@ def _gate_engine() -> Callable[[str], bool]:
     return gated
 
 
+_gated: Callable[[str], bool] | None = None
+""":func:`_gate_engine`'s answer, once asked for (one global read per line, not a cached call)."""
+
+
+def _gate() -> Callable[[str], bool]:
+    global _gated
+    _gated = _gate_engine()
+    return _gated
+
+
 @lru_cache(maxsize=64)
 def _fetch_step(command: str) -> bool:
     # One answer per command: its output's lines all ask.
@@ -125,7 +135,7 @@ def platform_label(text: str, where: Literal["prelude", "command", "trailer", "m
     ``where`` says what part of the log the line is in, ``command`` the command whose output it is,
     ``in_block`` the kind of the error block that contains it (if any).
     """
-    if not _gate_engine()(text.lower()):
+    if not (_gated or _gate())(text.lower()):
         return None
     platform_part = where != "command"
     fetch_step = bool(command) and _fetch_step(command)

@@ -204,7 +204,9 @@ class Scanner:
                 new.add(base + offset)
 
     def _visit(self, offset: int) -> None:
-        raw = self._raw(offset)
+        raw = self._buffer[offset][:MAX_LINE]  # as _raw() reads it
+        if not isinstance(raw, str):
+            raw = raw.decode("utf-8", "replace")
         line = self._base + offset
         text = segment.clean(raw)
         if text.startswith("##[error]"):
