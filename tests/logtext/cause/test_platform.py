@@ -109,3 +109,25 @@ def test_after_script_output_is_not_the_platform_but_the_runner_after_it_is() ->
     upload = read_cause(cleanup + "Uploading artifacts for failed job\n"
                         "ERROR: Uploading artifacts as \"archive\" to coordinator... 503 Service Unavailable\n" + TRAILER)
     assert upload.platform is not None and upload.platform.line == 9
+
+
+def test_the_byte_pass_and_the_gate_agree_on_plain_ascii_lines() -> None:
+    """The scan trusts the byte pass over the picked lines (any case) for a plain ASCII line read
+    as it is, and the platform gate does not look again: both must say the same of every such line."""
+    import random
+
+    from labdeck.logtext.cause import platform as gate_words
+    from labdeck.logtext.cause import prefilter
+
+    words = [*gate_words._GATE, "runne", "time out", "OOM", "ReSoLvE", "Cache", "4 29", "50", "E429", "Lost"]
+    fillers = ["x", " ", "-", "error:", "1", "r", "R", "ss", "_", "ti", "med"]
+    rng = random.Random(28)
+    lines = []
+    for _ in range(3000):
+        parts = [rng.choice(words if rng.random() < 0.3 else fillers) for _ in range(rng.randrange(1, 8))]
+        line = "".join(part.upper() if rng.random() < 0.3 else part for part in parts)
+        lines.append(line)
+    worded = set(prefilter.lines_with("\n".join(lines).encode(), gate_words._GATE) or ())
+    gate = gate_words._gate_engine()
+    for index, line in enumerate(lines):
+        assert (index in worded) == gate(line.lower()), line

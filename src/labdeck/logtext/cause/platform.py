@@ -128,14 +128,15 @@ def _fetch_step(command: str) -> bool:
 
 
 def platform_label(text: str, where: Literal["prelude", "command", "trailer", "mark"], command: str,
-                   in_block: str | None) -> tuple[str, bool] | None:
+                   in_block: str | None, *, gated: bool = False) -> tuple[str, bool] | None:
     """The platform failure ``text`` names, with whether it is weak (a warning, a retry, an artifact
     transfer: the cause only when nothing else is), or None.
 
     ``where`` says what part of the log the line is in, ``command`` the command whose output it is,
-    ``in_block`` the kind of the error block that contains it (if any).
+    ``in_block`` the kind of the error block that contains it (if any); ``gated`` that the caller
+    already knows the lowered text holds one of the gate's words (:data:`_GATE`).
     """
-    if not (_gated or _gate())(text.lower()):
+    if not gated and not (_gated or _gate())(text.lower()):
         return None
     platform_part = where != "command"
     fetch_step = bool(command) and _fetch_step(command)

@@ -110,6 +110,7 @@ class Scanner:
         self._covered = -1
         self._covered_kind = ""
         self._may_be_platform = True
+        self._gated = False
         self._after_script = False
         self._said_error = False
         self._saw_command = False
@@ -218,6 +219,10 @@ class Scanner:
         worded = self._worded
         # An escape sequence inside a word hides it from the byte pass (``ti\x1b[0mmed out``).
         self._may_be_platform = worded is None or line in worded or "\x1b" in raw
+        # The byte pass's word is the platform gate's own answer for a whole ASCII line read as it
+        # is (no escape, no CI prefix, not cut): the gate need not look again.
+        self._gated = (worded is not None and self._may_be_platform and raw.isascii() and len(raw) < MAX_LINE
+                       and "\x1b" not in raw and "\r" not in raw and text == raw.rstrip())
         marked = segment.mark(raw, text)
         if marked is not None and text.startswith("+ ") and self._in_diff(offset, text):
             marked = None
@@ -281,7 +286,7 @@ class Scanner:
         current = self.segments[-1]
         place = where or current.where
         label = platform.platform_label(text, "mark" if place == "trailer" and where else current.where,
-                                        current.command, in_block)
+                                        current.command, in_block, gated=self._gated)
         if label is None or len(self.platforms) >= MAX_CANDIDATES:
             return
         if self.passing is not None and comparable(text) in self.passing:
