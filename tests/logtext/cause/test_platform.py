@@ -131,3 +131,28 @@ def test_the_byte_pass_and_the_gate_agree_on_plain_ascii_lines() -> None:
     gate = gate_words._gate_engine()
     for index, line in enumerate(lines):
         assert (index in worded) == gate(line.lower()), line
+
+
+def test_the_set_names_every_platform_pattern_that_matches() -> None:
+    """The platform patterns are searched only where one RE2 set call says they could match: on
+    every line of the corpus (and words in other cases and scripts), each pattern that matches
+    is among the set's candidates."""
+    import importlib
+    from pathlib import Path
+
+    module = importlib.import_module("labdeck.logtext.cause.platform")
+    candidates = module._build_candidates()
+    corpus = Path(__file__).resolve().parents[1] / "corpus"
+    texts = [line for path in sorted(corpus.rglob("*.log"))
+             for line in path.read_text(encoding="utf-8", errors="replace").splitlines()]
+    texts += ["CONNECTION RESET BY PEER", "ConnectTimeoutError: ſtatus 503 Service Unavailable", "exit code: 137",
+              "OOMKilled", "no ſpace left on device", "http 502 bad gateway", "E429 too many requests",
+              "Uploading artifacts... FATAL: timeout", "Kould not resolve host", "docker: Error response from daemon: Get \""]
+    matched = 0
+    for text in texts:
+        found = candidates(text)
+        for index, (_, _, pattern) in enumerate(module._PATTERNS):
+            if pattern.search(text):
+                matched += 1
+                assert found is None or index in found, (text, pattern.pattern)
+    assert matched > 20
