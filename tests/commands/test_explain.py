@@ -142,3 +142,41 @@ def test_a_log_of_only_the_runners_lines_is_not_called_empty(tmp_path: Path) -> 
     cut, empty = out.split(f"{tmp_path / 'empty.log'}:")
     assert "no error found: its 1 line is the CI system's own" in cut and "empty" not in cut
     assert "no error found (empty log)" in empty
+
+
+def test_each_json_line_is_what_json_dumps_writes(tmp_path: Path) -> None:
+    """The JSON lines are written directly (no encoder per file): byte for byte what
+    ``json.dumps(as_json(…), ensure_ascii=False)`` writes, for every kind of value they hold
+    (null error and platform, a platform hit, new lines, quotes, tabs, non-ASCII, a lone surrogate)."""
+    from labdeck.commands.explain import as_json, json_line
+    from labdeck.logtext.cause import read_cause
+
+    logs = {
+        "fail \"q\"\t.log": FAILED,
+        "empty.log": "",
+        "ok.log": "$ make\nok\nJob succeeded\n",
+        "pull.log": "Running with gitlab-runner 17.2.0\nERROR: Job failed (system failure): failed to pull image "
+                    "\"registry.example.com/x:1\": toomanyrequests\n",
+        "unicode.log": "$ cargo test\nerror[E0425]: cannot find value `ü\ud800` in this scope — «x»\n",
+    }
+    for name, text in logs.items():
+        for passing in (None, "$ pip install -r requirements.txt\n"):
+            answer = read_cause(text, passing)
+            assert json_line(name, answer) == json.dumps(as_json(name, answer), ensure_ascii=False)
+
+
+def test_a_log_larger_than_a_read_is_read_whole(tmp_path: Path) -> None:
+    """Files are read in blocks sized to the file (a small log in one read, a big one a megabyte at
+    a time): a log of several blocks is answered the same as its text read at once."""
+    from labdeck.logtext.cause import read_cause
+
+    log = tmp_path / "big.log"
+    filler = "".join(f"compiling module {n} of 40000\n" for n in range(40_000))
+    text = "$ make\n" + filler + "src/sync.c:3:10: error: expected ';' before '}' token\nERROR: Job failed: exit code 2\n"
+    log.write_text(text)
+    assert log.stat().st_size > 1 << 20
+    status, out, _ = _explain("--json", str(log))
+    answer = json.loads(out)
+    expected = read_cause(text)
+    assert status == 0 and expected.error is not None
+    assert (answer["error"]["line"], answer["lines"]) == (expected.error.line, expected.line_count) == (40_002, 40_003)

@@ -109,3 +109,50 @@ def test_after_script_output_is_not_the_platform_but_the_runner_after_it_is() ->
     upload = read_cause(cleanup + "Uploading artifacts for failed job\n"
                         "ERROR: Uploading artifacts as \"archive\" to coordinator... 503 Service Unavailable\n" + TRAILER)
     assert upload.platform is not None and upload.platform.line == 9
+
+
+def test_the_byte_pass_and_the_gate_agree_on_plain_ascii_lines() -> None:
+    """The scan trusts the byte pass over the picked lines (any case) for a plain ASCII line read
+    as it is, and the platform gate does not look again: both must say the same of every such line."""
+    import random
+
+    from labdeck.logtext.cause import platform as gate_words
+    from labdeck.logtext.cause import prefilter
+
+    words = [*gate_words._GATE, "runne", "time out", "OOM", "ReSoLvE", "Cache", "4 29", "50", "E429", "Lost"]
+    fillers = ["x", " ", "-", "error:", "1", "r", "R", "ss", "_", "ti", "med"]
+    rng = random.Random(28)
+    lines = []
+    for _ in range(3000):
+        parts = [rng.choice(words if rng.random() < 0.3 else fillers) for _ in range(rng.randrange(1, 8))]
+        line = "".join(part.upper() if rng.random() < 0.3 else part for part in parts)
+        lines.append(line)
+    worded = set(prefilter.lines_with("\n".join(lines).encode(), gate_words._GATE) or ())
+    gate = gate_words._gate_engine()
+    for index, line in enumerate(lines):
+        assert (index in worded) == gate(line.lower()), line
+
+
+def test_the_set_names_every_platform_pattern_that_matches() -> None:
+    """The platform patterns are searched only where one RE2 set call says they could match: on
+    every line of the corpus (and words in other cases and scripts), each pattern that matches
+    is among the set's candidates."""
+    import importlib
+    from pathlib import Path
+
+    module = importlib.import_module("labdeck.logtext.cause.platform")
+    candidates = module._build_candidates()
+    corpus = Path(__file__).resolve().parents[1] / "corpus"
+    texts = [line for path in sorted(corpus.rglob("*.log"))
+             for line in path.read_text(encoding="utf-8", errors="replace").splitlines()]
+    texts += ["CONNECTION RESET BY PEER", "ConnectTimeoutError: ſtatus 503 Service Unavailable", "exit code: 137",
+              "OOMKilled", "no ſpace left on device", "http 502 bad gateway", "E429 too many requests",
+              "Uploading artifacts... FATAL: timeout", "Kould not resolve host", "docker: Error response from daemon: Get \""]
+    matched = 0
+    for text in texts:
+        found = candidates(text)
+        for index, (_, _, pattern) in enumerate(module._PATTERNS):
+            if pattern.search(text):
+                matched += 1
+                assert found is None or index in found, (text, pattern.pattern)
+    assert matched > 20

@@ -36,3 +36,50 @@ def test_framing_that_marks_nothing_is_not_picked() -> None:
 def test_lines_with_platform_words_in_any_case() -> None:
     joined = "ok\nConnection TIMED OUT\nfine\n\u212aill? no: oom-\u212aill".encode()
     assert prefilter.lines_with(joined, ("timed out", "oom-kill")) in ([1, 3], None)
+
+
+def _may_match_a_line_break(pattern: str) -> bool:
+    """Whether any part of ``pattern`` (Python syntax, no DOTALL) could match ``\\n``."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    def items(node: object) -> object:
+        for op, value in node:  # type: ignore[attr-defined]
+            if op is c.IN:
+                negated = any(o is c.NEGATE for o, _ in value)
+                has_break = any((o is c.LITERAL and v == 10) or (o is c.RANGE and v[0] <= 10 <= v[1])
+                                or (o is c.CATEGORY and v in (c.CATEGORY_SPACE, c.CATEGORY_NOT_DIGIT,
+                                                              c.CATEGORY_NOT_WORD))
+                                for o, v in value)
+                if negated != has_break:
+                    return True
+            elif op is c.LITERAL and value == 10:
+                return True
+            elif op is c.NOT_LITERAL and value != 10:
+                return True
+            elif op is c.ANY and node.state.flags & re.DOTALL:  # type: ignore[attr-defined]
+                return True
+            elif op in (c.SUBPATTERN,):
+                if items(value[-1]):
+                    return True
+            elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+                if items(value[2]):
+                    return True
+            elif op is c.BRANCH:
+                if any(items(branch) for branch in value[1]):
+                    return True
+        return False
+
+    return bool(items(_parser.parse(pattern)))
+
+
+def test_no_keyword_matches_a_line_break() -> None:
+    """The picker reads a match's end to tell its line (RE2 then runs only its forward pass): no
+    keyword may match a line break, so that a match ends on the line it starts on."""
+    assert _may_match_a_line_break(r"a\s+b") and _may_match_a_line_break(r"x[^)]*y")
+    assert not _may_match_a_line_break(r"x[^)\n]*y(?m: \[E\]$)")
+    for keyword in prefilter.KEYWORDS:
+        assert not _may_match_a_line_break(keyword), keyword
+    from labdeck.logtext.cause import platform
+
+    assert not any("\n" in word for word in platform._GATE)  # the platform words, searched the same way

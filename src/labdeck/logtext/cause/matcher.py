@@ -158,6 +158,9 @@ def _with_set(table: Sequence[Shape]) -> Callable[[str], Shape | None] | None:
         return None
     match = engine.Match
     slow = _in_order(table)
+    # Each shape's test, made when first needed: its compiled pattern's bound match (or search)
+    # and, for a shape matched anywhere, its needles (one is in every line it matches).
+    tests: list[tuple[Callable[[str], object], tuple[str, ...] | None] | None] = [None] * len(table)
 
     def first(text: str) -> Shape | None:
         try:
@@ -166,13 +169,22 @@ def _with_set(table: Sequence[Shape]) -> Callable[[str], Shape | None] | None:
             return slow(text)
         found = match(data)
         if always:
-            found = [*found, *always]
+            found = sorted([*found, *always])
         elif not found:
             return None
-        for index in sorted(found):
-            shape = table[index]
-            if _matches(shape, text):
-                return shape
+        elif len(found) > 1:
+            found.sort()
+        for index in found:
+            test = tests[index]
+            if test is None:
+                shape = table[index]
+                test = tests[index] = ((shape.pattern.search, shape.needles) if shape.anywhere
+                                       else (shape.pattern.match, None))
+            call, needles = test
+            if needles is not None and not any(needle in text for needle in needles):
+                continue
+            if call(text) is not None:
+                return table[index]
         return None
 
     return first

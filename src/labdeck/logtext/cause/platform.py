@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache, lru_cache
-from typing import Literal
+from typing import Any, Literal
+
+from labdeck.logtext.cause.matcher import Unwidenable, widen
 
 Scope = Literal["runner", "anywhere", "fetch"]
 
@@ -111,6 +113,62 @@ def _gate_engine() -> Callable[[str], bool]:
     return gated
 
 
+_gated: Callable[[str], bool] | None = None
+""":func:`_gate_engine`'s answer, once asked for (one global read per line, not a cached call)."""
+
+
+def _gate() -> Callable[[str], bool]:
+    global _gated
+    _gated = _gate_engine()
+    return _gated
+
+
+_candidates: Callable[[str], set[int] | None] | None = None
+
+
+def _candidates_engine() -> Callable[[str], set[int] | None]:
+    """Which of :data:`_PATTERNS` could match a text, in one RE2 set call (each pattern widened
+    to match at least what Python's does, as the shapes' set is: :func:`.matcher.widen`); the
+    others need not be searched. None where that cannot be told (no google-re2, a lone surrogate)."""
+    global _candidates
+    _candidates = _build_candidates()
+    return _candidates
+
+
+def _build_candidates() -> Callable[[str], set[int] | None]:
+    try:
+        import re2  # type: ignore[import-not-found, import-untyped, unused-ignore]
+    except ImportError:  # pragma: no cover - exercised where google-re2 is missing
+        return lambda text: None
+    options = re2.Options()
+    options.log_errors = False
+    engine: Any = re2._re2.Set(re2._Anchor.UNANCHORED, options)
+    always: set[int] = set()
+    for index, (_, _, pattern) in enumerate(_PATTERNS):
+        try:
+            flags = pattern.flags & ~re.UNICODE
+            if flags & ~re.IGNORECASE:
+                raise Unwidenable(pattern.pattern)
+            added = engine.Add((("(?i)" if flags else "") + widen(pattern.pattern)).encode())
+        except Unwidenable:
+            added = -1
+        if added == -1:
+            always.add(index)
+            engine.Add(b"[^\\x00-\\x{10ffff}]")  # keeps the set's numbering the table's
+    if not engine.Compile():  # pragma: no cover - RE2 refuses the whole set
+        return lambda text: None
+    match = engine.Match
+
+    def candidates(text: str) -> set[int] | None:
+        try:
+            data = text.encode()
+        except UnicodeEncodeError:  # a lone surrogate: RE2 reads UTF-8 only
+            return None
+        return {*match(data), *always}
+
+    return candidates
+
+
 @lru_cache(maxsize=64)
 def _fetch_step(command: str) -> bool:
     # One answer per command: its output's lines all ask.
@@ -118,14 +176,15 @@ def _fetch_step(command: str) -> bool:
 
 
 def platform_label(text: str, where: Literal["prelude", "command", "trailer", "mark"], command: str,
-                   in_block: str | None) -> tuple[str, bool] | None:
+                   in_block: str | None, *, gated: bool = False) -> tuple[str, bool] | None:
     """The platform failure ``text`` names, with whether it is weak (a warning, a retry, an artifact
     transfer: the cause only when nothing else is), or None.
 
     ``where`` says what part of the log the line is in, ``command`` the command whose output it is,
-    ``in_block`` the kind of the error block that contains it (if any).
+    ``in_block`` the kind of the error block that contains it (if any); ``gated`` that the caller
+    already knows the lowered text holds one of the gate's words (:data:`_GATE`).
     """
-    if not _gate_engine()(text.lower()):
+    if not gated and not (_gated or _gate())(text.lower()):
         return None
     platform_part = where != "command"
     fetch_step = bool(command) and _fetch_step(command)
@@ -133,11 +192,12 @@ def platform_label(text: str, where: Literal["prelude", "command", "trailer", "m
         if in_block in _TEST_KINDS or _EXCEPTION_LINE.match(text):
             return None
     fetch = platform_part or fetch_step or _FETCH_LINE.match(text) is not None
-    for label, scope, pattern in _PATTERNS:
+    found = (_candidates or _candidates_engine())(text)
+    for index, (label, scope, pattern) in enumerate(_PATTERNS):
         # The cheap test of where the line is comes before the pattern.
         if (scope == "runner" and not platform_part) or (scope == "fetch" and not fetch):
             continue
-        if not pattern.search(text):
+        if (found is not None and index not in found) or not pattern.search(text):
             continue
         # A network failure of a fetch counts even as a warning or a retry (pip warns, then cannot
         # find the package); the runner's own warnings are the cause only when nothing else is.

@@ -70,16 +70,24 @@ def _engine() -> Callable[[bytes], list[int]]:
     except ImportError:  # pragma: no cover - exercised where google-re2 is missing
         return _with_re(re.compile(_ALTERNATION.encode()))
     # No leading ``^.*``: the first keyword's position is on the line it picks (no keyword spans
-    # a line). Its automaton is a third cheaper to build (the first log's cost) and RE2's reverse
-    # pass to find the match's start reads only the keyword, not the line before it.
-    return _with_re2(re2.compile(f"(?m)(?:{_ALTERNATION})".encode()), re2)
+    # a line). Its automaton is a third cheaper to build (the first log's cost).
+    return _with_re2(re2.compile(_searching("m", _ALTERNATION)), re2)
+
+
+def _searching(flags: str, alternation: str) -> bytes:
+    """``alternation`` (with ``flags``) searched for from where a match call starts, anchored there: ``(?s:.*?)`` (what
+    RE2 puts before an unanchored pattern) written out, so that the match's start is known (the
+    call's start) and RE2 runs only its forward pass, not a second, backward pass to find where
+    the keyword started. The keyword ends on the line it starts on (no keyword matches a line
+    break, a test checks), and its end is what tells the line."""
+    return f"(?{flags})(?s:.*?)(?:{alternation})".encode()
 
 
 def _with_re2(compiled: Any, re2: Any) -> Callable[[bytes], list[int]]:
     # RE2's own match call, without the wrapper's match objects: one call per picked line, each
     # resumed at the start of the next line.
     match = compiled._regexp.Match
-    anchor = re2._Anchor.UNANCHORED
+    anchor = re2._Anchor.ANCHOR_START
 
     def picked(joined: bytes) -> list[int]:
         lines: list[int] = []
@@ -93,8 +101,8 @@ def _with_re2(compiled: Any, re2: Any) -> Callable[[bytes], list[int]]:
             start, stop = match(anchor, joined, position, end)[0]
             if start < 0:
                 break
-            line += count(b"\n", last, start)
-            last = start
+            line += count(b"\n", last, stop)
+            last = stop
             lines.append(line)
             position = find(b"\n", stop) + 1
             if position == 0:
@@ -135,7 +143,7 @@ def _words_engine(words: tuple[str, ...]) -> Callable[[bytes], list[int]] | None
     except ImportError:  # pragma: no cover - exercised where google-re2 is missing
         return None
     alternation = "|".join(re.escape(word) for word in words)
-    return _with_re2(re2.compile(f"(?mi)(?:{alternation})".encode()), re2)
+    return _with_re2(re2.compile(_searching("mi", alternation)), re2)
 
 
 def lines_with(joined: bytes, words: tuple[str, ...]) -> list[int] | None:

@@ -110,6 +110,7 @@ class Scanner:
         self._covered = -1
         self._covered_kind = ""
         self._may_be_platform = True
+        self._gated = False
         self._after_script = False
         self._said_error = False
         self._saw_command = False
@@ -125,15 +126,21 @@ class Scanner:
             joined = (b"\n".join(lines) if isinstance(first, bytes)  # type: ignore[arg-type, unused-ignore]
                       else "\n".join(lines).encode("utf-8", "replace"))  # type: ignore[arg-type, unused-ignore]
         start = self._base + len(self._buffer)
-        self._picked.extend(start + offset for offset in prefilter.picked(joined))
-        if self._worded is not None:
-            # The lines with a platform word, found in the same C pass style: the platform's own
-            # patterns run only on those (few) lines.
-            worded = prefilter.lines_with(joined, platform._GATE)
+        picked = prefilter.picked(joined)
+        self._picked.extend(start + offset for offset in picked)
+        if self._worded is not None and picked:
+            # Which of the picked lines (the only ones read) hold a platform word, found in one C
+            # pass over those lines alone: the platform's own patterns run only on those (few).
+            if isinstance(lines[0], bytes):
+                chosen = b"\n".join([lines[offset] for offset in picked])
+            else:
+                chosen = b"\n".join([lines[offset].encode("utf-8", "replace")
+                                     for offset in picked])
+            worded = prefilter.lines_with(chosen, platform._GATE)
             if worded is None:
                 self._worded = None
             else:
-                self._worded.update(start + offset for offset in worded)
+                self._worded.update(start + picked[index] for index in worded)
         self._buffer.extend(lines)  # type: ignore[arg-type]
         if len(self._buffer) >= CHUNK + AHEAD + BEHIND:
             self._process(final=False)
@@ -198,7 +205,9 @@ class Scanner:
                 new.add(base + offset)
 
     def _visit(self, offset: int) -> None:
-        raw = self._raw(offset)
+        raw = self._buffer[offset][:MAX_LINE]  # as _raw() reads it
+        if not isinstance(raw, str):
+            raw = raw.decode("utf-8", "replace")
         line = self._base + offset
         text = segment.clean(raw)
         if text.startswith("##[error]"):
@@ -210,6 +219,10 @@ class Scanner:
         worded = self._worded
         # An escape sequence inside a word hides it from the byte pass (``ti\x1b[0mmed out``).
         self._may_be_platform = worded is None or line in worded or "\x1b" in raw
+        # The byte pass's word is the platform gate's own answer for a whole ASCII line read as it
+        # is (no escape, no CI prefix, not cut): the gate need not look again.
+        self._gated = (worded is not None and self._may_be_platform and raw.isascii() and len(raw) < MAX_LINE
+                       and "\x1b" not in raw and "\r" not in raw and text == raw.rstrip())
         marked = segment.mark(raw, text)
         if marked is not None and text.startswith("+ ") and self._in_diff(offset, text):
             marked = None
@@ -273,7 +286,7 @@ class Scanner:
         current = self.segments[-1]
         place = where or current.where
         label = platform.platform_label(text, "mark" if place == "trailer" and where else current.where,
-                                        current.command, in_block)
+                                        current.command, in_block, gated=self._gated)
         if label is None or len(self.platforms) >= MAX_CANDIDATES:
             return
         if self.passing is not None and comparable(text) in self.passing:

@@ -106,9 +106,11 @@ def mark(raw: str, text: str) -> tuple[MarkKind, str] | None:
     if not text:
         return None
     if text[0] in "$+#~-[" and (match := _COMMAND.match(text)):
-        command = next((group for group in match.groups() if group), "")
-        if match.group("jenkins"):
-            return ("command", "[Pipeline] " + match.group("jenkins"))
+        # Each branch holds one group, never empty: the last group matched is the command.
+        branch = match.lastgroup
+        command = match.group(branch) if branch else ""
+        if branch == "jenkins":
+            return ("command", "[Pipeline] " + command)
         return ("command", command.strip())
     if ("xit" in text or "marked build" in text) and _FAILURE.search(text):
         return ("failure", "")
