@@ -14,6 +14,7 @@ import httpx
 
 from labdeck.api import answers, errors
 from labdeck.api.cache import EtagCache
+from labdeck.api.holding import SendClock
 from labdeck.api.recorder import ChangeRecorder, is_read, recorded
 from labdeck.api.results import ConnectionHealth
 from labdeck.api.retry import (
@@ -62,16 +63,18 @@ class Exchange:
         self.gate = ServerGate(base=retry.base, clock=retry.clock, rng=retry.rng)
         """Holds every read back while the server answers 429/502/503/504 (see :class:`ServerGate`)."""
         self._health = ConnectionHealth()
-        self._unanswered: dict[int, float] = {}
-        """Requests sent and not answered yet: when each left (``time.monotonic``)."""
+        self._unanswered: dict[int, SendClock] = {}
+        """Requests sent and not answered yet: when each left, or that it is held back before
+        leaving (:mod:`labdeck.api.holding`)."""
 
     @property
     def health(self) -> ConnectionHealth:
         """Connection state: ``ok``, ``reconnecting`` (retrying, or a request has waited
         :data:`SLOW_ANSWER` seconds for its answer: ``waiting`` says how long) or ``error`` (gave up)."""
         health = self._health
-        if health.state == "ok" and self._unanswered:
-            waited = time.monotonic() - min(self._unanswered.values())
+        left = [clock.left_at for clock in self._unanswered.values() if not clock.held]
+        if health.state == "ok" and left:
+            waited = time.monotonic() - min(left)
             if waited >= SLOW_ANSWER:
                 return replace(health, state="reconnecting", waiting=waited)
         return health
@@ -252,9 +255,11 @@ class Exchange:
         url = str(request.url)
         remaining = policy.budget - (policy.clock() - started)
         try:
-            async with asyncio.timeout(max(remaining, 0.01)):
+            async with asyncio.timeout(max(remaining, 0.01)) as deadline:
                 sender = self._http if idempotent or self._writes is None else self._writes
-                self._unanswered[id(request)] = time.monotonic()
+                clock = SendClock(deadline, time.monotonic())
+                clock.attach(request)
+                self._unanswered[id(request)] = clock
                 try:
                     response = await sender.send(request, stream=stream)
                 finally:

@@ -97,6 +97,8 @@ class BoardPoller(FairShares):
         self._generation = 0
         self._next_activity = 0.0
         self._activity_busy = False
+        self._runners_busy = False
+        """The runners' reading runs beside the steps: not planned again until it ends."""
         self._activity_ok: float | None = None
         self._activity_trouble: str | None = None
         self._activity_round: float | None = None
@@ -372,7 +374,7 @@ class BoardPoller(FairShares):
             work.append(_Work((3, activity_due), "activity", self._check_activity))
         strip = any(isinstance(sub, RunningNowSubscription) and sub.active for sub in self._subs)
         hints_due = self._runner_hints_on() and now >= self.runner_hints.next_due
-        if hints_due or (strip and now >= self._next_running):
+        if not self._runners_busy and (hints_due or (strip and now >= self._next_running)):
             # One reading serves both the strip and the change hints (where there is no GraphQL).
             runners_rank: tuple[float, ...] = (3, self.runner_hints.next_due) if hints_due else (6, self._next_running)
             work.append(_Work(runners_rank, "runners", self._read_running_now))
@@ -407,7 +409,7 @@ class BoardPoller(FairShares):
                 times.append(sub.listing_due(now, self.settings.watched_refresh, self.settings.interval))
             elif isinstance(sub, RunningNowSubscription) and sub.active:
                 times.append(self._next_running)
-        if self._runner_hints_on():
+        if self._runner_hints_on() and not self._runners_busy:
             times.append(self.runner_hints.next_due)
         return min((moment for moment in times if moment > now), default=now + 60.0) - now
 
@@ -417,6 +419,7 @@ class BoardPoller(FairShares):
         if item.kind == "activity":
             self._activity_busy = True
         elif item.kind == "runners":
+            self._runners_busy = True
             self._next_running = self._clock() + self.settings.running_now_interval
 
         async def run() -> None:
@@ -425,6 +428,8 @@ class BoardPoller(FairShares):
             finally:
                 if item.kind == "activity":
                     self._activity_busy = False
+                elif item.kind == "runners":
+                    self._runners_busy = False
                 self.wake()
 
         task = asyncio.get_running_loop().create_task(run())

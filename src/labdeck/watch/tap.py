@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from labdeck.api.holding import held_before_sending
 from labdeck.watch.budget import PollStats, RequestBudget, WindowPlace
 from labdeck.watch.clock import ServerClock, WallClock
 from labdeck.watch.hints import acted_on
@@ -101,10 +102,13 @@ class WireTap:
         current = _CURRENT.get()
         if current is None or current.tap is not self or current.startup:
             return
+        request.extensions[_PLACE] = await held_before_sending(request, self._turn(current.pay))
+
+    async def _turn(self, pay: bool) -> WindowPlace:
         sleep = self._sleep or asyncio.sleep
-        if current.pay:
+        if pay:
             await self.budget.spare_turn(sleep)
-        request.extensions[_PLACE] = await self.budget.turn(sleep)
+        return await self.budget.turn(sleep)
 
     async def _hook(self, response: httpx.Response) -> None:
         place = response.request.extensions.get(_PLACE)
