@@ -51,12 +51,11 @@ _SPARE_LOOK = 5.0
 """Longest wait between two looks at the budget for a spare token (a 429's pause, a reserve the
 bucket cannot hold: the next look decides again)."""
 
-SPARE_PATIENCE = 15.0
+SPARE_PATIENCE = 6.0
 """Seconds a read the poller did not plan waits for a spare token (since it began to wait, or since
 the last such read took its token, whichever is later) before it claims the next one: where the
-board's own reads take the whole budget, triage still reads a page or a log every 15 s (4 a minute)
-and its verdicts come, later. Not sooner: each claim delays one of the board's reads, and a busy
-row's read has 5 s to spare."""
+board's own reads take the whole budget, triage still reads a page or a log every 6 s (10 a minute,
+a sixth of the default budget) and its verdicts come, later."""
 
 @dataclass
 class PollStats:
@@ -144,8 +143,7 @@ class RequestBudget:
         """When the last read the poller did not plan took its token."""
         self.spare_reserve = self.burst / 2
         """Tokens (and places of the window) a read the poller did not plan leaves to the board's
-        own: half the burst, as background work such as the sweep does; the poller raises it to
-        what its busy and failing projects may want at once."""
+        own: half the burst, as background work such as the sweep does."""
 
     # --- the minute's window -----------------------------------------------------------------------
 
