@@ -5,8 +5,7 @@ Seen in tmux against ``labdeck serve --speed 30`` (seven starred projects, no fa
 ``~`` and ``oldest 32s`` on the status line. The failed rows' projects were read every 25 s, as
 planned, until a triage round (16 pages and logs in 5 s) took its tokens after the fact: the
 bucket went below zero and the next failed-row reads waited 10 s (35 s old, over their 30 s).
-Leaving half the burst to the board was not enough while ten failing rows fell due together (they
-are spread now)."""
+Leaving half the burst to the board was not enough either: ten failing rows fall due together."""
 
 from __future__ import annotations
 

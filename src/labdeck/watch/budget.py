@@ -143,7 +143,8 @@ class RequestBudget:
         """When the last read the poller did not plan took its token."""
         self.spare_reserve = self.burst / 2
         """Tokens (and places of the window) a read the poller did not plan leaves to the board's
-        own: half the burst, as background work such as the sweep does."""
+        own: half the burst, as background work such as the sweep does; the poller raises it to
+        what its busy and failing projects may want at once."""
 
     # --- the minute's window -----------------------------------------------------------------------
 

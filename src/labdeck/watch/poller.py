@@ -268,6 +268,7 @@ class BoardPoller(FairShares):
         now = self._clock()
         self._memo.clear()
         self._follow_membership(now)
+        self.budget.spare_reserve = self.spare_reserve()
         launched: list[_Work] = []
         startup_blocked = False
         steady_blocked: float | None = None

@@ -254,9 +254,7 @@ class PollerReads(DeepReads):
         track.failing = any(row.broken for row in track.rows)
         if track.failing and lane != HOT and not track.overview and not self.batches.available:
             # A broken pipeline's row must stay true (a retry from the web, a new push on the ref).
-            # Spread a little: broken projects read together (at start-up) would stay due together,
-            # a wave the bucket's reserve cannot hold when triage spends the rest (rows 30.5-32 s old).
-            track.next_due = min(track.next_due, now + self.failing_interval() * (0.85 + 0.15 * self._rng.random()))
+            track.next_due = min(track.next_due, now + self.failing_interval())
         if track.acted_at is not None and track.acted_at >= began:
             track.next_due = now  # the console acted while this read was under way: it may predate it
         track.last_ok = now

@@ -85,6 +85,15 @@ class FairShares(PollerReads):
             self._memo["failing"] = 0 if self.batches.available else index.failing
         return int(self._memo["hot"]), int(self._memo["failing"])
 
+    def spare_reserve(self) -> float:
+        """Tokens reads the poller did not plan (triage's) leave to the board: half the burst, or
+        as many as its busy and failing projects, whose rows promise 30 s and which fall due
+        together (read together at start-up, or after a wait); at most all of the burst but one.
+        Half the burst left ten failing rows' reads, due at once, waiting up to 5 s."""
+        hot, failing = self._lanes()
+        burst = self.settings.burst
+        return max(burst / 2, min(burst - 1.0, float(hot + failing)))
+
     def _hot_count(self) -> int:
         return self._lanes()[0]
 
