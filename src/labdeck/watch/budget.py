@@ -51,12 +51,11 @@ _SPARE_LOOK = 5.0
 """Longest wait between two looks at the budget for a spare token (a 429's pause, a reserve the
 bucket cannot hold: the next look decides again)."""
 
-SPARE_PATIENCE = 15.0
+SPARE_PATIENCE = 6.0
 """Seconds a read the poller did not plan waits for a spare token (since it began to wait, or since
 the last such read took its token, whichever is later) before it claims the next one: where the
-board's own reads take the whole budget, triage still reads a page or a log every 15 s (4 a minute)
-and its verdicts come, later. Not sooner: each claim delays one of the board's reads, and a busy
-row's read has 5 s to spare."""
+board's own reads take the whole budget, triage still reads a page or a log every 6 s (10 a minute,
+a sixth of the default budget) and its verdicts come, later."""
 
 @dataclass
 class PollStats:
