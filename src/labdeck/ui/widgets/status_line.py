@@ -10,7 +10,6 @@ it has costs no layout of the screen (see :meth:`StatusLine._set`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, ClassVar
@@ -23,12 +22,10 @@ from textual.containers import Horizontal
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Label
 
-from labdeck.ui.connection import short_trouble
+from labdeck.ui.connection import COUNTDOWN, short_trouble
 from labdeck.ui.console import console_app
 from labdeck.ui.formatting import age
 
-_COUNTDOWN = re.compile(r"retry(?:ing)? (?:in \d+ s|now)")
-"""When the next try is (``retrying in 12 s``, ``retry in 12 s``, ``retrying now``)."""
 SHRINK_SLACK = 2
 """Cells a part may shrink by without a layout of the line (``data <10s`` → ``data 10s``)."""
 
@@ -212,14 +209,14 @@ class StatusLine(Horizontal):
         profile names it) or where the token came from."""
         room = self._room_for_health(age_text, profile, source) - cell_len(glyph)
         fitted = short_trouble(trouble, room)
-        if not _COUNTDOWN.search(trouble) or _COUNTDOWN.search(fitted):
+        if not COUNTDOWN.search(trouble) or COUNTDOWN.search(fitted):
             return fitted, glyph, source
         source_room = cell_len(source) + self._part("source").styles.gutter.width if source else 0
         for extra, kept_source, mark in ((self.INSTANCE_ROOM, source, glyph),
                                          (self.INSTANCE_ROOM + source_room, "", glyph),
                                          (self.INSTANCE_ROOM + source_room + cell_len(glyph), "", "")):
             candidate = short_trouble(trouble, room + extra)
-            if _COUNTDOWN.search(candidate):
+            if COUNTDOWN.search(candidate):
                 return candidate, mark, kept_source
         return fitted, glyph, source
 
