@@ -13,7 +13,7 @@ import pytest
 from rich.cells import cell_len
 
 from labdeck.base.config import BoardSettings
-from labdeck.ui.connection import short_trouble
+from labdeck.ui.connection import keep_countdown, short_trouble
 from labdeck.ui.dialogs.keys import KeysScreen
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.widgets.status_line import StatusLine
@@ -221,6 +221,18 @@ def test_a_countdown_keeps_its_place_before_the_server_s_name() -> None:
     assert short_trouble("502 Bad Gateway (nginx) — retrying in 44 s", 36) == "502 Bad Gateway — retrying in 44 s"
     assert short_trouble("502 Bad Gateway (nginx) — retrying in 44 s", 31) == "502 Bad Gateway — retry in 44 s"
     assert short_trouble("offline — retrying in 23 s", 30) == "offline — retrying in 23 s"
+
+
+def test_a_reason_cut_short_keeps_its_countdown_whole() -> None:
+    """Where the short form and the countdown do not fit side by side, the reason is said shorter
+    still, then cut; the countdown stays whole (issue 29.5)."""
+    wrong = "the server's answer was not what the API returns — retrying in 12 s"
+    assert keep_countdown(wrong, 40) == "not the API's answer — retry in 12 s"
+    assert keep_countdown(wrong, 30) == "not the API — retry in 12 s"
+    assert keep_countdown(wrong, 22) == "not t… — retry in 12 s"
+    assert keep_countdown(wrong, 18) is None  # not even a few cells of the reason: said some other way
+    assert keep_countdown("502 Bad Gateway (nginx) — retrying in 8 s", 28) == "502 Bad Gate… — retry in 8 s"
+    assert keep_countdown("token refused (401)", 10) is None  # no countdown to keep
 
 
 COUNTDOWN = re.compile(r"retry(ing)? in \d+ s|retrying now")

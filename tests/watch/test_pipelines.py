@@ -171,3 +171,48 @@ def test_attention_order() -> None:
 def test_jobs_without_a_pipeline_are_ignored() -> None:
     orphan = job(1, "a", "failed").model_copy(update={"pipeline": None})
     assert derive_pipelines(1, "p", [orphan], now=T0) == []
+
+
+DAYS_4 = 4 * 24 * 60  # minutes
+
+
+def retried_days_later(retry_status: str, retry_finished: float | None) -> list[Job]:
+    """Built and tested (10 minutes), the test failed; four days later the test retried."""
+    retry = job(3, "test", retry_status, minutes=DAYS_4, started=DAYS_4 + 1, finished=retry_finished)
+    return [job(1, "build", "success", started=0, finished=5), job(2, "test", "failed", started=5, finished=10),
+            retry]
+
+
+def test_a_pipeline_retried_days_later_counts_the_run_so_far_not_the_days_between() -> None:
+    """Tried on the board: ``Took 102h05m`` for a pipeline retried four days after it ran (now
+    minus its first job's start). A running retry counts from the retry's start."""
+    now = T0 + timedelta(minutes=DAYS_4 + 3)
+    row = derive_pipelines(1, "p", retried_days_later("running", None), now=now)[0]
+    assert row.status == "running"
+    assert row.duration == timedelta(minutes=2)
+    assert row.duration_at(now + timedelta(minutes=1)) == timedelta(minutes=3)
+
+
+def test_a_finished_retried_pipeline_took_its_runs_added_up() -> None:
+    """Finished: the time its newest tries ran, without the idle days, as GitLab's ``duration``
+    counts it (the failed try that the retry replaced not counted)."""
+    row = derive_pipelines(1, "p", retried_days_later("success", DAYS_4 + 4),
+                           now=T0 + timedelta(minutes=DAYS_4 + 30))[0]
+    assert row.status == "success" and row.finished_at == T0 + timedelta(minutes=DAYS_4 + 4)
+    assert row.duration == timedelta(minutes=8)
+
+
+def test_a_retry_while_the_pipeline_still_runs_is_the_same_run() -> None:
+    """A job retried while others of the first run still run: one run, from the first start."""
+    now = T0 + timedelta(minutes=20)
+    row = derive_pipelines(1, "p", [job(1, "slow", "running", started=1), job(2, "test", "failed", started=1, finished=3),
+                                    job(3, "test", "running", minutes=4, started=5)], now=now)[0]
+    assert row.duration == timedelta(minutes=19)
+
+
+def test_a_finished_partial_pipeline_took_what_the_server_says() -> None:
+    """Only some of its jobs read: the pipeline's own ``duration`` (seconds), not end minus start."""
+    row = derive_pipelines(1, "p", retried_days_later("success", DAYS_4 + 4), now=T0 + timedelta(minutes=DAYS_4 + 30))[0]
+    partial = as_partial(row, started_at=row.started_at, finished_at=row.finished_at, timing_known=True,
+                         ran_for=780.0)
+    assert partial.duration == timedelta(minutes=13)

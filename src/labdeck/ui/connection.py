@@ -91,6 +91,34 @@ _SERVER_NAME = re.compile(r" \([^()]*\)$")
 """``502 Bad Gateway (nginx)``: the server's name, in brackets at the end of a reason."""
 
 
+COUNTDOWN = re.compile(r"retry(?:ing)? (?:in \d+ s|now)")
+"""When the next try is, as the trouble texts say it (``retrying in 12 s``, ``retry in 12 s``,
+``retrying now``)."""
+
+
+def keep_countdown(text: str, room: int) -> str | None:
+    """``text`` (a reason and its countdown) in at most ``room`` cells with the countdown whole and
+    the reason cut as short as it must be (``not the A… — retry in 12 s``); None when the text has
+    no countdown or not even a few cells of the reason fit beside it."""
+    if " — " not in text or not COUNTDOWN.search(text):
+        return None
+    for long, short in SHORT_REASONS:
+        text = text.replace(long, short, 1)
+    what, when = text.split(" — ", 1)
+    what = _SERVER_NAME.sub("", what)
+    when = when.replace("retrying in ", "retry in ", 1)
+    if cell_len(f"{what} — {when}") <= room:
+        return f"{what} — {when}"
+    for long, short in SHORTEST_REASONS:
+        what = what.replace(long, short, 1)
+    if cell_len(f"{what} — {when}") <= room:
+        return f"{what} — {when}"
+    left = room - cell_len(f"… — {when}")
+    if left < 3:  # "off…": less says nothing of what happened
+        return None
+    return set_cell_size(what, left).rstrip() + f"… — {when}"
+
+
 SHORT_REASONS = (
     (answers.WEB_PAGE, "a web page, not the API"),
     ("the server's answer was not what the API returns", "not the API's answer"),
@@ -98,6 +126,12 @@ SHORT_REASONS = (
     ("the server answered ", "answered "),
 )
 """Long reasons and their short forms, for a status line with little room (80 columns)."""
+SHORTEST_REASONS = (
+    ("a web page, not the API", "web page"),
+    ("not the API's answer", "not the API"),
+    ("answer cut off", "cut off"),
+)
+"""Shorter still, when the short form and the countdown do not fit side by side."""
 
 
 def short_trouble(text: str, room: int) -> str:

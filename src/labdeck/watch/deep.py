@@ -144,8 +144,10 @@ def complete(row: PipelineRow, state: DeepPipeline | None) -> PipelineRow:
     timing = started is not None and (not finished_server or finished is not None)
     if detail is not None and detail.created_at is not None:
         row = replace(row, created_at=detail.created_at)
+    # GitLab's ``duration``: the seconds it ran (a retried pipeline's runs, without the days between).
+    ran_for = detail.duration if detail is not None and finished is not None else None
     completed = as_partial(row, failed=failed_names, failed_at=failed_at, running=state.running,
-                           started_at=started, finished_at=finished, timing_known=timing)
+                           started_at=started, finished_at=finished, timing_known=timing, ran_for=ran_for)
     if state.failed is None:
         return completed
     return replace(completed, jobs=tuple(sorted(jobs, key=lambda job: job.id)))

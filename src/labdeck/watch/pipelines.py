@@ -134,6 +134,13 @@ class PipelineRow:
     timing_known: bool = True
     """``started_at``/``finished_at`` are the pipeline's (False: a partial pipeline whose first
     job or end was not read: the duration shows ``…``)."""
+    restarted_at: datetime | None = None
+    """When the pipeline last ran again after it had stopped (a retry days later); None when it
+    ran once. A running pipeline's time counts from here, not from its first job's start."""
+    ran_for: float | None = None
+    """Seconds the finished pipeline ran once it was retried after it had stopped: the time some
+    job was running, as the server's ``duration`` counts it (the days between not counted); None:
+    from its first job's start to its end."""
 
     @property
     def unfinished(self) -> bool:
@@ -192,6 +199,10 @@ class PipelineRow:
         while :attr:`timing_known` is False)."""
         if self.started_at is None or not self.timing_known:
             return None
+        if self.finished_at is not None and self.ran_for is not None:
+            return timedelta(seconds=max(self.ran_for, 0.0))
+        if self.finished_at is None and self.restarted_at is not None:
+            return max(now - self.restarted_at, timedelta(0))  # a retried pipeline: this run so far
         end = self.finished_at or now
         return max(end - self.started_at, timedelta(0))
 
@@ -224,6 +235,38 @@ def latest_tries(jobs: Iterable[Job]) -> tuple[list[Job], int]:
     return latest, total - len(latest)
 
 
+def run_periods(jobs: Iterable[Job], now: datetime) -> list[tuple[datetime, datetime]]:
+    """The pipeline's runs: from a start to the end of what ran with it, every try included. A run
+    ends where no job runs and the next one to start was made after that (a retry, days later);
+    a job made with the pipeline that waited for a runner or a person goes on the same run."""
+    periods: list[tuple[datetime, datetime]] = []
+    for job in sorted((job for job in jobs if job.started_at is not None), key=lambda job: job.started_at or now):
+        start = job.started_at or now
+        end = job.finished_at or (now if job_unfinished(job.status) else start)
+        if periods and (start <= periods[-1][1] or job.created_at is None or job.created_at < periods[-1][1]):
+            periods[-1] = (periods[-1][0], max(periods[-1][1], end))
+        else:
+            periods.append((start, end))
+    return periods
+
+
+def running_time(jobs: Iterable[Job]) -> float:
+    """Seconds some of ``jobs`` was running, overlaps counted once: over the newest tries, GitLab's
+    ``Gitlab::Ci::Pipeline::Duration`` (the pipelines API's ``duration``), what a finished pipeline
+    took without the days it sat idle."""
+    total = 0.0
+    current: tuple[datetime, datetime] | None = None
+    for start, end in sorted((job.started_at, job.finished_at) for job in jobs
+                             if job.started_at is not None and job.finished_at is not None):
+        if current is not None and start <= current[1]:
+            current = (current[0], max(current[1], end))
+            continue
+        if current is not None:
+            total += (current[1] - current[0]).total_seconds()
+        current = (start, end)
+    return total + ((current[1] - current[0]).total_seconds() if current is not None else 0.0)
+
+
 def _status(latest: list[Job]) -> str:
     buckets = {job_bucket(job) for job in latest}
     for status in STATUS_ORDER:
@@ -248,6 +291,8 @@ def build_row(project_id: int, project_path: str, pipeline_id: int, jobs: list[J
     pipeline = ref_job.pipeline
     newest = max(jobs, key=lambda job: job.id)
     server_status = newest.pipeline.status if newest.pipeline is not None and newest.pipeline.status else None
+    runs = run_periods(jobs, now) if retries else []
+    finished_at = max(ended) if settled and ended else None
     return PipelineRow(
         project_id=project_id,
         project_path=project_path,
@@ -262,7 +307,9 @@ def build_row(project_id: int, project_path: str, pipeline_id: int, jobs: list[J
         manual=sum(1 for job in latest if job.status == "manual"),
         created_at=min(created) if created else None,
         started_at=min(started) if started else None,
-        finished_at=max(ended) if settled and ended else None,
+        finished_at=finished_at,
+        restarted_at=runs[-1][0] if len(runs) > 1 else None,
+        ran_for=running_time(latest) if len(runs) > 1 and finished_at is not None else None,
         triggered_by=first.user.username if first.user is not None else None,
         jobs=tuple(latest),
         retries=retries,
@@ -340,7 +387,7 @@ def consistent(row: PipelineRow) -> bool:
 def as_partial(row: PipelineRow, *, failed: tuple[str, ...] | None = None, failed_count: int | None = None,
                failed_at: datetime | None = None, running: int | None = None, pending: int | None = None,
                started_at: datetime | None = None, finished_at: datetime | None = None,
-               timing_known: bool = False) -> PipelineRow:
+               timing_known: bool = False, ran_for: float | None = None) -> PipelineRow:
     """``row`` (derived from some of its pipeline's jobs) as a partial row: the server's status, or
     ``failed`` when a blocking failure is known; what was read beyond the jobs (every failed
     job's name ``failed``, the running and pending counts, the times) completes it."""
@@ -370,6 +417,8 @@ def as_partial(row: PipelineRow, *, failed: tuple[str, ...] | None = None, faile
         started_at=started_at if started_at is not None else row.started_at,
         finished_at=finished_at if finished_at is not None else (row.finished_at if timing_known else None),
         timing_known=timing_known,
+        # Some of the jobs say nothing sure of the runs: the server's duration once finished.
+        restarted_at=None, ran_for=ran_for,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from rich.cells import cell_len
 from textual.geometry import Region
 from textual.widgets import Label
@@ -79,3 +80,33 @@ async def test_the_line_is_whole_again_once_a_long_trouble_note_goes(console: Si
             text = str(label.render())
             assert text and "…" not in text, (name, text)
             assert any(text in line for line in lines), (name, text, lines[-2:])
+
+
+@shared_sim
+@pytest.mark.parametrize("width", [80, 120])
+@pytest.mark.parametrize("trouble", ["offline — retrying in 12 s", "502 Bad Gateway (nginx) — retrying in 44 s"])
+async def test_the_countdown_keeps_its_number_when_the_line_is_crowded(console: SimConsole, width: int,
+                                                                      trouble: str) -> None:
+    """Issue 29.5: a crowded line (a long profile, ``not connected``, ``READ-ONLY``; at 120 columns
+    the token's source, the rate and the plaintext warning too) said ``◌ offline`` or ``◌ 502 Bad
+    Gateway (nginx)`` with no word of the next try. The host, the token's source and the glyph
+    give way first: the number of seconds stays, whole, beside the data age."""
+    from dataclasses import replace
+
+    async with console.run(size=(width, 24)) as (app, pilot):
+        await settle(app, pilot, rounds=3)
+        status = app.screen.query_one(StatusLine)
+        real = app.status_info
+        crowded: dict[str, object] = {"profile": "production-eu", "user": None, "read_only": True,
+                                      "health": "reconnecting", "trouble": trouble}
+        if width >= StatusLine.NARROW:
+            crowded.update(token_source="keyring", rate_limit="1990/2000", insecure_storage=True)
+        app.status_info = lambda: replace(real(), **crowded)  # type: ignore[method-assign]
+        for _ in range(2):  # the second pass sees the parts as the first one laid them out
+            status.update_status()
+            await pilot.pause()
+        health = str(status.query_one("#status-health", Label).render())
+        number = trouble.rsplit(" ", 2)[1]
+        assert f"{number} s" in health, health
+        row = screen_lines(app)[-2]
+        assert health in row and str(status.query_one("#status-age", Label).render()) in row, row

@@ -22,7 +22,7 @@ from textual.containers import Horizontal
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Label
 
-from labdeck.ui.connection import short_trouble
+from labdeck.ui.connection import COUNTDOWN, short_trouble
 from labdeck.ui.console import console_app
 from labdeck.ui.formatting import age
 
@@ -174,11 +174,12 @@ class StatusLine(Horizontal):
         used += self.INSTANCE_ROOM + self._part("instance").styles.gutter.width
         return int(self.size.width) - used
 
-    def _room_for_health(self, age_text: str, profile: str) -> int:
+    def _room_for_health(self, age_text: str, profile: str, source: str) -> int:
         """Cells the connection part may take at this width: what the other parts need, the data
         age included, and the profile only its ``PROFILE_ROOM`` when its name is longer."""
         kept = min(cell_len(profile), self.PROFILE_ROOM) + self._part("profile").styles.gutter.width
-        return self._room_left(age_text, "user", "source", "mode", "rate", "warning") - kept \
+        source_room = cell_len(source) + self._part("source").styles.gutter.width if source else 0
+        return self._room_left(age_text, "user", "mode", "rate", "warning") - kept - source_room \
             - self._part("health").styles.gutter.width
 
     def _fit_profile(self, profile: str, age_text: str) -> str:
@@ -192,6 +193,32 @@ class StatusLine(Horizontal):
         if cell_len(profile) <= room:
             return profile
         return set_cell_size(profile, room - 1).rstrip() + "…"
+
+    def _show_source(self, text: str) -> None:
+        self._set("source", text)
+        source = self._part("source")
+        if source.display != bool(text):
+            source.display = bool(text)
+
+    def _fit_trouble(self, trouble: str, glyph: str, age_text: str, profile: str,
+                     source: str) -> tuple[str, str, str]:
+        """The trouble, its glyph and the token's source in the room the line leaves. When the
+        short forms would lose the countdown (``◌ offline``, ``◌ 502 Bad Gateway (nginx)``: nothing
+        said when the next try is), the host gives way first (below ``INSTANCE_ROOM``), then the
+        token's source, then the glyph: when the next try is says more than which host it is (the
+        profile names it) or where the token came from."""
+        room = self._room_for_health(age_text, profile, source) - cell_len(glyph)
+        fitted = short_trouble(trouble, room)
+        if not COUNTDOWN.search(trouble) or COUNTDOWN.search(fitted):
+            return fitted, glyph, source
+        source_room = cell_len(source) + self._part("source").styles.gutter.width if source else 0
+        for extra, kept_source, mark in ((self.INSTANCE_ROOM, source, glyph),
+                                         (self.INSTANCE_ROOM + source_room, "", glyph),
+                                         (self.INSTANCE_ROOM + source_room + cell_len(glyph), "", "")):
+            candidate = short_trouble(trouble, room + extra)
+            if COUNTDOWN.search(candidate):
+                return candidate, mark, kept_source
+        return fitted, glyph, source
 
     def update_status(self) -> None:
         """Re-read the app's state and the screen's data age."""
@@ -216,10 +243,7 @@ class StatusLine(Horizontal):
         self._set("user", user)
         # Demo sessions say "demo" already; "none" means signed out.
         shown = info.token_source not in ("none", "demo") and not narrow
-        self._set("source", f"via {info.token_source}" if shown else "")
-        source = self._part("source")
-        if source.display != shown:
-            source.display = shown
+        source = f"via {info.token_source}" if shown else ""
         self._set("mode", "READ-ONLY" if info.read_only else "WRITE")
         self._set_class("mode", info.read_only, "-read-only")
         self._set_class("mode", not info.read_only, "-write")
@@ -246,9 +270,11 @@ class StatusLine(Horizontal):
         else:
             # The trouble is said beside it: the age's own "· error" would only take its room.
             text = text.removesuffix(" · error")
+            glyph = f"{'◌' if state == 'reconnecting' else '✕'} "
             if self.size.width:  # the reason gives way (short form, then cut): the age must stay in view
-                trouble = short_trouble(trouble, self._room_for_health(text, profile) - 2)
-            health = f"{'◌' if state == 'reconnecting' else '✕'} {trouble}"
+                trouble, glyph, source = self._fit_trouble(trouble, glyph, text, profile, source)
+            health = f"{glyph}{trouble}"
+        self._show_source(source)
         self._set("warning", "⚠ token in plaintext file" if info.insecure_storage else "")
         self._set_class("warning", not info.insecure_storage, "-hidden")
         self._set("health", health)

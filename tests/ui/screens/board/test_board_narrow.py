@@ -4,6 +4,8 @@ and ``c`` moves to the clusters and stays there."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
@@ -14,9 +16,13 @@ from labdeck.triage.report import Cluster
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.board.clusters import ClusterStrip
 from labdeck.watch import BoardSnapshot
-from tests.ui.board_support import FAST, open_board
+from tests.support.pilot import wait_until
+from tests.ui.board_support import FAST, open_board, open_board_storm_safe
 from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import screen_lines
+from tests.ui.jobs_support import advance
+
+COUNTDOWN = re.compile(r"retry(?:ing)? (?:in \d+ s|now)")
 
 
 def show_failing_row(board: BoardScreen, why: str) -> None:
@@ -90,3 +96,26 @@ async def test_c_moves_to_the_clusters_and_stays_there(console: SimConsole) -> N
         await pilot.pause()
         assert await press_c(app, pilot, board)
         assert await press_c(app, pilot, board)  # again: still there, not back to the pipelines
+
+
+async def test_at_80_columns_a_long_reason_gives_way_to_the_countdown_and_the_stale_mark(
+        behind_switch: Any, console: SimConsole, gate_timing: Callable[[float, float], None]) -> None:
+    """Tried at 80 columns in a wrong-shape storm: the header said ``not the API'… · last rows kept
+    (stale) · 7 projects watched``, no word of when the next try is. The reason is shortened
+    instead (``not the API's ans… — retry in 12 s``); the stale mark and the count stay."""
+    server, switch, via = behind_switch
+    gate_timing(8.0, 30.0)  # waits long enough to be said in seconds
+    async with console.run(via=via, board=FAST, size=(80, 24)) as (app, pilot):
+        board = await open_board_storm_safe(app, pilot)
+        switch.set("wrong_shape")
+        await advance(server, 60)  # jobs move on: changed pages answer 200 (wrapped)
+        await wait_until(pilot, lambda: "retry in" in board.context_text or "retrying in" in board.context_text,
+                         limit=30, what="the countdown in the board's header")
+        said = []
+        for _ in range(8):  # the whole storm: the countdown and the stale mark all along
+            await pilot.pause(0.25)
+            said.append(board.context_text)
+        assert all(COUNTDOWN.search(text) and "(stale)" in text and "projects watched" in text for text in said), said
+        title = next(line for line in screen_lines(app) if line.startswith("Board"))
+        assert said[-1].split(" — ")[1].split(" ·")[0] in title and "(stale)" in title, title
+        switch.set("pass")

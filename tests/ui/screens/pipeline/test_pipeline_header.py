@@ -3,6 +3,8 @@ columns it ended ``failed:`` with nothing after it."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from labdeck.sim.server import SimServer
@@ -11,7 +13,7 @@ from tests.support.pilot import wait_until
 from tests.support.sim_control import big_stages, control
 from tests.ui.conftest import SimConsole
 from tests.ui.helpers import screen_lines
-from tests.ui.jobs_support import PROJECT_ID
+from tests.ui.jobs_support import PROJECT_ID, advance
 from tests.ui.pipeline_support import big_pipeline, open_pipeline
 
 
@@ -36,3 +38,20 @@ async def test_the_header_names_the_failed_jobs(console: SimConsole, size: tuple
         assert len(failed) == 2, second
         assert "unit-0" in failed[1] and "+" in failed[1], second
         assert "older try hidden" in str(screen.query_one(PipelineHeader).render())
+
+
+async def test_a_pipeline_retried_days_later_says_how_long_this_run_took(console: SimConsole) -> None:
+    """Tried on the board: ``Took 102h05m`` for a pipeline retried four days after it ran. The
+    header says how long the retry has been running, not the days since the first job started."""
+    server = console.server
+    pipeline_id, ids = await big_pipeline(server, big_stages(tests=3, deploys=1, fail=(1,), durations={1: 600}),
+                                          seconds=3600)
+    await advance(server, 4 * 24 * 3600)  # four days later, a retry
+    retry_job(server, ids["unit-0001"])
+    await advance(server, 120)
+    async with console.run(size=(120, 40)) as (app, pilot):
+        screen = await open_pipeline(app, pilot, pipeline_id)
+        await wait_until(pilot, lambda: screen.complete, what="every page read")
+        await pilot.pause()
+        text = str(screen.query_one(PipelineHeader).render())
+        assert re.search(r"running for [12]m\d\ds ·", text), text  # the retry started ~2 minutes ago

@@ -6,8 +6,11 @@ from typing import Any
 
 from rich.cells import cell_len
 
-from labdeck.ui.connection import REASON_ROOM, short_trouble, trouble_text
+from labdeck.ui.connection import COUNTDOWN, REASON_ROOM, keep_countdown, short_trouble, trouble_text
 from labdeck.watch import BoardSnapshot, PipelineRow
+
+KEPT = "last rows kept (stale)"
+"""Said after the reason while the server is in trouble and the rows read before stay."""
 
 
 def board_context(snapshot: BoardSnapshot, watching: Any, client: Any, rows: list[PipelineRow],
@@ -30,7 +33,7 @@ def board_context(snapshot: BoardSnapshot, watching: Any, client: Any, rows: lis
         # The server refuses, fails or throttles: say so; what was read before stays, as stale.
         parts.append(trouble)
         if snapshot.rows:
-            parts.append("last rows kept (stale)")
+            parts.append(KEPT)
     elif freshness.paused_for > 0:
         parts.append(f"rate limited — retrying in {int(freshness.paused_for + 0.999)} s")
     if not trouble and freshness.paused_for <= 0:
@@ -46,8 +49,9 @@ def board_context(snapshot: BoardSnapshot, watching: Any, client: Any, rows: lis
                 parts.append("stale")
             parts += [f"{snapshot.broken} failed" if snapshot.broken else "nothing failing",
                       f"{sum(1 for row in rows if row.status == 'running')} running"]
+    watched_part = f"{watched} projects watched"
     if listed:
-        parts.append(f"{watched} projects watched")
+        parts.append(watched_part)
     if snapshot.loading and freshness.last_complete_at is None:
         parts.append(f"loading {snapshot.loading}")
     if status_filter:
@@ -59,8 +63,27 @@ def board_context(snapshot: BoardSnapshot, watching: Any, client: Any, rows: lis
     if reason and parts and parts[0] == reason and room is not None:
         # The reason gives way (short form, then cut; the countdown kept while it fits): the
         # stale mark and the counts after it must stay in view (80 columns).
-        left = room - cell_len(" · ".join(parts[1:])) - 3
-        if cell_len(reason) > left:
-            parts[0] = short_trouble(reason, left) if left >= REASON_ROOM else ""
+        parts[0] = _fit_reason(reason, parts[1:], room)
+        # When the next try is says more in a storm than words about the rows kept or how many
+        # projects are watched (both come back with the first good round): those give way first,
+        # the stale mark itself stays (``rows (stale)``, ``(stale)``).
+        for long, short in ((KEPT, "rows (stale)"), ("rows (stale)", "(stale)"), (watched_part, "")):
+            if not COUNTDOWN.search(reason) or COUNTDOWN.search(parts[0]) or long not in parts:
+                break
+            parts[parts.index(long)] = short
             parts = [part for part in parts if part]
+            parts[0] = _fit_reason(reason, parts[1:], room)
+        parts = [part for part in parts if part]
     return " · ".join(parts)
+
+
+def _fit_reason(reason: str, rest: list[str], room: int) -> str:
+    """The reason in the room the parts after it leave: whole, its short form, or cut; the
+    countdown kept while a few cells of the reason fit beside it ('' when nothing fits)."""
+    left = room - cell_len(" · ".join(rest)) - 3
+    if cell_len(reason) <= left:
+        return reason
+    fitted = short_trouble(reason, left) if left >= REASON_ROOM else ""
+    if COUNTDOWN.search(fitted) or not COUNTDOWN.search(reason):
+        return fitted
+    return keep_countdown(reason, left) or fitted
