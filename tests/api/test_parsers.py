@@ -21,9 +21,9 @@ def test_a_validator_built_in_the_background_is_the_one_every_caller_gets(monkey
     built: list[Any] = []
     real = parsers.pydantic.TypeAdapter
 
-    def counted(kind: Any) -> Any:
+    def counted(kind: Any, **options: Any) -> Any:
         built.append(kind)
-        return real(kind)
+        return real(kind, **options)
 
     monkeypatch.setattr(parsers, "_parsers", {})
     monkeypatch.setattr(parsers.pydantic, "TypeAdapter", counted)

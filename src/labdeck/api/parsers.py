@@ -22,8 +22,16 @@ def parser_for(kind: Any) -> pydantic.TypeAdapter[Any]:
         with _building:
             parser = _parsers.get(kind)
             if parser is None:
-                parser = _parsers[kind] = pydantic.TypeAdapter(kind)
+                parser = _parsers[kind] = _adapter(kind)
     return parser
+
+
+def _adapter(kind: Any) -> pydantic.TypeAdapter[Any]:
+    # No string cache: pydantic-core would otherwise keep strings of every page it read. A model
+    # carries that setting in its own config (which a TypeAdapter of it may not override).
+    if isinstance(kind, type) and issubclass(kind, pydantic.BaseModel):
+        return pydantic.TypeAdapter(kind)
+    return pydantic.TypeAdapter(kind, config=pydantic.ConfigDict(cache_strings=False))
 
 
 def list_parser(model: Any) -> pydantic.TypeAdapter[Any]:

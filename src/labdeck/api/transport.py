@@ -18,6 +18,7 @@ from collections.abc import Mapping
 import httpx
 
 from labdeck.api.errors import TlsConfigError
+from labdeck.api.netstream import keep_sockets
 from labdeck.base.trust import TrustStoreError, shared_context, trust_locations
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=30.0, write=30.0, pool=5.0)
@@ -60,7 +61,7 @@ def build_http_client(base_url: str, *, auth: httpx.Auth | None, verify: bool | 
                       user_agent: str = "labdeck", limits: httpx.Limits = DEFAULT_LIMITS) -> httpx.AsyncClient:
     """One long-lived client. Redirects are not followed: a 3xx from the API is an error.
     ``limits``: :data:`DEFAULT_LIMITS` for reads, :data:`WRITE_LIMITS` for changes."""
-    return httpx.AsyncClient(
+    client = httpx.AsyncClient(
         base_url=base_url,
         auth=auth,
         verify=build_ssl_context(verify, ca_file=ca_file),
@@ -71,6 +72,8 @@ def build_http_client(base_url: str, *, auth: httpx.Auth | None, verify: bool | 
         follow_redirects=False,
         headers={"User-Agent": user_agent, "Accept": "application/json"},
     )
+    keep_sockets(client)
+    return client
 
 
 def share_event_hooks(source: httpx.AsyncClient, target: httpx.AsyncClient) -> None:

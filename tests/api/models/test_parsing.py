@@ -176,3 +176,21 @@ async def test_simulator_output_parses_for_every_list(admin: Any) -> None:
     runners = await admin.runners.list_all().all()
     details = [await admin.runners.get(r.id) for r in runners]
     assert all(d.contacted_at is None or d.contacted_at.tzinfo for d in details)
+
+
+def test_a_null_collection_reads_as_its_default_in_subclasses_and_lists() -> None:
+    """The null rule sits on the collection fields: a subclass's own fields have it too, and a page
+    parsed as a list (the JSON read by pydantic-core directly) gets the same values as one record."""
+    from pydantic import Field
+
+    from labdeck.api.models import Job
+    from labdeck.api.parsers import list_parser
+
+    class Tagged(Job):
+        labels: list[str] = Field(default_factory=list)
+        extra: dict[str, int] = Field(default_factory=dict)
+
+    body = b'[{"id": 1, "tag_list": null, "labels": null, "extra": null, "artifacts": null}]'
+    (item,) = list_parser(Tagged).validate_json(body)
+    assert (item.tag_list, item.labels, item.extra, item.artifacts) == ([], [], {}, [])
+    assert list_parser(Job).validate_json(body)[0] == Job.model_validate({"id": 1})
