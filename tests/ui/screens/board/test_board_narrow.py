@@ -25,12 +25,12 @@ from tests.ui.jobs_support import advance
 COUNTDOWN = re.compile(r"retry(?:ing)? (?:in \d+ s|now)")
 
 
-def show_failing_row(board: BoardScreen, why: str) -> None:
+def show_failing_row(board: BoardScreen, why: str, path: str = "platform/payments-service") -> None:
     """One failed pipeline with 40 failed jobs and the verdict ``why``, the poller kept away."""
     board._pipelines.set_visible(False)  # the poller's next snapshot would replace the test's row
     row = replace(board.snapshot.rows[0], status="failed", failed_known=True, failed_count=None,
                   failed_jobs=tuple(f"unit-{index:04d}" for index in range(1, 41)),
-                  project_path="platform/payments-service")
+                  project_path=path)
     board.why = lambda row: why  # type: ignore[method-assign]
     board.snapshot = BoardSnapshot(rows=(row,), generation=board.snapshot.generation)
     board._show()
@@ -45,6 +45,17 @@ async def test_at_80_columns_a_row_keeps_its_count_and_the_pipeline_number(conso
         line = next(line for line in screen_lines(app) if "payments" in line)
         assert "+39" in line, line
         assert "#127" in line, line
+
+
+@shared_sim
+async def test_at_80_columns_a_deep_path_keeps_the_project_s_own_name(console: SimConsole) -> None:
+    # Cut at its end, two projects of one group read the same (`platform/infra/generate…`).
+    async with console.run(board=FAST, size=(80, 24)) as (app, pilot):
+        board = await open_board(app, pilot)
+        show_failing_row(board, "?", path="platform/infra/generated-01134")
+        await pilot.pause()
+        line = next(line for line in screen_lines(app) if "#" in line and "unit-0" in line)
+        assert "/generated-01134" in line and line.lstrip().startswith("plat"), line
 
 
 @shared_sim

@@ -23,7 +23,7 @@ from labdeck.ui.dialogs.form import clean
 from labdeck.ui.instances import Instance, instances_of, primary_triaging, several
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.board.actions import BoardActions
-from labdeck.ui.screens.board.cells import failed_cell, why_cell
+from labdeck.ui.screens.board.cells import failed_cell, project_cell, why_cell
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip, merged_clusters
 from labdeck.ui.screens.board.header import board_context
 from labdeck.ui.screens.board.merged import MergedBoard
@@ -417,7 +417,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         instance = self.instance_of_row(row)
         mark: Text | str = "●" if key in self.marked else (coloured(self.app, "~", "ld-text-warning") if stale else " ")
         cells: dict[str, Text | str] = {
-            "mark": mark, "project": clean(row.project_path),
+            "mark": mark, "project": project_cell(clean(row.project_path)),
             "pipeline": f"#{row.pipeline_id}", "ref": clean(row.ref or "—"), "status": status,
             "failed": failed_cell(clean(failed)) or ("…" if row.status == "failed" else "—"), "why": why_cell(clean(self.why(row))), "running": row.running_label,
             "age": age, "duration": duration, "by": clean(row.triggered_by or "—"),

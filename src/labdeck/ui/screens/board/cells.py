@@ -30,6 +30,16 @@ def why_cell(label: str) -> str:
     return Shortens(label, lambda width: keep_end(short, short.split(" ", 1)[1], width))
 
 
+def project_cell(path: str) -> str:
+    """The ``Project`` cell: a narrow column cuts the groups, never the project's own name
+    (``platform/infra/generated-01134`` → ``platfo…/generated-01134``): cut at its end, every
+    project of a group read the same."""
+    if "/" not in path:
+        return path
+    head, name = path.rsplit("/", 1)
+    return Shortens(path, lambda width: cut_head(head, f"/{name}", width))
+
+
 def cluster_cell(title: str) -> str:
     """A cluster's line keeps its project count and verdict (``image pull fr… · 4 projects ·
     infra``): the error's words are cut, not what the line concludes."""
