@@ -37,6 +37,9 @@ async def test_the_activity_check_keeps_one_etag_per_page_while_its_watermark_mo
             unchanged = await check.run(None, since=True)
             assert unchanged.moved == set()
         assert len(check._etags) <= check.max_pages
+        # Nor does the client's shared ETag cache keep a body for each URL a watermark left behind.
+        listings = [url for url in client.cache.urls() if "last_activity_after" in url]
+        assert len(listings) <= check.max_pages, listings
 
 
 async def test_the_activity_check_forgets_the_longest_quiet_projects_past_its_limit(
