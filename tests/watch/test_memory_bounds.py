@@ -10,12 +10,13 @@ from datetime import timedelta
 import pytest
 
 from labdeck.sim.server import SimServer
-from labdeck.watch import activity
+from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects, activity
 from labdeck.watch.activity import ActivityCheck
 from labdeck.watch.alerts import REMEMBERED_FAILURES, Alert, AlertEngine, AlertLog, WatchTarget
+from labdeck.watch.deep_reads import LISTED
 from labdeck.watch.pipelines import derive_pipelines
 from tests.support.sim_control import advance, push_pipeline
-from tests.watch.helpers import T0, api_client, job
+from tests.watch.helpers import T0, api_client, fake_clock, job, make_poller, run_for
 
 ONE_JOB = [{"name": "unit-tests", "duration": 30}]
 
@@ -37,6 +38,9 @@ async def test_the_activity_check_keeps_one_etag_per_page_while_its_watermark_mo
             unchanged = await check.run(None, since=True)
             assert unchanged.moved == set()
         assert len(check._etags) <= check.max_pages
+        # Nor does the client's shared ETag cache keep a body for each URL a watermark left behind.
+        listings = [url for url in client.cache.urls() if "last_activity_after" in url]
+        assert len(listings) <= check.max_pages, listings
 
 
 async def test_the_activity_check_forgets_the_longest_quiet_projects_past_its_limit(
@@ -76,3 +80,26 @@ def test_a_project_target_remembers_a_bounded_number_of_failed_pipelines() -> No
     assert len(fired) == rounds - 1  # every new failure after the baseline, once
     state = alerts._targets[target]
     assert state.failed_pipelines is not None and len(state.failed_pipelines) <= REMEMBERED_FAILURES + page
+
+
+async def test_the_pipelines_listing_keeps_one_cached_body_per_project_while_its_watermark_moves(
+        sim_factory: Callable[..., SimServer]) -> None:
+    # Current GitLab: the board's per-round listing asks ``updated_after=<newest seen>``, a new URL
+    # each time the listing grows; the URLs left behind are never asked again.
+    server = sim_factory(dialect="gitlab", projects=12)
+    pid = sorted(pid for pid, project in server.state.projects.items() if not project.archived)[0]
+    path = f"{server.state.namespace_path(server.state.projects[pid])}/{server.state.projects[pid].path}"
+    fake = fake_clock()
+    board: list[BoardSnapshot] = []
+    async with api_client(server) as client:
+        poller = make_poller(client, server, fake)
+        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, path),)))
+        await run_for(poller, fake, 60)
+        for _ in range(6):
+            for _ in range(LISTED):
+                push_pipeline(server, pid, ONE_JOB)
+            advance(server, 120)
+            await run_for(poller, fake, 90)
+        listings = [url for url in client.cache.urls() if f"/projects/{pid}/pipelines?" in url]
+        assert len(listings) <= 1, listings
+        poller.close()

@@ -17,6 +17,8 @@ import collections
 import ctypes
 import gc
 import os
+import sys
+import tempfile
 import threading
 import time
 import tracemalloc
@@ -151,6 +153,34 @@ def malloc_kib() -> tuple[int, int]:
     return (figures.uordblks + figures.hblkhd) // 1024, figures.fordblks // 1024
 
 
+def obmalloc_kib() -> tuple[int, int]:
+    """Python's small-object allocator (objects up to 512 bytes): (KiB of its arenas, KiB in
+    allocated blocks), from :func:`sys._debugmallocstats`; (0, 0) where it cannot be read. Its
+    arenas are mapped apart from ``malloc``'s heap (not in :func:`malloc_kib`) and go back to the
+    system only when wholly empty, so arenas far above the blocks in use are fragmentation."""
+    figures: dict[str, int] = {}
+    try:
+        with tempfile.TemporaryFile() as sink:
+            sys.stderr.flush()
+            saved = os.dup(2)  # the statistics are written by C to file descriptor 2
+            try:
+                os.dup2(sink.fileno(), 2)
+                sys._debugmallocstats()
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+            sink.seek(0)
+            text = sink.read().decode("ascii", "replace")
+    except (OSError, AttributeError):
+        return 0, 0
+    for line in text.splitlines():
+        name, _, value = line.partition("=")
+        if name.startswith("# ") and value.strip().replace(",", "").isdigit():
+            figures[name[2:].strip()] = int(value.strip().replace(",", ""))
+    arenas = figures.get("arenas allocated current", 0) * 1024  # 1 MiB arenas (3.10+)
+    return arenas, figures.get("bytes in allocated blocks", 0) // 1024
+
+
 def _report_loop(interval: float, warm_up: float, target: Path, stopped: threading.Event) -> None:
     began = time.monotonic()
     if stopped.wait(warm_up):
@@ -166,8 +196,10 @@ def _report_loop(interval: float, warm_up: float, target: Path, stopped: threadi
         snapshot = _filtered(tracemalloc.take_snapshot()) if tracing else None
         counts = type_counts()
         used, free = malloc_kib()
+        arenas, blocks = obmalloc_kib()
         history.append(f"  {time.monotonic() - began:6.0f} s: RSS {rss_kib() / 1024:7.1f} MiB; malloc in use "
-                       f"{used / 1024:7.1f} MiB, held free {free / 1024:6.1f} MiB; "
+                       f"{used / 1024:7.1f} MiB, held free {free / 1024:6.1f} MiB; obmalloc arenas "
+                       f"{arenas / 1024:6.1f} MiB, blocks {blocks / 1024:6.1f} MiB; "
                        f"{sum(counts.values())} objects; traced "
                        f"{tracemalloc.get_traced_memory()[0] / 1024 / 1024:.1f} MiB")
         lines = [f"after {time.monotonic() - began:.0f} s ({rounds} intervals of {interval:.0f} s since the "

@@ -57,6 +57,10 @@ class ActivityCheck:
         self._etags: dict[int, str | None] = {}
         """The ETag of each page (by number) as last parsed. By page, not by URL: with
         ``last_activity_after`` every move of the watermark makes new URLs, one entry each."""
+        self._urls: dict[int, str] = {}
+        """The URL each page was last read at: when a move of the watermark changes it, the old
+        one is never asked again, and its body goes from the client's ETag cache (which otherwise
+        kept one per move, up to its limit of a thousand entries)."""
         self.scope: str | None = None
 
     def use_engine(self, engine: HttpEngine) -> None:
@@ -90,6 +94,10 @@ class ActivityCheck:
             read = await self._engine.fetch_conditional("projects", self._params(scope, page, since),
                                                          model=list[Project])
             result.pages += 1
+            left = self._urls.get(page)
+            if left is not None and left != read.url:
+                self._engine.cache.discard(left)
+            self._urls[page] = read.url
             if read.etag is not None and self._etags.get(page) == read.etag:
                 return result  # the same page as last time: nothing moved
             projects = read.value if read.value is not None else list_parser(Project).validate_json(read.content or b"[]")

@@ -138,6 +138,11 @@ class DeepReads:
             params["updated_after"] = iso(track.watermark - MARGIN)
         read = await self.client.fetch_conditional(f"projects/{track.project_id}/pipelines", params,
                                                  model=list[Pipeline])
+        if track.list_url is not None and track.list_url != read.url:
+            # The watermark moved: the old URL is never asked again, and its body would stay in
+            # the client's ETag cache (one per move, up to its limit of a thousand entries).
+            self.client.cache.discard(track.list_url)
+        track.list_url = read.url
         if read.etag is not None and read.etag == track.list_etag:
             # No pipeline's status moved, yet a job deep inside a running one may have failed (its
             # updated_at stays): probe those. A quiet round also catches up a running count left

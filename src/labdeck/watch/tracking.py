@@ -78,6 +78,8 @@ class ProjectTrack:
     """Rounds since the page of newest jobs was last read (deep probes in between)."""
     list_etag: str | None = None
     """ETag of the last pipelines listing parsed (GitLab's pipelines API)."""
+    list_url: str | None = None
+    """The URL the listing was last read at (a move of :attr:`watermark` makes a new one)."""
     watermark: datetime | None = None
     """Newest ``updated_at`` the pipelines listing showed (its next ``updated_after``)."""
     confirmed_at: float | None = None
