@@ -16,6 +16,15 @@ def budget_on(time: VirtualTime) -> RequestBudget:
     return RequestBudget(60, burst=10, clock=time.clock, on_the_way=time.clock)
 
 
+async def triage_reads(budget: RequestBudget, time: VirtualTime, count: int, sent: list[float]) -> None:
+    """``count`` reads the poller did not plan, one after the other, each noted in ``sent`` as it leaves."""
+    for _ in range(count):
+        await budget.spare_turn(time.sleep)
+        cell = await budget.turn(time.sleep)
+        sent.append(time.now)
+        budget.answered(cell)
+
+
 async def test_triage_goes_on_while_the_board_takes_every_token() -> None:
     time = VirtualTime(now=1000.0)
     budget, sleep = budget_on(time), time.sleep
@@ -32,18 +41,11 @@ async def test_triage_goes_on_while_the_board_takes_every_token() -> None:
                 continue
             await sleep(max(0.05, min(budget.wait_time(), 1.0)))
 
-    async def triage() -> None:
-        for _ in range(20):
-            await budget.spare_turn(sleep)
-            cell = await budget.turn(sleep)
-            triage_sent.append(time.now)
-            budget.answered(cell)
-
     start = time.now
     async with time.running():
         board_task = asyncio.ensure_future(board())
         await sleep(30)  # the board has drained the burst
-        triage_task = asyncio.ensure_future(triage())
+        triage_task = asyncio.ensure_future(triage_reads(budget, time, 20, triage_sent))
         began = time.now
         await sleep(20 * (SPARE_PATIENCE + 2) + 60)
         board_task.cancel()
@@ -64,19 +66,12 @@ async def test_triage_goes_on_while_the_board_takes_every_token() -> None:
 
 async def test_triage_takes_spare_tokens_at_once_on_a_quiet_board() -> None:
     time = VirtualTime(now=1000.0)
-    budget, sleep = budget_on(time), time.sleep
+    budget = budget_on(time)
     sent: list[float] = []
-
-    async def triage() -> None:
-        for _ in range(5):
-            await budget.spare_turn(sleep)
-            cell = await budget.turn(sleep)
-            sent.append(time.now)
-            budget.answered(cell)
 
     start = time.now
     async with time.running():
-        await asyncio.wait_for(triage(), 10)  # real seconds: it waits for nothing
+        await asyncio.wait_for(triage_reads(budget, time, 5, sent), 10)  # real seconds: it waits for nothing
     # Five above half the burst's ten: no wait at all (the board's reads keep the other five).
     assert sent == [start] * 5
     assert budget.try_take(reserve=4.0)  # the board's reserve is still there
