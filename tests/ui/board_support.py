@@ -18,6 +18,9 @@ from tests.support.pilot import settle, wait_until
 
 FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
 """A poller that reads often: tests wait seconds, not minutes."""
+ROOMY = BoardSettings(requests_per_minute=6000)
+"""The default cadence with a budget that never holds a read back: for tests of other screens,
+whose triage (a pipeline view's 40 failed jobs) would otherwise read at 60 a minute."""
 
 
 def rows(screen: BoardScreen) -> list[PipelineRow]:

@@ -28,6 +28,7 @@ from labdeck.ui.app import LabdeckApp
 from labdeck.ui.dialogs.confirm import ConfirmScreen
 from labdeck.ui.ui_state import UiState
 from tests.support.fault_switch import FaultSwitch
+from tests.ui.board_support import ROOMY
 
 MakeApp = Callable[..., LabdeckApp]
 
@@ -39,6 +40,15 @@ gitlab_only = pytest.mark.parametrize("dialect", ["gitlab"])
 shared_sim = pytest.mark.usefixtures("on_shared_sim")
 """Run a test's ``console`` against the shared simulator (``sim``), not a private one: for tests
 that change nothing, or only what other tests tolerate."""
+
+
+@pytest.fixture(autouse=True)
+def quick_triage(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The board's triage claims a read every half second when the board leaves none to spare
+    (the console waits 6 s: ``SPARE_PATIENCE``, whose pace ``tests/watch/test_budget_spare.py``
+    checks). A console test that waits for verdicts, or settles while triage runs, would otherwise
+    wait a minute on a small world: its board's own reads take most of the 60 a minute."""
+    monkeypatch.setattr("labdeck.watch.budget.SPARE_PATIENCE", 0.5)
 
 
 @pytest.fixture
@@ -115,7 +125,10 @@ class SimConsole:
 
     def app(self, role: str = "admin", *, via: Any = None, **fields: Any) -> LabdeckApp:
         """An app against the simulator (``make_app``'s arguments: role, token, session fields), or
-        through ``via`` (a proxy in front of it: what has a ``base_url`` and the server's ``state``)."""
+        through ``via`` (a proxy in front of it: what has a ``base_url`` and the server's ``state``).
+        The board's budget is :data:`~tests.ui.board_support.ROOMY` unless ``board`` is given: a
+        test of another screen must not wait a minute for triage's reads at 60 a minute."""
+        fields.setdefault("board", ROOMY)
         return self.make_app(via or self.server, role, **fields)
 
     @asynccontextmanager

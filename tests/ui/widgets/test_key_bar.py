@@ -6,6 +6,7 @@ from __future__ import annotations
 from labdeck.ui.dialogs.keys import KeysScreen
 from labdeck.ui.widgets.key_bar import SEPARATOR, KeyBar
 from tests.support.pilot import settle
+from tests.ui.board_support import ROOMY
 from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import screen_lines
 
@@ -28,7 +29,7 @@ async def test_only_whole_keys_fit_and_the_palette_key_stays_at_the_right(consol
 
 @shared_sim
 async def test_keys_follow_the_screen_and_read_only_mode(console: SimConsole) -> None:
-    async with console.run(size=(160, 30)) as (app, pilot):
+    async with console.run(board=ROOMY, size=(160, 30)) as (app, pilot):
         await settle(app, pilot, rounds=3)
         assert "s Star" in screen_lines(app)[-1]
         app.set_read_only(True)

@@ -23,6 +23,7 @@ from labdeck.ui.screens.pipeline.header import PipelineHeader
 from labdeck.ui.screens.pipeline.screen import PipelineScreen
 from labdeck.ui.screens.pipeline.stage_jobs import StageJobsScreen
 from tests.support.pilot import settle, wait_until
+from tests.ui.board_support import ROOMY
 from tests.ui.conftest import SimConsole, both_dialects, gitlab_only
 from tests.ui.jobs_support import PROJECT_ID, advance
 from tests.ui.pipeline_support import (
@@ -229,7 +230,7 @@ async def test_retry_of_the_complete_view_in_the_gitlab_dialect_is_one_pipeline_
     server = console.server
     pipeline_id, ids = await big_pipeline(server, big_stages(BIG_FAILED))
     async with losing_proxy(server) as (proxy, via_proxy):
-        async with console.run(via=via_proxy, size=(80, 24)) as (app, pilot):
+        async with console.run(board=ROOMY, via=via_proxy, size=(80, 24)) as (app, pilot):
             screen = await open_pipeline(app, pilot, pipeline_id)
             assert screen.complete and "test 1,160 ✓ 40 ✗" in _lines(screen)[1]
             await pilot.press("R")

@@ -11,6 +11,7 @@ from labdeck.sim.server import SimServer
 from labdeck.ui.screens.pipeline.header import PipelineHeader
 from tests.support.pilot import wait_until
 from tests.support.sim_control import big_stages, control
+from tests.ui.board_support import ROOMY
 from tests.ui.conftest import SimConsole
 from tests.ui.helpers import screen_lines
 from tests.ui.jobs_support import PROJECT_ID, advance
@@ -28,7 +29,7 @@ async def test_the_header_names_the_failed_jobs(console: SimConsole, size: tuple
     # 40 failures, and a job retried (its older try hidden): a long second line.
     pipeline_id, ids = await big_pipeline(server, big_stages(fail=tuple(range(1, 41)), durations={41: 600}))
     retry_job(server, ids["unit-0001"])
-    async with console.run(size=size) as (app, pilot):
+    async with console.run(board=ROOMY, size=size) as (app, pilot):
         screen = await open_pipeline(app, pilot, pipeline_id)
         await wait_until(pilot, lambda: screen.complete, what="every page read")
         await pilot.pause()
@@ -49,7 +50,7 @@ async def test_a_pipeline_retried_days_later_says_how_long_this_run_took(console
     await advance(server, 4 * 24 * 3600)  # four days later, a retry
     retry_job(server, ids["unit-0001"])
     await advance(server, 120)
-    async with console.run(size=(120, 40)) as (app, pilot):
+    async with console.run(board=ROOMY, size=(120, 40)) as (app, pilot):
         screen = await open_pipeline(app, pilot, pipeline_id)
         await wait_until(pilot, lambda: screen.complete, what="every page read")
         await pilot.pause()

@@ -8,6 +8,7 @@ import gc
 import weakref
 
 from tests.support.pilot import settle, wait_until
+from tests.ui.board_support import ROOMY
 from tests.ui.conftest import SimConsole
 from tests.ui.pipeline_support import big_pipeline, big_stages, open_pipeline
 
@@ -15,7 +16,7 @@ from tests.ui.pipeline_support import big_pipeline, big_stages, open_pipeline
 async def test_a_closed_pipeline_view_lets_go_of_its_jobs(console: SimConsole) -> None:
     server = console.server
     pipeline_id, _ = await big_pipeline(server, big_stages(fail=list(range(1, 41))))
-    async with console.run(size=(120, 40)) as (app, pilot):
+    async with console.run(board=ROOMY, size=(120, 40)) as (app, pilot):
         opened = [await open_pipeline(app, pilot, pipeline_id)]
         await wait_until(pilot, lambda: opened[0].complete, what="every page read")
         await pilot.press("enter")  # a stage's jobs, then back: the sub-screen must let go too
@@ -41,7 +42,7 @@ async def test_a_closed_pipeline_view_leaves_no_job_pages_in_the_answer_cache(co
     the 84 MB four 5,000-job pipelines left behind in bench/bench_pipeline_memory.py)."""
     server = console.server
     pipeline_id, _ = await big_pipeline(server, big_stages(fail=list(range(1, 41))))
-    async with console.run(size=(120, 40)) as (app, pilot):
+    async with console.run(board=ROOMY, size=(120, 40)) as (app, pilot):
         opened = [await open_pipeline(app, pilot, pipeline_id)]
         await wait_until(pilot, lambda: opened[0].complete, what="every page read")
         marker = f"/pipelines/{pipeline_id}/jobs"
