@@ -54,8 +54,11 @@ async def test_a_failure_in_a_busy_project_is_read_when_its_job_stops(sim_factor
                 break
         delays = sorted(shown_at[pid] - failed_at[pid] for pid in pushed if pid in shown_at and pid in failed_at)
         assert len(delays) == len(pushed), (failed_at, shown_at)
-        # Without the runners' lists (busy projects read every 70 s): 13, 22, 30, 42, 46, 46 s.
-        assert delays[len(delays) // 2] <= 15 and max(delays) <= 45, delays
+        # Without the runners' lists (busy projects read every 70 s): 13, 22, 30, 42, 46, 46 s (mean 33).
+        # A reading comes every 35 s here, so a delay depends on where a failure falls between two:
+        # the same code gave medians of 10, 16 and 25 s for jobs 0, 3 and 7 s longer. The mean is
+        # what the hints buy (14-20 s over those three).
+        assert sum(delays) / len(delays) <= 22 and max(delays) <= 45, delays
         assert poller.busy_interval() >= 60  # the busy ones leave their share to the rotation
         assert poller.stats.by_kind["runners"] > 0
         poller.close()

@@ -145,6 +145,11 @@ class RequestBudget:
         """Tokens (and places of the window) a read the poller did not plan leaves to the board's
         own: half the burst, as background work such as the sweep does; the poller raises it to
         what its busy and failing projects may want at once."""
+        self.check_room = 0
+        """Places of the minute's window the board's change check keeps for its next round (the
+        poller sets it to what a round costs): every other steady request leaves them free. Where
+        the board's reads fill the minute, the check would otherwise wait with them, and a push it
+        sees at its cadence (5-7 s) was seen 22 s late."""
 
     # --- the minute's window -----------------------------------------------------------------------
 
@@ -175,10 +180,17 @@ class RequestBudget:
         now = self._clock()
         return sum(1 for end in self._ends(now) if end > now)
 
-    async def turn(self, sleep: Callable[[float], Awaitable[None]]) -> WindowPlace:
+    def _room(self, urgent: bool) -> int:
+        """Places a steady request leaves free: none for the change check (``urgent``), the
+        check's own (:attr:`check_room`) for any other."""
+        return 0 if urgent else self.check_room
+
+    async def turn(self, sleep: Callable[[float], Awaitable[None]], *, urgent: bool = False) -> WindowPlace:
         """Wait until a steady request fits the minute's window, and count it as sent; the cell
-        returned is given to :meth:`answered` when its answer comes."""
-        while (wait := self.window_wait()) > 0:
+        returned is given to :meth:`answered` when its answer comes. ``urgent``: the change check's
+        request, which may take the places every other one leaves (:attr:`check_room`)."""
+        room = self._room(urgent)
+        while (wait := self.window_wait(room=room)) > 0:
             await sleep(wait)
         cell = WindowPlace(self._clock(), self.on_the_way())
         self._sent.append(cell)
@@ -197,19 +209,19 @@ class RequestBudget:
         try:
             while True:
                 reserve = min(self.spare_reserve, self.burst - 1.0)
-                room = int(reserve)
+                room = int(reserve) + self.check_room
                 patience = max(since, self._spare_at) + SPARE_PATIENCE - self._clock()
                 if not claim and not self._claimed and patience <= 0:
                     claim = self._claimed = True
                 if claim:
-                    taken = self.paused() <= 0 and self._take(0.0, 0)
+                    taken = self.paused() <= 0 and self._take(0.0, self.check_room)
                 else:
                     taken = self.window_wait(room=room) <= 0 and self.try_take(reserve=reserve)
                 if taken:
                     self._spare_at = self._clock()
                     return
                 if claim:
-                    wait = self.paused() or self._steady_wait(1.0, 0)
+                    wait = self.paused() or self._steady_wait(1.0, self.check_room)
                 else:
                     wait = max(self.wait_time(reserve=reserve), self.window_wait(room=room))
                     if not self._claimed:
@@ -261,11 +273,12 @@ class RequestBudget:
             return 0.0
         return left
 
-    def try_take(self, *, startup: bool = False, reserve: float = 0.0) -> bool:
+    def try_take(self, *, startup: bool = False, reserve: float = 0.0, urgent: bool = False) -> bool:
         """Take one token (from the startup bucket for a project's first read); False when empty
         or paused. ``reserve``: leave at least this many tokens (background work such as the sweep
         only runs while the budget has room to spare, so urgent reads get it under load). A steady
-        read leaves a claimed token and place (:meth:`spare_turn`) too."""
+        read leaves a claimed token and place (:meth:`spare_turn`) too, and unless ``urgent`` (the
+        change check) the places the check keeps (:attr:`check_room`)."""
         if self.paused() > 0:
             return False
         self._refill()
@@ -275,7 +288,7 @@ class RequestBudget:
                 return True
             return False
         hold = 1 if self._claimed else 0
-        return self._take(reserve + hold, hold)
+        return self._take(reserve + hold, hold + self._room(urgent))
 
     def _take(self, reserve: float, room: int) -> bool:
         """Take a steady token beyond ``reserve``, with ``room`` places of the window left free."""
@@ -287,9 +300,9 @@ class RequestBudget:
             return True
         return False
 
-    def wait_time(self, *, startup: bool = False, reserve: float = 0.0) -> float:
+    def wait_time(self, *, startup: bool = False, reserve: float = 0.0, urgent: bool = False) -> float:
         """Seconds until the (startup or steady) bucket holds a token again, or the pause ends;
-        ``reserve``: a token beyond that many (see :meth:`try_take`)."""
+        ``reserve``, ``urgent``: as for :meth:`try_take`."""
         pause = self.paused()
         if pause > 0:
             return pause
@@ -301,7 +314,7 @@ class RequestBudget:
         hold = 1 if self._claimed else 0
         # A claimed token goes first; past the burst the claim is taken by then, and the caller looks again.
         wanted = min(1.0 + reserve + hold, max(1.0 + reserve, self.burst))
-        return self._steady_wait(wanted, hold)
+        return self._steady_wait(wanted, hold + self._room(urgent))
 
     def _steady_wait(self, wanted: float, room: int) -> float:
         """Seconds until the steady bucket holds ``wanted`` tokens and the window ``room`` + 1 places."""

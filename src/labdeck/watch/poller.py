@@ -45,7 +45,7 @@ from labdeck.watch.subscriptions import (
 from labdeck.watch.tap import WireTap
 from labdeck.watch.tracking import HOT, ProjectTrack, set_lane
 from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
-from labdeck.watch.work_plan import DETACHED, PROGRESS_EVERY, _Work
+from labdeck.watch.work_plan import DETACHED, MOVED_RANK, PROGRESS_EVERY, _Work
 
 log = logging.getLogger("labdeck.watch")
 HELD_LOOK = 1.0
@@ -105,6 +105,8 @@ class BoardPoller(FairShares):
         self._error: str | None = None
         self._failures = 0
         self._held_back: set[int] = set()
+        self._moved: set[int] = set()
+        """Projects a change source saw move since their last read (:meth:`_moved_first`)."""
         self._next_running = 0.0
         self._flavour: str | None = None
         self.runner_hints = RunnerHints()
@@ -171,7 +173,8 @@ class BoardPoller(FairShares):
         if track is None:
             return
         now = self._clock()
-        track.next_due, track.changed_at, track.acted_at = now, now, now
+        track.next_due, track.changed_at, track.acted_at, track.moved_at = now, now, now, now
+        self._moved.add(track.project_id)
         set_lane(track, HOT, now)
         self._dirty.add(track.project_id)
         self.wake()
@@ -271,23 +274,28 @@ class BoardPoller(FairShares):
         self._memo.clear()
         self._follow_membership(now)
         self.budget.spare_reserve = self.spare_reserve()
+        self.budget.check_room = self.check_cost() if self._interest else 0
         launched: list[_Work] = []
         startup_blocked = False
-        steady_blocked: float | None = None
-        """The reserve the first steady item that found the bucket too low needed."""
+        steady_blocked: tuple[float, bool] | None = None
+        """The reserve the first steady item that found the bucket too low needed, and whether it
+        was the change check (which may take the places the others leave)."""
         limit = max(1, self.settings.max_in_flight) * 2
         reserve = self.settings.burst / 2
         for item in self._plan(now):
             if len(launched) >= limit:
                 break
+            if item.track is not None and item.track.in_flight:
+                continue  # planned first as a moved project (:meth:`_moved_first`), and launched
             if item.startup:
                 if not self.budget.try_take(startup=True):
                     # The other first reads would find the bucket as dry (same clock): not tried.
                     startup_blocked, self._startup_open = True, False
                     continue
-            elif not self.budget.try_take(reserve=reserve if item.background else 0.0):
+            elif not self.budget.try_take(reserve=reserve if item.background else 0.0,
+                                          urgent=item.urgent):
                 # Every item after this one is steady too (start-up reads rank first): all wait.
-                steady_blocked = reserve if item.background else 0.0
+                steady_blocked = (reserve if item.background else 0.0, item.urgent)
                 break
             if item.track is not None:
                 item.track.in_flight = True
@@ -307,7 +315,7 @@ class BoardPoller(FairShares):
         # projects with running jobs), each wake planning every project again for nothing.
         waits = [max(self._next_wake(self._clock()), self.budget.wait_time())]
         if steady_blocked is not None:
-            waits.append(self.budget.wait_time(reserve=steady_blocked))
+            waits.append(self.budget.wait_time(reserve=steady_blocked[0], urgent=steady_blocked[1]))
         if startup_blocked:
             waits.append(self.budget.wait_time(startup=True))
         if self._held_back:
@@ -381,8 +389,26 @@ class BoardPoller(FairShares):
         work.sort(key=_rank)
         self._startup_open = True
         first = index.startup_due(now, period, self.activity.known, self._work_for, lambda: self._startup_open)
-        return heapq.merge(first, work, index.overdue(now, period, self._work_for),
+        return heapq.merge(first, work, self._moved_first(now), index.overdue(now, period, self._work_for),
                            index.ready(now, period, self._work_for), key=_rank)
+
+    def _moved_first(self, now: float) -> list[_Work]:
+        """Reads of the projects a change source saw move since their last read (a push, a job that
+        stopped, a pipeline a GraphQL batch saw change, the console's own action), before every
+        other project's read: a busy project whose new pipeline a batch had seen waited 6 s behind
+        reads of projects that were merely due, and its failure reached the board 30 s late."""
+        work: list[_Work] = []
+        for pid in list(self._moved):
+            track = self.tracks.get(pid)
+            if track is None or pid not in self._interest or track.moved_at is None or (
+                    track.last_ok is not None and track.last_ok > track.moved_at):
+                self._moved.discard(pid)  # read since (or no longer followed)
+                continue
+            if track.in_flight or not track.loaded or track.next_due > now:
+                continue
+            work.append(self._work_for(track, (MOVED_RANK, track.moved_at), False))
+        work.sort(key=_rank)
+        return work
 
     def _work_for(self, track: ProjectTrack, rank: tuple[float, ...], startup: bool) -> _Work:
         return _Work(rank, "jobs", functools.partial(self._read_project, track), startup=startup, track=track)
@@ -453,7 +479,7 @@ class BoardPoller(FairShares):
     async def _guarded_run(self, item: _Work) -> None:
         client = self.client
         async with self._semaphore:
-            with self.tap.attributed(item.kind, startup=item.startup) as attribution:
+            with self.tap.attributed(item.kind, startup=item.startup, urgent=item.urgent) as attribution:
                 try:
                     await item.run()
                 except Exception as exc:  # never let one read stop the board

@@ -112,6 +112,7 @@ class PollerReads(DeepReads):
     _failures: int
     _held_back: set[int]
     """Reads that failed while the client's gate held reads back (0: the change check)."""
+    _moved: set[int]
     _next_running: float
     _flavour: str | None
     """The server's dialect once the change check learned it (``gitlab`` or ``spec``)."""
@@ -353,7 +354,8 @@ class PollerReads(DeepReads):
             track = self.tracks.get(pid)
             if track is not None and pid in self._interest and track.loaded:
                 # Due when the check started: the CI column reads it in this round, not the next.
-                track.next_due, track.changed_at = started, now
+                track.next_due, track.changed_at, track.moved_at = started, now, now
+                self._moved.add(pid)
                 set_lane(track, HOT, now)
         if result.overflow:
             for track in self.tracks.values():
@@ -414,7 +416,8 @@ class PollerReads(DeepReads):
             latest = batch.latest[pid]
             moved = pid in batch.changed or (pid in batch.first and not _matches(track, latest))
             if moved:
-                track.next_due, track.changed_at = started, now
+                track.next_due, track.changed_at, track.moved_at = started, now, now
+                self._moved.add(pid)
                 set_lane(track, HOT, now)
             else:
                 track.confirmed_at = now
@@ -473,6 +476,8 @@ class PollerReads(DeepReads):
             # A job that started (a retry from elsewhere, the next stage) or stopped (it failed or
             # finished): read the project now rather than when its cadence comes round.
             track.next_due = min(track.next_due, started_at)
+            track.moved_at = now
+            self._moved.add(pid)
             if pid in started and track.lane != HOT:
                 set_lane(track, HOT, now)
         for sub in self._subs:

@@ -38,6 +38,9 @@ class Attribution:
     pay: bool = False
     """Not planned by the poller (triage's reads): each request waits for a token to spare
     (:meth:`RequestBudget.spare_turn`) and takes it."""
+    urgent: bool = False
+    """A change source or a read of a change it saw: may take the places of the minute's window
+    every other request leaves (:attr:`RequestBudget.check_room`)."""
 
 
 _PLACE = "labdeck_window_place"
@@ -86,12 +89,13 @@ class WireTap:
             self._http = None
 
     @contextlib.contextmanager
-    def attributed(self, kind: str, *, startup: bool = False, pay: bool = False) -> Iterator[Attribution]:
+    def attributed(self, kind: str, *, startup: bool = False, pay: bool = False,
+                   urgent: bool = False) -> Iterator[Attribution]:
         """Count the requests made in this block (this task and tasks it starts) as ``kind``; each
         waits its turn in the minute's window (unless ``startup``); ``pay``: each waits for a token the
         board's own reads leave to spare, and takes it (reads the poller did not plan, such as
-        triage's)."""
-        attribution = Attribution(self, kind, startup=startup, pay=pay)
+        triage's); ``urgent``: see :attr:`Attribution.urgent`."""
+        attribution = Attribution(self, kind, startup=startup, pay=pay, urgent=urgent)
         token = _CURRENT.set(attribution)
         try:
             yield attribution
@@ -102,13 +106,14 @@ class WireTap:
         current = _CURRENT.get()
         if current is None or current.tap is not self or current.startup:
             return
-        request.extensions[_PLACE] = await held_before_sending(request, self._turn(current.pay))
+        turn = self._turn(current.pay, urgent=current.urgent)
+        request.extensions[_PLACE] = await held_before_sending(request, turn)
 
-    async def _turn(self, pay: bool) -> WindowPlace:
+    async def _turn(self, pay: bool, *, urgent: bool) -> WindowPlace:
         sleep = self._sleep or asyncio.sleep
         if pay:
             await self.budget.spare_turn(sleep)
-        return await self.budget.turn(sleep)
+        return await self.budget.turn(sleep, urgent=urgent)
 
     async def _hook(self, response: httpx.Response) -> None:
         place = response.request.extensions.get(_PLACE)

@@ -59,6 +59,9 @@ class ProjectTrack:
     last_ok: float | None = None
     hot_since: float | None = None
     changed_at: float | None = None
+    moved_at: float | None = None
+    """When a change source (the activity list, a GraphQL batch, the runners' job lists, the
+    console's own action) last saw it move: until a read answers after that, its read is urgent."""
     error: str | None = None
     trouble: str | None = None
     """Why its last read failed for a passing reason (the server's, a proxy's answer); None once

@@ -24,6 +24,13 @@ DETACHED = frozenset({"activity", "runners"})
 """Work that does not hold up a step in the live loop: the change check (several pages, the
 pipelines-API question) and the running-now strip (one read per runner) can take many round trips;
 a step that waited for them showed no row before they ended (36 s at 3 s a request)."""
+MOVED_RANK = 2.4
+"""Rank of a project a change source saw move since its last read: after the watched listing and
+alert targets, before projects the rotation has come round for (:data:`_OVERDUE`)."""
+URGENT_KINDS = frozenset({"activity", "runners"})
+"""The change sources (the activity list and GraphQL batches; the runners' job lists)."""
+
+
 def lane_rank(track: ProjectTrack) -> float:
     """Where a project due now goes in the step's plan. A broken pipeline's project is due at its
     own (failing) cadence and its row promises that freshness: it ranks with the busy ones, not
@@ -51,3 +58,15 @@ class _Work:
         """Work that can wait while the budget is tight (the running-now strip, retries of refused
         projects, the sweep)."""
         return self.rank[0] >= _BACKGROUND
+
+    @property
+    def urgent(self) -> bool:
+        """A change source, or the read of a project one saw move since its last read (a push, a
+        job that stopped, the console's own action): these take the places of the minute's window
+        the other reads leave (:attr:`~labdeck.watch.budget.RequestBudget.check_room`). Where the
+        board's reads fill the minute, a push seen at the check's cadence was read 22 s late."""
+        if self.kind in URGENT_KINDS:
+            return True
+        track = self.track
+        return track is not None and track.moved_at is not None and (
+            track.last_ok is None or track.moved_at >= track.last_ok)
