@@ -13,9 +13,17 @@ from labdeck.api.models import Job
 from labdeck.base.secret import Secret
 from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
-from labdeck.watch import BoardPoller, PollerSettings, ServerClock, WatchedProject, WatchedProjects
+from labdeck.watch import (
+    BoardPoller,
+    BoardSnapshot,
+    PollerSettings,
+    ServerClock,
+    WatchedProject,
+    WatchedProjects,
+)
+from labdeck.watch.pipelines import FAILED
 from tests.support.fake_time import FakeTime
-from tests.support.sim_control import project_id
+from tests.support.sim_control import advance, project_id
 
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
@@ -94,3 +102,27 @@ def busiest_minute(times: list[float]) -> int:
             start += 1
         best = max(best, end - start + 1)
     return best
+
+
+async def failure_delays(poller: BoardPoller, fake: FakeTime, server: SimServer, board: list[BoardSnapshot],
+                         pushed: dict[int, dict[str, Any]], *, seconds: int) -> list[int]:
+    """Run the poller and the simulator in lockstep until every pushed pipeline (project id → the
+    control surface's answer, its first job failing) is ``failed`` on the board, at most
+    ``seconds``; the seconds from each job's failure to its row, sorted (every one must show)."""
+    failed_at: dict[int, int] = {}
+    shown_at: dict[int, int] = {}
+    for second in range(seconds):
+        advance(server, 1)
+        await run_for(poller, fake, 1)
+        for pid, created in pushed.items():
+            job_id = created["jobs"][0]["id"]
+            if pid not in failed_at and server.state.jobs[job_id].status == "failed":
+                failed_at[pid] = second
+            if pid not in shown_at and any(row.pipeline_id == created["id"] and row.status == FAILED
+                                           for row in board[-1].rows):
+                shown_at[pid] = second
+        if len(shown_at) == len(pushed):
+            break
+    delays = sorted(shown_at[pid] - failed_at[pid] for pid in pushed if pid in shown_at and pid in failed_at)
+    assert len(delays) == len(pushed), (failed_at, shown_at)
+    return delays

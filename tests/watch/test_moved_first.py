@@ -10,9 +10,8 @@ from collections.abc import Callable
 
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects
-from labdeck.watch.pipelines import FAILED
 from tests.support.sim_control import advance, push_pipeline
-from tests.watch.helpers import api_client, fake_clock, make_poller, run_for
+from tests.watch.helpers import api_client, failure_delays, fake_clock, make_poller, run_for
 
 
 async def test_a_new_failure_in_a_busy_project_is_read_before_the_due_reads(
@@ -38,22 +37,7 @@ async def test_a_new_failure_in_a_busy_project_is_read_before_the_due_reads(
         pushed = {}
         for index, pid in enumerate(failing):
             pushed[pid] = push_pipeline(server, pid, [{"name": f"unit-{index}", "fail": True, "duration": 20 + 7 * index}])
-        failed_at: dict[int, int] = {}
-        shown_at: dict[int, int] = {}
-        for second in range(300):
-            advance(server, 1)
-            await run_for(poller, fake, 1)
-            for pid, created in pushed.items():
-                job_id = created["jobs"][0]["id"]
-                if pid not in failed_at and server.state.jobs[job_id].status == "failed":
-                    failed_at[pid] = second
-                if pid not in shown_at and any(row.pipeline_id == created["id"] and row.status == FAILED
-                                               for row in board[-1].rows):
-                    shown_at[pid] = second
-            if len(shown_at) == len(pushed):
-                break
-        delays = sorted(shown_at[pid] - failed_at[pid] for pid in pushed if pid in shown_at and pid in failed_at)
-        assert len(delays) == len(pushed), (failed_at, shown_at)
+        delays = await failure_delays(poller, fake, server, board, pushed, seconds=300)
         assert max(delays) <= 10, delays
         assert poller.stats.by_kind["activity"] > 0
         poller.close()

@@ -11,9 +11,8 @@ import httpx
 
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardSnapshot, RunningNowSnapshot, WatchedProject, WatchedProjects
-from labdeck.watch.pipelines import FAILED
 from tests.support.sim_control import advance, push_pipeline
-from tests.watch.helpers import api_client, fake_clock, make_poller, run_for
+from tests.watch.helpers import api_client, failure_delays, fake_clock, make_poller, run_for
 
 
 async def test_a_failure_in_a_busy_project_is_read_when_its_job_stops(sim_factory: Callable[..., SimServer]) -> None:
@@ -38,22 +37,7 @@ async def test_a_failure_in_a_busy_project_is_read_when_its_job_stops(sim_factor
         pushed = {}
         for index, pid in enumerate(failing):
             pushed[pid] = push_pipeline(server, pid, [{"name": f"unit-{index}", "fail": True, "duration": 150 + 7 * index}])
-        failed_at: dict[int, int] = {}
-        shown_at: dict[int, int] = {}
-        for second in range(700):
-            advance(server, 1)
-            await run_for(poller, fake, 1)
-            for pid, created in pushed.items():
-                job_id = created["jobs"][0]["id"]
-                if pid not in failed_at and server.state.jobs[job_id].status == "failed":
-                    failed_at[pid] = second
-                if pid not in shown_at and any(row.pipeline_id == created["id"] and row.status == FAILED
-                                               for row in board[-1].rows):
-                    shown_at[pid] = second
-            if len(shown_at) == len(pushed):
-                break
-        delays = sorted(shown_at[pid] - failed_at[pid] for pid in pushed if pid in shown_at and pid in failed_at)
-        assert len(delays) == len(pushed), (failed_at, shown_at)
+        delays = await failure_delays(poller, fake, server, board, pushed, seconds=700)
         # Without the runners' lists (busy projects read every 70 s): 13, 22, 30, 42, 46, 46 s (mean 33).
         # A reading comes every 35 s here, so a delay depends on where a failure falls between two:
         # the same code gave medians of 10, 16 and 25 s for jobs 0, 3 and 7 s longer. The mean is
