@@ -181,14 +181,15 @@ class RequestBudget:
         return sum(1 for end in self._ends(now) if end > now)
 
     def _room(self, urgent: bool) -> int:
-        """Places a steady request leaves free: none for the change check (``urgent``), the
-        check's own (:attr:`check_room`) for any other."""
+        """Places a steady request leaves free: none for an ``urgent`` one (a change source, or the
+        read of a project one saw move), the check's own (:attr:`check_room`) for any other."""
         return 0 if urgent else self.check_room
 
     async def turn(self, sleep: Callable[[float], Awaitable[None]], *, urgent: bool = False) -> WindowPlace:
         """Wait until a steady request fits the minute's window, and count it as sent; the cell
-        returned is given to :meth:`answered` when its answer comes. ``urgent``: the change check's
-        request, which may take the places every other one leaves (:attr:`check_room`)."""
+        returned is given to :meth:`answered` when its answer comes. ``urgent``: a change source's
+        request or the read of what one saw move, which may take the places every other one leaves
+        (:attr:`check_room`)."""
         room = self._room(urgent)
         while (wait := self.window_wait(room=room)) > 0:
             await sleep(wait)
@@ -277,8 +278,9 @@ class RequestBudget:
         """Take one token (from the startup bucket for a project's first read); False when empty
         or paused. ``reserve``: leave at least this many tokens (background work such as the sweep
         only runs while the budget has room to spare, so urgent reads get it under load). A steady
-        read leaves a claimed token and place (:meth:`spare_turn`) too, and unless ``urgent`` (the
-        change check) the places the check keeps (:attr:`check_room`)."""
+        read leaves a claimed token and place (:meth:`spare_turn`) too, and unless ``urgent`` (a
+        change source, or the read of what one saw move) the places the check keeps
+        (:attr:`check_room`)."""
         if self.paused() > 0:
             return False
         self._refill()

@@ -279,7 +279,7 @@ class BoardPoller(FairShares):
         startup_blocked = False
         steady_blocked: tuple[float, bool] | None = None
         """The reserve the first steady item that found the bucket too low needed, and whether it
-        was the change check (which may take the places the others leave)."""
+        was urgent (:attr:`_Work.urgent`: it may take the places the others leave)."""
         limit = max(1, self.settings.max_in_flight) * 2
         reserve = self.settings.burst / 2
         for item in self._plan(now):
