@@ -23,7 +23,7 @@ from labdeck.watch import (
 )
 from labdeck.watch.pipelines import FAILED
 from tests.support.fake_time import FakeTime
-from tests.support.sim_control import advance, project_id
+from tests.support.sim_control import advance, project_id, push_pipeline
 
 T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
@@ -102,6 +102,34 @@ def busiest_minute(times: list[float]) -> int:
             start += 1
         best = max(best, end - start + 1)
     return best
+
+
+BUSY_FAILING = (1, 2, 10, 11, 12, 17)
+"""Projects with runners of their own (their jobs start at once): where failures are pushed."""
+
+
+def keep_busy(server: SimServer, others: int = 24) -> list[int]:
+    """:data:`BUSY_FAILING` and ``others`` more projects, the others busy all day (a job that waits
+    for a runner that never comes); returned with :data:`BUSY_FAILING` first."""
+    failing = list(BUSY_FAILING)
+    busy = failing + [pid for pid in sorted(server.state.projects) if pid not in failing][:others]
+    for pid in busy[len(failing):]:
+        push_pipeline(server, pid, [{"name": "soak", "duration": 86_400, "tags": ["nowhere"]}])
+    return busy
+
+
+async def lockstep(poller: BoardPoller, fake: FakeTime, server: SimServer, seconds: int) -> None:
+    """Run the poller and the simulator ``seconds`` seconds, one second at a time."""
+    for _ in range(seconds):
+        advance(server, 1)
+        await run_for(poller, fake, 1)
+
+
+def push_failures(server: SimServer, duration: int) -> dict[int, dict[str, Any]]:
+    """A pipeline into each of :data:`BUSY_FAILING` whose one job fails after ``duration`` seconds
+    (7 s more for each next one): project id → the control surface's answer."""
+    return {pid: push_pipeline(server, pid, [{"name": f"unit-{index}", "fail": True, "duration": duration + 7 * index}])
+            for index, pid in enumerate(BUSY_FAILING)}
 
 
 async def failure_delays(poller: BoardPoller, fake: FakeTime, server: SimServer, board: list[BoardSnapshot],

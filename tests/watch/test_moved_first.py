@@ -10,18 +10,23 @@ from collections.abc import Callable
 
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects
-from tests.support.sim_control import advance, push_pipeline
-from tests.watch.helpers import api_client, failure_delays, fake_clock, make_poller, run_for
+from tests.support.sim_control import advance
+from tests.watch.helpers import (
+    api_client,
+    failure_delays,
+    fake_clock,
+    keep_busy,
+    lockstep,
+    make_poller,
+    push_failures,
+)
 
 
 async def test_a_new_failure_in_a_busy_project_is_read_before_the_due_reads(
         sim_factory: Callable[..., SimServer]) -> None:
     server = sim_factory(dialect="gitlab", projects=300)
     ids = sorted(server.state.projects)
-    failing = [1, 2, 10, 11, 12, 17]  # projects with runners of their own: their jobs start at once
-    busy = failing + [pid for pid in ids if pid not in failing][:24]
-    for pid in busy[len(failing):]:
-        push_pipeline(server, pid, [{"name": "soak", "duration": 86_400, "tags": ["nowhere"]}])
+    keep_busy(server)
     advance(server, 5)
     fake = fake_clock()
     board: list[BoardSnapshot] = []
@@ -29,14 +34,10 @@ async def test_a_new_failure_in_a_busy_project_is_read_before_the_due_reads(
     async with api_client(server) as client:
         poller = make_poller(client, server, fake, stuck_after=3600.0)
         poller.subscribe_board(board.append, watched=watched)
-        for _ in range(240):  # loaded, and the busy ones past their first minutes
-            advance(server, 1)
-            await run_for(poller, fake, 1)
+        await lockstep(poller, fake, server, 240)  # loaded, and the busy ones past their first minutes
         assert board[-1].loading == 0 and poller.batches.available is True
 
-        pushed = {}
-        for index, pid in enumerate(failing):
-            pushed[pid] = push_pipeline(server, pid, [{"name": f"unit-{index}", "fail": True, "duration": 20 + 7 * index}])
+        pushed = push_failures(server, 20)
         delays = await failure_delays(poller, fake, server, board, pushed, seconds=300)
         assert max(delays) <= 10, delays
         assert poller.stats.by_kind["activity"] > 0

@@ -11,18 +11,24 @@ import httpx
 
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardSnapshot, RunningNowSnapshot, WatchedProject, WatchedProjects
-from tests.support.sim_control import advance, push_pipeline
-from tests.watch.helpers import api_client, failure_delays, fake_clock, make_poller, run_for
+from tests.support.sim_control import advance
+from tests.watch.helpers import (
+    BUSY_FAILING,
+    api_client,
+    failure_delays,
+    fake_clock,
+    keep_busy,
+    lockstep,
+    make_poller,
+    push_failures,
+    run_for,
+)
 
 
 async def test_a_failure_in_a_busy_project_is_read_when_its_job_stops(sim_factory: Callable[..., SimServer]) -> None:
     server = sim_factory(dialect="spec", projects=120)
     ids = sorted(server.state.projects)
-    failing = [1, 2, 10, 11, 12, 17]  # projects with runners of their own: their jobs start at once
-    busy = failing + [pid for pid in ids if pid not in failing][:24]
-    for pid in busy[len(failing):]:
-        # Busy all day: a job that waits for a runner that never comes.
-        push_pipeline(server, pid, [{"name": "soak", "duration": 86_400, "tags": ["nowhere"]}])
+    busy = keep_busy(server)
     advance(server, 5)
     fake = fake_clock()
     board: list[BoardSnapshot] = []
@@ -30,13 +36,9 @@ async def test_a_failure_in_a_busy_project_is_read_when_its_job_stops(sim_factor
     async with api_client(server) as client:
         poller = make_poller(client, server, fake, stuck_after=3600.0)
         poller.subscribe_board(board.append, watched=watched)
-        for _ in range(240):  # four minutes in lockstep: loaded, and the busy ones past their first minutes
-            advance(server, 1)
-            await run_for(poller, fake, 1)
-        assert board[-1].loading == 0 and all(poller.tracks[pid].lane == "hot" for pid in busy[len(failing):])
-        pushed = {}
-        for index, pid in enumerate(failing):
-            pushed[pid] = push_pipeline(server, pid, [{"name": f"unit-{index}", "fail": True, "duration": 150 + 7 * index}])
+        await lockstep(poller, fake, server, 240)  # loaded, and the busy ones past their first minutes
+        assert board[-1].loading == 0 and all(poller.tracks[pid].lane == "hot" for pid in busy[len(BUSY_FAILING):])
+        pushed = push_failures(server, 150)
         delays = await failure_delays(poller, fake, server, board, pushed, seconds=700)
         # Without the runners' lists (busy projects read every 70 s): 13, 22, 30, 42, 46, 46 s (mean 33).
         # A reading comes every 35 s here, so a delay depends on where a failure falls between two:
