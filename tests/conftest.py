@@ -41,7 +41,14 @@ share_default_tls_context()
 # At Python's pace a test worker, whose heap holds every earlier test's leftovers, spent a fifth
 # of its CPU in full passes (measured with gc.callbacks over the board and jobs tests: 9.5 s of
 # 50 s; 2.8 s of 45 s at this pace).
-gc.set_threshold(*gc.get_threshold()[:2], FULL_PASS_EVERY)
+# Young passes ten times rarer than Python's default too (every 7,000 allocations, not 700): a
+# console test makes short-lived cycles all the time (Textual's strips, each request's objects),
+# and at 700 most of them were visited in the young generation and again in the middle one before
+# they died. Over the console and board tests (one process, gc.callbacks): 157.7 s of CPU with 28 s
+# in the collector at 700; 142.9 s with 18 s at 7,000 (20,000 gained nothing more: 145 s).
+# What a test sees does not change: only when cycles are freed.
+YOUNG_PASS_EVERY = 7000
+gc.set_threshold(YOUNG_PASS_EVERY, gc.get_threshold()[1], FULL_PASS_EVERY)
 # What the imports made is alive for the whole session: out of every full pass from here on. The
 # console's own freezes (once its first listing is in, while a stream is shown) are left out in a
 # test worker: there every app's cycles, frozen with it, stayed alive until some view's close

@@ -36,6 +36,7 @@ from labdeck.ui.console import ConsoleApp, console_app
 from labdeck.ui.instances import Instance
 from labdeck.ui.widgets.key_bar import KeyBar
 from labdeck.ui.widgets.resource_table import ResourceTable
+from labdeck.ui.widgets.shown_text import show_text
 from labdeck.ui.widgets.status_line import StatusLine
 
 
@@ -163,10 +164,10 @@ class SectionScreen(Screen[None]):
         if self.loading_text or self.read_note:
             note = self.loading_text or self.read_note
             counts = f"{counts} · {note}" if counts else note
-        self.query_one("#title-context", Label).update(Text(self.context_text))
+        show_text(self.query_one("#title-context", Label), Text(self.context_text))
         filter_text = tables[0].filter_text if tables else ""
-        self.query_one("#title-filter", Label).update(Text(f"/{filter_text}" if filter_text else ""))
-        self.query_one("#title-counts", Label).update(Text(counts))
+        show_text(self.query_one("#title-filter", Label), Text(f"/{filter_text}" if filter_text else ""))
+        show_text(self.query_one("#title-counts", Label), Text(counts))
 
     # --- data age -----------------------------------------------------------------------------
 
