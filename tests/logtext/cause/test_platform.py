@@ -156,3 +156,27 @@ def test_the_set_names_every_platform_pattern_that_matches() -> None:
                 matched += 1
                 assert found is None or index in found, (text, pattern.pattern)
     assert matched > 20
+
+
+def test_the_exception_line_test_says_what_its_pattern_says() -> None:
+    """A line that reads as an exception or an assertion (not the platform's words) is told by a
+    cheaper test than the pattern that defines it: both must agree on every corpus line and on
+    random lines made of the pattern's own pieces."""
+    import importlib
+    import random
+    from pathlib import Path
+
+    module = importlib.import_module("labdeck.logtext.cause.platform")
+    corpus = Path(__file__).resolve().parents[1] / "corpus"
+    texts = [line for path in sorted(corpus.rglob("*.log"))
+             for line in path.read_text(encoding="utf-8", errors="replace").split("\n")]
+    pieces = [" ", "\t", "\u00a0", "E", ">", "a", "_", "1", ".", ":", "Error", "Exception", "assert", "expect",
+              "é", "x", "\n"]
+    rng = random.Random(28)
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randrange(8))) for _ in range(20000)]
+    said = 0
+    for text in texts:
+        expected = module._EXCEPTION_LINE.match(text) is not None
+        assert module._exception_line(text) == expected, repr(text)
+        said += expected
+    assert said > 100

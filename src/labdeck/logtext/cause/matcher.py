@@ -181,8 +181,12 @@ def _with_set(table: Sequence[Shape]) -> Callable[[str], Shape | None] | None:
                 test = tests[index] = ((shape.pattern.search, shape.needles) if shape.anywhere
                                        else (shape.pattern.match, None))
             call, needles = test
-            if needles is not None and not any(needle in text for needle in needles):
-                continue
+            if needles is not None:
+                for needle in needles:
+                    if needle in text:
+                        break
+                else:
+                    continue
             if call(text) is not None:
                 return table[index]
         return None

@@ -43,6 +43,8 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str, str, int, bool, re.Pattern[str]
     (re.compile(r"\d(?<!\w\d)\d*(?:\.\d+)*(?![A-Za-z_])"), "<n>", "", 0, True, None),
 )
 _DIGIT = re.compile(r"\d")
+_WITHOUT_DIGITS = tuple(replacement for replacement in _REPLACEMENTS if not replacement[4])
+"""The replacements whose matches need no digit (the only ones a text without a digit may need)."""
 _TEMP_PATH = re.compile(r"(?<![\w.])(?:/tmp|/var/tmp|/private/var/folders|/var/folders|[A-Z]:\\(?:Users\\[^\\\s]+\\)?"
                         r"AppData\\Local\\Temp|[A-Z]:\\Windows\\Temp)(?:[/\\][^\s'\":\[\]()]*)?")
 _TEMP_SEPARATOR = re.compile(r"[/\\]")
@@ -89,10 +91,10 @@ def _normalized(line: str) -> str:
         text = _ANSI.sub("", _SECTION.sub("", text))
     if "tmp" in text or "Temp" in text or "folders" in text:
         text = _TEMP_PATH.sub(_temp_path, text)
-    # Computed once: a replacement only removes digits, so a text without one stays without.
-    digits = _DIGIT.search(text) is not None
-    for pattern, stand_in, needle, least, digit, first in _REPLACEMENTS:
-        if (digit and not digits) or (least and (needle not in text if least == 1 else text.count(needle) < least)):
+    # Computed once: a replacement only removes digits, so a text without one stays without (and
+    # only the replacements that need none are tried).
+    for pattern, stand_in, needle, least, _, first in (_REPLACEMENTS if _DIGIT.search(text) else _WITHOUT_DIGITS):
+        if least and (needle not in text if least == 1 else text.count(needle) < least):
             continue
         if first is not None and first.search(text) is None:
             continue

@@ -79,6 +79,18 @@ _TEST_KINDS = frozenset({"pytest", "traceback", "unittest", "junit", "jest", "ta
                          "karma", "mocha", "exception", "minitest", "busted", "prove", "r", "xcodebuild", "gradle",
                          "erlang", "phpunit"})
 _EXCEPTION_LINE = re.compile(r"\s*(?:E\s+|>\s+|\w+(?:\.\w+)*(?:Error|Exception)\b|.*\bassert|.*\bexpect)")
+_EXCEPTION_HEAD = re.compile(r"\s*(?:E\s|>\s|\w+(?:\.\w+)*(?:Error|Exception)\b)")
+_EXCEPTION_WORD = re.compile(r"\bassert|\bexpect")
+
+
+def _exception_line(text: str) -> bool:
+    """``_EXCEPTION_LINE.match(text)``, cheaper: its first three branches start right after the
+    leading spaces (none starts with a space), and on a line (no ``\\n``) ``.*\\bassert`` is a
+    search for ``\\bassert`` (a test compares the two)."""
+    if "\n" in text:
+        return _EXCEPTION_LINE.match(text) is not None
+    return _EXCEPTION_HEAD.match(text) is not None or (
+        ("assert" in text or "expect" in text) and _EXCEPTION_WORD.search(text) is not None)
 _WEAK = re.compile(r"(?:WARNING|WARN|warning|W):? |.*\b(?:Retrying|retrying|will retry)\b")
 
 
@@ -189,7 +201,7 @@ def platform_label(text: str, where: Literal["prelude", "command", "trailer", "m
     platform_part = where != "command"
     fetch_step = bool(command) and _fetch_step(command)
     if not platform_part and not fetch_step:
-        if in_block in _TEST_KINDS or _EXCEPTION_LINE.match(text):
+        if in_block in _TEST_KINDS or _exception_line(text):
             return None
     fetch = platform_part or fetch_step or _FETCH_LINE.match(text) is not None
     found = (_candidates or _candidates_engine())(text)

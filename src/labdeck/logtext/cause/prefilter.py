@@ -91,23 +91,22 @@ def _with_re2(compiled: Any, re2: Any) -> Callable[[bytes], list[int]]:
 
     def picked(joined: bytes) -> list[int]:
         lines: list[int] = []
+        append = lines.append
         count = joined.count
         find = joined.find
         end = len(joined)
-        line = 0
-        last = 0
+        line = -1  # the line before ``position``'s
         position = 0
-        while position <= end:
-            start, stop = match(anchor, joined, position, end)[0]
-            if start < 0:
-                break
-            line += count(b"\n", last, stop)
-            last = stop
-            lines.append(line)
+        while True:
+            stop = match(anchor, joined, position, end)[0][1]
+            if stop < 0:
+                return lines
+            # ``position`` starts the line after the last one picked.
+            line += 1 + count(b"\n", position, stop)
+            append(line)
             position = find(b"\n", stop) + 1
-            if position == 0:
-                break
-        return lines
+            if not position:
+                return lines
 
     return picked
 

@@ -86,35 +86,41 @@ def answer(scan: Scanner) -> LogAnswer:
     """The :class:`LogAnswer` of a finished scan."""
     failing = failing_segment(scan)
     passing = scan.passing
-
-    def seen(candidate: Candidate) -> bool:
-        return passing is not None and comparable(candidate.head) in passing
-
-    def place(candidate: Candidate) -> int:
-        if candidate.segment == failing.index:
-            return 0
-        if scan.trailer_segment is not None and candidate.segment >= scan.trailer_segment:
-            return 3
-        return 1 if candidate.segment > failing.index else 2
-
     _demote_listings(scan)
     _promote_werror(scan, failing)
 
-    def key(c: Candidate) -> tuple[bool, int, int, bool, int]:
-        here = place(c)
-        # A consequence (``make: *** Error 1``) after a report of what failed (``FAILED tests/x.py::t``).
-        tier = c.tier + (1 if c.tier == 3 and c.kind not in _REPORTS else 0)
-        return (seen(c), here, tier if here == 0 else 0, here == 0 and not _named(c, failing.command), c.line)
+    # Each candidate's place (0: the failing command's, 1: a later command's, 2: an earlier one's,
+    # 3: the trailer's) and whether the passing log printed its first line, worked out once.
+    index = failing.index
+    trailer = scan.trailer_segment
+    command = failing.command
+    candidates = scan.candidates
+    places: list[int] = []
+    seens: list[bool] = []
+    keys: list[tuple[bool, int, int, bool, int]] = []
+    for c in candidates:
+        segment = c.segment
+        here = (0 if segment == index else 3 if trailer is not None and segment >= trailer
+                else 1 if segment > index else 2)
+        seen = passing is not None and comparable(c.head) in passing
+        places.append(here)
+        seens.append(seen)
+        if here == 0:
+            # A consequence (``make: *** Error 1``) after a report of what failed (``FAILED tests/x.py::t``).
+            tier = c.tier + (1 if c.tier == 3 and c.kind not in _REPORTS else 0)
+            keys.append((seen, 0, tier, not _named(c, command), c.line))
+        else:
+            keys.append((seen, here, 0, False, c.line))
 
-    ranked = sorted(scan.candidates, key=key)
-    blocks: list[tuple[ErrorBlock, str]] = [(_block(c), c.head) for c in ranked]
-    strong = [c for c in ranked if place(c) == 0 and c.tier < 3 and not seen(c)]
+    order = sorted(range(len(candidates)), key=keys.__getitem__)  # stable, as sorting the candidates is
+    blocks: list[tuple[ErrorBlock, str]] = [(_block(candidates[at]), candidates[at].head) for at in order]
+    strong = [at for at in order if places[at] == 0 and candidates[at].tier < 3 and not seens[at]]
     if not strong:
         tail = _tail(failing, scan)
         if tail is not None:
             # A test runner's own report of what failed (``FAILED tests/x.py::t``) is read before
             # the end of the output; a consequence (``make: *** Error 1``) after it.
-            position = sum(1 for c in ranked if place(c) == 0 and not seen(c) and c.kind in _REPORTS)
+            position = sum(1 for at in order if places[at] == 0 and not seens[at] and candidates[at].kind in _REPORTS)
             blocks.insert(position, tail)
     error, head = blocks[0] if blocks and not scan.succeeded else (None, "")
     signature = normalize(head) if error is not None else ""

@@ -11,7 +11,7 @@ kept between chunks: a log of any size is read in the same memory.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Literal
@@ -39,6 +39,11 @@ _MEANINGLESS = re.compile(r"[\s\W_]*$|\s*(?:##\[endgroup\]|##\[group\].*|section
                           r"Cleaning up .*|Script done\..*|Done\..*|real\s.*|user\s.*|sys\s.*|g?make(?:\[\d+\])?: \*\*\* .*|"
                           r"npm (?:ERR!|error) .*|error Command failed.*|.*ELIFECYCLE.*|.*Process completed with exit code.*|"
                           r"\[Checks API\].*|Recording test results|Took \d.*|Output: .*)$")
+
+_clean = segment.clean
+_mark = segment.mark
+_PREFIX_FIRST = frozenset("0123456789#[")
+"""The first characters of a line :func:`segment.clean` may strip a CI prefix from."""
 
 _AFTER_SCRIPT = re.compile(r"Running after_script|Running after script|section_start:\d+:after_script")
 """The trailer mark that starts the job's ``after_script``: what it prints ran after the job had
@@ -127,7 +132,7 @@ class Scanner:
                       else "\n".join(lines).encode("utf-8", "replace"))  # type: ignore[arg-type, unused-ignore]
         start = self._base + len(self._buffer)
         picked = prefilter.picked(joined)
-        self._picked.extend(start + offset for offset in picked)
+        self._picked.extend([start + offset for offset in picked] if start else picked)
         if self._worded is not None and picked:
             # Which of the picked lines (the only ones read) hold a platform word, found in one C
             # pass over those lines alone: the platform's own patterns run only on those (few).
@@ -175,12 +180,13 @@ class Scanner:
             if self.new_lines is not None:
                 self._diff(low, high)
             picked = self._picked
-            index = 0
+            # The picked lines are in order: those before ``limit`` are read now.
+            count = bisect_left(picked, limit)
             base = self._base
-            while index < len(picked) and picked[index] < limit:
-                self._visit(picked[index] - base)
-                index += 1
-            del picked[:index]
+            visit = self._visit
+            for at in picked[:count]:
+                visit(at - base)
+            del picked[:count]
             self._scanned = limit
         if not final:
             drop = max(0, high - BEHIND)
@@ -209,7 +215,10 @@ class Scanner:
         if not isinstance(raw, str):
             raw = raw.decode("utf-8", "replace")
         line = self._base + offset
-        text = segment.clean(raw)
+        # Most lines carry no escape, no carriage return and no CI prefix (which starts with a
+        # digit, ``[`` or ``#``): for those :func:`segment.clean` is only the strip.
+        plain = "\x1b" not in raw and "\r" not in raw
+        text = raw.rstrip() if plain and raw[:1] not in _PREFIX_FIRST else _clean(raw)
         if text.startswith("##[error]"):
             self._said_error = True
         elif text == "Cleaning up orphan processes":
@@ -218,12 +227,14 @@ class Scanner:
             return
         worded = self._worded
         # An escape sequence inside a word hides it from the byte pass (``ti\x1b[0mmed out``).
-        self._may_be_platform = worded is None or line in worded or "\x1b" in raw
-        # The byte pass's word is the platform gate's own answer for a whole ASCII line read as it
-        # is (no escape, no CI prefix, not cut): the gate need not look again.
-        self._gated = (worded is not None and self._may_be_platform and raw.isascii() and len(raw) < MAX_LINE
-                       and "\x1b" not in raw and "\r" not in raw and text == raw.rstrip())
-        marked = segment.mark(raw, text)
+        may = self._may_be_platform = worded is None or line in worded or "\x1b" in raw
+        if may:
+            # The byte pass's word is the platform gate's own answer for a whole ASCII line read as
+            # it is (no escape, no CI prefix, not cut): the gate need not look again. (Only read
+            # when the line may be the platform's.)
+            self._gated = (worded is not None and plain and raw.isascii() and len(raw) < MAX_LINE
+                           and text == raw.rstrip())
+        marked = _mark(raw, text)
         if marked is not None and text.startswith("+ ") and self._in_diff(offset, text):
             marked = None
         current = self.segments[-1]
@@ -244,8 +255,9 @@ class Scanner:
                 self._open(line, "trailer", "")
                 self.trailer_segment = self.segments[-1].index
             if kind == "trailer":
-                self._after_script = _AFTER_SCRIPT.search(raw) is not None
-            if kind == "trailer" or not self._after_script:
+                # Every form of the mark holds "after" (most trailer lines do not).
+                self._after_script = "after" in raw and _AFTER_SCRIPT.search(raw) is not None
+            if (kind == "trailer" or not self._after_script) and self._may_be_platform:
                 self._platform(text, line, "trailer" if kind != "command" else "command")
             return
         if not text:
@@ -254,14 +266,16 @@ class Scanner:
             # after_script's own output: read for blocks (ranked last), never for the platform.
             self._may_be_platform = False
         if line <= self._covered:
-            self._platform(text, line, None, self._covered_kind)
+            if self._may_be_platform:
+                self._platform(text, line, None, self._covered_kind)
             return
         block_kind: str | None = None
         shape = shape_of(text)
         if shape is not None and not shapes.NOISE.match(text):
             self._block(shape, offset, line, text)
             block_kind = shape.kind
-        self._platform(text, line, None, block_kind)
+        if self._may_be_platform:
+            self._platform(text, line, None, block_kind)
 
     def _in_diff(self, offset: int, text: str) -> bool:
         """Whether a ``+ …`` line is a diff's (an assertion's expected/actual lines) rather than a
@@ -297,7 +311,7 @@ class Scanner:
 
     def _block(self, shape: shapes.Shape, offset: int, line: int, text: str) -> None:
         cleaned: list[str] = []
-        end_offset, head = _grow(shape, self._raw, len(self._buffer), offset, text, cleaned)
+        end_offset, head = _grow(shape, self._buffer, offset, text, cleaned)
         # _grow cleaned the lines it looked at, in order from the next one: the block's are among them.
         texts = [text, *cleaned[:end_offset - offset]]
         body = "\n".join(texts)
@@ -341,14 +355,15 @@ class Scanner:
         current.tail = tail
 
 
-def _grow(shape: shapes.Shape, raw: Callable[[int], str], size: int, offset: int, text: str,
+def _grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, text: str,
           cleaned: list[str] | None = None) -> tuple[int, str]:
-    """The last buffer offset of the block that opens at ``offset``, and the line its signature reads;
-    ``cleaned`` receives each line looked at (cleaned), from ``offset + 1`` on."""
+    """The last buffer offset of the block that opens at ``offset`` in ``buffer`` (the scan's
+    lines, text or UTF-8 bytes), and the line its signature reads; ``cleaned`` receives each line
+    looked at (cleaned), from ``offset + 1`` on."""
     grow = shape.grow
     if grow == "single":
         return offset, text
-    limit = min(size, offset + (MAX_TRACEBACK_LINES if grow == "traceback" else MAX_BLOCK_LINES))
+    limit = min(len(buffer), offset + (MAX_TRACEBACK_LINES if grow == "traceback" else MAX_BLOCK_LINES))
     indent = len(text) - len(text.lstrip())
     end = offset
     head = text
@@ -356,7 +371,12 @@ def _grow(shape: shapes.Shape, raw: Callable[[int], str], size: int, offset: int
     prefix = text[:8] if text.startswith("npm") else text.lstrip()[:1]
     keep = cleaned.append if cleaned is not None else None
     for index in range(offset + 1, limit):
-        line = segment.clean(raw(index))
+        # As Scanner._raw() reads a line and segment.clean() cleans it (inlined: the loop's cost).
+        line = buffer[index][:MAX_LINE]
+        if not isinstance(line, str):
+            line = line.decode("utf-8", "replace")
+        line = (line.rstrip() if "\x1b" not in line and "\r" not in line and line[:1] not in _PREFIX_FIRST
+                else _clean(line))
         if keep is not None:
             keep(line)
         stripped = line.lstrip()
