@@ -144,13 +144,16 @@ class Triager:
         :meth:`round` over them uses the pages read (``labdeck triage``: the ``w``-added projects
         are known before the starred listing answers). :meth:`drop_read_ahead` cancels what no
         round used."""
-        build_in_background(list[Job])  # while the first answers are on the way
         self._start([(project_id, path) for project_id, path in projects if project_id not in self._ahead])
 
     def _start(self, projects: Sequence[tuple[int, str]]) -> None:
         """One change check over ``projects``, then a read of each page it does not let stand."""
         if not projects:
             return
+        if self.cache is None:
+            # While the first answers are on the way (with a cache, the check's thread builds it
+            # before it parses the kept pages: two threads would only wait for each other's GIL).
+            build_in_background(list[Job])
         if self._gate is None:
             self._gate = asyncio.Semaphore(PAGE_CONCURRENCY)
         look = kept.Look(self.client, self.cache, [project_id for project_id, _ in projects])
@@ -332,7 +335,6 @@ class Triager:
                 problems.append(f"{path}: {exc.user_message()}")
                 return None
 
-        build_in_background(list[Job])  # while the first answers are on the way
         self._start([(project_id, path) for project_id, path in projects if project_id not in self._ahead])
         # Every read waits its turn at the triager's gate (PAGE_CONCURRENCY), the check first.
         pages = [page for page in await asyncio.gather(*(read(*p) for p in projects)) if page is not None]

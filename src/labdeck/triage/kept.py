@@ -38,7 +38,7 @@ import pydantic
 
 from labdeck.api import errors
 from labdeck.api.models import Job
-from labdeck.api.parsers import parser_for
+from labdeck.api.parsers import build_in_background, parser_for
 from labdeck.api.resources.graphql import MAX_FIRST, global_id, graphql_url, number_of
 from labdeck.triage.gather import server_time
 
@@ -278,7 +278,7 @@ class Look:
         request: asyncio.Future[Checked] | None = None
         try:
             if cache is None:
-                return
+                return  # the caller builds the validator
             instance = client.base_url
 
             def look() -> dict[int, KeptPage] | None:
@@ -286,6 +286,7 @@ class Look:
 
             found = await asyncio.to_thread(look)
             if found is None:
+                build_in_background(list[Job])
                 return
             self.loaded.set_result(found)
             request = asyncio.ensure_future(check(client, project_ids, since_for(found)))
@@ -321,6 +322,7 @@ class Look:
 
 
 def _parse_settled(found: Mapping[int, KeptPage]) -> dict[int, tuple[Job, ...]]:
+    parser_for(list[Job])  # built here even when nothing is kept: the pages read need it next
     parsed: dict[int, tuple[Job, ...]] = {}
     for project_id, page in found.items():
         if page.settled and (jobs := page.jobs()) is not None:
