@@ -68,6 +68,7 @@ SETTLED = frozenset({"success", "failed", "canceled", "skipped", "manual"})
 _FORMAT = 1
 _PAGE_KEY = "jobs-page-100"
 _REFUSED_KEY = "no-pipeline-check"
+_PROJECTS_KEY = "watched-projects"
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,21 @@ def refused(cache: LogCache, instance: str, *, wall: float | None = None) -> boo
     return 0 <= (wall if wall is not None else time.time()) - since < REFUSAL_KEPT
 
 
+def remember_projects(cache: LogCache, instance: str, projects: Sequence[tuple[int, str]]) -> None:
+    """Keep the projects a round covered (blocking): the next round starts its check with them
+    while it lists the watched set again."""
+    cache.put_blob(instance, _PROJECTS_KEY, json.dumps([[int(pid), str(path)] for pid, path in projects]).encode())
+
+
+def remembered_projects(cache: LogCache, instance: str) -> list[tuple[int, str]]:
+    """The projects :func:`remember_projects` kept ([] when none, or unreadable)."""
+    try:
+        items = json.loads(cache.get_blob(instance, _PROJECTS_KEY) or b"[]")
+        return [(int(pid), str(path)) for pid, path in items]
+    except (ValueError, TypeError):
+        return []
+
+
 def remember_refusal(cache: LogCache, instance: str) -> None:
     """Remember that this server refused the check (blocking)."""
     cache.put_blob(instance, _REFUSED_KEY, str(time.time()).encode())
@@ -264,8 +280,7 @@ def since_for(kept: Mapping[int, KeptPage]) -> datetime | None:
 class Look:
     """One change check under way over a set of projects (see the module docstring): the pages kept
     for them (:attr:`loaded`, read from the cache first), then the server's answer (:attr:`answer`,
-    None without one). The settled pages are parsed while the check is on its way (in a thread:
-    the event loop has the answer to wait for meanwhile)."""
+    None without one). The settled pages are parsed while the check is on its way."""
 
     def __init__(self, client: ApiClient, cache: LogCache | None, project_ids: Sequence[int]) -> None:
         loop = asyncio.get_running_loop()
@@ -290,7 +305,14 @@ class Look:
                 return
             self.loaded.set_result(found)
             request = asyncio.ensure_future(check(client, project_ids, since_for(found)))
-            self._jobs = await asyncio.to_thread(_parse_settled, found)
+            # While the check is on its way: the validator in a thread (once per process), then
+            # the pages one at a time on the loop, which answers between two (a parsing thread
+            # and the loop would only take turns at the GIL, 5 ms at a time).
+            await asyncio.to_thread(parser_for, list[Job])
+            for project_id, page in found.items():
+                if page.settled and (jobs := page.jobs()) is not None:
+                    self._jobs[project_id] = jobs
+                await asyncio.sleep(0)
             try:
                 self.answer.set_result(await request)
             except CheckRefused:
@@ -319,12 +341,3 @@ class Look:
             self.task.cancel()
         elif not self.task.cancelled():
             self.task.exception()  # retrieved: no "never retrieved" warning at exit
-
-
-def _parse_settled(found: Mapping[int, KeptPage]) -> dict[int, tuple[Job, ...]]:
-    parser_for(list[Job])  # built here even when nothing is kept: the pages read need it next
-    parsed: dict[int, tuple[Job, ...]] = {}
-    for project_id, page in found.items():
-        if page.settled and (jobs := page.jobs()) is not None:
-            parsed[project_id] = jobs
-    return parsed
