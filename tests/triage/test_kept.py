@@ -6,9 +6,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 
+from labdeck.api import ApiClient
+from labdeck.base.secret import Secret
 from labdeck.triage import kept
+from labdeck.triage.collect import Triager
 from labdeck.triage.kept import MARGIN, MAX_AGE, Checked, KeptPage, ProjectCheck
 from labdeck.triage.logcache import LogCache
 
@@ -59,3 +63,36 @@ def test_pages_and_the_refusal_are_kept_per_instance(tmp_path: Path) -> None:
     assert kept.refused(cache, "https://a.example") and not kept.refused(cache, "https://b.example")
     assert not kept.refused(cache, "https://a.example", wall=2e10)  # asked again a day later
     assert KeptPage.from_bytes(b'{"v": 1}\n[]') is None and KeptPage.from_bytes(b"junk") is None
+
+
+def _server(graphql: httpx.Response, asked: list[str]) -> httpx.MockTransport:
+    """A server with one project and no failure, whose GraphQL answers ``graphql``."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.path)
+        if request.url.path == "/api/graphql":
+            return graphql
+        return httpx.Response(200, json=[], headers={"Date": "Tue, 03 Nov 2026 10:00:00 GMT"})
+
+    return httpx.MockTransport(handler)
+
+
+@pytest.mark.parametrize(("answer", "remembered"), [
+    (httpx.Response(404, json={"error": "404 Not Found"}), True),  # 10.x: no GraphQL
+    (httpx.Response(200, json={"errors": [{"message": "Field 'pipelines' doesn't accept argument 'updatedAfter'"}]}),
+     True),
+    (httpx.Response(200, json={"errors": [{"message": "Query has complexity of 301, which exceeds max complexity of 300"}]}),
+     False),
+    (httpx.Response(200, json={"errors": [{"message": "Timeout on validation of query"}]}), False),
+])
+async def test_a_refusal_is_remembered_and_a_passing_error_is_not(answer: httpx.Response, remembered: bool,
+                                                                    tmp_path: Path) -> None:
+    asked: list[str] = []
+    cache = LogCache(tmp_path)
+    for _ in range(2):
+        async with ApiClient("https://gitlab.example.com", Secret("glpat-x"), read_only=True,
+                             transport=_server(answer, asked)) as client:
+            report = await Triager(client, cache).round([(7, "web/app")])
+        assert report.pages_read == 1 and report.problems == ()
+    assert asked.count("/api/graphql") == (1 if remembered else 2)
+    assert kept.refused(cache, "https://gitlab.example.com") is remembered

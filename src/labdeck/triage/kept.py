@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -65,6 +66,8 @@ REFUSAL_KEPT = 24 * 3600.0
 """Seconds a server's refusal of the check is remembered (it is asked again after a day: an upgrade)."""
 SETTLED = frozenset({"success", "failed", "canceled", "skipped", "manual"})
 """Job statuses that change only through something that moves the pipeline (a retry, a play)."""
+_PASSING = re.compile(r"complexity|time ?out|timed out|internal server error|try again", re.IGNORECASE)
+"""GraphQL errors that say nothing about what the server offers (never remembered as a refusal)."""
 _FORMAT = 1
 _PAGE_KEY = "jobs-page-100"
 _REFUSED_KEY = "no-pipeline-check"
@@ -251,8 +254,11 @@ async def check(client: ApiClient, project_ids: Sequence[int], since: datetime |
             except ValueError:
                 raise CheckRefused("the GraphQL answer was not JSON", method="POST", url=url) from None
             if not isinstance(body, dict) or body.get("errors") or not isinstance(body.get("data"), dict):
-                problems = body.get("errors") if isinstance(body, dict) else None
-                raise CheckRefused(f"GraphQL: {str(problems)[:160]}", method="POST", url=url)
+                problems = str(body.get("errors") if isinstance(body, dict) else body)[:160]
+                if _PASSING.search(problems):
+                    # Not a missing field or argument: this round reads every page, the next asks again.
+                    raise errors.ApiError(f"GraphQL: {problems}", method="POST", url=url)
+                raise CheckRefused(f"GraphQL: {problems}", method="POST", url=url)
             listing = body["data"].get("projects") or {}
             for node in listing.get("nodes") or []:
                 pid = number_of(node.get("id")) if isinstance(node, dict) else None
