@@ -45,7 +45,7 @@ def parse_window(text: str) -> timedelta | datetime:
     """``--since``: a duration (``24h``, measured back from the server's clock) or an ISO time.
     Raises ValueError with one line for the command line, also for a duration too long to count
     back from today (``99999999d``)."""
-    from labdeck.audit.read import parse_since
+    from labdeck.base.when import parse_since
 
     anchor = datetime(2000, 1, 1, tzinfo=UTC)
     try:

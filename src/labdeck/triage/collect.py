@@ -27,8 +27,8 @@ from labdeck.api import errors
 from labdeck.api.models import Job
 from labdeck.api.parsers import build_in_background
 from labdeck.api.resources.base import ref
+from labdeck.base.when import server_time
 from labdeck.triage import kept
-from labdeck.triage.gather import server_time
 from labdeck.triage.history import pipeline_id, runs, same_job
 from labdeck.triage.logcache import LogCache
 from labdeck.triage.owners import RunnerShare, owner, runner_shares

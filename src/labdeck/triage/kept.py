@@ -41,7 +41,7 @@ from labdeck.api import errors
 from labdeck.api.models import Job
 from labdeck.api.parsers import build_in_background, parser_for
 from labdeck.api.resources.graphql import MAX_FIRST, global_id, graphql_url, number_of
-from labdeck.triage.gather import server_time
+from labdeck.base.when import server_time
 
 if TYPE_CHECKING:
     from labdeck.api.client import ApiClient
