@@ -3,6 +3,7 @@ leaves no way for the page to have changed."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -96,3 +97,28 @@ async def test_a_refusal_is_remembered_and_a_passing_error_is_not(answer: httpx.
         assert report.pages_read == 1 and report.problems == ()
     assert asked.count("/api/graphql") == (1 if remembered else 2)
     assert kept.refused(cache, "https://gitlab.example.com") is remembered
+
+
+async def test_a_watched_set_over_100_projects_is_checked_in_requests_of_100(tmp_path: Path) -> None:
+    asked: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        date = {"Date": "Tue, 03 Nov 2026 10:00:00 GMT"}
+        if request.url.path != "/api/graphql":
+            return httpx.Response(200, json=[], headers=date)
+        ids = json.loads(request.content)["variables"]["ids"]
+        asked.append(len(ids))
+        nodes = [{"id": gid, "all": {"count": 3}, "moved": {"count": 0, "nodes": []}, "running": {"count": 0},
+                  "pending": {"count": 0}} for gid in ids]
+        return httpx.Response(200, json={"data": {"projects": {"pageInfo": {"hasNextPage": False}, "nodes": nodes}}},
+                              headers=date)
+
+    projects = [(pid, f"group/p{pid}") for pid in range(1, 151)]
+    cache = LogCache(tmp_path)
+    reports = []
+    for _ in range(2):
+        async with ApiClient("https://gitlab.example.com", Secret("glpat-x"), read_only=True,
+                             transport=httpx.MockTransport(handler)) as client:
+            reports.append(await Triager(client, cache).round(projects))
+    assert sorted(asked) == [50, 50, 100, 100]
+    assert [(r.pages_read, r.pages_unchanged) for r in reports] == [(150, 0), (0, 150)]

@@ -151,8 +151,8 @@ class Triager:
         if not projects:
             return
         if self.cache is None:
-            # While the first answers are on the way (with a cache, the check's thread builds it
-            # before it parses the kept pages: two threads would only wait for each other's GIL).
+            # While the first answers are on the way (with a cache, the check builds it in a thread
+            # while its request is on the way, before it parses the kept pages).
             build_in_background(list[Job])
         if self._gate is None:
             self._gate = asyncio.Semaphore(PAGE_CONCURRENCY)
@@ -338,6 +338,9 @@ class Triager:
         self._start([(project_id, path) for project_id, path in projects if project_id not in self._ahead])
         # Every read waits its turn at the triager's gate (PAGE_CONCURRENCY), the check first.
         pages = [page for page in await asyncio.gather(*(read(*p) for p in projects)) if page is not None]
+        for look in self._checks:
+            if look.task.done():
+                look.cancel()  # retrieves what it raised, if anything
         self._checks = [look for look in self._checks if not look.task.done()]
         everything = [job for page in pages for job in page.jobs]
         shares = runner_shares(everything)

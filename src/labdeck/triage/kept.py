@@ -68,6 +68,8 @@ SETTLED = frozenset({"success", "failed", "canceled", "skipped", "manual"})
 """Job statuses that change only through something that moves the pipeline (a retry, a play)."""
 _PASSING = re.compile(r"complexity|time ?out|timed out|internal server error|try again", re.IGNORECASE)
 """GraphQL errors that say nothing about what the server offers (never remembered as a refusal)."""
+CHECKS_AT_ONCE = 4
+"""Check requests in flight (a watched set of 2,000 projects is 20 of them)."""
 _FORMAT = 1
 _PAGE_KEY = "jobs-page-100"
 _REFUSED_KEY = "no-pipeline-check"
@@ -232,45 +234,60 @@ def _count(node: Any, name: str) -> int | None:
 
 
 async def check(client: ApiClient, project_ids: Sequence[int], since: datetime | None) -> Checked:
-    """Ask about ``project_ids`` (see the module docstring). Raises :class:`CheckRefused` when the
-    server has no such check to offer, and the client's errors for the rest (a server down …)."""
+    """Ask about ``project_ids`` (see the module docstring), :data:`CHECKS_AT_ONCE` requests of 100
+    at a time. Raises :class:`CheckRefused` when the server has no such check to offer, and the
+    client's errors for the rest (a server down …)."""
+    stamp = since.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if since is not None else None
+    gate = asyncio.Semaphore(CHECKS_AT_ONCE)
+
+    async def chunk(ids: list[str]) -> tuple[datetime, dict[int, ProjectCheck]]:
+        async with gate:
+            return await _check_chunk(client, ids, stamp)
+
+    chunks = [[global_id("Project", pid) for pid in project_ids[start:start + MAX_FIRST]]
+              for start in range(0, len(project_ids), MAX_FIRST)]
+    answers = await asyncio.gather(*(chunk(ids) for ids in chunks))
+    projects = {pid: found for _, part in answers for pid, found in part.items()}
+    return Checked(min((now for now, _ in answers), default=datetime.now(UTC)), since, projects)
+
+
+async def _check_chunk(client: ApiClient, ids: list[str], stamp: str | None) -> tuple[datetime, dict[int, ProjectCheck]]:
+    """One request (more when the server pages smaller) about up to 100 projects: the server's
+    clock when it answered, and what it said of each project."""
     url = graphql_url(client)
     projects: dict[int, ProjectCheck] = {}
     now: datetime | None = None
-    stamp = since.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if since is not None else None
-    for start in range(0, len(project_ids), MAX_FIRST):
-        ids = [global_id("Project", pid) for pid in project_ids[start:start + MAX_FIRST]]
-        after: str | None = None
-        for _ in range(len(ids) + 1):  # pages of one chunk: one, unless the server pages smaller
-            variables = {"ids": ids, "first": len(ids), "after": after, "since": stamp}
-            try:
-                response = await client.request("POST", url, json={"query": CHECK, "variables": variables})
-            except (errors.Unauthorized, errors.Forbidden, errors.NotFound) as exc:
-                raise CheckRefused(exc.user_message(), method="POST", url=url) from None
-            answered = server_time(response.headers.get("date"))
-            now = answered if now is None else min(now, answered)
-            try:
-                body = response.json()
-            except ValueError:
-                raise CheckRefused("the GraphQL answer was not JSON", method="POST", url=url) from None
-            if not isinstance(body, dict) or body.get("errors") or not isinstance(body.get("data"), dict):
-                problems = str(body.get("errors") if isinstance(body, dict) else body)[:160]
-                if _PASSING.search(problems):
-                    # Not a missing field or argument: this round reads every page, the next asks again.
-                    raise errors.ApiError(f"GraphQL: {problems}", method="POST", url=url)
-                raise CheckRefused(f"GraphQL: {problems}", method="POST", url=url)
-            listing = body["data"].get("projects") or {}
-            for node in listing.get("nodes") or []:
-                pid = number_of(node.get("id")) if isinstance(node, dict) else None
-                counts = [_count(node, name) for name in ("all", "moved", "running", "pending")]
-                if pid is not None and all(count is not None for count in counts):
-                    total, moved, running, pending = (int(count or 0) for count in counts)
-                    projects[pid] = ProjectCheck(total, moved, _times(node.get("moved")), running + pending)
-            info = listing.get("pageInfo") or {}
-            if not info.get("hasNextPage") or not info.get("endCursor"):
-                break
-            after = str(info["endCursor"])
-    return Checked(now or datetime.now(UTC), since, projects)
+    after: str | None = None
+    for _ in range(len(ids) + 1):
+        variables = {"ids": ids, "first": len(ids), "after": after, "since": stamp}
+        try:
+            response = await client.request("POST", url, json={"query": CHECK, "variables": variables})
+        except (errors.Unauthorized, errors.Forbidden, errors.NotFound) as exc:
+            raise CheckRefused(exc.user_message(), method="POST", url=url) from None
+        answered = server_time(response.headers.get("date"))
+        now = answered if now is None else min(now, answered)
+        try:
+            body = response.json()
+        except ValueError:
+            raise CheckRefused("the GraphQL answer was not JSON", method="POST", url=url) from None
+        if not isinstance(body, dict) or body.get("errors") or not isinstance(body.get("data"), dict):
+            problems = str(body.get("errors") if isinstance(body, dict) else body)[:160]
+            if _PASSING.search(problems):
+                # Not a missing field or argument: this round reads every page, the next asks again.
+                raise errors.ApiError(f"GraphQL: {problems}", method="POST", url=url)
+            raise CheckRefused(f"GraphQL: {problems}", method="POST", url=url)
+        listing = body["data"].get("projects") or {}
+        for node in listing.get("nodes") or []:
+            pid = number_of(node.get("id")) if isinstance(node, dict) else None
+            counts = [_count(node, name) for name in ("all", "moved", "running", "pending")]
+            if pid is not None and all(count is not None for count in counts):
+                total, moved, running, pending = (int(count or 0) for count in counts)
+                projects[pid] = ProjectCheck(total, moved, _times(node.get("moved")), running + pending)
+        info = listing.get("pageInfo") or {}
+        if not info.get("hasNextPage") or not info.get("endCursor"):
+            break
+        after = str(info["endCursor"])
+    return now or datetime.now(UTC), projects
 
 
 def since_for(kept: Mapping[int, KeptPage]) -> datetime | None:
