@@ -272,6 +272,10 @@ def _triage(args: argparse.Namespace) -> int:
         # As the console does: OpenSSL reads the CA bundle in a thread, without the GIL, while the
         # command imports (a profile naming another bundle only wastes that read).
         trust.read_ahead(trust.checked_locations(getattr(args, "ca_file", None)))
+    # labdeck uses no pydantic plugin: without this, the first validator built scans every
+    # installed distribution's entry points for one (~50 ms of a warm run's ~1 s). A value the
+    # user set stands.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from labdeck.commands.triage import parse_window, run_triage
 
     try:

@@ -29,6 +29,7 @@ from labdeck.api.client import ApiClient
 from labdeck.base import logsafe
 from labdeck.base.session import Session
 from labdeck.base.statefile import StateStore
+from labdeck.triage import kept
 from labdeck.triage.collect import Triager
 from labdeck.triage.logcache import LogCache
 from labdeck.triage.report import TriageReport, merge_reports
@@ -44,7 +45,7 @@ def parse_window(text: str) -> timedelta | datetime:
     """``--since``: a duration (``24h``, measured back from the server's clock) or an ISO time.
     Raises ValueError with one line for the command line, also for a duration too long to count
     back from today (``99999999d``)."""
-    from labdeck.audit.read import parse_since
+    from labdeck.base.when import parse_since
 
     anchor = datetime(2000, 1, 1, tzinfo=UTC)
     try:
@@ -84,15 +85,22 @@ async def _projects(client: ApiClient, wanted: Sequence[str], err: TextIO,
 async def triage(client: ApiClient, wanted: Sequence[str], since: timedelta | datetime | None, err: TextIO,
                  cache: LogCache | None = None) -> TriageReport:
     """One triage round over ``wanted`` (or the watched set)."""
-    triager = Triager(client, cache if cache is not None else LogCache())
+    cache = cache if cache is not None else LogCache()
+    triager = Triager(client, cache)
     store = None
     try:
         if not wanted:
-            # The w-added projects' pages are read while the starred listing is asked for.
+            # The w-added projects, and those the last round covered, are checked (and their pages
+            # read when they changed) while the starred listing is asked for; the round covers
+            # what the listing says, and drops what it does not.
             store = WatchStore(StateStore(), client.base_url)
-            triager.read_ahead([(ref.id, ref.path) for ref in store.projects])
+            ahead = dict(kept.remembered_projects(cache, client.base_url))
+            ahead.update((ref.id, ref.path) for ref in store.projects)
+            triager.read_ahead(list(ahead.items()))
         projects, problems = await _projects(client, wanted, err, store)
         report = await triager.round(projects, since=since)
+        if not wanted:
+            kept.remember_projects(cache, client.base_url, projects)
     finally:
         triager.drop_read_ahead()
     if problems:

@@ -1,5 +1,8 @@
 """A triage round with the API client: one jobs page per project, plus a log read only for the
 failures ``failure_reason`` does not explain (finished logs come from :class:`LogCache` once kept).
+With a cache, the pages a round read are kept too, and the next round reads again only those a
+change check (one GraphQL request per 100 projects on GitLab) does not show unchanged
+(:mod:`labdeck.triage.kept`).
 
 :class:`Triager` is what the UI and ``labdeck triage`` use:
 
@@ -24,7 +27,8 @@ from labdeck.api import errors
 from labdeck.api.models import Job
 from labdeck.api.parsers import build_in_background
 from labdeck.api.resources.base import ref
-from labdeck.triage.gather import server_time
+from labdeck.base.when import server_time
+from labdeck.triage import kept
 from labdeck.triage.history import pipeline_id, runs, same_job
 from labdeck.triage.logcache import LogCache
 from labdeck.triage.owners import RunnerShare, owner, runner_shares
@@ -122,23 +126,71 @@ class Triager:
         self._kept: dict[tuple[int, int, str], object] = {}
         """Facts read from the cache for a round, in one thread hop (:meth:`_read_kept`)."""
         self.pages_from_server: dict[int, ProjectJobs] = {}
-        """The jobs pages this triager read from the server (not those handed to it), by project."""
+        """The jobs pages this triager read from the server, or found unchanged since a round kept
+        them (not those handed to it), by project."""
+        self.pages_fetched = 0
+        """Jobs pages read from the server by this triager."""
+        self.pages_unchanged = 0
+        """Kept jobs pages the change check let stand (not read again)."""
+        self._checks: list[kept.Look] = []
+        self._gate: asyncio.Semaphore | None = None
+        self._bodies: dict[int, bytes] = {}
+        """Bodies of the pages read for :meth:`_kept_or_read` (to keep), until it takes them."""
+        self._keeping: set[int] = set()
 
     def read_ahead(self, projects: Sequence[tuple[int, str]]) -> None:
-        """Start reading these projects' jobs pages now (:data:`PAGE_CONCURRENCY` at a time), while
-        the caller is still listing the rest of the set; the next :meth:`round` over them uses the
-        pages read (``labdeck triage``: the ``w``-added projects are known before the starred
-        listing answers). :meth:`drop_read_ahead` cancels what no round used."""
-        build_in_background(list[Job])  # while the first answers are on the way
-        gate = asyncio.Semaphore(PAGE_CONCURRENCY)
+        """Start reading these projects' jobs pages now (the change check, then :data:`PAGE_CONCURRENCY`
+        reads at a time), while the caller is still listing the rest of the set; the next
+        :meth:`round` over them uses the pages read (``labdeck triage``: the ``w``-added projects
+        are known before the starred listing answers). :meth:`drop_read_ahead` cancels what no
+        round used."""
+        self._start([(project_id, path) for project_id, path in projects if project_id not in self._ahead])
 
-        async def one(project_id: int, path: str) -> ProjectJobs:
-            async with gate:
-                return await self.page(project_id, path)
+    def _start(self, projects: Sequence[tuple[int, str]]) -> None:
+        """One change check over ``projects``, then a read of each page it does not let stand."""
+        if not projects:
+            return
+        if self.cache is None:
+            # While the first answers are on the way (with a cache, the check builds it in a thread
+            # while its request is on the way, before it parses the kept pages).
+            build_in_background(list[Job])
+        if self._gate is None:
+            self._gate = asyncio.Semaphore(PAGE_CONCURRENCY)
+        look = kept.Look(self.client, self.cache, [project_id for project_id, _ in projects])
+        self._checks.append(look)
+        for project_id, path in dict(projects).items():
+            self._ahead[project_id] = asyncio.ensure_future(self._kept_or_read(project_id, path, look))
 
-        for project_id, path in projects:
-            if project_id not in self._ahead:
-                self._ahead[project_id] = asyncio.ensure_future(one(project_id, path))
+    async def _kept_or_read(self, project_id: int, path: str, look: kept.Look) -> ProjectJobs:
+        """The kept page when the check shows it unchanged, else the page read (and kept)."""
+        # shield: one project's read cancelled leaves the others' check alone.
+        held = (await asyncio.shield(look.loaded)).get(project_id)
+        if held is None or held.settled:
+            # A page at work when it was kept is read without waiting for the check: it changes.
+            checked = await asyncio.shield(look.answer)
+            jobs = look.unchanged(project_id)
+            if checked is not None and jobs is not None:
+                self.pages_unchanged += 1
+                page = self.pages_from_server[project_id] = ProjectJobs(project_id, path, jobs, checked.now)
+                return page
+        assert self._gate is not None
+        async with self._gate:
+            answered = look.answer.done()
+            self._keeping.add(project_id)
+            try:
+                page = await self.page(project_id, path)
+            finally:
+                self._keeping.discard(project_id)
+        body = self._bodies.pop(project_id, None)
+        checked = await asyncio.shield(look.answer)
+        counted = checked.projects.get(project_id) if checked is not None else None
+        if self.cache is not None and counted is not None and body is not None:
+            # Only a count from before the read lets the page stand next time (a pipeline deleted
+            # between the read and the count would not show in the page).
+            await asyncio.to_thread(kept.keep, self.cache, self.client.base_url, project_id,
+                                    kept.KeptPage(body, page.now, counted.pipelines if answered else kept.UNCOUNTED,
+                                                  kept.settled(page.jobs)))
+        return page
 
     def use_pages(self, pages: Mapping[int, ProjectJobs]) -> None:
         """Let the next :meth:`round` take these projects' pages as they are (read a moment ago by
@@ -157,12 +209,16 @@ class Triager:
                 ahead.cancel()
             elif not ahead.cancelled():
                 ahead.exception()  # retrieved: no "never retrieved" warning at exit
+        for look in self._checks:
+            look.cancel()
         self._ahead.clear()
+        self._checks.clear()
 
     async def _page_for_round(self, project_id: int, path: str) -> ProjectJobs:
         ahead = self._ahead.pop(project_id, None)
         if ahead is None:
-            return await self.page(project_id, path)
+            self._start([(project_id, path)])
+            ahead = self._ahead.pop(project_id)
         page = await ahead
         # The round's path wins (a starred project's listing names it the same, or newer).
         return page if page.path == path else replace(page, path=path)
@@ -173,6 +229,9 @@ class Triager:
         jobs: list[Job] = self.client.parse(response, list[Job])
         page = self.pages_from_server[project_id] = ProjectJobs(project_id, path, tuple(jobs),
                                                           server_time(response.headers.get("date")))
+        self.pages_fetched += 1
+        if project_id in self._keeping:
+            self._bodies[project_id] = response.content  # kept by the caller when the check counted it
         return page
 
     async def log_facts(self, project_id: int, job: Job, jobs: Sequence[Job] = ()) -> LogFacts:
@@ -264,7 +323,7 @@ class Triager:
                     since: timedelta | datetime | None = None) -> TriageReport:
         """Triage ``projects`` (id, path): one jobs page each, logs only where needed. ``since``: the
         window's start, or its length before the server's clock."""
-        before = self.logs_read
+        before, read_before, unchanged_before = self.logs_read, self.pages_fetched, self.pages_unchanged
         problems: list[str] = []
 
         async def read(project_id: int, path: str) -> ProjectJobs | None:
@@ -276,9 +335,13 @@ class Triager:
                 problems.append(f"{path}: {exc.user_message()}")
                 return None
 
-        build_in_background(list[Job])  # while the first answers are on the way
-        reads = [lambda p=p: read(*p) for p in projects]
-        pages = [page for page in await _bounded(reads, PAGE_CONCURRENCY) if page is not None]
+        self._start([(project_id, path) for project_id, path in projects if project_id not in self._ahead])
+        # Every read waits its turn at the triager's gate (PAGE_CONCURRENCY), the check first.
+        pages = [page for page in await asyncio.gather(*(read(*p) for p in projects)) if page is not None]
+        for look in self._checks:
+            if look.task.done():
+                look.cancel()  # retrieves what it raised, if anything
+        self._checks = [look for look in self._checks if not look.task.done()]
         everything = [job for page in pages for job in page.jobs]
         shares = runner_shares(everything)
         calls = []
@@ -303,5 +366,7 @@ class Triager:
         problems += [f"{f.project}: job #{f.job.id} {f.job.name or ''}: log not read: {f.problem}"
                      for f in failures if f.problem]
         return TriageReport(tuple(failures), tuple(cluster(failures)), shares, tuple(problems),
-                            projects=len(projects), logs_read=self.logs_read - before, pages=windows)
+                            projects=len(projects), logs_read=self.logs_read - before, pages=windows,
+                            pages_read=self.pages_fetched - read_before,
+                            pages_unchanged=self.pages_unchanged - unchanged_before)
 

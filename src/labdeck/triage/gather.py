@@ -13,14 +13,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
+from datetime import datetime
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, TypeVar
 
 from labdeck.api import errors
 from labdeck.api.models import Job, Project, Runner, RunnerDetail
 from labdeck.api.resources.base import ProjectRef, ref
+from labdeck.base.when import server_time
 from labdeck.triage.pending import JobFacts, PendingExplanation, RunnerFacts, availability, explain_pending
 
 if TYPE_CHECKING:
@@ -43,16 +43,6 @@ class PendingFacts:
     def explain(self) -> PendingExplanation:
         """:func:`explain_pending` on these facts."""
         return explain_pending(self.job, self.runners, now=self.now, shared_runners_enabled=self.shared_runners_enabled)
-
-
-def server_time(date_header: str | None, fallback: datetime | None = None) -> datetime:
-    """The time in an HTTP ``Date`` header (UTC), or ``fallback`` / the local clock."""
-    if date_header:
-        try:
-            return parsedate_to_datetime(date_header).astimezone(UTC)
-        except (TypeError, ValueError, IndexError, OverflowError):
-            pass
-    return fallback or datetime.now(UTC)
 
 
 def runner_facts(summary: Runner, detail: RunnerDetail | None, running: int | None) -> RunnerFacts:

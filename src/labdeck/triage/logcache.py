@@ -2,7 +2,8 @@
 from the server once. Beside each log it keeps the log's *facts* (what the cause finder answered,
 a few kilobytes of JSON: :meth:`LogCache.get_facts`), so a warm round reads neither the log nor
 its analysis again; a log too big to keep (over :data:`MAX_LOG_BYTES`) keeps only its facts, and
-is never read again either.
+is never read again either. Beside them, a warm round's jobs pages (:mod:`labdeck.triage.kept`:
+:meth:`LogCache.get_blob`), bounded with the logs.
 
 Files live in :func:`labdeck.base.paths.log_cache_dir` (directory 0700, files 0600), named by a hash of
 the instance, project and job (no URL, path or token in a name). The total size stays under
@@ -42,6 +43,20 @@ class LogCache:
     def _facts_path(self, instance: str, project_id: int, job_id: int, variant: str) -> Path:
         key = f"{instance.rstrip('/')}\0{int(project_id)}\0{int(job_id)}\0facts\0{variant}"
         return self.directory / f"{hashlib.sha256(key.encode()).hexdigest()[:40]}.json"
+
+    def _blob_path(self, instance: str, key: str) -> Path:
+        digest = hashlib.sha256(f"{instance.rstrip('/')}\0blob\0{key}".encode()).hexdigest()
+        return self.directory / f"{digest[:40]}.blob"
+
+    def get_blob(self, instance: str, key: str) -> bytes | None:
+        """What :meth:`put_blob` kept under ``key`` for ``instance`` (a round's jobs page …), or None."""
+        return self._read(self._blob_path(instance, key))
+
+    def put_blob(self, instance: str, key: str, data: bytes) -> bool:
+        """Keep ``data`` (bounded with the logs, least recently used first); False when not kept."""
+        if len(data) > min(MAX_LOG_BYTES, self.max_bytes):
+            return False
+        return self._write(self._blob_path(instance, key), data)
 
     def get(self, instance: str, project_id: int, job_id: int) -> bytes | None:
         """The cached log, or None."""
@@ -95,7 +110,7 @@ class LogCache:
 
     def _files(self) -> list[os.DirEntry[str]]:
         try:
-            return [entry for entry in os.scandir(self.directory) if entry.name.endswith((".log", ".json"))]
+            return [entry for entry in os.scandir(self.directory) if entry.name.endswith((".log", ".json", ".blob"))]
         except OSError:
             return []
 

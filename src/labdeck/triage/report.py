@@ -184,6 +184,10 @@ class TriageReport:
     projects: int = 0
     logs_read: int = 0
     """Logs fetched from the server this round (the cache answers the rest)."""
+    pages_read: int = 0
+    """Jobs pages read from the server this round."""
+    pages_unchanged: int = 0
+    """Jobs pages an earlier round kept that the change check showed unchanged (not read again)."""
     pages: dict[int, tuple[Job, ...]] = field(default_factory=dict, compare=False)
     """Project id → the jobs page read this round, within the window (for verdicts of other
     failed jobs of those projects, and histories, without another request)."""
@@ -199,14 +203,16 @@ class TriageReport:
 
     def as_json(self) -> dict[str, Any]:
         """The ``labdeck triage --json`` shape (``failures``, ``clusters``; plus flagged ``runners``,
-        ``problems`` and ``stats``: projects read and logs fetched from the server)."""
+        ``problems`` and ``stats``: projects, logs and jobs pages read from the server, and pages
+        found unchanged since an earlier round)."""
         return {
             "failures": [failure.as_json() for failure in self.failures],
             "clusters": [c.as_json() for c in self.clusters],
             "runners": [{"id": s.id, "description": s.description, "failed": s.failed, "total": s.total}
                         for s in self.flagged_runners],
             "problems": list(self.problems),
-            "stats": {"projects": self.projects, "logs_read": self.logs_read},
+            "stats": {"projects": self.projects, "logs_read": self.logs_read, "pages_read": self.pages_read,
+                      "pages_unchanged": self.pages_unchanged},
         }
 
 
@@ -227,4 +233,6 @@ def merge_reports(reports: dict[str, TriageReport]) -> TriageReport:
     failures.sort(key=lambda f: (f.instance, f.project, f.job.ref or "", f.job.name or ""))
     return TriageReport(tuple(failures), tuple(cluster(failures)), runners, tuple(problems),
                         projects=sum(report.projects for report in reports.values()),
-                        logs_read=sum(report.logs_read for report in reports.values()))
+                        logs_read=sum(report.logs_read for report in reports.values()),
+                        pages_read=sum(report.pages_read for report in reports.values()),
+                        pages_unchanged=sum(report.pages_unchanged for report in reports.values()))
