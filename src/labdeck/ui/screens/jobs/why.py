@@ -25,6 +25,7 @@ from labdeck.ui.instances import triaging_of
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.worker import Worker
 
 KIND_COLOURS = {"infrastructure": "warning", "broken": "error", "flaky": "accent", "unknown": "foreground-muted"}
 EVIDENCE_SHOWN = 3
@@ -103,8 +104,14 @@ class WhyFailed(Static):
             self.update(Text("Why: …" if job.status == "failed" and not self.history_only else "runs: …",
                              style=self._style("foreground-muted")))
         # Not exclusive (never cancelled half-way); an answer for an older state is dropped.
-        self.run_worker(self._read(client, project_id, project_path, job), group="why-failed",
-                        exit_on_error=False, description="Why did the job fail")
+        # The function, not a coroutine made here: a worker that never starts (the view closed
+        # meanwhile) then leaves no coroutine that was never awaited.
+        async def read() -> None:
+            await self._read(client, project_id, project_path, job)
+
+        worker: Worker[None] = self.run_worker(read, group="why-failed", exit_on_error=False,
+                                               description="Why did the job fail")
+        del worker  # named only to give mypy the result type it cannot infer from a local function
 
     async def _read(self, client: ApiClient, project_id: int, project_path: str, job: Job) -> None:
         try:
