@@ -7,8 +7,9 @@ called directly; ``http`` = simulator/client over loopback HTTP.
 
 Environment:
 - ``LABDECK_BENCH_IDLE_SECONDS`` — the idle-CPU window (default 60 s);
-- ``LABDECK_BENCH_SOAK_HOURS`` — simulated hours of the soak (default 12, at ``--speed 360``:
-  two minutes; ``LABDECK_BENCH_SOAK_SPEED`` changes the speed, see bench/bench_soak.py);
+- ``LABDECK_BENCH_SOAK_HOURS`` — simulated hours of the soak (default 48, at ``--speed 120``:
+  24 minutes, the first 24 hours being its warm-up; ``LABDECK_BENCH_SOAK_SPEED`` changes the
+  speed, see bench/bench_soak.py);
 - ``LABDECK_BENCH_SERIAL=1`` — every script alone (see :data:`ALONGSIDE`);
 - ``LABDECK_BENCH_SRC`` — run everything against another ``src`` folder (e.g. an older checkout,
   to measure "before" with today's benchmarks); it needs a ``themes`` folder beside it.
@@ -38,9 +39,10 @@ measures each one's own CPU time (not wall time); meanwhile the board bench meas
 counts and how soon failures are seen on a simulator that answers in 100 ms, the follow bench
 counts the bytes a follower downloads, and the listing bench compares two clients against the
 same simulator (its target case waits on 100 ms answers). In a lane of its own, the soak measures
-a console's memory (and its own CPU time) over two and a half minutes. The idle consoles use about
+a console's memory (and its own CPU time) over 24 minutes. The idle consoles use about
 2 % of one core together, the soak's console and simulator about as much; run alone, one after the
-other, these take six minutes. ``LABDECK_BENCH_SERIAL=1`` runs every script alone (to compare)."""
+other, these took six minutes with a soak of two and a half (now 24: the group lasts as long as the
+soak). ``LABDECK_BENCH_SERIAL=1`` runs every script alone (to compare)."""
 
 
 def _scripts(here: Path, serial: bool) -> list[tuple[Path, list[list[Path]]]]:

@@ -430,6 +430,9 @@ def _console(args: argparse.Namespace) -> int:
         _reattach_terminal()
     options = SessionOptions(profile=args.profile, read_only=args.read_only, theme=args.theme,
                              ca_file=args.ca_file, insecure=args.insecure, url=args.url)
+    from labdeck.base import allocator
+
+    allocator.limit_arenas()  # before the first thread (see labdeck.base.allocator)
     if not options.insecure:
         from labdeck.base import trust
 
