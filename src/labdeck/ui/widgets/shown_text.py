@@ -20,12 +20,9 @@ def _line_widths(text: Text) -> list[int]:
 
 def _size_follows_text(label: Static) -> bool:
     """Whether the label's size may change with its text: an ``auto`` width or height (a label's
-    default), unless its width is set and it never wraps, one line per line of text."""
-    styles = label.styles
-    width, height = styles.width, styles.height
-    auto_width = width is None or width.is_auto
-    auto_height = height is None or height.is_auto
-    return auto_width or (auto_height and styles.text_wrap != "nowrap")
+    default)."""
+    width, height = label.styles.width, label.styles.height
+    return width is None or width.is_auto or height is None or height.is_auto
 
 
 def show_text(label: Static, text: Text) -> None:
