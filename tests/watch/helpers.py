@@ -4,7 +4,9 @@ simulator's control surface: :mod:`tests.support.sim_control`)."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -123,6 +125,36 @@ async def lockstep(poller: BoardPoller, fake: FakeTime, server: SimServer, secon
     for _ in range(seconds):
         advance(server, 1)
         await run_for(poller, fake, 1)
+
+
+@dataclass
+class BusyBoard:
+    """A poller watching every project of a busy world, loaded: see :func:`busy_board`."""
+
+    poller: BoardPoller
+    fake: FakeTime
+    board: list[BoardSnapshot]
+    busy: list[int]
+
+
+@asynccontextmanager
+async def busy_board(server: SimServer) -> AsyncIterator[BusyBoard]:
+    """Every project of ``server`` watched, :func:`keep_busy` busy, the poller and the simulator
+    run in :func:`lockstep` four minutes (loaded, the busy ones past their first minutes); the
+    poller is closed afterwards."""
+    busy = keep_busy(server)
+    advance(server, 5)
+    fake = fake_clock()
+    board: list[BoardSnapshot] = []
+    watched = WatchedProjects(tuple(WatchedProject(pid, str(pid)) for pid in sorted(server.state.projects)))
+    async with api_client(server) as client:
+        poller = make_poller(client, server, fake, stuck_after=3600.0)
+        poller.subscribe_board(board.append, watched=watched)
+        await lockstep(poller, fake, server, 240)
+        try:
+            yield BusyBoard(poller, fake, board, busy)
+        finally:
+            poller.close()
 
 
 def push_failures(server: SimServer, duration: int) -> dict[int, dict[str, Any]]:

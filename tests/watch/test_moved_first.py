@@ -9,15 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from labdeck.sim.server import SimServer
-from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects
-from tests.support.sim_control import advance
 from tests.watch.helpers import (
-    api_client,
+    busy_board,
     failure_delays,
-    fake_clock,
-    keep_busy,
-    lockstep,
-    make_poller,
     push_failures,
 )
 
@@ -25,20 +19,11 @@ from tests.watch.helpers import (
 async def test_a_new_failure_in_a_busy_project_is_read_before_the_due_reads(
         sim_factory: Callable[..., SimServer]) -> None:
     server = sim_factory(dialect="gitlab", projects=300)
-    ids = sorted(server.state.projects)
-    keep_busy(server)
-    advance(server, 5)
-    fake = fake_clock()
-    board: list[BoardSnapshot] = []
-    watched = WatchedProjects(tuple(WatchedProject(pid, str(pid)) for pid in ids))
-    async with api_client(server) as client:
-        poller = make_poller(client, server, fake, stuck_after=3600.0)
-        poller.subscribe_board(board.append, watched=watched)
-        await lockstep(poller, fake, server, 240)  # loaded, and the busy ones past their first minutes
+    async with busy_board(server) as loaded:
+        poller, board = loaded.poller, loaded.board
         assert board[-1].loading == 0 and poller.batches.available is True
 
         pushed = push_failures(server, 20)
-        delays = await failure_delays(poller, fake, server, board, pushed, seconds=300)
+        delays = await failure_delays(poller, loaded.fake, server, board, pushed, seconds=300)
         assert max(delays) <= 10, delays
         assert poller.stats.by_kind["activity"] > 0
-        poller.close()

@@ -11,14 +11,12 @@ import httpx
 
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardSnapshot, RunningNowSnapshot, WatchedProject, WatchedProjects
-from tests.support.sim_control import advance
 from tests.watch.helpers import (
     BUSY_FAILING,
     api_client,
+    busy_board,
     failure_delays,
     fake_clock,
-    keep_busy,
-    lockstep,
     make_poller,
     push_failures,
     run_for,
@@ -27,19 +25,11 @@ from tests.watch.helpers import (
 
 async def test_a_failure_in_a_busy_project_is_read_when_its_job_stops(sim_factory: Callable[..., SimServer]) -> None:
     server = sim_factory(dialect="spec", projects=120)
-    ids = sorted(server.state.projects)
-    busy = keep_busy(server)
-    advance(server, 5)
-    fake = fake_clock()
-    board: list[BoardSnapshot] = []
-    watched = WatchedProjects(tuple(WatchedProject(pid, str(pid)) for pid in ids))
-    async with api_client(server) as client:
-        poller = make_poller(client, server, fake, stuck_after=3600.0)
-        poller.subscribe_board(board.append, watched=watched)
-        await lockstep(poller, fake, server, 240)  # loaded, and the busy ones past their first minutes
+    async with busy_board(server) as loaded:
+        poller, board, busy = loaded.poller, loaded.board, loaded.busy
         assert board[-1].loading == 0 and all(poller.tracks[pid].lane == "hot" for pid in busy[len(BUSY_FAILING):])
         pushed = push_failures(server, 150)
-        delays = await failure_delays(poller, fake, server, board, pushed, seconds=700)
+        delays = await failure_delays(poller, loaded.fake, server, board, pushed, seconds=700)
         # Without the runners' lists (busy projects read every 70 s): 13, 22, 30, 42, 46, 46 s (mean 33).
         # A reading comes every 35 s here, so a delay depends on where a failure falls between two:
         # the same code gave medians of 10, 16 and 25 s for jobs 0, 3 and 7 s longer. The mean is
@@ -47,7 +37,6 @@ async def test_a_failure_in_a_busy_project_is_read_when_its_job_stops(sim_factor
         assert sum(delays) / len(delays) <= 22 and max(delays) <= 45, delays
         assert poller.busy_interval() >= 60  # the busy ones leave their share to the rotation
         assert poller.stats.by_kind["runners"] > 0
-        poller.close()
 
 
 async def test_a_token_that_may_not_read_the_runners_is_not_asked_again(sim_factory: Callable[..., SimServer]) -> None:
