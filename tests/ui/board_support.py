@@ -13,7 +13,7 @@ from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.ui_state import UiState
-from labdeck.watch import PipelineRow
+from labdeck.watch import BoardSnapshot, PipelineRow
 from tests.support.pilot import settle, wait_until
 
 FAST = BoardSettings(interval=0.3, requests_per_minute=6000, max_in_flight=8)
@@ -25,6 +25,13 @@ whose triage (a pipeline view's 40 failed jobs) would otherwise read at 60 a min
 
 def rows(screen: BoardScreen) -> list[PipelineRow]:
     return [row.data for row in screen.table.visible_rows()]
+
+
+def show_rows(board: BoardScreen, *rows: PipelineRow) -> None:
+    """The board shows ``rows`` as if the poller had sent them (keep the poller away first:
+    ``board._pipelines.set_visible(False)``, or its next snapshot replaces them)."""
+    board.snapshot = BoardSnapshot(rows=rows, generation=board.snapshot.generation)
+    board._show()
 
 
 async def open_board(app: LabdeckApp, pilot: Any) -> BoardScreen:

@@ -7,8 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from labdeck.ui.screens.board.board import BoardScreen
-from labdeck.watch import BoardSnapshot
-from tests.ui.board_support import FAST, open_board
+from tests.ui.board_support import FAST, open_board, show_rows
 from tests.ui.conftest import SimConsole, shared_sim
 
 PIPELINES = 200
@@ -17,8 +16,7 @@ PIPELINES = 200
 def show_new_pipeline(board: BoardScreen, pipeline_id: int) -> None:
     """The board shows one row, of a pipeline it has not shown before (the poller kept away)."""
     row = replace(board.snapshot.rows[0], pipeline_id=pipeline_id)
-    board.snapshot = BoardSnapshot(rows=(row,), generation=board.snapshot.generation)
-    board._show()
+    show_rows(board, row)
 
 
 @shared_sim

@@ -15,9 +15,8 @@ import pytest
 from labdeck.triage.report import Cluster
 from labdeck.ui.screens.board.board import BoardScreen
 from labdeck.ui.screens.board.clusters import ClusterStrip
-from labdeck.watch import BoardSnapshot
 from tests.support.pilot import wait_until
-from tests.ui.board_support import FAST, open_board, open_board_storm_safe
+from tests.ui.board_support import FAST, open_board, open_board_storm_safe, show_rows
 from tests.ui.conftest import SimConsole, shared_sim
 from tests.ui.helpers import screen_lines
 from tests.ui.jobs_support import advance
@@ -32,8 +31,7 @@ def show_failing_row(board: BoardScreen, why: str, path: str = "platform/payment
                   failed_jobs=tuple(f"unit-{index:04d}" for index in range(1, 41)),
                   project_path=path)
     board.why = lambda row: why  # type: ignore[method-assign]
-    board.snapshot = BoardSnapshot(rows=(row,), generation=board.snapshot.generation)
-    board._show()
+    show_rows(board, row)
 
 
 @shared_sim
