@@ -222,11 +222,19 @@ def pytest_runtest_makereport(item: pytest.Item,
     return report
 
 
+PTY_TEST_FOLDERS = ("tests/pty/", "tests/bench/")
+"""Where ``pty`` tests live: ``make test`` runs them alone, afterwards, collecting only these."""
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A failed test runs once more. Most tests drive the real console over real HTTP on real time
     (polling intervals, back-off, a hang-up deadline), and on a loaded two-core CI machine a screen
     is sometimes caught mid-change or a wait runs late. A real regression still fails twice; the
-    report marks every rerun (``R``) and, for a snapshot, shows the rows that differ."""
+    report marks every rerun (``R``) and, for a snapshot, shows the rows that differ. A ``pty``
+    test outside :data:`PTY_TEST_FOLDERS` stops the collection: ``make test`` would never run it."""
     for item in items:
         if item.get_closest_marker("flaky") is None:
             item.add_marker(pytest.mark.flaky(reruns=1))
+        if item.get_closest_marker("pty") is not None and not item.nodeid.startswith(PTY_TEST_FOLDERS):
+            raise pytest.UsageError(f"{item.nodeid} is marked `pty` outside {' and '.join(PTY_TEST_FOLDERS)}: "
+                                    "`make test` runs the pty tests from those folders only, so it would never run")
