@@ -26,6 +26,7 @@ from keyring.backend import KeyringBackend
 from labdeck.sim.core.clock import SimClock
 from labdeck.sim.core.state import SimState
 from labdeck.sim.server import SimServer
+from labdeck.ui import collector
 from labdeck.ui.app import FULL_PASS_EVERY
 from tests.support.credentials import CANARY_ADMIN, CANARY_READONLY, Canaries
 from tests.support.fault_switch import FaultSwitch
@@ -71,6 +72,17 @@ def _console_freezes_off(request: pytest.FixtureRequest, monkeypatch: pytest.Mon
     yield
     gc.collect()  # such a test may have unfrozen the session's imports: out of the passes again
     gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def _regular_passes_rare(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A console's regular full pass every 10 minutes, not 30 s. In a console it visits a few
+    thousand objects; in a test worker, whose heap holds every earlier test's leftovers, each one
+    took 0.3-0.5 s, and a console test lasting over 30 s made one or more (2.4 % of the busy
+    samples in a py-spy profile of the UI tests). ``tests/ui/test_collector.py`` sets its own pace
+    to check the passes themselves."""
+    monkeypatch.setattr(collector, "COLLECT_EVERY", 600.0)
+
 
 _ENV_PREFIXES = ("LABDECK_", "GITLAB_", "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY")
 
