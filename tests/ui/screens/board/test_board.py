@@ -147,13 +147,15 @@ async def test_board_group_command_adds_and_removes_a_group(console: SimConsole)
     async with console.run(board=FAST, size=(120, 40)) as (app, pilot):
         screen = await open_board(app, pilot)
         await run_command(app, pilot, "board group:tools")
-        assert any("Watching every project of tools." in message for message in toasts(app))
+        # The group's projects are read first (a worker): on a loaded machine the toast comes later.
+        await wait_until(pilot, lambda: any("Watching every project of tools." in message for message in toasts(app)),
+                         what="the group's toast")
         await wait_until(pilot, lambda: screen.snapshot.watched is not None and in_group <= screen.snapshot.watched.ids)
         assert "tools" in app.watching.store.groups
         await run_command(app, pilot, "board -group:tools")
         assert "tools" not in app.watching.store.groups
         await run_command(app, pilot, "board nonsense")
-        assert any("usage: :board" in message for message in toasts(app))
+        await wait_until(pilot, lambda: any("usage: :board" in message for message in toasts(app)), what="the usage")
 
 
 async def test_ages_move_on_when_nothing_changes_on_the_server(console: SimConsole) -> None:
