@@ -11,30 +11,34 @@ token per request, retries only what is safe to retry, and raises :mod:`labdeck.
 
 from __future__ import annotations
 
+from functools import cached_property
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import httpx
 
 from labdeck.api.auth import TokenAuth, install_redactor
 from labdeck.api.core import HttpEngine
 from labdeck.api.dialect import Dialect, DialectDiscovery
-from labdeck.api.models import Version
 from labdeck.api.recorder import ChangeRecorder
-from labdeck.api.resources.badges import BadgesResource
-from labdeck.api.resources.exports import ExportsResource
-from labdeck.api.resources.hooks import HooksResource
-from labdeck.api.resources.integrations import IntegrationsResource
-from labdeck.api.resources.issues import IssuesResource
-from labdeck.api.resources.jobs import JobsResource
-from labdeck.api.resources.notifications import NotificationsResource
-from labdeck.api.resources.pipelines import PipelinesResource
-from labdeck.api.resources.projects import ProjectsResource
-from labdeck.api.resources.protected_branches import ProtectedBranchesResource
-from labdeck.api.resources.runners import RunnersResource
-from labdeck.api.resources.users import UsersResource
 from labdeck.api.retry import RetryPolicy
 from labdeck.api.transport import WRITE_LIMITS, build_http_client, share_event_hooks
 from labdeck.base.secret import Secret
+
+if TYPE_CHECKING:
+    from labdeck.api.models import Version
+    from labdeck.api.resources.badges import BadgesResource
+    from labdeck.api.resources.exports import ExportsResource
+    from labdeck.api.resources.hooks import HooksResource
+    from labdeck.api.resources.integrations import IntegrationsResource
+    from labdeck.api.resources.issues import IssuesResource
+    from labdeck.api.resources.jobs import JobsResource
+    from labdeck.api.resources.notifications import NotificationsResource
+    from labdeck.api.resources.pipelines import PipelinesResource
+    from labdeck.api.resources.projects import ProjectsResource
+    from labdeck.api.resources.protected_branches import ProtectedBranchesResource
+    from labdeck.api.resources.runners import RunnersResource
+    from labdeck.api.resources.users import UsersResource
 
 API_PREFIX = "/api/v4"
 
@@ -85,18 +89,81 @@ class ApiClient(HttpEngine):
         super().__init__(http, read_only=read_only, retry=retry or RetryPolicy(), writes=writes)
         self.dialects = DialectDiscovery(self)
         self.audit = audit
-        self.users = UsersResource(self)
-        self.projects = ProjectsResource(self, self.dialects)
-        self.hooks = HooksResource(self)
-        self.badges = BadgesResource(self)
-        self.protected_branches = ProtectedBranchesResource(self)
-        self.exports = ExportsResource(self)
-        self.runners = RunnersResource(self, self.dialects)
-        self.jobs = JobsResource(self)
-        self.pipelines = PipelinesResource(self, self.dialects)
-        self.issues = IssuesResource(self)
-        self.integrations = IntegrationsResource(self, self.dialects)
-        self.notifications = NotificationsResource(self)
+
+    # Each endpoint family is imported (with its models) and bound when first used: `labdeck
+    # triage` reads projects and jobs, and a command's start-up pays for no other family.
+
+    @cached_property
+    def users(self) -> UsersResource:
+        from labdeck.api.resources.users import UsersResource
+
+        return UsersResource(self)
+
+    @cached_property
+    def projects(self) -> ProjectsResource:
+        from labdeck.api.resources.projects import ProjectsResource
+
+        return ProjectsResource(self, self.dialects)
+
+    @cached_property
+    def hooks(self) -> HooksResource:
+        from labdeck.api.resources.hooks import HooksResource
+
+        return HooksResource(self)
+
+    @cached_property
+    def badges(self) -> BadgesResource:
+        from labdeck.api.resources.badges import BadgesResource
+
+        return BadgesResource(self)
+
+    @cached_property
+    def protected_branches(self) -> ProtectedBranchesResource:
+        from labdeck.api.resources.protected_branches import ProtectedBranchesResource
+
+        return ProtectedBranchesResource(self)
+
+    @cached_property
+    def exports(self) -> ExportsResource:
+        from labdeck.api.resources.exports import ExportsResource
+
+        return ExportsResource(self)
+
+    @cached_property
+    def runners(self) -> RunnersResource:
+        from labdeck.api.resources.runners import RunnersResource
+
+        return RunnersResource(self, self.dialects)
+
+    @cached_property
+    def jobs(self) -> JobsResource:
+        from labdeck.api.resources.jobs import JobsResource
+
+        return JobsResource(self)
+
+    @cached_property
+    def pipelines(self) -> PipelinesResource:
+        from labdeck.api.resources.pipelines import PipelinesResource
+
+        return PipelinesResource(self, self.dialects)
+
+    @cached_property
+    def issues(self) -> IssuesResource:
+        from labdeck.api.resources.issues import IssuesResource
+
+        return IssuesResource(self)
+
+    @cached_property
+    def integrations(self) -> IntegrationsResource:
+        from labdeck.api.resources.integrations import IntegrationsResource
+
+        return IntegrationsResource(self, self.dialects)
+
+    @cached_property
+    def notifications(self) -> NotificationsResource:
+        from labdeck.api.resources.notifications import NotificationsResource
+
+        return NotificationsResource(self)
 
     def __repr__(self) -> str:
         return f"ApiClient({self.base_url!r}, read_only={self.read_only})"
