@@ -18,7 +18,7 @@ INSTALL = install() { \
 	if $(PYTHON) -m pip --python $(BIN)/python install --quiet --disable-pip-version-check uv >/dev/null 2>&1 \
 	   && $(BIN)/uv pip install --quiet --python $(BIN)/python pip "$$@"; then return 0; fi; \
 	echo "uv could not be installed or could not install; installing with pip."; \
-	{ [ -x $(BIN)/pip ] || $(BIN)/python -m ensurepip --upgrade >/dev/null; } \
+	{ [ -x $(BIN)/pip ] || $(BIN)/python -m ensurepip --upgrade --default-pip >/dev/null; } \
 	&& $(BIN)/python -m pip install --quiet "$$@"; }; install
 
 # pip stays quiet (its own output is a page of "Collecting …" lines), so the first `make demo` says
