@@ -76,3 +76,28 @@ async def test_new_since_green_marks_e_and_the_job_detail_agree_with_triage_json
         trace.view.move_cursor_to(0)
         await pilot.pause()
         assert trace.view.strip_text(0).lstrip().startswith("1 ")
+
+
+async def test_at_80_columns_the_header_keeps_where_e_went(console: SimConsole) -> None:
+    """At 80 columns the job's runner, failure reason and duration give way to ``cause 1/2 · new
+    since green``; at 120 there is room for all of them again."""
+    from tests.ui.helpers import screen_lines
+
+    server = quiet(console.server)
+    async with console.run("user", size=(80, 24)) as (app, pilot):
+        project_id = server.state.project_by_ref(NOTES).id  # type: ignore[union-attr]
+        newest = max(job.id for job in server.state.jobs.values()
+                     if job.project_id == project_id and job.name == "unit-tests" and job.status == "failed")
+        job: Job = await app.client.jobs.get(project_id, newest)
+        trace = TraceScreen(project_id, NOTES, job)
+        await app.push_screen(trace)
+        await wait_until(pilot, lambda: trace.finished_reading and trace.document.cause_read
+                         and trace.green_note != "", limit=30, what="the log read for its cause")
+        await pilot.press("e")
+        await wait_until(pilot, lambda: "cause 1/" in screen_lines(app)[0], what="the cause's place in the header")
+        top = screen_lines(app)[0]
+        assert f"job #{job.id} unit-tests · failed" in top and "new since green" in top, top
+        assert "shared-docker" not in top
+        await pilot.resize_terminal(120, 40)
+        await wait_until(pilot, lambda: "shared-docker" in screen_lines(app)[0], what="the runner back at 120 columns")
+        assert "1m20s" in screen_lines(app)[0] and "cause 1/" in screen_lines(app)[0]

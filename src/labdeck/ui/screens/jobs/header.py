@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from rich.style import Style
 from rich.text import Text
@@ -54,22 +55,48 @@ class JobsHeader(Static):
 
 
 class TraceHeader(Static):
-    """``● live · +12 new (G) │ /word 3/40 │ job #N name · status · 3m05s · runner │ wrap raw``:
-    what changes while reading comes first, so a narrow terminal cuts the least useful part.
-    While reads fail the first words say so (``◌ not updating: server errors (502)``), never
-    ``● live``."""
+    """``● live · +12 new (G) │ /word 3/40 │ job #N name · status · 3m05s · runner │ wrap raw │ note``:
+    what changes while reading comes first. Where the row is too narrow for where ``e`` went (``cause
+    1/2 · new since green``, the start of the note), the runner goes first, then the failure reason, then the duration: the
+    note says where ``e`` went, the job's own facts are one key away (``i``). While reads fail the
+    first words say so (``◌ not updating: server errors (502)``), never ``● live``."""
 
     DEFAULT_CSS = """
     TraceHeader { height: 1; background: $panel; padding: 0 1; }
     """
 
     _shown: Text | None = None
+    _asked: dict[str, Any] | None = None
 
     def show(self, *, job: Job, live: bool, following: bool, pending_lines: int,
              wrap: bool, raw: bool, note: str = "", search: str = "", duration: float | None = None,
-             stalled: str = "") -> None:
+             stalled: str = "", keep: str = "") -> None:
         """Redraw from the job record and the viewer's state (``duration`` overrides the job's;
-        ``stalled``: why reads of a live log fail now, said in place of ``● live``)."""
+        ``stalled``: why reads of a live log fail now, said in place of ``● live``; ``keep``: the
+        start of ``note`` that must be seen, for which the job's lesser facts give way)."""
+        self._asked = {"job": job, "live": live, "following": following, "pending_lines": pending_lines, "wrap": wrap,
+                       "raw": raw, "note": note, "search": search, "duration": duration, "stalled": stalled,
+                       "keep": keep}
+        room = self.content_size.width
+        after_kept = Text(note[len(keep):]).cell_len if keep and note.startswith(keep) else None
+        for left_out in range(len(_DROPPED_FIRST) + 1):
+            text = self._text(left_out=_DROPPED_FIRST[:left_out], **self._asked)
+            if after_kept is None or not room or text.cell_len - after_kept <= room:
+                break
+        if text == self._shown:
+            return  # the log viewer asks after every read: most of the time nothing changed
+        self._shown = text
+        # One row high whatever it says (CSS height: 1): no layout pass for the screen.
+        self.update(text, layout=False)
+
+    def on_resize(self) -> None:
+        """A new width may leave room for what was left out, or none for the note."""
+        if self._asked is not None:
+            self.show(**self._asked)
+
+    def _text(self, *, job: Job, live: bool, following: bool, pending_lines: int, wrap: bool, raw: bool,
+              note: str, search: str, duration: float | None, stalled: str, keep: str,
+              left_out: Sequence[str]) -> Text:
         app = self.app
         muted = Style(color=_muted(self))
         status = job.status or "?"
@@ -102,17 +129,20 @@ class TraceHeader(Static):
         }.get(status) or theme_colour(app, "warning")
         text.append(" · ")
         text.append(clean(status), style=Style(color=color, bold=True))
-        if job.failure_reason:
+        if job.failure_reason and "reason" not in left_out:
             text.append(f" ({clean(job.failure_reason)})", style=Style(color=color))
-        shown = duration if duration is not None else job.duration
-        text.append(f" · {format_duration(shown)} · {clean(runner_label(job))}")
+        if "duration" not in left_out:
+            shown = duration if duration is not None else job.duration
+            text.append(f" · {format_duration(shown)}")
+        if "runner" not in left_out:
+            text.append(f" · {clean(runner_label(job))}")
         flags = [name for name, on in (("wrap", wrap), ("raw", raw)) if on]
         if flags:
             text.append(" │ " + " ".join(flags), style=muted)
         if note:
             text.append(f" │ {note}", style=muted)
-        if text == self._shown:
-            return  # the log viewer asks after every read: most of the time nothing changed
-        self._shown = text
-        # One row high whatever it says (CSS height: 1): no layout pass for the screen.
-        self.update(text, layout=False)
+        return text
+
+
+_DROPPED_FIRST = ("runner", "reason", "duration")
+"""What the trace header leaves out, in this order, when its note would not fit."""

@@ -200,7 +200,7 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
         self.query_one(TraceHeader).show(
             job=self.job, live=self.live, following=view.following, pending_lines=view.pending_lines,
             wrap=view.wrap, raw=view.raw, note=" · ".join(part for part in (self.error_position, self.green_note, self.waiting, self.note) if part),
-            search=search, duration=self._running_for(), stalled=self._stalled(),
+            search=search, duration=self._running_for(), stalled=self._stalled(), keep=self.error_position,
         )
         # A waiting job gets a line saying why (worked out again only when its status changes).
         self.query_one(PendingReasonLine).follow(self.client, self.project_id, self.job)
