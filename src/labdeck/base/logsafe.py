@@ -84,11 +84,12 @@ def register_secret(value: str | Secret | None) -> None:
 
 def redact(text: str) -> str:
     """``text`` with every registered secret, token-shaped string and credential header masked."""
-    with _known_lock:
-        known = sorted(_known, key=len, reverse=True)
-    for value in known:
-        if value in text:
-            text = text.replace(value, MASK)
+    if _known:  # most processes register none: no lock, no sort
+        with _known_lock:
+            known = sorted(_known, key=len, reverse=True)
+        for value in known:
+            if value in text:
+                text = text.replace(value, MASK)
     if "gl" in text:
         text = _TOKEN_PATTERN.sub(MASK, text)
     # Each pattern below needs a word that plain lowering finds in ASCII text (a log's block of

@@ -77,8 +77,8 @@ def test_a_long_line_normalizes_as_if_read_whole() -> None:
 
 
 def test_the_quick_patterns_replace_what_the_plain_ones_did() -> None:
-    """The replacements written to start with their digit (and those searched for a quick sign
-    first) replace exactly what the plain patterns did, on generated text of digits, dots, names,
+    """The replacements written to start with their digit or colon (and those searched for a quick
+    sign first) replace exactly what the plain patterns did, on generated text of digits, dots, names,
     units, hosts and ports."""
     import importlib
     import random
@@ -89,6 +89,8 @@ def test_the_quick_patterns_replace_what_the_plain_ones_did() -> None:
     plain = {
         "<dur>": re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|m|min|minutes?|h)\b"),
         "<n>": re.compile(r"(?<!\w)\d+(?:\.\d+)*(?![A-Za-z_])"),
+        ":<port>": re.compile(r"(?<=[A-Za-z0-9]\.[a-z]{2})(?::\d{2,5})\b|(?<=[A-Za-z0-9]\.[a-z]{3})(?::\d{2,5})\b|"
+                              r"(?<=localhost)(?::\d{2,5})\b"),
     }
 
     def by_plain(text: str) -> str:
@@ -97,7 +99,7 @@ def test_the_quick_patterns_replace_what_the_plain_ones_did() -> None:
         return " ".join(text.split())
 
     pieces = ["1", "12", "3.5", "0", "٣", "a", "x1", "_", ".", ":", ":80", ":8443", " ", "\t", "ms", "s", "min", "h",
-              "µs", "sec", "seconds", "localhost", "db.io", "example.com", "deadbeef", "abc1234", "0x1f", "-", "/",
+              "µs", "sec", "seconds", "localhost", "db.io", "example.com", "x.de", "a.b.cd", "deadbeef", "abc1234", "0x1f", "-", "/",
               "py311", "e", "F", "(", ")", "'", "2026-11-02", "09:00:01"]
     rng = random.Random(28)
     for _ in range(5000):

@@ -35,8 +35,9 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str, str, int, bool, re.Pattern[str]
      re.compile(r"[0-9a-fA-F]{7}")),
     (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b"), "<ip>", ".", 3, True, None),
     (re.compile(r"\[[0-9a-fA-F:]*:[0-9a-fA-F:]+\](?::\d{1,5})?"), "<ip>", "[", 1, False, None),
-    (re.compile(r"(?<=[A-Za-z0-9]\.[a-z]{2})(?::\d{2,5})\b|(?<=[A-Za-z0-9]\.[a-z]{3})(?::\d{2,5})\b|"
-                r"(?<=localhost)(?::\d{2,5})\b"), ":<port>", ":", 1, True, re.compile(r":\d\d")),
+    # ``:`` first, the look-behinds (which end with it) after: Python's re then jumps from colon to colon.
+    (re.compile(r":(?:(?<=[A-Za-z0-9]\.[a-z]{2}:)|(?<=[A-Za-z0-9]\.[a-z]{3}:)|(?<=localhost:))\d{2,5}\b"), ":<port>",
+     ":", 1, True, re.compile(r":\d\d")),
     (re.compile(r"\d(?<![\w.]\d)\d*(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds?|m|min|minutes?|h)\b"), "<dur>",
      "", 0, True, None),
     # A number on its own (not glued to a letter or underscore: those are names such as py311).
