@@ -7,8 +7,9 @@ BYTECODE := env -u PYTHONDONTWRITEBYTECODE
 
 .PHONY: demo test bench lint serve clean first-run-notice
 
-# uv installs the dependencies in about 5 s where pip takes 30 (it fetches in parallel; the venv
-# without pip saves the 9 s ensurepip takes). pip stays the fallback: where the machine's pip
+# uv installs the dependencies in about 10 s, fetching uv itself included, where pip took 33-47 s
+# (uv fetches in parallel; a venv without pip saves the 9 s ensurepip takes, and uv puts pip in
+# for the README's `pip install` lines). pip stays the fallback: where the machine's pip
 # cannot fetch uv (an old pip without --python, no PyPI, only a pip mirror uv would not know of),
 # the venv gets pip and pip installs.
 $(BIN)/python:
@@ -25,7 +26,7 @@ INSTALL = install() { \
 # what it installs before it starts and how long that took once it is done.
 first-run-notice:
 	@if [ ! -e $(STAMP_RUN) ]; then echo "First run: installing labdeck and its dependencies (textual, \
-	httpx, pydantic, uvicorn, keyring …) into $(VENV); this takes about 25 s."; \
+	httpx, pydantic, uvicorn, keyring …) into $(VENV); this takes about 10 s."; \
 	elif [ pyproject.toml -nt $(STAMP_RUN) ]; then echo "pyproject.toml changed: installing labdeck's \
 	dependencies into $(VENV) again (a few seconds when nothing new is needed)."; fi
 

@@ -246,7 +246,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     (polling intervals, back-off, a hang-up deadline), and on a loaded two-core CI machine a screen
     is sometimes caught mid-change or a wait runs late. A real regression still fails twice; the
     report marks every rerun (``R``) and, for a snapshot, shows the rows that differ. A ``pty``
-    test outside :data:`PTY_TEST_FOLDERS` stops the collection: ``make test`` would never run it."""
+    test outside :data:`PTY_TEST_FOLDERS` stops the collection: ``make test`` would never run it.
+    The modules then run in :func:`modules_mixed` order."""
     for item in items:
         if item.get_closest_marker("flaky") is None:
             item.add_marker(pytest.mark.flaky(reruns=1))
