@@ -26,8 +26,9 @@ No Textual or Rich import is allowed here (``tests/test_shape.py``).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from labdeck.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from labdeck.watch.alerts import (
@@ -89,13 +90,7 @@ _HOMES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"labdeck.watch.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _HOMES, globals())
 
 
 __all__ = [

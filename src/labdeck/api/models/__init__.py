@@ -7,8 +7,9 @@ optional, status fields are plain strings (known values are constants such as
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from labdeck.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from labdeck.api.models.base import Message, Model
@@ -116,13 +117,7 @@ _HOMES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"labdeck.api.models.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _HOMES, globals())
 
 
 __all__ = [
