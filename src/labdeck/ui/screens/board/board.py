@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Static
 
 from labdeck.api.models import Job
 from labdeck.base.durations import format_duration
+from labdeck.ui.connection import trouble_text
 from labdeck.ui.dialogs.form import clean
 from labdeck.ui.instances import Instance, instances_of, primary_triaging, several
 from labdeck.ui.screens.base import SectionScreen
@@ -27,6 +27,7 @@ from labdeck.ui.screens.board.cells import failed_cell, project_cell, why_cell
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip, merged_clusters
 from labdeck.ui.screens.board.header import board_context
 from labdeck.ui.screens.board.merged import MergedBoard
+from labdeck.ui.screens.board.running_strip import RunningNowStrip, short_age
 from labdeck.ui.triaging import triaging, why_label
 from labdeck.ui.widgets.cells import coloured
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
@@ -79,26 +80,11 @@ def bound_text(poller: object, projects: int | None = None) -> str:
             f"minute (`[board] requests_per_minute`); failed and running ones more often.\n")
 
 
-def short_age(delta: timedelta | None) -> str:
-    """``45s``, ``12m``, ``3h``, ``2d``; ``—`` when unknown."""
-    if delta is None:
-        return "—"
-    seconds = max(0, int(delta.total_seconds()))
-    for size, unit in ((86400, "d"), (3600, "h"), (60, "m")):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
-
-
 class BoardScreen(BoardActions, SectionScreen):
     """What is broken or running now across the watched projects."""
 
     SECTION_TITLE = "Board"
     BINDING_GROUP_TITLE = "Board"
-    DEFAULT_CSS = """
-    BoardScreen #running-now { height: 1; width: 100%; text-wrap: nowrap; text-overflow: ellipsis;
-                               color: $ld-text-muted; }
-    """
     MUTATING_ACTIONS = frozenset({"retry_marked", "cancel_marked", "play_marked"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_pipeline", "Pipeline", id="board.open", tooltip="The pipeline's jobs"),
@@ -171,7 +157,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         return bound_text(self.console_app.watching.poller).strip().replace("`", "")
 
     def compose_top_bars(self) -> ComposeResult:
-        yield Static("", id="running-now", markup=False)
+        yield RunningNowStrip(id="running-now")
 
     def compose_content(self) -> ComposeResult:
         yield ClusterStrip(id="board-clusters")
@@ -207,7 +193,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self._running_now = watching.subscribe_running_now(self._running_changed)
         for status in self.query(StatusLine):
             status.stale_after = 2 * watching.poller.interval
-        self.query_one("#running-now", Static).display = False
+        self.query_one("#running-now", RunningNowStrip).display = False
         self._untriage = triaging(self.app).subscribe(self._triage_done)
         self._untriage_more = [instance.triaging.subscribe(self._triage_done)
                                for instance in instances_of(self.app)[1:]]
@@ -324,9 +310,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         return why_label([state.failure(job.id) for job in self.failed_jobs(row)]) or "…"
 
     def _running_changed(self, snapshot: RunningNowSnapshot) -> None:
-        strip = self.query_one("#running-now", Static)
-        if snapshot.error is not None:  # not an administrator: no instance-wide view
-            strip.display = False
+        if not self.query_one("#running-now", RunningNowStrip).take(snapshot):
             if snapshot.refused and snapshot is not self._refusal:
                 # The poller tells it once per token (and asks again only rarely); shown again
                 # (the board hidden and shown), the same snapshot is sent again: said once.
@@ -334,15 +318,15 @@ server by itself; the status line says how fresh the data is (amber: older than 
                 self.notify("Runner lists are not readable with this token (administrators only): "
                             "no running-now strip.", timeout=6)
             return
-        strip.display = True
-        jobs = snapshot.jobs
-        text = Text(f" running now: {len(jobs)} job{'s' if len(jobs) != 1 else ''} on "
-                    f"{snapshot.runners_online}/{snapshot.runners_total} online runners", no_wrap=True,
-                    overflow="ellipsis")
-        for job in jobs[:6]:
-            project = job.job.project.path_with_namespace if job.job.project is not None else "?"
-            text.append(f" · {clean(job.runner)}: {clean(project)} {clean(job.job.name or '')}")
-        strip.update(text)
+        self._show_running()
+
+    def _show_running(self) -> None:
+        """The strip, said stale while the server is in trouble (a hung server's jobs are not
+        "running now")."""
+        if self.is_mounted:
+            app = self.console_app
+            trouble = trouble_text(getattr(app.client, "health", None)) or app.watching.freshness().error
+            self.query_one("#running-now", RunningNowStrip).show(app.clock(), bool(trouble))
 
     def _show(self) -> None:
         """Render the current snapshot (keeping the cursor on the same pipeline)."""
@@ -485,6 +469,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
                 label = label.replace("oldest", "data", 1)  # the short word: the reason beside it needs the room
             stale = freshness.error is not None or any(ages.stale(row) for row in shown)
         trouble = self.standing_trouble()
+        self._show_running()
         for status in StatusLine.on_screen(self):
             status.show_freshness(label, stale)
             if status.question_trouble != trouble:
