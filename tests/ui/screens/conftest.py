@@ -17,6 +17,7 @@ from labdeck.sim.server import SimServer
 from labdeck.ui.app import LabdeckApp
 from labdeck.ui.ui_state import UiState
 from tests.support.pilot import settle
+from tests.ui.board_support import ROOMY
 
 SIZES = [(80, 24), (120, 40)]
 SHOWN_URL = "https://gitlab.example.test"
@@ -41,7 +42,8 @@ def section_app(sections_snap_server: SimServer, tokens: dict[str, str],
 
     def make() -> LabdeckApp:
         token = Secret(tokens["admin"])
-        session = Session(base_url=SHOWN_URL, token=token, profile="prod")
+        # Roomy budget: the runners list waits for triage's reads, 12 s at 60 reads a minute.
+        session = Session(base_url=SHOWN_URL, token=token, profile="prod", board=ROOMY)
         client = ApiClient(sections_snap_server.base_url, token)
         return LabdeckApp(session, client=client, clock=sections_snap_server.state.clock.now,
                           ui_state=UiState(StateStore(tmp_path / "state.json")))

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from labdeck.api import exchange
 from labdeck.ui.screens.board.running_strip import RunningNowStrip
 from tests.support.pilot import wait_until
 from tests.ui.board_support import FAST, open_board_storm_safe
@@ -20,7 +21,9 @@ def strip_text(strip: RunningNowStrip) -> str:
 @pytest.mark.usefixtures("quick_gate")
 @pytest.mark.parametrize("fault", ["bad_gateway", "latency"])
 async def test_in_trouble_the_strip_keeps_its_jobs_and_says_how_old_they_are(behind_switch: Any, console: SimConsole,
-                                                                             fault: str) -> None:
+                                                                             fault: str,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(exchange, "SLOW_ANSWER", 2.0)  # "no answer for" after 2 s here, not 8: the same rule
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
         board = await open_board_storm_safe(app, pilot)

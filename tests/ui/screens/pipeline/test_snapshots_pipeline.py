@@ -28,6 +28,7 @@ from labdeck.ui.ui_state import UiState
 from labdeck.watch.clock import ServerClock
 from tests.support.pilot import settle, wait_until
 from tests.support.snapshots import SHOWN_HOST
+from tests.ui.board_support import ROOMY
 from tests.ui.helpers import screen_lines
 from tests.ui.jobs_support import PROJECT_ID, PROJECT_PATH
 from tests.ui.pipeline_support import EVERY_STATE, big_stages
@@ -91,7 +92,9 @@ def big_snap_server() -> Iterator[tuple[SimServer, int]]:
 
 def _app_for(server: SimServer, tmp_path: Path) -> LabdeckApp:
     token = Secret(DEMO_TOKENS["admin"])
-    session = Session(base_url=f"http://{SHOWN_HOST}", token=token, profile="prod")
+    # Roomy budget: the board's snapshot waits for triage's verdicts, which at 60 reads a minute
+    # took 23 s of the test (the budget itself is tested with the board).
+    session = Session(base_url=f"http://{SHOWN_HOST}", token=token, profile="prod", board=ROOMY)
     client = ApiClient(f"http://{SHOWN_HOST}", token, transport=_ToServer(server))
     return LabdeckApp(session, client=client, clock=server.state.clock.now,
                       ui_state=UiState(StateStore(tmp_path / "state.json")))
