@@ -58,12 +58,18 @@ class History:
         return "".join(run.mark for run in self.newest_first())
 
     def durations(self) -> list[str]:
-        """Each run's duration as ``95s`` / ``3m05s`` (``…`` when unknown), in strip order (newest first)."""
-        return [_seconds(run.duration) for run in self.newest_first()]
+        """Each run's duration as ``95s`` / ``3m05s`` (``…`` when unknown), in strip order (newest first).
+        A run still going has none yet: the server's ``duration`` of a running job is how long it had
+        run when the page was read, which shown as "took" would be both stale and false."""
+        return [_seconds(run.duration if run.status in FINISHED else None) for run in self.newest_first()]
+
+    def runs_said(self) -> str:
+        """``last 3 runs`` (``last run`` for one)."""
+        return "last run" if len(self.runs) == 1 else f"last {len(self.runs)} runs"
 
     def describe(self) -> str:
         """``✗✗✓ (last 3 runs of unit on main, newest first)`` for one-line evidence."""
-        return f"{self.strip()} (last {len(self.runs)} runs of {self.name} on {self.ref}, {ORDER_NOTE})"
+        return f"{self.strip()} ({self.runs_said()} of {self.name} on {self.ref}, {ORDER_NOTE})"
 
 
 def _seconds(value: float | None) -> str:

@@ -17,3 +17,12 @@ def test_marks_and_durations_read_newest_first() -> None:
     # Oldest to newest: passed in 45s, failed in 25s, failed in 10s.
     history = job_history([_job(1, "success", 45), _job(2, "failed", 25), _job(3, "failed", 10)], "unit", "main")
     assert history_text(history) == "last 3 runs on main (newest first): ✗✗✓ · took 10s 25s 45s"
+
+
+def test_a_run_still_going_has_no_took_and_one_run_is_the_last_run() -> None:
+    """Tried in the log viewer of a running job: ``last 1 runs on release-2.4 (newest first): ▶ ·
+    took 17m55s`` while the job had run 20 minutes (the page's duration, read minutes before)."""
+    history = job_history([_job(7, "running", 1075)], "unit", "main")
+    assert history_text(history) == "last run on main (newest first): ▶ · took …"
+    history = job_history([_job(1, "failed", 25), _job(2, "running", 40)], "unit", "main")
+    assert history_text(history) == "last 2 runs on main (newest first): ▶✗ · took … 25s"

@@ -41,7 +41,7 @@ def history_text(history: History | None) -> str:
         return "runs: none in the project's latest jobs page"
     durations = history.durations()[:DURATIONS_SHOWN]
     more = " …" if len(history.runs) > DURATIONS_SHOWN else ""
-    return (f"last {len(history.runs)} runs on {history.ref} ({ORDER_NOTE}): {history.strip()}"
+    return (f"{history.runs_said()} on {history.ref} ({ORDER_NOTE}): {history.strip()}"
             f" · took {' '.join(durations)}{more}")
 
 
