@@ -10,7 +10,7 @@ and :meth:`History.durations` give them so, and :data:`ORDER_NOTE` says so.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from labdeck.api.models import Job
 
@@ -62,6 +62,14 @@ class History:
         A run still going has none yet: the server's ``duration`` of a running job is how long it had
         run when the page was read, which shown as "took" would be both stale and false."""
         return [_seconds(run.duration if run.status in FINISHED else None) for run in self.newest_first()]
+
+    def as_now(self, job: Job) -> History:
+        """The history with ``job``'s own run as ``job`` says now: the jobs page it came from may have
+        been read while the job ran (the log viewer kept ``▶`` after the job had ended)."""
+        runs = tuple(replace(run, status=job.status, duration=job.duration)
+                     if run.job_id == job.id and (run.status, run.duration) != (job.status, job.duration) else run
+                     for run in self.runs)
+        return self if runs == self.runs else replace(self, runs=runs)
 
     def runs_said(self) -> str:
         """``last 3 runs`` (``last run`` for one)."""

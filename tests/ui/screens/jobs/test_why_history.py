@@ -26,3 +26,12 @@ def test_a_run_still_going_has_no_took_and_one_run_is_the_last_run() -> None:
     assert history_text(history) == "last run on main (newest first): ▶ · took …"
     history = job_history([_job(1, "failed", 25), _job(2, "running", 40)], "unit", "main")
     assert history_text(history) == "last 2 runs on main (newest first): ▶✗ · took … 25s"
+
+
+def test_the_job_shown_is_drawn_as_it_is_now_not_as_its_page_said() -> None:
+    """The log viewer kept ``▶`` in the strip after the job had ended: its jobs page was read while
+    it ran. The job the viewer shows is drawn with its status now."""
+    history = job_history([_job(1, "failed", 25), _job(2, "running", 40)], "unit", "main")
+    assert history_text(history.as_now(_job(2, "success", 61))) == \
+        "last 2 runs on main (newest first): ✓✗ · took 1m01s 25s"
+    assert history.as_now(_job(9, "success", 61)) is history  # not one of its runs: as it was

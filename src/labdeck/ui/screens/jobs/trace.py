@@ -144,6 +144,7 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
     def on_mount(self) -> None:
         """Start reading the trace."""
         self.view.document.job_failed = self.job.status == "failed"
+        self.view.document.job_ended = self.job.status in FINISHED_STATUSES
         self.view.focus()
         for status in self.query(StatusLine):
             # Read every few seconds at most while live: twice the longest wait means reads fail.
@@ -183,6 +184,7 @@ Follows a running job live. Scrolling up pauses following; **end**/**G** resumes
             job = job.model_copy(update={"pipeline": self.job.pipeline})
         self.job = job
         self.view.document.job_failed = job.status == "failed"
+        self.view.document.job_ended = job.status in FINISHED_STATUSES
         self.refresh_bindings()
         self._update_header()
 

@@ -120,7 +120,7 @@ class WhyFailed(Static):
             self.update(Text(clean(f"Why: cannot tell: {exc.user_message()}"), style=self._style("warning")))
         else:
             if self._key == (job.id, job.status):
-                self.failure, self.history = failure, history
+                self.failure, self.history = failure, history.as_now(job) if history is not None else None
                 self._render_answer()
         self.done += 1
 

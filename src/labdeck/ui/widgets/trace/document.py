@@ -25,6 +25,8 @@ class TraceDocument:
         self.first_error: int | None = None
         """First error line, once a search for it ran (marks the failed section)."""
         self.job_failed = False
+        self.job_ended = False
+        """The job has finished: a section with no end mark is not "running…" any more."""
         self.new_lines: frozenset[int] = frozenset()
         """0-based lines new since the last green run (empty without a green run to compare)."""
         self.green_job: int | None = None

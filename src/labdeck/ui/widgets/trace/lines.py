@@ -124,7 +124,8 @@ def _decorate_header(text: Text, document: TraceDocument, section: Section, fold
     if not text.plain.strip():
         text.append(section.title)
     if not section.hide_duration:
-        duration = format_duration(section.duration) if section.duration is not None else "running…"
+        duration = format_duration(section.duration) if section.duration is not None \
+            else "no end mark" if document.job_ended else "running…"
         text.append(f"  {duration}", style=style("duration"))
     hidden = (section.end_line - section.start_line) if section.end_line is not None else 0
     if folded and hidden:
