@@ -49,6 +49,8 @@ _PATH = re.compile(r"\s*(?:\./)?([\w./-]+\.\w+)[:(]\d")
 
 def _named(candidate: Candidate, command: str) -> bool:
     """True when the block is about a file the command names (``mypy src/x.py``: its errors first)."""
+    if "." not in command:  # the path the pattern finds holds a dot (most commands name none)
+        return False
     found = _PATH.match(candidate.head)
     return found is not None and found.group(1) in command
 
