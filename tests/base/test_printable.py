@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 from labdeck.base import logsafe
@@ -22,3 +23,23 @@ def test_printable_text_is_kept_and_every_control_is_removed() -> None:
             assert logsafe.printable(piece, keep_newlines=keep) == _by_pattern(piece, keep_newlines=keep)
     assert logsafe.printable("ok: 3 passed\nnext", keep_newlines=True) == "ok: 3 passed\nnext"
     assert logsafe.printable("a\tb\x1b[31mc\u202ed\ne") == "a b[31mcd e"
+
+
+def test_credentials_are_masked_whatever_letters_spell_them() -> None:
+    """A credential header is masked however its name is spelled to a case-insensitive match,
+    non-ASCII look-alike letters included (``ı``, ``İ``, the Kelvin sign), and so is a token query."""
+    for name in ("Authorization", "AUTHORİZATİON", "authorıze".replace("ze", "zation"), "PRIVATE-TOKEN",
+                 "private-to\u212aen", "Job_Token"):
+        masked = logsafe.redact(f"héader {{'{name}': 's3cr3tvalue'}} …")
+        assert "s3cr3tvalue" not in masked and logsafe.MASK in masked
+    masked = logsafe.redact("GET https://gitlab.example/api?private_to\u212aen=s3cr3tvalue ✓")
+    assert "s3cr3tvalue" not in masked
+
+
+def test_redaction_looks_for_every_spelling_of_its_words() -> None:
+    """What the cheap test before the credential patterns folds, for every code point: each
+    character that ``(?i)`` matches to a letter of the patterns' words becomes that letter."""
+    everything = "".join(map(chr, range(sys.maxunicode + 1))).replace("\ud800", "")
+    for letter in sorted(set("".join(logsafe._GATE_WORDS))):
+        for char in re.findall(f"(?i){re.escape(letter)}", everything):
+            assert char.translate(logsafe._FOLD).lower() == letter, (letter, hex(ord(char)))

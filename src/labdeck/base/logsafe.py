@@ -30,6 +30,11 @@ _HEADER_PATTERN = re.compile(
     r"(?:bearer\s+|basic\s+)?)([^'\"\s,)&]+)"
 )
 _QUERY_PATTERN = re.compile(r"(?i)([?&](?:private_token|access_token|job_token)=)([^&\s'\"]+)")
+_GATE_WORDS = ("token", "authorization", "_token=")
+"""What :data:`_HEADER_PATTERN` (one of the first two) and :data:`_QUERY_PATTERN` (the last) need in a text."""
+_FOLD = {0x130: "i", 0x131: "i", 0x212A: "k"}
+"""The characters ``(?i)`` matches to a letter of :data:`_GATE_WORDS` that ``str.lower()`` does
+not make that letter."""
 
 
 # Characters that must never reach a terminal from server text: C0/C1 controls (ESC starts
@@ -92,13 +97,16 @@ def redact(text: str) -> str:
                 text = text.replace(value, MASK)
     if "gl" in text:
         text = _TOKEN_PATTERN.sub(MASK, text)
-    # Each pattern below needs a word that plain lowering finds in ASCII text (a log's block of
-    # 2,000 characters is scanned only when it has one); other text may match through Unicode
-    # case folding (``ı`` is an ``i`` to ``(?i)``), so it is always scanned.
-    lowered = text.lower() if text.isascii() else None
-    if lowered is None or "token" in lowered or "authorization" in lowered:
+    # Each pattern below needs a word that lowering finds (a log's block of 2,000 characters is
+    # scanned only when it has one). Outside ASCII, ``(?i)`` also matches three letters that
+    # lowering alone does not make the word's: ``ı`` and ``İ`` are an ``i``, ``K`` a ``k``
+    # (a test checks every code point).
+    lowered = text.lower()
+    if not text.isascii() and ("\u0130" in text or "\u0131" in text or "\u212a" in text):
+        lowered = text.translate(_FOLD).lower()
+    if "token" in lowered or "authorization" in lowered:
         text = _HEADER_PATTERN.sub(lambda match: match.group(1) + MASK, text)
-    if lowered is None or "_token=" in lowered:
+    if "_token=" in lowered:
         text = _QUERY_PATTERN.sub(lambda match: match.group(1) + MASK, text)
     return text
 

@@ -180,3 +180,16 @@ def test_the_exception_line_test_says_what_its_pattern_says() -> None:
         assert module._exception_line(text) == expected, repr(text)
         said += expected
     assert said > 100
+
+
+def test_platform_words_in_coloured_lines_are_found() -> None:
+    """Escapes around a line's words (the runner's colours) or inside one (``ti<ESC>[0mmed out``)
+    do not hide a platform failure."""
+    around = ("$ pip install requests\n"
+              "\x1b[33mWARNING: Retrying after connection broken: Temporary failure in name resolution\x1b[0m\n"
+              + TRAILER)
+    hit = read_cause(around).platform
+    assert hit is not None and hit.label == "DNS failure" and hit.line == 2
+    inside = "$ pip install requests\nERROR: Read ti\x1b[0mmed out while fetching requests\n" + TRAILER
+    hit = read_cause(inside).platform
+    assert hit is not None and hit.label == "network timeout" and hit.line == 2

@@ -128,3 +128,16 @@ def test_a_unified_diff_in_the_output_is_not_a_buildkite_heading() -> None:
            "@@ -1 +1 @@\n-v1\n+v2\nERROR: Job failed: exit code 1\n")
     answer = read_cause(log)
     assert answer.error is not None and (answer.error.line, answer.error.kind) == (4, "diff")
+
+
+def test_the_errors_of_the_file_the_command_names_come_first() -> None:
+    """``mypy src/app/b.py`` also reports the modules it imports: the named file's error is the one
+    to read; a command that names no file keeps the first error."""
+    output = ('src/app/a.py:3: error: Incompatible types in assignment  [assignment]\n'
+              'src/app/b.py:7: error: Name "total" is not defined  [name-defined]\n'
+              'Found 2 errors in 2 files (checked 1 source file)\n'
+              'ERROR: Job failed: exit code 1\n')
+    named = read_cause("$ mypy src/app/b.py\n" + output).error
+    assert named is not None and named.line == 3
+    unnamed = read_cause("$ mypy src\n" + output).error
+    assert unnamed is not None and unnamed.line == 2

@@ -226,8 +226,10 @@ class Scanner:
             self.succeeded = not self._said_error and self.failure_line is None
             return
         worded = self._worded
-        # An escape sequence inside a word hides it from the byte pass (``ti\x1b[0mmed out``).
-        may = self._may_be_platform = worded is None or line in worded or "\x1b" in raw
+        # An escape sequence inside a word hides it from the byte pass (``ti\x1b[0mmed out``). Most
+        # coloured lines carry their escapes around the text (``\x1b[32;1m$ make\x1b[0;m``): text
+        # that is still one piece of the raw line was seen whole by the byte pass.
+        may = self._may_be_platform = worded is None or line in worded or ("\x1b" in raw and text not in raw)
         if may:
             # The byte pass's word is the platform gate's own answer for a whole ASCII line read as
             # it is (no escape, no CI prefix, not cut): the gate need not look again. (Only read
