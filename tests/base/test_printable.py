@@ -43,3 +43,16 @@ def test_redaction_looks_for_every_spelling_of_its_words() -> None:
     for letter in sorted(set("".join(logsafe._GATE_WORDS))):
         for char in re.findall(f"(?i){re.escape(letter)}", everything):
             assert char.translate(logsafe._FOLD).lower() == letter, (letter, hex(ord(char)))
+
+
+def test_an_unquoted_bearer_or_basic_credential_is_masked_whole() -> None:
+    """``curl -v`` prints ``> Authorization: Bearer <token>``: the pattern's ``b`` (meant for a bytes
+    repr, ``b'…'``) took the B of ``Bearer``, masked ``earer`` and left the token itself in view."""
+    for line, secret in (("> Authorization: Bearer oauth2-abcdef123456", "oauth2-abcdef123456"),
+                         ("authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA=="),
+                         ("Proxy-Authorization: bearer s3cr3tvalue", "s3cr3tvalue"),
+                         ("(b'authorization', b'Bearer s3cr3tvalue')", "s3cr3tvalue"),
+                         ("private_token=bs3cr3tvalue", "bs3cr3tvalue")):
+        masked = logsafe.redact(line)
+        assert secret not in masked and secret[1:] not in masked and logsafe.MASK in masked, masked
+    assert logsafe.redact("> Authorization: Bearer oauth2-abcdef123456") == "> Authorization: Bearer ********"

@@ -24,9 +24,10 @@ _known_lock = threading.Lock()
 
 # GitLab token formats (glpat-, gldt-, glcbt-, glft-, glrt-, …); exact values are masked too.
 _TOKEN_PATTERN = re.compile(r"\bgl[a-z]{2,6}-[A-Za-z0-9_.=-]{20,}")
-# Header or parameter carrying a credential, in the shapes httpx/httpcore/urllib print them.
+# Header or parameter carrying a credential, in the shapes httpx/httpcore/urllib and `curl -v` print them
+# (the ``b`` of a bytes repr only before its quote: else it took the B of an unquoted ``Bearer``).
 _HEADER_PATTERN = re.compile(
-    r"(?i)((?:private[-_]token|job[-_]token|authorization|proxy-authorization)['\"]?\s*[:=,]\s*\(?b?['\"]?"
+    r"(?i)((?:private[-_]token|job[-_]token|authorization|proxy-authorization)['\"]?\s*[:=,]\s*\(?(?:b(?=['\"]))?['\"]?"
     r"(?:bearer\s+|basic\s+)?)([^'\"\s,)&]+)"
 )
 _QUERY_PATTERN = re.compile(r"(?i)([?&](?:private_token|access_token|job_token)=)([^&\s'\"]+)")
