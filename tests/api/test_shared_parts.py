@@ -42,3 +42,18 @@ def test_runners_job_lists_and_tuples_share_too() -> None:
     assert one.commit is two.commit
     three, four = parser_for(tuple[Job, ...]).validate_json(json.dumps([_job(3), _job(4)]))
     assert three.user is four.user
+
+
+def test_jobs_naming_the_same_fields_share_one_set_of_names_and_copies_stay_apart() -> None:
+    one, two = list_parser(Job).validate_json(json.dumps([_job(1), _job(2, pipeline=8)]))
+    (three,) = list_parser(Job).validate_json(json.dumps([_job(3, pipeline=9)]))  # another page
+    assert one.model_fields_set is two.model_fields_set is three.model_fields_set
+    assert one.commit is not None and two.commit is not None
+    assert one.commit.model_fields_set is two.commit.model_fields_set
+    bare = {"id": 4, "status": "failed"}
+    (four,) = list_parser(Job).validate_python([bare])
+    assert four.model_fields_set == {"id", "status"} and "commit" in one.model_fields_set
+    copied = one.model_copy(update={"status": "pending"})
+    assert copied.status == "pending" and one.status == "failed"
+    assert copied.model_fields_set is not one.model_fields_set
+    assert two.model_fields_set == one.model_fields_set and "status" in one.model_fields_set

@@ -9,6 +9,11 @@ the page (the board's rows, triage's pages), and the more pages it held, the mor
 equal in every field are shared; a part that differs in any field (a pipeline's status read a
 moment later, say) stays its own. Nothing may modify a parsed model (the board's rows share them
 already), so sharing changes nothing a reader sees.
+
+The same goes for the set of field names pydantic keeps in every model (``model_fields_set``: 2.2 KB
+for a job's 23 names, more than the job's own values): every job a server sends names the same
+fields, so one set of each content serves them all (:data:`FIELD_SETS`). pydantic adds a name to
+it only when a field is assigned, which nothing does to a parsed model; ``model_copy`` copies it.
 """
 
 from __future__ import annotations
@@ -18,24 +23,45 @@ from typing import Any
 
 PARTS = ("commit", "pipeline", "user", "runner")
 """The parts of a job shared between the jobs of one page (each has an ``id``)."""
+FIELD_SETS_KEPT = 256
+"""Distinct sets of field names shared (a few per server in practice; past this, not shared)."""
+_field_sets: dict[frozenset[str], set[str]] = {}
+
+
+def _shared_names(model: Any) -> None:
+    names = getattr(model, "__pydantic_fields_set__", None)
+    if not isinstance(names, set):
+        return
+    key = frozenset(names)
+    shared = _field_sets.get(key)
+    if shared is None:
+        if len(_field_sets) >= FIELD_SETS_KEPT:
+            return
+        shared = _field_sets.setdefault(key, names)
+    if shared is not names:
+        object.__setattr__(model, "__pydantic_fields_set__", shared)
 
 
 def share_parts(jobs: Any) -> Any:
     """``jobs`` (a parsed list of jobs) with each equal part shared: the same object in every job
-    that has an equal one (the first met). Anything that is not a sequence is returned as it is."""
-    if not isinstance(jobs, Sequence) or len(jobs) < 2:
+    that has an equal one (the first met), and one set of field names for every model naming the
+    same fields. Anything that is not a sequence is returned as it is."""
+    if not isinstance(jobs, Sequence):
         return jobs
     first: dict[tuple[str, Any], Any] = {}
     for job in jobs:
         values = getattr(job, "__dict__", None)
         if values is None:
             continue
+        _shared_names(job)
         for name in PARTS:
             part = values.get(name)
             key = (name, getattr(part, "id", None))
             if key[1] is None:
                 continue
             met = first.setdefault(key, part)
-            if met is not part and met == part:
+            if met is part:
+                _shared_names(part)
+            elif met == part:
                 values[name] = met
     return jobs
