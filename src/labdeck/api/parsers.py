@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import threading
+import typing
 from typing import Any
 
 import pydantic
+
+from labdeck.api.shared_parts import share_parts
 
 _parsers: dict[Any, pydantic.TypeAdapter[Any]] = {}
 _building = threading.Lock()
@@ -31,7 +34,33 @@ def _adapter(kind: Any) -> pydantic.TypeAdapter[Any]:
     # carries that setting in its own config (which a TypeAdapter of it may not override).
     if isinstance(kind, type) and issubclass(kind, pydantic.BaseModel):
         return pydantic.TypeAdapter(kind)
-    return pydantic.TypeAdapter(kind, config=pydantic.ConfigDict(cache_strings=False))
+    adapter = pydantic.TypeAdapter(kind, config=pydantic.ConfigDict(cache_strings=False))
+    if _lists_jobs(kind):
+        _share_parts_of(adapter)
+    return adapter
+
+
+def _share_parts_of(adapter: pydantic.TypeAdapter[Any]) -> None:
+    """Make ``adapter`` (a jobs list's) share the jobs' equal parts (:mod:`labdeck.api.shared_parts`)
+    after each parse: its own methods, wrapped on the instance (every caller holds the adapter)."""
+    parse_json, parse_python = adapter.validate_json, adapter.validate_python
+
+    def validate_json(*args: Any, **kwargs: Any) -> Any:
+        return share_parts(parse_json(*args, **kwargs))
+
+    def validate_python(*args: Any, **kwargs: Any) -> Any:
+        return share_parts(parse_python(*args, **kwargs))
+
+    setattr(adapter, "validate_json", validate_json)  # noqa: B010 - mypy refuses assigning to a method
+    setattr(adapter, "validate_python", validate_python)  # noqa: B010
+
+
+def _lists_jobs(kind: Any) -> bool:
+    if typing.get_origin(kind) not in (list, tuple):
+        return False
+    items = typing.get_args(kind)
+    return bool(items) and isinstance(items[0], type) and any(
+        base.__name__ == "Job" and base.__module__ == "labdeck.api.models.ci" for base in items[0].__mro__)
 
 
 def list_parser(model: Any) -> pydantic.TypeAdapter[Any]:

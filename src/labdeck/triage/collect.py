@@ -32,6 +32,7 @@ from labdeck.triage import kept
 from labdeck.triage.history import pipeline_id, runs, same_job
 from labdeck.triage.logcache import LogCache
 from labdeck.triage.owners import RunnerShare, owner, runner_shares
+from labdeck.triage.parsed import ParsedPages, digest
 from labdeck.triage.report import Failure, TriageReport, cluster
 from labdeck.triage.signature import (
     LogFacts,
@@ -43,6 +44,8 @@ from labdeck.triage.signature import (
 from labdeck.triage.verdict import decide
 
 if TYPE_CHECKING:
+    import httpx
+
     from labdeck.api.client import ApiClient
 
 T = TypeVar("T")
@@ -117,9 +120,11 @@ async def _bounded(calls: Sequence[Callable[[], Awaitable[T]]], limit: int = CON
 class Triager:
     """Verdicts with the API client and a finished-log cache (``cache=None``: no cache)."""
 
-    def __init__(self, client: ApiClient, cache: LogCache | None = None) -> None:
+    def __init__(self, client: ApiClient, cache: LogCache | None = None, *, parsed: ParsedPages | None = None) -> None:
         self.client = client
         self.cache = cache
+        self.parsed = parsed
+        """Pages parsed by earlier rounds (:mod:`labdeck.triage.parsed`): an unchanged body is not parsed again."""
         self.logs_read = 0
         """Logs fetched from the server by this triager (cache hits excluded)."""
         self._ahead: dict[int, asyncio.Future[ProjectJobs]] = {}
@@ -156,7 +161,7 @@ class Triager:
             build_in_background(list[Job])
         if self._gate is None:
             self._gate = asyncio.Semaphore(PAGE_CONCURRENCY)
-        look = kept.Look(self.client, self.cache, [project_id for project_id, _ in projects])
+        look = kept.Look(self.client, self.cache, [project_id for project_id, _ in projects], self.parsed)
         self._checks.append(look)
         for project_id, path in dict(projects).items():
             self._ahead[project_id] = asyncio.ensure_future(self._kept_or_read(project_id, path, look))
@@ -214,6 +219,16 @@ class Triager:
         self._ahead.clear()
         self._checks.clear()
 
+    def _jobs_of(self, project_id: int, response: httpx.Response) -> tuple[Job, ...]:
+        if self.parsed is None:
+            return tuple(self.client.parse(response, list[Job]))
+        fingerprint = digest(response.content)
+        jobs = self.parsed.get(project_id, fingerprint)
+        if jobs is None:
+            jobs = tuple(self.client.parse(response, list[Job]))
+            self.parsed.put(project_id, fingerprint, jobs)
+        return jobs
+
     async def _page_for_round(self, project_id: int, path: str) -> ProjectJobs:
         ahead = self._ahead.pop(project_id, None)
         if ahead is None:
@@ -226,8 +241,8 @@ class Triager:
     async def page(self, project_id: int, path: str) -> ProjectJobs:
         """One jobs page of a project (``GET /projects/:id/jobs?per_page=100``; retried attempts included)."""
         response = await self.client.request("GET", f"projects/{ref(project_id)}/jobs", params={"per_page": PAGE_SIZE})
-        jobs: list[Job] = self.client.parse(response, list[Job])
-        page = self.pages_from_server[project_id] = ProjectJobs(project_id, path, tuple(jobs),
+        jobs = self._jobs_of(project_id, response)
+        page = self.pages_from_server[project_id] = ProjectJobs(project_id, path, jobs,
                                                           server_time(response.headers.get("date")))
         self.pages_fetched += 1
         if project_id in self._keeping:

@@ -46,6 +46,7 @@ from labdeck.base.when import server_time
 if TYPE_CHECKING:
     from labdeck.api.client import ApiClient
     from labdeck.triage.logcache import LogCache
+    from labdeck.triage.parsed import ParsedPages
 
 CHECK = """
 query($ids: [ID!], $first: Int, $after: String, $since: Time) {
@@ -305,8 +306,11 @@ class Look:
     for them (:attr:`loaded`, read from the cache first), then the server's answer (:attr:`answer`,
     None without one). The settled pages are parsed while the check is on its way."""
 
-    def __init__(self, client: ApiClient, cache: LogCache | None, project_ids: Sequence[int]) -> None:
+    def __init__(self, client: ApiClient, cache: LogCache | None, project_ids: Sequence[int],
+                 parsed: ParsedPages | None = None) -> None:
         loop = asyncio.get_running_loop()
+        self._parsed = parsed
+        """Pages parsed before: a kept page whose body is unchanged is not parsed again."""
         self.loaded: asyncio.Future[dict[int, KeptPage]] = loop.create_future()
         self.answer: asyncio.Future[Checked | None] = loop.create_future()
         self._jobs: dict[int, tuple[Job, ...]] = {}
@@ -333,7 +337,10 @@ class Look:
             # and the loop would only take turns at the GIL, 5 ms at a time).
             await asyncio.to_thread(parser_for, list[Job])
             for project_id, page in found.items():
-                if page.settled and (jobs := page.jobs()) is not None:
+                jobs = None
+                if page.settled:
+                    jobs = self._parsed.parse(project_id, page.body) if self._parsed is not None else page.jobs()
+                if jobs is not None:
                     self._jobs[project_id] = jobs
                 await asyncio.sleep(0)
             try:

@@ -23,6 +23,7 @@ from labdeck.triage.collect import ProjectJobs, Triager
 from labdeck.triage.history import History, job_history
 from labdeck.triage.logcache import LogCache
 from labdeck.triage.owners import RunnerShare, runner_shares
+from labdeck.triage.parsed import ParsedPages
 from labdeck.triage.report import Failure, TriageReport
 
 REUSE_PAGE = 15.0
@@ -52,6 +53,8 @@ class Triaging:
         the failed jobs on the projects' latest pages (see :meth:`_forget_gone`)."""
         self.pages: dict[int, tuple[Job, ...]] = {}
         """Project id → its latest jobs page (histories come from it without a request)."""
+        self.parsed = ParsedPages()
+        """The bodies behind :attr:`pages`: a round reading a page unchanged keeps its jobs as they are."""
         self.rounds = 0
         self.missing = 0
         """Failed jobs the last round was asked about and left for the next (see :data:`AT_ONCE`)."""
@@ -69,7 +72,7 @@ class Triaging:
 
     def triager(self, client: ApiClient) -> Triager:
         """A triager on ``client`` (read it from the app each time) sharing the log cache."""
-        return Triager(client, self.cache)
+        return Triager(client, self.cache, parsed=self.parsed)
 
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call ``listener`` after each round; returns the function that unsubscribes."""
@@ -155,6 +158,7 @@ class Triaging:
         self._paged = set()
         kept.update(report.pages)
         self.pages = kept
+        self.parsed.keep_only(kept)
 
     def _forget_gone(self, kept: dict[int, Failure]) -> None:
         """Drop the verdicts of jobs no longer in the latest round nor on any project's latest
