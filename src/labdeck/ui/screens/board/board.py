@@ -18,14 +18,13 @@ from textual.binding import Binding, BindingType
 
 from labdeck.api.models import Job
 from labdeck.base.durations import format_duration
-from labdeck.ui.connection import trouble_text
 from labdeck.ui.dialogs.form import clean
 from labdeck.ui.instances import Instance, instances_of, primary_triaging, several
 from labdeck.ui.screens.base import SectionScreen
 from labdeck.ui.screens.board.actions import BoardActions
 from labdeck.ui.screens.board.cells import failed_cell, project_cell, why_cell
 from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip, merged_clusters
-from labdeck.ui.screens.board.header import board_context
+from labdeck.ui.screens.board.header import board_context, server_trouble
 from labdeck.ui.screens.board.merged import MergedBoard
 from labdeck.ui.screens.board.running_strip import RunningNowStrip, short_age
 from labdeck.ui.triaging import triaging, why_label
@@ -193,7 +192,6 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self._running_now = watching.subscribe_running_now(self._running_changed)
         for status in self.query(StatusLine):
             status.stale_after = 2 * watching.poller.interval
-        self.query_one("#running-now", RunningNowStrip).display = False
         self._untriage = triaging(self.app).subscribe(self._triage_done)
         self._untriage_more = [instance.triaging.subscribe(self._triage_done)
                                for instance in instances_of(self.app)[1:]]
@@ -325,7 +323,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         "running now")."""
         if self.is_mounted:
             app = self.console_app
-            trouble = trouble_text(getattr(app.client, "health", None)) or app.watching.freshness().error
+            trouble = server_trouble(app.watching, app.client)
             self.query_one("#running-now", RunningNowStrip).show(app.clock(), bool(trouble))
 
     def _show(self) -> None:

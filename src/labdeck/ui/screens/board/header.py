@@ -13,13 +13,19 @@ KEPT = "last rows kept (stale)"
 """Said after the reason while the server is in trouble and the rows read before stay."""
 
 
+def server_trouble(watching: Any, client: Any) -> str | None:
+    """Why the server's answers cannot be trusted now (the connection's trouble, else the last
+    round's read error); None while it answers."""
+    return trouble_text(getattr(client, "health", None)) or watching.freshness().error
+
+
 def board_context(snapshot: BoardSnapshot, watching: Any, client: Any, rows: list[PipelineRow],
                   status_filter: str, room: int | None) -> str:
     """``502 Bad Gateway (nginx) — retrying in 8 s · last rows kept (stale) · 11 projects watched``,
     ``stale · 6 failed · 1 running · 11 projects watched`` … ``room``: the cells the title row
     leaves (None: unknown); a long reason gives way in it before the stale mark and the counts."""
     freshness = watching.freshness()
-    trouble = trouble_text(getattr(client, "health", None)) or freshness.error
+    trouble = server_trouble(watching, client)
     # A listing that failed (a storm over the starred projects' refresh) keeps the projects of
     # the one before: the board goes on with them and says what could not be listed, it does
     # not start "loading…" again; the next listing comes within a round of the storm's end.

@@ -55,6 +55,7 @@ class RunningNowStrip(Static):
 
     def __init__(self, **fields: Any) -> None:
         super().__init__("", markup=False, **fields)
+        self.display = False  # until a reading answers
         self.reading: RunningNowSnapshot | None = None
         self.failed = False
         """The reading after :attr:`reading` failed in passing (a 502, a timeout)."""
@@ -78,8 +79,7 @@ class RunningNowStrip(Static):
         if reading is None:
             return
         stale = self.failed or server_in_trouble
-        age = now - reading.server_now if stale and reading.server_now is not None else None
-        text = strip_text(reading, age if stale else None)
+        text = strip_text(reading, now - reading.server_now if stale and reading.server_now is not None else None)
         self.set_class(stale, "-stale")
         self.display = True
         if text.plain != self._shown:
