@@ -17,8 +17,10 @@ from tests.watch.helpers import (
     busy_board,
     failure_delays,
     fake_clock,
+    lockstep,
     make_poller,
     push_failures,
+    push_pipeline,
     run_for,
 )
 
@@ -84,4 +86,33 @@ async def test_the_running_now_strip_learns_from_a_403_and_says_it_once(sim_fact
         await run_for(poller, fake, 240)
         assert asked == ["/api/v4/runners/all"]
         assert len(strips) == 1 and strips[0].refused and strips[0].error
+        poller.close()
+
+
+
+async def test_a_short_failing_job_pushed_into_a_long_busy_project_is_seen_within_seconds(
+        sim_factory: Callable[..., SimServer]) -> None:
+    """A busy project is read every minute while the runners' lists follow its jobs. A push into it
+    brings a new pipeline whose first job may start and fail between two readings of those lists
+    (unseen by them): the push makes the project fresh again, read every ``interval`` as a push
+    into a quiet project is. Before, such a failure waited for the busy cadence (61 s in
+    ``bench_board.py --scenario fresh``, spec dialect, 300 projects; 40–50 s here)."""
+    server = sim_factory(dialect="spec", projects=40)
+    fake = fake_clock()
+    board: list[BoardSnapshot] = []
+    busy = BUSY_FAILING[0]
+    async with api_client(server) as client:
+        poller = make_poller(client, server, fake, stuck_after=3600.0)
+        poller.subscribe_board(board.append, watched=WatchedProjects(tuple(
+            WatchedProject(p, str(p)) for p in sorted(server.state.projects))))
+        # Busy for hours: a job that waits for a runner that never comes.
+        push_pipeline(server, busy, [{"name": "soak", "duration": 86_400, "tags": ["nowhere"]}])
+        await lockstep(poller, fake, server, 300)
+        assert poller.tracks[busy].lane == "hot" and poller.busy_interval() >= 60
+        delays = []
+        for duration in (3, 4, 5):
+            pushed = {busy: push_pipeline(server, busy, [{"name": "unit", "fail": True, "duration": duration}])}
+            delays += await failure_delays(poller, fake, server, board, pushed, seconds=200)
+            await lockstep(poller, fake, server, 150)  # settled again: read at the busy cadence
+        assert max(delays) <= 10, delays
         poller.close()

@@ -249,7 +249,10 @@ class PollerReads(DeepReads):
         set_lane(track, lane, now)
         # Freshly busy projects (a push, a new job running) are read every interval: a failure
         # there comes soonest. Long-busy ones are capped so that they cannot starve the rest.
-        settled_busy = track.hot_since is not None and now - track.hot_since > FRESH_HOT
+        # A push seen in a project already busy makes it fresh again: its new pipeline's first
+        # jobs may start and fail between two readings of the runners' lists, unseen by them.
+        fresh_from = max(track.hot_since or 0.0, track.changed_at or 0.0)
+        settled_busy = track.hot_since is not None and now - fresh_from > FRESH_HOT
         track.next_due = next_due(track, now, s, self._rng, period=self.rotation_period(),
                                   busy=self.busy_interval() if settled_busy else None)
         track.failing = any(row.broken for row in track.rows)
