@@ -16,7 +16,30 @@ from labdeck.logtext.cause import read_cause
 log_corpus = pytest.importorskip("tests.support.log_corpus")
 
 KNOWN_MISSES: frozenset[str] = frozenset({
-    # None at the moment. Add "<tool>/<case>" with a comment saying why no general rule gets it.
+    # Held-out batch EIGHTH of make/jobs/heldout.py, scored before any finder change (corpus README):
+    # tox's lint env ran flake8 --exit-zero and said "lint: OK"; its E501 lines win over py311's failure.
+    "tox/py_env_fails_after_lint",
+    # tox's own "py39: failed with could not find python interpreter" is not a shape; py311's later
+    # pytest block wins.
+    "tox/missing_interpreter",
+    # Sphinx's "path:6: WARNING: …" is fatal only through -W ("with warnings treated as errors"), which
+    # the finder does not read as -Werror; it answers with the summary line at the end.
+    "sphinx/warning_as_error",
+    # pyright indents "path:11:12 - error: …" under its file header; the finder answers with the
+    # "2 errors, 0 warnings" summary.
+    "pyright/type_errors",
+    # luacheck indents "src/cart.lua:12:3: setting non-standard global …" and .lua is not a source
+    # extension of the file:line shape; the finder answers with the "Total: 3 warnings" summary.
+    "luacheck/global_assignment",
+    # ava's progress line "✘ [fail]: title" is taken; the failure block (title, file:line, code frame,
+    # difference) follows it after the run.
+    "ava/throws_returned",
+    # automake's progress line "FAIL: tests/test_field" is taken; the test's output is in the
+    # test-suite.log dump that follows ("FAIL: tests/test_field" underlined with "=").
+    "automake/make_check_failed",
+    # a doc test's name has spaces ("src/lib.rs - slug (line 5)"), so libtest's "---- name stdout ----"
+    # shape (\S+) misses it and the progress line "test … ... FAILED" is taken.
+    "cargo/doctest_failed",
 })
 """Cases the finder is known to get wrong (each with the reason)."""
 
