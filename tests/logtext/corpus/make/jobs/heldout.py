@@ -21,13 +21,14 @@ module's EIGHTH is a different, later batch.)
   class, pip and requires-python.
 - SEVENTH: a C++ uncaught exception, pytest --strict-markers, a Lua nil index, sort -c, perl
   strict, erlc, java -jar without a manifest.
-- EIGHTH (projects ``hr_*``; 16 of 28 right before any change, the 12 misses are KNOWN_MISSES in
+- EIGHTH (projects ``hr_*``; 20 of 35 right before any change, the 15 misses are KNOWN_MISSES in
   tests/logtext/test_corpus.py): pytest-xdist, tox with several envs (a lint env's --exit-zero
   warnings; a missing interpreter), nox, coverage report --fail-under, sphinx-build -W, pre-commit
   local hooks, pip --require-hashes, twine check, Django's makemigrations --check, a segfault under
   pytest's faulthandler, pyright; vitest, ava, cucumber-js, markdownlint; autoconf's configure error,
   automake's make check, cppcheck, CMake's pkg_check_modules; a cargo doc test and a should_panic
-  test, Go subtests, luacheck, a Maven multi-module reactor, bundler, composer, git diff --check.
+  test, Go subtests, luacheck, a Maven multi-module reactor, bundler, composer, git diff --check;
+  clang-format, codespell, xmllint, gofmt -d, shfmt -d, commitlint, npm ls.
 """
 
 from __future__ import annotations
@@ -653,6 +654,40 @@ EIGHTH: list[Case] = [
          r"ERROR\s+`long_description` has syntax errors", r"maximum 1 argument", "lint",
          "README.rst: the code-block directive has no blank line before its code (PyPI would not render it)",
          env=NOPIPCONF),
+    # --- formatters, spell and XML checks, commit messages, npm ls (also scored before any change) --
+    Case("clang-format", "dry_run_werror", "hr_more", "gitlab",
+         ["clang-format --version", "cd fmt && clang-format --dry-run -Werror src/*.cpp"],
+         r"^src/grid.cpp:\d+:\d+: error: code should be clang-formatted", r"^\s+\^$", "lint",
+         "src/grid.cpp is not clang-formatted (a one-line for body, then widest()'s signature)", image=GCC),
+    Case("codespell", "misspellings", "hr_more", "travis",
+         ["codespell --version", "codespell README.md docs"],
+         r"^README.md:\d+: recieve ==> receive", None, "lint",
+         "README.md line 5: 'recieve' and 'seperate'"),
+    Case("xmllint", "tag_mismatch", "hr_more", "jenkins",
+         ["xmllint --version 2>&1 | head -1", "xmllint --noout config/*.xml"],
+         r"^config/feed.xml:\d+: parser error", r"^\s+\^$", "parse",
+         "config/feed.xml line 9: <qty> closed by </quantity>", image="debian:12"),
+    Case("gofmt", "diff_not_empty", "hr_more", "github",
+         ["go version", "cd go && go vet ./...", "cd go && diff -u <(echo -n) <(gofmt -d .)"],
+         r"^\+diff main.go.orig main.go", None, "diff",
+         "go/main.go is not gofmt-ed (struct field alignment, a one-line if)", image=GO, extra=2),
+    Case("shfmt", "diff", "hr_more", "travis",
+         ["shfmt --version", "shfmt -d scripts"],
+         r"^--- scripts/deploy.sh.orig", r"^\+\+\+ scripts/deploy.sh", "diff",
+         "scripts/deploy.sh is not shfmt-formatted (then on its own line, space indents)", image="debian:12"),
+    Case("commitlint", "conventional_header", "hr_more", "github",
+         ["git log --oneline -2", "npx --yes @commitlint/cli@19.8.1 --from HEAD~1 --to HEAD --verbose"],
+         r"^⧗\s+input", r"^✖\s+\w+ may not be empty", "lint",
+         "the last commit 'Fix stuff.' has no conventional type (type-empty, subject-empty)", image=NODE, env=NPM,
+         prepare=["git init -q . && git add -A && git -c user.email=ci@example.com -c user.name=ci commit -qm"
+                  " 'chore: warehouse tools' && git -c user.email=dev@example.com -c user.name=dev commit -q"
+                  " --allow-empty -m 'Fix stuff.'"]),
+    Case("npm", "ls_missing", "hr_node", "gitlab",
+         ["npm --version", "npm ls --depth=0"],
+         r"^npm error code ELSPROBLEM", r"^npm error missing: markdownlint-cli", "npm",
+         "markdownlint-cli is in package.json but not in node_modules (a cache restored without it)",
+         image=NODE, env=NPM, prepare=["npm ci --no-audit >/dev/null 2>&1"],
+         hidden=["rm -rf node_modules/markdownlint-cli"]),
 ]
 
 CASES: list[Case] = [*FIRST, *SECOND, *THIRD, *FOURTH, *FIFTH, *SIXTH, *SEVENTH, *EIGHTH]
