@@ -1,0 +1,2 @@
+#include <cyaml/cyaml.h>
+int main(void) { return 0; }

@@ -1,0 +1,3 @@
+module example.com/godur
+
+go 1.19

@@ -1,0 +1,3 @@
+module example.com/stock
+
+go 1.19

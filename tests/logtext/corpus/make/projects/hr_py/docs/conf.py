@@ -1,0 +1,3 @@
+project = "invoice"
+extensions = []
+html_theme = "alabaster"

@@ -1,0 +1,1 @@
+"""Invoice maths for the billing service."""

@@ -1,0 +1,1 @@
+def label(country, zip_code): return f"{country}-{zip_code}"

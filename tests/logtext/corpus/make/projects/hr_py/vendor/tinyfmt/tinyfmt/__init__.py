@@ -1,0 +1,1 @@
+def pad(s, n): return s.ljust(n)
