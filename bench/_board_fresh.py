@@ -123,9 +123,13 @@ async def _one(dialect: str, size: int, failures: int) -> dict[str, Any]:
             def failed(pipeline: int) -> bool:
                 return any(row.pipeline_id == pipeline and row.status == "failed" for row in boards[-1].rows)
 
-            async def push(pid: int, fail: bool, duration: int) -> dict[str, Any]:
-                body = {"ref": "master", "stages": [{"name": "test", "jobs": [
-                    {"name": "unit-tests", "fail": fail, "duration": duration}]}]}
+            async def push(pid: int, fail: bool, duration: int, flaky: bool = False) -> dict[str, Any]:
+                # The last failure is retried: flaky (it passes when retried), so that the row
+                # leaves ``failed`` for good; a retry that failed again before the next read left
+                # it ``failed`` and the retry unseen.
+                job: dict[str, Any] = {"name": "unit-tests", "duration": duration}
+                job.update({"flaky": True} if flaky else {"fail": fail})
+                body = {"ref": "master", "stages": [{"name": "test", "jobs": [job]}]}
                 answer = await admin.post(f"/-/sim/projects/{pid}/pipelines", json=body)
                 answer.raise_for_status()
                 result: dict[str, Any] = answer.json()
@@ -139,7 +143,7 @@ async def _one(dialect: str, size: int, failures: int) -> dict[str, Any]:
                 if kind == "recent":
                     await push(pid, False, 20)  # active a few minutes ago: GitLab's activity will not move again
                     await lockstep(180, lambda: False)
-                pushed = await push(pid, True, 5)
+                pushed = await push(pid, True, 5, flaky=index == len(picks) - 1)
                 job = pushed["jobs"][0]["id"]
                 # The clock starts when the job has failed: a job may wait minutes for a runner (the
                 # simulator's runners are busy), and the board is right to show it pending meanwhile.

@@ -256,8 +256,9 @@ class PollerReads(DeepReads):
         track.next_due = next_due(track, now, s, self._rng, period=self.rotation_period(),
                                   busy=self.busy_interval() if settled_busy else None)
         track.failing = any(row.broken for row in track.rows)
-        if track.failing and lane != HOT and not track.overview and not self.batches.available:
-            # A broken pipeline's row must stay true (a retry from the web, a new push on the ref).
+        if track.failing and not track.overview and not self.batches.available:
+            # A broken pipeline's row must stay true (a retry from the web, a new push on the ref),
+            # also in a busy project read at the runners' lists' slower pace.
             track.next_due = min(track.next_due, now + self.failing_interval())
         if track.acted_at is not None and track.acted_at >= began:
             track.next_due = now  # the console acted while this read was under way: it may predate it

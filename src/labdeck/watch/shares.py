@@ -68,8 +68,9 @@ class FairShares(PollerReads):
 
     def _busy_every(self) -> float:
         """A busy project's own cadence before the cap: ``interval``, or :data:`HINTED_BUSY` while
-        the runners' job lists say when its jobs start and stop."""
-        return max(self.settings.interval, HINTED_BUSY) if self._runner_hints_on() else self.settings.interval
+        the runners' job lists say when its jobs start and stop and the budget needs what that
+        saves (:meth:`_hints_stretch`)."""
+        return max(self.settings.interval, HINTED_BUSY) if self._hints_stretch() >= 1 else self.settings.interval
 
     def failing_interval(self) -> float:
         """The cadence of projects with a broken pipeline (a retry elsewhere turns them green)."""
@@ -78,9 +79,36 @@ class FairShares(PollerReads):
     def _busy_factor(self) -> float:
         cached = self._memo.get("busy")
         if cached is None:
-            share = self.spare_per_minute() * (1.0 - ROTATION_SHARE)
-            cached = self._memo["busy"] = max(1.0, self._busy_demand() / share)
+            cached = self._memo["busy"] = max(1.0, self._busy_demand() / self._busy_share())
         return cached
+
+    def _busy_share(self) -> float:
+        """Requests a minute the busy and failing projects may take: what the rotation leaves of
+        the spare budget (it needs every watched project once per ``sweep_period``), at least
+        half of it."""
+        cached = self._memo.get("busy_share")
+        if cached is None:
+            spare = self.spare_per_minute()
+            rotation = self._live_count() * 60.0 / max(1.0, self.settings.sweep_period)
+            cached = self._memo["busy_share"] = max(spare * (1.0 - ROTATION_SHARE), spare - rotation)
+        return cached
+
+    def _hints_stretch(self) -> int:
+        """How far the runners' job lists (they say when jobs start and stop) let the poller slow
+        down: 0, busy and failing projects at their own cadence; 1, busy ones at the hinted pace;
+        2, failing ones too. Only as far as the budget needs: a board of a dozen projects had its
+        failed rows read every minute (``oldest 48s``) with the budget mostly unused."""
+        cached = self._memo.get("stretch")
+        if cached is None:
+            cached = 0
+            if self._runner_hints_on():
+                s, share = self.settings, self._busy_share()
+                hot, failing = self._lanes()
+                failing_demand = failing * 60.0 / max(s.interval, FAILING_EVERY)
+                if hot * 60.0 / s.interval + failing_demand > share:
+                    cached = 1 if hot * 60.0 / max(s.interval, HINTED_BUSY) + failing_demand <= share else 2
+            self._memo["stretch"] = cached
+        return int(cached)
 
     def _lanes(self) -> tuple[int, int]:
         """(busy, failing-and-not-busy) projects the board or an alert follows, once per step."""
@@ -110,9 +138,10 @@ class FairShares(PollerReads):
 
     def _failing_every(self) -> float:
         """A broken pipeline's project's own cadence: ``FAILING_EVERY``, or :data:`HINTED_BUSY`
-        while the runners' job lists say when a job of it starts again (a retry from the web)."""
+        while the runners' job lists say when a job of it starts again (a retry from the web) and
+        the budget needs what that saves (:meth:`_hints_stretch`)."""
         every = max(self.settings.interval, FAILING_EVERY)
-        return max(every, HINTED_BUSY) if self._runner_hints_on() else every
+        return max(every, HINTED_BUSY) if self._hints_stretch() >= 2 else every
 
     def row_ages(self) -> RowAges:
         """Each board row's age (its project's last successful read) and whether it is stale."""
