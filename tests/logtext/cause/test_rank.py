@@ -100,6 +100,18 @@ def test_a_command_that_failed_without_a_word_is_the_answer() -> None:
     assert answer.signature == "test -f dist/app.tar.gz"
 
 
+def test_the_end_of_the_output_before_the_failure_mark_and_after_it_when_nothing_came_before() -> None:
+    before = "$ ./deploy.sh\nuploading bundle\n##[error]Process completed with exit code 1.\nrollback: host gone\n"
+    answer = read_cause(before)
+    assert answer.error is not None and (answer.error.line, answer.error.kind) == (2, "tail")
+    assert answer.signature == "uploading bundle"
+    # Nothing meaningful before the mark: the command's lines after it are its end.
+    after = "$ ./deploy.sh\n##[error]Process completed with exit code 1.\nrollback: host gone\n$ echo next\n"
+    for answer in (read_cause(after), read_cause_lines(iter(after.splitlines()))):
+        assert answer.error is not None and (answer.error.line, answer.error.kind) == (3, "tail")
+        assert answer.signature == "rollback: host gone"
+
+
 def test_a_progress_line_whose_dots_differ_is_not_new_since_the_green_run() -> None:
     """``tests/test_x.py ..F..  [ 40%]`` is the same line as the green run's ``.....``: the ``F``
     (and the failure's own lines) are read below, a progress line is never what changed."""

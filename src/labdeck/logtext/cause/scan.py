@@ -65,6 +65,8 @@ class Segment:
     end: int = -1
     tail: list[tuple[int, str]] = field(default_factory=list)
     tail_read: bool = False
+    failed_at: int = -1
+    """The line of the mark that says this command failed, while the tail before it is unread."""
 
 
 @dataclass(slots=True)
@@ -160,7 +162,7 @@ class Scanner:
         """The last meaningful lines of a closed segment (read when first asked for, while its
         lines are still kept; before they are dropped otherwise)."""
         if not current.tail_read:
-            self._read_tail(current, current.end + 1)
+            self._settle(current)
         return current.tail
 
     def _raw(self, offset: int) -> str:
@@ -193,7 +195,7 @@ class Scanner:
             # The segments closed in the lines about to be dropped read their tails now.
             for closed in self._untailed:
                 if not closed.tail_read:
-                    self._read_tail(closed, closed.end + 1)
+                    self._settle(closed)
             self._untailed.clear()
             del buffer[:drop]
             self._base += drop
@@ -252,7 +254,11 @@ class Scanner:
             elif kind == "failure" and self.failure_line is None and current.where != "trailer":
                 self.failure_line = line
                 self.failure_segment = current.index
-                self._read_tail(current, line)
+                # The tail before the mark is read when asked for (ranking asks only when the
+                # command printed no cause), or before its lines are dropped.
+                current.failed_at = line
+                current.tail_read = False
+                self._untailed.append(current)
             elif kind == "trailer" and current.where != "trailer":
                 self._open(line, "trailer", "")
                 self.trailer_segment = self.segments[-1].index
@@ -340,6 +346,18 @@ class Scanner:
                 # Read lazily (:meth:`tail`): most segments' tails are never asked for.
                 current.tail_read = False
                 self._untailed.append(current)
+
+    def _settle(self, current: Segment) -> None:
+        """Read the tail of ``current`` that is owed: the lines before its failure mark, and when
+        none of those is meaningful and the segment is closed, the lines before its end (what
+        reading the first at the mark and the second at the close gave)."""
+        if current.failed_at >= 0:
+            line = current.failed_at
+            current.failed_at = -1
+            self._read_tail(current, line)
+            if current.tail or current.end < 0:
+                return  # an unclosed segment with no such line is queued again when it closes
+        self._read_tail(current, current.end + 1)
 
     def _read_tail(self, current: Segment, line: int) -> None:
         """The last meaningful lines of ``current`` before ``line``."""
