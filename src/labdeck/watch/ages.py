@@ -45,6 +45,9 @@ class RowAges:
     """Projects whose unfinished jobs are stuck (read at the slow pace): their pending rows allow
     :attr:`slow_limit`."""
     slow_limit: float = LIVE_LIMIT
+    failed_limit: float | None = None
+    """How old a failed row may be when its project is read at its own (failing) cadence, faster
+    than busy ones slowed to the runners' lists' pace (None: :attr:`live_limit`)."""
 
     def age(self, row: PipelineRow) -> float | None:
         """Seconds since the row's project was last read (None: never read)."""
@@ -55,6 +58,8 @@ class RowAges:
         """How old the row may be before it is stale."""
         if row.status not in _LIVE:
             return self.quiet_limit
+        if row.status == FAILED and self.failed_limit is not None:
+            return self.failed_limit
         if row.status == PENDING and row.project_id in self.slow:
             return max(self.live_limit, self.slow_limit)
         return self.live_limit

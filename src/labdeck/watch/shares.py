@@ -147,9 +147,12 @@ class FairShares(PollerReads):
         """Each board row's age (its project's last successful read) and whether it is stale."""
         read_at = {pid: max(track.last_ok, track.confirmed_at or 0.0) if track.last_ok is not None else None
                    for pid, track in self.tracks.items()}
-        live, s = max(LIVE_LIMIT, max(self.busy_interval(), self.failing_interval()) + self.settings.interval), self.settings
+        s = self.settings
+        live = max(LIVE_LIMIT, max(self.busy_interval(), self.failing_interval()) + s.interval)
+        failed = max(LIVE_LIMIT, self.failing_interval() + s.interval) if not self.batches.available else live
         return RowAges(self._clock(), read_at, live, max(QUIET_LIMIT, self.read_bound()), frozenset(
-            pid for pid, track in self.tracks.items() if track.lane == SLOW), s.slow_interval + s.interval)
+            pid for pid, track in self.tracks.items() if track.lane == SLOW), s.slow_interval + s.interval,
+            failed_limit=failed)
 
     def read_bound(self, projects: int | None = None) -> float:
         """Every watched project is read again within this many seconds (the board's help says it):
