@@ -37,12 +37,6 @@ KNOWN_MISSES: frozenset[str] = frozenset({
     # automake's progress line "FAIL: tests/test_field" is taken; the test's output is in the
     # test-suite.log dump that follows ("FAIL: tests/test_field" underlined with "=").
     "automake/make_check_failed",
-    # a doc test's name has spaces ("src/lib.rs - slug (line 5)"), so libtest's "---- name stdout ----"
-    # shape (\S+) misses it and the progress line "test … ... FAILED" is taken.
-    "cargo/doctest_failed",
-    # libtest's progress line "test tests::rejects_letters - should panic ... FAILED" is taken; the
-    # "---- … stdout ----" block under it says "note: test did not panic as expected" (no panic line).
-    "cargo/should_panic_did_not",
     # git diff --check's "ws/rates.conf:1: trailing whitespace." is not a shape; the finder answers
     # with the last "+" line of the output.
     "git/diff_check_whitespace",

@@ -140,8 +140,10 @@ SHAPES: tuple[Shape, ...] = (
     _s("error", r"error: (?!could not compile|test failed|aborting due to|build failed|the following (?:test )?command\b).+",
        1, "rust"),
     # A test's captured output: the panic under it (rust 1.73+ puts a blank line between) is read.
-    _s("cargo", r"---- \S+ stdout ----", 1, "section"),
-    _s("cargo", r"test \S+ \.\.\. FAILED$", 3),
+    # Any test name: a doc test's has spaces (``src/lib.rs - slug (line 5)``), a progress line may say
+    # ``- should panic``; the progress line is libtest's, not karma's ``… FAILED``.
+    _s("cargo", r"---- \S.* stdout ----$", 1, "section"),
+    _s("cargo", r"test \S.* \.\.\. FAILED$", 3),
     _s("rust", r"thread '.*'(?: \(\d+\))? panicked at .*", 1, "section"),
     _s("rust", r"test result: FAILED\b.*|error: (?:could not compile|test failed|aborting due to"
        r"|the following (?:test )?command\b).*", 3),
