@@ -31,12 +31,6 @@ KNOWN_MISSES: frozenset[str] = frozenset({
     # luacheck indents "src/cart.lua:12:3: setting non-standard global …" and .lua is not a source
     # extension of the file:line shape; the finder answers with the "Total: 3 warnings" summary.
     "luacheck/global_assignment",
-    # ava's progress line "✘ [fail]: title" is taken; the failure block (title, file:line, code frame,
-    # difference) follows it after the run.
-    "ava/throws_returned",
-    # automake's progress line "FAIL: tests/test_field" is taken; the test's output is in the
-    # test-suite.log dump that follows ("FAIL: tests/test_field" underlined with "=").
-    "automake/make_check_failed",
     # git diff --check's "ws/rates.conf:1: trailing whitespace." is not a shape; the finder answers
     # with the last "+" line of the output.
     "git/diff_check_whitespace",

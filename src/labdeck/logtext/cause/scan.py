@@ -17,6 +17,7 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from labdeck.logtext.cause import platform, prefilter, segment, shapes
+from labdeck.logtext.cause.detail import detail_of
 from labdeck.logtext.cause.matcher import shape_of
 from labdeck.logtext.cause.model import (
     MAX_BLOCK_LINES,
@@ -119,6 +120,8 @@ class Scanner:
         self._after_script = False
         self._said_error = False
         self._saw_command = False
+        self._details: set[int] = set()
+        """The lines where a progress mark's detail starts (its block already)."""
 
     def feed(self, lines: list[str] | list[bytes], joined: bytes | None = None) -> None:
         """Read more lines (without their ``\\n``): text, or UTF-8 bytes (decoded only where read).
@@ -312,10 +315,26 @@ class Scanner:
         self.platforms.append(Platform(label[0], line, text, label[1], current.index))
 
     def _block(self, shape: shapes.Shape, offset: int, line: int, text: str) -> None:
+        if line in self._details:
+            return  # already the block of the mark before it
         cleaned: list[str] = []
         end_offset, head = _grow(shape, self._buffer, offset, text, cleaned)
         # _grow cleaned the lines it looked at, in order from the next one: the block's are among them.
         texts = [text, *cleaned[:end_offset - offset]]
+        found = detail_of(text, self._raw, _clean, offset, min(len(self._buffer), offset + AHEAD)) \
+            if end_offset == offset else None
+        if found is not None:
+            # A one-line progress mark: the block is the test's detail, printed later (the lines
+            # between are still read: other tests' marks).
+            self._details.add(self._base + found[0])
+            self._covered = line
+            self._covered_kind = shape.kind
+            texts = [_clean(self._raw(at)) for at in range(found[0], found[1] + 1)]
+            body = "\n".join(texts)[:MAX_BLOCK_TEXT]
+            if len(self.candidates) < MAX_CANDIDATES:
+                self.candidates.append(Candidate(self._base + found[0], self._base + found[1], shape.kind,
+                                                 _tier(shape, [text]), body, head, self.segments[-1].index))
+            return
         body = "\n".join(texts)
         if len(body) > MAX_BLOCK_TEXT:
             body = body[: MAX_BLOCK_TEXT - 1] + "…"
