@@ -17,8 +17,6 @@ log_corpus = pytest.importorskip("tests.support.log_corpus")
 
 KNOWN_MISSES: frozenset[str] = frozenset({
     # Held-out batch EIGHTH of make/jobs/heldout.py, scored before any finder change (corpus README):
-    # tox's lint env ran flake8 --exit-zero and said "lint: OK"; its E501 lines win over py311's failure.
-    "tox/py_env_fails_after_lint",
     # tox's own "py39: failed with could not find python interpreter" is not a shape; py311's later
     # pytest block wins.
     "tox/missing_interpreter",
@@ -34,9 +32,6 @@ KNOWN_MISSES: frozenset[str] = frozenset({
     # git diff --check's "ws/rates.conf:1: trailing whitespace." is not a shape; the finder answers
     # with the last "+" line of the output.
     "git/diff_check_whitespace",
-    # nox's lint session ran flake8 --exit-zero ("Session lint was successful"); its E501 lines win
-    # over the tests session's pytest failure (as for tox).
-    "nox/session_failed",
     # the finder answers with "Checking dist/…whl: FAILED", the line just before the marked ERROR block
     # (a narrow sidecar: that header could be counted in the block too).
     "twine/check_markup",

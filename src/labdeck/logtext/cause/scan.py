@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Literal
 
-from labdeck.logtext.cause import platform, prefilter, segment, shapes
+from labdeck.logtext.cause import platform, prefilter, segment, shapes, subcommand
 from labdeck.logtext.cause.detail import detail_of
 from labdeck.logtext.cause.matcher import shape_of
 from labdeck.logtext.cause.model import (
@@ -121,6 +121,7 @@ class Scanner:
         self._said_error = False
         self._saw_command = False
         self._details: set[int] = set()
+        self._subs = subcommand.SubCommands()
         """The lines where a progress mark's detail starts (its block already)."""
 
     def feed(self, lines: list[str] | list[bytes], joined: bytes | None = None) -> None:
@@ -267,6 +268,8 @@ class Scanner:
             return
         if not text:
             return
+        if any(word in text for word in subcommand.WORDS):
+            self._subcommand(text, line)
         if self._after_script:
             # after_script's own output: read for blocks (ranked last), never for the platform.
             self._may_be_platform = False
@@ -281,6 +284,17 @@ class Scanner:
             block_kind = shape.kind
         if self._may_be_platform:
             self._platform(text, line, None, block_kind)
+
+    def _subcommand(self, text: str, line: int) -> None:
+        span = self._subs.see(text, line)
+        if span is None:
+            return
+        index = self.segments[-1].index
+        for candidate in reversed(self.candidates):
+            if candidate.segment != index:
+                break
+            if span[0] <= candidate.line <= span[1]:
+                candidate.tier = 4  # a sub-command that succeeded: read last, as a warning is
 
     def _in_diff(self, offset: int, text: str) -> bool:
         """Whether a ``+ …`` line is a diff's (an assertion's expected/actual lines) rather than a
@@ -349,6 +363,7 @@ class Scanner:
 
     def _open(self, line: int, where: Where, command: str) -> None:
         self._close(line)
+        self._subs.reset()
         self.segments.append(Segment(len(self.segments), line, where, command))
 
     def _close(self, line: int) -> None:
