@@ -17,9 +17,6 @@ log_corpus = pytest.importorskip("tests.support.log_corpus")
 
 KNOWN_MISSES: frozenset[str] = frozenset({
     # Held-out batch EIGHTH of make/jobs/heldout.py, scored before any finder change (corpus README):
-    # tox's own "py39: failed with could not find python interpreter" is not a shape; py311's later
-    # pytest block wins.
-    "tox/missing_interpreter",
     # Sphinx's "path:6: WARNING: …" is fatal only through -W ("with warnings treated as errors"), which
     # the finder does not read as -Werror; it answers with the summary line at the end.
     "sphinx/warning_as_error",

@@ -83,7 +83,10 @@ SHAPES: tuple[Shape, ...] = (
     _s("pytest", r"_{3,} (?:ERROR at (?:setup|teardown) of |ERROR collecting )?\S+ _{3,}$", 2),
     _s("pytest", r"=+ .*\b(?:\d+ (?:failed|errors?))\b.* =+$", 3),
     _s("tox", r"\s*(?:ERROR: +)?\S+: (?:commands failed|FAIL code \d+)", 3),
-    _s("tox", r"\S+: failed with .+", 2),
+    # tox's own word on an environment it could not run (``py39: failed with could not find python
+    # interpreter …``, ``lint: failed with flake8 is not allowed …``) names the cause; tox goes on with
+    # the next environment, whose failures come later.
+    _s("tox", r"\S+: failed with .+", 1),
     # Coverage gates (coverage.py, pytest-cov, jest, nyc/istanbul, JaCoCo): the tests passed.
     _s("coverage", r"(?:ERROR: )?(?:Coverage failure: total of .+|Coverage for \w+ \([\d.]+%\) does not meet .+)"
        r"|FAIL Required test coverage of .+|Jest: \".+\" coverage threshold for \w+ \([\d.]+%\) not met.*"
