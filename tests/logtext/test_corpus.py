@@ -20,12 +20,6 @@ KNOWN_MISSES: frozenset[str] = frozenset({
     # Sphinx's "path:6: WARNING: …" is fatal only through -W ("with warnings treated as errors"), which
     # the finder does not read as -Werror; it answers with the summary line at the end.
     "sphinx/warning_as_error",
-    # pyright indents "path:11:12 - error: …" under its file header; the finder answers with the
-    # "2 errors, 0 warnings" summary.
-    "pyright/type_errors",
-    # luacheck indents "src/cart.lua:12:3: setting non-standard global …" and .lua is not a source
-    # extension of the file:line shape; the finder answers with the "Total: 3 warnings" summary.
-    "luacheck/global_assignment",
     # git diff --check's "ws/rates.conf:1: trailing whitespace." is not a shape; the finder answers
     # with the last "+" line of the output.
     "git/diff_check_whitespace",

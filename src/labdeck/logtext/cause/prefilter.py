@@ -28,7 +28,7 @@ KEYWORDS: tuple[str, ...] = (
     r"halted", r"Dubious", r"level=", r"but was", r"but found", r"Interrupt", r"Fault", r"Illegal instruction",
     r"offense", r"===> ", r"Impossible", r"nsatisfiable", r"non-zero", r"In \S+ line \d+:",
     r"Diff in ", r" : (?:fatal )?error ", r"(?m: \[E\]$)", r"could not be resolved", r"Could not ",
-    r"(?m:^[ \t]*Problem \d+$)", r"unbound variable", r"bad substitution", r"parameter not set", r"curl: \(", r"\"(?:severity|level)\": ?\"(?:error|fatal)\"", r"\.(?:py|rb):\d+:\d+: ", r"\.py:\d+: (?:\w+(?:Error|Exception|Exit|Failure)\b|assert |Failed: )", r"\.(?:go|erl|hs|ex|exs|swift):\d+",
+    r"(?m:^[ \t]*Problem \d+$)", r"unbound variable", r"bad substitution", r"parameter not set", r"curl: \(", r"\"(?:severity|level)\": ?\"(?:error|fatal)\"", r"\.(?:py|rb):\d+:\d+: ", r"\.py:\d+: (?:\w+(?:Error|Exception|Exit|Failure)\b|assert |Failed: )", r"\.(?:go|erl|hs|ex|exs|swift|lua):\d+",
     _AT_START + r"[ \t]*\d+\) )", _AT_START + r"[A-Z]{1,4}\d{3,4} )", r"stdout ----",
     _AT_START + r"[Ee]  )", _AT_START + r"[Ee]: )", _AT_START + r"E$)",
     _AT_START + r"#[ \t])", r"\| FAIL \|", r"\.\.\. (?:failed|undefined) in",

@@ -124,6 +124,8 @@ SHAPES: tuple[Shape, ...] = (
        r"definitely lost.*)", 1, "prefix"),
     _s("race", r"WARNING: (?:DATA RACE|ThreadSanitizer: .+)", 1, "para"),
     _s("tsc", r"\S+\(\d+,\d+\): error TS\d+:.*|\S+:\d+:\d+ - error TS\d+:.*", 1),
+    # pyright indents each diagnostic under its file's name: ``  /src/x.py:11:12 - error: message (rule)``.
+    _s("compiler", r"\s+\S+:\d+:\d+ - error: .+", 1),
     _s("compiler", r"\S.*?(?::\d+(?::\d+)?:?|\(\d+(?:, ?\d+)?\):?) +(?:- +)?(?:fatal |\w+ )?(?:error|Error|ERROR)\b.*", 1,
        "rust"),
     _s("compiler", r"\[(?:error|ERROR|E)\]\s+\S+?:\d+(?::\d+)?:? .+", 1),
@@ -133,6 +135,10 @@ SHAPES: tuple[Shape, ...] = (
        needles=("ndefined ", "LNK")),
     _s("compiler", r"\S+\.(?:go|hs|erl|ex|exs|swift|rb|py|c|cc|cpp|h|hpp|rs|ts|tsx|js|jsx|m|mm|zig|nim|d):\d+"
        r"(?::\d+)?: (?!warning|note|info)(?:\[\w+\] )?[a-z].*", 2, "rust"),
+    # luacheck indents its findings under ``Checking src/x.lua`` (all warnings; any fails the run);
+    # not a frame of Lua's stack traceback (``src/x.lua:5: in function 'f'``).
+    _s("lint", r"\s*\S+\.lua:\d+(?::\d+)?: (?!warning|note|info|in (?:function|main chunk|upvalue|local|method|field|\?))"
+       r"\S.*", 2),
     # -Werror: the warnings before are the cause (rank.py promotes them), this line only says so.
     _s("werror", r"(?:error|e): warnings found and -Werror specified|cc1\w*: all warnings being treated as errors", 3),
     # javac, kotlinc and scalac warnings: tier 4, read only when a -Werror line makes them fatal.
