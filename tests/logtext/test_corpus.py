@@ -20,15 +20,9 @@ KNOWN_MISSES: frozenset[str] = frozenset({
     # Sphinx's "path:6: WARNING: …" is fatal only through -W ("with warnings treated as errors"), which
     # the finder does not read as -Werror; it answers with the summary line at the end.
     "sphinx/warning_as_error",
-    # git diff --check's "ws/rates.conf:1: trailing whitespace." is not a shape; the finder answers
-    # with the last "+" line of the output.
-    "git/diff_check_whitespace",
     # the finder answers with "Checking dist/…whl: FAILED", the line just before the marked ERROR block
     # (a narrow sidecar: that header could be counted in the block too).
     "twine/check_markup",
-    # codespell's "README.md:5: recieve ==> receive" is not a shape; the finder answers with the last
-    # line of the output (the second misspelling).
-    "codespell/misspellings",
     # gofmt -d's "diff main.go.orig main.go" (here inside diff -u <(echo -n) <(gofmt -d .), so "+"-prefixed)
     # is not a diff opener; the finder answers with the last line of the output.
     "gofmt/diff_not_empty",

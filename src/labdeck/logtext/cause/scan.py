@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Literal
 
-from labdeck.logtext.cause import platform, prefilter, segment, shapes, subcommand
+from labdeck.logtext.cause import findings, platform, prefilter, segment, shapes, subcommand
 from labdeck.logtext.cause.detail import detail_of
 from labdeck.logtext.cause.matcher import shape_of
 from labdeck.logtext.cause.model import (
@@ -388,6 +388,12 @@ class Scanner:
                 tail.append((self._base + index, text))
             index -= 1
         tail.reverse()
+        if tail and any(findings.FINDING.match(text) for _, text in tail):
+            # A run of one-line findings may start before the last lines: its first is read first.
+            base = self._base
+            first = findings.run_start(tail[0][0] - base, lambda at: segment.clean(self._raw(at)), stop)
+            if first is not None:
+                tail.insert(0, (base + first[0], first[1]))
         current.tail = tail
 
 
