@@ -23,12 +23,6 @@ KNOWN_MISSES: frozenset[str] = frozenset({
     # the finder answers with "Checking dist/…whl: FAILED", the line just before the marked ERROR block
     # (a narrow sidecar: that header could be counted in the block too).
     "twine/check_markup",
-    # gofmt -d's "diff main.go.orig main.go" (here inside diff -u <(echo -n) <(gofmt -d .), so "+"-prefixed)
-    # is not a diff opener; the finder answers with the last line of the output.
-    "gofmt/diff_not_empty",
-    # shfmt -d's "--- scripts/deploy.sh.orig" has no a/ prefix and no timestamp, so the diff shape
-    # misses it; the finder answers with the last line of the output.
-    "shfmt/diff",
 })
 """Cases the finder is known to get wrong (each with the reason)."""
 

@@ -141,3 +141,13 @@ def test_the_errors_of_the_file_the_command_names_come_first() -> None:
     assert named is not None and named.line == 3
     unnamed = read_cause("$ mypy src\n" + output).error
     assert unnamed is not None and unnamed.line == 2
+
+
+def test_gofmt_diff_of_a_file_at_the_root_is_one_block_not_a_heading() -> None:
+    """``gofmt -d .`` prints ``--- main.go.orig`` / ``+++ main.go`` (no slash, no time) and hunk lines
+    such as ``+ type Item struct {``: neither starts a command, so the diff is the failing command's."""
+    log = ("$ test -z \"$(gofmt -d . | tee /dev/stderr)\"\ndiff main.go.orig main.go\n--- main.go.orig\n"
+           "+++ main.go\n@@ -4,3 +4,3 @@\n type Item struct {\n-\tQty   int\n+\tQty int\n }\n"
+           "ERROR: Job failed: exit code 1\n")
+    answer = read_cause(log)
+    assert answer.error is not None and (answer.error.line, answer.error.kind) == (2, "diff")

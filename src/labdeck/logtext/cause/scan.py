@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Literal
@@ -241,7 +242,7 @@ class Scanner:
             self._gated = (worded is not None and plain and raw.isascii() and len(raw) < MAX_LINE
                            and text == raw.rstrip())
         marked = _mark(raw, text)
-        if marked is not None and text.startswith("+ ") and self._in_diff(offset, text):
+        if marked is not None and text.startswith("+") and self._in_diff(offset, text):
             marked = None
         current = self.segments[-1]
         if marked is not None:
@@ -302,6 +303,11 @@ class Scanner:
         difflib's ``? …`` hint, or one right after a ``- …`` line it resembles (a changed line; a
         bullet before a traced command does not resemble it)."""
         if _DIFF_LEGEND.match(text):
+            return True
+        if text.startswith("+++ "):
+            # A unified diff's new file (``+++ main.go`` under ``--- main.go.orig``), not a heading.
+            return offset > 0 and segment.clean(self._raw(offset - 1)).startswith("--- ")
+        if _in_hunk(offset, lambda at: segment.clean(self._raw(at))):
             return True
         for back in (offset - 1, offset - 2):
             if back < 0:
@@ -488,6 +494,20 @@ def _grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, tex
     return end, head
 
 
+def _in_hunk(offset: int, read: Callable[[int], str]) -> bool:
+    """Whether the line at ``offset`` is inside a diff's hunk: the lines before it, back to a
+    ``@@ -a,b +c,d @@`` header, are all the hunk's (``+``, ``-``, `` `` or empty)."""
+    for back in range(offset - 1, max(offset - _HUNK_LINES, 0) - 1, -1):
+        line = read(back)
+        if line.startswith("@@ ") and " @@" in line:
+            return True
+        if line and line[0] not in "+- ":
+            return False
+    return False
+
+
+_HUNK_LINES = 60
+"""Lines of a hunk looked back through (a bounded look: the lines kept behind the scan)."""
 _LINKER_CAUSE = re.compile(r"undefined reference to|multiple definition of|relocation \S+ against|"
                            r"undefined symbol|cannot find -l")
 _LINKER_DETAIL = re.compile(_LINKER_CAUSE.pattern + r"|more undefined references|first defined here|"

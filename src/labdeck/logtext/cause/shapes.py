@@ -283,7 +283,10 @@ SHAPES: tuple[Shape, ...] = (
     # Ruby's uncaught exception: ``lib/x.rb:8:in `total': message (NoMethodError)``.
     _s("exception", r"\S+?:\d+:in [`'][^']*': .+ \((?:[A-Z]\w*::)*[A-Z]\w*\)$", 1, "indent"),
     # A check that fails on a diff (``git diff --exit-code``, ``terraform fmt -diff``): its first file.
-    _s("diff", r"diff --git a/\S+ b/\S+|--- (?:a|old)/\S+.*|--- \S+\t\d{4}-\d\d-\d\d[ T].*", 2),
+    # gofmt -d and shfmt -d compare ``x.orig`` with ``x`` (``+``-prefixed when wrapped in ``diff -u
+    # <(echo -n) <(gofmt -d .)``, whose own ``--- /dev/fd/63`` names no file).
+    _s("diff", r"diff --git a/\S+ b/\S+|--- (?:a|old)/\S+.*|--- (?!/dev/fd/)\S+\t\d{4}-\d\d-\d\d[ T].*"
+       r"|\+?diff \S+\.orig \S+$|\+?--- \S+\.orig$", 2),
     _s("perl", r"\S.* at (?:\S+\.(?:pl|pm|t|cgi|psgi|PL)|-e|\S*/[\w.-]+) line \d+(?:, <[^>]*> (?:line|chunk) \d+)?\.$", 2),
     _s("parse", r".+: line \d+ column \d+ \(char \d+\)$|(?:[Pp]arse|[Ss]yntax) error:? .+", 2),
     # ``[!]`` heads an error of rollup and CocoaPods (``[!] RollupError: Could not resolve …``).
