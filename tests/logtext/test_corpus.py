@@ -17,9 +17,6 @@ log_corpus = pytest.importorskip("tests.support.log_corpus")
 
 KNOWN_MISSES: frozenset[str] = frozenset({
     # Held-out batch EIGHTH of make/jobs/heldout.py, scored before any finder change (corpus README):
-    # Sphinx's "path:6: WARNING: …" is fatal only through -W ("with warnings treated as errors"), which
-    # the finder does not read as -Werror; it answers with the summary line at the end.
-    "sphinx/warning_as_error",
     # the finder answers with "Checking dist/…whl: FAILED", the line just before the marked ERROR block
     # (a narrow sidecar: that header could be counted in the block too).
     "twine/check_markup",

@@ -151,3 +151,18 @@ def test_gofmt_diff_of_a_file_at_the_root_is_one_block_not_a_heading() -> None:
            "ERROR: Job failed: exit code 1\n")
     answer = read_cause(log)
     assert answer.error is not None and (answer.error.line, answer.error.kind) == (2, "diff")
+
+
+def test_sphinx_warnings_are_the_cause_only_when_w_makes_them_fatal() -> None:
+    """Sphinx before 7.3 says ``Warning, treated as error:`` and prints the warning under it; without
+    -W a ``WARNING:`` line is not what failed the job."""
+    old = ("$ sphinx-build -W -b html docs _build\nRunning Sphinx v5.3.0\nWarning, treated as error:\n"
+           "docs/index.rst:6:toctree contains reference to nonexisting document 'usage'\n"
+           "ERROR: Job failed: exit code 2\n")
+    answer = read_cause(old)
+    assert answer.error is not None and answer.error.line == 3 and "index.rst:6" in answer.error.text
+    lenient = ("$ sphinx-build -b html docs _build\ndocs/index.rst:6: WARNING: duplicate label intro\n"
+               "build succeeded, 1 warning.\n$ ./publish.sh\npublish: token expired for docs.example.org\n"
+               "ERROR: Job failed: exit code 1\n")
+    answer = read_cause(lenient)
+    assert answer.error is not None and answer.error.line == 5

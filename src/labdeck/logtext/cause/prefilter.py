@@ -42,6 +42,7 @@ KEYWORDS: tuple[str, ...] = (
     _AT_START + r"_{3,} \S)", r"Docker daemon|error during connect", r"Bail ?out", r">> Issue: ", r":\d+:in [`']",
     _AT_START + r"(?:diff --git a/|--- (?:a|old)/|--- \S+\t\d{4}-|\+?diff \S+\.orig |\+?--- \S+\.orig$))", r"✗|❌", r"\[!\] ", r"terminate called", _AT_START + r'File "[^"\n]+", line \d+, in )', _AT_START + r"[ \t]*× )",
     r"CRITICAL:", r"\d+/\d+ [\w.]+\.test\.", r"required (?:but not available|and available but unsuitable)", r"At line \d+ of file", r"\[ *FAILED *\]", r"\.(?:java|kts?|scala):\d+(?::\d+)?: warning: ", r"warnings being treated as errors",
+    r": WARNING: |: \(WARNING/\d\)",
     # Sub-commands (tox environments, nox sessions): where each starts and whether it succeeded.
     r"commands\[\d+\]> ", r"nox > (?:Running s|S)ession ", r": OK (?:✔|\(\d)",
     # Framing.

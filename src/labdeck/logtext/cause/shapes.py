@@ -140,9 +140,14 @@ SHAPES: tuple[Shape, ...] = (
     _s("lint", r"\s*\S+\.lua:\d+(?::\d+)?: (?!warning|note|info|in (?:function|main chunk|upvalue|local|method|field|\?))"
        r"\S.*", 2),
     # -Werror: the warnings before are the cause (rank.py promotes them), this line only says so.
-    _s("werror", r"(?:error|e): warnings found and -Werror specified|cc1\w*: all warnings being treated as errors", 3),
+    _s("werror", r"(?:error|e): warnings found and -Werror specified|cc1\w*: all warnings being treated as errors"
+       r"|build finished with problems, .*\(with warnings treated as errors\)\.?", 3),
+    # Sphinx -W before 7.3 announces the fatal warning, then prints it.
+    _s("werror", r"Warning, treated as error:$", 1, "para"),
     # javac, kotlinc and scalac warnings: tier 4, read only when a -Werror line makes them fatal.
     _s("warning", r"\S+\.(?:java|kts?|scala):\d+(?::\d+)?: warning: .+", 4, "rust"),
+    # Sphinx's and docutils' warnings (``docs/index.rst:6: WARNING: …``, ``x.rst:3: (WARNING/2) …``).
+    _s("warning", r"\S+:\d+: (?:WARNING: |\(WARNING/\d\) ).+", 4),
     _s("rust", r"error\[E\d{3,5}\]: .+", 1, "rust"),
     # A bare `error: …` is rustc's too, but also git's, the C driver's, clang's, npm's: its kind says
     # no more than it knows.
