@@ -17,9 +17,6 @@ log_corpus = pytest.importorskip("tests.support.log_corpus")
 
 KNOWN_MISSES: frozenset[str] = frozenset({
     # Held-out batch EIGHTH of make/jobs/heldout.py, scored before any finder change (corpus README):
-    # the finder answers with "Checking dist/…whl: FAILED", the line just before the marked ERROR block
-    # (a narrow sidecar: that header could be counted in the block too).
-    "twine/check_markup",
 })
 """Cases the finder is known to get wrong (each with the reason)."""
 

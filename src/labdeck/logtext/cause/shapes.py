@@ -180,6 +180,8 @@ SHAPES: tuple[Shape, ...] = (
     # JavaScript
     _s("jest", r"\s*● .+", 1, "indent"),
     _s("tap", r"\s*not ok \d+.*", 1, "indent"),
+    # twine check: ``Checking dist/x.whl: FAILED``, then its ERROR/WARNING lines (not karma's).
+    _s("lint", r"Checking \S+: FAILED$", 1, "para"),
     _a("karma", r"\S FAILED$", 1, "indent", needles=(" FAILED",)),
     _s("mocha", r"\s*\d+ failing$", 3),
     # minitest: ``  1) Failure:`` then, unindented, the test's name and what failed: the name is the
