@@ -166,3 +166,13 @@ def test_sphinx_warnings_are_the_cause_only_when_w_makes_them_fatal() -> None:
                "ERROR: Job failed: exit code 1\n")
     answer = read_cause(lenient)
     assert answer.error is not None and answer.error.line == 5
+
+
+def test_a_command_traced_right_after_a_diff_is_a_command() -> None:
+    """Jenkins traces ``+ cmd``: after a diff's last hunk (its header counts its lines) the next
+    ``+ ./check.sh`` starts a command; it failed without a word, so the command is what to read."""
+    log = ("[Pipeline] sh\n+ git diff HEAD~1 -- VERSION\ndiff --git a/VERSION b/VERSION\n--- a/VERSION\n"
+           "+++ b/VERSION\n@@ -1 +1 @@\n-1.2.0\n+1.3.0\n+ ./check.sh\n"
+           "ERROR: script returned exit code 2\nFinished: FAILURE\n")
+    answer = read_cause(log)
+    assert answer.error is not None and (answer.error.line, answer.error.kind) == (9, "command")

@@ -307,8 +307,10 @@ class Scanner:
         if text.startswith("+++ "):
             # A unified diff's new file (``+++ main.go`` under ``--- main.go.orig``), not a heading.
             return offset > 0 and segment.clean(self._raw(offset - 1)).startswith("--- ")
-        if _in_hunk(offset, lambda at: segment.clean(self._raw(at))):
-            return True
+        last = self.candidates[-1] if self.candidates else None
+        if (last is not None and last.kind == "diff" and last.segment == self.segments[-1].index
+                and _in_hunk(offset, lambda at: segment.clean(self._raw(at)))):
+            return True  # a hunk's added line, after a diff the scan found (cheap: most ``+ `` lines are not)
         for back in (offset - 1, offset - 2):
             if back < 0:
                 return False
@@ -496,14 +498,22 @@ def _grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, tex
 
 def _in_hunk(offset: int, read: Callable[[int], str]) -> bool:
     """Whether the line at ``offset`` is inside a diff's hunk: the lines before it, back to a
-    ``@@ -a,b +c,d @@`` header, are all the hunk's (``+``, ``-``, `` `` or empty)."""
+    ``@@ -a,b +c,d @@`` header, are all the hunk's (``+``, ``-``, `` `` or empty) and are fewer
+    than the header's ``d`` new-side lines (a command traced right after a hunk is not in it)."""
+    new_side = 0
     for back in range(offset - 1, max(offset - _HUNK_LINES, 0) - 1, -1):
         line = read(back)
-        if line.startswith("@@ ") and " @@" in line:
-            return True
+        header = _HUNK.match(line)
+        if header is not None:
+            return new_side < int(header.group(1) or 1)
         if line and line[0] not in "+- ":
             return False
+        if not line or line[0] != "-":
+            new_side += 1
     return False
+
+
+_HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,(\d+))? @@")
 
 
 _HUNK_LINES = 60
