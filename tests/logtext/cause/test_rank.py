@@ -153,3 +153,38 @@ def test_the_errors_of_the_file_the_command_names_come_first() -> None:
     assert named is not None and named.line == 3
     unnamed = read_cause("$ mypy src\n" + output).error
     assert unnamed is not None and unnamed.line == 2
+
+
+def test_gofmt_diff_of_a_file_at_the_root_is_one_block_not_a_heading() -> None:
+    """``gofmt -d .`` prints ``--- main.go.orig`` / ``+++ main.go`` (no slash, no time) and hunk lines
+    such as ``+ type Item struct {``: neither starts a command, so the diff is the failing command's."""
+    log = ("$ test -z \"$(gofmt -d . | tee /dev/stderr)\"\ndiff main.go.orig main.go\n--- main.go.orig\n"
+           "+++ main.go\n@@ -4,3 +4,3 @@\n type Item struct {\n-\tQty   int\n+\tQty int\n }\n"
+           "ERROR: Job failed: exit code 1\n")
+    answer = read_cause(log)
+    assert answer.error is not None and (answer.error.line, answer.error.kind) == (2, "diff")
+
+
+def test_sphinx_warnings_are_the_cause_only_when_w_makes_them_fatal() -> None:
+    """Sphinx before 7.3 says ``Warning, treated as error:`` and prints the warning under it; without
+    -W a ``WARNING:`` line is not what failed the job."""
+    old = ("$ sphinx-build -W -b html docs _build\nRunning Sphinx v5.3.0\nWarning, treated as error:\n"
+           "docs/index.rst:6:toctree contains reference to nonexisting document 'usage'\n"
+           "ERROR: Job failed: exit code 2\n")
+    answer = read_cause(old)
+    assert answer.error is not None and answer.error.line == 3 and "index.rst:6" in answer.error.text
+    lenient = ("$ sphinx-build -b html docs _build\ndocs/index.rst:6: WARNING: duplicate label intro\n"
+               "build succeeded, 1 warning.\n$ ./publish.sh\npublish: token expired for docs.example.org\n"
+               "ERROR: Job failed: exit code 1\n")
+    answer = read_cause(lenient)
+    assert answer.error is not None and answer.error.line == 5
+
+
+def test_a_command_traced_right_after_a_diff_is_a_command() -> None:
+    """Jenkins traces ``+ cmd``: after a diff's last hunk (its header counts its lines) the next
+    ``+ ./check.sh`` starts a command; it failed without a word, so the command is what to read."""
+    log = ("[Pipeline] sh\n+ git diff HEAD~1 -- VERSION\ndiff --git a/VERSION b/VERSION\n--- a/VERSION\n"
+           "+++ b/VERSION\n@@ -1 +1 @@\n-1.2.0\n+1.3.0\n+ ./check.sh\n"
+           "ERROR: script returned exit code 2\nFinished: FAILURE\n")
+    answer = read_cause(log)
+    assert answer.error is not None and (answer.error.line, answer.error.kind) == (9, "command")

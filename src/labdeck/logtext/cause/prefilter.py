@@ -28,7 +28,7 @@ KEYWORDS: tuple[str, ...] = (
     r"halted", r"Dubious", r"level=", r"but was", r"but found", r"Interrupt", r"Fault", r"Illegal instruction",
     r"offense", r"===> ", r"Impossible", r"nsatisfiable", r"non-zero", r"In \S+ line \d+:",
     r"Diff in ", r" : (?:fatal )?error ", r"(?m: \[E\]$)", r"could not be resolved", r"Could not ",
-    r"(?m:^[ \t]*Problem \d+$)", r"unbound variable", r"bad substitution", r"parameter not set", r"curl: \(", r"\"(?:severity|level)\": ?\"(?:error|fatal)\"", r"\.(?:py|rb):\d+:\d+: ", r"\.py:\d+: (?:\w+(?:Error|Exception|Exit|Failure)\b|assert |Failed: )", r"\.(?:go|erl|hs|ex|exs|swift):\d+",
+    r"(?m:^[ \t]*Problem \d+$)", r"unbound variable", r"bad substitution", r"parameter not set", r"curl: \(", r"\"(?:severity|level)\": ?\"(?:error|fatal)\"", r"\.(?:py|rb):\d+:\d+: ", r"\.py:\d+: (?:\w+(?:Error|Exception|Exit|Failure)\b|assert |Failed: )", r"\.(?:go|erl|hs|ex|exs|swift|lua):\d+",
     _AT_START + r"[ \t]*\d+\) )", _AT_START + r"[A-Z]{1,4}\d{3,4} )", r"stdout ----",
     _AT_START + r"[Ee]  )", _AT_START + r"[Ee]: )", _AT_START + r"E$)",
     _AT_START + r"#[ \t])", r"\| FAIL \|", r"\.\.\. (?:failed|undefined) in",
@@ -40,8 +40,11 @@ KEYWORDS: tuple[str, ...] = (
     _AT_START + TEXT_TOOL + ")", r"failed with ", r"exception (?:error|exit|throw): ",
     r"(?m: line \d+(?:, <[^>\n]*> (?:line|chunk) \d+)?\.$)", r"column \d+ \(char \d+\)", r"(?:[Pp]arse|[Ss]yntax) error",
     _AT_START + r"_{3,} \S)", r"Docker daemon|error during connect", r"Bail ?out", r">> Issue: ", r":\d+:in [`']",
-    _AT_START + r"(?:diff --git a/|--- (?:a|old)/|--- \S+\t\d{4}-))", r"✗|❌", r"\[!\] ", r"terminate called", _AT_START + r'File "[^"\n]+", line \d+, in )', _AT_START + r"[ \t]*× )",
+    _AT_START + r"(?:diff --git a/|--- (?:a|old)/|--- \S+\t\d{4}-|\+?diff \S+\.orig |\+?--- \S+\.orig$))", r"✗|❌", r"\[!\] ", r"terminate called", _AT_START + r'File "[^"\n]+", line \d+, in )', _AT_START + r"[ \t]*× )",
     r"CRITICAL:", r"\d+/\d+ [\w.]+\.test\.", r"required (?:but not available|and available but unsuitable)", r"At line \d+ of file", r"\[ *FAILED *\]", r"\.(?:java|kts?|scala):\d+(?::\d+)?: warning: ", r"warnings being treated as errors",
+    r": WARNING: |: \(WARNING/\d\)",
+    # Sub-commands (tox environments, nox sessions): where each starts and whether it succeeded.
+    r"commands\[\d+\]> ", r"nox > (?:Running s|S)ession ", r": OK (?:✔|\(\d)",
     # Framing.
     # Only the framing lines that mark something (``##[endgroup]``, ``[Pipeline] }`` and the
     # runner's own ``Running with gitlab-runner`` are most of a log's framing and mark nothing).

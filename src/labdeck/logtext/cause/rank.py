@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from labdeck.logtext.cause.findings import FINDING
 from labdeck.logtext.cause.model import MAX_BLOCK_TEXT, ErrorBlock, LogAnswer, PlatformHit
 from labdeck.logtext.cause.normalize import comparable, normalize
 from labdeck.logtext.cause.scan import Candidate, Scanner, Segment
@@ -173,6 +174,8 @@ def _tail(failing: Segment, scan: Scanner) -> tuple[ErrorBlock, str] | None:
     # The last of the tail's lines that says what went wrong, not a cleanup that ran after it
     # (``checksum mismatch …`` then a trap's ``cleaning up /tmp/x``).
     last_line, last_text = next((entry for entry in reversed(tail) if _SAYS_WRONG.search(entry[1])), tail[-1])
+    # Unless the output ends with one-line findings (``path:1: trailing whitespace.``): the first.
+    last_line, last_text = next((entry for entry in tail if FINDING.match(entry[1])), (last_line, last_text))
     text = "\n".join(text for _, text in tail)
     if len(text) > MAX_BLOCK_TEXT:
         text = text[: MAX_BLOCK_TEXT - 1] + "…"

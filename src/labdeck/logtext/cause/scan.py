@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Literal
 
-from labdeck.logtext.cause import platform, prefilter, segment, shapes
+from labdeck.logtext.cause import findings, platform, prefilter, segment, shapes, subcommand
+from labdeck.logtext.cause.detail import detail_of
 from labdeck.logtext.cause.matcher import shape_of
 from labdeck.logtext.cause.model import (
     MAX_BLOCK_LINES,
@@ -121,6 +123,9 @@ class Scanner:
         self._after_script = False
         self._said_error = False
         self._saw_command = False
+        self._details: set[int] = set()
+        self._subs = subcommand.SubCommands()
+        """The lines where a progress mark's detail starts (its block already)."""
 
     def feed(self, lines: list[str] | list[bytes], joined: bytes | None = None) -> None:
         """Read more lines (without their ``\\n``): text, or UTF-8 bytes (decoded only where read).
@@ -239,7 +244,7 @@ class Scanner:
             self._gated = (worded is not None and plain and raw.isascii() and len(raw) < MAX_LINE
                            and text == raw.rstrip())
         marked = _mark(raw, text)
-        if marked is not None and text.startswith("+ ") and self._in_diff(offset, text):
+        if marked is not None and text.startswith("+") and self._in_diff(offset, text):
             marked = None
         current = self.segments[-1]
         if marked is not None:
@@ -270,6 +275,8 @@ class Scanner:
             return
         if not text:
             return
+        if "commands[" in text or "nox > " in text or ": OK " in text:  # subcommand.WORDS, inlined (every line)
+            self._subcommand(text, line)
         if self._after_script:
             # after_script's own output: read for blocks (ranked last), never for the platform.
             self._may_be_platform = False
@@ -285,6 +292,17 @@ class Scanner:
         if self._may_be_platform:
             self._platform(text, line, None, block_kind)
 
+    def _subcommand(self, text: str, line: int) -> None:
+        span = self._subs.see(text, line)
+        if span is None:
+            return
+        index = self.segments[-1].index
+        for candidate in reversed(self.candidates):
+            if candidate.segment != index:
+                break
+            if span[0] <= candidate.line <= span[1]:
+                candidate.tier = 4  # a sub-command that succeeded: read last, as a warning is
+
     def _in_diff(self, offset: int, text: str) -> bool:
         """Whether a ``+ …`` line is a diff's (an assertion's expected/actual lines) rather than a
         shell's trace of a command: a diff's legend (``+ actual - expected``), a line right after
@@ -292,6 +310,13 @@ class Scanner:
         bullet before a traced command does not resemble it)."""
         if _DIFF_LEGEND.match(text):
             return True
+        if text.startswith("+++ "):
+            # A unified diff's new file (``+++ main.go`` under ``--- main.go.orig``), not a heading.
+            return offset > 0 and segment.clean(self._raw(offset - 1)).startswith("--- ")
+        last = self.candidates[-1] if self.candidates else None
+        if (last is not None and last.kind == "diff" and last.segment == self.segments[-1].index
+                and _in_hunk(offset, lambda at: segment.clean(self._raw(at)))):
+            return True  # a hunk's added line, after a diff the scan found (cheap: most ``+ `` lines are not)
         for back in (offset - 1, offset - 2):
             if back < 0:
                 return False
@@ -318,10 +343,26 @@ class Scanner:
         self.platforms.append(Platform(label[0], line, text, label[1], current.index))
 
     def _block(self, shape: shapes.Shape, offset: int, line: int, text: str) -> None:
+        if line in self._details:
+            return  # already the block of the mark before it
         cleaned: list[str] = []
         end_offset, head = _grow(shape, self._buffer, offset, text, cleaned)
         # _grow cleaned the lines it looked at, in order from the next one: the block's are among them.
         texts = [text, *cleaned[:end_offset - offset]]
+        found = detail_of(text, self._raw, _clean, offset, min(len(self._buffer), offset + AHEAD)) \
+            if end_offset == offset else None
+        if found is not None:
+            # A one-line progress mark: the block is the test's detail, printed later (the lines
+            # between are still read: other tests' marks).
+            self._details.add(self._base + found[0])
+            self._covered = line
+            self._covered_kind = shape.kind
+            texts = [_clean(self._raw(at)) for at in range(found[0], found[1] + 1)]
+            body = "\n".join(texts)[:MAX_BLOCK_TEXT]
+            if len(self.candidates) < MAX_CANDIDATES:
+                self.candidates.append(Candidate(self._base + found[0], self._base + found[1], shape.kind,
+                                                 _tier(shape, [text]), body, head, self.segments[-1].index))
+            return
         body = "\n".join(texts)
         if len(body) > MAX_BLOCK_TEXT:
             body = body[: MAX_BLOCK_TEXT - 1] + "…"
@@ -336,6 +377,7 @@ class Scanner:
 
     def _open(self, line: int, where: Where, command: str) -> None:
         self._close(line)
+        self._subs.reset()
         self.segments.append(Segment(len(self.segments), line, where, command))
 
     def _close(self, line: int) -> None:
@@ -372,6 +414,12 @@ class Scanner:
                 tail.append((self._base + index, text))
             index -= 1
         tail.reverse()
+        if tail and any(findings.FINDING.match(text) for _, text in tail):
+            # A run of one-line findings may start before the last lines: its first is read first.
+            base = self._base
+            first = findings.run_start(tail[0][0] - base, lambda at: segment.clean(self._raw(at)), stop)
+            if first is not None:
+                tail.insert(0, (base + first[0], first[1]))
         current.tail = tail
 
 
@@ -466,6 +514,28 @@ def _grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, tex
     return end, head
 
 
+def _in_hunk(offset: int, read: Callable[[int], str]) -> bool:
+    """Whether the line at ``offset`` is inside a diff's hunk: the lines before it, back to a
+    ``@@ -a,b +c,d @@`` header, are all the hunk's (``+``, ``-``, `` `` or empty) and are fewer
+    than the header's ``d`` new-side lines (a command traced right after a hunk is not in it)."""
+    new_side = 0
+    for back in range(offset - 1, max(offset - _HUNK_LINES, 0) - 1, -1):
+        line = read(back)
+        header = _HUNK.match(line)
+        if header is not None:
+            return new_side < int(header.group(1) or 1)
+        if line and line[0] not in "+- ":
+            return False
+        if not line or line[0] != "-":
+            new_side += 1
+    return False
+
+
+_HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,(\d+))? @@")
+
+
+_HUNK_LINES = 60
+"""Lines of a hunk looked back through (a bounded look: the lines kept behind the scan)."""
 _LINKER_CAUSE = re.compile(r"undefined reference to|multiple definition of|relocation \S+ against|"
                            r"undefined symbol|cannot find -l")
 _LINKER_DETAIL = re.compile(_LINKER_CAUSE.pattern + r"|more undefined references|first defined here|"

@@ -83,7 +83,10 @@ SHAPES: tuple[Shape, ...] = (
     _s("pytest", r"_{3,} (?:ERROR at (?:setup|teardown) of |ERROR collecting )?\S+ _{3,}$", 2),
     _s("pytest", r"=+ .*\b(?:\d+ (?:failed|errors?))\b.* =+$", 3),
     _s("tox", r"\s*(?:ERROR: +)?\S+: (?:commands failed|FAIL code \d+)", 3),
-    _s("tox", r"\S+: failed with .+", 2),
+    # tox's own word on an environment it could not run (``py39: failed with could not find python
+    # interpreter …``, ``lint: failed with flake8 is not allowed …``) names the cause; tox goes on with
+    # the next environment, whose failures come later.
+    _s("tox", r"\S+: failed with .+", 1),
     # Coverage gates (coverage.py, pytest-cov, jest, nyc/istanbul, JaCoCo): the tests passed.
     _s("coverage", r"(?:ERROR: )?(?:Coverage failure: total of .+|Coverage for \w+ \([\d.]+%\) does not meet .+)"
        r"|FAIL Required test coverage of .+|Jest: \".+\" coverage threshold for \w+ \([\d.]+%\) not met.*"
@@ -121,6 +124,8 @@ SHAPES: tuple[Shape, ...] = (
        r"definitely lost.*)", 1, "prefix"),
     _s("race", r"WARNING: (?:DATA RACE|ThreadSanitizer: .+)", 1, "para"),
     _s("tsc", r"\S+\(\d+,\d+\): error TS\d+:.*|\S+:\d+:\d+ - error TS\d+:.*", 1),
+    # pyright indents each diagnostic under its file's name: ``  /src/x.py:11:12 - error: message (rule)``.
+    _s("compiler", r"\s+\S+:\d+:\d+ - error: .+", 1),
     _s("compiler", r"\S.*?(?::\d+(?::\d+)?:?|\(\d+(?:, ?\d+)?\):?) +(?:- +)?(?:fatal |\w+ )?(?:error|Error|ERROR)\b.*", 1,
        "rust"),
     _s("compiler", r"\[(?:error|ERROR|E)\]\s+\S+?:\d+(?::\d+)?:? .+", 1),
@@ -130,18 +135,29 @@ SHAPES: tuple[Shape, ...] = (
        needles=("ndefined ", "LNK")),
     _s("compiler", r"\S+\.(?:go|hs|erl|ex|exs|swift|rb|py|c|cc|cpp|h|hpp|rs|ts|tsx|js|jsx|m|mm|zig|nim|d):\d+"
        r"(?::\d+)?: (?!warning|note|info)(?:\[\w+\] )?[a-z].*", 2, "rust"),
+    # luacheck indents its findings under ``Checking src/x.lua`` (all warnings; any fails the run);
+    # not a frame of Lua's stack traceback (``src/x.lua:5: in function 'f'``).
+    _s("lint", r"\s*\S+\.lua:\d+(?::\d+)?: (?!warning|note|info|in (?:function|main chunk|upvalue|local|method|field|\?))"
+       r"\S.*", 2),
     # -Werror: the warnings before are the cause (rank.py promotes them), this line only says so.
-    _s("werror", r"(?:error|e): warnings found and -Werror specified|cc1\w*: all warnings being treated as errors", 3),
+    _s("werror", r"(?:error|e): warnings found and -Werror specified|cc1\w*: all warnings being treated as errors"
+       r"|build finished with problems, .*\(with warnings treated as errors\)\.?", 3),
+    # Sphinx -W before 7.3 announces the fatal warning, then prints it.
+    _s("werror", r"Warning, treated as error:$", 1, "para"),
     # javac, kotlinc and scalac warnings: tier 4, read only when a -Werror line makes them fatal.
     _s("warning", r"\S+\.(?:java|kts?|scala):\d+(?::\d+)?: warning: .+", 4, "rust"),
+    # Sphinx's and docutils' warnings (``docs/index.rst:6: WARNING: …``, ``x.rst:3: (WARNING/2) …``).
+    _s("warning", r"\S+:\d+: (?:WARNING: |\(WARNING/\d\) ).+", 4),
     _s("rust", r"error\[E\d{3,5}\]: .+", 1, "rust"),
     # A bare `error: …` is rustc's too, but also git's, the C driver's, clang's, npm's: its kind says
     # no more than it knows.
     _s("error", r"error: (?!could not compile|test failed|aborting due to|build failed|the following (?:test )?command\b).+",
        1, "rust"),
     # A test's captured output: the panic under it (rust 1.73+ puts a blank line between) is read.
-    _s("cargo", r"---- \S+ stdout ----", 1, "section"),
-    _s("cargo", r"test \S+ \.\.\. FAILED$", 3),
+    # Any test name: a doc test's has spaces (``src/lib.rs - slug (line 5)``), a progress line may say
+    # ``- should panic``; the progress line is libtest's, not karma's ``… FAILED``.
+    _s("cargo", r"---- \S.* stdout ----$", 1, "section"),
+    _s("cargo", r"test \S.* \.\.\. FAILED$", 3),
     _s("rust", r"thread '.*'(?: \(\d+\))? panicked at .*", 1, "section"),
     _s("rust", r"test result: FAILED\b.*|error: (?:could not compile|test failed|aborting due to"
        r"|the following (?:test )?command\b).*", 3),
@@ -164,6 +180,8 @@ SHAPES: tuple[Shape, ...] = (
     # JavaScript
     _s("jest", r"\s*● .+", 1, "indent"),
     _s("tap", r"\s*not ok \d+.*", 1, "indent"),
+    # twine check: ``Checking dist/x.whl: FAILED``, then its ERROR/WARNING lines (not karma's).
+    _s("lint", r"Checking \S+: FAILED$", 1, "para"),
     _a("karma", r"\S FAILED$", 1, "indent", needles=(" FAILED",)),
     _s("mocha", r"\s*\d+ failing$", 3),
     # minitest: ``  1) Failure:`` then, unindented, the test's name and what failed: the name is the
@@ -272,7 +290,10 @@ SHAPES: tuple[Shape, ...] = (
     # Ruby's uncaught exception: ``lib/x.rb:8:in `total': message (NoMethodError)``.
     _s("exception", r"\S+?:\d+:in [`'][^']*': .+ \((?:[A-Z]\w*::)*[A-Z]\w*\)$", 1, "indent"),
     # A check that fails on a diff (``git diff --exit-code``, ``terraform fmt -diff``): its first file.
-    _s("diff", r"diff --git a/\S+ b/\S+|--- (?:a|old)/\S+.*|--- \S+\t\d{4}-\d\d-\d\d[ T].*", 2),
+    # gofmt -d and shfmt -d compare ``x.orig`` with ``x`` (``+``-prefixed when wrapped in ``diff -u
+    # <(echo -n) <(gofmt -d .)``, whose own ``--- /dev/fd/63`` names no file).
+    _s("diff", r"diff --git a/\S+ b/\S+|--- (?:a|old)/\S+.*|--- (?!/dev/fd/)\S+\t\d{4}-\d\d-\d\d[ T].*"
+       r"|\+?diff \S+\.orig \S+$|\+?--- \S+\.orig$", 2),
     _s("perl", r"\S.* at (?:\S+\.(?:pl|pm|t|cgi|psgi|PL)|-e|\S*/[\w.-]+) line \d+(?:, <[^>]*> (?:line|chunk) \d+)?\.$", 2),
     _s("parse", r".+: line \d+ column \d+ \(char \d+\)$|(?:[Pp]arse|[Ss]yntax) error:? .+", 2),
     # ``[!]`` heads an error of rollup and CocoaPods (``[!] RollupError: Could not resolve …``).
