@@ -122,6 +122,22 @@ def test_a_failed_rust_tests_block_reads_its_panic_and_stops_at_the_backtrace() 
     assert answer.error.text.endswith("called `Option::unwrap()` on a `None` value")
 
 
+def test_a_failed_doctests_block_reads_through_its_stderr_to_the_panic() -> None:
+    """A doctest's section says ``Test executable failed``, then, after blank lines, ``stderr:``
+    and the panic: the block reads through the panic's message (it ended at the first blank line,
+    before the assertion a person reads)."""
+    text, first = job("cargo test --doc", ["test src/lib.rs - slug (line 5) ... FAILED", "", "failures:", "",
+                                           "---- src/lib.rs - slug (line 5) stdout ----",
+                                           "Test executable failed (exit status: 101).", "", "stderr:", "",
+                                           "thread 'main' (30021) panicked at src/lib.rs:6:1:",
+                                           "assertion `left == right` failed", '  left: "rust-&-go"',
+                                           ' right: "rust-go"', "stack backtrace:", "   0: rust_begin_unwind", "",
+                                           "failures:", "    src/lib.rs - slug (line 5)"])
+    answer = read_cause(text)
+    assert answer.error is not None and (answer.error.line, answer.error.end) == (first + 4, first + 12)
+    assert answer.error.text.endswith(' right: "rust-go"')
+
+
 def test_a_mocha_failure_is_named_by_its_suite_and_its_test() -> None:
     """mocha names a failure on two lines (``1) cart`` then ``sums items:``): the signature holds
     both, so two failing tests of one suite are two clusters; jasmine's ``Message:`` label is not a name."""

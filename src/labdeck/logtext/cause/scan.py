@@ -436,6 +436,7 @@ def _grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, tex
     end = offset
     head = text
     blanks = 0
+    last = ""
     prefix = text[:8] if text.startswith("npm") else text.lstrip()[:1]
     keep = cleaned.append if cleaned is not None else None
     for index in range(offset + 1, limit):
@@ -479,12 +480,12 @@ def _grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, tex
             end = index
         elif grow == "section":
             if not stripped:
-                if end > offset:
+                if end > offset and not _SECTION_GOES_ON.match(last):
                     break
-                continue  # the blank line right under the header
+                continue  # the blank line right under the header (or a doctest's stderr label)
             if stripped.startswith(("stack backtrace:", "note: run with `RUST_BACKTRACE")):
                 break  # the frames of the panic read above
-            end = index
+            end, last = index, stripped
         elif grow == "para" or grow == "box":
             if not stripped or (grow == "box" and stripped.startswith("╵")):
                 break
@@ -512,6 +513,11 @@ def _grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, tex
                 break
             end = index
     return end, head
+
+
+_SECTION_GOES_ON = re.compile(r"Test executable failed \(|std(?:out|err):$")
+"""A libtest doctest's section: ``Test executable failed (exit status: N).``, a blank line,
+``stderr:``, a blank line, then the panic; its blank lines do not end it."""
 
 
 def _in_hunk(offset: int, read: Callable[[int], str]) -> bool:
