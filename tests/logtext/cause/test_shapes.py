@@ -138,6 +138,50 @@ def test_a_failed_doctests_block_reads_through_its_stderr_to_the_panic() -> None
     assert answer.error.text.endswith(' right: "rust-go"')
 
 
+def test_a_chained_traceback_is_read_whole_and_named_by_its_root_cause() -> None:
+    """``raise … from exc``: Python prints the cause's traceback, ``The above exception was the
+    direct cause …`` and the raised one's; the block runs through the last exception line (it
+    ended at the first), and its signature is the root cause. A second traceback that is not
+    chained is another block."""
+    text, first = job("python manage.py migrate", [
+        "Traceback (most recent call last):", '  File "runner.py", line 20, in apply_one', "    db.execute(sql)",
+        "sqlite3.OperationalError: no such table: orderz", "",
+        "The above exception was the direct cause of the following exception:", "",
+        "Traceback (most recent call last):", '  File "manage.py", line 9, in <module>', "    runner.apply_all(db)",
+        "migrations.runner.MigrationError: migration 0003_orders_total failed", "",
+        "Traceback (most recent call last):", '  File "cleanup.py", line 2, in <module>', "    boom()",
+        "NameError: name 'boom' is not defined"])
+    answer = read_cause(text)
+    assert answer.error is not None and (answer.error.line, answer.error.end) == (first, first + 10)
+    assert "no such table" in answer.signature
+
+
+def test_a_jvm_trace_reads_through_its_causes() -> None:
+    """``Caused by:`` stands at the trace's own indent, under the frames: the block goes on through
+    the cause and its frames (it ended before the cause, the line that says what was missing)."""
+    text, first = job("java -jar app.jar", [
+        'Exception in thread "main" java.lang.IllegalStateException: cannot read configuration conf/app.properties',
+        "\tat com.acme.app.Main.loadConfig(Main.java:17)", "\tat com.acme.app.Main.main(Main.java:30)",
+        "Caused by: java.nio.file.NoSuchFileException: conf/app.properties",
+        "\tat java.base/sun.nio.fs.UnixException.translateToIOException(UnixException.java:92)", "\t... 1 more",
+        "make: *** [Makefile:4: run] Error 1"])
+    answer = read_cause(text)
+    assert answer.error is not None and (answer.error.line, answer.error.end) == (first, first + 5)
+
+
+def test_a_rustc_error_reads_its_quoted_source_lines() -> None:
+    """rustc quotes the source with its line numbers in the gutter (``37 |  let last = …``, not
+    indented deeper than the error): the block reads them and their labels (it ended at the first)."""
+    text, first = job("cargo build", [
+        "error[E0502]: cannot borrow `*self` as mutable because it is also borrowed as immutable",
+        "  --> src/lib.rs:38:9", "   |", "37 |         let last = self.entries.last();",
+        "   |                    ------------ immutable borrow occurs here", "38 |         self.post(from, -cents);",
+        "   |         ^^^^^^^^^^^^^^^^^^^^^^^ mutable borrow occurs here", "",
+        "error: could not compile `ledger` (lib) due to 1 previous error"])
+    answer = read_cause(text)
+    assert answer.error is not None and (answer.error.line, answer.error.end) == (first, first + 6)
+
+
 def test_a_mocha_failure_is_named_by_its_suite_and_its_test() -> None:
     """mocha names a failure on two lines (``1) cart`` then ``sums items:``): the signature holds
     both, so two failing tests of one suite are two clusters; jasmine's ``Message:`` label is not a name."""

@@ -437,6 +437,8 @@ def _grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, tex
     head = text
     blanks = 0
     last = ""
+    raised: tuple[int, str] | None = None
+    cause: str | None = None
     prefix = text[:8] if text.startswith("npm") else text.lstrip()[:1]
     keep = cleaned.append if cleaned is not None else None
     for index in range(offset + 1, limit):
@@ -451,20 +453,35 @@ def _grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, tex
         stripped = line.lstrip()
         deeper = len(line) - len(stripped) > indent
         if grow == "traceback":
-            if not stripped or deeper:
+            if not stripped:
                 continue
-            if stripped.startswith(("Traceback ", "During handling", "The above exception")):
+            if deeper:
+                if raised is not None:
+                    return raised
+                continue
+            if stripped.startswith(("During handling", "The above exception")):
+                raised, end = None, index  # a chained traceback: the next one is read too
+                continue
+            if stripped.startswith("Traceback "):
+                if raised is not None:
+                    return raised  # another traceback, not chained to this one
                 end = index
                 continue
-            return index, stripped
+            if raised is not None:
+                return raised
+            # The exception line ends the block unless a chained traceback follows it; the first
+            # exception (the root cause) names it.
+            raised = (index, stripped if cause is None else cause)
+            cause = cause or stripped
+            continue
         if grow == "indent":
             if not stripped:
                 blanks += 1
                 if blanks >= 2:
                     break
                 continue
-            if not deeper:
-                break
+            if not deeper and not stripped.startswith(("Caused by: ", "Suppressed: ")):
+                break  # (a JVM trace's causes stand at its own indent: the trace goes on)
             if (end == offset and head is text and stripped.endswith(":") and _NUMBERED.match(text)
                     and not _LABEL.fullmatch(stripped)):
                 # mocha: ``1) suite`` then, deeper, ``test name:``: the test is named on both lines
@@ -509,12 +526,17 @@ def _grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, tex
             if _LINKER_END.match(stripped):
                 break
         elif grow == "rust":
-            if not stripped or not (deeper or stripped.startswith(("-->", "|", "=", "note:", "help:"))):
+            if not stripped or not (deeper or stripped.startswith(("-->", "|", "=", "note:", "help:", "..."))
+                                    or _SOURCE_LINE.match(stripped)):
                 break
             end = index
+    if raised is not None:
+        return raised
     return end, head
 
 
+_SOURCE_LINE = re.compile(r"\d+\s+\|")
+"""A compiler's quoted source line (rustc: ``37 |     let last = …``, at the gutter's indent)."""
 _SECTION_GOES_ON = re.compile(r"Test executable failed \(|std(?:out|err):$")
 """A libtest doctest's section: ``Test executable failed (exit status: N).``, a blank line,
 ``stderr:``, a blank line, then the panic; its blank lines do not end it."""
