@@ -157,6 +157,25 @@ async def test_budget_stops_retrying() -> None:
     assert calls == 2 and fake.sleeps == [20] and fake.now <= 30
 
 
+async def test_a_read_is_not_sent_with_only_a_sliver_of_its_budget_left() -> None:
+    """A wait that leaves the call less than ``ANSWER_ROOM`` of its budget ends the call with the
+    server's own failure (the 503), not with a request sent to time out as ``no answer within
+    30 s`` (seen in a test of a wrong-answer storm on a loaded machine: the gate's wait took all
+    but a few milliseconds of the budget)."""
+    fake = FakeTime()
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return httpx.Response(503, headers={"Retry-After": "28"})
+
+    async with mock_client(handler, fake=fake, retry=policy(fake, budget=30.0)) as client:
+        with pytest.raises(errors.ServerError) as caught:
+            await client.projects.get(1)
+    assert calls == 1 and fake.sleeps == [] and caught.value.status == 503
+
+
 async def test_500_is_not_retried() -> None:
     calls = 0
 

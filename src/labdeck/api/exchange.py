@@ -35,6 +35,10 @@ Belief = Callable[[httpx.Response], None]
 _OK_NO_RAISE = frozenset({304})
 
 
+ANSWER_ROOM = 3.0
+"""Seconds of its call's budget a read must still have after the gate's wait to be sent: with less,
+the gate's failure is said (``not what the API returns``, a 502) rather than a request sent to time
+out as ``no answer within 30 s`` from a server that had been answering."""
 SLOW_ANSWER = 8.0
 """Seconds a request may wait for its answer before the status line says so (``no answer for 9 s``):
 longer than a slow page of a big project, shorter than the time budget that gives up."""
@@ -147,7 +151,8 @@ class Exchange:
         while not gate.closed:
             wait = gate.wait()
             if wait > 0:
-                if attempt + 1 >= policy.max_attempts or policy.clock() - started + wait > policy.budget:
+                if (attempt + 1 >= policy.max_attempts
+                        or policy.clock() - started + wait + ANSWER_ROOM > policy.budget):
                     raise self._held(method, url, wait)
                 self._mark("reconnecting", gate.reason, wait=wait, answered=gate.status is not None)
                 until = gate.open_until
