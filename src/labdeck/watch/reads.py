@@ -249,9 +249,13 @@ class PollerReads(DeepReads):
         set_lane(track, lane, now)
         # Freshly busy projects (a push, a new job running) are read every interval: a failure
         # there comes soonest. Long-busy ones are capped so that they cannot starve the rest.
-        # A push seen in a project already busy makes it fresh again: its new pipeline's first
-        # jobs may start and fail between two readings of the runners' lists, unseen by them.
-        fresh_from = max(track.hot_since or 0.0, track.changed_at or 0.0)
+        # A push seen in a project already busy makes it fresh again where the runners' lists are
+        # the change source: its new pipeline's first jobs may start and fail between two of their
+        # readings, unseen. (GraphQL batches see every pipeline move: there, the fresh reads of six
+        # busy projects only crowded out the moved ones.)
+        fresh_from = track.hot_since or 0.0
+        if not self.batches.available:
+            fresh_from = max(fresh_from, track.changed_at or 0.0)
         settled_busy = track.hot_since is not None and now - fresh_from > FRESH_HOT
         track.next_due = next_due(track, now, s, self._rng, period=self.rotation_period(),
                                   busy=self.busy_interval() if settled_busy else None)
