@@ -102,11 +102,10 @@ class FairShares(PollerReads):
         if cached is None:
             cached = 0
             if self._runner_hints_on():
-                s, share = self.settings, self._busy_share()
-                hot, failing = self._lanes()
-                failing_demand = failing * 60.0 / max(s.interval, FAILING_EVERY)
-                if hot * 60.0 / s.interval + failing_demand > share:
-                    cached = 1 if hot * 60.0 / max(s.interval, HINTED_BUSY) + failing_demand <= share else 2
+                interval, share = self.settings.interval, self._busy_share()
+                own_failing = max(interval, FAILING_EVERY)
+                if self._demand_at(interval, own_failing) > share:
+                    cached = 1 if self._demand_at(max(interval, HINTED_BUSY), own_failing) <= share else 2
             self._memo["stretch"] = cached
         return int(cached)
 
@@ -133,8 +132,12 @@ class FairShares(PollerReads):
 
     def _busy_demand(self) -> float:
         """Requests a minute the busy and failing projects would take at their own cadence."""
+        return self._demand_at(self._busy_every(), self._failing_every())
+
+    def _demand_at(self, busy_every: float, failing_every: float) -> float:
+        """Requests a minute the busy and failing projects take, read every so many seconds."""
         hot, failing = self._lanes()
-        return hot * 60.0 / self._busy_every() + failing * 60.0 / self._failing_every()
+        return hot * 60.0 / busy_every + failing * 60.0 / failing_every
 
     def _failing_every(self) -> float:
         """A broken pipeline's project's own cadence: ``FAILING_EVERY``, or :data:`HINTED_BUSY`

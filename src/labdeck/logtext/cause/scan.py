@@ -124,8 +124,8 @@ class Scanner:
         self._said_error = False
         self._saw_command = False
         self._details: set[int] = set()
-        self._subs = subcommand.SubCommands()
         """The lines where a progress mark's detail starts (its block already)."""
+        self._subs = subcommand.SubCommands()
 
     def feed(self, lines: list[str] | list[bytes], joined: bytes | None = None) -> None:
         """Read more lines (without their ``\\n``): text, or UTF-8 bytes (decoded only where read).
@@ -471,8 +471,8 @@ def _grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, tex
                 return raised
             # The exception line ends the block unless a chained traceback follows it; the first
             # exception (the root cause) names it.
-            raised = (index, stripped if cause is None else cause)
             cause = cause or stripped
+            raised = (index, cause)
             continue
         if grow == "indent":
             if not stripped:
