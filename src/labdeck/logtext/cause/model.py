@@ -12,6 +12,9 @@ MAX_BLOCK_LINES = 40
 MAX_TRACEBACK_LINES = 400
 """Lines a traceback may span before its exception line: a framework's frames (pytest
 ``--tb=native``, Django, a deep recursion) run to hundreds, and the exception line is what names it."""
+MAX_LINE = 4096
+"""Characters of a line the precise patterns look at: a hostile or minified line of megabytes is
+read by its first characters only."""
 MAX_PLATFORM_TEXT = 500
 """Characters of a platform line kept in :attr:`PlatformHit.text` (pip's network warnings run to
 300): a longer line is cut there with an ellipsis."""

@@ -36,6 +36,9 @@ _PREFIX = re.compile(
     # BuildKit's step and time, ``#12 0.345 ``.
     r"(?:#\d{1,4} \d+\.\d+ )?"
 )
+PREFIX_FIRST = frozenset("0123456789#[")
+"""The first characters of a line :func:`clean` may strip a CI prefix from (a line starting with
+none of them, with no escape and no carriage return, is cleaned by a strip alone)."""
 _PREFIX_ASCII = re.compile(_PREFIX.pattern, re.ASCII)
 """:data:`_PREFIX` for an ASCII line (where ``\\d`` can only meet ``0-9``): a quarter cheaper, the
 Unicode digit test left out."""
