@@ -203,13 +203,24 @@ def platform_label(text: str, where: Literal["prelude", "command", "trailer", "m
     if not platform_part and not fetch_step:
         if in_block in _TEST_KINDS or _exception_line(text):
             return None
-    fetch = platform_part or fetch_step or _FETCH_LINE.match(text) is not None
     found = (_candidates or _candidates_engine())(text)
+    if found is not None and not found:
+        return None  # no pattern can match (most gated lines: ``cache``, ``pull`` in other words)
+    # Whether the line is a fetch's, asked only when a fetch's pattern could match (its pattern
+    # is a long case-blind alternation).
+    fetch: bool | None = platform_part or fetch_step or None
     for index, (label, scope, pattern) in enumerate(_PATTERNS):
         # The cheap test of where the line is comes before the pattern.
-        if (scope == "runner" and not platform_part) or (scope == "fetch" and not fetch):
+        if scope == "runner" and not platform_part:
             continue
-        if (found is not None and index not in found) or not pattern.search(text):
+        if found is not None and index not in found:
+            continue
+        if scope == "fetch" and not fetch:
+            if fetch is None:
+                fetch = _FETCH_LINE.match(text) is not None
+            if not fetch:
+                continue
+        if not pattern.search(text):
             continue
         # A network failure of a fetch counts even as a warning or a retry (pip warns, then cannot
         # find the package); the runner's own warnings are the cause only when nothing else is.
