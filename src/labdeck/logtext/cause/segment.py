@@ -76,8 +76,11 @@ _COMMAND = re.compile(
     r"|(?:~~~|\+\+\+) (?P<bk>(?!\S*/\S*(?:\t.*)?$|\S+\t):?\w.*)"
     r"|\[Pipeline\] (?P<jenkins>sh|bat|powershell|stage)\b.*"
     r")$")
+# Searched for whether it is there (never where): each branch starts with a literal character,
+# which lets Python's re skip to the places where one could start (the optional
+# ``(?:##\[error\])?(?:Error: )?`` before ``Process completed`` would make it try every place).
 _FAILURE = re.compile(
-    r"(?:##\[error\])?(?:Error: )?Process completed with exit code [1-9]\d*\."
+    r"Process completed with exit code [1-9]\d*\."
     r"|The command \".*\" exited with [1-9]\d*\."
     r"|Build step '.*' marked build as failure"
     r"|ERROR: script returned exit code [1-9]\d*"
