@@ -101,6 +101,18 @@ def test_charge_for_extra_pages_delays_what_follows() -> None:
     assert b.wait_time() >= 3.0
 
 
+def test_a_read_that_sent_nothing_gives_its_token_back_and_no_more() -> None:
+    fake = fake_clock()
+    b = budget(fake)
+    take_all(b, 0.1, fake)  # the bucket is dry
+    assert b.wait_time() > 0
+    b.charge(-1)  # a read took a token and sent no request
+    assert b.try_take() and not b.try_take()
+    for _ in range(10):
+        b.charge(-1)
+    assert take_all(b, 0.05, fake) == 5  # never more than the burst
+
+
 def test_server_clock_from_date_headers() -> None:
     local = [WALL]
     clock = ServerClock(wall=lambda: local[0])

@@ -27,6 +27,9 @@ class BatchRound:
 
     changed: set[int] = field(default_factory=set)
     """Projects whose latest pipeline moved since the previous round (or since their last read)."""
+    progressed: set[int] = field(default_factory=set)
+    """Those of :attr:`changed` whose move is only progress: the same pipeline, status and failed
+    count, its running count or ``updatedAt`` moved (a busy monorepo's pipeline at every round)."""
     first: set[int] = field(default_factory=set)
     """Projects seen for the first time (compared with their rows by the poller)."""
     confirmed: set[int] = field(default_factory=set)
@@ -87,6 +90,9 @@ class GraphqlBatches:
                     result.first.add(item.project_id)
                 elif before != signature:
                     result.changed.add(item.project_id)
+                    previous = self.latest.get(item.project_id)
+                    if previous is not None and _progress_only(previous, item):
+                        result.progressed.add(item.project_id)
                 self.known[item.project_id] = signature
                 self.latest[item.project_id] = item
                 result.confirmed.add(item.project_id)
@@ -100,3 +106,9 @@ class GraphqlBatches:
     def _refuse(self, why: str) -> None:
         self.available, self.refusal = False, why
         log.info("watch: no GraphQL on this server (%s): REST change checks", why)
+
+
+def _progress_only(before: LatestPipeline, after: LatestPipeline) -> bool:
+    """True when only the running count or ``updatedAt`` moved: no new pipeline, no new status, no
+    new failure."""
+    return (before.pipeline_id, before.status, before.failed_jobs) == (after.pipeline_id, after.status, after.failed_jobs)

@@ -330,7 +330,8 @@ class RequestBudget:
 
     def charge(self, requests: int, *, startup: bool = False) -> None:
         """Take ``requests`` more tokens after the fact (extra pages of a listing); the bucket may
-        go below zero, which delays what comes next: the average stays within the budget.
+        go below zero, which delays what comes next: the average stays within the budget. A
+        negative ``requests`` gives tokens back (a read that sent fewer requests than it took).
         ``startup``: the first read of a project (a big pipeline's scoped reads with it) is paid
         from the start-up bucket, not from the steady one the board lives on afterwards."""
         if requests > 0:
@@ -339,6 +340,15 @@ class RequestBudget:
                 self._startup_tokens -= requests
             else:
                 self._tokens -= requests
+        elif requests < 0:
+            # A read that sent nothing (what a GraphQL batch vouched for needed no probe) gives its
+            # token back: thirty busy projects' empty rounds had kept the bucket dry, and the reads
+            # of new failures waited 3 s each for tokens the minute never spent.
+            self._refill()
+            if startup:
+                self._startup_tokens = min(self.startup_burst, self._startup_tokens - requests)
+            else:
+                self._tokens = min(self.burst, self._tokens - requests)
 
     # --- what the server says ----------------------------------------------------------------------
 

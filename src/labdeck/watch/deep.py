@@ -55,6 +55,11 @@ class DeepPipeline:
     """Parsed pages of the failed scope by URL, with their ETag (an unchanged page is not parsed)."""
     rounds: int = 0
     """Rounds since the page of newest jobs was last read (spec dialect)."""
+    looked_at: float | None = None
+    """When its failed count was last read by REST (the poller's clock)."""
+    batch_counts: tuple[str | None, int | None, int | None] | None = None
+    """(status, failed, running) of the pipeline as the GraphQL batch stated it at that read (None:
+    no batch had answered for it): while the batches keep stating the same, nothing failed since."""
     parsed: int = 0
 
 

@@ -33,6 +33,7 @@ from labdeck.api.models import Pipeline
 from labdeck.api.parsers import list_parser
 from labdeck.api.resources.pipelines import iso
 from labdeck.watch.budget import PollStats
+from labdeck.watch.clock import Clock
 from labdeck.watch.deep import DeepPipeline, complete, count, first_job, read_scope
 from labdeck.watch.pipelines import PipelineRow, job_unfinished, mark_latest_for_ref
 from labdeck.watch.settings import PollerSettings
@@ -56,6 +57,11 @@ RUNNING_EVERY = 4
 LIST_EVERY = 4
 """Pipelines API: a project with a big running pipeline is probed every round and listed every
 this many rounds (a push the activity check sees, or a probe showing a new status, lists at once)."""
+VOUCHED_FOR = 300.0
+"""Where GraphQL batches state a big pipeline's failed count, its REST probe (and the listing of a
+project whose only big running pipeline it is) is spared while they state the same; once this
+many seconds after the last probe it is probed anyway (a failure and a retry of another failed job
+in the same moment leave the batch's count of failed jobs that are not retried as it was)."""
 
 
 class DeepReads:
@@ -67,6 +73,7 @@ class DeepReads:
     _dirty: set[int]
     _pipelines_api: bool | None
     _pipelines_lock: asyncio.Lock
+    _clock: Clock
 
     async def _has_pipelines(self, project_id: int) -> bool:
         """Whether rounds use the pipelines list: learned once per client, with the activity
@@ -90,12 +97,14 @@ class DeepReads:
             await self._learn_pipelines_api(track.project_id)  # once per client, with the first read
             return False
         hot = track.deep_unfinished(self.settings.rows_per_project)
-        pushed = track.changed_at is not None and (track.last_ok is None or track.changed_at >= track.last_ok)
+        pushed = track.changed_at is not None and (track.last_ok is None or track.changed_at >= track.last_ok) \
+            and not _moved_inside(track, hot)
         if await self._has_pipelines(track.project_id):
             # A running pipeline's updated_at moves only with its own status: a job failing deep
             # inside it shows only in the failed count, so a hot project is probed every round and
             # listed every few rounds (and at once after a push or when a probe shows a new status).
-            if not hot or pushed or track.watermark is None or (track.rounds + 1) % LIST_EVERY == 0:
+            listing_due = (track.rounds + 1) % LIST_EVERY == 0 and not self._covered(track, hot)
+            if not hot or pushed or track.watermark is None or listing_due:
                 return await self._list_round(track)
             track.rounds += 1
             if not await self._probe_hot(track, hot):
@@ -118,13 +127,45 @@ class DeepReads:
             if row.pipeline_id in skip:
                 continue
             state = track.deep.setdefault(row.pipeline_id, DeepPipeline(row.pipeline_id))
+            stated = _batch_counts(track, row)
+            if self._vouched(track, state, stated):
+                # Known as of the batch's answer or our own last look, not as of now.
+                known = max(track.batch_seen_at or 0.0, state.looked_at or 0.0)
+                track.known_at = known if track.known_at is None else min(track.known_at, known)
+                # The running count as the batch saw it move (every few rounds at most).
+                moved = stated is not None and state.batch_counts is not None and stated[2] != state.batch_counts[2]
+                await self._refresh_running(track, row, state, force=moved and track.rounds % RUNNING_EVERY == 0)
+                continue
             before = state.server_status or row.server_status
-            await self._refresh_failed(track, row, state, probe=True)
+            await self._refresh_failed(track, row, state, probe=True, moved=_failures_moved(state, stated))
+            state.looked_at, state.batch_counts = self._clock(), stated
             if state.server_status != before:
                 return False
             # The running count: when a failure came, and every few rounds (jobs start and end).
             await self._refresh_running(track, row, state, force=track.rounds % RUNNING_EVERY == 0)
         return True
+
+    def _vouched(self, track: ProjectTrack, state: DeepPipeline,
+                 stated: tuple[str | None, int | None, int | None] | None) -> bool:
+        """Whether the last GraphQL batch states the pipeline's status and failed count as they
+        were at the last REST look, and it (or that look) is younger than ``interval``: no failure
+        since, the probe is spared (until :data:`VOUCHED_FOR` after that look)."""
+        if stated is None or state.batch_counts is None or state.failed is None or state.looked_at is None:
+            return False
+        now = self._clock()
+        if max(track.batch_seen_at or 0.0, state.looked_at) < now - self.settings.interval:
+            return False
+        if now - state.looked_at >= VOUCHED_FOR:
+            return False
+        return stated[:2] == state.batch_counts[:2] and stated[0] == state.server_status
+
+    def _covered(self, track: ProjectTrack, hot: list[PipelineRow]) -> bool:
+        """Whether the GraphQL batches vouch for the project's one big running pipeline, its latest:
+        its listing (which would see a new pipeline or a status the batch sees as well) is spared."""
+        if len(hot) != 1:
+            return False
+        state = track.deep.get(hot[0].pipeline_id)
+        return state is not None and self._vouched(track, state, _batch_counts(track, hot[0]))
 
     async def _list_round(self, track: ProjectTrack, *, baseline: bool = False) -> bool:
         """GitLab: one conditional listing of the pipelines updated since the last round.
@@ -244,14 +285,22 @@ class DeepReads:
         self._recomplete(track)
 
     async def _refresh_failed(self, track: ProjectTrack, row: PipelineRow, state: DeepPipeline, *,
-                              probe: bool) -> None:
-        """The failed jobs, read again only when their count moved (one ``per_page=1`` request)."""
+                              probe: bool, moved: bool = False) -> None:
+        """The failed jobs, read again only when their count moved (one ``per_page=1`` request);
+        ``moved``: a GraphQL batch saw it move, so they are read without asking the count."""
         status = state.server_status or row.server_status
         if status in _CLEAN:
             return
         finished = status is not None and not job_unfinished(status)
         if finished and state.failed is not None and not probe:
             return  # a finished pipeline's failures do not change without a retry (a new pipeline status)
+        if moved:
+            before = state.failed
+            state.failed = tuple(await read_scope(self.client, state, track.project_id, "failed"))
+            state.failed_seen = None  # the count of failed and canceled jobs is not known: the next probe reads
+            if before != state.failed:
+                state.running_for = None
+            return
         # Failed and canceled jobs together: a new failure moves the count, and so does a cancel
         # (whose canceled jobs then carry the pipeline's new status: the row says canceled at once).
         total, newest = await count(self.client, track.project_id, row.pipeline_id, PROBED)
@@ -310,3 +359,34 @@ def _page_watermark(track: ProjectTrack) -> datetime | None:
     stamps = [stamp for row in track.page_rows for job in row.jobs
               for stamp in (job.created_at, job.started_at, job.finished_at) if stamp is not None]
     return max(stamps) if stamps else None
+
+
+def _batch_counts(track: ProjectTrack, row: PipelineRow) -> tuple[str | None, int | None, int | None] | None:
+    """(status, failed, running) of ``row``'s pipeline as the last GraphQL batch stated it (None:
+    the batch's latest pipeline is another one, or no batch answered)."""
+    seen = track.batch_seen
+    if seen is None or seen.pipeline_id != row.pipeline_id or seen.failed_jobs is None:
+        return None
+    return seen.status, seen.failed_jobs, seen.running_jobs
+
+
+def _failures_moved(state: DeepPipeline, stated: tuple[str | None, int | None, int | None] | None) -> bool:
+    """Whether the GraphQL batch states the same pipeline status as the last REST look, and another
+    count of failed jobs: a failure (or a retry of one) came, and nothing else moved."""
+    noted = state.batch_counts
+    return (stated is not None and noted is not None and stated[0] == noted[0] == state.server_status
+            and stated[1] != noted[1])
+
+
+def _moved_inside(track: ProjectTrack, hot: list[PipelineRow]) -> bool:
+    """Whether the move a GraphQL batch saw is inside a big running pipeline the rows hold (its
+    counts moved, not its status, and no other pipeline is the latest): its probe reads it, the
+    listing would only answer 304."""
+    seen = track.batch_seen
+    if seen is None or track.batch_seen_at is None or track.changed_at is None or track.batch_seen_at < track.changed_at:
+        return False
+    for row in hot:
+        state = track.deep.get(row.pipeline_id)
+        if row.pipeline_id == seen.pipeline_id and state is not None and state.server_status == seen.status:
+            return True
+    return False

@@ -45,7 +45,7 @@ from labdeck.watch.subscriptions import (
 from labdeck.watch.tap import WireTap
 from labdeck.watch.tracking import HOT, ProjectTrack, set_lane
 from labdeck.watch.watched import WatchedProject, WatchedProjects, WatchedSet
-from labdeck.watch.work_plan import DETACHED, MOVED_RANK, PROGRESS_EVERY, _Work
+from labdeck.watch.work_plan import DETACHED, MOVED_RANK, PROGRESS_EVERY, PROGRESS_RANK, _Work
 
 log = logging.getLogger("labdeck.watch")
 HELD_LOOK = 1.0
@@ -174,6 +174,7 @@ class BoardPoller(FairShares):
             return
         now = self._clock()
         track.next_due, track.changed_at, track.acted_at, track.moved_at = now, now, now, now
+        track.moved_progress = False
         self._moved.add(track.project_id)
         set_lane(track, HOT, now)
         self._dirty.add(track.project_id)
@@ -401,12 +402,13 @@ class BoardPoller(FairShares):
         for pid in list(self._moved):
             track = self.tracks.get(pid)
             if track is None or pid not in self._interest or track.moved_at is None or (
-                    track.last_ok is not None and track.last_ok > track.moved_at):
+                    track.began_ok is not None and track.began_ok >= track.moved_at):
                 self._moved.discard(pid)  # read since (or no longer followed)
                 continue
             if track.in_flight or not track.loaded or track.next_due > now:
                 continue
-            work.append(self._work_for(track, (MOVED_RANK, track.moved_at), False))
+            rank = PROGRESS_RANK if track.moved_progress else MOVED_RANK
+            work.append(self._work_for(track, (rank, track.moved_at), False))
         work.sort(key=_rank)
         return work
 

@@ -206,6 +206,7 @@ class PollerReads(DeepReads):
     async def _read_project(self, track: ProjectTrack) -> None:
         s, pid = self.settings, track.project_id
         began = self._clock()
+        track.known_at = None
         try:
             spared = await self._round_without_page(track)
             # Parsed before it is cached or counted as a good read (issue 32: a 304 never stands
@@ -266,7 +267,8 @@ class PollerReads(DeepReads):
             track.next_due = min(track.next_due, now + self.failing_interval())
         if track.acted_at is not None and track.acted_at >= began:
             track.next_due = now  # the console acted while this read was under way: it may predate it
-        track.last_ok = now
+        track.last_ok = now if track.known_at is None else min(now, track.known_at)
+        track.began_ok, track.known_at = began, None
 
     async def _read_followed_pipelines(self, track: ProjectTrack, server_now: datetime) -> None:
         """Pipelines an alert target follows that are not on the first page: read them directly."""
@@ -363,6 +365,7 @@ class PollerReads(DeepReads):
             if track is not None and pid in self._interest and track.loaded:
                 # Due when the check started: the CI column reads it in this round, not the next.
                 track.next_due, track.changed_at, track.moved_at = started, now, now
+                track.moved_progress = False
                 self._moved.add(pid)
                 set_lane(track, HOT, now)
         if result.overflow:
@@ -422,8 +425,14 @@ class PollerReads(DeepReads):
             if track is None or pid not in self._interest or not track.loaded:
                 continue
             latest = batch.latest[pid]
+            track.batch_seen, track.batch_seen_at = latest, now
             moved = pid in batch.changed or (pid in batch.first and not _matches(track, latest))
             if moved:
+                # Progress alone waits behind any move that may show a failure; one not read yet
+                # stays urgent whatever moves after it.
+                urgent_pending = pid in self._moved and not track.moved_progress and track.moved_at is not None \
+                    and not (track.began_ok is not None and track.began_ok >= track.moved_at)
+                track.moved_progress = pid in batch.progressed and not urgent_pending
                 track.next_due, track.changed_at, track.moved_at = started, now, now
                 self._moved.add(pid)
                 set_lane(track, HOT, now)
@@ -484,7 +493,7 @@ class PollerReads(DeepReads):
             # A job that started (a retry from elsewhere, the next stage) or stopped (it failed or
             # finished): read the project now rather than when its cadence comes round.
             track.next_due = min(track.next_due, started_at)
-            track.moved_at = now
+            track.moved_at, track.moved_progress = now, False
             self._moved.add(pid)
             if pid in started and track.lane != HOT:
                 set_lane(track, HOT, now)

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from labdeck.api.resources.graphql import LatestPipeline
 from labdeck.watch.deep import DeepPipeline
 from labdeck.watch.pipelines import RUNNING_JOB_STATUSES, PipelineRow, job_unfinished, newest_pipeline
 from labdeck.watch.settings import PollerSettings
@@ -57,11 +58,24 @@ class ProjectTrack:
     lane: str = INITIAL
     next_due: float = 0.0
     last_ok: float | None = None
+    began_ok: float | None = None
+    """When the last read that succeeded began: a move seen before that moment was read (its
+    ``last_ok`` may be older than the move, when a GraphQL batch vouched for what it spared)."""
     hot_since: float | None = None
     changed_at: float | None = None
     moved_at: float | None = None
     """When a change source (the activity list, a GraphQL batch, the runners' job lists, the
     console's own action) last saw it move: until a read answers after that, its read is urgent."""
+    batch_seen: LatestPipeline | None = None
+    """Its latest pipeline as the last GraphQL batch that answered for it stated it."""
+    batch_seen_at: float | None = None
+    """When that batch answered (the poller's clock)."""
+    known_at: float | None = None
+    """Within a read: the oldest moment what it spared is known as of (a GraphQL batch's answer,
+    or an earlier probe); the read counts as made then, not now (None: everything was read)."""
+    moved_progress: bool = False
+    """The move was only progress (a GraphQL batch saw the running count move, nothing else): its
+    read ranks after the moves that may show a failure (see :data:`~labdeck.watch.work_plan.PROGRESS_RANK`)."""
     error: str | None = None
     trouble: str | None = None
     """Why its last read failed for a passing reason (the server's, a proxy's answer); None once

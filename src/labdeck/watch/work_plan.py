@@ -27,6 +27,12 @@ a step that waited for them showed no row before they ended (36 s at 3 s a reque
 MOVED_RANK = 2.4
 """Rank of a project a change source saw move since its last read: after the watched listing and
 alert targets, before projects the rotation has come round for (:data:`_OVERDUE`)."""
+PROGRESS_RANK = 3.5
+"""Rank of a project whose move was only progress (a GraphQL batch saw its running count move):
+after the change check (which finds the moves that may show a failure), before the busy projects'
+own rounds. Where the running counts of twenty busy monorepos move at every check, their reads
+took the budget before the next check, which then came every 16 s instead of 5, and a deep
+failure waited up to 44 s."""
 URGENT_KINDS = frozenset({"activity", "runners"})
 """The change sources (the activity list and GraphQL batches; the runners' job lists)."""
 
@@ -69,4 +75,4 @@ class _Work:
             return True
         track = self.track
         return track is not None and track.moved_at is not None and (
-            track.last_ok is None or track.moved_at >= track.last_ok)
+            track.began_ok is None or track.moved_at > track.began_ok)
