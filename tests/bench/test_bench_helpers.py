@@ -87,3 +87,23 @@ def test_the_soak_reads_growth_as_a_slope_and_waits_for_the_header_without_loadi
     assert _loaded(header + " · loading 12".encode() + b"\x1b[1;1H" + header + b" \xc2\xb7 f=failed")
     figures = memory_mb(os.getpid())
     assert figures["VmRSS"] > 0 and figures["RssAnon"] + figures["RssFile"] <= figures["VmRSS"] + 1
+
+
+def test_the_soak_takes_each_hours_floor_so_a_reading_just_before_a_collection_is_no_step() -> None:
+    from bench_soak import Sample, hourly, slope
+
+    # A flat console: 1 MB of garbage piles up over each 30 s and a collection (with the trim)
+    # gives it back 9 s before each hour mark; the marks drift from just after to just before it.
+    def rss(second: float, offset: float) -> float:
+        return 90.0 + ((second - offset) % 30.0) / 30.0
+
+    for offset in (21.0, 29.5, 0.5):
+        readings = [Sample(float(second), rss(second, offset), 70.0, 20.0) for second in range(0, 30 * 6 + 1)]
+        hours = [hourly(readings[:hour * 30 + 1], hour, 32.0) for hour in range(1, 7)]
+        assert all(row.floor == pytest.approx(90.0, abs=0.05) for row in hours)
+        assert slope([(row.hour, row.floor) for row in hours]) == pytest.approx(0.0, abs=0.01)
+        assert all(row.peak - row.floor > 0.9 for row in hours)
+    marks = [hourly([Sample(0.0, 91.0, 0, 0), Sample(1.0, 90.0, 0, 0), Sample(2.0, 90.2, 0, 0)], 1, 32.0)]
+    assert marks[0].since_drop == pytest.approx(1.0) and marks[0].at_mark == 90.2
+    steady = hourly([Sample(float(second), 90.0 + second / 100, 0, 0) for second in range(31)], 1, 32.0)
+    assert steady.since_drop is None and steady.floor == 90.0
