@@ -401,14 +401,13 @@ class BoardPoller(FairShares):
         work: list[_Work] = []
         for pid in list(self._moved):
             track = self.tracks.get(pid)
-            if track is None or pid not in self._interest or track.moved_at is None or (
-                    track.began_ok is not None and track.began_ok >= track.moved_at):
+            if track is None or pid not in self._interest or not track.move_unread():
                 self._moved.discard(pid)  # read since (or no longer followed)
                 continue
             if track.in_flight or not track.loaded or track.next_due > now:
                 continue
             rank = PROGRESS_RANK if track.moved_progress else MOVED_RANK
-            work.append(self._work_for(track, (rank, track.moved_at), False))
+            work.append(self._work_for(track, (rank, track.moved_at or now), False))
         work.sort(key=_rank)
         return work
 

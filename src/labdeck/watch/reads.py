@@ -430,9 +430,8 @@ class PollerReads(DeepReads):
             if moved:
                 # Progress alone waits behind any move that may show a failure; one not read yet
                 # stays urgent whatever moves after it.
-                urgent_pending = pid in self._moved and not track.moved_progress and track.moved_at is not None \
-                    and not (track.began_ok is not None and track.began_ok >= track.moved_at)
-                track.moved_progress = pid in batch.progressed and not urgent_pending
+                urgent_unread = pid in self._moved and not track.moved_progress and track.move_unread()
+                track.moved_progress = pid in batch.progressed and not urgent_unread
                 track.next_due, track.changed_at, track.moved_at = started, now, now
                 self._moved.add(pid)
                 set_lane(track, HOT, now)

@@ -118,6 +118,10 @@ class ProjectTrack:
             if watcher is not None:
                 watcher(self)
 
+    def move_unread(self) -> bool:
+        """Whether a change source saw it move and no read has begun since."""
+        return self.moved_at is not None and (self.began_ok is None or self.began_ok < self.moved_at)
+
     def deep_unfinished(self, limit: int) -> list[PipelineRow]:
         """Partial pipelines among the newest ``limit`` that will still change on their own."""
         newest = sorted(self.rows, key=lambda row: row.pipeline_id, reverse=True)[:limit]

@@ -73,6 +73,4 @@ class _Work:
         board's reads fill the minute, a push seen at the check's cadence was read 22 s late."""
         if self.kind in URGENT_KINDS:
             return True
-        track = self.track
-        return track is not None and track.moved_at is not None and (
-            track.began_ok is None or track.moved_at > track.began_ok)
+        return self.track is not None and self.track.move_unread()
