@@ -17,9 +17,8 @@ import pytest
 from labdeck.sim.ci.engine import store
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects
-from labdeck.watch.pipelines import FAILED
 from tests.support.sim_control import advance, big_stages, push_stages
-from tests.watch.helpers import api_client, busiest_minute, fake_clock, lockstep, make_poller, run_for
+from tests.watch.helpers import api_client, busiest_minute, failure_delays, fake_clock, lockstep, make_poller
 
 BUSY = 20
 FIRST_FAILURE = 3600
@@ -74,21 +73,9 @@ async def test_deep_failures_in_busy_monorepos_show_within_seconds_within_the_bu
         # The busy projects an hour on (settled), then a deep failure every SPACING s.
         await lockstep(poller, fake, server, 60)
         advance(server, FIRST_FAILURE - 1800 - 300 - 1)
-        failed_at: dict[int, int] = {}
-        shown_at: dict[int, int] = {}
-        for second in range(SPACING * BUSY + 60):
-            advance(server, 1)
-            await run_for(poller, fake, 1)
-            for pid in busy:
-                if pid not in failed_at and server.state.jobs[first_job(pid)].status == "failed":
-                    failed_at[pid] = second
-                if pid not in shown_at and any(row.pipeline_id == pushed[pid]["id"] and row.status == FAILED
-                                               for row in board[-1].rows):
-                    shown_at[pid] = second
-            if len(shown_at) == len(busy):
-                break
-        delays = sorted(shown_at[pid] - failed_at[pid] for pid in busy if pid in shown_at and pid in failed_at)
-        assert len(delays) == len(busy), (failed_at, shown_at)
+        # failure_delays times each pipeline's first listed job: here its failing unit-0001.
+        failing = {pid: {**pushed[pid], "jobs": [{"id": first_job(pid)}]} for pid in busy}
+        delays = await failure_delays(poller, fake, server, board, failing, seconds=SPACING * BUSY + 60)
         # Before: up to 13-19 s steady, 63 s churning (each busy project probed at its own round,
         # stretched by the budget); churning, with progress read before the change check, 31 s.
         assert max(delays) <= (12 if churning else 6), delays
