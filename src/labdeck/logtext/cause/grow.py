@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from labdeck.logtext.cause import shapes
+from labdeck.logtext.cause import ends, shapes
 from labdeck.logtext.cause.model import MAX_BLOCK_LINES, MAX_LINE, MAX_TRACEBACK_LINES
 from labdeck.logtext.cause.segment import PREFIX_FIRST, clean
 
@@ -21,9 +21,20 @@ def grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, text
     lines, text or UTF-8 bytes), and the line its signature reads; ``cleaned`` receives each line
     looked at (cleaned), from ``offset + 1`` on."""
     grow = shape.grow
+    seen = cleaned if cleaned is not None else []
+    stop = min(len(buffer), offset + MAX_BLOCK_LINES)
+
+    def read(index: int) -> str:
+        # The lines past the loop's, cleaned once and kept in order (the caller's ``cleaned``).
+        while len(seen) < index - offset:
+            seen.append(_clean_at(buffer, offset + 1 + len(seen)))
+        return seen[index - offset - 1]
+
     if grow == "single":
-        return offset, text
-    limit = min(len(buffer), offset + (MAX_TRACEBACK_LINES if grow == "traceback" else MAX_BLOCK_LINES))
+        return ends.extend(shape, text, offset, offset, read, buffer, stop), text
+    # A traceback under a prefix (pytest's ``INTERNALERROR>``) runs as long as a bare one.
+    limit = min(len(buffer), offset + (MAX_TRACEBACK_LINES if grow == "traceback" or shape.kind == "traceback"
+                                       else MAX_BLOCK_LINES))
     indent = len(text) - len(text.lstrip())
     end = offset
     head = text
@@ -31,8 +42,8 @@ def grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, text
     last = ""
     raised: tuple[int, str] | None = None
     cause: str | None = None
-    prefix = text[:8] if text.startswith("npm") else text.lstrip()[:1]
-    keep = cleaned.append if cleaned is not None else None
+    prefix = text[:8] if text.startswith("npm") else "ERROR: " if text.startswith("ERROR: ") else text.lstrip()[:1]
+    keep = seen.append
     for index in range(offset + 1, limit):
         # As Scanner._raw() reads a line and segment.clean() cleans it (inlined: the loop's cost).
         line = buffer[index][:MAX_LINE]
@@ -40,8 +51,7 @@ def grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, text
             line = line.decode("utf-8", "replace")
         line = (line.rstrip() if "\x1b" not in line and "\r" not in line and line[:1] not in PREFIX_FIRST
                 else clean(line))
-        if keep is not None:
-            keep(line)
+        keep(line)
         stripped = line.lstrip()
         deeper = len(line) - len(stripped) > indent
         if grow == "traceback":
@@ -96,9 +106,11 @@ def grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, text
                 break  # the frames of the panic read above
             end, last = index, stripped
         elif grow == "para" or grow == "box":
-            if not stripped or (grow == "box" and stripped.startswith("╵")):
+            if not stripped:
                 break
             end = index
+            if grow == "box" and stripped.startswith("╵"):
+                break  # the box's closing corner, its last line
         elif grow == "prefix":
             if not (line.startswith(prefix) or line == "E") or stripped == "[ERROR]":
                 break  # Maven's bare ``[ERROR]`` line ends its message (its advice follows)
@@ -119,16 +131,30 @@ def grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, text
                 break
         elif grow == "rust":
             if not stripped or not (deeper or stripped.startswith(("-->", "|", "=", "note:", "help:", "..."))
-                                    or _SOURCE_LINE.match(stripped)):
-                break
+                                    or _SOURCE_LINE.match(stripped) or stripped == "compilation terminated."):
+                break  # (gcc's last word after a fatal error: ``compilation terminated.``)
             end = index
     if raised is not None:
         return raised
-    return end, head
+    return ends.extend(shape, text, offset, end, read, buffer, max(stop, min(len(buffer), end + _AHEAD))), head
 
 
-_SOURCE_LINE = re.compile(r"\d+\s+\|")
-"""A compiler's quoted source line (rustc: ``37 |     let last = …``, at the gutter's indent)."""
+def _clean_at(buffer: list[str] | list[bytes], index: int) -> str:
+    line = buffer[index][:MAX_LINE]
+    if not isinstance(line, str):
+        line = line.decode("utf-8", "replace")
+    return (line.rstrip() if "\x1b" not in line and "\r" not in line and line[:1] not in PREFIX_FIRST
+            else clean(line))
+
+
+_AHEAD = 4
+"""Lines past a long block that :func:`ends.extend` may still read (pytest's ``path.py:12: Error``
+two lines under the last ``E`` line)."""
+
+
+_SOURCE_LINE = re.compile(r"\d+\s+[|+~-](?:\s|$)")
+"""A compiler's quoted source line (rustc: ``37 |     let last = …``, at the gutter's indent), or a
+line of its suggested change (``45 -     return fee;``, ``45 +     fee``)."""
 _SECTION_GOES_ON = re.compile(r"Test executable failed \(|std(?:out|err):$")
 """A libtest doctest's section: ``Test executable failed (exit status: N).``, a blank line,
 ``stderr:``, a blank line, then the panic; its blank lines do not end it."""

@@ -206,8 +206,9 @@ SHAPES: tuple[Shape, ...] = (
     _s("dotnet", r"\s*Failed \S+ \[[\d.<> ]+m?s\]$|\s*X \S+ \[[\d.]+m?s\]$", 1, "indent"),
     _s("dotnet", r"Failed!\s+- Failed:.*|Test Run Failed\.", 3),
     # Packages, containers, infrastructure tools
+    # pip says one failure in consecutive ``ERROR:`` lines (no version, then no matching distribution).
     _s("pip", r"ERROR: (?:Could not find a version|No matching distribution|Cannot install|ResolutionImpossible"
-       r"|Failed building wheel|Could not build wheels).*", 1),
+       r"|Failed building wheel|Could not build wheels).*", 1, "prefix"),
     _a("pip", r"\b(?:ResolutionImpossible|PackagesNotFoundError|UnsatisfiableError|LibMambaUnsatisfiableError)\b",
        1, "indent", needles=("Impossible", "NotFound", "nsatisfiable")),
     _s("apt", r"E: .+", 1),

@@ -1,0 +1,172 @@
+"""Where a block goes on past the lines its shape's own growth reads: the parts of a report that
+tools print after the opening line's run, in a shape of their own.
+
+:func:`extend` is asked once per block (not per line of the log), with the block's last line from
+:func:`labdeck.logtext.cause.grow.grow`, and reads at most a few lines past it, except for a report
+whose tool prints its own end marker (a sanitizer's ``SUMMARY:``), read up to that marker.
+
+- A quoted source line and its caret marker (``      ^~~~``): kotlinc, gcc, erlc, rubocop, tsc and
+  esbuild quote the code under the message, with at most one blank line before it.
+- A stack trace under the error: Lua's ``stack traceback:``, PHP's ``Stack trace:`` (``#0 …`` frames),
+  OCaml's ``Raised at …``/``Called from …``.
+- pytest's failure: after its ``E`` lines (and the ``>`` lines of a missing fixture's message), a
+  blank line and the place it was raised, ``path.py:12: AssertionError`` (or ``path.py:9``).
+- A report the tool closes with a line of its own: a sanitizer's report through its ``SUMMARY:``
+  line, pip's dependency conflict through ``ERROR: ResolutionImpossible``, a doctest failure up to
+  the ``*****`` line between failures.
+- A diff's header: ``diff --git``, ``index``, ``---`` and ``+++`` read together.
+- Go's test log: the test's other ``x_test.go:N:`` lines at the same indent and, in ``go test -v``,
+  the ``--- FAIL:`` line that closes them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from labdeck.logtext.cause import shapes
+
+REPORT_LINES = 120
+"""Lines read ahead for a report's end marker (a sanitizer's report with its stacks runs to ~100)."""
+
+
+def extend(shape: shapes.Shape, text: str, offset: int, end: int, read: Callable[[int], str],
+           buffer: list[str] | list[bytes], stop: int) -> int:
+    """The last offset of the block that opens at ``offset`` (its line ``text``) and that its shape's
+    growth ended at ``end``; ``read(index)`` gives a line of the scan (cleaned), for indexes below
+    ``stop``; ``buffer`` the same lines as read (looked at before a line is cleaned)."""
+    kind = shape.kind
+    if kind == "pytest" and shape.grow == "prefix":
+        end = _pytest_place(read, end, stop)
+    elif kind == "diff":
+        end = _diff_header(text, read, end, stop)
+    elif kind == "go" and shape.grow == "indent" and "_test.go:" in text:
+        end = _go_log(text, read, end, stop)
+    for opener, follow, closer, inclusive in _REPORTS if text[:1] in _REPORT_FIRST else ():
+        if opener.match(text) and (not follow or (offset + 1 < stop and read(offset + 1).startswith(follow))):
+            found = _report_end(read, end, min(stop, offset + REPORT_LINES), closer, inclusive)
+            if found is not None:
+                return found
+            break
+    end = _snippet(read, buffer, end, stop)
+    return _trace(read, end, stop)
+
+
+def _snippet(read: Callable[[int], str], buffer: list[str] | list[bytes], end: int, stop: int) -> int:
+    """Through a quoted source line and its caret line right after ``end`` (the code's own line may
+    stand at the margin; with a location line before it, both are indented, as esbuild's)."""
+    at = end + 1
+    if at < stop and not read(at):
+        at += 1  # tsc --pretty and esbuild leave a blank line before the code
+    if at + 1 >= stop:
+        return end
+    # Most blocks have no caret line under them: a look at the raw lines first (no cleaning).
+    if not (_may_be_caret(buffer[at + 1]) or (at + 2 < stop and _may_be_caret(buffer[at + 2]))):
+        return end
+    first, second = read(at), read(at + 1)
+    if not first.strip():
+        return end
+    if _CARET.match(second):
+        return at + 1
+    if at + 2 < stop and first[:1].isspace() and second[:1].isspace() and _CARET.match(read(at + 2)):
+        return at + 2
+    return end
+
+
+def _may_be_caret(raw: str | bytes) -> bool:
+    if isinstance(raw, str):
+        return "^" in raw or "~" in raw
+    return b"^" in raw or b"~" in raw
+
+
+def _trace(read: Callable[[int], str], end: int, stop: int) -> int:
+    """Through a stack trace that starts right under ``end``: its heading, then its frames (deeper
+    lines, or frames in the runtime's own words)."""
+    at = end + 1
+    if at >= stop:
+        return end
+    line = read(at)
+    stripped = line.lstrip()
+    if not _TRACE_HEADING.match(stripped):
+        return end
+    indent = len(line) - len(stripped)
+    end = at
+    for index in range(at + 1, stop):
+        line = read(index)
+        stripped = line.lstrip()
+        if not stripped or not (len(line) - len(stripped) > indent or _FRAME.match(stripped)):
+            break
+        end = index
+    return end
+
+
+def _pytest_place(read: Callable[[int], str], end: int, stop: int) -> int:
+    """Through the ``path.py:12: Error`` line under a pytest failure's ``E`` lines."""
+    at = end + 1
+    while at < stop and read(at).startswith(">"):
+        at += 1  # a missing fixture: ``E  fixture 'x' not found``, then ``>  available fixtures: …``
+    if at < stop and not read(at):
+        at += 1
+    if at < stop and _PYTEST_PLACE.match(read(at)):
+        return at
+    return end
+
+
+def _report_end(read: Callable[[int], str], end: int, stop: int, closer: re.Pattern[str],
+                inclusive: bool) -> int | None:
+    for index in range(end + 1, stop):
+        if closer.match(read(index)):
+            return index if inclusive else index - 1
+    return None
+
+
+def _diff_header(text: str, read: Callable[[int], str], end: int, stop: int) -> int:
+    """Through a diff's header lines (``+``-prefixed as well when the diff itself is)."""
+    skip = 1 if text.startswith("+") else 0
+    for index in range(end + 1, stop):
+        line = read(index)
+        if not _DIFF_HEADER.match(line, skip if line[:skip] == "+" else 0):
+            break
+        end = index
+    return end
+
+
+def _go_log(text: str, read: Callable[[int], str], end: int, stop: int) -> int:
+    """Through the test's other log lines at the same indent and the ``--- FAIL:`` line that follows
+    them (``go test -v`` prints the verdict after the test's output)."""
+    indent = len(text) - len(text.lstrip())
+    for index in range(end + 1, stop):
+        line = read(index)
+        stripped = line.lstrip()
+        depth = len(line) - len(stripped)
+        if depth < indent and stripped.startswith("--- FAIL: "):
+            return index
+        if not stripped or depth < indent or (depth == indent and not _GO_LOG.match(stripped)):
+            break
+        end = index
+    return end
+
+
+_CARET = re.compile(r"(?:\s+|%\s*[|│]?\s*|\s*\d*\s*[|│╵]\s*)[\^~]+[\^~ -]*(?: \S.*)?$")
+"""A caret line under quoted code: ``      ^~~~`` (gcc, kotlinc, mypy), ``%     |   ^`` (erlc),
+``   |   ^^^`` (rustc), ``  ╵   ~~~`` (esbuild); indented or behind a gutter, never at the margin."""
+_TRACE_HEADING = re.compile(r"(?:stack traceback|Stack trace):$"
+                            r"|(?:Raised|Re-raised|Called) (?:at|from|by) ")
+_FRAME = re.compile(r"#\d+ |(?:Raised|Re-raised|Called) (?:at|from|by) ")
+"""A frame at the trace's own indent: PHP's ``#0 {main}``, OCaml's ``Called from …``."""
+_PYTEST_PLACE = re.compile(r"\S+:\d+(?:: \S.*)?$")
+_DIFF_HEADER = re.compile(r"diff |index [0-9a-f]|--- |\+\+\+ |(?:new|deleted) file mode |old mode |new mode "
+                          r"|similarity index |rename (?:from|to) ")
+_GO_LOG = re.compile(r"\S+\.go:\d+: ")
+_REPORT_FIRST = frozenset("=EF")
+"""The first characters of every report's opening line in :data:`_REPORTS`."""
+_REPORTS: tuple[tuple[re.Pattern[str], str, re.Pattern[str], bool], ...] = (
+    (re.compile(r"==\d+== ?ERROR: \w+Sanitizer\b"), "", re.compile(r"SUMMARY: \w+Sanitizer\b"), True),
+    (re.compile(r"ERROR: Cannot install\b.*conflicting dependencies"), "",
+     re.compile(r"ERROR: ResolutionImpossible\b"), True),
+    (re.compile(r"File \"[^\"]+\", line \d+, in [\w.]+$"), "Failed example:", re.compile(r"\*{20,}$"), False),
+)
+"""Reports a tool closes with a line of its own: the line that opens one, the start of the line
+right under it (when the opening line alone could be another tool's), the line that closes it,
+and whether that line is the report's (a sanitizer's ``SUMMARY:``) or the next one's (doctest's
+``*****`` between failures)."""

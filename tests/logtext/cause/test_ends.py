@@ -1,0 +1,135 @@
+"""Where a block ends past its shape's own lines (ends.py): each sample is a tool's real output shape
+inside a GitLab job; the block must end on the last line a person reads for that error."""
+
+from __future__ import annotations
+
+from labdeck.logtext.cause import read_cause
+from tests.support.cause_samples import job
+
+
+def _block(command: str, output: list[str]) -> tuple[int, int]:
+    """The answer's block as offsets into ``output``."""
+    text, first = job(command, output)
+    answer = read_cause(text)
+    assert answer.error is not None
+    return answer.error.line - first, answer.error.end - first
+
+
+def test_a_pytest_failure_reads_through_the_place_it_was_raised() -> None:
+    output = ["    def test_median_even():", ">       assert median([4, 1, 3, 2]) == 2.5",
+              "E       assert 3 == 2.5", "E        +  where 3 = median([4, 1, 3, 2])", "",
+              "tests/test_core.py:20: AssertionError",
+              "=========================== short test summary info ============================",
+              "FAILED tests/test_core.py::test_median_even - assert 3 == 2.5"]
+    assert _block("pytest -q", output) == (2, 5)
+
+
+def test_a_missing_fixture_reads_through_the_available_fixtures_and_the_test_file() -> None:
+    output = ["  def test_uk_quote(carrier_client):", "E       fixture 'carrier_client' not found",
+              ">       available fixtures: cache, capfd, caplog, capsys, monkeypatch, tmp_path",
+              ">       use 'pytest --fixtures [testpath]' for help on them.", "",
+              "/builds/acme/app/tests/test_quotes.py:9",
+              "=========================== short test summary info ============================"]
+    assert _block("pytest -q", output) == (1, 5)
+
+
+def test_pytest_e_lines_without_a_place_end_at_the_last_e_line() -> None:
+    output = ["E       assert 3 == 2.5", "", "some other output", "tests/test_core.py:20: AssertionError"]
+    assert _block("pytest -q", output) == (0, 0)
+
+
+def test_a_compiler_error_reads_through_the_quoted_line_and_its_caret() -> None:
+    output = ["Orders.kt:4:75: error: unresolved reference: unitCent",
+              "fun Order.totalCents(): Long = lines.fold(0L) { acc, l -> acc + l.qty * l.unitCent }",
+              "                                                                          ^",
+              "Orders.kt:9:1: error: expecting a top level declaration"]
+    assert _block("kotlinc Orders.kt", output) == (0, 2)
+
+
+def test_erlc_quotes_the_line_behind_a_percent_gutter() -> None:
+    output = ["erl/queue_srv.erl:6:5: syntax error before: ok", "%    6|     ok.", "%     |     ^", "",
+              "erl/queue_srv.erl:2:2: function push/2 undefined"]
+    assert _block("erlc erl/queue_srv.erl", output) == (0, 2)
+
+
+def test_esbuild_quotes_the_place_and_the_code_after_a_blank_line() -> None:
+    output = ["✘ [ERROR] Could not resolve \"./cart\"", "", "    src/index.js:2:26:",
+              "      2 │ import { cartTotal } from './cart';", "        ╵                           ~~~~~~~~", "",
+              "1 error"]
+    assert _block("npx esbuild src/index.js --bundle", output) == (0, 4)
+
+
+def test_the_next_error_with_its_own_snippet_is_not_read_as_this_ones() -> None:
+    output = ["src/a.c:3:5: error: 'x' undeclared (first use in this function)",
+              "src/a.c:9:1: error: expected ';' before '}' token", "    9 | }", "      | ^"]
+    assert _block("gcc -c src/a.c", output)[1] == 0
+
+
+def test_a_lua_error_reads_through_its_stack_traceback() -> None:
+    output = ["lua: main.lua:4: attempt to index field 'database' (a nil value)", "stack traceback:",
+              "\tmain.lua:4: in function 'connect'", "\tmain.lua:8: in main chunk", "\t[C]: in ?", "next step"]
+    assert _block("lua main.lua", output) == (0, 4)
+
+
+def test_a_php_fatal_error_reads_through_its_stack_trace_and_thrown_in_line() -> None:
+    output = ['PHP Fatal error:  Uncaught Error: Class "App\\Mailer" not found in /app/app.php:9', "Stack trace:",
+              "#0 {main}", "  thrown in /app/app.php on line 9", "done"]
+    assert _block("php app.php", output) == (0, 3)
+
+
+def test_an_ocaml_exception_reads_through_its_backtrace() -> None:
+    output = ["Fatal error: exception Not_found",
+              'Raised at Stdlib__List.assoc in file "list.ml", line 191, characters 10-25',
+              'Called from Lookup in file "lookup.ml", line 5, characters 32-55', "exit 2"]
+    assert _block("./lookup.exe", output) == (0, 2)
+
+
+def test_a_sanitizer_report_reads_through_its_summary() -> None:
+    output = ["==27364==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000015 at pc 0x7f28",
+              "WRITE of size 6 at 0x602000000015 thread T0",
+              "    #0 0x7f2897c602c9 in __interceptor_strcpy asan_interceptors.cpp:425",
+              "    #1 0x557f13e7e242 in main src/tok.c:8", "",
+              "0x602000000015 is located 0 bytes to the right of 5-byte region [0x602000000010,0x602000000015)",
+              "allocated by thread T0 here:", "    #0 0x7f2897cb89cf in __interceptor_malloc asan_malloc_linux.cpp:69",
+              "", "SUMMARY: AddressSanitizer: heap-buffer-overflow asan_interceptors.cpp:425 in __interceptor_strcpy",
+              "Shadow bytes around the buggy address:", "  0x0c047fff7fb0: 00 00 00 00 00 00 00 00"]
+    assert _block("./tok", output) == (0, 9)
+
+
+def test_a_pip_conflict_reads_through_resolution_impossible() -> None:
+    output = ["ERROR: Cannot install -r requirements.txt (line 1) and urllib3==1.20 because these package versions "
+              "have conflicting dependencies.", "", "The conflict is caused by:", "    The user requested urllib3==1.20",
+              "    requests 2.31.0 depends on urllib3<3 and >=1.21.1", "", "To fix this you could try to:",
+              "1. loosen the range of package versions you've specified",
+              "2. remove package versions to allow pip attempt to solve the dependency conflict", "",
+              "ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/"]
+    assert _block("pip install -r requirements.txt", output) == (0, 10)
+
+
+def test_a_doctest_failure_reads_up_to_the_line_of_stars() -> None:
+    output = ['File "/builds/acme/app/vat.py", line 5, in vat', "Failed example:", '    gross(100, "AT")', "Expected:",
+              "    121.0", "Got:", "    120.0", "*" * 70, "1 items had failures:", "   1 of   2 in vat",
+              "***Test Failed*** 1 failures."]
+    assert _block("python -m doctest vat.py", output) == (0, 6)
+
+
+def test_a_diff_reads_through_its_header() -> None:
+    output = ["diff --git a/src/version.txt b/src/version.txt", "index 798b3cf..3a70c81 100644",
+              "--- a/src/version.txt", "+++ b/src/version.txt", "@@ -1,2 +1,2 @@", '-version = "2.4.0"',
+              '+version = "2.5.0"', ' channel = "stable"']
+    assert _block("git diff --exit-code", output) == (0, 3)
+
+
+def test_gofmt_diff_wrapped_in_plus_signs_reads_through_its_header() -> None:
+    output = ["--- /dev/fd/63\t2026-11-29 15:33:04.633799726 +0000", "+++ /dev/fd/62\t2026-11-29 15:33:04.633799726 +0000",
+              "@@ -0,0 +1,8 @@", "+diff main.go.orig main.go", "+--- main.go.orig", "++++ main.go",
+              "+@@ -4,12 +4,14 @@", "+ import ("]
+    assert _block("diff -u <(echo -n) <(gofmt -d .)", output) == (3, 5)
+
+
+def test_go_test_verbose_reads_the_tests_log_lines_through_its_fail_line() -> None:
+    output = ["=== RUN   TestCodesAreCaseInsensitive", "    store_test.go:21: Get(GoDev) error = not found, want nil",
+              '    store_test.go:24: Get(GoDev) = "", want "https://go.dev"',
+              "--- FAIL: TestCodesAreCaseInsensitive (0.00s)", "=== RUN   TestRejectsBadURL",
+              "--- PASS: TestRejectsBadURL (0.00s)"]
+    assert _block("go test -v ./...", output) == (1, 3)

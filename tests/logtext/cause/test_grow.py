@@ -1,0 +1,52 @@
+"""How far a block grows by its shape's own rule (grow.py): each sample is a tool's real output shape
+inside a GitLab job; the block must end on the last line a person reads for that error."""
+
+from __future__ import annotations
+
+from labdeck.logtext.cause import read_cause
+from tests.support.cause_samples import job
+
+
+def _block(command: str, output: list[str]) -> tuple[int, int]:
+    """The answer's block as offsets into ``output``."""
+    text, first = job(command, output)
+    answer = read_cause(text)
+    assert answer.error is not None
+    return answer.error.line - first, answer.error.end - first
+
+
+def test_a_terraform_box_reads_through_its_closing_corner() -> None:
+    output = ["╷", "│ Error: Reference to undeclared input variable", "│",
+              '│   on main.tf line 23, in module "subnet":', '│   23:   name   = "${local.name}-${var.region}"', "│",
+              '│ An input variable with the name "region" has not been declared.', "╵", "next"]
+    assert _block("terraform plan", output) == (1, 7)
+
+
+def test_a_rustc_error_reads_through_its_suggested_change() -> None:
+    output = ["error: unneeded `return` statement", "  --> src/lib.rs:45:9", "   |", "45 |         return fee;",
+              "   |         ^^^^^^^^^^", "   |", "help: remove `return`", "   |", "45 -         return fee;",
+              "45 +         fee", "   |", "", "error: could not compile `ledger` (lib) due to 1 previous error"]
+    assert _block("cargo clippy -- -D warnings", output) == (0, 10)
+
+
+def test_a_fatal_gcc_error_reads_through_compilation_terminated() -> None:
+    output = ["src/report.c:2:10: fatal error: build_info.h: No such file or directory",
+              '    2 | #include "build_info.h"', "      |          ^~~~~~~~~~~~~~", "compilation terminated.",
+              "make: *** [Makefile:10: report] Error 1"]
+    assert _block("make", output) == (0, 3)
+
+
+def test_pips_consecutive_error_lines_are_one_block() -> None:
+    output = ["ERROR: Could not find a version that satisfies the requirement acme-sdk==3.4.1 (from versions: none)",
+              "ERROR: No matching distribution found for acme-sdk==3.4.1", "Collecting more"]
+    assert _block("pip install acme-sdk==3.4.1", output) == (0, 1)
+
+
+def test_pytests_internal_error_reads_a_long_traceback_through_its_exception() -> None:
+    frames = []
+    for depth in range(30):
+        frames += [f'INTERNALERROR>   File "/venv/lib/python3.11/site-packages/pluggy/_hooks{depth}.py", line 10, in f',
+                   "INTERNALERROR>     return self._hookexec(name, methods, kwargs)"]
+    output = ["INTERNALERROR> Traceback (most recent call last):", *frames,
+              "INTERNALERROR> AttributeError: 'NoneType' object has no attribute 'args'", "", "no tests ran in 0.06s"]
+    assert _block("pytest", output) == (0, len(frames) + 1)
