@@ -133,3 +133,19 @@ def test_go_test_verbose_reads_the_tests_log_lines_through_its_fail_line() -> No
               "--- FAIL: TestCodesAreCaseInsensitive (0.00s)", "=== RUN   TestRejectsBadURL",
               "--- PASS: TestRejectsBadURL (0.00s)"]
     assert _block("go test -v ./...", output) == (1, 3)
+
+
+def test_a_one_line_error_reads_through_the_deeper_lines_under_it() -> None:
+    output = ["ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. If you have updated the "
+              "package versions, please update the hashes.",
+              "    tinyfmt==1.0 from file:///builds/acme/app/wheels/tinyfmt-1.0-py3-none-any.whl (from -r req.txt (line 2)):",
+              "        Expected sha256 4f2a5c0e3d1b8a7c6e9f0d2b4a6c8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d",
+              "             Got        c64c9df29fa61fa14b7ea760736bad4bc5c3930c95cb164f0bc4ff9a36ea2a39", "",
+              "Collecting other"]
+    assert _block("pip install --require-hashes -r req.txt", output) == (0, 3)
+
+
+def test_the_frames_under_a_one_line_error_are_not_its_details() -> None:
+    output = ["Error: ENOENT: no such file or directory, open 'config.json'", "    at Object.openSync (node:fs:573:18)",
+              "    at readConfig (/app/index.js:3:15)", "", "Node.js v20.11.0"]
+    assert _block("node index.js", output) == (0, 0)

@@ -5,6 +5,7 @@ tools print after the opening line's run, in a shape of their own.
 :func:`labdeck.logtext.cause.grow.grow`, and reads at most a few lines past it, except for a report
 whose tool prints its own end marker (a sanitizer's ``SUMMARY:``), read up to that marker.
 
+- The deeper lines right under a one-line error: its details.
 - A quoted source line and its caret marker (``      ^~~~``): kotlinc, gcc, erlc, rubocop, tsc and
   esbuild quote the code under the message, with at most one blank line before it.
 - A stack trace under the error: Lua's ``stack traceback:``, PHP's ``Stack trace:`` (``#0 …`` frames),
@@ -48,6 +49,8 @@ def extend(shape: shapes.Shape, text: str, offset: int, end: int, read: Callable
             if found is not None:
                 return found
             break
+    if end == offset and shape.grow == "single":
+        end = _under(text, read, end, stop)
     end = _snippet(read, buffer, end, stop)
     return _trace(read, end, stop)
 
@@ -77,6 +80,20 @@ def _may_be_caret(raw: str | bytes) -> bool:
     if isinstance(raw, str):
         return "^" in raw or "~" in raw
     return b"^" in raw or b"~" in raw
+
+
+def _under(text: str, read: Callable[[int], str], end: int, stop: int) -> int:
+    """Through the deeper lines right under a one-line error: its details (pip's package, expected
+    and got hashes; a check's values), not the frames of a stack (``at …``: read with the trace, when
+    the tool prints one)."""
+    indent = len(text) - len(text.lstrip())
+    for index in range(end + 1, stop):
+        line = read(index)
+        stripped = line.lstrip()
+        if not stripped or len(line) - len(stripped) <= indent or stripped.startswith("at "):
+            break
+        end = index
+    return end
 
 
 def _trace(read: Callable[[int], str], end: int, stop: int) -> int:
