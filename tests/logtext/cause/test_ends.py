@@ -149,3 +149,44 @@ def test_the_frames_under_a_one_line_error_are_not_its_details() -> None:
     output = ["Error: ENOENT: no such file or directory, open 'config.json'", "    at Object.openSync (node:fs:573:18)",
               "    at readConfig (/app/index.js:3:15)", "", "Node.js v20.11.0"]
     assert _block("node index.js", output) == (0, 0)
+
+
+def test_a_strict_xpass_reads_its_reason_under_the_section_header() -> None:
+    output = ["________________________ test_launch_code_on_free_plan _________________________",
+              "[XPASS(strict)] LAUNCH codes are not applied to free plans yet",
+              "=========================== short test summary info ============================",
+              "FAILED tests/test_plans.py::test_launch_code_on_free_plan - [XPASS(strict)] LAUNCH codes are not applied"]
+    assert _block("pytest -q", output) == (0, 1)
+
+
+def test_a_robot_failure_reads_its_message_up_to_the_rule() -> None:
+    output = ["Division Works                                                        | FAIL |", "3.0 != 3.5",
+              "------------------------------------------------------------------------------",
+              "Division By Zero Is Reported                                          | PASS |"]
+    assert _block("robot tests/", output) == (0, 1)
+
+
+def test_a_behave_step_reads_its_assertion_message() -> None:
+    output = ['    Then she sees the error "Invalid password" ... failed in 0.000s',
+              "ASSERT FAILED: expected 'Invalid password', got 'Invalid e-mail or password'", "",
+              "  Scenario: Locked account"]
+    assert _block("behave", output) == (0, 1)
+
+
+def test_a_plain_terraform_diagnostic_reads_its_place_and_detail_up_to_the_next_one() -> None:
+    output = ["Error: Unclosed configuration block", "", "  on main.tf line 15, in locals:", "  15: locals {", "",
+              "There is no closing brace for this block before the end of the file. This may",
+              "be caused by incorrect brace nesting elsewhere in this file.", "", 'Error: Unexpected "module" block']
+    assert _block("terraform validate -no-color", output) == (0, 6)
+
+
+def test_a_plain_terraform_diagnostic_ends_before_the_pipelines_own_lines() -> None:
+    output = ["Error: Invalid value for variable", "", "  on main.tf line 5:", '   5: variable "environment" {', "",
+              "environment must be staging or prod.", "[Pipeline] }", "[Pipeline] // stage"]
+    assert _block("terraform plan -no-color", output) == (0, 5)
+
+
+def test_an_error_logged_before_a_test_runners_report_is_not_a_diagnostic() -> None:
+    output = ["Error: legacy coupon table missing, falling back to defaults", "",
+              "  ✓ test/coupon.test.js (1 test) 9ms", "", " Test Files  1 passed (1)"]
+    assert _block("npx vitest run", output) == (0, 0)

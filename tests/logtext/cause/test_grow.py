@@ -50,3 +50,16 @@ def test_pytests_internal_error_reads_a_long_traceback_through_its_exception() -
     output = ["INTERNALERROR> Traceback (most recent call last):", *frames,
               "INTERNALERROR> AttributeError: 'NoneType' object has no attribute 'args'", "", "no tests ran in 0.06s"]
     assert _block("pytest", output) == (0, len(frames) + 1)
+
+
+def test_a_paragraph_ends_before_the_pipelines_own_lines() -> None:
+    output = ["Error in library(data.table) : there is no package called ‘data.table’", "Execution halted",
+              "[Pipeline] }", "[Pipeline] // stage", "[Pipeline] stage", "ERROR: script returned exit code 1"]
+    assert _block("Rscript analysis.R", output) == (0, 1)
+
+
+def test_a_paragraph_ends_before_the_failure_mark() -> None:
+    output = ["Unhandled exception: Index out of bounds (IndexError)",
+              "  from /usr/lib/crystal/lib/indexable.cr:73:20 in '[]'", "  from src/main.cr:6:16 in '__crystal_main'",
+              "##[error]Process completed with exit code 1.", "Post job cleanup."]
+    assert _block("crystal run src/main.cr", output) == (0, 2)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from labdeck.logtext.cause import shapes
+from labdeck.logtext.cause import segment, shapes
 
 REPORT_LINES = 120
 """Lines read ahead for a report's end marker (a sanitizer's report with its stacks runs to ~100)."""
@@ -43,13 +43,25 @@ def extend(shape: shapes.Shape, text: str, offset: int, end: int, read: Callable
         end = _diff_header(text, read, end, stop)
     elif kind == "go" and shape.grow == "indent" and "_test.go:" in text:
         end = _go_log(text, read, end, stop)
+    elif end == offset:
+        if kind == "pytest" and text.startswith("_") and text.endswith("_"):
+            end = _pytest_section(read, end, stop)
+        elif kind == "robot" or kind == "behave":
+            # Both print the failure's message at the margin under the test's line: robot up to its
+            # ``-----`` rule, behave up to a blank line.
+            end = _paragraph(read, end, stop)
+        elif (text.startswith("Error: ") and end + 2 < stop and not read(end + 1)
+              and _DIAGNOSTIC_BODY.match(read(end + 2))):
+            end = _diagnostic(read, end, stop)
     for opener, follow, closer, inclusive in _REPORTS if text[:1] in _REPORT_FIRST else ():
         if opener.match(text) and (not follow or (offset + 1 < stop and read(offset + 1).startswith(follow))):
             found = _report_end(read, end, min(stop, offset + REPORT_LINES), closer, inclusive)
             if found is not None:
                 return found
             break
-    if end == offset and shape.grow == "single":
+    if end == offset and shape.grow == "single" and shape.tier < 3:
+        # (a summary's deeper lines are the failures it sums up, each a block of its own: jest's
+        # ``FAIL test/x.test.js`` over its ``● test`` lines)
         end = _under(text, read, end, stop)
     end = _snippet(read, buffer, end, stop)
     return _trace(read, end, stop)
@@ -94,6 +106,53 @@ def _under(text: str, read: Callable[[int], str], end: int, stop: int) -> int:
             break
         end = index
     return end
+
+
+def _paragraph(read: Callable[[int], str], end: int, stop: int) -> int:
+    """Through the lines right under ``end``, up to a blank line, a rule or the CI system's framing."""
+    for index in range(end + 1, stop):
+        line = read(index)
+        if not line or _RULE.match(line) or framing(line):
+            break
+        end = index
+    return end
+
+
+def _pytest_section(read: Callable[[int], str], end: int, stop: int) -> int:
+    """Through the lines right under a pytest section's ``____ name ____`` header (an XPASS(strict)'s
+    reason, a collection error's message), up to its ``E`` or ``>`` lines or a traceback (``--tb=native``),
+    blocks of their own."""
+    for index in range(end + 1, stop):
+        line = read(index)
+        if not line or line[:1] in "E>" or line.startswith("Traceback") or _RULE.match(line) or framing(line):
+            break
+        end = index
+    return end
+
+
+def _diagnostic(read: Callable[[int], str], end: int, stop: int) -> int:
+    """Through a diagnostic in Terraform's plain layout: ``Error: summary``, a blank line, then
+    paragraphs (``on main.tf line 5:`` with the code, the detail) up to two blank lines, the next
+    ``Error:``/``Warning:`` or the CI system's framing."""
+    blank = False
+    for index in range(end + 2, stop):
+        line = read(index)
+        if not line:
+            if blank:
+                break
+            blank = True
+            continue
+        if line.startswith(("Error: ", "Warning: ")) or framing(line):
+            break
+        blank = False
+        end = index
+    return end
+
+
+def framing(line: str) -> bool:
+    """Whether a line is the CI system's, not the tool's (a command, the failure mark, the trailer,
+    a Jenkins pipeline step)."""
+    return line.startswith("[Pipeline] ") or segment.mark(line, line) is not None
 
 
 def _trace(read: Callable[[int], str], end: int, stop: int) -> int:
@@ -174,6 +233,12 @@ _FRAME = re.compile(r"#\d+ |(?:Raised|Re-raised|Called) (?:at|from|by) ")
 _PYTEST_PLACE = re.compile(r"\S+:\d+(?:: \S.*)?$")
 _DIFF_HEADER = re.compile(r"diff |index [0-9a-f]|--- |\+\+\+ |(?:new|deleted) file mode |old mode |new mode "
                           r"|similarity index |rename (?:from|to) ")
+_DIAGNOSTIC_BODY = re.compile(r"  on \S.* line \d+\b|[A-Z]")
+"""What follows the blank line under Terraform's ``Error: summary``: the place (``  on main.tf line
+5, in locals:``) or the detail's prose at the margin (another tool's unrelated output, as a test
+runner's indented ``✓ …``, is not read)."""
+_RULE = re.compile(r"[-=_*]{10,}$|={3,} .* ={3,}$")
+"""A rule between sections (robot's ``-----``, pytest's ``==== short test summary info ====``)."""
 _GO_LOG = re.compile(r"\S+\.go:\d+: ")
 _REPORT_FIRST = frozenset("=EF")
 """The first characters of every report's opening line in :data:`_REPORTS`."""

@@ -106,8 +106,8 @@ def grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, text
                 break  # the frames of the panic read above
             end, last = index, stripped
         elif grow == "para" or grow == "box":
-            if not stripped:
-                break
+            if not stripped or (line[:1] in _FRAMING_FIRST and ends.framing(line)):
+                break  # (a paragraph at the end of a step's output runs into the CI system's lines)
             end = index
             if grow == "box" and stripped.startswith("╵"):
                 break  # the box's closing corner, its last line
@@ -147,6 +147,8 @@ def _clean_at(buffer: list[str] | list[bytes], index: int) -> str:
             else clean(line))
 
 
+_FRAMING_FIRST = frozenset("[$+#~-RUCEJDFPTB")
+"""The first characters of the CI system's lines (:func:`ends.framing`)."""
 _AHEAD = 4
 """Lines past a long block that :func:`ends.extend` may still read (pytest's ``path.py:12: Error``
 two lines under the last ``E`` line)."""
