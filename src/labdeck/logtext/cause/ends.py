@@ -26,48 +26,121 @@ import re
 from collections.abc import Callable
 
 from labdeck.logtext.cause import segment, shapes
+from labdeck.logtext.cause.model import MAX_BLOCK_LINES, MAX_LINE
+from labdeck.logtext.cause.segment import PREFIX_FIRST
 
+_WINDOW = 2048
+"""Characters (bytes) of the raw lines after a block looked at before they are cleaned (a line of
+megabytes is looked at by its start: the lines after it are then not)."""
+_AHEAD = 4
+"""Lines past a long block that may still be read (pytest's ``path.py:12: Error`` two lines under
+the last ``E`` line)."""
 REPORT_LINES = 120
 """Lines read ahead for a report's end marker (a sanitizer's report with its stacks runs to ~100)."""
 
 
-def extend(shape: shapes.Shape, text: str, offset: int, end: int, read: Callable[[int], str],
-           buffer: list[str] | list[bytes], stop: int) -> int:
-    """The last offset of the block that opens at ``offset`` (its line ``text``) and that its shape's
-    growth ended at ``end``; ``read(index)`` gives a line of the scan (cleaned), for indexes below
-    ``stop``; ``buffer`` the same lines as read (looked at before a line is cleaned)."""
+def extend(shape: shapes.Shape, text: str, offset: int, end: int, buffer: list[str] | list[bytes],
+           seen: list[str]) -> int:
+    """The last offset of the block that opens at ``offset`` in ``buffer`` (its line ``text``) and
+    that its shape's growth ended at ``end``; ``seen`` holds the lines growth cleaned, in order from
+    ``offset + 1``, and receives those cleaned here."""
+    size = len(buffer)
+    stop = offset + MAX_BLOCK_LINES if end + _AHEAD <= offset + MAX_BLOCK_LINES else end + _AHEAD
+    if stop > size:
+        stop = size
+    if shape.kind in _OWN_LAYOUT or text[:1] in _REPORT_FIRST:
+        end, final = _own_layout(shape, text, offset, end, _reader(buffer, seen, offset), stop, size)
+        if final:
+            return end
+    if end + 1 >= stop or shape.grow not in _TAILED:
+        return end
+    # Most blocks are followed by none of these: a look at the next raw lines first (no cleaning).
+    window = _window(buffer, end + 1)
+    read = None
+    if end == offset and shape.grow == "single" and (window[:1].isspace() or window[:1] in _CLEANED_FIRST):
+        read = _reader(buffer, seen, offset)
+        end = _under(text, read, end, stop)
+        if end != offset:
+            if end + 1 >= stop:
+                return end
+            window = _window(buffer, end + 1)
+    if not ("^" in window or "~" in window or "trace" in window or "aised " in window or "Called " in window):
+        return end
+    read = read or _reader(buffer, seen, offset)
+    after, _, rest = window.partition("\n")
+    if "^" in rest or "~" in rest:
+        grown = _snippet(read, end, stop)
+        if grown != end:
+            end = grown
+            if end + 1 >= stop:
+                return end
+            after = _window(buffer, end + 1).partition("\n")[0]
+    if "trace" in after or "aised " in after or "Called " in after:  # (a part of each heading)
+        end = _trace(read, end, stop)
+    return end
+
+
+def _reader(buffer: list[str] | list[bytes], seen: list[str], offset: int) -> Callable[[int], str]:
+    """The cleaned line at an index past ``offset``: from ``seen`` (the lines cleaned so far, in
+    order from ``offset + 1``), cleaning and keeping the next ones as they are asked for."""
+
+    def read(index: int) -> str:
+        while len(seen) < index - offset:
+            line = buffer[offset + 1 + len(seen)][:MAX_LINE]
+            if not isinstance(line, str):
+                line = line.decode("utf-8", "replace")
+            # As grow() cleans a line (segment.clean(), skipped where it would only strip).
+            seen.append(line.rstrip() if "\x1b" not in line and "\r" not in line and line[:1] not in PREFIX_FIRST
+                        else segment.clean(line))
+        return seen[index - offset - 1]
+
+    return read
+
+
+def _own_layout(shape: shapes.Shape, text: str, offset: int, end: int, read: Callable[[int], str],
+                stop: int, size: int) -> tuple[int, bool]:
+    """Where a block of a tool with a layout of its own ends (:data:`_OWN_LAYOUT`, :data:`_REPORTS`,
+    Terraform's plain diagnostic), and whether that is final (a report's end marker: nothing past it
+    is read; ``size``: the lines there are)."""
     kind = shape.kind
-    if kind == "pytest" and shape.grow == "prefix":
-        end = _pytest_place(read, end, stop)
+    if kind == "pytest":
+        if shape.grow == "prefix":
+            end = _pytest_place(read, end, stop)
+        elif end == offset and text.startswith("_") and text.endswith("_"):
+            end = _pytest_section(read, end, stop)
     elif kind == "diff":
         end = _diff_header(text, read, end, stop)
-    elif kind == "go" and shape.grow == "indent" and "_test.go:" in text:
-        end = _go_log(text, read, end, stop)
-    elif end == offset:
-        if kind == "pytest" and text.startswith("_") and text.endswith("_"):
-            end = _pytest_section(read, end, stop)
-        elif kind == "robot" or kind == "behave":
+    elif kind == "go":
+        if shape.grow == "indent" and "_test.go:" in text:
+            end = _go_log(text, read, end, stop)
+    elif kind == "robot" or kind == "behave":
+        if end == offset:
             # Both print the failure's message at the margin under the test's line: robot up to its
             # ``-----`` rule, behave up to a blank line.
             end = _paragraph(read, end, stop)
-        elif (text.startswith("Error: ") and end + 2 < stop and not read(end + 1)
-              and _DIAGNOSTIC_BODY.match(read(end + 2))):
+    if text[:1] in _REPORT_FIRST:
+        for opener, follow, closer, inclusive in _REPORTS:
+            if opener.match(text) and (not follow or (offset + 1 < stop and read(offset + 1).startswith(follow))):
+                found = _report_end(read, end, min(size, offset + REPORT_LINES), closer, inclusive)
+                if found is not None:
+                    return found, True
+                break
+        if (end == offset and text.startswith("Error: ") and end + 2 < stop and not read(end + 1)
+                and _DIAGNOSTIC_BODY.match(read(end + 2))):
             end = _diagnostic(read, end, stop)
-    for opener, follow, closer, inclusive in _REPORTS if text[:1] in _REPORT_FIRST else ():
-        if opener.match(text) and (not follow or (offset + 1 < stop and read(offset + 1).startswith(follow))):
-            found = _report_end(read, end, min(stop, offset + REPORT_LINES), closer, inclusive)
-            if found is not None:
-                return found
-            break
-    if end == offset and shape.grow == "single" and shape.tier < 3:
-        # (a summary's deeper lines are the failures it sums up, each a block of its own: jest's
-        # ``FAIL test/x.test.js`` over its ``● test`` lines)
-        end = _under(text, read, end, stop)
-    end = _snippet(read, buffer, end, stop)
-    return _trace(read, end, stop)
+    return end, False
 
 
-def _snippet(read: Callable[[int], str], buffer: list[str] | list[bytes], end: int, stop: int) -> int:
+def _window(buffer: list[str] | list[bytes], at: int) -> str:
+    """The start of the raw lines from ``at`` (four, joined by newlines), as read (not cleaned): a
+    cheap look at what they may be."""
+    lines = buffer[at:at + 4]
+    if isinstance(lines[0], str):
+        return "\n".join(lines)[:_WINDOW]
+    return b"\n".join(lines)[:_WINDOW].decode("utf-8", "replace")
+
+
+def _snippet(read: Callable[[int], str], end: int, stop: int) -> int:
     """Through a quoted source line and its caret line right after ``end`` (the code's own line may
     stand at the margin; with a location line before it, both are indented, as esbuild's)."""
     at = end + 1
@@ -75,23 +148,29 @@ def _snippet(read: Callable[[int], str], buffer: list[str] | list[bytes], end: i
         at += 1  # tsc --pretty and esbuild leave a blank line before the code
     if at + 1 >= stop:
         return end
-    # Most blocks have no caret line under them: a look at the raw lines first (no cleaning).
-    if not (_may_be_caret(buffer[at + 1]) or (at + 2 < stop and _may_be_caret(buffer[at + 2]))):
-        return end
     first, second = read(at), read(at + 1)
     if not first.strip():
         return end
-    if _CARET.match(second):
+    if _is_caret(second):
         return at + 1
-    if at + 2 < stop and first[:1].isspace() and second[:1].isspace() and _CARET.match(read(at + 2)):
+    if at + 2 < stop and first[:1].isspace() and second[:1].isspace() and _is_caret(read(at + 2)):
         return at + 2
     return end
 
 
-def _may_be_caret(raw: str | bytes) -> bool:
-    if isinstance(raw, str):
-        return "^" in raw or "~" in raw
-    return b"^" in raw or b"~" in raw
+def _is_caret(line: str) -> bool:
+    """Whether a line is a caret line under quoted code: ``      ^~~~`` (gcc, kotlinc, mypy),
+    ``%     |   ^`` (erlc), ``   |   ^^^`` (rustc), ``  ╵   ~~~`` (esbuild); indented or behind a
+    gutter, never at the margin. (Read by hand: a pattern's nested blanks would backtrack on a long
+    blank line.)"""
+    if not (line[:1].isspace() or line[:1] == "%"):
+        return False
+    rest = line.lstrip()
+    if rest[:1] == "%":
+        rest = rest[1:].lstrip()
+    if rest[:1] in ("|", "│", "╵"):
+        rest = rest[1:].lstrip()
+    return rest[:1] == "^" or rest[:2] == "~~" or rest == "~"
 
 
 def _under(text: str, read: Callable[[int], str], end: int, stop: int) -> int:
@@ -223,9 +302,8 @@ def _go_log(text: str, read: Callable[[int], str], end: int, stop: int) -> int:
     return end
 
 
-_CARET = re.compile(r"(?:\s+|%\s*[|│]?\s*|\s*\d*\s*[|│╵]\s*)[\^~]+[\^~ -]*(?: \S.*)?$")
-"""A caret line under quoted code: ``      ^~~~`` (gcc, kotlinc, mypy), ``%     |   ^`` (erlc),
-``   |   ^^^`` (rustc), ``  ╵   ~~~`` (esbuild); indented or behind a gutter, never at the margin."""
+_CLEANED_FIRST = PREFIX_FIRST | {"\r", "\x1b"}
+"""First characters of a raw line whose visible text may start later (a CI prefix, a carriage return)."""
 _TRACE_HEADING = re.compile(r"(?:stack traceback|Stack trace):$"
                             r"|(?:Raised|Re-raised|Called) (?:at|from|by) ")
 _FRAME = re.compile(r"#\d+ |(?:Raised|Re-raised|Called) (?:at|from|by) ")
@@ -241,7 +319,11 @@ _RULE = re.compile(r"[-=_*]{10,}$|={3,} .* ={3,}$")
 """A rule between sections (robot's ``-----``, pytest's ``==== short test summary info ====``)."""
 _GO_LOG = re.compile(r"\S+\.go:\d+: ")
 _REPORT_FIRST = frozenset("=EF")
-"""The first characters of every report's opening line in :data:`_REPORTS`."""
+"""The first characters of every report's opening line in :data:`_REPORTS` (and of ``Error: ``)."""
+_TAILED = frozenset(("single", "rust"))
+"""The growths whose block may be followed by its details, a quoted line with its caret or a stack
+trace (a compiler's message, a one-line error); the others read their own lines to their end."""
+_OWN_LAYOUT = frozenset(("pytest", "diff", "go", "robot", "behave"))
 _REPORTS: tuple[tuple[re.Pattern[str], str, re.Pattern[str], bool], ...] = (
     (re.compile(r"==\d+== ?ERROR: \w+Sanitizer\b"), "", re.compile(r"SUMMARY: \w+Sanitizer\b"), True),
     (re.compile(r"ERROR: Cannot install\b.*conflicting dependencies"), "",

@@ -22,16 +22,10 @@ def grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, text
     looked at (cleaned), from ``offset + 1`` on."""
     grow = shape.grow
     seen = cleaned if cleaned is not None else []
-    stop = min(len(buffer), offset + MAX_BLOCK_LINES)
-
-    def read(index: int) -> str:
-        # The lines past the loop's, cleaned once and kept in order (the caller's ``cleaned``).
-        while len(seen) < index - offset:
-            seen.append(_clean_at(buffer, offset + 1 + len(seen)))
-        return seen[index - offset - 1]
-
     if grow == "single":
-        return ends.extend(shape, text, offset, offset, read, buffer, stop), text
+        if shape.tier >= 3:
+            return offset, text  # a summary or a consequence: its line alone
+        return ends.extend(shape, text, offset, offset, buffer, seen), text
     # A traceback under a prefix (pytest's ``INTERNALERROR>``) runs as long as a bare one.
     limit = min(len(buffer), offset + (MAX_TRACEBACK_LINES if grow == "traceback" or shape.kind == "traceback"
                                        else MAX_BLOCK_LINES))
@@ -42,7 +36,8 @@ def grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, text
     last = ""
     raised: tuple[int, str] | None = None
     cause: str | None = None
-    prefix = text[:8] if text.startswith("npm") else "ERROR: " if text.startswith("ERROR: ") else text.lstrip()[:1]
+    prefix = ("" if grow != "prefix" else text[:8] if text.startswith("npm")
+              else "ERROR: " if text.startswith("ERROR: ") else text.lstrip()[:1])
     keep = seen.append
     for index in range(offset + 1, limit):
         # As Scanner._raw() reads a line and segment.clean() cleans it (inlined: the loop's cost).
@@ -136,22 +131,11 @@ def grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, text
             end = index
     if raised is not None:
         return raised
-    return ends.extend(shape, text, offset, end, read, buffer, max(stop, min(len(buffer), end + _AHEAD))), head
-
-
-def _clean_at(buffer: list[str] | list[bytes], index: int) -> str:
-    line = buffer[index][:MAX_LINE]
-    if not isinstance(line, str):
-        line = line.decode("utf-8", "replace")
-    return (line.rstrip() if "\x1b" not in line and "\r" not in line and line[:1] not in PREFIX_FIRST
-            else clean(line))
+    return ends.extend(shape, text, offset, end, buffer, seen), head
 
 
 _FRAMING_FIRST = frozenset("[$+#~-RUCEJDFPTB")
 """The first characters of the CI system's lines (:func:`ends.framing`)."""
-_AHEAD = 4
-"""Lines past a long block that :func:`ends.extend` may still read (pytest's ``path.py:12: Error``
-two lines under the last ``E`` line)."""
 
 
 _SOURCE_LINE = re.compile(r"\d+\s+[|+~-](?:\s|$)")
