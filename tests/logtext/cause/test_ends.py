@@ -190,3 +190,17 @@ def test_an_error_logged_before_a_test_runners_report_is_not_a_diagnostic() -> N
     output = ["Error: legacy coupon table missing, falling back to defaults", "",
               "  ✓ test/coupon.test.js (1 test) 9ms", "", " Test Files  1 passed (1)"]
     assert _block("npx vitest run", output) == (0, 0)
+
+
+def test_mypy_pretty_reads_its_wrapped_message_the_code_and_the_caret() -> None:
+    output = ["src/shop/cart.py:15: error: Incompatible types in assignment (expression has",
+              'type "str", variable has type "int")  [assignment]', '            total: int = "0"',
+              "                         ^~~", "src/shop/cart.py:38: error: Name \"rate\" is not defined  [name-defined]",
+              "        return rate", "               ^~~~"]
+    assert _block("mypy --pretty src", output) == (0, 3)
+
+
+def test_a_perl_use_that_failed_reads_through_begin_failed() -> None:
+    output = ["Can't locate JSON/XS.pm in @INC (you may need to install the JSON::XS module) (@INC contains: /etc/perl) "
+              "at report.pl line 4.", "BEGIN failed--compilation aborted at report.pl line 4.", "done"]
+    assert _block("perl report.pl", output) == (0, 1)

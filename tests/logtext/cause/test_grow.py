@@ -63,3 +63,15 @@ def test_a_paragraph_ends_before_the_failure_mark() -> None:
               "  from /usr/lib/crystal/lib/indexable.cr:73:20 in '[]'", "  from src/main.cr:6:16 in '__crystal_main'",
               "##[error]Process completed with exit code 1.", "Post job cleanup."]
     assert _block("crystal run src/main.cr", output) == (0, 2)
+
+
+def test_a_clojure_syntax_error_reads_its_message_on_the_next_line() -> None:
+    output = ["Syntax error compiling at (cart/core.clj:7:15).", "Unable to resolve symbol: line-totl in this context", "",
+              "Full report at:", "/tmp/clojure-123.edn"]
+    assert _block("clojure -M -m cart.core", output) == (0, 1)
+
+
+def test_a_clojure_test_failure_reads_expected_and_actual() -> None:
+    output = ["", "FAIL in (discounts) (core_test.clj:12)", "expected: (= 900 (c/apply-discount 1000 10))",
+              "  actual: (not (= 900 0))", "", "Ran 2 tests containing 4 assertions.", "1 failures, 0 errors."]
+    assert _block("clojure -X:test", output) == (1, 3)

@@ -64,7 +64,8 @@ def extend(shape: shapes.Shape, text: str, offset: int, end: int, buffer: list[s
             if end + 1 >= stop:
                 return end
             window = _window(buffer, end + 1)
-    if not ("^" in window or "~" in window or "trace" in window or "aised " in window or "Called " in window):
+    if not ("^" in window or "~" in window or "trace" in window or "aised " in window or "Called " in window
+            or "BEGIN failed" in window):
         return end
     read = read or _reader(buffer, seen, offset)
     after, _, rest = window.partition("\n")
@@ -77,6 +78,8 @@ def extend(shape: shapes.Shape, text: str, offset: int, end: int, buffer: list[s
             after = _window(buffer, end + 1).partition("\n")[0]
     if "trace" in after or "aised " in after or "Called " in after:  # (a part of each heading)
         end = _trace(read, end, stop)
+    elif "BEGIN failed" in after and read(end + 1).startswith("BEGIN failed--compilation aborted"):
+        end += 1  # perl's word that the ``use`` above it failed
     return end
 
 
@@ -142,7 +145,8 @@ def _window(buffer: list[str] | list[bytes], at: int) -> str:
 
 def _snippet(read: Callable[[int], str], end: int, stop: int) -> int:
     """Through a quoted source line and its caret line right after ``end`` (the code's own line may
-    stand at the margin; with a location line before it, both are indented, as esbuild's)."""
+    stand at the margin; a line before it is indented, as esbuild's location, or the message's
+    wrapped end, never the next message's ``file:line:``)."""
     at = end + 1
     if at < stop and not read(at):
         at += 1  # tsc --pretty and esbuild leave a blank line before the code
@@ -153,8 +157,9 @@ def _snippet(read: Callable[[int], str], end: int, stop: int) -> int:
         return end
     if _is_caret(second):
         return at + 1
-    if at + 2 < stop and first[:1].isspace() and second[:1].isspace() and _is_caret(read(at + 2)):
-        return at + 2
+    if (at + 2 < stop and second[:1].isspace() and (first[:1].isspace() or not _LOCATION.match(first))
+            and _is_caret(read(at + 2))):
+        return at + 2  # (mypy --pretty wraps its message at the margin before the code)
     return end
 
 
@@ -304,6 +309,8 @@ def _go_log(text: str, read: Callable[[int], str], end: int, stop: int) -> int:
 
 _CLEANED_FIRST = PREFIX_FIRST | {"\r", "\x1b"}
 """First characters of a raw line whose visible text may start later (a CI prefix, a carriage return)."""
+_LOCATION = re.compile(r"\S+?:\d+[:\s(]|\S+\(\d+")
+"""The start of a compiler's next message (``src/a.c:9:1: error: …``, ``x.cs(9,1): …``)."""
 _TRACE_HEADING = re.compile(r"(?:stack traceback|Stack trace):$"
                             r"|(?:Raised|Re-raised|Called) (?:at|from|by) ")
 _FRAME = re.compile(r"#\d+ |(?:Raised|Re-raised|Called) (?:at|from|by) ")

@@ -193,6 +193,8 @@ SHAPES: tuple[Shape, ...] = (
     _a("pnpm", r"ERR_PNPM_\w+", 2, needles=("ERR_PNPM_",)),
     _s("yarn", r"error (?!Command failed with exit code).+|YN\d{4}: .*(?:error|Error|failed).*", 2),
     _s("yarn", r"error Command failed with exit code \d+.*", 3),
+    # clojure.test: ``FAIL in (test-name) (file.clj:12)``, then ``expected: …`` and ``  actual: …``.
+    _s("test", r"(?:FAIL|ERROR) in \(\S+\) \(\S+:\d+\)$", 1, "para"),
     _s("jest", r"FAIL (?!\()\S+", 3),
     # Ruby, Elixir, PHP, .NET
     _s("rspec", r"Failure/Error: .+", 1, "indent"),
@@ -246,7 +248,8 @@ SHAPES: tuple[Shape, ...] = (
     _s("xcodebuild", r"Test Case '.*' failed.*", 1),
     # Uncaught exceptions that runtimes announce in words: Crystal and mono (``Unhandled exception: …``),
     # .NET (``Unhandled exception. System.X: …``), Clojure 1.10+ (``Execution error (X) at ns/fn (f.clj:7).``).
-    _s("exception", r"Unhandled [Ee]xception(?:[:.].*)?$|(?:Execution|Syntax) error \(\w+\) (?:at|compiling at) .+", 1,
+    _s("exception", r"Unhandled [Ee]xception(?:[:.].*)?$|(?:Execution|Syntax) error (?:\(\w+\) )?"
+       r"(?:at|compiling at|reading source at|macroexpanding at) .+", 1,
        "para"),
     # GoogleTest's and Catch2's assertion header: ``test/x.cpp:11: Failure`` (MSVC: ``x.cpp(11): error:``),
     # ``test/x.cpp:11: FAILED:``; the expected and actual values follow.
