@@ -1,7 +1,7 @@
 """Where a block goes on past the lines its shape's own growth reads: the parts of a report that
 tools print after the opening line's run, in a shape of their own.
 
-:func:`extend` is asked once per block (not per line of the log), with the block's last line from
+:func:`extend` is asked at most once per block (not per line of the log), with the block's last line from
 :func:`labdeck.logtext.cause.grow.grow`, and reads at most a few lines past it, except for a report
 whose tool prints its own end marker (a sanitizer's ``SUMMARY:``), read up to that marker.
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 
 from labdeck.logtext.cause import segment, shapes
 from labdeck.logtext.cause.model import MAX_BLOCK_LINES, MAX_LINE
@@ -43,16 +44,18 @@ def extend(shape: shapes.Shape, text: str, offset: int, end: int, buffer: list[s
            seen: list[str]) -> int:
     """The last offset of the block that opens at ``offset`` in ``buffer`` (its line ``text``) and
     that its shape's growth ended at ``end``; ``seen`` holds the lines growth cleaned, in order from
-    ``offset + 1``, and receives those cleaned here."""
+    ``offset + 1``, and receives those cleaned here. Asked only for a block of a growth in
+    :data:`TAILED`, of a kind in :data:`OWN_LAYOUT` or opening with one of :data:`REPORT_FIRST`
+    (grow() looks before asking: a call per block costs)."""
     size = len(buffer)
     stop = offset + MAX_BLOCK_LINES if end + _AHEAD <= offset + MAX_BLOCK_LINES else end + _AHEAD
     if stop > size:
         stop = size
-    if shape.kind in _OWN_LAYOUT or text[:1] in _REPORT_FIRST:
+    if shape.kind in OWN_LAYOUT or text[:1] in REPORT_FIRST:
         end, final = _own_layout(shape, text, offset, end, _reader(buffer, seen, offset), stop, size)
-        if final:
+        if final or shape.grow not in TAILED:
             return end
-    if end + 1 >= stop or shape.grow not in _TAILED:
+    if end + 1 >= stop:
         return end
     # Most blocks are followed by none of these: a look at the next raw lines first (no cleaning).
     window = _window(buffer, end + 1)
@@ -102,7 +105,7 @@ def _reader(buffer: list[str] | list[bytes], seen: list[str], offset: int) -> Ca
 
 def _own_layout(shape: shapes.Shape, text: str, offset: int, end: int, read: Callable[[int], str],
                 stop: int, size: int) -> tuple[int, bool]:
-    """Where a block of a tool with a layout of its own ends (:data:`_OWN_LAYOUT`, :data:`_REPORTS`,
+    """Where a block of a tool with a layout of its own ends (:data:`OWN_LAYOUT`, :data:`_REPORTS`,
     Terraform's plain diagnostic), and whether that is final (a report's end marker: nothing past it
     is read; ``size``: the lines there are)."""
     kind = shape.kind
@@ -121,15 +124,15 @@ def _own_layout(shape: shapes.Shape, text: str, offset: int, end: int, read: Cal
             # Both print the failure's message at the margin under the test's line: robot up to its
             # ``-----`` rule, behave up to a blank line.
             end = _paragraph(read, end, stop)
-    if text[:1] in _REPORT_FIRST:
+    if text[:1] in REPORT_FIRST:
         for opener, follow, closer, inclusive in _REPORTS:
-            if opener.match(text) and (not follow or (offset + 1 < stop and read(offset + 1).startswith(follow))):
+            if _re(opener).match(text) and (not follow or (offset + 1 < stop and read(offset + 1).startswith(follow))):
                 found = _report_end(read, end, min(size, offset + REPORT_LINES), closer, inclusive)
                 if found is not None:
                     return found, True
                 break
         if (end == offset and text.startswith("Error: ") and end + 2 < stop and not read(end + 1)
-                and _DIAGNOSTIC_BODY.match(read(end + 2))):
+                and _re(_DIAGNOSTIC_BODY).match(read(end + 2))):
             end = _diagnostic(read, end, stop)
     return end, False
 
@@ -157,7 +160,7 @@ def _snippet(read: Callable[[int], str], end: int, stop: int) -> int:
         return end
     if _is_caret(second):
         return at + 1
-    if (at + 2 < stop and second[:1].isspace() and (first[:1].isspace() or not _LOCATION.match(first))
+    if (at + 2 < stop and second[:1].isspace() and (first[:1].isspace() or not _re(_LOCATION).match(first))
             and _is_caret(read(at + 2))):
         return at + 2  # (mypy --pretty wraps its message at the margin before the code)
     return end
@@ -196,7 +199,7 @@ def _paragraph(read: Callable[[int], str], end: int, stop: int) -> int:
     """Through the lines right under ``end``, up to a blank line, a rule or the CI system's framing."""
     for index in range(end + 1, stop):
         line = read(index)
-        if not line or _RULE.match(line) or framing(line):
+        if not line or _re(_RULE).match(line) or framing(line):
             break
         end = index
     return end
@@ -208,7 +211,7 @@ def _pytest_section(read: Callable[[int], str], end: int, stop: int) -> int:
     blocks of their own."""
     for index in range(end + 1, stop):
         line = read(index)
-        if not line or line[:1] in "E>" or line.startswith("Traceback") or _RULE.match(line) or framing(line):
+        if not line or line[:1] in "E>" or line.startswith("Traceback") or _re(_RULE).match(line) or framing(line):
             break
         end = index
     return end
@@ -247,14 +250,14 @@ def _trace(read: Callable[[int], str], end: int, stop: int) -> int:
         return end
     line = read(at)
     stripped = line.lstrip()
-    if not _TRACE_HEADING.match(stripped):
+    if not _re(_TRACE_HEADING).match(stripped):
         return end
     indent = len(line) - len(stripped)
     end = at
     for index in range(at + 1, stop):
         line = read(index)
         stripped = line.lstrip()
-        if not stripped or not (len(line) - len(stripped) > indent or _FRAME.match(stripped)):
+        if not stripped or not (len(line) - len(stripped) > indent or _re(_FRAME).match(stripped)):
             break
         end = index
     return end
@@ -267,15 +270,22 @@ def _pytest_place(read: Callable[[int], str], end: int, stop: int) -> int:
         at += 1  # a missing fixture: ``E  fixture 'x' not found``, then ``>  available fixtures: …``
     if at < stop and not read(at):
         at += 1
-    if at < stop and _PYTEST_PLACE.match(read(at)):
+    if at < stop and _re(_PYTEST_PLACE).match(read(at)):
         return at
     return end
 
 
-def _report_end(read: Callable[[int], str], end: int, stop: int, closer: re.Pattern[str],
+@cache
+def _re(source: str) -> re.Pattern[str]:
+    """A pattern of this module, compiled at its first use (importing the finder compiles nothing:
+    most logs never need most of them)."""
+    return re.compile(source)
+
+
+def _report_end(read: Callable[[int], str], end: int, stop: int, closer: str,
                 inclusive: bool) -> int | None:
     for index in range(end + 1, stop):
-        if closer.match(read(index)):
+        if _re(closer).match(read(index)):
             return index if inclusive else index - 1
     return None
 
@@ -285,7 +295,7 @@ def _diff_header(text: str, read: Callable[[int], str], end: int, stop: int) -> 
     skip = 1 if text.startswith("+") else 0
     for index in range(end + 1, stop):
         line = read(index)
-        if not _DIFF_HEADER.match(line, skip if line[:skip] == "+" else 0):
+        if not _re(_DIFF_HEADER).match(line, skip if line[:skip] == "+" else 0):
             break
         end = index
     return end
@@ -301,7 +311,7 @@ def _go_log(text: str, read: Callable[[int], str], end: int, stop: int) -> int:
         depth = len(line) - len(stripped)
         if depth < indent and stripped.startswith("--- FAIL: "):
             return index
-        if not stripped or depth < indent or (depth == indent and not _GO_LOG.match(stripped)):
+        if not stripped or depth < indent or (depth == indent and not _re(_GO_LOG).match(stripped)):
             break
         end = index
     return end
@@ -309,33 +319,31 @@ def _go_log(text: str, read: Callable[[int], str], end: int, stop: int) -> int:
 
 _CLEANED_FIRST = PREFIX_FIRST | {"\r", "\x1b"}
 """First characters of a raw line whose visible text may start later (a CI prefix, a carriage return)."""
-_LOCATION = re.compile(r"\S+?:\d+[:\s(]|\S+\(\d+")
+_LOCATION = r"\S+?:\d+[:\s(]|\S+\(\d+"
 """The start of a compiler's next message (``src/a.c:9:1: error: …``, ``x.cs(9,1): …``)."""
-_TRACE_HEADING = re.compile(r"(?:stack traceback|Stack trace):$"
-                            r"|(?:Raised|Re-raised|Called) (?:at|from|by) ")
-_FRAME = re.compile(r"#\d+ |(?:Raised|Re-raised|Called) (?:at|from|by) ")
+_TRACE_HEADING = r"(?:stack traceback|Stack trace):$|(?:Raised|Re-raised|Called) (?:at|from|by) "
+_FRAME = r"#\d+ |(?:Raised|Re-raised|Called) (?:at|from|by) "
 """A frame at the trace's own indent: PHP's ``#0 {main}``, OCaml's ``Called from …``."""
-_PYTEST_PLACE = re.compile(r"\S+:\d+(?:: \S.*)?$")
-_DIFF_HEADER = re.compile(r"diff |index [0-9a-f]|--- |\+\+\+ |(?:new|deleted) file mode |old mode |new mode "
-                          r"|similarity index |rename (?:from|to) ")
-_DIAGNOSTIC_BODY = re.compile(r"  on \S.* line \d+\b|[A-Z]")
+_PYTEST_PLACE = r"\S+:\d+(?:: \S.*)?$"
+_DIFF_HEADER = (r"diff |index [0-9a-f]|--- |\+\+\+ |(?:new|deleted) file mode |old mode |new mode "
+                r"|similarity index |rename (?:from|to) ")
+_DIAGNOSTIC_BODY = r"  on \S.* line \d+\b|[A-Z]"
 """What follows the blank line under Terraform's ``Error: summary``: the place (``  on main.tf line
 5, in locals:``) or the detail's prose at the margin (another tool's unrelated output, as a test
 runner's indented ``✓ …``, is not read)."""
-_RULE = re.compile(r"[-=_*]{10,}$|={3,} .* ={3,}$")
+_RULE = r"[-=_*]{10,}$|={3,} .* ={3,}$"
 """A rule between sections (robot's ``-----``, pytest's ``==== short test summary info ====``)."""
-_GO_LOG = re.compile(r"\S+\.go:\d+: ")
-_REPORT_FIRST = frozenset("=EF")
+_GO_LOG = r"\S+\.go:\d+: "
+REPORT_FIRST = frozenset("=EF")
 """The first characters of every report's opening line in :data:`_REPORTS` (and of ``Error: ``)."""
-_TAILED = frozenset(("single", "rust"))
+TAILED = frozenset(("single", "rust"))
 """The growths whose block may be followed by its details, a quoted line with its caret or a stack
 trace (a compiler's message, a one-line error); the others read their own lines to their end."""
-_OWN_LAYOUT = frozenset(("pytest", "diff", "go", "robot", "behave"))
-_REPORTS: tuple[tuple[re.Pattern[str], str, re.Pattern[str], bool], ...] = (
-    (re.compile(r"==\d+== ?ERROR: \w+Sanitizer\b"), "", re.compile(r"SUMMARY: \w+Sanitizer\b"), True),
-    (re.compile(r"ERROR: Cannot install\b.*conflicting dependencies"), "",
-     re.compile(r"ERROR: ResolutionImpossible\b"), True),
-    (re.compile(r"File \"[^\"]+\", line \d+, in [\w.]+$"), "Failed example:", re.compile(r"\*{20,}$"), False),
+OWN_LAYOUT = frozenset(("pytest", "diff", "go", "robot", "behave"))
+_REPORTS: tuple[tuple[str, str, str, bool], ...] = (
+    (r"==\d+== ?ERROR: \w+Sanitizer\b", "", r"SUMMARY: \w+Sanitizer\b", True),
+    (r"ERROR: Cannot install\b.*conflicting dependencies", "", r"ERROR: ResolutionImpossible\b", True),
+    (r"File \"[^\"]+\", line \d+, in [\w.]+$", "Failed example:", r"\*{20,}$", False),
 )
 """Reports a tool closes with a line of its own: the line that opens one, the start of the line
 right under it (when the opening line alone could be another tool's), the line that closes it,

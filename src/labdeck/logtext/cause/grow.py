@@ -131,9 +131,12 @@ def grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, text
             end = index
     if raised is not None:
         return raised
-    return ends.extend(shape, text, offset, end, buffer, seen), head
+    if grow in _TAILED or shape.kind in _OWN_LAYOUT or text[:1] in _REPORT_FIRST:  # (else nothing follows)
+        return ends.extend(shape, text, offset, end, buffer, seen), head
+    return end, head
 
 
+_TAILED, _OWN_LAYOUT, _REPORT_FIRST = ends.TAILED, ends.OWN_LAYOUT, ends.REPORT_FIRST
 _FRAMING_FIRST = frozenset("[$+#~-RUCEJDFPTB")
 """The first characters of the CI system's lines (:func:`ends.framing`)."""
 
