@@ -18,6 +18,13 @@ whose tool prints its own end marker (a sanitizer's ``SUMMARY:``), read up to th
 - A diff's header: ``diff --git``, ``index``, ``---`` and ``+++`` read together.
 - Go's test log: the test's other ``x_test.go:N:`` lines at the same indent and, in ``go test -v``,
   the ``--- FAIL:`` line that closes them.
+- A pytest section's lines under its ``____ name ____`` header, up to its ``E`` lines; robot's and
+  behave's message under the failed test; Terraform's plain ``Error:`` diagnostic (a blank line,
+  then its place and detail) up to the next one.
+- A follow-up line a tool prints under its error: perl's ``BEGIN failed--compilation aborted``.
+
+The CI system's own lines (a command, the failure mark, the trailer, Jenkins' ``[Pipeline]`` steps)
+end a paragraph read here (:func:`framing`).
 """
 
 from __future__ import annotations

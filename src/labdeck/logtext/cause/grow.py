@@ -24,7 +24,9 @@ def grow(shape: shapes.Shape, buffer: list[str] | list[bytes], offset: int, text
     seen = cleaned if cleaned is not None else []
     if grow == "single":
         if shape.tier >= 3:
-            return offset, text  # a summary or a consequence: its line alone
+            # A summary or a consequence: its line alone (the deeper lines under jest's ``FAIL
+            # test/x.test.js`` are its ``● test`` failures, blocks of their own).
+            return offset, text
         return ends.extend(shape, text, offset, offset, buffer, seen), text
     # A traceback under a prefix (pytest's ``INTERNALERROR>``) runs as long as a bare one.
     limit = min(len(buffer), offset + (MAX_TRACEBACK_LINES if grow == "traceback" or shape.kind == "traceback"
