@@ -32,6 +32,7 @@ from labdeck.ui.app import FULL_PASS_EVERY
 from tests.support.credentials import CANARY_ADMIN, CANARY_READONLY, Canaries
 from tests.support.fault_switch import FaultSwitch
 from tests.support.keyring_backend import InMemoryKeyring
+from tests.support.paint_on_demand import install as paint_on_demand
 from tests.support.process import Run, run_labdeck_process
 from tests.support.shared_css import install as share_parsed_css
 from tests.support.shared_tls import install as share_default_tls_context
@@ -39,6 +40,7 @@ from tests.support.snapshots import snapshot_text_diff
 
 share_default_tls_context()
 share_parsed_css()
+paint_on_demand()
 
 # The collector at the console's own pace: full passes ten times rarer than Python's default (the
 # console sets this once its first listing is in; tests start many apps without that listing).
