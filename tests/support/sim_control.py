@@ -3,6 +3,7 @@ its time, create pipelines, set faults, find projects."""
 
 from __future__ import annotations
 
+import weakref
 from datetime import datetime
 from typing import Any
 
@@ -31,9 +32,19 @@ def sim_now(server: SimServer, token: str) -> datetime:
     return datetime.fromisoformat(call(server, token, "GET", "/clock")["now"].replace("Z", "+00:00"))
 
 
+_clock_hands: weakref.WeakKeyDictionary[SimServer, httpx.Client] = weakref.WeakKeyDictionary()
+"""One kept-alive control client per simulator for :func:`advance`: the lockstep tests move the
+clock a second at a time, a thousand times a test, and a new client and connection each time cost
+half as much again as the request (4.5 ms of CPU against 3.0 ms)."""
+
+
 def advance(server: SimServer, seconds: float) -> None:
-    with control(server) as admin:
-        assert admin.post("/-/sim/clock/advance", params={"seconds": seconds}).status_code == 200
+    """Move the simulator's clock ``seconds`` on (its jobs, exports and imports follow)."""
+    admin = _clock_hands.get(server)
+    if admin is None or str(admin.base_url).rstrip("/") != server.base_url.rstrip("/"):  # restarted elsewhere
+        admin = _clock_hands[server] = control(server)
+        weakref.finalize(server, admin.close)
+    assert admin.post("/-/sim/clock/advance", params={"seconds": seconds}).status_code == 200
 
 
 def push_pipeline(server: SimServer, project_id: int, jobs: list[dict[str, Any]], ref: str = "master") -> dict[str, Any]:
