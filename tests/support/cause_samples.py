@@ -362,3 +362,14 @@ def job(command: str, output: list[str]) -> tuple[str, int]:
     """The whole job log, and the 1-based line number of ``output[0]``."""
     lines = [*HEAD, f"\x1b[32;1m$ {command}\x1b[0;m", *output, *TAIL]
     return "\n".join(lines) + "\n", len(HEAD) + 2
+
+
+def block_of(command: str, output: list[str]) -> tuple[int, int]:
+    """The block the cause finder answers for ``output`` run as ``command`` in a job, as offsets
+    into ``output`` (first and last line, inclusive)."""
+    from labdeck.logtext.cause import read_cause
+
+    text, first = job(command, output)
+    answer = read_cause(text)
+    assert answer.error is not None
+    return answer.error.line - first, answer.error.end - first

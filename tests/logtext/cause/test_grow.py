@@ -3,16 +3,7 @@ inside a GitLab job; the block must end on the last line a person reads for that
 
 from __future__ import annotations
 
-from labdeck.logtext.cause import read_cause
-from tests.support.cause_samples import job
-
-
-def _block(command: str, output: list[str]) -> tuple[int, int]:
-    """The answer's block as offsets into ``output``."""
-    text, first = job(command, output)
-    answer = read_cause(text)
-    assert answer.error is not None
-    return answer.error.line - first, answer.error.end - first
+from tests.support.cause_samples import block_of as _block
 
 
 def test_a_terraform_box_reads_through_its_closing_corner() -> None:
