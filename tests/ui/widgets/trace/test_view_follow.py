@@ -75,3 +75,22 @@ async def test_paused_view_stays_put_while_lines_stream_in_and_counts_them() -> 
         assert view.pending_lines == 50
         await pilot.press("G")
         await wait_until(pilot, lambda: _at_the_end(view, "new 49"), what="the end after G")
+
+
+async def test_a_wide_last_line_keeps_the_end_in_view_above_the_new_scrollbar(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The horizontal scrollbar appears with the layout after the view scrolled to the end: the
+    # view is a row shorter then, and the last line must not end up hidden under the scrollbar
+    # until some later paint or piece of output puts it back.
+    monkeypatch.setattr(trace_view, "FOLLOW_FRAME_SECONDS", 60.0)
+    app = _ViewApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = await _open(pilot)
+        view.append("".join(f"short {n}\n" for n in range(100)))
+        await pilot.pause()
+        assert not view.show_horizontal_scrollbar
+        view.append("x" * 200 + "\nthe very end")
+        view.finish()
+        await pilot.pause()
+        await pilot.pause()
+        assert view.show_horizontal_scrollbar
+        assert _at_the_end(view, "the very end")

@@ -362,6 +362,12 @@ class TraceView(ScrollView, can_focus=True):
             self.following = False
             self._changed()
 
+    def watch_show_horizontal_scrollbar(self, shown: bool) -> None:
+        """A horizontal scrollbar that appears takes the bottom row: a following view scrolls
+        the last line back above it (its scroll to the end came before the layout showed it)."""
+        if shown and self.following:
+            self.call_after_refresh(self._scroll_to_end)
+
     def on_resize(self) -> None:
         """A resize keeps a following view at the bottom."""
         if self.following:
