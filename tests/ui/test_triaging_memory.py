@@ -26,7 +26,7 @@ class _Rounds(_Fake):
     def __init__(self) -> None:
         self.next_id = 1
 
-    async def round(self, projects: Any, since: Any) -> TriageReport:
+    async def round(self, projects: Any, since: Any, **_: Any) -> TriageReport:
         jobs = tuple(SimpleNamespace(id=job_id, status="failed") for job_id in range(self.next_id, self.next_id + 10))
         self.next_id += 10
         failures = tuple(SimpleNamespace(job=job) for job in jobs)
@@ -49,7 +49,7 @@ class _Wandering(_Fake):
     """A triager whose every round is over one project the last did not read: a board of many
     projects where each fails once, then is green again."""
 
-    async def round(self, projects: Any, since: Any) -> TriageReport:
+    async def round(self, projects: Any, since: Any, **_: Any) -> TriageReport:
         ((project_id, _path),) = projects
         jobs = tuple(SimpleNamespace(id=project_id * 1000 + n, status="success") for n in range(100))
         return TriageReport(failures=(), clusters=(), runners={}, pages={project_id: jobs})  # type: ignore[arg-type]

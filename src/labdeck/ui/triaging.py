@@ -109,7 +109,17 @@ class Triaging:
         for project_id, _, job in failed:
             asked.setdefault(project_id, set()).add(job.id)
         triager.use_pages(self._reusable(projects, asked))
-        report = await triager.round(projects, since=WINDOW)
+
+        def shown_first(failures: list[Failure]) -> None:
+            # The verdicts of what the caller shows, before the round's older failures are read.
+            if ticket < self._stored:
+                return
+            self.failures.update((failure.job.id, failure) for failure in failures)
+            for listener in list(self._listeners):
+                listener()
+
+        report = await triager.round(projects, since=WINDOW, first={job.id for _, _, job in failed},
+                                     on_first=shown_first)
         now = self._clock()
         self._fresh.update((project_id, (now, page, frozenset(asked.get(project_id, ()))))
                            for project_id, page in triager.pages_from_server.items())

@@ -1,0 +1,49 @@
+"""The failures a screen shows are worked out first (issue 29, point 4): where the budget lets triage
+read a log every few seconds, a round read the window's older failures' logs (and their green runs')
+in page order, and the board's ``Why`` cells stayed ``…`` for minutes while ``labdeck triage``
+answered at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from labdeck.sim.server import SimServer
+from labdeck.triage.logcache import LogCache
+from labdeck.ui.triaging import Triaging
+from tests.support.fake_time import FakeTime
+from tests.watch.helpers import api_client, fake_clock
+
+FAILING = (15, 16, 27, 33)
+"""Demo projects whose newest pipeline is broken."""
+
+
+async def test_the_shown_failure_is_told_before_the_older_failures_logs_are_read(sim: SimServer, tmp_path: Path) -> None:
+    fake: FakeTime = fake_clock()
+    logs: list[int] = []
+
+    async def note(request: httpx.Request) -> None:
+        if request.url.path.endswith("/trace"):
+            logs.append(int(request.url.path.split("/")[-2]))
+
+    async with api_client(sim, "user") as client:
+        client.http.event_hooks["request"].append(note)
+        projects = [(pid, sim.state.project_full_path(sim.state.projects[pid])) for pid in FAILING]
+        every = await Triaging(LogCache(tmp_path / "first"), clock=fake.clock).round(client, projects)
+        needing_logs = [failure for failure in every.failures if failure.log_read]
+        assert len(needing_logs) >= 2  # else there is no order to check
+        shown = needing_logs[-1]  # the last a round in page order would come to
+        logs.clear()
+
+        state = Triaging(LogCache(tmp_path / "second"), clock=fake.clock)  # reads every log again
+        heard: list[tuple[bool, list[int]]] = []
+        state.subscribe(lambda: heard.append((state.failure(shown.job.id) is not None, list(logs))))
+        await state.round(client, projects, [(shown.project_id, shown.project, shown.job)])
+
+        told, read_by_then = heard[0]
+        assert told
+        others = {failure.job.id for failure in needing_logs if failure is not shown}
+        assert shown.job.id in read_by_then and not others & set(read_by_then)
+        assert others <= set(logs)  # the round went on to the rest (the clusters need them)
+        assert state.report is not None and len(state.report.failures) == len(every.failures)
