@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import httpx
+
 from labdeck.api import ApiClient
 from labdeck.base.secret import Secret
 from labdeck.sim.dataset.build import DEMO_TOKENS
@@ -59,3 +61,22 @@ async def test_pages_read_ahead_that_no_round_uses_are_dropped(sim: SimServer) -
         triager.drop_read_ahead()
         pending = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
     assert not [task for task in pending if not task.done()]
+
+
+async def test_a_log_asked_for_twice_while_it_is_read_is_read_once(sim: SimServer) -> None:
+    # The green run two failures of a round compare with: each asked for its log at once.
+    reads: list[str] = []
+
+    async def note(request: httpx.Request) -> None:
+        if request.url.path.endswith("/trace"):
+            reads.append(request.url.path)
+
+    async with ApiClient(sim.base_url, Secret(ADMIN)) as client:
+        client.http.event_hooks["request"].append(note)
+        finished = next(job for job in sim.state.jobs.values() if job.status == "success")
+        listed = await client.jobs.get(finished.project_id, finished.id)
+        triager = Triager(client)
+        first, second = await asyncio.gather(triager.log_bytes(finished.project_id, listed),
+                                             triager.log_bytes(finished.project_id, listed))
+        assert first == second and first
+        assert len(reads) == 1

@@ -46,4 +46,26 @@ async def test_the_shown_failure_is_told_before_the_older_failures_logs_are_read
         others = {failure.job.id for failure in needing_logs if failure is not shown}
         assert shown.job.id in read_by_then and not others & set(read_by_then)
         assert others <= set(logs)  # the round went on to the rest (the clusters need them)
+        assert len(logs) == len(set(logs))  # a green run two failures compare with: read once
         assert state.report is not None and len(state.report.failures) == len(every.failures)
+
+
+async def test_a_round_cut_short_keeps_the_shown_verdicts_and_the_last_whole_report(sim: SimServer, tmp_path: Path) -> None:
+    fake: FakeTime = fake_clock()
+    async with api_client(sim, "user") as client:
+        projects = [(pid, sim.state.project_full_path(sim.state.projects[pid])) for pid in FAILING]
+        every = await Triaging(LogCache(tmp_path / "first"), clock=fake.clock).round(client, projects)
+        shown = [failure for failure in every.failures if failure.log_read][-1]
+
+        state = Triaging(LogCache(tmp_path / "second"), clock=fake.clock)
+        # A newer round is waiting from the start: only what is shown is worked out.
+        cut = await state.round(client, projects, [(shown.project_id, shown.project, shown.job)],
+                                cut_short=lambda: True)
+        assert not cut.complete and len(cut.failures) < len(every.failures)
+        assert state.failure(shown.job.id) is not None
+        assert state.report is None and state.rounds == 0  # no clusters from a part of the failures
+        assert state.missing  # the caller asks again
+
+        whole = await state.round(client, projects, [(shown.project_id, shown.project, shown.job)])
+        assert whole.complete and state.report is whole and not state.missing
+        assert {failure.job.id for failure in whole.failures} == {failure.job.id for failure in every.failures}

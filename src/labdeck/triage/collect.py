@@ -108,14 +108,20 @@ def not_read(exc: errors.ApiError) -> str:
     return exc.message or type(exc).__name__
 
 
-async def _bounded(calls: Sequence[Callable[[], Awaitable[T]]], limit: int = CONCURRENCY) -> list[T]:
+async def _bounded(calls: Sequence[Callable[[], Awaitable[T]]], limit: int = CONCURRENCY, *,
+                   stop: Callable[[], bool] | None = None) -> list[T]:
+    """Run ``calls``, ``limit`` at a time, in order; once ``stop()`` says so, those not begun are
+    left out (the answers of the others come back in their order)."""
     gate = asyncio.Semaphore(limit)
+    skipped = object()
 
-    async def one(call: Callable[[], Awaitable[T]]) -> T:
+    async def one(call: Callable[[], Awaitable[T]]) -> T | object:
         async with gate:
+            if stop is not None and stop():
+                return skipped
             return await call()
 
-    return list(await asyncio.gather(*(one(call) for call in calls)))
+    return [answer for answer in await asyncio.gather(*(one(call) for call in calls)) if answer is not skipped]  # type: ignore[misc]
 
 
 class Triager:
@@ -143,6 +149,8 @@ class Triager:
         self._bodies: dict[int, bytes] = {}
         """Bodies of the pages read for :meth:`_kept_or_read` (to keep), until it takes them."""
         self._keeping: set[int] = set()
+        self._reading: dict[tuple[int, int], asyncio.Future[bytes]] = {}
+        """Logs being read now, by (project id, job id)."""
 
     def read_ahead(self, projects: Sequence[tuple[int, str]]) -> None:
         """Start reading these projects' jobs pages now (the change check, then :data:`PAGE_CONCURRENCY`
@@ -280,7 +288,22 @@ class Triager:
         return facts
 
     async def log_bytes(self, project_id: int, job: Job) -> bytes:
-        """A job's log: from the cache, else read from the server (and kept once the job finished)."""
+        """A job's log: from the cache, else read from the server (and kept once the job finished).
+        Asked for again while it is being read (the green run two failures compare with), the
+        same read answers both: a second read cost a second token of the budget."""
+        key = (project_id, job.id)
+        reading = self._reading.get(key)
+        if reading is None:
+            reading = self._reading[key] = asyncio.ensure_future(self._log_bytes(project_id, job))
+            reading.add_done_callback(functools.partial(self._read_done, key))
+        return await asyncio.shield(reading)
+
+    def _read_done(self, key: tuple[int, int], reading: asyncio.Future[bytes]) -> None:
+        self._reading.pop(key, None)
+        if not reading.cancelled():
+            reading.exception()  # retrieved: its callers, if any are left, get it too
+
+    async def _log_bytes(self, project_id: int, job: Job) -> bytes:
         instance = self.client.base_url
         data = await asyncio.to_thread(self.cache.get, instance, project_id, job.id) if self.cache is not None else None
         if data is None:
@@ -337,16 +360,22 @@ class Triager:
 
     async def round(self, projects: Sequence[tuple[int, str]], *,
                     since: timedelta | datetime | None = None, first: Collection[int] = (),
-                    on_first: Callable[[list[Failure]], None] | None = None) -> TriageReport:
+                    also: Sequence[tuple[int, Job]] = (),
+                    on_first: Callable[[list[Failure]], None] | None = None,
+                    cut_short: Callable[[], bool] | None = None) -> TriageReport:
         """Triage ``projects`` (id, path): one jobs page each, logs only where needed. ``since``: the
         window's start, or its length before the server's clock.
 
-        ``first``: ids of the failed jobs the caller shows now (the board's failing pipelines): their
-        verdicts are worked out before the window's older failures (those feed the clusters), and
-        handed to ``on_first`` as soon as they are known. Where the budget lets triage read a log
-        every few seconds, the older failures' logs (and their green runs') came first in page
-        order, and the board's ``Why`` cells waited minutes for a verdict ``labdeck triage``
-        gave at once."""
+        What the caller shows comes first: ``first``, ids of the failed jobs it shows (the board's
+        failing pipelines), and ``also``, (project id, job) of shown failed jobs the round may not
+        list (an older failed pipeline of the same ref). Their verdicts are worked out before the
+        window's other failures (those feed the clusters) and handed to ``on_first`` as soon as
+        known; those of ``also`` the round does not list go only there. Where the budget lets
+        triage read a log every few seconds, the other failures' logs (and their green runs') came
+        first in page order, and the board's ``Why`` cells waited a minute and more for verdicts
+        ``labdeck triage`` gave at once. Once ``cut_short()`` says so (a newer round is waiting),
+        the other failures not begun are left for it and the report is not
+        :attr:`~TriageReport.complete`."""
         before, read_before, unchanged_before = self.logs_read, self.pages_fetched, self.pages_unchanged
         problems: list[str] = []
 
@@ -372,22 +401,34 @@ class Triager:
         early: list[Callable[[], Awaitable[Failure]]] = []
         wanted: list[tuple[int, Job, Sequence[Job]]] = []
         windows: dict[int, tuple[Job, ...]] = {}
+        listed: set[int] = set()
         for page in pages:
             window = in_window(page.jobs, page.now - since if isinstance(since, timedelta) else since)
             windows[page.project_id] = tuple(window)
             # The window picks which failures to report; their history and verdict read the whole
             # page, so a failure that began before the window still says since when it is broken.
             for job in newest_failures(window):
+                listed.add(job.id)
                 if self.needs_log(job):
                     wanted.append((page.project_id, job, page.jobs))
                 work = functools.partial(self.failure, page.project_id, page.path, job, page.jobs, shares=shares)
                 (early if job.id in first else calls).append(work)
+        by_project = {page.project_id: page for page in pages}
+        shown_only: list[Callable[[], Awaitable[Failure]]] = []
+        for project_id, job in also:
+            its = by_project.get(project_id)
+            if its is not None and job.id not in listed:
+                held = its.jobs if any(known.id == job.id for known in its.jobs) else (*its.jobs, job)
+                shown_only.append(functools.partial(self.failure, project_id, its.path, job, held, shares=shares))
         await self._read_kept(wanted)
         try:
-            failures = await _bounded(early)
-            if on_first is not None and failures:
-                on_first(list(failures))
-            failures += await _bounded(calls)
+            answers = await _bounded([*early, *shown_only])
+            if on_first is not None and answers:
+                on_first(answers)
+            failures = answers[:len(early)]
+            rest = await _bounded(calls, stop=cut_short)
+            complete = len(rest) == len(calls)
+            failures += rest
         finally:
             self._kept.clear()
         failures.sort(key=lambda f: (f.project, f.job.ref or "", f.job.name or ""))
@@ -396,5 +437,5 @@ class Triager:
         return TriageReport(tuple(failures), tuple(cluster(failures)), shares, tuple(problems),
                             projects=len(projects), logs_read=self.logs_read - before, pages=windows,
                             pages_read=self.pages_fetched - read_before,
-                            pages_unchanged=self.pages_unchanged - unchanged_before)
+                            pages_unchanged=self.pages_unchanged - unchanged_before, complete=complete)
 

@@ -191,6 +191,9 @@ class TriageReport:
     pages: dict[int, tuple[Job, ...]] = field(default_factory=dict, compare=False)
     """Project id → the jobs page read this round, within the window (for verdicts of other
     failed jobs of those projects, and histories, without another request)."""
+    complete: bool = True
+    """False when the round stopped before working out every failure of its window (a newer round
+    was waiting): its failures and clusters are a part only, never to be shown as the whole."""
 
     @property
     def flagged_runners(self) -> list[RunnerShare]:

@@ -11,6 +11,7 @@ verdict that is not known yet is ``None`` (shown as ``…``), never a guess.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
@@ -26,10 +27,15 @@ from labdeck.triage.owners import RunnerShare, runner_shares
 from labdeck.triage.parsed import ParsedPages
 from labdeck.triage.report import Failure, TriageReport
 
-REUSE_PAGE = 15.0
+log = logging.getLogger("labdeck.triage")
+
+REUSE_PAGE = 60.0
 """Seconds a jobs page a round read serves the next rounds (unless a failed job they ask about is
-not on it): the board asks for a round again whenever its failures change, 2 s after the last one
-while it loads, and each round read every page again (the same pages twice within 3 s)."""
+not on it, or one asked about before is gone): the board asks for a round again whenever its
+failures change, 2 s after the last one while it loads, and each round read every page again (the
+same pages twice within 3 s). Where the budget lets triage read one page or log every 6 s (the
+console's first minute), pages kept 15 s were read again by every round, a token each, while the
+board's ``Why`` cells waited for their logs."""
 WINDOW = timedelta(hours=24)
 """How far back a round looks (``labdeck triage``'s default ``--since``)."""
 AT_ONCE = 30
@@ -93,51 +99,61 @@ class Triaging:
         return found.verdict.label if found is not None else PENDING
 
     async def round(self, client: ApiClient, projects: Sequence[tuple[int, str]],
-                    failed: Sequence[tuple[int, str, Job]] = ()) -> TriageReport:
+                    failed: Sequence[tuple[int, str, Job]] = (), *,
+                    cut_short: Callable[[], bool] | None = None) -> TriageReport:
         """A round over ``projects`` (one jobs page each, logs only where ``failure_reason`` does not
-        explain a failure), plus the verdicts of ``failed`` jobs the round does not list (older
-        failed pipelines on the board) from the same pages. Listeners are told afterwards."""
+        explain a failure). ``failed``: the failed jobs a screen shows (the board's failing
+        pipelines), worked out first, listeners told as soon as they are known, those the round
+        does not list (older failed pipelines on the board) from the same pages. Listeners are
+        told again at the end. ``cut_short``: see :meth:`Triager.round`; a round cut short keeps
+        the verdicts it found but not its report (the clusters stay those of the last whole round)
+        and sets :attr:`missing`, so that the caller asks again."""
         self._asked += 1
         ticket = self._asked
         with self.pacer():
-            return await self._round(client, projects, failed, ticket)
+            return await self._round(client, projects, failed, ticket, cut_short)
 
     async def _round(self, client: ApiClient, projects: Sequence[tuple[int, str]],
-                     failed: Sequence[tuple[int, str, Job]], ticket: int) -> TriageReport:
+                     failed: Sequence[tuple[int, str, Job]], ticket: int,
+                     cut_short: Callable[[], bool] | None) -> TriageReport:
         triager = self.triager(client)
         asked: dict[int, set[int]] = {}
         for project_id, _, job in failed:
             asked.setdefault(project_id, set()).add(job.id)
         triager.use_pages(self._reusable(projects, asked))
+        unknown = [(project_id, job) for project_id, _, job in failed if job.id not in self.failures]
+
+        shown: dict[int, Failure] = {}
 
         def shown_first(failures: list[Failure]) -> None:
-            # The verdicts of what the caller shows, before the round's older failures are read.
+            # The verdicts of what the caller shows, before the round's other failures are read.
+            shown.update((failure.job.id, failure) for failure in failures)
+            log.debug("round %d: shown verdicts %s", ticket, sorted(shown))
             if ticket < self._stored:
                 return
-            self.failures.update((failure.job.id, failure) for failure in failures)
+            self.failures.update(shown)
             for listener in list(self._listeners):
                 listener()
 
+        # Those the round does not list are worked out at most AT_ONCE a round (a log read each at
+        # most; logs read are cached, so the next round goes on where this one stopped).
+        log.debug("round %d: %d projects, shown %s, not known %s", ticket, len(projects),
+                  sorted(job.id for _, _, job in failed), sorted(job.id for _, job in unknown))
         report = await triager.round(projects, since=WINDOW, first={job.id for _, _, job in failed},
-                                     on_first=shown_first)
+                                     also=unknown[:AT_ONCE], on_first=shown_first, cut_short=cut_short)
+        log.debug("round %d: %s, %d pages read, %d logs read, %d failures", ticket,
+                  "whole" if report.complete else "cut short", report.pages_read, report.logs_read, len(report.failures))
         now = self._clock()
         self._fresh.update((project_id, (now, page, frozenset(asked.get(project_id, ()))))
                            for project_id, page in triager.pages_from_server.items())
-        found = {failure.job.id: failure for failure in report.failures}
-        extra = 0
-        for project_id, path, job in failed:
-            page = report.pages.get(project_id)
-            if job.id in found or job.id in self.failures or page is None:
-                continue
-            extra += 1
-            if extra > AT_ONCE:
-                break  # the next round goes on (logs read are cached: a round never reads one twice)
-            jobs = page if any(known.id == job.id for known in page) else (*page, job)
-            found[job.id] = await triager.failure(project_id, path, job, jobs, shares=report.runners)
+        found = shown | {failure.job.id: failure for failure in report.failures}
         self.failures.update(found)
-        self.missing = max(0, extra - AT_ONCE)
-        if ticket < self._stored:
-            return report  # a newer round already answered
+        left = [job for project_id, job in unknown if job.id not in self.failures and project_id in report.pages]
+        self.missing = len(left) + (0 if report.complete else 1)
+        if ticket < self._stored or not report.complete:
+            for listener in list(self._listeners):
+                listener()
+            return report  # a newer round already answered, or this one is a part only
         self._stored = ticket
         self.report = report
         self._forget_pages(report)
@@ -149,13 +165,18 @@ class Triaging:
 
     def _reusable(self, projects: Sequence[tuple[int, str]], asked: dict[int, set[int]]) -> dict[int, ProjectJobs]:
         """The pages a round read less than :data:`REUSE_PAGE` ago when asked about the same failed
-        jobs of their project: a new failure, or one gone (retried, passed), needs the page again."""
+        jobs of their project, or about more that the page holds: a new failure, or one gone
+        (retried, passed), needs the page again; one more row of the board loaded, whose failed
+        job the page holds, does not."""
         now = self._clock()
         self._fresh = {pid: held for pid, held in self._fresh.items() if now - held[0] < REUSE_PAGE}
         reusable: dict[int, ProjectJobs] = {}
         for project_id, path in projects:
             held = self._fresh.get(project_id)
-            if held is not None and held[1].path == path and held[2] == asked.get(project_id, set()):
+            if held is None or held[1].path != path:
+                continue
+            wanted = asked.get(project_id, set())
+            if held[2] == wanted or (held[2] <= wanted and wanted <= {job.id for job in held[1].jobs}):
                 reusable[project_id] = held[1]
         return reusable
 

@@ -61,9 +61,9 @@ NARROW_COLUMNS = tuple(Column("why", "Why", min_width=6, max_width=18, flex=True
 """At 80 columns: what is broken, where and since when (the pipeline view has the rest)."""
 WIDE_FROM = 110
 AGES_EVERY = 5
+"""Seconds between re-renders of the ages and running times (the rows move on without new data)."""
 TRIAGE_GAP = 2.0
 """Seconds between two triage rounds when failures keep changing (each reads the projects' jobs pages)."""
-"""Seconds between re-renders of the ages and running times (the rows move on without new data)."""
 
 
 def bound_text(poller: object, projects: int | None = None) -> str:
@@ -278,7 +278,10 @@ server by itself; the status line says how fresh the data is (amber: older than 
         wanted = self._triage_wanted
         try:
             while (asked := wanted.pop(index, None)) is not None:
-                await state.round(instance.client if instance is not None else self.console_app.client, *asked)
+                # A newer ask (more rows loaded, a failure more) cuts this round's older failures
+                # short: the rows on screen are worked out first, the clusters after.
+                await state.round(instance.client if instance is not None else self.console_app.client, *asked,
+                                  cut_short=lambda: index in wanted)
                 if state.missing and index not in wanted:
                     wanted[index] = asked
                 if index in wanted:
