@@ -94,3 +94,14 @@ def prod_and_staging_app(prod_url: str, staging_url: str, tokens: dict[str, str]
                     board=FAST)
     second = Session(base_url=staging_url, token=Secret(tokens["user"]), profile="staging", board=FAST)
     return LabdeckApp(first, ui_state=UiState(StateStore(state_path)), more_sessions=[second])
+
+
+def why_cells(screen: BoardScreen) -> dict[tuple[str, str], str]:
+    """(project, failed job name) → the Why cell of its first failed pipeline shown (the newest of its ref)."""
+    columns = [column.key for column in screen.table.columns]
+    cells: dict[tuple[str, str], str] = {}
+    for row in screen.table.visible_rows():
+        if row.data.status == "failed":
+            for name in row.data.failed_jobs:
+                cells.setdefault((row.data.project_path, name), str(row.cells[columns.index("why")]))
+    return cells

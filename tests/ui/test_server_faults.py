@@ -22,7 +22,7 @@ from labdeck.ui.screens.projects.list import ProjectsScreen
 from labdeck.ui.widgets.status_line import StatusLine
 from tests.support.pilot import wait_until
 from tests.support.sim_control import push_pipeline
-from tests.ui.board_support import FAST, open_board_storm_safe
+from tests.ui.board_support import FAST, open_board_storm_safe, why_cells
 from tests.ui.conftest import SimConsole
 from tests.ui.helpers import toasts
 from tests.ui.jobs_support import PROJECT_PATH, append_trace, create_pipeline, shown_text
@@ -229,3 +229,24 @@ async def test_a_server_that_takes_requests_and_says_nothing_is_not_shown_online
         await wait_until(pilot, lambda: "no answer for" in board.context_text, limit=3, what="the board's header")
         switch.set("pass")
         await wait_until(pilot, lambda: "online" in health(board), limit=20, what="online once answers come")
+
+
+async def test_the_why_cells_are_worked_out_after_the_token_is_given_again(behind_switch: Any,
+                                                                           console: SimConsole) -> None:
+    # Triage's log reads refused (401): its round ended there. The board's failures stayed the
+    # same after the sign-in, so no round was asked for again and the Why cells stayed … for good.
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
+        switch.set("revoked", only="/trace", tokens={app.session.token.reveal()})
+        await pilot.press("0")
+        await wait_until(pilot, lambda: isinstance(app.screen, LoginScreen), limit=30, what="the sign-in dialog")
+        board = next(screen for screen in app.screen_stack if isinstance(screen, BoardScreen))
+        assert "…" in why_cells(board).values()
+        renewed = "labdeck-renewed-admin-token-3"
+        root = next(user for user in server.state.users.values() if user.username == "root")
+        server.state.tokens[renewed] = Token(renewed, root.id, ("api", "sudo"), "renewed")
+        await wait_until(pilot, lambda: bool(app.screen.query("#token")), what="the token field")
+        app.screen.query_one("#token", Input).value = renewed
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.screen is board, what="the dialog closes")
+        await wait_until(pilot, lambda: "…" not in why_cells(board).values(), limit=30, what="every Why cell")

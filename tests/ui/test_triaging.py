@@ -19,23 +19,12 @@ from labdeck.ui.screens.runners.list import RunnersScreen
 from labdeck.ui.triaging import triaging
 from tests.sim.helpers import quiet
 from tests.support.pilot import wait_until
-from tests.ui.board_support import FAST, open_board
+from tests.ui.board_support import FAST, open_board, why_cells
 from tests.ui.conftest import SimConsole, both_dialects
 
 pytestmark = both_dialects
 
 OUTAGE = "image pull from registry.example.com failed · 3 projects · infra"
-
-
-def why_cells(screen: BoardScreen) -> dict[tuple[str, str], str]:
-    """(project, failed job name) → the Why cell of its first failed pipeline shown (the newest of its ref)."""
-    columns = [column.key for column in screen.table.columns]
-    cells: dict[tuple[str, str], str] = {}
-    for row in screen.table.visible_rows():
-        if row.data.status == "failed":
-            for name in row.data.failed_jobs:
-                cells.setdefault((row.data.project_path, name), str(row.cells[columns.index("why")]))
-    return cells
 
 
 async def triaged_board(app: Any, pilot: Any) -> BoardScreen:

@@ -286,6 +286,11 @@ server by itself; the status line says how fresh the data is (amber: older than 
                     wanted[index] = asked
                 if index in wanted:
                     await asyncio.sleep(TRIAGE_GAP)
+        except BaseException:
+            # Not worked out (a token refused, the server gone): the next snapshot asks again. The
+            # failures were the same after a sign-in, and the Why cells stayed … for good.
+            self._triaged = None
+            raise
         finally:
             self._triage_busy.discard(index)
 
