@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from labdeck.api import ApiClient
+from labdeck.api import ApiClient, errors
 from labdeck.api.recorder import is_read
 from labdeck.api.resources.graphql import NoGraphql, global_id, latest_pipelines, number_of
 from labdeck.base.secret import Secret
@@ -36,4 +36,11 @@ async def test_a_server_without_graphql_says_so(sim_factory: Callable[..., SimSe
     server = sim_factory(dialect="spec", projects=20)
     async with ApiClient(server.base_url, Secret(DEMO_TOKENS["admin"])) as client:
         with pytest.raises(NoGraphql):
+            await latest_pipelines(client, sorted(server.state.projects)[:5])
+
+
+async def test_a_refused_token_is_not_taken_for_a_server_without_graphql(sim_factory: Callable[..., SimServer]) -> None:
+    server = sim_factory(dialect="gitlab", projects=20)
+    async with ApiClient(server.base_url, Secret("not-a-token-the-server-knows")) as client:
+        with pytest.raises(errors.Unauthorized):
             await latest_pipelines(client, sorted(server.state.projects)[:5])

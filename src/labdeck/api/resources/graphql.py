@@ -123,7 +123,9 @@ async def latest_pipelines(engine: HttpEngine, project_ids: Sequence[int]) -> li
         variables = {"ids": ids, "first": min(len(ids), MAX_FIRST) or 1, "after": after}
         try:
             response = await engine.request("POST", url, json={"query": LATEST_PIPELINES, "variables": variables})
-        except (errors.Unauthorized, errors.Forbidden, errors.NotFound) as exc:
+        except (errors.Forbidden, errors.NotFound) as exc:
+            # A 401 is the token's, not GraphQL's: it goes up as it came (taken for "no GraphQL",
+            # a board whose token was refused a moment checked through REST alone until a sign-in).
             raise NoGraphql(exc.user_message(), method="POST", url=url) from None
         try:
             body = response.json()
