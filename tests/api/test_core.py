@@ -265,3 +265,12 @@ async def test_base_url_with_api_suffix_is_accepted() -> None:
     async with ApiClient(BASE + "/api/v4/", Secret(TOKEN), transport=httpx.MockTransport(handler)) as client:
         version = await client.version()
     assert seen == [f"{BASE}/api/v4/version"] and version.version == "11.0.0"
+
+
+def test_an_error_says_the_servers_message_only_when_it_says_more_than_the_status() -> None:
+    said = [errors.Unauthorized(401, "GET", "u", message).user_message()
+            for message in ("401 Unauthorized", "Unauthorized", "401", "invalid_token: Token was revoked")]
+    assert said[:3] == ["Not authorized (401): check or renew the token"] * 3
+    assert said[3] == "Not authorized (401): check or renew the token — invalid_token: Token was revoked"
+    assert errors.Forbidden(403, "GET", "u", "403 Forbidden").user_message() == "Forbidden (403)"
+    assert errors.Forbidden(403, "GET", "u", "insufficient_scope").user_message() == "Forbidden (403): insufficient_scope"

@@ -10,6 +10,7 @@ every message is masked with :mod:`labdeck.base.logsafe`'s registry of known sec
 from __future__ import annotations
 
 import re
+from http import HTTPStatus
 from typing import Any
 
 from labdeck.base import logsafe
@@ -24,6 +25,14 @@ def _one_line(text: str, limit: int = 200) -> str:
     cleaned = _UNSAFE.sub(lambda match: " " if match.group().isspace() else "", str(text))
     flat = " ".join(cleaned.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _beyond_status(status: int, message: str) -> str:
+    """`` — message`` when the server's message says more than the status (GitLab's bodies are
+    often ``{"message": "401 Unauthorized"}``: shown after "Not authorized (401)" it said it twice)."""
+    words = message.replace(str(status), " ").lower().split()
+    reason = HTTPStatus(status).phrase.lower().split()
+    return "" if not words or words == reason else f" — {message}"
 
 
 class ApiError(Exception):
@@ -145,14 +154,14 @@ class Unauthorized(HttpError):
     """401: the token is missing, wrong, expired or revoked."""
 
     def user_message(self) -> str:
-        return _one_line(f"Not authorized (401): check or renew the token — {self.message}")
+        return _one_line(f"Not authorized (401): check or renew the token{_beyond_status(401, self.message)}")
 
 
 class Forbidden(HttpError):
     """403: authenticated, but not allowed."""
 
     def user_message(self) -> str:
-        return _one_line(f"Forbidden (403): {self.message}")
+        return _one_line(f"Forbidden (403){_beyond_status(403, self.message).replace(' — ', ': ', 1)}")
 
 
 class NotFound(HttpError):
