@@ -57,3 +57,13 @@ def test_jobs_naming_the_same_fields_share_one_set_of_names_and_copies_stay_apar
     assert copied.status == "pending" and one.status == "failed"
     assert copied.model_fields_set is not one.model_fields_set
     assert two.model_fields_set == one.model_fields_set and "status" in one.model_fields_set
+
+
+def test_the_words_jobs_repeat_are_one_string_and_one_list_of_tags() -> None:
+    raw = [{**_job(job_id), "name": "unit-tests", "stage": "test", "ref": "main", "tag_list": ["docker", "linux"]}
+           for job_id in (1, 2)]
+    raw.append({**_job(3), "name": "lint", "tag_list": ["docker"]})
+    one, two, three = list_parser(Job).validate_json(json.dumps(raw))
+    assert one.name is two.name and one.stage is two.stage and one.ref is two.ref and one.status is two.status
+    assert one.tag_list is two.tag_list == ["docker", "linux"]
+    assert three.name == "lint" and three.tag_list == ["docker"] and three.status is one.status
