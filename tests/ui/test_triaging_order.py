@@ -11,7 +11,7 @@ import httpx
 
 from labdeck.sim.server import SimServer
 from labdeck.triage.logcache import LogCache
-from labdeck.ui.triaging import Triaging
+from labdeck.ui.triaging import WHOLE_EVERY, Triaging
 from tests.support.fake_time import FakeTime
 from tests.watch.helpers import api_client, fake_clock
 
@@ -69,3 +69,14 @@ async def test_a_round_cut_short_keeps_the_shown_verdicts_and_the_last_whole_rep
         whole = await state.round(client, projects, [(shown.project_id, shown.project, shown.job)])
         assert whole.complete and state.report is whole and not state.missing
         assert {failure.job.id for failure in whole.failures} == {failure.job.id for failure in every.failures}
+
+
+async def test_rounds_are_not_cut_short_for_good_where_the_failures_keep_changing(sim: SimServer, tmp_path: Path) -> None:
+    fake: FakeTime = fake_clock()
+    async with api_client(sim, "user") as client:
+        projects = [(pid, sim.state.project_full_path(sim.state.projects[pid])) for pid in FAILING]
+        state = Triaging(LogCache(tmp_path), clock=fake.clock)
+        assert not (await state.round(client, projects, cut_short=lambda: True)).complete
+        fake.now += WHOLE_EVERY  # a newer round waiting every time, a minute long
+        whole = await state.round(client, projects, cut_short=lambda: True)
+        assert whole.complete and state.report is whole

@@ -38,6 +38,10 @@ console's first minute), pages kept 15 s were read again by every round, a token
 board's ``Why`` cells waited for their logs."""
 WINDOW = timedelta(hours=24)
 """How far back a round looks (``labdeck triage``'s default ``--since``)."""
+WHOLE_EVERY = 60.0
+"""Seconds a round may be cut short after the last whole one (see :meth:`Triaging.round`): where
+the failures change at every snapshot, rounds cut short one after the other would leave the
+clusters as they were for good."""
 AT_ONCE = 30
 """Failed jobs of a jobs table worked out per look (a log read each, at most, when not cached)."""
 PENDING = "…"
@@ -62,6 +66,8 @@ class Triaging:
         self.parsed = ParsedPages()
         """The bodies behind :attr:`pages`: a round reading a page unchanged keeps its jobs as they are."""
         self.rounds = 0
+        self._whole_at = clock()
+        """When the last whole round ended (when this began, before the first)."""
         self.missing = 0
         """Failed jobs the last round was asked about and left for the next (see :data:`AT_ONCE`)."""
         self._asked = 0
@@ -105,9 +111,10 @@ class Triaging:
         explain a failure). ``failed``: the failed jobs a screen shows (the board's failing
         pipelines), worked out first, listeners told as soon as they are known, those the round
         does not list (older failed pipelines on the board) from the same pages. Listeners are
-        told again at the end. ``cut_short``: see :meth:`Triager.round`; a round cut short keeps
-        the verdicts it found but not its report (the clusters stay those of the last whole round)
-        and sets :attr:`missing`, so that the caller asks again."""
+        told again at the end. ``cut_short``: see :meth:`Triager.round` (heeded only within
+        :data:`WHOLE_EVERY` of the last whole round); a round cut short keeps the verdicts it found
+        but not its report (the clusters stay those of the last whole round) and sets
+        :attr:`missing`, so that the caller asks again."""
         self._asked += 1
         ticket = self._asked
         with self.pacer():
@@ -139,8 +146,11 @@ class Triaging:
         # most; logs read are cached, so the next round goes on where this one stopped).
         log.debug("round %d: %d projects, shown %s, not known %s", ticket, len(projects),
                   sorted(job.id for _, _, job in failed), sorted(job.id for _, job in unknown))
+        def cut() -> bool:
+            return cut_short is not None and cut_short() and self._clock() - self._whole_at < WHOLE_EVERY
+
         report = await triager.round(projects, since=WINDOW, first={job.id for _, _, job in failed},
-                                     also=unknown[:AT_ONCE], on_first=shown_first, cut_short=cut_short)
+                                     also=unknown[:AT_ONCE], on_first=shown_first, cut_short=cut)
         log.debug("round %d: %s, %d pages read, %d logs read, %d failures", ticket,
                   "whole" if report.complete else "cut short", report.pages_read, report.logs_read, len(report.failures))
         now = self._clock()
@@ -155,6 +165,7 @@ class Triaging:
                 listener()
             return report  # a newer round already answered, or this one is a part only
         self._stored = ticket
+        self._whole_at = self._clock()
         self.report = report
         self._forget_pages(report)
         self._forget_gone(found)
