@@ -33,7 +33,7 @@ async def test_the_shown_failure_is_told_before_the_older_failures_logs_are_read
         every = await Triaging(LogCache(tmp_path / "first"), clock=fake.clock).round(client, projects)
         needing_logs = [failure for failure in every.failures if failure.log_read]
         assert len(needing_logs) >= 2  # else there is no order to check
-        shown = needing_logs[-1]  # the last a round in page order would come to
+        shown = needing_logs[-1]  # one the round would not come to first on its own
         logs.clear()
 
         state = Triaging(LogCache(tmp_path / "second"), clock=fake.clock)  # reads every log again
@@ -46,7 +46,6 @@ async def test_the_shown_failure_is_told_before_the_older_failures_logs_are_read
         others = {failure.job.id for failure in needing_logs if failure is not shown}
         assert shown.job.id in read_by_then and not others & set(read_by_then)
         assert others <= set(logs)  # the round went on to the rest (the clusters need them)
-        assert len(logs) == len(set(logs))  # a green run two failures compare with: read once
         assert state.report is not None and len(state.report.failures) == len(every.failures)
 
 

@@ -50,3 +50,28 @@ async def test_a_round_soon_after_the_last_reads_only_the_pages_that_changed(sim
         fake.now += REUSE_PAGE  # old enough: every page read again
         await state.round(client, projects, asked)
         assert len(pages) == 2 * len(FAILING) + 2
+
+
+async def test_a_page_that_holds_the_new_failure_still_running_is_read_again(sim: SimServer) -> None:
+    fake: FakeTime = fake_clock()
+    pages: list[str] = []
+
+    async def note(request: httpx.Request) -> None:
+        if request.url.path.endswith("/jobs"):
+            pages.append(request.url.path)
+
+    async with api_client(sim, "user") as client:
+        client.http.event_hooks["request"].append(note)
+        projects = [(pid, sim.state.project_full_path(sim.state.projects[pid])) for pid in FAILING]
+        report = await Triaging(clock=fake.clock).round(client, projects)
+        shown = [(failure.project_id, failure.project, failure.job) for failure in report.failures]
+        state = Triaging(clock=fake.clock)
+        await state.round(client, projects, shown)
+        page = state.pages[FAILING[0]]
+        pages.clear()
+
+        fake.now += 2  # a job the page holds, not failed when it was read, has failed since
+        held = next(known for known in page if known.status != "failed")
+        now_failed = held.model_copy(update={"status": "failed"})
+        await state.round(client, projects, [*shown, (FAILING[0], projects[0][1], now_failed)])
+        assert pages == [f"/api/v4/projects/{FAILING[0]}/jobs"]

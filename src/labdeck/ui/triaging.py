@@ -157,7 +157,9 @@ class Triaging:
         self._fresh.update((project_id, (now, page, frozenset(asked.get(project_id, ()))))
                            for project_id, page in triager.pages_from_server.items())
         found = shown | {failure.job.id: failure for failure in report.failures}
-        self.failures.update(found)
+        # An older round ending last adds what no newer one worked out, and changes nothing else.
+        self.failures.update(found if ticket >= self._stored else
+                             {job_id: failure for job_id, failure in found.items() if job_id not in self.failures})
         left = [job for project_id, job in unknown if job.id not in self.failures and project_id in report.pages]
         self.missing = len(left) + (0 if report.complete else 1)
         if ticket < self._stored or not report.complete:
@@ -176,9 +178,9 @@ class Triaging:
 
     def _reusable(self, projects: Sequence[tuple[int, str]], asked: dict[int, set[int]]) -> dict[int, ProjectJobs]:
         """The pages a round read less than :data:`REUSE_PAGE` ago when asked about the same failed
-        jobs of their project, or about more that the page holds: a new failure, or one gone
-        (retried, passed), needs the page again; one more row of the board loaded, whose failed
-        job the page holds, does not."""
+        jobs of their project, or about more that the page holds as failed: a new failure (a job
+        the page holds still running), or one gone (retried, passed), needs the page again; one
+        more row of the board loaded, whose failed job the page holds, does not."""
         now = self._clock()
         self._fresh = {pid: held for pid, held in self._fresh.items() if now - held[0] < REUSE_PAGE}
         reusable: dict[int, ProjectJobs] = {}
@@ -187,7 +189,8 @@ class Triaging:
             if held is None or held[1].path != path:
                 continue
             wanted = asked.get(project_id, set())
-            if held[2] == wanted or (held[2] <= wanted and wanted <= {job.id for job in held[1].jobs}):
+            failed_there = {job.id for job in held[1].jobs if job.status == "failed"}
+            if held[2] == wanted or (held[2] <= wanted and wanted <= failed_there):
                 reusable[project_id] = held[1]
         return reusable
 

@@ -7,8 +7,6 @@ snapshots; it makes no request of its own, and while hidden it receives none.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -27,6 +25,7 @@ from labdeck.ui.screens.board.clusters import ClusterScreen, ClusterStrip, merge
 from labdeck.ui.screens.board.header import board_context, server_trouble
 from labdeck.ui.screens.board.merged import MergedBoard
 from labdeck.ui.screens.board.running_strip import RunningNowStrip, short_age
+from labdeck.ui.screens.board.triage_rounds import BoardTriage
 from labdeck.ui.triaging import triaging, why_label
 from labdeck.ui.widgets.cells import coloured
 from labdeck.ui.widgets.resource_table import Column, ResourceTable, TableRow
@@ -62,8 +61,6 @@ NARROW_COLUMNS = tuple(Column("why", "Why", min_width=6, max_width=18, flex=True
 WIDE_FROM = 110
 AGES_EVERY = 5
 """Seconds between re-renders of the ages and running times (the rows move on without new data)."""
-TRIAGE_GAP = 2.0
-"""Seconds between two triage rounds when failures keep changing (each reads the projects' jobs pages)."""
 
 
 def bound_text(poller: object, projects: int | None = None) -> str:
@@ -136,11 +133,7 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self._titled: tuple[str, int, int, str] | None = None
         self._refusal: RunningNowSnapshot | None = None
         """The running-now strip's refusal (403) last said."""
-        self._triaged: tuple[object, ...] | None = None
-        self._triage_wanted: dict[int, tuple[list[tuple[int, str]], list[tuple[int, str, Job]]]] = {}
-        self._triage_busy: set[int] = set()
-        """Per instance (-1: a board of one): what the next triage round is asked about, and whose
-        rounds are under way (a new round only when the failures change)."""
+        self.triage = BoardTriage(self)
         self._ages: RowAges | None = None
         """The rows' ages as last rendered (a tick re-renders rows that turned stale)."""
         self._cluster_owner: dict[int, Instance] = {}
@@ -246,53 +239,9 @@ server by itself; the status line says how fresh the data is (amber: older than 
         return list(newest.values())
 
     def _triage(self) -> None:
-        """Verdicts and clusters for the failed pipelines, in the ``triage`` worker: one jobs page
-        per project with a failure, logs only where ``failure_reason`` does not explain it."""
+        """Verdicts and clusters for the failed pipelines (:class:`BoardTriage`)."""
         failed = [(row, job) for row in self.snapshot.rows if row.status == "failed" for job in self.failed_jobs(row)]
-        key = tuple(sorted((*self._key(row), job.id) for row, job in failed))
-        if not failed or key == self._triaged:
-            return
-        self._triaged = key
-        # Several instances: each instance's failures are worked out on its own client, budget and
-        # verdicts (job ids of two instances may be the same number), in a worker of its own.
-        merged = self._merged
-        for instance in merged.instances if merged is not None else (None,):
-            own = failed if merged is None else [(row, job) for row, job in failed if merged.owner(row) is instance]
-            if not own:
-                continue
-            index = -1 if instance is None else instance.index
-            self._triage_wanted[index] = (sorted({(row.project_id, row.project_path) for row, _ in own}),
-                                          [(row.project_id, row.project_path, job) for row, job in own])
-            if index not in self._triage_busy:
-                self._triage_busy.add(index)
-                self.run_api(functools.partial(self._triage_rounds, instance),
-                             "triage" if instance is None else f"triage-{index}", exclusive=False)
-
-    async def _triage_rounds(self, instance: Instance | None) -> None:
-        """One round at a time, never cancelled half-way; again (after a pause) while the failures
-        changed meanwhile or a round left verdicts for the next. (A round cancelled by the next
-        update had paid its reads for nothing: over two instances rounds restarted with every
-        page of the first board round, and spent the budget the rest of the board was waiting for.)"""
-        index = -1 if instance is None else instance.index
-        state = primary_triaging(self.app, instance)
-        wanted = self._triage_wanted
-        try:
-            while (asked := wanted.pop(index, None)) is not None:
-                # A newer ask (more rows loaded, a failure more) cuts this round's older failures
-                # short: the rows on screen are worked out first, the clusters after.
-                await state.round(instance.client if instance is not None else self.console_app.client, *asked,
-                                  cut_short=lambda: index in wanted)
-                if state.missing and index not in wanted:
-                    wanted[index] = asked
-                if index in wanted:
-                    await asyncio.sleep(TRIAGE_GAP)
-        except BaseException:
-            # Not worked out (a token refused, the server gone): the next snapshot asks again. The
-            # failures were the same after a sign-in, and the Why cells stayed … for good.
-            self._triaged = None
-            raise
-        finally:
-            self._triage_busy.discard(index)
+        self.triage.ask(failed, tuple(sorted((*self._key(row), job.id) for row, job in failed)))
 
     def _triage_done(self) -> None:
         """A round ended: the ``Why`` cells and the clusters follow."""
