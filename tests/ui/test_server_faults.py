@@ -250,3 +250,28 @@ async def test_the_why_cells_are_worked_out_after_the_token_is_given_again(behin
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.screen is board, what="the dialog closes")
         await wait_until(pilot, lambda: "…" not in why_cells(board).values(), limit=30, what="every Why cell")
+
+
+async def test_a_refused_triage_round_is_not_asked_again_until_a_sign_in(behind_switch: Any,
+                                                                         console: SimConsole) -> None:
+    # The sign-in dialog cancelled, the token still refused for logs: a round at every snapshot
+    # would bring the dialog back every few seconds.
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
+        switch.set("revoked", only="/trace", tokens={app.session.token.reveal()})
+        await pilot.press("0")
+        await wait_until(pilot, lambda: isinstance(app.screen, LoginScreen), limit=30, what="the sign-in dialog")
+        board = next(screen for screen in app.screen_stack if isinstance(screen, BoardScreen))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is board, what="the dialog closes")
+        refused = len(switch.api_requests(since=0))
+        project_id = board.table.cursor_data.project_id
+        for _ in range(2):  # new snapshots: a pipeline pushed, seen
+            generation = board.snapshot.generation
+            push_pipeline(server, project_id, [{"name": "after-cancel", "duration": 30}])
+            await wait_until(pilot, lambda seen=generation: board.snapshot.generation > seen, limit=20,
+                             what="a new snapshot")
+            await pilot.pause(0.5)
+            assert app.screen is board
+        traces = [path for _, _, path, _ in switch.api_requests(since=0)[refused:] if path.endswith("/trace")]
+        assert not traces
