@@ -133,7 +133,8 @@ server by itself; the status line says how fresh the data is (amber: older than 
         self._titled: tuple[str, int, int, str] | None = None
         self._refusal: RunningNowSnapshot | None = None
         """The running-now strip's refusal (403) last said."""
-        self.triage = BoardTriage(self)
+        self.triage = BoardTriage(lambda: self.app, lambda work, name: self.run_api(work, name, exclusive=False),
+                                  lambda: self._merged, lambda: self.console_app.client)
         self._ages: RowAges | None = None
         """The rows' ages as last rendered (a tick re-renders rows that turned stale)."""
         self._cluster_owner: dict[int, Instance] = {}

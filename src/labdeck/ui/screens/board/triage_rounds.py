@@ -11,15 +11,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from labdeck.api import ApiClient, errors
 from labdeck.api.models import Job
 from labdeck.ui.instances import Instance, primary_triaging
+from labdeck.ui.screens.board.merged import MergedBoard
 from labdeck.watch import PipelineRow
-
-if TYPE_CHECKING:
-    from labdeck.ui.screens.board.board import BoardScreen
 
 TRIAGE_GAP = 2.0
 """Seconds between two triage rounds when failures keep changing (each reads the projects' jobs pages)."""
@@ -30,8 +29,15 @@ TRIAGE_RETRY = 30.0
 class BoardTriage:
     """The triage rounds of one board (per instance: -1 is a board of one, else the instance's index)."""
 
-    def __init__(self, board: BoardScreen) -> None:
-        self._board = board
+    def __init__(self, app: Callable[[], Any], run: Callable[[Callable[[], Awaitable[None]], str], object],
+                 merged: Callable[[], MergedBoard | None], own_client: Callable[[], ApiClient]) -> None:
+        """``app()``: the console; ``run(work, name)``: runs ``work`` in the board's worker ``name`` (errors to the app's
+        handler); ``merged()``: the board's instances when it shows several; ``own_client()``:
+        the console's client (read at each round: a sign-in replaces it)."""
+        self._app = app
+        self._run = run
+        self._merged = merged
+        self._own_client = own_client
         self._asked_key: tuple[object, ...] | None = None
         self._wanted: dict[int, tuple[list[tuple[int, str]], list[tuple[int, str, Job]]]] = {}
         """What each instance's next round is asked about."""
@@ -50,7 +56,7 @@ class BoardTriage:
         unchanged, self._asked_key = key == self._asked_key, key
         # Several instances: each instance's failures are worked out on its own client, budget and
         # verdicts (job ids of two instances may be the same number), in a worker of its own.
-        merged = self._board._merged
+        merged = self._merged()
         for instance in merged.instances if merged is not None else (None,):
             own = failed if merged is None else [(row, job) for row, job in failed if merged.owner(row) is instance]
             index = -1 if instance is None else instance.index
@@ -61,8 +67,8 @@ class BoardTriage:
                                    [(row.project_id, row.project_path, job) for row, job in own])
             if index not in self._busy:
                 self._busy.add(index)
-                self._board.run_api(functools.partial(self._rounds, instance),
-                                    "triage" if instance is None else f"triage-{index}", exclusive=False)
+                self._run(functools.partial(self._rounds, instance),
+                          "triage" if instance is None else f"triage-{index}")
 
     async def _rounds(self, instance: Instance | None) -> None:
         """One round at a time, never cancelled half-way; again (after a pause) while the failures
@@ -70,7 +76,7 @@ class BoardTriage:
         update had paid its reads for nothing: over two instances rounds restarted with every
         page of the first board round, and spent the budget the rest of the board was waiting for.)"""
         index = -1 if instance is None else instance.index
-        state = primary_triaging(self._board.app, instance)
+        state = primary_triaging(self._app(), instance)
         wanted = self._wanted
         try:
             while (asked := wanted.pop(index, None)) is not None:
@@ -90,14 +96,14 @@ class BoardTriage:
             self._busy.discard(index)
 
     def _client(self, instance: Instance | None) -> ApiClient:
-        return instance.client if instance is not None else self._board.console_app.client
+        return instance.client if instance is not None else self._own_client()
 
     def _due_again(self) -> set[int]:
         """The instances whose last round ended on an error and may be tried again now: after a
         token refused, once another client is in place (a sign-in; not before, or each snapshot
         would ask again and bring the sign-in dialog back); after any other error,
         :data:`TRIAGE_RETRY` seconds later."""
-        merged = self._board._merged
+        merged = self._merged()
         instances = {instance.index: instance for instance in merged.instances} if merged is not None else {}
         due: set[int] = set()
         for index, (at, client, refused) in self._failed.items():
