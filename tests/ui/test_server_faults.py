@@ -231,16 +231,22 @@ async def test_a_server_that_takes_requests_and_says_nothing_is_not_shown_online
         await wait_until(pilot, lambda: "online" in health(board), limit=20, what="online once answers come")
 
 
+async def _board_with_logs_refused(app: Any, pilot: Any, switch: Any) -> BoardScreen:
+    """The board opened while the token is refused for logs alone: its first triage round meets
+    the 401 and the sign-in dialog opens over the board (returned)."""
+    switch.set("revoked", only="/trace", tokens={app.session.token.reveal()})
+    await pilot.press("0")
+    await wait_until(pilot, lambda: isinstance(app.screen, LoginScreen), limit=30, what="the sign-in dialog")
+    return next(screen for screen in app.screen_stack if isinstance(screen, BoardScreen))
+
+
 async def test_the_why_cells_are_worked_out_after_the_token_is_given_again(behind_switch: Any,
                                                                            console: SimConsole) -> None:
     # Triage's log reads refused (401): its round ended there. The board's failures stayed the
     # same after the sign-in, so no round was asked for again and the Why cells stayed … for good.
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
-        switch.set("revoked", only="/trace", tokens={app.session.token.reveal()})
-        await pilot.press("0")
-        await wait_until(pilot, lambda: isinstance(app.screen, LoginScreen), limit=30, what="the sign-in dialog")
-        board = next(screen for screen in app.screen_stack if isinstance(screen, BoardScreen))
+        board = await _board_with_logs_refused(app, pilot, switch)
         assert "…" in why_cells(board).values()
         renewed = "labdeck-renewed-admin-token-3"
         root = next(user for user in server.state.users.values() if user.username == "root")
@@ -258,10 +264,7 @@ async def test_a_refused_triage_round_is_not_asked_again_until_a_sign_in(behind_
     # would bring the dialog back every few seconds.
     server, switch, via = behind_switch
     async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
-        switch.set("revoked", only="/trace", tokens={app.session.token.reveal()})
-        await pilot.press("0")
-        await wait_until(pilot, lambda: isinstance(app.screen, LoginScreen), limit=30, what="the sign-in dialog")
-        board = next(screen for screen in app.screen_stack if isinstance(screen, BoardScreen))
+        board = await _board_with_logs_refused(app, pilot, switch)
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is board, what="the dialog closes")
         refused = len(switch.api_requests(since=0))

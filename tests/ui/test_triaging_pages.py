@@ -5,8 +5,14 @@ page is read again once the board's failed jobs in its project changed, or once 
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
 import httpx
 
+from labdeck.api import ApiClient
+from labdeck.api.models import Job
 from labdeck.sim.server import SimServer
 from labdeck.ui.triaging import REUSE_PAGE, Triaging
 from tests.support.fake_time import FakeTime
@@ -16,22 +22,40 @@ FAILING = (15, 16, 27, 33)
 """Demo projects whose newest pipeline is broken."""
 
 
-async def test_a_round_soon_after_the_last_reads_only_the_pages_that_changed(sim: SimServer) -> None:
+@dataclass
+class _Watched:
+    client: ApiClient
+    fake: FakeTime
+    projects: list[tuple[int, str]]
+    shown: list[tuple[int, str, Job]]
+    """The failed jobs the board shows (as another console would work them out)."""
+    pages: list[str] = field(default_factory=list)
+    """Jobs pages read since the shown failures were worked out."""
+
+
+@asynccontextmanager
+async def _watched(sim: SimServer) -> AsyncIterator[_Watched]:
+    """The failing demo projects, their failures, and the jobs pages read from then on."""
     fake: FakeTime = fake_clock()
-    pages: list[str] = []
-
-    async def note(request: httpx.Request) -> None:
-        if request.url.path.endswith("/jobs"):
-            pages.append(request.url.path)
-
     async with api_client(sim, "user") as client:
-        client.http.event_hooks["request"].append(note)
         projects = [(pid, sim.state.project_full_path(sim.state.projects[pid])) for pid in FAILING]
-        # The failed jobs the board shows (as another console would work them out).
         report = await Triaging(clock=fake.clock).round(client, projects)
-        shown = [(failure.project_id, failure.project, failure.job) for failure in report.failures]
+        watched = _Watched(client, fake, projects,
+                           [(failure.project_id, failure.project, failure.job) for failure in report.failures])
+
+        async def note(request: httpx.Request) -> None:
+            if request.url.path.endswith("/jobs"):
+                watched.pages.append(request.url.path)
+
+        client.http.event_hooks["request"].append(note)
+        yield watched
+
+
+async def test_a_round_soon_after_the_last_reads_only_the_pages_that_changed(sim: SimServer) -> None:
+    async with _watched(sim) as watched:
+        client, fake, projects, shown, pages = (watched.client, watched.fake, watched.projects, watched.shown,
+                                                watched.pages)
         assert {project_id for project_id, _, _ in shown} == set(FAILING)
-        pages.clear()
         state = Triaging(clock=fake.clock)
         await state.round(client, projects, shown)
         assert len(pages) == len(FAILING)
@@ -53,18 +77,9 @@ async def test_a_round_soon_after_the_last_reads_only_the_pages_that_changed(sim
 
 
 async def test_a_page_that_holds_the_new_failure_still_running_is_read_again(sim: SimServer) -> None:
-    fake: FakeTime = fake_clock()
-    pages: list[str] = []
-
-    async def note(request: httpx.Request) -> None:
-        if request.url.path.endswith("/jobs"):
-            pages.append(request.url.path)
-
-    async with api_client(sim, "user") as client:
-        client.http.event_hooks["request"].append(note)
-        projects = [(pid, sim.state.project_full_path(sim.state.projects[pid])) for pid in FAILING]
-        report = await Triaging(clock=fake.clock).round(client, projects)
-        shown = [(failure.project_id, failure.project, failure.job) for failure in report.failures]
+    async with _watched(sim) as watched:
+        client, fake, projects, shown, pages = (watched.client, watched.fake, watched.projects, watched.shown,
+                                                watched.pages)
         state = Triaging(clock=fake.clock)
         await state.round(client, projects, shown)
         page = state.pages[FAILING[0]]
