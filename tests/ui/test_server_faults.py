@@ -5,6 +5,7 @@ behind :class:`tests.support.fault_switch.FaultSwitch`."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 from typing import Any
@@ -278,3 +279,24 @@ async def test_a_refused_triage_round_is_not_asked_again_until_a_sign_in(behind_
             assert app.screen is board
         traces = [path for _, _, path, _ in switch.api_requests(since=0)[refused:] if path.endswith("/trace")]
         assert not traces
+
+
+@pytest.mark.usefixtures("quick_gate")
+async def test_the_refusal_is_not_said_after_a_sign_in_while_the_first_reads_are_on_their_way(
+        behind_switch: Any, console: SimConsole) -> None:
+    # The reads that met the 401 kept it as their trouble until each was read again: for a round
+    # after the sign-in, the status line said "token refused (401)" beside fresh data.
+    server, switch, via = behind_switch
+    async with console.run(via=via, board=FAST, size=(120, 40)) as (app, pilot):
+        board = await open_board_storm_safe(app, pilot)
+        switch.set("revoked", tokens={app.session.token.reveal()})
+        await wait_until(pilot, lambda: "token refused (401)" in health(board), what="401 on the status line")
+        renewed = "labdeck-renewed-admin-token-4"
+        root = next(user for user in server.state.users.values() if user.username == "root")
+        server.state.tokens[renewed] = Token(renewed, root.id, ("api", "sudo"), "renewed")
+        switch.set("latency", seconds=4)  # no answer yet to any read of the new token
+        signing_in = asyncio.ensure_future(app._replace_token(type(app.session.token)(renewed)))
+        await wait_until(pilot, lambda: "token refused" not in health(board)
+                         and "token refused" not in board.context_text, limit=2, what="the refusal gone")
+        switch.set("pass")
+        await signing_in

@@ -221,7 +221,9 @@ class BoardPoller(FairShares):
         now = self._clock()
         for track in self.tracks.values():
             track.next_due = min(track.next_due, now)
+            track.trouble = None  # the old token's (its rows keep their age until read again)
         self._next_activity = min(self._next_activity, now)
+        self._activity_trouble = None
         self._error = None
         self._failures = 0
         self.runner_hints = RunnerHints()  # the new token may read the runners, or may not
