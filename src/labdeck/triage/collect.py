@@ -91,6 +91,12 @@ def newest_failures(jobs: Sequence[Job]) -> list[Job]:
     return sorted(chosen, key=lambda job: (-pipeline_id(job), job.name or ""))
 
 
+def with_job(jobs: tuple[Job, ...], job: Job) -> tuple[Job, ...]:
+    """``jobs`` (a project's page), with ``job`` added when the page does not hold it (a failure
+    older than the page's hundred jobs): its verdict reads its history from them."""
+    return jobs if any(known.id == job.id for known in jobs) else (*jobs, job)
+
+
 def last_green(jobs: Iterable[Job], job: Job) -> Job | None:
     """The newest attempt of ``job``'s name on its ref that passed before it (an earlier pipeline,
     or an earlier attempt in its own): the green run whose log is the baseline."""
@@ -418,8 +424,8 @@ class Triager:
         for project_id, job in also:
             its = by_project.get(project_id)
             if its is not None and job.id not in listed:
-                held = its.jobs if any(known.id == job.id for known in its.jobs) else (*its.jobs, job)
-                shown_only.append(functools.partial(self.failure, project_id, its.path, job, held, shares=shares))
+                shown_only.append(functools.partial(self.failure, project_id, its.path, job, with_job(its.jobs, job),
+                                                    shares=shares))
         await self._read_kept(wanted)
         try:
             answers = await _bounded([*early, *shown_only])

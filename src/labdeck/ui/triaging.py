@@ -20,7 +20,7 @@ from typing import Any
 
 from labdeck.api import ApiClient
 from labdeck.api.models import Job
-from labdeck.triage.collect import ProjectJobs, Triager
+from labdeck.triage.collect import ProjectJobs, Triager, with_job
 from labdeck.triage.history import History, job_history
 from labdeck.triage.logcache import LogCache
 from labdeck.triage.owners import RunnerShare, runner_shares
@@ -234,8 +234,7 @@ class Triaging:
         self.keep_page(project_id, page)
         shares = runner_shares(page)
         for job in unknown:
-            held = page if any(known.id == job.id for known in page) else (*page, job)
-            self.failures[job.id] = await triager.failure(project_id, path, job, held, shares=shares)
+            self.failures[job.id] = await triager.failure(project_id, path, job, with_job(page, job), shares=shares)
         for listener in list(self._listeners):
             listener()
 
@@ -268,8 +267,7 @@ class Triaging:
         page = tuple((await triager.page(project_id, path)).jobs)
         self.keep_page(project_id, page)
         if job.status == "failed":
-            jobs = page if any(held.id == job.id for held in page) else (*page, job)
-            known = await triager.failure(project_id, path, job, jobs)
+            known = await triager.failure(project_id, path, job, with_job(page, job))
             self.failures[job.id] = known
         return known, job_history(page, job.name, job.ref)
 
