@@ -269,8 +269,9 @@ async def test_base_url_with_api_suffix_is_accepted() -> None:
 
 def test_an_error_says_the_servers_message_only_when_it_says_more_than_the_status() -> None:
     said = [errors.Unauthorized(401, "GET", "u", message).user_message()
-            for message in ("401 Unauthorized", "Unauthorized", "401", "invalid_token: Token was revoked")]
-    assert said[:3] == ["Not authorized (401): check or renew the token"] * 3
-    assert said[3] == "Not authorized (401): check or renew the token — invalid_token: Token was revoked"
+            for message in ("401 Unauthorized", "Unauthorized", "401", "Unauthorized.", "401: unauthorized!",
+                            "invalid_token: Token was revoked")]
+    assert said[:5] == ["Not authorized (401): check or renew the token"] * 5
+    assert said[5] == "Not authorized (401): check or renew the token — invalid_token: Token was revoked"
     assert errors.Forbidden(403, "GET", "u", "403 Forbidden").user_message() == "Forbidden (403)"
     assert errors.Forbidden(403, "GET", "u", "insufficient_scope").user_message() == "Forbidden (403): insufficient_scope"

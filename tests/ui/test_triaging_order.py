@@ -8,9 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 
 from labdeck.sim.server import SimServer
 from labdeck.triage.logcache import LogCache
+from labdeck.ui import triaging
 from labdeck.ui.triaging import WHOLE_EVERY, Triaging
 from tests.support.fake_time import FakeTime
 from tests.watch.helpers import api_client, fake_clock
@@ -79,3 +81,30 @@ async def test_rounds_are_not_cut_short_for_good_where_the_failures_keep_changin
         fake.now += WHOLE_EVERY  # a newer round waiting every time, a minute long
         whole = await state.round(client, projects, cut_short=lambda: True)
         assert whole.complete and state.report is whole
+
+
+async def test_an_older_shown_failure_is_worked_out_in_the_first_round_however_many_the_round_lists(
+        sim: SimServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The per-round allowance for failures the round does not list was spent on those it lists
+    # anyway: with more listed unknown failures than the allowance, an older failed pipeline's cell
+    # waited another round.
+    monkeypatch.setattr(triaging, "AT_ONCE", 1)
+    fake: FakeTime = fake_clock()
+    async with api_client(sim, "user") as client:
+        projects = [(pid, sim.state.project_full_path(sim.state.projects[pid])) for pid in FAILING]
+        every = await Triaging(LogCache(tmp_path / "first"), clock=fake.clock).round(client, projects)
+        listed = {failure.job.id for failure in every.failures}
+        older = None
+        for project_id, path in projects:
+            for job in await client.jobs.list(project_id, scope="failed").all():
+                if job.id not in listed:
+                    older = (project_id, path, job)
+                    break
+            if older:
+                break
+        assert older is not None  # else there is nothing the round does not list
+        shown = [(failure.project_id, failure.project, failure.job) for failure in every.failures[:2]]
+
+        state = Triaging(LogCache(tmp_path / "second"), clock=fake.clock)
+        await state.round(client, projects, [*shown, older])
+        assert state.failure(older[2].id) is not None

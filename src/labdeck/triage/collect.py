@@ -366,7 +366,7 @@ class Triager:
 
     async def round(self, projects: Sequence[tuple[int, str]], *,
                     since: timedelta | datetime | None = None, first: Collection[int] = (),
-                    also: Sequence[tuple[int, Job]] = (),
+                    also: Sequence[tuple[int, Job]] = (), also_at_most: int | None = None,
                     on_first: Callable[[list[Failure]], None] | None = None,
                     cut_short: Callable[[], bool] | None = None) -> TriageReport:
         """Triage ``projects`` (id, path): one jobs page each, logs only where needed. ``since``: the
@@ -376,7 +376,8 @@ class Triager:
         failing pipelines), and ``also``, (project id, job) of shown failed jobs the round may not
         list (an older failed pipeline of the same ref). Their verdicts are worked out before the
         window's other failures (those feed the clusters) and handed to ``on_first`` as soon as
-        known; those of ``also`` the round does not list go only there. Where the budget lets
+        known; those of ``also`` the round does not list go only there, at most ``also_at_most`` of
+        them (counted after those it lists are set aside). Where the budget lets
         triage read a log every few seconds, the other failures' logs (and their green runs') came
         first in page order, and the board's ``Why`` cells waited a minute and more for verdicts
         ``labdeck triage`` gave at once. Once ``cut_short()`` says so (a newer round is waiting),
@@ -423,6 +424,8 @@ class Triager:
         shown_only: list[Callable[[], Awaitable[Failure]]] = []
         for project_id, job in also:
             its = by_project.get(project_id)
+            if also_at_most is not None and len(shown_only) >= also_at_most:
+                break
             if its is not None and job.id not in listed:
                 shown_only.append(functools.partial(self.failure, project_id, its.path, job, with_job(its.jobs, job),
                                                     shares=shares))

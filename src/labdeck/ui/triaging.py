@@ -150,7 +150,7 @@ class Triaging:
             return cut_short is not None and cut_short() and self._clock() - self._whole_at < WHOLE_EVERY
 
         report = await triager.round(projects, since=WINDOW, first={job.id for _, _, job in failed},
-                                     also=unknown[:AT_ONCE], on_first=shown_first, cut_short=cut)
+                                     also=unknown, also_at_most=AT_ONCE, on_first=shown_first, cut_short=cut)
         log.debug("round %d: %s, %d pages read, %d logs read, %d failures", ticket,
                   "whole" if report.complete else "cut short", report.pages_read, report.logs_read, len(report.failures))
         now = self._clock()
