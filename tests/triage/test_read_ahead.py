@@ -80,3 +80,31 @@ async def test_a_log_asked_for_twice_while_it_is_read_is_read_once(sim: SimServe
                                              triager.log_bytes(finished.project_id, listed))
         assert first == second and first
         assert len(reads) == 1
+
+
+async def test_a_log_read_stops_when_every_round_that_wanted_it_is_cancelled(sim: SimServer) -> None:
+    # A shared read went on after its rounds were cancelled: a token of the budget and a cache
+    # write for a log nobody would look at. One caller left keeps it going.
+    go = asyncio.Event()
+    sent: list[str] = []
+
+    async def hold(request: httpx.Request) -> None:
+        if request.url.path.endswith("/trace"):
+            await go.wait()
+            sent.append(request.url.path)
+
+    async with ApiClient(sim.base_url, Secret(ADMIN)) as client:
+        client.http.event_hooks["request"].append(hold)
+        finished = [job for job in sim.state.jobs.values() if job.status == "success"][:2]
+        listed = [await client.jobs.get(job.project_id, job.id) for job in finished]
+        triager = Triager(client)
+        kept_one = [asyncio.ensure_future(triager.log_bytes(finished[0].project_id, listed[0])) for _ in range(2)]
+        dropped = [asyncio.ensure_future(triager.log_bytes(finished[1].project_id, listed[1])) for _ in range(2)]
+        await asyncio.sleep(0.05)
+        for caller in (kept_one[0], *dropped):
+            caller.cancel()
+        go.set()
+        assert await kept_one[1]
+        await asyncio.sleep(0.1)
+        assert sent == [f"/api/v4/projects/{finished[0].project_id}/jobs/{finished[0].id}/trace"]
+        assert triager.logs_read == 1

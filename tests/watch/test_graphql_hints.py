@@ -9,10 +9,15 @@ from collections.abc import Callable
 
 import pytest
 
+from labdeck.api.client import ApiClient
+from labdeck.api.core import TOKEN_REFUSED
+from labdeck.base.secret import Secret
 from labdeck.sim.ci.engine import store
+from labdeck.sim.dataset.build import DEMO_TOKENS
 from labdeck.sim.server import SimServer
 from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects
 from labdeck.watch.pipelines import FAILED
+from tests.support.fault_switch import FaultSwitch
 from tests.support.sim_control import advance, big_stages, project_id, push_pipeline, push_stages
 from tests.watch.helpers import api_client, fake_clock, make_poller, run_for, run_until
 
@@ -129,3 +134,28 @@ async def test_the_batch_shrinks_to_the_complexity_limit_and_stays_there(
         again = await batches.round(ids)
         assert batches.batch == size and again.confirmed == first.confirmed
         assert len(sent) == batches.requests_per_round(len(ids))  # no query over the limit again
+
+
+async def test_a_token_refused_by_graphql_alone_keeps_the_rest_check_and_says_no_refusal(
+        sim_factory: Callable[..., SimServer]) -> None:
+    # A server (or a proxy in front of it) that answers 401 on /api/graphql only, while REST takes
+    # the token: the board lost its change check and said "token refused (401)" beside fresh rows.
+    server = sim_factory(dialect="gitlab", projects=20)
+    fake = fake_clock()
+    board: list[BoardSnapshot] = []
+    with FaultSwitch(server.base_url) as switch:
+        switch.set("revoked", only="/api/graphql", graphql=True)
+        async with ApiClient(switch.url, Secret(DEMO_TOKENS["user"])) as client:
+            poller = make_poller(client, server, fake)
+            poller.subscribe_board(board.append, watched=WatchedProjects(tuple(
+                WatchedProject(p, str(p)) for p in sorted(server.state.projects))))
+            await run_until(poller, fake, lambda: bool(board) and board[-1].loading == 0)
+            checks = poller.stats.by_kind["activity"]
+            await run_for(poller, fake, 120)
+            assert poller.batches.available is False and "GraphQL refused" in (poller.batches.refusal or "")
+            assert poller.stats.by_kind["activity"] > checks  # the REST check goes on
+            assert poller.freshness().error is None
+            assert client.health.reason != TOKEN_REFUSED
+            graphql = [path for _, _, path, _ in switch.requests if path.startswith("/api/graphql")]
+            assert len(graphql) == 1  # asked once, then REST alone until a sign-in
+            poller.close()

@@ -179,7 +179,7 @@ class Exchange:
     async def send(self, method: str, path: str, *, params: Any = None, data: Any = None,
                    files: FilesFactory | None = None, json: Any = None,
                    headers: Mapping[str, str] | None = None, stream: bool = False,
-                   believe: Belief | None = None) -> httpx.Response:
+                   believe: Belief | None = None, marks_refusal: bool = True) -> httpx.Response:
         """Send with the retry rules of :mod:`labdeck.api.retry`; return the final response.
 
         Error statuses are returned, not raised (see :meth:`check`). Raises ReadOnlyError,
@@ -190,6 +190,9 @@ class Exchange:
         ``believe`` checks a read's ``200`` before the gate counts it as an answer: one it refuses
         (another JSON shape, items that are not the model's) is a failure like a 502 for the
         whole client (issue 32.3: a wrong-shape storm is held back too), and its WrongAnswer raised.
+
+        ``marks_refusal=False``: a 401 to this request is the caller's to judge, not the sign of a
+        refused token for the whole client (GraphQL may refuse a token that REST takes).
         """
         method = method.upper()
         idempotent = is_read(method, path)  # GraphQL queries are reads too
@@ -209,7 +212,7 @@ class Exchange:
                     headers = {k: v for k, v in headers.items() if k.lower() != "if-none-match"}
             try:
                 response = await self._attempt(method, path, params, data, files, json, headers, stream,
-                                               started, attempt, probe)
+                                               started, attempt, probe, marks_refusal=marks_refusal)
             except _Retry:
                 if probe:
                     self.gate.abandoned()
@@ -250,7 +253,7 @@ class Exchange:
 
     async def _attempt(self, method: str, path: str, params: Any, data: Any, files: FilesFactory | None,
                        json: Any, headers: Mapping[str, str] | None, stream: bool, started: float,
-                       attempt: int, probe: bool = False) -> httpx.Response:
+                       attempt: int, probe: bool = False, *, marks_refusal: bool = True) -> httpx.Response:
         """One exchange; raises :class:`_Retry` when a transport failure may be retried: a read
         after the gate's wait (:meth:`_unreachable`), a change that never left after a back-off."""
         policy = self.retry
@@ -302,7 +305,7 @@ class Exchange:
             raise errors.OutcomeUnknown(text, method=method, url=url) from None
         finally:
             self._close_files(opened)
-        self._note(response)
+        self._note(response, marks_refusal)
         return response
 
     def _believe(self, response: httpx.Response, believe: Belief, probe: bool) -> None:
@@ -342,7 +345,7 @@ class Exchange:
             raise _Retry from None
         self._mark("error", text, wait=wait)
 
-    def _note(self, response: httpx.Response) -> None:
+    def _note(self, response: httpx.Response, marks_refusal: bool = True) -> None:
         limit = RateLimit.from_headers(response.headers)
         if limit is not None:
             self.rate_limit = limit
@@ -350,7 +353,8 @@ class Exchange:
         if status >= 500:
             self._mark("error", status_reason(response), answered=True)
         elif status == 401:
-            self._mark("error", TOKEN_REFUSED, answered=True)
+            if marks_refusal:
+                self._mark("error", TOKEN_REFUSED, answered=True)
         elif status == 429:
             wait = server_wait(response.headers, self.retry.wall(), 429)
             self._mark("reconnecting", "rate limited", wait=wait, answered=True)

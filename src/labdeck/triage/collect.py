@@ -157,6 +157,8 @@ class Triager:
         self._keeping: set[int] = set()
         self._reading: dict[tuple[int, int], asyncio.Future[bytes]] = {}
         """Logs being read now, by (project id, job id)."""
+        self._waiting: dict[tuple[int, int], int] = {}
+        """Callers awaiting each read of :attr:`_reading`."""
 
     def read_ahead(self, projects: Sequence[tuple[int, str]]) -> None:
         """Start reading these projects' jobs pages now (the change check, then :data:`PAGE_CONCURRENCY`
@@ -302,10 +304,23 @@ class Triager:
         if reading is None:
             reading = self._reading[key] = asyncio.ensure_future(self._log_bytes(project_id, job))
             reading.add_done_callback(functools.partial(self._read_done, key))
-        return await asyncio.shield(reading)
+        self._waiting[key] = self._waiting.get(key, 0) + 1
+        try:
+            return await asyncio.shield(reading)
+        except asyncio.CancelledError:
+            # The last caller gone (its round cancelled): nobody wants the log, so its read
+            # stops too instead of spending a token of the budget and a cache write.
+            if self._waiting[key] == 1:
+                reading.cancel()
+            raise
+        finally:
+            self._waiting[key] -= 1
+            if not self._waiting[key]:
+                del self._waiting[key]
 
     def _read_done(self, key: tuple[int, int], reading: asyncio.Future[bytes]) -> None:
-        self._reading.pop(key, None)
+        if self._reading.get(key) is reading:
+            del self._reading[key]
         if not reading.cancelled():
             reading.exception()  # retrieved: its callers, if any are left, get it too
 

@@ -72,14 +72,14 @@ class GraphqlBatches:
             except TooComplex as exc:
                 smaller = min(len(chunk) - 1, int(len(chunk) * exc.maximum / max(exc.complexity, 1) * 0.9))
                 if smaller < 1:
-                    self._refuse(f"even one project is too complex ({exc.complexity} > {exc.maximum})")
+                    self.refuse(f"even one project is too complex ({exc.complexity} > {exc.maximum})")
                     raise NoGraphql(self.refusal or "", method="POST", url="") from None
                 log.info("watch: GraphQL batch %d → %d (complexity %d > %d)", self.batch, smaller,
                          exc.complexity, exc.maximum)
                 self.batch = smaller
                 continue
             except NoGraphql as exc:
-                self._refuse(exc.user_message())
+                self.refuse(exc.user_message())
                 raise
             self.available = True
             start += len(chunk)
@@ -103,7 +103,8 @@ class GraphqlBatches:
             self.latest.pop(gone, None)
         return result
 
-    def _refuse(self, why: str) -> None:
+    def refuse(self, why: str) -> None:
+        """No GraphQL for this client from now on (until :meth:`use_engine`), for ``why``."""
         self.available, self.refusal = False, why
         log.info("watch: no GraphQL on this server (%s): REST change checks", why)
 

@@ -339,12 +339,19 @@ class PollerReads(DeepReads):
         try:
             dialect = await self.client.discover()  # one GET /version per client, then cached
             self._flavour = dialect.flavour
+            graphql_refused: errors.Unauthorized | None = None
             if dialect.flavour == "gitlab" and self.batches.available is not False:
                 try:
                     batch = await self.batches.round(self._batch_ids(), self._interest)
                 except NoGraphql:
                     batch = None  # learned once: the activity check alone from now on
+                except errors.Unauthorized as exc:
+                    graphql_refused = exc  # the token's, or GraphQL's alone: REST tells below
             result = await self.activity.run(self._activity_scope(), since=dialect.flavour == "gitlab")
+            if graphql_refused is not None:
+                # REST took the token GraphQL refused (a scope or a proxy rule): REST checks alone
+                # until a sign-in, rather than no change check at all.
+                self.batches.refuse(f"GraphQL refused the token that REST accepts: {graphql_refused.user_message()}")
             await self._learn_pipelines_api(next(iter(self._interest), None))
         except errors.ApiError as exc:
             self._next_activity = self._clock() + self._transient(exc)

@@ -122,10 +122,13 @@ async def latest_pipelines(engine: HttpEngine, project_ids: Sequence[int]) -> li
     for _ in range(len(ids) // MAX_FIRST + 2):
         variables = {"ids": ids, "first": min(len(ids), MAX_FIRST) or 1, "after": after}
         try:
-            response = await engine.request("POST", url, json={"query": LATEST_PIPELINES, "variables": variables})
+            # A 401 here may be GraphQL's alone (a scope, a proxy rule): the caller asks REST.
+            response = await engine.request("POST", url, json={"query": LATEST_PIPELINES, "variables": variables},
+                                            marks_refusal=False)
         except (errors.Forbidden, errors.NotFound) as exc:
-            # A 401 is the token's, not GraphQL's: it goes up as it came (taken for "no GraphQL",
-            # a board whose token was refused a moment checked through REST alone until a sign-in).
+            # A 401 goes up as it came, for the caller to tell the token's refusal (REST refuses
+            # it too) from GraphQL's alone; taken for "no GraphQL", a board whose token was
+            # refused a moment checked through REST alone until a sign-in.
             raise NoGraphql(exc.user_message(), method="POST", url=url) from None
         try:
             body = response.json()
