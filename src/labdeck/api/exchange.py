@@ -4,6 +4,7 @@ is in trouble, error mapping, read-only enforcement, rate-limit and connection-h
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -33,6 +34,9 @@ FilesFactory = Callable[[], Mapping[str, Any]]
 Belief = Callable[[httpx.Response], None]
 """Checks a read's ``200`` before the client believes it: raises :class:`errors.WrongAnswer`."""
 _OK_NO_RAISE = frozenset({304})
+_STALE_CONNECTION = (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)
+"""How a request on a kept-alive connection the server has just closed fails (no answer begun)."""
+log = logging.getLogger(__name__)
 
 
 ANSWER_ROOM = 3.0
@@ -67,6 +71,8 @@ class Exchange:
         self.gate = ServerGate(base=retry.base, clock=retry.clock, rng=retry.rng)
         """Holds every read back while the server answers 429/502/503/504 (see :class:`ServerGate`)."""
         self._health = ConnectionHealth()
+        self._resent = False
+        """A read was sent again at once since the last answer (see :meth:`_attempt`)."""
         self._unanswered: dict[int, SendClock] = {}
         """Requests sent and not answered yet: when each left, or that it is held back before
         leaving (:mod:`labdeck.api.holding`)."""
@@ -107,6 +113,7 @@ class Exchange:
         """Note the connection's state; ``answered``: ``error`` is what the server said."""
         if state == "ok":
             self._health = ConnectionHealth("ok", None, datetime.now(UTC))
+            self._resent = False
         else:
             retry_at = datetime.now(UTC) + timedelta(seconds=wait) if wait is not None else None
             self._health = ConnectionHealth(state, error, self._health.last_ok_at, retry_at,  # type: ignore[arg-type]
@@ -269,7 +276,19 @@ class Exchange:
                 clock.attach(request)
                 self._unanswered[id(request)] = clock
                 try:
-                    response = await sender.send(request, stream=stream)
+                    try:
+                        response = await sender.send(request, stream=stream)
+                    except _STALE_CONNECTION:
+                        if not (idempotent and not probe and self._health.state == "ok" and not self._resent):
+                            raise
+                        # Most often a kept-alive connection the server closed as its idle time
+                        # ran out, a moment before ours did: the read goes once more, at once,
+                        # on a new connection; only a second failure says the server is gone.
+                        # One such resend between answers: in a reset storm, reads failing
+                        # together are not each sent twice.
+                        self._resent = True
+                        log.debug("resending %s %s on a new connection", method, errors.redact_url(url))
+                        response = await sender.send(request, stream=stream)
                 finally:
                     self._unanswered.pop(id(request), None)
                 if stream and response.status_code >= 300:
