@@ -125,6 +125,10 @@ def test_a_progress_line_whose_dots_differ_is_not_new_since_the_green_run() -> N
     answer = read_cause(failing, passing)
     assert answer.new_lines == frozenset({5, 6})
     assert answer.error is not None and answer.error.line == 5
+    # The same file's line later in the run (more tests before it): [100%] is padded otherwise.
+    moved = failing.replace("tests/test_cart.py ..F..                                                 [ 40%]",
+                            "tests/test_cart.py ..F..                                                 [100%]")
+    assert read_cause(moved, passing).new_lines == frozenset({5, 6})
 
 
 def test_the_end_of_the_output_skips_a_cleanup_that_ran_after_the_error() -> None:

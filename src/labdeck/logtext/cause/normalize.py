@@ -111,8 +111,10 @@ dots): which dots it printed is what changed, never what to read."""
 
 def comparable(line: str) -> str:
     """``line`` as it is matched against the passing log's lines: :func:`normalize`, with a test
-    runner's progress dots made one stand-in (``tests/x.py <progress> [ <n>%]``)."""
+    runner's progress dots and its share of the run made stand-ins (``tests/x.py <progress> [<n>%]``)."""
     progress = _PROGRESS.fullmatch(line.strip())
     if progress is not None:
-        line = f"{progress.group(1)}<progress>{progress.group(2)}"
+        # Where the file's line falls in the run moves with the tests run before it; ``[100%]``
+        # and ``[ 86%]`` pad differently, so the share is one stand-in too.
+        line = f"{progress.group(1)}<progress>{' [<n>%]' if progress.group(2) else ''}"
     return normalize(line)
