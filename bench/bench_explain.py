@@ -7,7 +7,9 @@ command's own function, :func:`labdeck.commands.explain.run_explain`, in this pr
 start would dwarf the corpus's few milliseconds), median of 5; the memory is the real command
 run as a process (its own ``VmHWM``). Each line gives the wall-clock ratio (the target's) and,
 beside it, the same ratio in this process's CPU time. Run standalone:
-``.venv/bin/python bench/bench_explain.py [lines]``.
+``.venv/bin/python bench/bench_explain.py [lines] [--breakdown]``; ``--breakdown`` adds where the
+corpus's CPU time goes, step by step (the prefilter's byte pass, the rest of the scan, ranking,
+reading and JSON), each from runs of that step alone.
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from labdeck.commands.explain import run_explain
+from labdeck.logtext.cause import prefilter, read_cause
+from labdeck.logtext.cause.scan import Scanner
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -98,6 +103,44 @@ def timed(paths: list[Path], runs: int = RUNS) -> tuple[float, float, float, flo
             statistics.median(f[1] for f in floors), statistics.median(o[1] for o in ours))
 
 
+def _cpu(steps: list[Callable[[], object]], runs: int = RUNS) -> list[float]:
+    """The least CPU seconds of each step over ``runs`` rounds, the steps taken in turn in each round
+    (on a shared machine a burst of load then falls on every step alike, and the least time of a
+    step is the one least disturbed)."""
+    least = [float("inf")] * len(steps)
+    for _ in range(runs):
+        for index, step in enumerate(steps):
+            cpu = time.process_time()
+            step()
+            least[index] = min(least[index], time.process_time() - cpu)
+    return least
+
+
+def _scan(data: bytes) -> None:
+    # What read_cause() does with one block holding a whole log, without ranking its blocks.
+    scanner = Scanner()
+    whole = data[:-1] if data.endswith(b"\n") else data
+    scanner.feed(whole.split(b"\n"), whole)
+    scanner.finish()
+
+
+def breakdown(paths: list[Path]) -> None:
+    """Where the corpus's CPU time goes, each step timed alone over the logs read beforehand: the
+    prefilter's byte pass, the rest of the scan (the picked lines read), ranking and the answer,
+    and what ``labdeck explain`` adds (reading the files, writing JSON). The differences between
+    runs of a noisy machine can still make a small step read a little off."""
+    datas = [path.read_bytes() for path in paths]
+    wholes = [data[:-1] if data.endswith(b"\n") else data for data in datas]
+    picked = prefilter.picked
+    floor_cpu, pass_cpu, scan_cpu, cause_cpu, explain_cpu = _cpu([
+        lambda: floor(paths), lambda: [picked(whole) for whole in wholes], lambda: [_scan(data) for data in datas],
+        lambda: [read_cause(data) for data in datas], lambda: explain(paths)], runs=2 * RUNS)
+    print(f"corpus breakdown (CPU, least of {2 * RUNS} rounds, steps in turn): prefilter {pass_cpu * 1000:.1f} ms, rest of the scan "
+          f"{(scan_cpu - pass_cpu) * 1000:.1f} ms, ranking and answer {(cause_cpu - scan_cpu) * 1000:.1f} ms, reading "
+          f"and JSON {(explain_cpu - cause_cpu) * 1000:.1f} ms (explain {explain_cpu * 1000:.1f} ms; floor "
+          f"{floor_cpu * 1000:.1f} ms)")
+
+
 _CHILD = """
 import sys
 from labdeck.commands.cli import main
@@ -132,11 +175,14 @@ def report(name: str, paths: list[Path], note: str, runs: int = RUNS) -> None:
 
 
 def main() -> int:
-    lines = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
+    arguments = [argument for argument in sys.argv[1:] if argument != "--breakdown"]
+    lines = int(arguments[0]) if arguments else 1_000_000
     corpus = sorted(path for path in CORPUS.rglob("*.log") if not path.name.endswith(".pass.log")) \
         if CORPUS.is_dir() else []
     if corpus:
         report("corpus", corpus, "median of 5, in-process run_explain")
+        if "--breakdown" in sys.argv[1:]:
+            breakdown(corpus)
     else:
         print(f"no corpus at {CORPUS}: corpus figure skipped")
     with tempfile.TemporaryDirectory(prefix="bench-explain-") as folder:
