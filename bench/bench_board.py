@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import bisect
+import contextlib
 import multiprocessing
 import os
 import random
@@ -137,7 +138,8 @@ async def _poller_main(kind: str, base_url: str, ids: list[int], schedule: dict[
 
     client = ApiClient(base_url, Secret(TOKEN))
     client.http.event_hooks["response"].append(count)
-    loaded: list[float] = []
+    loaded = _Loaded()
+    ready = loaded.ready
     if kind == "labdeck":
         task, stop = _start_labdeck(client, ids, seen, loaded)
     else:
@@ -148,8 +150,8 @@ async def _poller_main(kind: str, base_url: str, ids: list[int], schedule: dict[
         if name == "idle_start":
             # Idle begins once every project was read: the first reads use the start-up
             # allowance, and a slow machine's start-up must not be counted as the idle budget.
-            while not loaded and time.time() < schedule["idle_end"] - 20:
-                await asyncio.sleep(0.2)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(ready.wait(), max(0.0, schedule["idle_end"] - 20 - time.time()))
         samples[name] = (counter["requests"], time.process_time(), time.time())
     stop()
     await asyncio.wait_for(task, 15)
@@ -157,6 +159,18 @@ async def _poller_main(kind: str, base_url: str, ids: list[int], schedule: dict[
     after = [stamp for stamp in stamps if loaded and stamp >= loaded[0]]
     busiest = max((sum(1 for t in after if s <= t < s + 60) for s in after if s + 60 <= time.time()), default=0)
     conn.send({"seen": seen, "samples": samples, "loaded_at": loaded[0] if loaded else None, "busiest": busiest})
+
+
+class _Loaded(list[float]):
+    """When the poller had read every project (its first entry), with an event set then."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ready = asyncio.Event()
+
+    def append(self, value: float) -> None:
+        super().append(value)
+        self.ready.set()
 
 
 def _start_labdeck(client: Any, ids: list[int], seen: dict[int, float], loaded: list[float]) -> tuple[Any, Any]:
