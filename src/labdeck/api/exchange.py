@@ -279,13 +279,14 @@ class Exchange:
                     try:
                         response = await sender.send(request, stream=stream)
                     except _STALE_CONNECTION:
-                        if not (idempotent and not probe and self._health.state == "ok" and not self._resent):
+                        if not (idempotent and not probe and self._health.state == "ok" and not self._resent
+                                and policy.max_attempts > 1):
                             raise
                         # Most often a kept-alive connection the server closed as its idle time
                         # ran out, a moment before ours did: the read goes once more, at once,
                         # on a new connection; only a second failure says the server is gone.
                         # One such resend between answers: in a reset storm, reads failing
-                        # together are not each sent twice.
+                        # together are not each sent twice. A policy of one attempt sends once.
                         self._resent = True
                         log.debug("resending %s %s on a new connection", method, errors.redact_url(url))
                         response = await sender.send(request, stream=stream)
