@@ -108,3 +108,26 @@ async def test_a_log_read_stops_when_every_round_that_wanted_it_is_cancelled(sim
         await asyncio.sleep(0.1)
         assert sent == [f"/api/v4/projects/{finished[0].project_id}/jobs/{finished[0].id}/trace"]
         assert triager.logs_read == 1
+
+
+async def test_a_log_asked_for_while_its_read_is_being_stopped_is_read_again(sim: SimServer) -> None:
+    # The last round that wanted a log was cancelled, and the next one asks for it before the
+    # stopped read has ended: it must get the log, not the other round's cancellation.
+    go = asyncio.Event()
+
+    async def hold(request: httpx.Request) -> None:
+        if request.url.path.endswith("/trace"):
+            await go.wait()
+
+    async with ApiClient(sim.base_url, Secret(ADMIN)) as client:
+        client.http.event_hooks["request"].append(hold)
+        finished = next(job for job in sim.state.jobs.values() if job.status == "success")
+        listed = await client.jobs.get(finished.project_id, finished.id)
+        triager = Triager(client)
+        first = asyncio.ensure_future(triager.log_bytes(finished.project_id, listed))
+        await asyncio.sleep(0.05)
+        first.cancel()
+        await asyncio.sleep(0)  # the first caller has gone: its read is being stopped
+        second = asyncio.ensure_future(triager.log_bytes(finished.project_id, listed))
+        go.set()
+        assert await second

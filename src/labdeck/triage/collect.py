@@ -155,7 +155,7 @@ class Triager:
         self._bodies: dict[int, bytes] = {}
         """Bodies of the pages read for :meth:`_kept_or_read` (to keep), until it takes them."""
         self._keeping: set[int] = set()
-        self._reading: dict[tuple[int, int], asyncio.Future[bytes]] = {}
+        self._reading: dict[tuple[int, int], asyncio.Task[bytes]] = {}
         """Logs being read now, by (project id, job id)."""
         self._waiting: dict[tuple[int, int], int] = {}
         """Callers awaiting each read of :attr:`_reading`."""
@@ -301,7 +301,7 @@ class Triager:
         same read answers both: a second read cost a second token of the budget."""
         key = (project_id, job.id)
         reading = self._reading.get(key)
-        if reading is None:
+        if reading is None or reading.cancelling():  # one being stopped (its last caller gone) is not joined
             reading = self._reading[key] = asyncio.ensure_future(self._log_bytes(project_id, job))
             reading.add_done_callback(functools.partial(self._read_done, key))
         self._waiting[key] = self._waiting.get(key, 0) + 1
@@ -318,7 +318,7 @@ class Triager:
             if not self._waiting[key]:
                 del self._waiting[key]
 
-    def _read_done(self, key: tuple[int, int], reading: asyncio.Future[bytes]) -> None:
+    def _read_done(self, key: tuple[int, int], reading: asyncio.Task[bytes]) -> None:
         if self._reading.get(key) is reading:
             del self._reading[key]
         if not reading.cancelled():
