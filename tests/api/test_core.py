@@ -273,5 +273,6 @@ def test_an_error_says_the_servers_message_only_when_it_says_more_than_the_statu
                             "invalid_token: Token was revoked")]
     assert said[:5] == ["Not authorized (401): check or renew the token"] * 5
     assert said[5] == "Not authorized (401): check or renew the token — invalid_token: Token was revoked"
+    assert errors.Unauthorized(401, "GET", "u", "401 未授权").user_message().endswith("— 401 未授权")
     assert errors.Forbidden(403, "GET", "u", "403 Forbidden").user_message() == "Forbidden (403)"
     assert errors.Forbidden(403, "GET", "u", "insufficient_scope").user_message() == "Forbidden (403): insufficient_scope"

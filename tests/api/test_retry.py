@@ -214,6 +214,24 @@ async def test_get_retries_transport_failures(exc: Exception, failing: int) -> N
     assert states == ["reconnecting"] and client.health.state == "ok" and client.health.last_ok_at is not None
 
 
+async def test_a_dropped_connection_is_sent_again_only_within_the_policys_attempts() -> None:
+    # The at-once resend is an attempt: a policy of one sends once, one of two sends twice and
+    # then waits for nothing more (not a third time through the gate).
+    for attempts, sent in ((1, 1), (2, 2)):
+        fake = FakeTime()
+        calls = 0
+
+        def handler(request: httpx.Request) -> httpx.Response:
+            nonlocal calls
+            calls += 1
+            raise httpx.ReadError("reset")
+
+        async with mock_client(handler, fake=fake, retry=policy(fake, max_attempts=attempts)) as client:
+            with pytest.raises(errors.TransportError):
+                await client.projects.get(1)
+        assert calls == sent, attempts
+
+
 async def test_get_transport_failure_becomes_transport_error() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("[Errno 111] Connection refused")

@@ -30,8 +30,8 @@ def _one_line(text: str, limit: int = 200) -> str:
 def _beyond_status(status: int, message: str) -> str:
     """`` — message`` when the server's message says more than the status (GitLab's bodies are
     often ``{"message": "401 Unauthorized"}``: shown after "Not authorized (401)" it said it twice)."""
-    words = re.findall(r"[a-z]+", message.replace(str(status), " ").lower())
-    reason = re.findall(r"[a-z]+", HTTPStatus(status).phrase.lower())
+    words = re.findall(r"[^\W\d_]+", message.replace(str(status), " ").lower())
+    reason = re.findall(r"[^\W\d_]+", HTTPStatus(status).phrase.lower())
     return "" if not words or words == reason else f" — {message}"
 
 

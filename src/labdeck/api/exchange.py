@@ -269,6 +269,7 @@ class Exchange:
         request = self._build(method, path, params, data, opened, json, headers)
         url = str(request.url)
         remaining = policy.budget - (policy.clock() - started)
+        resent = 0
         try:
             async with asyncio.timeout(max(remaining, 0.01)) as deadline:
                 sender = self._http if idempotent or self._writes is None else self._writes
@@ -280,15 +281,15 @@ class Exchange:
                         response = await sender.send(request, stream=stream)
                     except _STALE_CONNECTION:
                         if not (idempotent and not probe and self._health.state == "ok" and not self._resent
-                                and policy.max_attempts > 1):
+                                and attempt + 1 < policy.max_attempts):
                             raise
                         # Most often a kept-alive connection the server closed as its idle time
-                        # ran out, a moment before ours did: the read goes once more, at once,
-                        # on a new connection; only a second failure says the server is gone.
+                        # ran out, a moment before ours did: httpx drops it and the read goes once
+                        # more, at once (an attempt of its policy); only a failure again counts.
                         # One such resend between answers: in a reset storm, reads failing
-                        # together are not each sent twice. A policy of one attempt sends once.
-                        self._resent = True
-                        log.debug("resending %s %s on a new connection", method, errors.redact_url(url))
+                        # together are not each sent twice.
+                        self._resent, resent = True, 1
+                        log.debug("resending %s %s after a dropped connection", method, errors.redact_url(url))
                         response = await sender.send(request, stream=stream)
                 finally:
                     self._unanswered.pop(id(request), None)
@@ -311,7 +312,7 @@ class Exchange:
             if idempotent and retryable_exception(exc, method):
                 # Refused, reset, timed out: the same gate as a 502, so every read of this client
                 # waits together and one tests the server (issue 32: not 63 connects a minute).
-                self._unreachable(text, probe, started, attempt, retry=True)
+                self._unreachable(text, probe, started, attempt + resent, retry=True)
                 raise errors.TransportError(text, method=method, url=url) from None
             if retryable_exception(exc, method) and attempt + 1 < policy.max_attempts:
                 delay = policy.backoff(attempt)

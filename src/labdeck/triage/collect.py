@@ -157,7 +157,7 @@ class Triager:
         self._keeping: set[int] = set()
         self._reading: dict[tuple[int, int], asyncio.Task[bytes]] = {}
         """Logs being read now, by (project id, job id)."""
-        self._waiting: dict[tuple[int, int], int] = {}
+        self._waiting: dict[asyncio.Task[bytes], int] = {}
         """Callers awaiting each read of :attr:`_reading`."""
 
     def read_ahead(self, projects: Sequence[tuple[int, str]]) -> None:
@@ -304,19 +304,19 @@ class Triager:
         if reading is None or reading.cancelling():  # one being stopped (its last caller gone) is not joined
             reading = self._reading[key] = asyncio.ensure_future(self._log_bytes(project_id, job))
             reading.add_done_callback(functools.partial(self._read_done, key))
-        self._waiting[key] = self._waiting.get(key, 0) + 1
+        self._waiting[reading] = self._waiting.get(reading, 0) + 1
         try:
             return await asyncio.shield(reading)
         except asyncio.CancelledError:
             # The last caller gone (its round cancelled): nobody wants the log, so its read
             # stops too instead of spending a token of the budget and a cache write.
-            if self._waiting[key] == 1:
+            if self._waiting[reading] == 1:
                 reading.cancel()
             raise
         finally:
-            self._waiting[key] -= 1
-            if not self._waiting[key]:
-                del self._waiting[key]
+            self._waiting[reading] -= 1
+            if not self._waiting[reading]:
+                del self._waiting[reading]
 
     def _read_done(self, key: tuple[int, int], reading: asyncio.Task[bytes]) -> None:
         if self._reading.get(key) is reading:

@@ -340,6 +340,7 @@ class PollerReads(DeepReads):
             dialect = await self.client.discover()  # one GET /version per client, then cached
             self._flavour = dialect.flavour
             graphql_refused: errors.Unauthorized | None = None
+            asked_with = self.client  # a sign-in during the round is another token: not refused
             if dialect.flavour == "gitlab" and self.batches.available is not False:
                 try:
                     batch = await self.batches.round(self._batch_ids(), self._interest)
@@ -348,7 +349,7 @@ class PollerReads(DeepReads):
                 except errors.Unauthorized as exc:
                     graphql_refused = exc  # the token's, or GraphQL's alone: REST tells below
             result = await self.activity.run(self._activity_scope(), since=dialect.flavour == "gitlab")
-            if graphql_refused is not None:
+            if graphql_refused is not None and self.client is asked_with:
                 # REST took the token GraphQL refused (a scope or a proxy rule): REST checks alone
                 # until a sign-in, rather than no change check at all.
                 self.batches.refuse(f"GraphQL refused the token that REST accepts: {graphql_refused.user_message()}")
