@@ -133,4 +133,12 @@ async def test_the_scoped_reads_of_big_pipelines_gone_from_the_page_leave_no_cac
         assert kept and pushed[0] not in kept
         assert {url.split("/pipelines/")[1].split("/")[0] for url in scoped} <= {str(pipeline) for pipeline in kept}, \
             sorted(scoped)
+        # The project no longer watched (another one is): nothing of its big pipelines stays either.
+        other = next(p for p, project in server.state.projects.items() if p != pid and not project.archived)
+        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(other, str(other)),)))
+        for subscription in [sub for sub in poller._subs if pid in sub.project_ids()]:
+            subscription.close()
+        await run_for(poller, fake, 30)
+        assert pid not in poller.tracks
+        assert not [url for url in client.cache.urls() if f"/projects/{pid}/pipelines/" in url]
         poller.close()
