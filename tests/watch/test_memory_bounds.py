@@ -15,8 +15,9 @@ from labdeck.watch.activity import ActivityCheck
 from labdeck.watch.alerts import REMEMBERED_FAILURES, Alert, AlertEngine, AlertLog, WatchTarget
 from labdeck.watch.deep_reads import LISTED
 from labdeck.watch.pipelines import derive_pipelines
-from tests.support.sim_control import advance, push_pipeline
-from tests.watch.helpers import T0, api_client, fake_clock, job, make_poller, run_for
+from tests.support.sim_control import advance, big_stages, project_id, push_pipeline, push_stages
+from tests.watch.helpers import T0, api_client, fake_clock, job, make_poller, run_for, run_until
+from tests.watch.test_big_pipelines import QUIET, newest
 
 ONE_JOB = [{"name": "unit-tests", "duration": 30}]
 
@@ -102,4 +103,42 @@ async def test_the_pipelines_listing_keeps_one_cached_body_per_project_while_its
             await run_for(poller, fake, 90)
         listings = [url for url in client.cache.urls() if f"/projects/{pid}/pipelines?" in url]
         assert len(listings) <= 1, listings
+        poller.close()
+
+
+@pytest.mark.parametrize("dialect", ["spec", "gitlab"])
+async def test_the_scoped_reads_of_big_pipelines_gone_from_the_page_leave_no_cached_body(
+        sim_factory: Callable[..., SimServer], dialect: str) -> None:
+    # A project whose every pipeline is bigger than the page of newest jobs: each row is completed
+    # by scoped reads (``pipelines/<id>/jobs?scope[]=…``), a URL per pipeline, never asked again
+    # once the pipeline has left the page; the client's ETag cache kept each one's body and
+    # headers until its limit of a thousand entries (a board left open for days).
+    server = sim_factory(dialect=dialect)
+    pid = project_id(server, QUIET)
+    fake = fake_clock()
+    board: list[BoardSnapshot] = []
+    async with api_client(server) as client:
+        poller = make_poller(client, server, fake)
+        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, QUIET),)))
+        await run_until(poller, fake, lambda: bool(board) and board[-1].loading == 0)
+        pushed: list[int] = []
+        for _ in range(5):
+            pushed.append(push_stages(server, pid, big_stages(tests=60, deploys=50, fail=(1,)))["id"])
+            advance(server, 600)
+            await run_until(poller, fake, lambda: (row := newest(board, pushed[-1])) is not None
+                            and row.partial and row.failed_known and row.failed_label == "unit-0001", limit=300)
+        scoped = {url for url in client.cache.urls() if f"/projects/{pid}/pipelines/" in url}
+        assert scoped  # the newest one's are kept (its next round is a 304)
+        kept = set(poller.tracks[pid].deep)
+        assert kept and pushed[0] not in kept
+        assert {url.split("/pipelines/")[1].split("/")[0] for url in scoped} <= {str(pipeline) for pipeline in kept}, \
+            sorted(scoped)
+        # The project no longer watched (another one is): nothing of its big pipelines stays either.
+        other = next(p for p, project in server.state.projects.items() if p != pid and not project.archived)
+        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(other, str(other)),)))
+        for subscription in [sub for sub in poller._subs if pid in sub.project_ids()]:
+            subscription.close()
+        await run_for(poller, fake, 30)
+        assert pid not in poller.tracks
+        assert not [url for url in client.cache.urls() if f"/projects/{pid}/pipelines/" in url]
         poller.close()

@@ -267,7 +267,7 @@ class DeepReads:
         keep = {row.pipeline_id for row in track.page_rows if row.partial} | set(track.extra_rows)
         for pipeline_id in list(track.deep):
             if pipeline_id not in keep:
-                del track.deep[pipeline_id]
+                self._forget_deep(track, pipeline_id)
         for row in track.page_rows:
             if not row.partial or row.pipeline_id not in wanted:
                 continue
@@ -278,11 +278,20 @@ class DeepReads:
                 await self._refresh_running(track, row, state, force=True)
                 await self._refresh_timing(track, row, state)
             except (errors.NotFound, errors.Forbidden):
-                track.deep.pop(row.pipeline_id, None)
+                self._forget_deep(track, row.pipeline_id)
             except errors.ApiError as exc:
                 log.info("watch: reading beyond the page of %s failed: %s", track.path, exc.user_message())
                 break  # what was learned stays; the next round tries again
         self._recomplete(track)
+
+    def _forget_deep(self, track: ProjectTrack, pipeline_id: int) -> None:
+        """Forget what was read beyond the page about a pipeline no longer completed (gone from the
+        page, or unreadable), and the bodies of its scoped pages in the client's ETag cache: a URL
+        per pipeline, never asked again, which the cache kept up to its limit of a thousand entries
+        (a board left open for days meets a new big pipeline after another)."""
+        state = track.deep.pop(pipeline_id, None)
+        for url in state.pages if state is not None else ():
+            self.client.cache.discard(url)
 
     async def _refresh_failed(self, track: ProjectTrack, row: PipelineRow, state: DeepPipeline, *,
                               probe: bool, moved: bool = False) -> None:

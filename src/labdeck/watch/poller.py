@@ -359,9 +359,12 @@ class BoardPoller(FairShares):
             for sub in self._subs:
                 wanted |= sub.project_ids()
             for pid in [pid for pid in self.tracks if pid not in wanted]:
-                if self.tracks[pid].in_flight:
+                track = self.tracks[pid]
+                if track.in_flight:
                     self._forget = True
                 else:
+                    for pipeline_id in list(track.deep):
+                        self._forget_deep(track, pipeline_id)  # and its pages' bodies in the ETag cache
                     del self.tracks[pid]
 
     def _plan(self, now: float) -> Iterator[_Work]:
