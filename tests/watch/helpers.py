@@ -66,6 +66,20 @@ def make_poller(client: ApiClient, server: SimServer, fake: FakeTime, **settings
                        server_clock=ServerClock(source=server.state.now), rng=random.Random(3))
 
 
+@asynccontextmanager
+async def one_project_board(server: SimServer, path: str) -> AsyncIterator[
+        tuple[ApiClient, BoardPoller, FakeTime, list[BoardSnapshot], int]]:
+    """A board watching the project at ``path`` alone: ``(client, poller, fake clock, the board's
+    snapshots, the project's id)``; the client is closed on the way out."""
+    pid = project_id(server, path)
+    fake = fake_clock()
+    board: list[BoardSnapshot] = []
+    async with api_client(server) as client:
+        poller = make_poller(client, server, fake)
+        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, path),)))
+        yield client, poller, fake, board, pid
+
+
 async def run_for(poller: BoardPoller, fake: FakeTime, seconds: float, *, max_steps: int = 10_000) -> None:
     """Step the poller for ``seconds`` of its clock, sleeping (fake) as it asks."""
     end = fake.now + seconds

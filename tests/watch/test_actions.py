@@ -9,11 +9,11 @@ from collections.abc import Callable
 import pytest
 
 from labdeck.sim.server import SimServer
-from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects
+from labdeck.watch import BoardSnapshot
 from labdeck.watch.hints import acted_on
 from labdeck.watch.pipelines import PipelineRow
-from tests.support.sim_control import advance, big_stages, control, project_id, push_stages
-from tests.watch.helpers import api_client, fake_clock, make_poller, run_for, run_until
+from tests.support.sim_control import advance, big_stages, control, push_stages
+from tests.watch.helpers import one_project_board, run_for, run_until
 
 QUIET = "platform/infra/observability"
 
@@ -36,12 +36,7 @@ def test_which_project_a_change_was_about() -> None:
 async def test_a_retry_from_the_console_leaves_failed_within_one_round(
         sim_factory: Callable[..., SimServer], dialect: str) -> None:
     server = sim_factory(dialect=dialect)
-    fake = fake_clock()
-    pid = project_id(server, QUIET)
-    board: list[BoardSnapshot] = []
-    async with api_client(server) as client:
-        poller = make_poller(client, server, fake)
-        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, QUIET),)))
+    async with one_project_board(server, QUIET) as (client, poller, fake, board, pid):
         pushed = push_stages(server, pid, big_stages(fail=(7,)))
         advance(server, 900)
         await run_until(poller, fake, lambda: (row := row_of(board, pushed["id"])) is not None

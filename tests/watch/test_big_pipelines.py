@@ -14,13 +14,11 @@ from labdeck.watch import (
     AlertEngine,
     BoardSnapshot,
     ProjectsSnapshot,
-    WatchedProject,
-    WatchedProjects,
     WatchTarget,
 )
 from labdeck.watch.pipelines import PipelineRow
-from tests.support.sim_control import advance, big_stages, control, project_id, push_stages
-from tests.watch.helpers import api_client, fake_clock, make_poller, run_for, run_until
+from tests.support.sim_control import advance, big_stages, control, push_stages
+from tests.watch.helpers import one_project_board, run_for, run_until
 
 QUIET = "platform/infra/observability"
 
@@ -44,14 +42,9 @@ async def test_a_monorepo_pipeline_is_right_on_the_board_the_ci_column_and_alert
         sim_factory: Callable[..., SimServer], dialect: str, scenario: str) -> None:
     options, status, label, running = SCENARIOS[scenario]
     server = sim_factory(dialect=dialect)
-    fake = fake_clock()
-    pid = project_id(server, QUIET)
-    board: list[BoardSnapshot] = []
     column: list[ProjectsSnapshot] = []
     alerts = AlertEngine()
-    async with api_client(server) as client:
-        poller = make_poller(client, server, fake)
-        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, QUIET),)))
+    async with one_project_board(server, QUIET) as (client, poller, fake, board, pid):
         poller.subscribe_projects(column.append, {pid: QUIET})
         alerts.watch(WatchTarget.for_project(pid, QUIET))
         poller.add_alerts(alerts)
@@ -78,12 +71,7 @@ async def test_a_monorepo_pipeline_is_right_on_the_board_the_ci_column_and_alert
 async def test_a_retried_failure_counts_once_and_its_latest_try_decides(
         sim_factory: Callable[..., SimServer], dialect: str) -> None:
     server = sim_factory(dialect=dialect)
-    fake = fake_clock()
-    pid = project_id(server, QUIET)
-    board: list[BoardSnapshot] = []
-    async with api_client(server) as client:
-        poller = make_poller(client, server, fake)
-        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, QUIET),)))
+    async with one_project_board(server, QUIET) as (client, poller, fake, board, pid):
         pushed = push_stages(server, pid, big_stages(flaky=(1,)))
         advance(server, 900)
         await run_until(poller, fake, lambda: (row := newest(board, pushed["id"])) is not None
@@ -108,12 +96,7 @@ async def test_a_failure_on_the_last_page_of_a_running_pipeline_shows_within_a_r
     unit-1200 still runs: the board says failed at the next read, not when the pipeline ends; in
     between, the project costs about one request a round."""
     server = sim_factory(dialect=dialect)
-    fake = fake_clock()
-    pid = project_id(server, QUIET)
-    board: list[BoardSnapshot] = []
-    async with api_client(server) as client:
-        poller = make_poller(client, server, fake)
-        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, QUIET),)))
+    async with one_project_board(server, QUIET) as (client, poller, fake, board, pid):
         pushed = push_stages(server, pid, big_stages(fail=(1,), durations={1: 3600}, long=(1200,)))
         advance(server, 1800)  # all but unit-0001 and unit-1200 have passed
         await run_until(poller, fake, lambda: (row := newest(board, pushed["id"])) is not None
@@ -142,12 +125,7 @@ async def test_gitlab_a_deep_failure_shows_while_the_pipeline_keeps_running_and_
     status nor its ``updated_at`` move and the ``updated_after`` listing shows nothing; the board
     still says failed, naming unit-0001, within two rounds (the failed-count probe)."""
     server = sim_factory(dialect="gitlab")
-    fake = fake_clock()
-    pid = project_id(server, QUIET)
-    board: list[BoardSnapshot] = []
-    async with api_client(server) as client:
-        poller = make_poller(client, server, fake)
-        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, QUIET),)))
+    async with one_project_board(server, QUIET) as (client, poller, fake, board, pid):
         pushed = push_stages(server, pid, big_stages(fail=(1,), durations={1: 3600}, long=(1200,)))
         advance(server, 1800)
         await run_until(poller, fake, lambda: (row := newest(board, pushed["id"])) is not None

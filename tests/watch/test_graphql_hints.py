@@ -19,7 +19,7 @@ from labdeck.watch import BoardSnapshot, WatchedProject, WatchedProjects
 from labdeck.watch.pipelines import FAILED
 from tests.support.fault_switch import FaultSwitch
 from tests.support.sim_control import advance, big_stages, project_id, push_pipeline, push_stages
-from tests.watch.helpers import api_client, fake_clock, make_poller, run_for, run_until
+from tests.watch.helpers import api_client, fake_clock, make_poller, one_project_board, run_for, run_until
 
 QUIET = "platform/infra/observability"
 
@@ -84,12 +84,7 @@ async def test_a_server_without_graphql_is_asked_once(sim_factory: Callable[...,
 async def test_a_canceled_big_pipeline_says_canceled_within_one_round(
         sim_factory: Callable[..., SimServer], dialect: str) -> None:
     server = sim_factory(dialect=dialect)
-    pid = project_id(server, QUIET)
-    fake = fake_clock()
-    board: list[BoardSnapshot] = []
-    async with api_client(server) as client:
-        poller = make_poller(client, server, fake)
-        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, QUIET),)))
+    async with one_project_board(server, QUIET) as (client, poller, fake, board, pid):
         await run_until(poller, fake, lambda: bool(board) and board[-1].loading == 0)
         pushed = push_stages(server, pid, big_stages(tests=4000, deploys=1000, long=(4000,)))
         advance(server, 600)

@@ -15,8 +15,17 @@ from labdeck.watch.activity import ActivityCheck
 from labdeck.watch.alerts import REMEMBERED_FAILURES, Alert, AlertEngine, AlertLog, WatchTarget
 from labdeck.watch.deep_reads import LISTED
 from labdeck.watch.pipelines import derive_pipelines
-from tests.support.sim_control import advance, big_stages, project_id, push_pipeline, push_stages
-from tests.watch.helpers import T0, api_client, fake_clock, job, make_poller, run_for, run_until
+from tests.support.sim_control import advance, big_stages, push_pipeline, push_stages
+from tests.watch.helpers import (
+    T0,
+    api_client,
+    fake_clock,
+    job,
+    make_poller,
+    one_project_board,
+    run_for,
+    run_until,
+)
 from tests.watch.test_big_pipelines import QUIET, newest
 
 ONE_JOB = [{"name": "unit-tests", "duration": 30}]
@@ -114,12 +123,7 @@ async def test_the_scoped_reads_of_big_pipelines_gone_from_the_page_leave_no_cac
     # once the pipeline has left the page; the client's ETag cache kept each one's body and
     # headers until its limit of a thousand entries (a board left open for days).
     server = sim_factory(dialect=dialect)
-    pid = project_id(server, QUIET)
-    fake = fake_clock()
-    board: list[BoardSnapshot] = []
-    async with api_client(server) as client:
-        poller = make_poller(client, server, fake)
-        poller.subscribe_board(board.append, watched=WatchedProjects((WatchedProject(pid, QUIET),)))
+    async with one_project_board(server, QUIET) as (client, poller, fake, board, pid):
         await run_until(poller, fake, lambda: bool(board) and board[-1].loading == 0)
         pushed: list[int] = []
         for _ in range(5):
